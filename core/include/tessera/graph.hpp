@@ -1,0 +1,95 @@
+// Graph IR: values (typed, shaped, optionally constant), nodes with typed attributes, and the
+// graph that owns them in topological order.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "tessera/tensor.hpp"
+
+namespace tessera {
+
+using ValueId = int32_t;
+// Marks an omitted optional input (ONNX writes it as the empty name "").
+constexpr ValueId kNoValue = -1;
+
+// One node attribute. The alternatives mirror ONNX AttributeProto's kinds we accept.
+using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int64_t>,
+                                    std::vector<float>, std::vector<std::string>, Tensor>;
+
+// Typed attribute access. Getters with a default return it when the attribute is absent and
+// throw tessera::Error naming the attribute when it is present with the wrong kind.
+class Attributes {
+ public:
+  void set(const std::string& name, AttributeValue value) { values_[name] = std::move(value); }
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  const std::map<std::string, AttributeValue>& all() const { return values_; }
+
+  int64_t get_int(const std::string& name) const;
+  int64_t get_int(const std::string& name, int64_t fallback) const;
+  float get_float(const std::string& name) const;
+  float get_float(const std::string& name, float fallback) const;
+  std::string get_string(const std::string& name) const;
+  std::string get_string(const std::string& name, const std::string& fallback) const;
+  std::vector<int64_t> get_ints(const std::string& name) const;
+  std::vector<int64_t> get_ints(const std::string& name, const std::vector<int64_t>& fallback) const;
+  std::vector<float> get_floats(const std::string& name) const;
+  std::vector<float> get_floats(const std::string& name, const std::vector<float>& fallback) const;
+  std::vector<std::string> get_strings(const std::string& name) const;
+  const Tensor& get_tensor(const std::string& name) const;
+
+ private:
+  const AttributeValue& require(const std::string& name) const;
+  std::map<std::string, AttributeValue> values_;
+};
+
+struct Value {
+  std::string name;
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  bool shape_known = false;
+  // Set for initializers and for values folded to constants; shape/dtype then match it.
+  std::shared_ptr<const Tensor> constant;
+};
+
+struct Node {
+  std::string name;     // never empty after import (generated as "<op_type>_<index>" if needed)
+  std::string op_type;  // e.g. "Conv"
+  std::vector<ValueId> inputs;   // kNoValue for omitted optional inputs
+  std::vector<ValueId> outputs;  // kNoValue for omitted optional outputs
+  Attributes attrs;
+};
+
+class Graph {
+ public:
+  std::string source;       // file the graph came from, for error messages ("" if built in memory)
+  int64_t opset = 0;        // default-domain opset version
+  std::vector<Value> values;
+  std::vector<Node> nodes;  // kept in topological order by topological_sort()
+  std::vector<ValueId> inputs;   // runtime inputs (initializers excluded)
+  std::vector<ValueId> outputs;
+
+  // Adds a value; throws if the name is already taken.
+  ValueId add_value(Value value);
+  // kNoValue if absent.
+  ValueId find_value(const std::string& name) const;
+  Value& value(ValueId id) { return values.at(static_cast<size_t>(id)); }
+  const Value& value(ValueId id) const { return values.at(static_cast<size_t>(id)); }
+
+  // Reorders nodes so every input is produced before use. Throws naming a node on a cycle, on a
+  // value produced twice, or on an input that is neither a graph input, initializer nor produced.
+  void topological_sort();
+  // Index of the node producing each value (-1 for inputs/constants); size == values.size().
+  std::vector<int> producers() const;
+  // Drops nodes whose outputs are not needed for graph outputs, then unused values keep ids.
+  void remove_dead_nodes();
+  // "node 'conv1' (Conv)" for messages.
+  std::string describe(const Node& node) const;
+};
+
+}  // namespace tessera

@@ -1,0 +1,29 @@
+// ONNX import: a ModelProto (file or bytes) becomes a Graph with shapes inferred and
+// shape-computation subgraphs folded to constants.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include "tessera/graph.hpp"
+
+namespace tessera {
+
+struct ImportOptions {
+  // Fixes symbolic or unknown input dimensions: input name -> full shape. Inputs not listed must
+  // have fully static shapes in the model, except that a symbolic first (batch) dim becomes 1.
+  std::map<std::string, Shape> input_shapes;
+  // Run shape inference and constant folding after parsing (off only for tests of the parser).
+  bool prepare = true;
+};
+
+// Reads `path`. External data files are resolved relative to the model's directory and must stay
+// inside it. Throws tessera::Error naming the file (and node, where one is involved).
+Graph import_onnx_file(const std::string& path, const ImportOptions& options = {});
+
+// Parses serialized ModelProto bytes. `source` names the model in messages; `base_dir` is where
+// external data lives ("" forbids external data).
+Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
+                        const std::string& base_dir, const ImportOptions& options = {});
+
+}  // namespace tessera

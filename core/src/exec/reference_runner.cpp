@@ -1,0 +1,59 @@
+// The node-by-node reference interpreter (the test oracle).
+#include "tessera/reference_runner.hpp"
+
+#include "../../ops/op.hpp"
+
+namespace tessera {
+
+std::vector<Tensor> run_reference(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
+  const std::string where = graph.source.empty() ? "graph" : graph.source;
+  std::vector<Tensor> slots(graph.values.size());
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    if (graph.values[i].constant) slots[i] = *graph.values[i].constant;
+  }
+  for (ValueId id : graph.inputs) {
+    const Value& v = graph.value(id);
+    auto it = inputs.find(v.name);
+    if (it == inputs.end()) throw Error(where + ": no tensor given for input '" + v.name + "'");
+    if (it->second.dtype() != v.dtype || it->second.shape() != v.shape) {
+      throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
+                  shape_str(v.shape) + ", got " + dtype_name(it->second.dtype()) + " " +
+                  shape_str(it->second.shape()));
+    }
+    slots[static_cast<size_t>(id)] = it->second;
+  }
+  for (const auto& [name, tensor] : inputs) {
+    bool known = false;
+    for (ValueId id : graph.inputs) known = known || graph.value(id).name == name;
+    if (!known) throw Error(where + ": '" + name + "' is not an input of the model");
+  }
+  for (const Node& node : graph.nodes) {
+    std::vector<const Tensor*> args;
+    for (ValueId in : node.inputs) {
+      args.push_back(in == kNoValue ? nullptr : &slots[static_cast<size_t>(in)]);
+    }
+    std::vector<ops::OutputInfo> infos;
+    for (ValueId out : node.outputs) {
+      ops::OutputInfo info;
+      if (out != kNoValue) {
+        info.dtype = graph.value(out).dtype;
+        info.shape = graph.value(out).shape;
+      }
+      infos.push_back(info);
+    }
+    std::vector<Tensor> results;
+    try {
+      results = ops::compute_node(node, graph.opset, args, infos);
+    } catch (const Error& e) {
+      throw Error(graph.describe(node) + ": " + e.what());
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i] != kNoValue) slots[static_cast<size_t>(node.outputs[i])] = results[i];
+    }
+  }
+  std::vector<Tensor> outputs;
+  for (ValueId id : graph.outputs) outputs.push_back(slots[static_cast<size_t>(id)]);
+  return outputs;
+}
+
+}  // namespace tessera
