@@ -1,0 +1,231 @@
+/* The Tessera plugin boundary: plain C, versioned, append-only.
+ *
+ * A plugin is a shared library named libtessera-plugin-<name>.so that exports exactly one entry
+ * symbol, TESSERA_PLUGIN_ENTRY_NAME. Core calls it with its own ABI version; the plugin returns a
+ * pointer to a static function table (or NULL if it refuses to load).
+ *
+ * Versioning: every boundary struct starts with `struct_size` (and the table with the ABI major and
+ * minor it was built against). Structs and the table only grow by appending fields. Core refuses a
+ * plugin whose major differs from its own; a plugin of an older minor loads, and core does not
+ * touch slots beyond the plugin's `struct_size`.
+ *
+ * Ownership: nothing allocated on one side is freed on the other. Strings and arrays handed to a
+ * plugin are owned by core and valid only for the duration of the call unless a slot says
+ * otherwise. Strings a plugin returns through const char* fields of its table or device infos are
+ * owned by the plugin and must stay valid until shutdown(). Opaque handles (compiled regions) are
+ * released through the plugin's own release slot. No C++ exceptions cross the boundary: every
+ * fallible slot returns a tsr_status and writes a message into a caller-provided buffer.
+ */
+#ifndef TESSERA_PLUGIN_ABI_H_
+#define TESSERA_PLUGIN_ABI_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TESSERA_PLUGIN_ABI_MAJOR 1
+#define TESSERA_PLUGIN_ABI_MINOR 0
+#define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
+#define TESSERA_MAX_RANK 8
+
+typedef enum tsr_status {
+  TSR_OK = 0,
+  TSR_ERROR = 1,              /* generic failure; message says what */
+  TSR_UNSUPPORTED = 2,        /* the plugin cannot handle this node/region/option */
+  TSR_OUT_OF_MEMORY = 3,      /* host or device allocation failed */
+  TSR_COMPILE_FAILED = 4,     /* kernel build failed; core falls back to the next plugin */
+  TSR_DEVICE_LOST = 5,        /* driver error at run time */
+  TSR_INVALID_ARGUMENT = 6
+} tsr_status;
+
+/* Caller-provided message buffer; the callee writes a NUL-terminated message (truncated to fit). */
+typedef struct tsr_message {
+  char* text;
+  size_t capacity;
+} tsr_message;
+
+/* Element types; values equal ONNX TensorProto.DataType. */
+typedef enum tsr_dtype {
+  TSR_DTYPE_UNDEFINED = 0,
+  TSR_DTYPE_FLOAT32 = 1,
+  TSR_DTYPE_UINT8 = 2,
+  TSR_DTYPE_INT8 = 3,
+  TSR_DTYPE_INT32 = 6,
+  TSR_DTYPE_INT64 = 7,
+  TSR_DTYPE_BOOL = 9,
+  TSR_DTYPE_FLOAT16 = 10
+} tsr_dtype;
+
+/* A dense row-major tensor description. `data` is non-NULL only for constants (weights, folded
+ * values); it is owned by core and stays valid until the compiled region that saw it is released
+ * (a plugin may keep pointing at it instead of copying). */
+typedef struct tsr_tensor {
+  uint32_t struct_size;
+  const char* name;
+  int32_t dtype; /* tsr_dtype */
+  int32_t rank;
+  int64_t dims[TESSERA_MAX_RANK];
+  const void* data;
+} tsr_tensor;
+
+typedef enum tsr_attr_kind {
+  TSR_ATTR_INT = 1,     /* i */
+  TSR_ATTR_FLOAT = 2,   /* f */
+  TSR_ATTR_STRING = 3,  /* s */
+  TSR_ATTR_INTS = 4,    /* ints[count] */
+  TSR_ATTR_FLOATS = 5,  /* floats[count] */
+  TSR_ATTR_STRINGS = 6, /* strings[count] */
+  TSR_ATTR_TENSOR = 7   /* tensor (with data) */
+} tsr_attr_kind;
+
+typedef struct tsr_attribute {
+  uint32_t struct_size;
+  const char* name;
+  int32_t kind; /* tsr_attr_kind */
+  int64_t i;
+  float f;
+  const char* s;
+  int64_t count;
+  const int64_t* ints;
+  const float* floats;
+  const char* const* strings;
+  const tsr_tensor* tensor;
+} tsr_attribute;
+
+/* One node of a region. Inputs and outputs are indices into the region's value table;
+ * -1 marks an omitted optional input or output. */
+typedef struct tsr_node {
+  uint32_t struct_size;
+  const char* name;
+  const char* op_type;
+  int32_t num_inputs;
+  const int32_t* inputs;
+  int32_t num_outputs;
+  const int32_t* outputs;
+  int32_t num_attributes;
+  const tsr_attribute* attributes;
+} tsr_node;
+
+/* Memory layouts a plugin may prefer for activations. Core converts only at region boundaries. */
+typedef enum tsr_layout {
+  TSR_LAYOUT_ANY = 0,
+  TSR_LAYOUT_NCHW = 1,
+  TSR_LAYOUT_NHWC = 2,
+  TSR_LAYOUT_NCHW4C = 3,   /* channels blocked by 4 (OpenCL float4 / texture texel) */
+  TSR_LAYOUT_NCHW8C = 4,   /* channels blocked by 8 (SIMD registers) */
+  TSR_LAYOUT_IMAGE2D = 5   /* OpenCL image2d texels of 4 channels */
+} tsr_layout;
+
+/* A connected set of nodes to compile as one executable unit. Region inputs/outputs are the
+ * values crossing the region boundary, in the order buffers will be passed to execute(). */
+typedef struct tsr_region {
+  uint32_t struct_size;
+  int64_t opset;
+  int32_t num_values;
+  const tsr_tensor* values; /* every value the nodes touch; constants carry data */
+  int32_t num_nodes;
+  const tsr_node* nodes;    /* topologically ordered */
+  int32_t num_inputs;
+  const int32_t* inputs;    /* value indices */
+  int32_t num_outputs;
+  const int32_t* outputs;   /* value indices */
+} tsr_region;
+
+typedef struct tsr_device_info {
+  uint32_t struct_size;
+  const char* vendor;         /* "ARM", "Qualcomm", "NVIDIA Corporation", "The pocl project" */
+  const char* name;           /* device name as the driver reports it */
+  const char* driver_version;
+  const char* kind;           /* "cpu", "gpu", "npu" */
+  int32_t compute_units;
+  int64_t memory_bytes;       /* 0 if unknown */
+  const char* features;       /* space-separated: "fp16 image2d neon avx2 ..." */
+  int32_t score;              /* 0 = unusable here; higher = preferred */
+  const char* unusable_reason; /* set when score == 0 */
+} tsr_device_info;
+
+/* Per-node capability answer. */
+typedef struct tsr_support {
+  uint32_t struct_size;
+  int32_t supported;          /* 1 = yes, 0 = no (reason says why) */
+  int32_t preferred_layout;   /* tsr_layout */
+  double cost_us;             /* estimated time of the node on this device, microseconds */
+  char reason[256];           /* why not (or a note on how); NUL-terminated */
+} tsr_support;
+
+/* Options for one compile call. */
+typedef struct tsr_compile_options {
+  uint32_t struct_size;
+  int32_t num_threads;        /* 0 = plugin default */
+  const char* precision;      /* "fp32", "fp16", "fp16-acc32"; NULL = fp32 */
+  const char* cache_dir;      /* absolute dir for compiled-kernel caches; NULL = none */
+  const char* pack_path;      /* tuned-config pack (YAML) to use; NULL = heuristics */
+} tsr_compile_options;
+
+typedef struct tsr_region_handle_s* tsr_region_handle;
+
+/* The function table. Slots marked optional may be NULL. */
+typedef struct tsr_plugin {
+  uint32_t struct_size;       /* sizeof(tsr_plugin) as the plugin was compiled */
+  uint32_t abi_major;         /* TESSERA_PLUGIN_ABI_MAJOR the plugin was built with */
+  uint32_t abi_minor;         /* TESSERA_PLUGIN_ABI_MINOR the plugin was built with */
+  const char* name;           /* short name used in --targets, e.g. "cpu"; plugin-owned */
+  const char* version;        /* plugin version string; plugin-owned */
+  const char* description;    /* one line; plugin-owned */
+
+  /* Required. Probes the hardware. Writes up to `capacity` infos into `out` and their number into
+   * `*count`. Strings in the infos are plugin-owned and live until shutdown. `selector` is the
+   * per-target option string from the user ("any", a device name fragment, or NULL for default). */
+  tsr_status (*probe_devices)(const char* selector, tsr_device_info* out, int32_t capacity,
+                              int32_t* count, tsr_message message);
+
+  /* Required. Can device `device` run `node` (index into region->nodes; the region carries the
+   * value table with shapes and constants)? Fills `*support`. Must not fail for unknown ops:
+   * answer supported = 0 with a reason. */
+  tsr_status (*query_node)(int32_t device, const tsr_region* region, int32_t node,
+                           tsr_support* support);
+
+  /* Required. Compiles a region for `device`. On success `*handle` is plugin-owned until
+   * release_region(). Constants' data pointers stay valid until then. A non-OK status makes core
+   * fall back to the next plugin for this region. */
+  tsr_status (*compile_region)(int32_t device, const tsr_region* region,
+                               const tsr_compile_options* options, tsr_region_handle* handle,
+                               tsr_message message);
+
+  /* Required. Runs a compiled region. `inputs[i]` / `outputs[i]` are host buffers (dense,
+   * row-major, region value dtype/shape) for region->inputs[i] / region->outputs[i], owned by core
+   * and valid for the call. Must be safe to call from one thread at a time per handle. */
+  tsr_status (*execute_region)(tsr_region_handle handle, const void* const* inputs,
+                               void* const* outputs, tsr_message message);
+
+  /* Required. Frees a compiled region. */
+  void (*release_region)(tsr_region_handle handle);
+
+  /* Optional (NULL = nothing to do). Called once before the library is unloaded, after every
+   * region has been released. */
+  void (*shutdown)(void);
+
+  /* Optional (NULL = no profiling). Per-node times of the last execute_region on `handle`, in
+   * microseconds, in region node order; writes min(capacity, num_nodes) entries to `times_us`. */
+  tsr_status (*last_profile)(tsr_region_handle handle, double* times_us, int32_t capacity,
+                             int32_t* count);
+} tsr_plugin;
+
+/* The entry symbol's type. Returns NULL to refuse (e.g. its own check of host_abi_major failed);
+ * the returned table is static and plugin-owned. */
+typedef const tsr_plugin* (*tsr_plugin_entry_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
+
+#if defined(_WIN32)
+#define TESSERA_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define TESSERA_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TESSERA_PLUGIN_ABI_H_ */
