@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# README command (a): install what is missing, build if needed, then run the default deployment
+# (configs/default.yaml) on a zoo network: prints where each node ran, the latency and the top-5.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/tools/setup-deps.sh"
+"$root/tools/build.sh" "$root/build"
+model="$root/build/zoo/mobilenet_v2.onnx"
+if [ ! -f "$model" ]; then
+  mkdir -p "$(dirname "$model")"
+  "$root/build/tools/tessera" zoo mobilenet_v2 -o "$model" --seed 0
+fi
+exec "$root/build/tools/tessera" run "$model" --repeat 5 "$@"

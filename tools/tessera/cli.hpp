@@ -1,0 +1,49 @@
+// Shared pieces of the `tessera` subcommands: argument parsing and common option handling.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/error.hpp"
+#include "tessera/tensor.hpp"
+
+namespace tessera::cli {
+
+// A small, strict option parser: `--name value`, `--name=value`, boolean `--flag`, repeated
+// options, positionals. Unknown options are an error that names them and lists the known ones.
+class Args {
+ public:
+  // `value_options` take a value; `flag_options` do not. Names are given without dashes.
+  Args(int argc, char** argv, std::vector<std::string> value_options,
+       std::vector<std::string> flag_options);
+
+  bool has(const std::string& name) const { return values_.count(name) != 0; }
+  bool flag(const std::string& name) const { return flags_.count(name) != 0; }
+  // Last value given for `name`, or `fallback`.
+  std::string get(const std::string& name, const std::string& fallback = "") const;
+  // Every value given for a repeatable option, in order.
+  std::vector<std::string> get_all(const std::string& name) const;
+  // Parses an integer option; errors name the option.
+  int64_t get_int(const std::string& name, int64_t fallback) const;
+  const std::vector<std::string>& positionals() const { return positionals_; }
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+  std::map<std::string, bool> flags_;
+  std::vector<std::string> positionals_;
+};
+
+// "a,b,c" -> {"a","b","c"} (empty items dropped).
+std::vector<std::string> split_list(const std::string& text, char separator = ',');
+
+// Parses "--input-shape name=1,3,224,224" values into a map.
+std::map<std::string, Shape> parse_input_shapes(const std::vector<std::string>& specs);
+
+// Subcommands: argv[0] is the subcommand name. Return the process exit code.
+int cmd_run(int argc, char** argv);
+int cmd_zoo(int argc, char** argv);
+int cmd_info(int argc, char** argv);
+int cmd_plan(int argc, char** argv);
+
+}  // namespace tessera::cli

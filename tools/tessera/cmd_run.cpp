@@ -1,0 +1,103 @@
+// `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
+//               [--repeat N] [--seed S] [--input-shape NAME=DIMS]... [--force]`
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "cli.hpp"
+#include "run_common.hpp"
+#include "tessera/npy.hpp"
+#include "tessera/onnx_import.hpp"
+
+namespace tessera::cli {
+namespace {
+
+void print_usage() {
+  std::printf(
+      "usage: tessera run MODEL.onnx [options]\n"
+      "  --targets LIST        plugin priority, e.g. cpu,reference or mali:any,reference\n"
+      "  --input NAME=FILE.npy input tensor (repeatable); others get seeded random data\n"
+      "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
+      "  --seed S              seed for generated inputs (default 0)\n"
+      "  --output-dir DIR      write every output to DIR/<name>.npy\n"
+      "  --force               replace existing files in --output-dir\n"
+      "  --repeat N            timed runs after one warm-up (default 10)\n");
+}
+
+// Top-5 of the last axis of the first row, for 1000-class classifiers.
+void print_top5(const std::string& name, const Tensor& output) {
+  if (output.dtype() != DType::kFloat32 || output.shape().empty() ||
+      output.shape().back() != 1000) {
+    return;
+  }
+  const float* row = output.data<float>();
+  std::vector<int> order(1000);
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + 5, order.end(),
+                    [&](int a, int b) { return row[a] > row[b]; });
+  std::printf("top-5 of '%s' (batch item 0):\n", name.c_str());
+  for (int k = 0; k < 5; ++k) {
+    std::printf("  #%d  class %4d  score %.6f\n", k + 1, order[k], row[order[k]]);
+  }
+}
+
+}  // namespace
+
+int cmd_run(int argc, char** argv) {
+  Args args(argc, argv, {"targets", "input", "input-shape", "seed", "output-dir", "repeat"},
+            {"force", "help"});
+  if (args.flag("help") || args.positionals().size() != 1) {
+    print_usage();
+    return args.flag("help") ? 0 : 2;
+  }
+  const std::string model_path = args.positionals()[0];
+  const int64_t repeat = args.get_int("repeat", 10);
+  if (repeat < 1) throw Error("--repeat must be at least 1");
+  const uint64_t seed = static_cast<uint64_t>(args.get_int("seed", 0));
+
+  ImportOptions import_options;
+  import_options.input_shapes = parse_input_shapes(args.get_all("input-shape"));
+  Graph graph = import_onnx_file(model_path, import_options);
+
+  std::map<std::string, Tensor> inputs = load_or_generate_inputs(graph, args.get_all("input"), seed);
+
+  Runner runner(std::move(graph), args.get("targets", ""));
+  runner.print_placement();
+
+  std::vector<Tensor> outputs = runner.run(inputs);  // warm-up, also the outputs we report
+  std::vector<double> times_ms;
+  for (int64_t i = 0; i < repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    runner.run(inputs);
+    times_ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
+  }
+  std::sort(times_ms.begin(), times_ms.end());
+  std::printf("latency: median %.3f ms over %lld runs (min %.3f ms, max %.3f ms)\n",
+              times_ms[times_ms.size() / 2], static_cast<long long>(repeat), times_ms.front(),
+              times_ms.back());
+
+  const Graph& g = runner.graph();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const std::string& name = g.value(g.outputs[i]).name;
+    std::printf("output '%s': %s %s\n", name.c_str(), dtype_name(outputs[i].dtype()),
+                shape_str(outputs[i].shape()).c_str());
+    print_top5(name, outputs[i]);
+  }
+  if (args.has("output-dir")) {
+    const std::filesystem::path dir = args.get("output-dir");
+    std::filesystem::create_directories(dir);
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string file = (dir / (safe_file_name(g.value(g.outputs[i]).name) + ".npy"));
+      write_npy(file, outputs[i], args.flag("force"));
+      std::printf("wrote %s\n", file.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace tessera::cli

@@ -1,0 +1,54 @@
+// `tessera`: the command line. Each subcommand lives in its own cmd_<name>.cpp.
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cli.hpp"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(int, char**);
+  const char* summary;
+};
+
+const Command kCommands[] = {
+    {"run", tessera::cli::cmd_run, "run a model: outputs to .npy, latency, top-5, placement"},
+    {"plan", tessera::cli::cmd_plan, "show which plugin runs each node and why"},
+    {"info", tessera::cli::cmd_info, "version, plugins, devices, refusals"},
+    {"zoo", tessera::cli::cmd_zoo, "write a zoo network (resnet-18, mobilenet_v2, ...) as ONNX"},
+};
+
+void print_usage() {
+  std::printf("tessera %s: run neural networks on heterogeneous targets\n\n", TESSERA_VERSION);
+  std::printf("usage: tessera <command> [options]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::printf("  %-6s %s\n", c.name, c.summary);
+  std::printf("\n`tessera <command> --help` shows a command's options.\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    print_usage();
+    return argc < 2 ? 2 : 0;
+  }
+  if (std::strcmp(argv[1], "--version") == 0) {
+    std::printf("tessera %s\n", TESSERA_VERSION);
+    return 0;
+  }
+  for (const Command& c : kCommands) {
+    if (std::strcmp(argv[1], c.name) != 0) continue;
+    try {
+      return c.run(argc - 1, argv + 1);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tessera %s: error: %s\n", c.name, e.what());
+      return 1;
+    }
+  }
+  std::fprintf(stderr, "tessera: unknown command '%s'\n\n", argv[1]);
+  print_usage();
+  return 2;
+}

@@ -1,0 +1,100 @@
+// Input loading/generation and the Runner used by `run` and `bench`.
+#include "run_common.hpp"
+
+#include <cstdio>
+#include <random>
+
+#include "tessera/npy.hpp"
+#include "tessera/reference_runner.hpp"
+
+namespace tessera::cli {
+
+std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
+                                                      const std::vector<std::string>& specs,
+                                                      uint64_t seed) {
+  std::map<std::string, Tensor> inputs;
+  for (const std::string& spec : specs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("--input expects NAME=FILE.npy, got '" + spec + "'");
+    }
+    const std::string name = spec.substr(0, eq);
+    const std::string file = spec.substr(eq + 1);
+    const ValueId id = graph.find_value(name);
+    bool is_input = false;
+    for (ValueId in : graph.inputs) is_input = is_input || in == id;
+    if (!is_input) throw Error("--input " + spec + ": the model has no input named '" + name + "'");
+    Tensor t = read_npy(file);
+    const Value& v = graph.value(id);
+    if (t.dtype() != v.dtype || t.shape() != v.shape) {
+      throw Error("--input " + spec + ": " + file + " holds " + dtype_name(t.dtype()) + " " +
+                  shape_str(t.shape()) + " but input '" + name + "' is " + dtype_name(v.dtype) +
+                  " " + shape_str(v.shape));
+    }
+    inputs[name] = t;
+  }
+  std::mt19937_64 rng(seed);
+  bool generated = false;
+  for (ValueId id : graph.inputs) {
+    const Value& v = graph.value(id);
+    if (inputs.count(v.name)) continue;
+    generated = true;
+    Tensor t(v.dtype, v.shape);
+    if (v.dtype == DType::kFloat32) {
+      std::normal_distribution<float> dist(0.0f, 1.0f);
+      float* p = t.data<float>();
+      for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+    } else if (v.dtype == DType::kInt64) {
+      std::uniform_int_distribution<int64_t> dist(0, 9);
+      int64_t* p = t.data<int64_t>();
+      for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+    } else if (v.dtype == DType::kInt32) {
+      std::uniform_int_distribution<int32_t> dist(0, 9);
+      int32_t* p = t.data<int32_t>();
+      for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+    } else {
+      throw Error("input '" + v.name + "' has dtype " + dtype_name(v.dtype) +
+                  "; give it with --input NAME=FILE.npy");
+    }
+    inputs[v.name] = t;
+  }
+  if (generated) {
+    std::printf("inputs not given were filled with seeded random data (seed %llu)\n",
+                static_cast<unsigned long long>(seed));
+  }
+  return inputs;
+}
+
+std::string safe_file_name(const std::string& name) {
+  std::string out = name.empty() ? "output" : name;
+  for (char& c : out) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-' || c == '.';
+    if (!ok) c = '_';
+  }
+  if (out == "." || out == "..") out = "_" + out;
+  return out;
+}
+
+struct Runner::Impl {
+  Graph graph;
+};
+
+Runner::Runner(Graph graph, const std::string& targets) : impl_(std::make_unique<Impl>()) {
+  impl_->graph = std::move(graph);
+  (void)targets;
+}
+
+Runner::~Runner() = default;
+
+std::vector<Tensor> Runner::run(const std::map<std::string, Tensor>& inputs) {
+  return run_reference(impl_->graph, inputs);
+}
+
+void Runner::print_placement() const {
+  std::printf("placement: %zu nodes on reference\n", impl_->graph.nodes.size());
+}
+
+const Graph& Runner::graph() const { return impl_->graph; }
+
+}  // namespace tessera::cli
