@@ -1,0 +1,201 @@
+// Shared pieces of the elementwise op files: the float activation template (float32, and float16
+// computed in float32), the broadcasting binary-op loop, and a dtype dispatcher. Header-only for
+// the same reason as broadcast.hpp.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "op.hpp"
+#include "util/broadcast.hpp"
+
+namespace tessera::ops {
+
+// Calls fn(T{}) with T the C++ element type of `dtype` (uint16_t bits for float16). Throws
+// naming `where` for kUndefined.
+template <typename Fn>
+void dispatch_dtype(DType dtype, const std::string& where, Fn&& fn) {
+  switch (dtype) {
+    case DType::kFloat32:
+      fn(float{});
+      return;
+    case DType::kFloat16:
+      fn(uint16_t{});
+      return;
+    case DType::kInt64:
+      fn(int64_t{});
+      return;
+    case DType::kInt32:
+      fn(int32_t{});
+      return;
+    case DType::kInt8:
+      fn(int8_t{});
+      return;
+    case DType::kUInt8:
+      fn(uint8_t{});
+      return;
+    case DType::kBool:
+      fn(bool{});
+      return;
+    case DType::kUndefined:
+      break;
+  }
+  throw Error(where + ": no kernel for dtype " + dtype_name(dtype));
+}
+
+// Shape inference of a one-input, one-output activation: the output is like the input.
+inline void infer_float_activation(InferContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16});
+  ctx.outputs[0] = {ctx.input(0).dtype, ctx.input(0).shape};
+}
+
+// y[i] = f(x[i]) for float32, or for float16 through float32 (what fp16 storage means here).
+template <typename F>
+void compute_float_activation(ComputeContext& ctx, F f) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.outputs[0];
+  if (x.dtype() == DType::kFloat16) {
+    const uint16_t* in = x.data<uint16_t>();
+    uint16_t* out = y.data<uint16_t>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = float_to_half(f(half_to_float(in[i])));
+    return;
+  }
+  const float* in = x.data<float>();
+  float* out = y.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) out[i] = f(in[i]);
+}
+
+// out[i] = f(a[bcast_a(i)], b[bcast_b(i)]) over the broadcast output; In and Out are the C++
+// element types (no float16 here: callers convert).
+template <typename In, typename Out, typename F>
+void broadcast_binary(const Tensor& a, const Tensor& b, Tensor& out, F f) {
+  const BroadcastIndexer ia(a.shape(), out.shape());
+  const BroadcastIndexer ib(b.shape(), out.shape());
+  const In* pa = a.data<In>();
+  const In* pb = b.data<In>();
+  Out* po = out.data<Out>();
+  for (int64_t i = 0; i < out.numel(); ++i) po[i] = f(pa[ia.offset(i)], pb[ib.offset(i)]);
+}
+
+// Copies element bcast(i) of `in` to element i of `out` for every i; any dtype (by element size).
+inline void broadcast_copy(const Tensor& in, Tensor& out) {
+  const BroadcastIndexer idx(in.shape(), out.shape());
+  const size_t size = dtype_size(in.dtype());
+  const auto* src = static_cast<const std::byte*>(in.raw());
+  auto* dst = static_cast<std::byte*>(out.raw());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    std::memcpy(dst + static_cast<size_t>(i) * size,
+                src + static_cast<size_t>(idx.offset(i)) * size, size);
+  }
+}
+
+// Integer + - * wrap around like numpy (done in unsigned arithmetic: signed overflow is undefined
+// in C++); floats use plain arithmetic.
+template <typename T>
+T wrapping_add(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) + static_cast<U>(y));
+  } else {
+    return x + y;
+  }
+}
+template <typename T>
+T wrapping_sub(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(x) - static_cast<U>(y));
+  } else {
+    return x - y;
+  }
+}
+template <typename T>
+T wrapping_mul(T x, T y) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    // uint32_t * uint32_t promotes to int on no platform we build for, but int64 is explicit.
+    return static_cast<T>(static_cast<uint64_t>(static_cast<U>(x)) *
+                          static_cast<uint64_t>(static_cast<U>(y)));
+  } else {
+    return x * y;
+  }
+}
+
+// Before opset 7, Add/Sub/Mul/Div/... broadcast only with attribute broadcast=1, and B then
+// lines up with A at attribute 'axis' (default: B matches A's trailing dims). Returns B's shape
+// rewritten so that numpy broadcasting gives the same result.
+inline Shape legacy_broadcast_shape(const Node& node, const Shape& a, const Shape& b,
+                                    const std::string& where) {
+  if (node.attrs.get_int("broadcast", 0) == 0) {
+    if (a != b) {
+      throw Error(where + ": shapes " + shape_str(a) + " and " + shape_str(b) +
+                  " differ and attribute 'broadcast' is 0 (opset < 7 needs broadcast=1)");
+    }
+    return b;
+  }
+  const int64_t rank_a = static_cast<int64_t>(a.size());
+  const int64_t rank_b = static_cast<int64_t>(b.size());
+  int64_t axis = node.attrs.get_int("axis", rank_a - rank_b);
+  if (axis < 0) axis += rank_a;
+  if (axis < 0 || axis + rank_b > rank_a) {
+    throw Error(where + ": attribute 'axis' = " + std::to_string(node.attrs.get_int("axis", 0)) +
+                " does not place B " + shape_str(b) + " inside A " + shape_str(a));
+  }
+  Shape aligned = b;
+  aligned.insert(aligned.end(), static_cast<size_t>(rank_a - axis - rank_b), 1);
+  if (broadcast_shapes(a, aligned, where) != a) {
+    throw Error(where + ": B " + shape_str(b) + " at axis " + std::to_string(axis) +
+                " does not broadcast to A " + shape_str(a));
+  }
+  return aligned;
+}
+
+// Shape inference shared by Add, Sub, Mul and Div: same dtype on both sides, numpy broadcasting.
+inline void infer_arithmetic(InferContext& ctx) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16, DType::kInt32, DType::kInt64});
+  const InputInfo& a = ctx.input(0);
+  const InputInfo& b = ctx.input(1);
+  if (a.dtype != b.dtype) {
+    ctx.fail(std::string("inputs have different dtypes (") + dtype_name(a.dtype) + " and " +
+             dtype_name(b.dtype) + "); insert a Cast so they match");
+  }
+  Shape b_shape = b.shape;
+  if (ctx.opset < 7) b_shape = legacy_broadcast_shape(ctx.node, a.shape, b.shape, ctx.where);
+  ctx.outputs[0] = {a.dtype, broadcast_shapes(a.shape, b_shape, ctx.where)};
+}
+
+// Kernel shared by Add, Sub, Mul and Div: out = op(a, b) with broadcasting. `op` is a generic
+// callable invoked with float, int32_t or int64_t pairs (float16 goes through float).
+template <typename Op>
+void compute_arithmetic(ComputeContext& ctx, Op op) {
+  const Tensor& a = ctx.input(0);
+  Tensor b = ctx.input(1);
+  if (ctx.opset < 7) {
+    b = b.reshaped(
+        legacy_broadcast_shape(ctx.node, a.shape(), b.shape(), "node '" + ctx.node.name + "'"));
+  }
+  Tensor& out = ctx.outputs[0];
+  switch (a.dtype()) {
+    case DType::kFloat32:
+      return broadcast_binary<float, float>(a, b, out, [&](float x, float y) { return op(x, y); });
+    case DType::kFloat16:
+      return broadcast_binary<uint16_t, uint16_t>(a, b, out, [&](uint16_t x, uint16_t y) {
+        return float_to_half(op(half_to_float(x), half_to_float(y)));
+      });
+    case DType::kInt32:
+      return broadcast_binary<int32_t, int32_t>(a, b, out,
+                                                [&](int32_t x, int32_t y) { return op(x, y); });
+    case DType::kInt64:
+      return broadcast_binary<int64_t, int64_t>(a, b, out,
+                                                [&](int64_t x, int64_t y) { return op(x, y); });
+    default:
+      throw Error("node '" + ctx.node.name + "' (" + ctx.node.op_type + "): no kernel for " +
+                  dtype_name(a.dtype()));
+  }
+}
+
+}  // namespace tessera::ops
