@@ -26,4 +26,8 @@ Graph import_onnx_file(const std::string& path, const ImportOptions& options = {
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
                         const std::string& base_dir, const ImportOptions& options = {});
 
+// Reads one serialized TensorProto file (the input_0.pb / output_0.pb files of ONNX test data sets).
+// Raw and typed data are accepted; external data is not. Throws tessera::Error naming the file.
+Tensor read_onnx_tensor_file(const std::string& path);
+
 }  // namespace tessera

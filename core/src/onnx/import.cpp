@@ -1,0 +1,441 @@
+// ONNX ModelProto -> tessera::Graph: protobuf parsing, opset and domain checks, values from
+// inputs/outputs/value_info/initializers, nodes with typed attributes.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <onnx/onnx_pb.h>
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include "onnx/tensor_proto.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/passes.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+using importer::dtype_from_onnx;
+using importer::TensorOrigin;
+
+constexpr int64_t kMinOpset = 7;
+constexpr int64_t kMaxOpset = 18;
+
+std::string read_whole_file(const std::string& path, const char* what) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, expected " + what);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(path + ": cannot open " + what + " (missing or unreadable)");
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw Error(path + ": read error");
+  return buffer.str();
+}
+
+// Parses with a raised total-bytes limit: the protobuf default (64 MiB) rejects many real models.
+template <typename Message>
+bool parse_message(const std::string& bytes, Message& message) {
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) return false;
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT_MAX);
+  return message.ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+}
+
+onnx::ModelProto parse_model(const std::string& bytes, const std::string& source) {
+  if (bytes.empty()) {
+    throw Error(source + ": not a valid ONNX model (the file is empty, 0 bytes)");
+  }
+  if (bytes.size() > static_cast<size_t>(INT_MAX)) {
+    throw Error(source + ": the model is larger than protobuf's 2 GiB limit; save its weights "
+                "as external data (onnx.save(..., save_as_external_data=True))");
+  }
+  onnx::ModelProto model;
+  if (!parse_message(bytes, model)) {
+    throw Error(source + ": not a valid ONNX model (protobuf parse failed)");
+  }
+  if (!model.has_graph()) {
+    throw Error(source + ": not a valid ONNX model (it contains no graph)");
+  }
+  return model;
+}
+
+int64_t default_opset(const onnx::ModelProto& model, const std::string& source) {
+  int64_t version = -1;
+  for (const auto& entry : model.opset_import()) {
+    if (entry.domain().empty() || entry.domain() == "ai.onnx") version = entry.version();
+  }
+  if (version < 0) {
+    throw Error(source + ": the model imports no opset of the default ONNX domain; "
+                "not a valid ONNX model for Tessera");
+  }
+  if (version < kMinOpset || version > kMaxOpset) {
+    throw Error(source + ": opset " + std::to_string(version) +
+                " of the default ONNX domain is not supported (supported: " +
+                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                "); convert the model with onnx.version_converter.convert_version");
+  }
+  return version;
+}
+
+// What a ValueInfoProto declares about a tensor.
+struct Declared {
+  DType dtype = DType::kUndefined;
+  bool has_shape = false;                // false: rank unknown
+  std::vector<std::optional<int64_t>> dims;  // nullopt for symbolic/unknown dims
+};
+
+Declared read_declared(const onnx::ValueInfoProto& info, const std::string& context) {
+  Declared d;
+  if (!info.has_type()) return d;
+  const onnx::TypeProto& type = info.type();
+  if (!type.has_tensor_type()) {
+    throw UnsupportedError(context + " is not a tensor (sequence, map, optional and sparse "
+                           "values are not supported)");
+  }
+  const auto& tensor = type.tensor_type();
+  if (tensor.elem_type() != 0) d.dtype = dtype_from_onnx(tensor.elem_type(), context);
+  if (!tensor.has_shape()) return d;
+  d.has_shape = true;
+  for (const auto& dim : tensor.shape().dim()) {
+    if (dim.has_dim_value()) {
+      if (dim.dim_value() < 0) {
+        throw Error(context + " has a negative dimension (" + std::to_string(dim.dim_value()) +
+                    ")");
+      }
+      d.dims.emplace_back(dim.dim_value());
+    } else {
+      d.dims.emplace_back(std::nullopt);
+    }
+  }
+  return d;
+}
+
+std::string dims_str(const Declared& d) {
+  std::string s = "[";
+  for (size_t i = 0; i < d.dims.size(); ++i) {
+    s += (i ? ", " : "") + (d.dims[i] ? std::to_string(*d.dims[i]) : std::string("?"));
+  }
+  return s + "]";
+}
+
+// Applies a fully static declared shape (and dtype) to a value; partial shapes are not recorded.
+void apply_declared(const Declared& d, Value& value) {
+  value.dtype = d.dtype;
+  if (!d.has_shape) return;
+  Shape shape;
+  for (const auto& dim : d.dims) {
+    if (!dim) return;
+    shape.push_back(*dim);
+  }
+  value.shape = std::move(shape);
+  value.shape_known = true;
+}
+
+class ModelImporter {
+ public:
+  ModelImporter(const onnx::ModelProto& model, std::string source, std::string base_dir,
+                const ImportOptions& options)
+      : model_(model),
+        source_(std::move(source)),
+        base_dir_(std::move(base_dir)),
+        options_(options) {}
+
+  Graph run() {
+    graph_.source = source_;
+    graph_.opset = default_opset(model_, source_);
+    const onnx::GraphProto& g = model_.graph();
+    if (g.sparse_initializer_size() > 0) {
+      throw UnsupportedError(source_ + ": sparse initializer '" +
+                             g.sparse_initializer(0).values().name() + "' is not supported");
+    }
+    for (const auto& init : g.initializer()) add_initializer(init);
+    add_inputs(g);
+    for (int i = 0; i < g.node_size(); ++i) add_node_outputs(g.node(i), i);
+    for (int i = 0; i < g.node_size(); ++i) add_node(g.node(i), i);
+    for (const auto& info : g.value_info()) {
+      auto it = ids_.find(info.name());
+      if (it == ids_.end()) continue;  // describes a value no node uses; harmless
+      Value& v = graph_.value(it->second);
+      if (v.constant || is_input_[it->second]) continue;
+      apply_declared(read_declared(info, source_ + ": value '" + info.name() + "'"), v);
+    }
+    for (const auto& out : g.output()) add_output(out);
+    graph_.topological_sort();
+    return std::move(graph_);
+  }
+
+ private:
+  ValueId new_value(const std::string& name) {
+    if (ids_.count(name) != 0) {
+      throw Error(source_ + ": value '" + name + "' is defined twice (as an initializer, graph "
+                  "input or node output)");
+    }
+    Value v;
+    v.name = name;
+    graph_.values.push_back(std::move(v));
+    const auto id = static_cast<ValueId>(graph_.values.size() - 1);
+    ids_[name] = id;
+    is_input_.push_back(false);
+    return id;
+  }
+
+  void add_initializer(const onnx::TensorProto& init) {
+    if (init.name().empty()) throw Error(source_ + ": an initializer has no name");
+    TensorOrigin origin{source_, "initializer '" + init.name() + "'", base_dir_};
+    auto tensor = std::make_shared<const Tensor>(importer::tensor_from_proto(init, origin));
+    const ValueId id = new_value(init.name());
+    Value& v = graph_.value(id);
+    v.dtype = tensor->dtype();
+    v.shape = tensor->shape();
+    v.shape_known = true;
+    v.constant = std::move(tensor);
+  }
+
+  void add_inputs(const onnx::GraphProto& g) {
+    std::string names;
+    for (const auto& in : g.input()) {
+      auto it = ids_.find(in.name());
+      // Inputs that are also initializers (required before IR version 4) are constants here.
+      if (it != ids_.end() && graph_.value(it->second).constant) continue;
+      const std::string context = source_ + ": input '" + in.name() + "'";
+      if (in.name().empty()) throw Error(source_ + ": a graph input has no name");
+      const Declared d = read_declared(in, context);
+      if (d.dtype == DType::kUndefined) throw Error(context + " declares no element type");
+      const ValueId id = new_value(in.name());
+      is_input_[static_cast<size_t>(id)] = true;
+      Value& v = graph_.value(id);
+      v.dtype = d.dtype;
+      v.shape = input_shape(in.name(), d, context);
+      v.shape_known = true;
+      graph_.inputs.push_back(id);
+      names += (names.empty() ? "" : ", ") + in.name();
+    }
+    for (const auto& [name, shape] : options_.input_shapes) {
+      auto it = ids_.find(name);
+      if (it == ids_.end() || !is_input_[static_cast<size_t>(it->second)]) {
+        throw Error(source_ + ": an input shape was given for '" + name +
+                    "', which is not an input of the model (inputs: " + names + ")");
+      }
+    }
+  }
+
+  Shape input_shape(const std::string& name, const Declared& d, const std::string& context) {
+    auto given = options_.input_shapes.find(name);
+    if (given != options_.input_shapes.end()) {
+      const Shape& shape = given->second;
+      if (d.has_shape && d.dims.size() != shape.size()) {
+        throw Error(context + " has rank " + std::to_string(d.dims.size()) + " " + dims_str(d) +
+                    " but the given input shape " + shape_str(shape) + " has rank " +
+                    std::to_string(shape.size()));
+      }
+      for (size_t i = 0; i < shape.size(); ++i) {
+        if (shape[i] < 0) throw Error(context + ": the given shape " + shape_str(shape) +
+                                      " has a negative dimension");
+        if (d.has_shape && d.dims[i] && *d.dims[i] != shape[i]) {
+          throw Error(context + " has the fixed shape " + dims_str(d) +
+                      ", which the given input shape " + shape_str(shape) + " contradicts");
+        }
+      }
+      check_numel(shape, context);
+      return shape;
+    }
+    if (!d.has_shape) {
+      throw Error(context + " has no shape in the model; give one with --input-shape " + name +
+                  "=d0,d1,...");
+    }
+    Shape shape;
+    for (size_t i = 0; i < d.dims.size(); ++i) {
+      if (d.dims[i]) {
+        shape.push_back(*d.dims[i]);
+      } else if (i == 0) {
+        shape.push_back(1);  // symbolic batch dimension
+      } else {
+        throw Error(context + " has the shape " + dims_str(d) + " with symbolic or unknown "
+                    "dimension " + std::to_string(i) + "; fix it with --input-shape " + name +
+                    "=d0,d1,...");
+      }
+    }
+    check_numel(shape, context);
+    return shape;
+  }
+
+  static void check_numel(const Shape& shape, const std::string& context) {
+    try {
+      shape_numel(shape);
+    } catch (const Error& e) {
+      throw Error(context + ": " + e.what());
+    }
+  }
+
+  std::string node_name(const onnx::NodeProto& n, int index) const {
+    return n.name().empty() ? n.op_type() + "_" + std::to_string(index) : n.name();
+  }
+
+  std::string describe(const onnx::NodeProto& n, int index) const {
+    return source_ + ": node '" + node_name(n, index) + "' (" + n.op_type() + ")";
+  }
+
+  void add_node_outputs(const onnx::NodeProto& n, int index) {
+    if (!n.domain().empty() && n.domain() != "ai.onnx") {
+      throw UnsupportedError(describe(n, index) + " is in domain '" + n.domain() +
+                             "'; only the default ONNX domain is supported");
+    }
+    if (n.op_type().empty()) throw Error(describe(n, index) + " has no op_type");
+    for (const std::string& out : n.output()) {
+      if (out.empty()) continue;
+      if (ids_.count(out) != 0) {
+        throw Error(describe(n, index) + " produces '" + out +
+                    "', which is already an initializer, graph input or another node's output");
+      }
+      new_value(out);
+    }
+  }
+
+  void add_node(const onnx::NodeProto& n, int index) {
+    Node node;
+    node.name = node_name(n, index);
+    node.op_type = n.op_type();
+    for (const std::string& in : n.input()) {
+      if (in.empty()) {
+        node.inputs.push_back(kNoValue);
+        continue;
+      }
+      auto it = ids_.find(in);
+      // An undefined name becomes a value with no producer; topological_sort reports it with the
+      // node that reads it.
+      node.inputs.push_back(it != ids_.end() ? it->second : new_value(in));
+    }
+    for (const std::string& out : n.output()) {
+      node.outputs.push_back(out.empty() ? kNoValue : ids_.at(out));
+    }
+    for (const auto& attr : n.attribute()) {
+      node.attrs.set(attr.name(), convert_attribute(attr, n, index));
+    }
+    graph_.nodes.push_back(std::move(node));
+  }
+
+  AttributeValue convert_attribute(const onnx::AttributeProto& a, const onnx::NodeProto& n,
+                                   int index) {
+    const std::string where = describe(n, index) + ": attribute '" + a.name() + "'";
+    using A = onnx::AttributeProto;
+    A::AttributeType type = a.type();
+    if (type == A::UNDEFINED) type = guess_attribute_type(a, where);
+    switch (type) {
+      case A::INT: return a.i();
+      case A::FLOAT: return a.f();
+      case A::STRING: return a.s();
+      case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
+      case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+      case A::TENSOR: {
+        TensorOrigin origin{source_,
+                            "node '" + node_name(n, index) + "' (" + n.op_type() +
+                                "): attribute '" + a.name() + "'",
+                            base_dir_};
+        return importer::tensor_from_proto(a.t(), origin);
+      }
+      case A::GRAPH:
+      case A::GRAPHS:
+        throw UnsupportedError(where + " is a subgraph; control flow (If, Loop, Scan) is not "
+                               "supported");
+      case A::SPARSE_TENSOR:
+      case A::SPARSE_TENSORS:
+        throw UnsupportedError(where + " is a sparse tensor, which is not supported");
+      case A::TENSORS:
+        throw UnsupportedError(where + " is a list of tensors, which is not supported");
+      case A::TYPE_PROTO:
+      case A::TYPE_PROTOS:
+        throw UnsupportedError(where + " is a type, which is not supported");
+      default: break;
+    }
+    throw Error(where + " has unknown attribute type " + std::to_string(static_cast<int>(type)));
+  }
+
+  // IR version 1 models may leave AttributeProto.type unset; pick the field that is present.
+  static onnx::AttributeProto::AttributeType guess_attribute_type(const onnx::AttributeProto& a,
+                                                                  const std::string& where) {
+    using A = onnx::AttributeProto;
+    if (a.has_f()) return A::FLOAT;
+    if (a.has_i()) return A::INT;
+    if (a.has_s()) return A::STRING;
+    if (a.has_t()) return A::TENSOR;
+    if (a.has_g()) return A::GRAPH;
+    if (a.floats_size() > 0) return A::FLOATS;
+    if (a.ints_size() > 0) return A::INTS;
+    if (a.strings_size() > 0) return A::STRINGS;
+    throw Error(where + " has no type and no value");
+  }
+
+  void add_output(const onnx::ValueInfoProto& out) {
+    auto it = ids_.find(out.name());
+    if (out.name().empty() || it == ids_.end()) {
+      throw Error(source_ + ": graph output '" + out.name() +
+                  "' is not an input, initializer or output of any node");
+    }
+    const Declared d = read_declared(out, source_ + ": output '" + out.name() + "'");
+    Value& v = graph_.value(it->second);
+    if (v.constant || is_input_[static_cast<size_t>(it->second)]) {
+      if (d.dtype != DType::kUndefined && d.dtype != v.dtype) {
+        throw Error(source_ + ": output '" + out.name() + "' is declared " +
+                    dtype_name(d.dtype) + " but is " + dtype_name(v.dtype));
+      }
+    } else {
+      apply_declared(d, v);
+    }
+    graph_.outputs.push_back(it->second);
+  }
+
+  const onnx::ModelProto& model_;
+  std::string source_;
+  std::string base_dir_;
+  const ImportOptions& options_;
+  Graph graph_;
+  std::unordered_map<std::string, ValueId> ids_;
+  std::vector<bool> is_input_;  // indexed by ValueId: a runtime graph input
+};
+
+Graph import_model(const std::string& bytes, const std::string& source,
+                   const std::string& base_dir, const ImportOptions& options) {
+  try {
+    const onnx::ModelProto model = parse_model(bytes, source);
+    Graph graph = ModelImporter(model, source, base_dir, options).run();
+    if (options.prepare) prepare_graph(graph);
+    return graph;
+  } catch (const Error&) {
+    throw;
+  } catch (const std::exception& e) {
+    // Anything else (allocation failure, a library error) still names the model.
+    throw Error(source + ": import failed: " + e.what());
+  }
+}
+
+}  // namespace
+
+Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
+  const std::string bytes = read_whole_file(path, "an ONNX model");
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  return import_model(bytes, path, dir.string(), options);
+}
+
+Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
+                        const std::string& base_dir, const ImportOptions& options) {
+  return import_model(bytes, source.empty() ? std::string("<memory>") : source, base_dir,
+                      options);
+}
+
+Tensor read_onnx_tensor_file(const std::string& path) {
+  const std::string bytes = read_whole_file(path, "a TensorProto file");
+  onnx::TensorProto proto;
+  if (!parse_message(bytes, proto)) {
+    throw Error(path + ": not a valid ONNX TensorProto (protobuf parse failed)");
+  }
+  const std::string what = proto.name().empty() ? "tensor" : "tensor '" + proto.name() + "'";
+  return importer::tensor_from_proto(proto, TensorOrigin{path, what, ""});
+}
+
+}  // namespace tessera

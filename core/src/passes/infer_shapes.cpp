@@ -1,0 +1,193 @@
+// Shape inference pass and the shared infer/fold sweep.
+//
+// Inference and folding share one sweep because they depend on each other: PyTorch exports
+// compute Reshape's target shape with Shape -> Gather -> Concat, and Reshape can only be inferred
+// once that chain has been folded to a constant.
+#include <memory>
+#include <unordered_set>
+
+#include "op.hpp"
+#include "passes/infer_and_fold.hpp"
+#include "tessera/passes.hpp"
+
+namespace tessera {
+namespace passes {
+namespace {
+
+// Re-throws with `where` in front unless the message already names it, keeping the error kind.
+[[noreturn]] void rethrow_with(const std::string& where) {
+  auto prefixed = [&](const std::string& msg) {
+    return msg.compare(0, where.size(), where) == 0 ? msg : where + ": " + msg;
+  };
+  try {
+    throw;
+  } catch (const UnsupportedError& e) {
+    throw UnsupportedError(prefixed(e.what()));
+  } catch (const Error& e) {
+    throw Error(prefixed(e.what()));
+  } catch (const std::exception& e) {
+    throw Error(prefixed(e.what()));
+  }
+}
+
+// Ops whose result is not a function of their inputs; never folded.
+bool is_nondeterministic(const std::string& op) {
+  static const std::unordered_set<std::string> ops = {
+      "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
+      "Bernoulli"};
+  return ops.count(op) != 0;
+}
+
+// Shape (with opset-15 start/end) computed from the inferred input shape, so the input itself
+// need not be constant.
+Tensor shape_of(const Node& node, const Shape& shape) {
+  const auto rank = static_cast<int64_t>(shape.size());
+  auto clamp = [rank](int64_t axis) {
+    if (axis < 0) axis += rank;
+    return axis < 0 ? 0 : (axis > rank ? rank : axis);
+  };
+  const int64_t start = clamp(node.attrs.get_int("start", 0));
+  const int64_t end = clamp(node.attrs.get_int("end", rank));
+  std::vector<int64_t> dims;
+  for (int64_t i = start; i < end; ++i) dims.push_back(shape[static_cast<size_t>(i)]);
+  return Tensor::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, dims);
+}
+
+class Sweep {
+ public:
+  Sweep(Graph& graph, bool fold, int64_t max_elements)
+      : graph_(graph), fold_(fold), max_elements_(max_elements) {}
+
+  void run() {
+    const std::vector<int> producer = graph_.producers();
+    std::vector<bool> done(graph_.nodes.size(), false);
+    std::vector<bool> folded(graph_.nodes.size(), false);
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      const Node& node = graph_.nodes[n];
+      for (ValueId in : node.inputs) {
+        if (in == kNoValue) continue;
+        const int p = producer.at(static_cast<size_t>(in));
+        if (p != -1 && !done[static_cast<size_t>(p)]) {
+          throw Error(graph_.describe(node) + ": reads '" + graph_.value(in).name +
+                      "' before it is produced; run topological_sort first");
+        }
+      }
+      infer(node);
+      if (fold_) folded[n] = try_fold(node);
+      done[n] = true;
+    }
+    if (!fold_) return;
+    std::vector<Node> kept;
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (!folded[n]) kept.push_back(std::move(graph_.nodes[n]));
+    }
+    graph_.nodes = std::move(kept);
+  }
+
+ private:
+  void infer(const Node& node) {
+    const std::string where = graph_.describe(node);
+    std::vector<ops::InputInfo> infos;
+    for (ValueId in : node.inputs) {
+      ops::InputInfo info;
+      if (in != kNoValue) {
+        const Value& v = graph_.value(in);
+        info.present = true;
+        info.dtype = v.dtype;
+        info.shape = v.shape;
+        info.constant = v.constant.get();
+      }
+      infos.push_back(std::move(info));
+    }
+    std::vector<ops::OutputInfo> outs;
+    try {
+      outs = ops::infer_node(node, graph_.opset, where, std::move(infos));
+    } catch (...) {
+      rethrow_with(where);
+    }
+    for (size_t i = 0; i < node.outputs.size() && i < outs.size(); ++i) {
+      if (node.outputs[i] == kNoValue) continue;
+      Value& v = graph_.value(node.outputs[i]);
+      // A dtype or fully static shape declared in the model (outputs, value_info) must agree.
+      if (v.dtype != DType::kUndefined && v.dtype != outs[i].dtype) {
+        throw Error(where + ": output '" + v.name + "' is declared " + dtype_name(v.dtype) +
+                    " in the model but inferred as " + dtype_name(outs[i].dtype));
+      }
+      if (v.shape_known && v.shape != outs[i].shape) {
+        throw Error(where + ": output '" + v.name + "' is declared with shape " +
+                    shape_str(v.shape) + " in the model but inferred as " +
+                    shape_str(outs[i].shape));
+      }
+      v.dtype = outs[i].dtype;
+      v.shape = outs[i].shape;
+      v.shape_known = true;
+    }
+  }
+
+  bool try_fold(const Node& node) {
+    if (is_nondeterministic(node.op_type)) return false;
+    const bool shape_like = node.op_type == "Shape" || node.op_type == "Size";
+    std::vector<const Tensor*> args;
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue) {
+        args.push_back(nullptr);
+        continue;
+      }
+      const Value& v = graph_.value(in);
+      if (!v.constant && !(shape_like && v.shape_known)) return false;
+      args.push_back(v.constant.get());
+    }
+    std::vector<ops::OutputInfo> infos;
+    for (ValueId out : node.outputs) {
+      ops::OutputInfo info;
+      if (out != kNoValue) {
+        const Value& v = graph_.value(out);
+        if (shape_numel(v.shape) > max_elements_) return false;
+        info.dtype = v.dtype;
+        info.shape = v.shape;
+      }
+      infos.push_back(std::move(info));
+    }
+    const std::string where = graph_.describe(node);
+    std::vector<Tensor> results;
+    try {
+      if (node.op_type == "Shape" && args.size() == 1 && args[0] == nullptr) {
+        results.push_back(shape_of(node, graph_.value(node.inputs[0]).shape));
+      } else if (node.op_type == "Size" && args.size() == 1 && args[0] == nullptr) {
+        results.push_back(Tensor::from_vector<int64_t>(
+            {}, {shape_numel(graph_.value(node.inputs[0]).shape)}));
+      } else {
+        results = ops::compute_node(node, graph_.opset, args, infos);
+      }
+    } catch (...) {
+      rethrow_with(where + ": while folding constants");
+    }
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      if (node.outputs[i] == kNoValue) continue;
+      Value& v = graph_.value(node.outputs[i]);
+      if (i >= results.size() || results[i].dtype() != v.dtype || results[i].shape() != v.shape) {
+        throw Error(where + ": the kernel's output " + std::to_string(i) +
+                    " does not match its inferred dtype/shape " + dtype_name(v.dtype) + " " +
+                    shape_str(v.shape));
+      }
+      v.constant = std::make_shared<const Tensor>(results[i]);
+    }
+    return true;
+  }
+
+  Graph& graph_;
+  bool fold_;
+  int64_t max_elements_;
+};
+
+}  // namespace
+
+void infer_and_fold(Graph& graph, bool fold, int64_t max_elements) {
+  Sweep(graph, fold, max_elements).run();
+}
+
+}  // namespace passes
+
+void infer_shapes(Graph& graph) { passes::infer_and_fold(graph, false, 0); }
+
+}  // namespace tessera
