@@ -1,0 +1,302 @@
+// NumPy .npy reading and writing: format versions 1.0, 2.0 and 3.0, little-endian, C order,
+// the dtypes Tensor holds. Written files are version 1.0 (2.0 when the header needs it), padded
+// to 64 bytes like numpy, and land atomically: a temporary file beside the target, then a
+// rename (or a hard link when replacing is not allowed, so an existing file is never clobbered).
+#include "tessera/npy.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tessera {
+namespace {
+
+constexpr char kMagic[] = "\x93NUMPY";
+constexpr size_t kMagicLen = 6;
+
+struct DTypeCode {
+  DType dtype;
+  const char* descr;  // as numpy writes it
+};
+constexpr DTypeCode kCodes[] = {
+    {DType::kFloat32, "<f4"}, {DType::kFloat16, "<f2"}, {DType::kInt64, "<i8"},
+    {DType::kInt32, "<i4"},   {DType::kInt8, "|i1"},    {DType::kUInt8, "|u1"},
+    {DType::kBool, "|b1"},
+};
+
+[[noreturn]] void fail(const std::string& path, const std::string& message) {
+  throw Error(path + ": " + message);
+}
+
+DType dtype_from_descr(const std::string& path, std::string descr) {
+  // One-byte types carry no byte order; numpy writes '|' but '<' and '=' mean the same.
+  if (descr.size() == 3 && descr[2] == '1' && (descr[0] == '<' || descr[0] == '=')) descr[0] = '|';
+  // '=' is native order; every target Tessera builds for is little-endian.
+  if (!descr.empty() && descr[0] == '=') descr[0] = '<';
+  for (const DTypeCode& c : kCodes) {
+    if (descr == c.descr) return c.dtype;
+  }
+  fail(path, "unsupported .npy dtype '" + descr +
+                 "' (supported: <f4, <f2, <i8, <i4, |i1, |u1, |b1; big-endian is not)");
+}
+
+// A tiny reader for the header's Python dict literal: {'descr': '<f4', 'fortran_order': False,
+// 'shape': (2, 3), }. Only the forms numpy writes are accepted.
+class HeaderParser {
+ public:
+  HeaderParser(const std::string& path, const std::string& text) : path_(path), text_(text) {}
+
+  void parse(std::string& descr, bool& fortran_order, Shape& shape) {
+    bool have_descr = false, have_order = false, have_shape = false;
+    expect('{');
+    while (true) {
+      skip_space();
+      if (peek() == '}') break;
+      const std::string key = parse_string();
+      expect(':');
+      if (key == "descr") {
+        descr = parse_string();
+        have_descr = true;
+      } else if (key == "fortran_order") {
+        fortran_order = parse_bool();
+        have_order = true;
+      } else if (key == "shape") {
+        shape = parse_shape();
+        have_shape = true;
+      } else {
+        bad("unknown key '" + key + "'");
+      }
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+        continue;
+      }
+      skip_space();
+      if (peek() != '}') bad("expected ',' or '}'");
+    }
+    ++pos_;
+    skip_space();
+    if (pos_ != text_.size()) bad("trailing text after '}'");
+    if (!have_descr || !have_order || !have_shape) {
+      bad("needs the keys 'descr', 'fortran_order' and 'shape'");
+    }
+  }
+
+ private:
+  [[noreturn]] void bad(const std::string& what) {
+    fail(path_,
+         "malformed .npy header (" + what + " at offset " + std::to_string(pos_) + "): " + text_);
+  }
+  void skip_space() {
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\n')) ++pos_;
+  }
+  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+  void expect(char c) {
+    skip_space();
+    if (peek() != c) bad(std::string("expected '") + c + "'");
+    ++pos_;
+  }
+  std::string parse_string() {
+    skip_space();
+    const char quote = peek();
+    if (quote != '\'' && quote != '"') bad("expected a quoted string");
+    const size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string::npos) bad("unterminated string");
+    std::string s = text_.substr(pos_ + 1, end - pos_ - 1);
+    pos_ = end + 1;
+    return s;
+  }
+  bool parse_bool() {
+    skip_space();
+    if (text_.compare(pos_, 4, "True") == 0) {
+      pos_ += 4;
+      return true;
+    }
+    if (text_.compare(pos_, 5, "False") == 0) {
+      pos_ += 5;
+      return false;
+    }
+    bad("expected True or False");
+  }
+  Shape parse_shape() {
+    expect('(');
+    Shape shape;
+    while (true) {
+      skip_space();
+      if (peek() == ')') break;
+      size_t digits = 0;
+      int64_t dim = 0;
+      while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9') {
+        if (dim > (INT64_MAX - 9) / 10) bad("dimension too large");
+        dim = dim * 10 + (text_[pos_++] - '0');
+        ++digits;
+      }
+      if (digits == 0) bad("expected a dimension");
+      if (peek() == 'L') ++pos_;  // Python 2 longs in old files
+      shape.push_back(dim);
+      skip_space();
+      if (peek() == ',') {
+        ++pos_;
+      } else if (peek() != ')') {
+        bad("expected ',' or ')' in shape");
+      }
+    }
+    ++pos_;
+    return shape;
+  }
+
+  const std::string& path_;
+  const std::string& text_;
+  size_t pos_ = 0;
+};
+
+uint32_t read_le(const unsigned char* p, size_t n) {
+  uint32_t v = 0;
+  for (size_t i = n; i-- > 0;) v = (v << 8) | p[i];
+  return v;
+}
+
+std::string make_header(const Tensor& tensor, int& major) {
+  const char* descr = nullptr;
+  for (const DTypeCode& c : kCodes) {
+    if (c.dtype == tensor.dtype()) descr = c.descr;
+  }
+  if (descr == nullptr) throw Error("write_npy: tensor has no dtype");
+  std::string shape = "(";
+  for (size_t i = 0; i < tensor.shape().size(); ++i) {
+    shape += (i ? ", " : "") + std::to_string(tensor.shape()[i]);
+  }
+  if (tensor.shape().size() == 1) shape += ",";
+  shape += ")";
+  std::string dict =
+      std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  // Pad with spaces and a final newline so the data starts 64-byte aligned, as numpy does.
+  major = dict.size() + 1 + kMagicLen + 4 > 65535 ? 2 : 1;
+  const size_t preamble = kMagicLen + 2 + (major == 1 ? 2 : 4);
+  const size_t total = (preamble + dict.size() + 1 + 63) / 64 * 64;
+  dict.append(total - preamble - dict.size() - 1, ' ');
+  dict += '\n';
+  return dict;
+}
+
+}  // namespace
+
+Tensor read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
+  unsigned char pre[12] = {};
+  in.read(reinterpret_cast<char*>(pre), 10);
+  if (in.gcount() != 10 || std::memcmp(pre, kMagic, kMagicLen) != 0) {
+    fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
+  }
+  const int major = pre[6];
+  size_t header_len = 0;
+  if (major == 1) {
+    header_len = read_le(pre + 8, 2);
+  } else if (major == 2 || major == 3) {
+    in.read(reinterpret_cast<char*>(pre + 10), 2);
+    if (in.gcount() != 2) fail(path, "truncated .npy preamble");
+    header_len = read_le(pre + 8, 4);
+  } else {
+    fail(path, "unsupported .npy format version " + std::to_string(major) + "." +
+                   std::to_string(pre[7]) + " (supported: 1.0, 2.0, 3.0)");
+  }
+  // Guards a huge allocation from a corrupt length; real headers are a few hundred bytes.
+  if (header_len > (1u << 24))
+    fail(path, "implausible .npy header length " + std::to_string(header_len));
+  std::string header(header_len, '\0');
+  in.read(header.data(), static_cast<std::streamsize>(header_len));
+  if (static_cast<size_t>(in.gcount()) != header_len) fail(path, "truncated .npy header");
+
+  std::string descr;
+  bool fortran_order = false;
+  Shape shape;
+  HeaderParser(path, header).parse(descr, fortran_order, shape);
+  if (fortran_order) {
+    fail(path, "Fortran-order arrays are not supported; save with np.ascontiguousarray(a)");
+  }
+  const DType dtype = dtype_from_descr(path, descr);
+  Tensor tensor;
+  try {
+    tensor = Tensor(dtype, shape);
+  } catch (const Error& e) {
+    fail(path, std::string("bad .npy shape: ") + e.what());
+  }
+  in.read(static_cast<char*>(tensor.raw()), static_cast<std::streamsize>(tensor.nbytes()));
+  if (static_cast<size_t>(in.gcount()) != tensor.nbytes()) {
+    fail(path, "data is truncated: shape " + shape_str(shape) + " of " + descr + " needs " +
+                   std::to_string(tensor.nbytes()) + " bytes, found " +
+                   std::to_string(in.gcount()));
+  }
+  if (in.peek() != std::char_traits<char>::eof()) {
+    fail(path, "has bytes after the " + std::to_string(tensor.nbytes()) + " bytes of data for " +
+                   shape_str(shape) + " " + descr);
+  }
+  if (dtype == DType::kBool) {
+    // Any byte other than 0/1 is not a valid C++ bool; normalise like numpy does on reads.
+    auto* bytes = static_cast<unsigned char*>(tensor.raw());
+    for (size_t i = 0; i < tensor.nbytes(); ++i) bytes[i] = bytes[i] != 0;
+  }
+  return tensor;
+}
+
+void write_npy(const std::string& path, const Tensor& tensor, bool overwrite) {
+  if (tensor.empty()) fail(path, "write_npy: tensor has no dtype");
+  if (!overwrite && std::filesystem::exists(path)) {
+    fail(path, "already exists; refusing to replace it (pass overwrite to allow)");
+  }
+  int major = 1;
+  const std::string header = make_header(tensor, major);
+  std::string bytes(kMagic, kMagicLen);
+  bytes += static_cast<char>(major);
+  bytes += '\0';
+  const uint32_t len = static_cast<uint32_t>(header.size());
+  for (int i = 0; i < (major == 1 ? 2 : 4); ++i)
+    bytes += static_cast<char>((len >> (8 * i)) & 0xff);
+  bytes += header;
+
+  // The temporary sits in the same directory so the rename cannot cross file systems.
+  static int counter = 0;
+  const std::string tmp =
+      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(++counter);
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (f == nullptr) fail(path, "cannot create temporary file " + tmp + ": " + std::strerror(errno));
+  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
+            std::fwrite(tensor.raw(), 1, tensor.nbytes(), f) == tensor.nbytes() &&
+            std::fflush(f) == 0 && fsync(fileno(f)) == 0;
+  const int write_errno = errno;
+  ok = std::fclose(f) == 0 && ok;
+  if (!ok) {
+    std::remove(tmp.c_str());
+    fail(path, std::string("writing failed: ") + std::strerror(write_errno));
+  }
+  int rc = 0;
+  int err = 0;
+  if (overwrite) {
+    rc = std::rename(tmp.c_str(), path.c_str());
+    err = errno;
+  } else {
+    // link() fails with EEXIST instead of replacing, closing the gap after the exists() check.
+    rc = link(tmp.c_str(), path.c_str());
+    err = errno;
+    if (rc != 0 && (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP)) {
+      rc = std::rename(tmp.c_str(), path.c_str());  // a file system without hard links
+      err = errno;
+    }
+  }
+  std::remove(tmp.c_str());  // after link(), or on failure; already gone after a rename
+  if (rc != 0) {
+    if (err == EEXIST) {
+      fail(path, "already exists; refusing to replace it (pass overwrite to allow)");
+    }
+    fail(path, std::string("cannot move the finished file into place: ") + std::strerror(err));
+  }
+}
+
+}  // namespace tessera
