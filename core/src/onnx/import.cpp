@@ -28,7 +28,7 @@ std::string read_whole_file(const std::string& path, const char* what) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, expected " + what);
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open " + what + " (missing or unreadable)");
+  if (!in) throw Error(path + ": cannot open " + what + " (no such file, or not readable)");
   std::ostringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw Error(path + ": read error");
@@ -50,7 +50,8 @@ onnx::ModelProto parse_model(const std::string& bytes, const std::string& source
     throw Error(source + ": not a valid ONNX model (the file is empty, 0 bytes)");
   }
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
-    throw Error(source + ": the model is larger than protobuf's 2 GiB limit; save its weights "
+    throw Error(source +
+                ": the model is larger than protobuf's 2 GiB limit; save its weights "
                 "as external data (onnx.save(..., save_as_external_data=True))");
   }
   onnx::ModelProto model;
@@ -69,7 +70,8 @@ int64_t default_opset(const onnx::ModelProto& model, const std::string& source) 
     if (entry.domain().empty() || entry.domain() == "ai.onnx") version = entry.version();
   }
   if (version < 0) {
-    throw Error(source + ": the model imports no opset of the default ONNX domain; "
+    throw Error(source +
+                ": the model imports no opset of the default ONNX domain; "
                 "not a valid ONNX model for Tessera");
   }
   if (version < kMinOpset || version > kMaxOpset) {
@@ -84,7 +86,7 @@ int64_t default_opset(const onnx::ModelProto& model, const std::string& source) 
 // What a ValueInfoProto declares about a tensor.
 struct Declared {
   DType dtype = DType::kUndefined;
-  bool has_shape = false;                // false: rank unknown
+  bool has_shape = false;                    // false: rank unknown
   std::vector<std::optional<int64_t>> dims;  // nullopt for symbolic/unknown dims
 };
 
@@ -93,7 +95,8 @@ Declared read_declared(const onnx::ValueInfoProto& info, const std::string& cont
   if (!info.has_type()) return d;
   const onnx::TypeProto& type = info.type();
   if (!type.has_tensor_type()) {
-    throw UnsupportedError(context + " is not a tensor (sequence, map, optional and sparse "
+    throw UnsupportedError(context +
+                           " is not a tensor (sequence, map, optional and sparse "
                            "values are not supported)");
   }
   const auto& tensor = type.tensor_type();
@@ -171,7 +174,8 @@ class ModelImporter {
  private:
   ValueId new_value(const std::string& name) {
     if (ids_.count(name) != 0) {
-      throw Error(source_ + ": value '" + name + "' is defined twice (as an initializer, graph "
+      throw Error(source_ + ": value '" + name +
+                  "' is defined twice (as an initializer, graph "
                   "input or node output)");
     }
     Value v;
@@ -233,8 +237,9 @@ class ModelImporter {
                     std::to_string(shape.size()));
       }
       for (size_t i = 0; i < shape.size(); ++i) {
-        if (shape[i] < 0) throw Error(context + ": the given shape " + shape_str(shape) +
-                                      " has a negative dimension");
+        if (shape[i] < 0)
+          throw Error(context + ": the given shape " + shape_str(shape) +
+                      " has a negative dimension");
         if (d.has_shape && d.dims[i] && *d.dims[i] != shape[i]) {
           throw Error(context + " has the fixed shape " + dims_str(d) +
                       ", which the given input shape " + shape_str(shape) + " contradicts");
@@ -254,9 +259,10 @@ class ModelImporter {
       } else if (i == 0) {
         shape.push_back(1);  // symbolic batch dimension
       } else {
-        throw Error(context + " has the shape " + dims_str(d) + " with symbolic or unknown "
-                    "dimension " + std::to_string(i) + "; fix it with --input-shape " + name +
-                    "=d0,d1,...");
+        throw Error(context + " has the shape " + dims_str(d) +
+                    " with symbolic or unknown "
+                    "dimension " +
+                    std::to_string(i) + "; fix it with --input-shape " + name + "=d0,d1,...");
       }
     }
     check_numel(shape, context);
@@ -325,12 +331,18 @@ class ModelImporter {
     A::AttributeType type = a.type();
     if (type == A::UNDEFINED) type = guess_attribute_type(a, where);
     switch (type) {
-      case A::INT: return a.i();
-      case A::FLOAT: return a.f();
-      case A::STRING: return a.s();
-      case A::INTS: return std::vector<int64_t>(a.ints().begin(), a.ints().end());
-      case A::FLOATS: return std::vector<float>(a.floats().begin(), a.floats().end());
-      case A::STRINGS: return std::vector<std::string>(a.strings().begin(), a.strings().end());
+      case A::INT:
+        return a.i();
+      case A::FLOAT:
+        return a.f();
+      case A::STRING:
+        return a.s();
+      case A::INTS:
+        return std::vector<int64_t>(a.ints().begin(), a.ints().end());
+      case A::FLOATS:
+        return std::vector<float>(a.floats().begin(), a.floats().end());
+      case A::STRINGS:
+        return std::vector<std::string>(a.strings().begin(), a.strings().end());
       case A::TENSOR: {
         TensorOrigin origin{source_,
                             "node '" + node_name(n, index) + "' (" + n.op_type() +
@@ -340,7 +352,8 @@ class ModelImporter {
       }
       case A::GRAPH:
       case A::GRAPHS:
-        throw UnsupportedError(where + " is a subgraph; control flow (If, Loop, Scan) is not "
+        throw UnsupportedError(where +
+                               " is a subgraph; control flow (If, Loop, Scan) is not "
                                "supported");
       case A::SPARSE_TENSOR:
       case A::SPARSE_TENSORS:
@@ -350,7 +363,8 @@ class ModelImporter {
       case A::TYPE_PROTO:
       case A::TYPE_PROTOS:
         throw UnsupportedError(where + " is a type, which is not supported");
-      default: break;
+      default:
+        break;
     }
     throw Error(where + " has unknown attribute type " + std::to_string(static_cast<int>(type)));
   }
@@ -380,8 +394,8 @@ class ModelImporter {
     Value& v = graph_.value(it->second);
     if (v.constant || is_input_[static_cast<size_t>(it->second)]) {
       if (d.dtype != DType::kUndefined && d.dtype != v.dtype) {
-        throw Error(source_ + ": output '" + out.name() + "' is declared " +
-                    dtype_name(d.dtype) + " but is " + dtype_name(v.dtype));
+        throw Error(source_ + ": output '" + out.name() + "' is declared " + dtype_name(d.dtype) +
+                    " but is " + dtype_name(v.dtype));
       }
     } else {
       apply_declared(d, v);
@@ -398,8 +412,8 @@ class ModelImporter {
   std::vector<bool> is_input_;  // indexed by ValueId: a runtime graph input
 };
 
-Graph import_model(const std::string& bytes, const std::string& source,
-                   const std::string& base_dir, const ImportOptions& options) {
+Graph import_model(const std::string& bytes, const std::string& source, const std::string& base_dir,
+                   const ImportOptions& options) {
   try {
     const onnx::ModelProto model = parse_model(bytes, source);
     Graph graph = ModelImporter(model, source, base_dir, options).run();
@@ -424,8 +438,7 @@ Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
 
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
                         const std::string& base_dir, const ImportOptions& options) {
-  return import_model(bytes, source.empty() ? std::string("<memory>") : source, base_dir,
-                      options);
+  return import_model(bytes, source.empty() ? std::string("<memory>") : source, base_dir, options);
 }
 
 Tensor read_onnx_tensor_file(const std::string& path) {

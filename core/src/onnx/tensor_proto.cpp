@@ -45,16 +45,18 @@ int64_t parse_size(const std::string& text, const std::string& key, const Tensor
 // Resolves `location` inside origin.base_dir and refuses anything that leaves it, including
 // through symlinks (the check is done on the canonical path).
 fs::path resolve_external_path(const std::string& location, const TensorOrigin& origin) {
-  const std::string prefix = origin.model + ": " + origin.what + ": external data file '" +
-                             location + "'";
+  const std::string prefix =
+      origin.model + ": " + origin.what + ": external data file '" + location + "'";
   if (origin.base_dir.empty()) {
-    throw Error(prefix + " cannot be used: the model was loaded from memory, so there is no "
+    throw Error(prefix +
+                " cannot be used: the model was loaded from memory, so there is no "
                 "directory to resolve it against; load it from a file instead");
   }
   if (location.empty()) throw Error(prefix + ": the 'location' key is empty");
   const fs::path rel(location);
   if (rel.is_absolute() || rel.has_root_name() || rel.has_root_directory()) {
-    throw Error(prefix + " is an absolute path; external data must be a relative path inside "
+    throw Error(prefix +
+                " is an absolute path; external data must be a relative path inside "
                 "the model's directory");
   }
   std::error_code ec;
@@ -67,9 +69,8 @@ fs::path resolve_external_path(const std::string& location, const TensorOrigin& 
   auto f = full.begin();
   for (; b != base.end(); ++b, ++f) {
     if (f == full.end() || *b != *f) {
-      throw Error(prefix + " resolves to '" + full.string() +
-                  "', outside the model's directory '" + base.string() +
-                  "'; external data must stay inside the model's directory");
+      throw Error(prefix + " resolves to '" + full.string() + "', outside the model's directory '" +
+                  base.string() + "'; external data must stay inside the model's directory");
     }
   }
   if (f == full.end()) throw Error(prefix + " names the model directory itself");
@@ -105,8 +106,8 @@ ExternalRange locate_external(const onnx::TensorProto& proto, const TensorOrigin
                 ": data_location is EXTERNAL but external_data has no 'location' key");
   }
   const fs::path path = resolve_external_path(location, origin);
-  const std::string prefix = origin.model + ": " + origin.what + ": external data file '" +
-                             location + "'";
+  const std::string prefix =
+      origin.model + ": " + origin.what + ": external data file '" + location + "'";
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) throw Error(prefix + " does not exist or is not a file");
   const auto file_size = static_cast<int64_t>(fs::file_size(path, ec));
@@ -128,8 +129,8 @@ void read_external(const ExternalRange& range, const TensorOrigin& origin, Tenso
   if (tensor.nbytes() == 0) return;
   std::ifstream in(range.path, std::ios::binary);
   in.seekg(range.offset);
-  if (!in || !in.read(static_cast<char*>(tensor.raw()),
-                      static_cast<std::streamsize>(tensor.nbytes()))) {
+  if (!in ||
+      !in.read(static_cast<char*>(tensor.raw()), static_cast<std::streamsize>(tensor.nbytes()))) {
     throw Error(origin.model + ": " + origin.what + ": external data file '" + range.location +
                 "': read failed");
   }
@@ -188,9 +189,15 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const TensorOrigin& ori
   // integer types, bool and float16 (bits), as the ONNX spec stores them.
   int64_t count = 0;
   switch (dtype) {
-    case DType::kFloat32: count = proto.float_data_size(); break;
-    case DType::kInt64: count = proto.int64_data_size(); break;
-    default: count = proto.int32_data_size(); break;
+    case DType::kFloat32:
+      count = proto.float_data_size();
+      break;
+    case DType::kInt64:
+      count = proto.int64_data_size();
+      break;
+    default:
+      count = proto.int32_data_size();
+      break;
   }
   if (count != numel) {
     throw Error(where + ": holds " + std::to_string(count) + " elements but dims " +
@@ -199,18 +206,31 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const TensorOrigin& ori
   }
   Tensor tensor(dtype, shape);
   switch (dtype) {
-    case DType::kFloat32: copy_field<float>(proto.float_data(), tensor); break;
-    case DType::kInt64: copy_field<int64_t>(proto.int64_data(), tensor); break;
-    case DType::kInt32: copy_field<int32_t>(proto.int32_data(), tensor); break;
-    case DType::kInt8: copy_field<int8_t>(proto.int32_data(), tensor); break;
-    case DType::kUInt8: copy_field<uint8_t>(proto.int32_data(), tensor); break;
-    case DType::kFloat16: copy_field<uint16_t>(proto.int32_data(), tensor); break;
+    case DType::kFloat32:
+      copy_field<float>(proto.float_data(), tensor);
+      break;
+    case DType::kInt64:
+      copy_field<int64_t>(proto.int64_data(), tensor);
+      break;
+    case DType::kInt32:
+      copy_field<int32_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kInt8:
+      copy_field<int8_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kUInt8:
+      copy_field<uint8_t>(proto.int32_data(), tensor);
+      break;
+    case DType::kFloat16:
+      copy_field<uint16_t>(proto.int32_data(), tensor);
+      break;
     case DType::kBool: {
       bool* out = static_cast<bool*>(tensor.raw());
       for (int i = 0; i < proto.int32_data_size(); ++i) out[i] = proto.int32_data(i) != 0;
       break;
     }
-    case DType::kUndefined: break;
+    case DType::kUndefined:
+      break;
   }
   return tensor;
 }

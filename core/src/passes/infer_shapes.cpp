@@ -32,22 +32,22 @@ namespace {
 
 // Ops whose result is not a function of their inputs; never folded.
 bool is_nondeterministic(const std::string& op) {
-  static const std::unordered_set<std::string> ops = {
-      "RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial",
-      "Bernoulli"};
+  static const std::unordered_set<std::string> ops = {"RandomNormal",  "RandomNormalLike",
+                                                      "RandomUniform", "RandomUniformLike",
+                                                      "Multinomial",   "Bernoulli"};
   return ops.count(op) != 0;
 }
 
 // Shape (with opset-15 start/end) computed from the inferred input shape, so the input itself
 // need not be constant.
-Tensor shape_of(const Node& node, const Shape& shape) {
+Tensor shape_of(const Node& node, int64_t opset, const Shape& shape) {
   const auto rank = static_cast<int64_t>(shape.size());
   auto clamp = [rank](int64_t axis) {
     if (axis < 0) axis += rank;
     return axis < 0 ? 0 : (axis > rank ? rank : axis);
   };
-  const int64_t start = clamp(node.attrs.get_int("start", 0));
-  const int64_t end = clamp(node.attrs.get_int("end", rank));
+  const int64_t start = opset < 15 ? 0 : clamp(node.attrs.get_int("start", 0));
+  const int64_t end = opset < 15 ? rank : clamp(node.attrs.get_int("end", rank));
   std::vector<int64_t> dims;
   for (int64_t i = start; i < end; ++i) dims.push_back(shape[static_cast<size_t>(i)]);
   return Tensor::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, dims);
@@ -152,10 +152,10 @@ class Sweep {
     std::vector<Tensor> results;
     try {
       if (node.op_type == "Shape" && args.size() == 1 && args[0] == nullptr) {
-        results.push_back(shape_of(node, graph_.value(node.inputs[0]).shape));
+        results.push_back(shape_of(node, graph_.opset, graph_.value(node.inputs[0]).shape));
       } else if (node.op_type == "Size" && args.size() == 1 && args[0] == nullptr) {
-        results.push_back(Tensor::from_vector<int64_t>(
-            {}, {shape_numel(graph_.value(node.inputs[0]).shape)}));
+        results.push_back(
+            Tensor::from_vector<int64_t>({}, {shape_numel(graph_.value(node.inputs[0]).shape)}));
       } else {
         results = ops::compute_node(node, graph_.opset, args, infos);
       }
@@ -188,6 +188,8 @@ void infer_and_fold(Graph& graph, bool fold, int64_t max_elements) {
 
 }  // namespace passes
 
-void infer_shapes(Graph& graph) { passes::infer_and_fold(graph, false, 0); }
+void infer_shapes(Graph& graph) {
+  passes::infer_and_fold(graph, false, 0);
+}
 
 }  // namespace tessera

@@ -1,0 +1,289 @@
+// Runs the ONNX project's backend node tests (one gtest case per test directory) with the
+// reference kernels and compares against the expected outputs shipped with each case.
+//
+// Data: $TESSERA_ONNX_NODE_TESTS, else <build>/onnx-node-tests (fetch_onnx_node_tests.sh).
+// A case whose ops are not all registered is skipped. A case listed in known_unsupported.txt must
+// raise tessera::UnsupportedError containing the listed reason; every other case must pass.
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "op.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/reference_runner.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr double kRtol = 1e-3;
+constexpr double kAtol = 1e-5;
+
+fs::path data_dir() {
+  const char* env = std::getenv("TESSERA_ONNX_NODE_TESTS");
+  return env != nullptr && *env != '\0' ? fs::path(env) : fs::path(TESSERA_ONNX_NODE_TESTS_DEFAULT);
+}
+
+std::vector<std::string> list_cases() {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(data_dir(), ec)) {
+    if (entry.is_directory() && fs::exists(entry.path() / "model.onnx")) {
+      names.push_back(entry.path().filename().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// known_unsupported.txt: "<case> <reason>" per line; '#' starts a comment.
+const std::map<std::string, std::string>& known_unsupported() {
+  static const std::map<std::string, std::string> known = [] {
+    std::map<std::string, std::string> m;
+    std::ifstream in(TESSERA_KNOWN_UNSUPPORTED);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      std::istringstream fields(line);
+      std::string name;
+      fields >> name;
+      std::string reason;
+      std::getline(fields >> std::ws, reason);
+      if (!name.empty()) m[name] = reason;
+    }
+    return m;
+  }();
+  return known;
+}
+
+struct Counts {
+  int passed = 0;
+  int expected_unsupported = 0;
+  int skipped = 0;
+  int failed = 0;
+};
+Counts& counts() {
+  static Counts c;
+  return c;
+}
+
+class SummaryPrinter : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    const Counts& c = counts();
+    std::cout << "conformance: " << c.passed << " passed, " << c.expected_unsupported
+              << " expected-unsupported, " << c.skipped << " skipped (ops not in list)"
+              << std::endl;
+    if (c.failed > 0) std::cout << "conformance: " << c.failed << " failed" << std::endl;
+  }
+};
+const auto* const kSummary = ::testing::AddGlobalTestEnvironment(new SummaryPrinter);
+
+onnx::ModelProto read_model_proto(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) ADD_FAILURE() << path << ": protobuf parse failed";
+  return model;
+}
+
+// Ops the model uses that the registry lacks ("domain:op" for other domains).
+std::set<std::string> missing_ops(const onnx::ModelProto& model) {
+  const std::vector<std::string> ops = ops::registered_ops();
+  const std::set<std::string> have(ops.begin(), ops.end());
+  std::set<std::string> missing;
+  for (const auto& node : model.graph().node()) {
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      missing.insert(node.domain() + ":" + node.op_type());
+    } else if (have.count(node.op_type()) == 0) {
+      missing.insert(node.op_type());
+    }
+  }
+  return missing;
+}
+
+std::vector<fs::path> numbered_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> files;
+  for (int i = 0;; ++i) {
+    const fs::path p = dir / (prefix + std::to_string(i) + ".pb");
+    if (!fs::exists(p)) break;
+    files.push_back(p);
+  }
+  return files;
+}
+
+struct DataSet {
+  fs::path dir;
+  std::vector<Tensor> inputs;
+  std::vector<Tensor> outputs;
+};
+
+std::vector<DataSet> read_data_sets(const fs::path& case_dir) {
+  std::vector<fs::path> dirs;
+  for (const auto& entry : fs::directory_iterator(case_dir)) {
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {
+      dirs.push_back(entry.path());
+    }
+  }
+  std::sort(dirs.begin(), dirs.end());
+  std::vector<DataSet> sets;
+  for (const fs::path& dir : dirs) {
+    DataSet set;
+    set.dir = dir;
+    for (const fs::path& p : numbered_files(dir, "input_")) {
+      set.inputs.push_back(read_onnx_tensor_file(p.string()));
+    }
+    for (const fs::path& p : numbered_files(dir, "output_")) {
+      set.outputs.push_back(read_onnx_tensor_file(p.string()));
+    }
+    sets.push_back(std::move(set));
+  }
+  return sets;
+}
+
+// Returns "" when `actual` matches `expected` (np.allclose for floats, exact otherwise).
+std::string compare(const Tensor& expected, const Tensor& actual) {
+  if (expected.dtype() != actual.dtype()) {
+    return std::string("dtype ") + dtype_name(actual.dtype()) + ", expected " +
+           dtype_name(expected.dtype());
+  }
+  if (expected.shape() != actual.shape()) {
+    return "shape " + shape_str(actual.shape()) + ", expected " + shape_str(expected.shape());
+  }
+  const bool floating = expected.dtype() == DType::kFloat32 || expected.dtype() == DType::kFloat16;
+  int bad = 0;
+  std::ostringstream first;
+  for (int64_t i = 0; i < expected.numel(); ++i) {
+    bool ok;
+    if (floating) {
+      const double e = expected.scalar_as_double(i);
+      const double a = actual.scalar_as_double(i);
+      ok = (std::isnan(e) && std::isnan(a)) || e == a ||
+           std::fabs(a - e) <= kAtol + kRtol * std::fabs(e);
+    } else {
+      ok = expected.scalar_as_int64(i) == actual.scalar_as_int64(i);
+    }
+    if (!ok && bad++ == 0) {
+      first << "element " << i << ": got " << actual.scalar_as_double(i) << ", expected "
+            << expected.scalar_as_double(i);
+    }
+  }
+  if (bad == 0) return "";
+  return std::to_string(bad) + " of " + std::to_string(expected.numel()) +
+         " elements differ; first at " + first.str();
+}
+
+// Imports and runs every data set; returns failure descriptions (empty when all match).
+std::vector<std::string> run_case(const fs::path& case_dir, const onnx::ModelProto& model) {
+  const std::vector<DataSet> sets = read_data_sets(case_dir);
+  std::set<std::string> initializers;
+  for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
+  std::vector<std::string> input_names;
+  for (const auto& in : model.graph().input()) {
+    if (initializers.count(in.name()) == 0) input_names.push_back(in.name());
+  }
+  ImportOptions options;
+  // The data sets fix every input's shape, including dims the model leaves symbolic.
+  if (!sets.empty()) {
+    for (size_t i = 0; i < input_names.size() && i < sets[0].inputs.size(); ++i) {
+      options.input_shapes[input_names[i]] = sets[0].inputs[i].shape();
+    }
+  }
+  const Graph graph = import_onnx_file((case_dir / "model.onnx").string(), options);
+  std::vector<std::string> failures;
+  for (const DataSet& set : sets) {
+    std::map<std::string, Tensor> feeds;
+    for (size_t i = 0; i < input_names.size() && i < set.inputs.size(); ++i) {
+      feeds[input_names[i]] = set.inputs[i];
+    }
+    const std::vector<Tensor> outputs = run_reference(graph, feeds);
+    if (outputs.size() != set.outputs.size()) {
+      failures.push_back(set.dir.filename().string() + ": " + std::to_string(outputs.size()) +
+                         " outputs, expected " + std::to_string(set.outputs.size()));
+      continue;
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      const std::string diff = compare(set.outputs[i], outputs[i]);
+      if (!diff.empty()) {
+        failures.push_back(set.dir.filename().string() + " output " + std::to_string(i) + " ('" +
+                           graph.value(graph.outputs[i]).name + "'): " + diff);
+      }
+    }
+  }
+  return failures;
+}
+
+class OnnxNodeTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxNodeTest, Run) {
+  const std::string name = GetParam();
+  const fs::path case_dir = data_dir() / name;
+  const onnx::ModelProto model = read_model_proto(case_dir / "model.onnx");
+  const std::set<std::string> missing = missing_ops(model);
+  if (!missing.empty()) {
+    ++counts().skipped;
+    std::string list;
+    for (const auto& op : missing) list += (list.empty() ? "" : ", ") + op;
+    GTEST_SKIP() << "ops not registered: " << list;
+  }
+
+  auto known = known_unsupported().find(name);
+  if (known != known_unsupported().end()) {
+    try {
+      run_case(case_dir, model);
+    } catch (const UnsupportedError& e) {
+      EXPECT_NE(std::string(e.what()).find(known->second), std::string::npos)
+          << "UnsupportedError does not contain the reason listed in known_unsupported.txt ('"
+          << known->second << "'): " << e.what();
+      if (!HasFailure()) ++counts().expected_unsupported;
+      return;
+    } catch (const std::exception& e) {
+      ++counts().failed;
+      FAIL() << "listed as unsupported, but raised a different error: " << e.what();
+    }
+    ++counts().failed;
+    FAIL() << "listed in known_unsupported.txt but ran without UnsupportedError; remove it there";
+  }
+
+  std::vector<std::string> failures;
+  try {
+    failures = run_case(case_dir, model);
+  } catch (const std::exception& e) {
+    failures.push_back(e.what());
+  }
+  if (failures.empty()) {
+    ++counts().passed;
+    return;
+  }
+  ++counts().failed;
+  for (const auto& f : failures) ADD_FAILURE() << f;
+}
+
+std::string case_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string s = info.param;
+  for (char& c : s) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  }
+  return s;
+}
+
+INSTANTIATE_TEST_SUITE_P(Node, OnnxNodeTest, ::testing::ValuesIn(list_cases()), case_name);
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OnnxNodeTest);
+
+TEST(OnnxNodeTests, DataIsPresent) {
+  EXPECT_FALSE(list_cases().empty())
+      << "no ONNX node tests under " << data_dir() << "; run tests/conformance/"
+      << "fetch_onnx_node_tests.sh " << data_dir() << " or set TESSERA_ONNX_NODE_TESTS";
+}
+
+}  // namespace
+}  // namespace tessera

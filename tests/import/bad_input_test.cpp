@@ -1,0 +1,328 @@
+// Malformed or unsupported models: every case must raise tessera::Error (UnsupportedError where
+// the model is valid but uses something Tessera does not implement) whose message names the file
+// and, where one is involved, the node, value or attribute. Nothing may crash.
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <random>
+
+#include "model_builder.hpp"
+#include "tessera/onnx_import.hpp"
+
+namespace tessera {
+namespace {
+
+using test::ModelBuilder;
+using test::scratch_dir;
+
+enum class Kind { kError, kUnsupported };
+
+// Imports `path` and checks the error kind and that the message holds the path and `needles`.
+void expect_import_error(const std::string& path, Kind kind,
+                         const std::vector<std::string>& needles) {
+  try {
+    import_onnx_file(path);
+    ADD_FAILURE() << "importing " << path << " did not fail";
+  } catch (const UnsupportedError& e) {
+    std::cout << "  unsupported: " << e.what() << "\n";
+    EXPECT_EQ(kind, Kind::kUnsupported) << "unexpected UnsupportedError: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    for (const auto& n : needles) {
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+    }
+  } catch (const Error& e) {
+    std::cout << "  error: " << e.what() << "\n";
+    EXPECT_EQ(kind, Kind::kError) << "expected UnsupportedError, got: " << e.what();
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+    for (const auto& n : needles) {
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos)
+          << "'" << n << "' not in: " << e.what();
+    }
+  }
+}
+
+// A valid model: Y = Relu(X + W), W a 256-float initializer.
+ModelBuilder valid_model(int64_t opset = 13) {
+  ModelBuilder m(opset);
+  m.input("X", onnx::TensorProto::FLOAT, {256});
+  m.raw_float("W", {256}, std::vector<float>(256, 1.0f));
+  m.node("Add", {"X", "W"}, {"S"}, "add");
+  m.node("Relu", {"S"}, {"Y"}, "relu");
+  m.output("Y", onnx::TensorProto::FLOAT, {256});
+  return m;
+}
+
+// A model with one external-data initializer W (3 floats) at `location`.
+ModelBuilder external_model(const std::string& location, const std::string& length = "12") {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {3});
+  auto* t = m.graph().add_initializer();
+  t->set_name("W");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(3);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* kv = t->add_external_data();
+  kv->set_key("location");
+  kv->set_value(location);
+  kv = t->add_external_data();
+  kv->set_key("length");
+  kv->set_value(length);
+  m.node("Mul", {"X", "W"}, {"Y"});
+  m.output("Y", onnx::TensorProto::FLOAT, {3});
+  return m;
+}
+
+TEST(BadInput, MissingFile) {
+  const std::string path = (scratch_dir() / "absent.onnx").string();
+  expect_import_error(path, Kind::kError, {"cannot open"});
+}
+
+TEST(BadInput, EmptyFile) {
+  const auto path = scratch_dir() / "empty.onnx";
+  test::write_file(path, "");
+  expect_import_error(path.string(), Kind::kError, {"not a valid ONNX model", "empty"});
+}
+
+TEST(BadInput, TruncatedFile) {
+  const std::string bytes = valid_model().bytes();
+  const auto dir = scratch_dir();
+  // Cuts inside the initializer's raw_data, and just before the end.
+  for (size_t keep : {bytes.size() / 2, bytes.size() - 3}) {
+    const auto path = dir / ("truncated_" + std::to_string(keep) + ".onnx");
+    test::write_file(path, bytes.substr(0, keep));
+    expect_import_error(path.string(), Kind::kError, {"not a valid ONNX model"});
+  }
+}
+
+TEST(BadInput, RandomBytes) {
+  std::mt19937 rng(1234);
+  const auto dir = scratch_dir();
+  for (int i = 0; i < 20; ++i) {
+    std::string bytes(static_cast<size_t>(1 + rng() % 4096), '\0');
+    for (char& c : bytes) c = static_cast<char>(rng() & 0xff);
+    const auto path = dir / ("random_" + std::to_string(i) + ".onnx");
+    test::write_file(path, bytes);
+    expect_import_error(path.string(), Kind::kError, {"not a valid ONNX model"});
+  }
+}
+
+TEST(BadInput, Cycle) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2});
+  m.node("Add", {"X", "B"}, {"A"}, "first");
+  m.node("Relu", {"A"}, {"B"}, "second");
+  m.output("B", onnx::TensorProto::FLOAT, {2});
+  expect_import_error(m.save(scratch_dir() / "cycle.onnx"), Kind::kError, {"cycle"});
+}
+
+TEST(BadInput, UndefinedInputName) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2});
+  m.node("Add", {"X", "ghost"}, {"Y"}, "adder");
+  m.output("Y", onnx::TensorProto::FLOAT, {2});
+  expect_import_error(m.save(scratch_dir() / "undefined.onnx"), Kind::kError,
+                      {"'adder'", "'ghost'"});
+}
+
+TEST(BadInput, ValueProducedTwice) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2});
+  m.node("Relu", {"X"}, {"Y"}, "one");
+  m.node("Relu", {"X"}, {"Y"}, "two");
+  m.output("Y", onnx::TensorProto::FLOAT, {2});
+  expect_import_error(m.save(scratch_dir() / "twice.onnx"), Kind::kError, {"'two'", "'Y'"});
+}
+
+TEST(BadInput, NegativeDims) {
+  const auto dir = scratch_dir();
+  ModelBuilder init = valid_model();
+  init.graph().mutable_initializer(0)->set_dims(0, -256);
+  expect_import_error(init.save(dir / "neg_init.onnx"), Kind::kError, {"'W'", "negative"});
+
+  ModelBuilder input = valid_model();
+  input.graph()
+      .mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(-4);
+  expect_import_error(input.save(dir / "neg_input.onnx"), Kind::kError, {"'X'", "negative"});
+}
+
+TEST(BadInput, OverflowingDims) {
+  const auto dir = scratch_dir();
+  ModelBuilder init = valid_model();
+  auto* w = init.graph().mutable_initializer(0);
+  w->clear_dims();
+  for (int i = 0; i < 3; ++i) w->add_dims(int64_t{1} << 30);
+  expect_import_error(init.save(dir / "overflow_init.onnx"), Kind::kError, {"'W'", "overflow"});
+
+  ModelBuilder input = valid_model();
+  auto* shape =
+      input.graph().mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(0)->set_dim_value(int64_t{1} << 40);
+  shape->add_dim()->set_dim_value(int64_t{1} << 40);
+  expect_import_error(input.save(dir / "overflow_input.onnx"), Kind::kError, {"'X'", "overflow"});
+}
+
+TEST(BadInput, RawDataSizeDisagreesWithDims) {
+  ModelBuilder m = valid_model();
+  m.graph().mutable_initializer(0)->set_dims(0, 300);
+  expect_import_error(m.save(scratch_dir() / "raw_size.onnx"), Kind::kError,
+                      {"'W'", "raw_data holds 1024 bytes", "1200"});
+}
+
+TEST(BadInput, TypedDataCountDisagreesWithDims) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {3});
+  m.typed_float("W", {3}, {1, 2});
+  m.node("Mul", {"X", "W"}, {"Y"});
+  m.output("Y", onnx::TensorProto::FLOAT, {3});
+  expect_import_error(m.save(scratch_dir() / "typed_count.onnx"), Kind::kError,
+                      {"'W'", "2 elements"});
+}
+
+TEST(BadInput, UnknownOp) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2});
+  m.node("FrobnicateHarder", {"X"}, {"Y"}, "frob");
+  m.output("Y", onnx::TensorProto::FLOAT, {2});
+  expect_import_error(m.save(scratch_dir() / "unknown_op.onnx"), Kind::kUnsupported,
+                      {"'frob'", "FrobnicateHarder"});
+}
+
+TEST(BadInput, NodeInAnotherDomain) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2});
+  m.node("Gelu", {"X"}, {"Y"}, "gelu")->set_domain("com.microsoft");
+  m.output("Y", onnx::TensorProto::FLOAT, {2});
+  expect_import_error(m.save(scratch_dir() / "domain.onnx"), Kind::kUnsupported,
+                      {"'gelu'", "com.microsoft"});
+}
+
+TEST(BadInput, SubgraphAttribute) {
+  ModelBuilder m;
+  m.input("C", onnx::TensorProto::BOOL, {});
+  auto* n = m.node("If", {"C"}, {"Y"}, "branch");
+  auto* a = n->add_attribute();
+  a->set_name("then_branch");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name("then");
+  m.output("Y", onnx::TensorProto::FLOAT);
+  expect_import_error(m.save(scratch_dir() / "subgraph.onnx"), Kind::kUnsupported,
+                      {"'branch'", "'then_branch'"});
+}
+
+TEST(BadInput, UnsupportedElementTypes) {
+  const auto dir = scratch_dir();
+  ModelBuilder init;
+  init.input("X", onnx::TensorProto::FLOAT, {1});
+  const double d = 1.0;
+  init.raw("Wd", onnx::TensorProto::DOUBLE, {1}, &d, sizeof d);
+  init.node("Relu", {"X"}, {"Y"});
+  init.output("Y", onnx::TensorProto::FLOAT, {1});
+  expect_import_error(init.save(dir / "double_init.onnx"), Kind::kUnsupported, {"'Wd'", "DOUBLE"});
+
+  ModelBuilder input;
+  input.input("Xs", onnx::TensorProto::STRING, {1});
+  input.node("Identity", {"Xs"}, {"Y"});
+  input.output("Y", onnx::TensorProto::STRING, {1});
+  expect_import_error(input.save(dir / "string_input.onnx"), Kind::kUnsupported,
+                      {"'Xs'", "STRING"});
+
+  ModelBuilder bf16;
+  bf16.input("Xb", onnx::TensorProto::BFLOAT16, {1});
+  bf16.node("Identity", {"Xb"}, {"Y"});
+  bf16.output("Y", onnx::TensorProto::BFLOAT16, {1});
+  expect_import_error(bf16.save(dir / "bf16_input.onnx"), Kind::kUnsupported, {"'Xb'", "BFLOAT16"});
+}
+
+TEST(BadInput, SequenceInput) {
+  ModelBuilder m;
+  auto* in = m.graph().add_input();
+  in->set_name("seq");
+  in->mutable_type()
+      ->mutable_sequence_type()
+      ->mutable_elem_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::FLOAT);
+  m.node("Identity", {"seq"}, {"Y"});
+  m.output("Y", onnx::TensorProto::FLOAT, {1});
+  expect_import_error(m.save(scratch_dir() / "sequence.onnx"), Kind::kUnsupported,
+                      {"'seq'", "not a tensor"});
+}
+
+TEST(BadInput, OpsetOutOfRange) {
+  const auto dir = scratch_dir();
+  expect_import_error(valid_model(6).save(dir / "opset6.onnx"), Kind::kError,
+                      {"opset 6", "7 to 18"});
+  expect_import_error(valid_model(19).save(dir / "opset19.onnx"), Kind::kError,
+                      {"opset 19", "7 to 18"});
+  ModelBuilder none = valid_model();
+  none.proto().clear_opset_import();
+  expect_import_error(none.save(dir / "no_opset.onnx"), Kind::kError, {"no opset"});
+}
+
+TEST(BadInput, ExternalPathWithDotDotEscapes) {
+  const auto root = scratch_dir();
+  const auto dir = root / "model";
+  std::filesystem::create_directories(dir);
+  test::write_file(root / "outside.bin", std::string(12, '\0'));
+  expect_import_error(external_model("../outside.bin").save(dir / "dotdot.onnx"), Kind::kError,
+                      {"'W'", "../outside.bin", "outside the model's directory"});
+}
+
+TEST(BadInput, ExternalAbsolutePath) {
+  const auto dir = scratch_dir();
+  test::write_file(dir / "w.bin", std::string(12, '\0'));
+  const std::string absolute = std::filesystem::absolute(dir / "w.bin").string();
+  expect_import_error(external_model(absolute).save(dir / "absolute.onnx"), Kind::kError,
+                      {"'W'", absolute, "absolute"});
+}
+
+TEST(BadInput, ExternalSymlinkOutOfDirectory) {
+  const auto root = scratch_dir();
+  const auto dir = root / "model";
+  std::filesystem::create_directories(dir);
+  test::write_file(root / "secret.bin", std::string(12, '\0'));
+  std::filesystem::create_symlink(root / "secret.bin", dir / "link.bin");
+  expect_import_error(external_model("link.bin").save(dir / "symlink.onnx"), Kind::kError,
+                      {"'W'", "link.bin", "outside the model's directory"});
+}
+
+TEST(BadInput, ExternalRangePastEndOfFile) {
+  const auto dir = scratch_dir();
+  test::write_file(dir / "short.bin", std::string(4, '\0'));
+  expect_import_error(external_model("short.bin").save(dir / "short.onnx"), Kind::kError,
+                      {"'W'", "short.bin", "past the end"});
+  expect_import_error(external_model("missing.bin").save(dir / "missing.onnx"), Kind::kError,
+                      {"'W'", "missing.bin", "does not exist"});
+  expect_import_error(external_model("short.bin", "8").save(dir / "length.onnx"), Kind::kError,
+                      {"'W'", "need 12"});
+}
+
+TEST(BadInput, ExternalDataFromBytesIsRefused) {
+  try {
+    import_onnx_bytes(external_model("w.bin").bytes(), "membuf.onnx", "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("membuf.onnx"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("'W'"), std::string::npos) << e.what();
+  }
+}
+
+TEST(BadInput, BadTensorProtoFile) {
+  const auto path = scratch_dir() / "input_0.pb";
+  test::write_file(path, std::string("\xff\xff\xff\xff\x0f", 5));
+  try {
+    read_onnx_tensor_file(path.string());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tessera

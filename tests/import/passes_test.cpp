@@ -1,0 +1,153 @@
+// Graph pass tests: shape inference, constant folding of the shape subgraphs PyTorch exports,
+// the folding size limit, and errors that name the node and file.
+#include <gtest/gtest.h>
+
+#include "model_builder.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/passes.hpp"
+#include "tessera/reference_runner.hpp"
+
+namespace tessera {
+namespace {
+
+using test::ModelBuilder;
+
+// Y = Reshape(Relu(X), Concat(Unsqueeze(Gather(Shape(X), 0)), [-1])): X [2,3,4] -> Y [2,12].
+ModelBuilder shape_chain_model() {
+  ModelBuilder m(13);
+  m.input("X", onnx::TensorProto::FLOAT, {2, 3, 4});
+  m.node("Relu", {"X"}, {"R"}, "relu");
+  m.node("Shape", {"X"}, {"S"}, "shape");
+  m.raw_int64("zero", {}, {0});
+  m.raw_int64("axes0", {1}, {0});
+  m.raw_int64("minus1", {1}, {-1});
+  m.node("Gather", {"S", "zero"}, {"B"}, "gather");
+  m.node("Unsqueeze", {"B", "axes0"}, {"B1"}, "unsqueeze");
+  ModelBuilder::add_int_attr(m.node("Concat", {"B1", "minus1"}, {"NewShape"}, "concat"), "axis", 0);
+  m.node("Reshape", {"R", "NewShape"}, {"Y"}, "reshape");
+  m.output("Y", onnx::TensorProto::FLOAT, {2, 12});
+  return m;
+}
+
+TEST(Passes, FoldsShapeGatherUnsqueezeConcatChain) {
+  const Graph g = import_onnx_bytes(shape_chain_model().bytes(), "chain.onnx", "");
+  ASSERT_EQ(g.nodes.size(), 2u);
+  EXPECT_EQ(g.nodes[0].op_type, "Relu");
+  EXPECT_EQ(g.nodes[1].op_type, "Reshape");
+  const Value& new_shape = g.value(g.find_value("NewShape"));
+  ASSERT_TRUE(new_shape.constant);
+  EXPECT_EQ(new_shape.constant->to_int64_vector(), (std::vector<int64_t>{2, -1}));
+  EXPECT_EQ(g.value(g.find_value("Y")).shape, (Shape{2, 12}));
+
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 12.0f;
+  const auto out = run_reference(g, {{"X", Tensor::from_vector<float>({2, 3, 4}, x)}});
+  ASSERT_EQ(out[0].shape(), (Shape{2, 12}));
+  const std::vector<float> y = out[0].to_float_vector();
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], std::max(x[i], 0.0f)) << i;
+}
+
+TEST(Passes, InferShapesAloneCannotSeeThroughTheChainButFoldingCan) {
+  ImportOptions opts;
+  opts.prepare = false;
+  Graph g = import_onnx_bytes(shape_chain_model().bytes(), "chain.onnx", "", opts);
+  EXPECT_EQ(g.nodes.size(), 6u);
+  // Reshape's shape input is not a constant without folding.
+  EXPECT_THROW(infer_shapes(g), UnsupportedError);
+  prepare_graph(g);
+  EXPECT_EQ(g.nodes.size(), 2u);
+}
+
+TEST(Passes, LargeConstantResultsAreNotFolded) {
+  ModelBuilder m;
+  m.raw_float("A", {4}, {1, 2, 3, 4});
+  m.raw_float("B", {4}, {10, 20, 30, 40});
+  m.input("X", onnx::TensorProto::FLOAT, {4});
+  m.node("Add", {"A", "B"}, {"C"});
+  m.node("Mul", {"X", "C"}, {"Y"});
+  m.output("Y", onnx::TensorProto::FLOAT, {4});
+  ImportOptions opts;
+  opts.prepare = false;
+
+  Graph small = import_onnx_bytes(m.bytes(), "fold.onnx", "", opts);
+  fold_constants(small, 3);  // C has 4 elements: stays a node
+  EXPECT_EQ(small.nodes.size(), 2u);
+  EXPECT_FALSE(small.value(small.find_value("C")).constant);
+
+  Graph big = import_onnx_bytes(m.bytes(), "fold.onnx", "", opts);
+  fold_constants(big, 4);
+  ASSERT_EQ(big.nodes.size(), 1u);
+  EXPECT_EQ(big.value(big.find_value("C")).constant->to_float_vector(),
+            (std::vector<float>{11, 22, 33, 44}));
+
+  for (const Graph* g : {&small, &big}) {
+    const auto out = run_reference(*g, {{"X", Tensor::from_vector<float>({4}, {1, 1, 2, 2})}});
+    EXPECT_EQ(out[0].to_float_vector(), (std::vector<float>{11, 22, 66, 88}));
+  }
+}
+
+TEST(Passes, DeclaredOutputShapeThatContradictsInferenceNamesTheValue) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2, 3});
+  m.node("Relu", {"X"}, {"Y"}, "act");
+  m.output("Y", onnx::TensorProto::FLOAT, {3, 2});
+  try {
+    import_onnx_bytes(m.bytes(), "declared.onnx", "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("declared.onnx"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'act'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'Y'"), std::string::npos) << msg;
+  }
+  ModelBuilder d;
+  d.input("X", onnx::TensorProto::FLOAT, {2, 3});
+  d.node("Relu", {"X"}, {"Y"}, "act");
+  d.output("Y", onnx::TensorProto::INT64, {2, 3});
+  try {
+    import_onnx_bytes(d.bytes(), "declared.onnx", "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("int64"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Passes, InferenceErrorsNameNodeAndFile) {
+  ModelBuilder m;
+  m.input("A", onnx::TensorProto::FLOAT, {2, 3});
+  m.input("B", onnx::TensorProto::FLOAT, {4});
+  m.node("Add", {"A", "B"}, {"Y"}, "bad_add");
+  m.output("Y", onnx::TensorProto::FLOAT);
+  try {
+    import_onnx_bytes(m.bytes(), "broadcast.onnx", "");
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("broadcast.onnx"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("'bad_add'"), std::string::npos) << msg;
+  }
+}
+
+TEST(Passes, ConstantNodesFoldAndDeadNodesGo) {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2});
+  auto* c = m.node("Constant", {}, {"K"}, "k");
+  auto* a = c->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+  a->mutable_t()->add_dims(2);
+  a->mutable_t()->add_float_data(0.5f);
+  a->mutable_t()->add_float_data(-1);
+  m.node("Relu", {"X"}, {"Unused"}, "dead");
+  m.node("Mul", {"X", "K"}, {"Y"}, "mul");
+  m.output("Y", onnx::TensorProto::FLOAT, {2});
+  const Graph g = import_onnx_bytes(m.bytes(), "const.onnx", "");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].name, "mul");
+  const auto out = run_reference(g, {{"X", Tensor::from_vector<float>({2}, {4, 4})}});
+  EXPECT_EQ(out[0].to_float_vector(), (std::vector<float>{2, -4}));
+}
+
+}  // namespace
+}  // namespace tessera
