@@ -1,0 +1,426 @@
+// Plugin-author helper (header-only, plugin side): write an ordinary C++ class, get the C table.
+//
+//   class MyPlugin : public tessera::plugin::Plugin {
+//     std::vector<DeviceInfo> probe(const std::string& selector) override;
+//     Support query(int device, const RegionView& region, const NodeView& node) override;
+//     std::unique_ptr<CompiledRegion> compile(int device, const RegionView& region,
+//                                             const CompileOptions& options) override;
+//   };
+//   TESSERA_DEFINE_PLUGIN(MyPlugin, "my", "1.0.0", "one line saying what it runs on")
+//
+// The macro emits the extern "C" entry symbol and a static tsr_plugin table of trampolines. Every
+// trampoline catches every exception and turns it into a status + message, so nothing C++ crosses
+// the boundary. Throw tessera::plugin::Failure to pick the status (e.g. TSR_COMPILE_FAILED); any
+// other exception becomes TSR_ERROR with its what().
+//
+// Device indices: `device` in query/compile is an index into the list the most recent probe()
+// returned. The plugin object is created on the first entry call and destroyed in shutdown().
+//
+// Depends only on plugin_abi.h and the C++ standard library, so a plugin never links core.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "tessera/plugin_abi.h"
+
+namespace tessera::plugin {
+
+// Thrown by plugin code to report a specific status; the message reaches core's plan/warnings.
+class Failure : public std::exception {
+ public:
+  Failure(tsr_status status, std::string message)
+      : status_(status), message_(std::move(message)) {}
+  tsr_status status() const noexcept { return status_; }
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  tsr_status status_;
+  std::string message_;
+};
+
+// Bytes per element of a tsr_dtype; 0 when unknown.
+inline size_t dtype_size(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_FLOAT32:
+    case TSR_DTYPE_INT32:
+      return 4;
+    case TSR_DTYPE_INT64:
+      return 8;
+    case TSR_DTYPE_FLOAT16:
+      return 2;
+    case TSR_DTYPE_UINT8:
+    case TSR_DTYPE_INT8:
+    case TSR_DTYPE_BOOL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+inline int64_t tensor_numel(const tsr_tensor& t) {
+  int64_t n = 1;
+  for (int32_t i = 0; i < t.rank; ++i) n *= t.dims[i];
+  return n;
+}
+
+inline size_t tensor_nbytes(const tsr_tensor& t) {
+  return static_cast<size_t>(tensor_numel(t)) * dtype_size(t.dtype);
+}
+
+inline std::vector<int64_t> tensor_shape(const tsr_tensor& t) {
+  return std::vector<int64_t>(t.dims, t.dims + t.rank);
+}
+
+// Read-only view of one node of a region, with typed attribute getters that return the default
+// when the attribute is absent and throw Failure(TSR_INVALID_ARGUMENT) when its kind is wrong.
+class NodeView {
+ public:
+  NodeView(const tsr_region* region, int32_t index) : region_(region), index_(index) {}
+
+  int32_t index() const { return index_; }
+  const tsr_node& raw() const { return region_->nodes[index_]; }
+  std::string_view name() const { return raw().name ? raw().name : ""; }
+  std::string_view op_type() const { return raw().op_type ? raw().op_type : ""; }
+
+  int32_t num_inputs() const { return raw().num_inputs; }
+  int32_t num_outputs() const { return raw().num_outputs; }
+  // Value index of input/output i in the region's value table; -1 when omitted or out of range.
+  int32_t input_index(int32_t i) const {
+    return i >= 0 && i < raw().num_inputs ? raw().inputs[i] : -1;
+  }
+  int32_t output_index(int32_t i) const {
+    return i >= 0 && i < raw().num_outputs ? raw().outputs[i] : -1;
+  }
+  // nullptr when omitted.
+  const tsr_tensor* input(int32_t i) const {
+    const int32_t v = input_index(i);
+    return v < 0 ? nullptr : &region_->values[v];
+  }
+  const tsr_tensor* output(int32_t i) const {
+    const int32_t v = output_index(i);
+    return v < 0 ? nullptr : &region_->values[v];
+  }
+
+  const tsr_attribute* find_attribute(std::string_view name) const {
+    for (int32_t i = 0; i < raw().num_attributes; ++i) {
+      const tsr_attribute& a = raw().attributes[i];
+      if (a.name != nullptr && name == a.name) return &a;
+    }
+    return nullptr;
+  }
+  bool has_attribute(std::string_view name) const { return find_attribute(name) != nullptr; }
+
+  int64_t attr_int(std::string_view name, int64_t fallback) const {
+    const tsr_attribute* a = typed(name, TSR_ATTR_INT);
+    return a ? a->i : fallback;
+  }
+  float attr_float(std::string_view name, float fallback) const {
+    const tsr_attribute* a = typed(name, TSR_ATTR_FLOAT);
+    return a ? a->f : fallback;
+  }
+  std::string attr_string(std::string_view name, const std::string& fallback) const {
+    const tsr_attribute* a = typed(name, TSR_ATTR_STRING);
+    return a ? std::string(a->s ? a->s : "") : fallback;
+  }
+  std::vector<int64_t> attr_ints(std::string_view name,
+                                 const std::vector<int64_t>& fallback) const {
+    const tsr_attribute* a = typed(name, TSR_ATTR_INTS);
+    return a ? std::vector<int64_t>(a->ints, a->ints + a->count) : fallback;
+  }
+  std::vector<float> attr_floats(std::string_view name, const std::vector<float>& fallback) const {
+    const tsr_attribute* a = typed(name, TSR_ATTR_FLOATS);
+    return a ? std::vector<float>(a->floats, a->floats + a->count) : fallback;
+  }
+
+  // "node 'relu1' (Relu)" for messages.
+  std::string describe() const {
+    return "node '" + std::string(name()) + "' (" + std::string(op_type()) + ")";
+  }
+
+ private:
+  const tsr_attribute* typed(std::string_view name, int32_t kind) const {
+    const tsr_attribute* a = find_attribute(name);
+    if (a != nullptr && a->kind != kind) {
+      throw Failure(TSR_INVALID_ARGUMENT, describe() + ": attribute '" + std::string(name) +
+                                              "' has kind " + std::to_string(a->kind) +
+                                              ", expected " + std::to_string(kind));
+    }
+    return a;
+  }
+
+  const tsr_region* region_;
+  int32_t index_;
+};
+
+// Read-only view of a region handed to query/compile. Valid only during the call, except that
+// constants' data stays valid until the compiled region is released (see plugin_abi.h).
+class RegionView {
+ public:
+  explicit RegionView(const tsr_region* region) : region_(region) {}
+
+  const tsr_region& raw() const { return *region_; }
+  int64_t opset() const { return region_->opset; }
+  int32_t num_values() const { return region_->num_values; }
+  const tsr_tensor& value(int32_t i) const { return region_->values[i]; }
+  int32_t num_nodes() const { return region_->num_nodes; }
+  NodeView node(int32_t i) const { return NodeView(region_, i); }
+  int32_t num_inputs() const { return region_->num_inputs; }
+  int32_t input_index(int32_t i) const { return region_->inputs[i]; }
+  int32_t num_outputs() const { return region_->num_outputs; }
+  int32_t output_index(int32_t i) const { return region_->outputs[i]; }
+
+ private:
+  const tsr_region* region_;
+};
+
+// Strings are copied by the helper and kept alive until shutdown, as the ABI requires.
+struct DeviceInfo {
+  std::string vendor;
+  std::string name;
+  std::string driver_version;
+  std::string kind = "cpu";  // "cpu", "gpu", "npu"
+  int32_t compute_units = 0;
+  int64_t memory_bytes = 0;
+  std::string features;
+  int32_t score = 1;  // 0 = unusable (say why in unusable_reason)
+  std::string unusable_reason;
+};
+
+struct Support {
+  bool supported = false;
+  tsr_layout preferred_layout = TSR_LAYOUT_ANY;
+  double cost_us = 0.0;
+  std::string reason;  // why not, or a short note; truncated to 255 bytes
+
+  static Support yes(double cost_us, std::string note = {}) {
+    Support s;
+    s.supported = true;
+    s.cost_us = cost_us;
+    s.reason = std::move(note);
+    return s;
+  }
+  static Support no(std::string reason) {
+    Support s;
+    s.reason = std::move(reason);
+    return s;
+  }
+};
+
+struct CompileOptions {
+  int32_t num_threads = 0;
+  std::string precision = "fp32";
+  std::string cache_dir;  // "" = none
+  std::string pack_path;  // "" = heuristics
+};
+
+// What compile() returns. Buffers passed to execute() are host, dense, row-major, in the order of
+// the region's inputs/outputs. Called from one thread at a time per region.
+class CompiledRegion {
+ public:
+  virtual ~CompiledRegion() = default;
+  virtual void execute(const void* const* inputs, void* const* outputs) = 0;
+  // Per-node times of the last execute in microseconds; empty = not profiled.
+  virtual std::vector<double> last_profile() { return {}; }
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  // `selector` is "" when core passes none. Return every device, usable or not.
+  virtual std::vector<DeviceInfo> probe(const std::string& selector) = 0;
+  // Must answer (not throw) for unknown ops: Support::no("op X not implemented").
+  virtual Support query(int32_t device, const RegionView& region, const NodeView& node) = 0;
+  // Throw Failure(TSR_COMPILE_FAILED, ...) to make core fall back to the next plugin.
+  virtual std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+                                                  const CompileOptions& options) = 0;
+};
+
+namespace detail {
+
+inline void write_message(tsr_message message, const char* text) {
+  if (message.text == nullptr || message.capacity == 0) return;
+  const size_t n = std::min(std::strlen(text), message.capacity - 1);
+  std::memcpy(message.text, text, n);
+  message.text[n] = '\0';
+}
+
+// Runs `fn`, mapping exceptions to a status and writing their text into `message`.
+template <typename Fn>
+tsr_status guarded(tsr_message message, Fn&& fn) noexcept {
+  try {
+    fn();
+    return TSR_OK;
+  } catch (const Failure& e) {
+    write_message(message, e.what());
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    write_message(message, "out of host memory");
+    return TSR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    write_message(message, e.what());
+    return TSR_ERROR;
+  } catch (...) {
+    write_message(message, "unknown exception inside the plugin");
+    return TSR_ERROR;
+  }
+}
+
+// One instance per plugin class; everything lives in function-local statics of this template so
+// each plugin library has its own copies.
+template <typename T>
+struct Host {
+  struct State {
+    std::unique_ptr<Plugin> plugin;
+    std::vector<DeviceInfo> devices;  // keeps the strings handed out by probe alive
+    std::mutex mutex;
+  };
+  static State& state() {
+    static State s;
+    return s;
+  }
+
+  static tsr_status probe(const char* selector, tsr_device_info* out, int32_t capacity,
+                          int32_t* count, tsr_message message) noexcept {
+    State& s = state();
+    return guarded(message, [&] {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (!s.plugin) s.plugin = std::make_unique<T>();
+      s.devices = s.plugin->probe(selector ? selector : "");
+      const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(s.devices.size()));
+      for (int32_t i = 0; i < n; ++i) {
+        const DeviceInfo& d = s.devices[static_cast<size_t>(i)];
+        tsr_device_info info{};
+        info.struct_size = sizeof(tsr_device_info);
+        info.vendor = d.vendor.c_str();
+        info.name = d.name.c_str();
+        info.driver_version = d.driver_version.c_str();
+        info.kind = d.kind.c_str();
+        info.compute_units = d.compute_units;
+        info.memory_bytes = d.memory_bytes;
+        info.features = d.features.c_str();
+        info.score = d.score;
+        info.unusable_reason = d.unusable_reason.c_str();
+        out[i] = info;
+      }
+      *count = n;
+    });
+  }
+
+  static tsr_status query(int32_t device, const tsr_region* region, int32_t node,
+                          tsr_support* support) noexcept {
+    char text[256] = {0};
+    tsr_message message{text, sizeof(text)};
+    Support answer;
+    const tsr_status status = guarded(message, [&] {
+      Plugin* p = plugin_or_throw();
+      answer = p->query(device, RegionView(region), NodeView(region, node));
+    });
+    support->supported = status == TSR_OK && answer.supported ? 1 : 0;
+    support->preferred_layout = answer.preferred_layout;
+    support->cost_us = answer.cost_us;
+    const std::string& reason = status == TSR_OK ? answer.reason : std::string(text);
+    tsr_message out{support->reason, sizeof(support->reason)};
+    write_message(out, reason.c_str());
+    return status;
+  }
+
+  static tsr_status compile(int32_t device, const tsr_region* region,
+                            const tsr_compile_options* options, tsr_region_handle* handle,
+                            tsr_message message) noexcept {
+    return guarded(message, [&] {
+      CompileOptions opts;
+      if (options != nullptr) {
+        opts.num_threads = options->num_threads;
+        if (options->precision) opts.precision = options->precision;
+        if (options->cache_dir) opts.cache_dir = options->cache_dir;
+        if (options->pack_path) opts.pack_path = options->pack_path;
+      }
+      std::unique_ptr<CompiledRegion> compiled =
+          plugin_or_throw()->compile(device, RegionView(region), opts);
+      if (!compiled) throw Failure(TSR_COMPILE_FAILED, "compile() returned no region");
+      *handle = reinterpret_cast<tsr_region_handle>(compiled.release());
+    });
+  }
+
+  static tsr_status execute(tsr_region_handle handle, const void* const* inputs,
+                            void* const* outputs, tsr_message message) noexcept {
+    return guarded(message, [&] {
+      reinterpret_cast<CompiledRegion*>(handle)->execute(inputs, outputs);
+    });
+  }
+
+  static void release(tsr_region_handle handle) noexcept {
+    char text[8];
+    guarded(tsr_message{text, sizeof(text)},
+            [&] { delete reinterpret_cast<CompiledRegion*>(handle); });
+  }
+
+  static void shutdown() noexcept {
+    char text[8];
+    guarded(tsr_message{text, sizeof(text)}, [&] {
+      State& s = state();
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.plugin.reset();
+      s.devices.clear();
+    });
+  }
+
+  static tsr_status profile(tsr_region_handle handle, double* times_us, int32_t capacity,
+                            int32_t* count) noexcept {
+    char text[8];
+    tsr_status status = TSR_OK;
+    guarded(tsr_message{text, sizeof(text)}, [&] {
+      std::vector<double> times = reinterpret_cast<CompiledRegion*>(handle)->last_profile();
+      if (times.empty()) {
+        status = TSR_UNSUPPORTED;
+        *count = 0;
+        return;
+      }
+      const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(times.size()));
+      for (int32_t i = 0; i < n; ++i) times_us[i] = times[static_cast<size_t>(i)];
+      *count = n;
+    });
+    return status;
+  }
+
+  static Plugin* plugin_or_throw() {
+    State& s = state();
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.plugin) s.plugin = std::make_unique<T>();
+    return s.plugin.get();
+  }
+
+  static const tsr_plugin* entry(uint32_t host_major, const char* name, const char* version,
+                                 const char* description) noexcept {
+    if (host_major != TESSERA_PLUGIN_ABI_MAJOR) return nullptr;
+    static const tsr_plugin table = {
+        sizeof(tsr_plugin), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
+        name,               version,                  description,
+        &probe,             &query,                   &compile,
+        &execute,           &release,                 &shutdown,
+        &profile};
+    return &table;
+  }
+};
+
+}  // namespace detail
+}  // namespace tessera::plugin
+
+// Emits the entry symbol for plugin class `Class` (default-constructible, derived from
+// tessera::plugin::Plugin). Use once per plugin library, at global scope.
+#define TESSERA_DEFINE_PLUGIN(Class, name, version, description)                          \
+  extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(                \
+      uint32_t host_abi_major, uint32_t host_abi_minor) {                                \
+    (void)host_abi_minor;                                                                 \
+    return ::tessera::plugin::detail::Host<Class>::entry(host_abi_major, name, version,   \
+                                                         description);                    \
+  }

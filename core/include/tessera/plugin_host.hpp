@@ -1,0 +1,123 @@
+// The plugin host: finds libtessera-plugin-<name>.so files in absolute directories, loads them with
+// Boost.DLL, checks their ABI, probes their devices, and keeps every refusal with its reason.
+//
+// Lifetime: a LoadedPlugin owns its library. Everything handed out by a plugin (compiled regions)
+// holds a std::shared_ptr<LoadedPlugin>, so the library stays mapped until the last of them is
+// gone; then shutdown() is called once and the library is unloaded. Destroying the PluginHost
+// while regions are alive is therefore safe.
+//
+// Thread safety: a PluginHost is immutable after construction; LoadedPlugin::probe() may be
+// called from any thread (calls into one plugin are serialized by a per-plugin mutex).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "tessera/plugin_abi.h"
+
+namespace tessera {
+
+struct PluginDeviceInfo {
+  std::string vendor;
+  std::string name;
+  std::string driver_version;
+  std::string kind;  // "cpu", "gpu", "npu"
+  int32_t compute_units = 0;
+  int64_t memory_bytes = 0;
+  std::string features;
+  int32_t score = 0;  // 0 = unusable
+  std::string unusable_reason;
+};
+
+class LoadedPlugin {
+ public:
+  ~LoadedPlugin();  // calls shutdown() (if any), then unloads the library
+  LoadedPlugin(const LoadedPlugin&) = delete;
+  LoadedPlugin& operator=(const LoadedPlugin&) = delete;
+
+  const std::string& name() const { return name_; }
+  const std::string& version() const { return version_; }
+  const std::string& description() const { return description_; }
+  const std::string& path() const { return path_; }
+  uint32_t abi_major() const { return table_->abi_major; }
+  uint32_t abi_minor() const { return table_->abi_minor; }
+  // Devices found by the probe at load time (default selector).
+  const std::vector<PluginDeviceInfo>& devices() const { return devices_; }
+  // Probes again with a per-target selector ("" = default). Device indices passed to query and
+  // compile are indices into the list the most recent probe returned. Throws tessera::Error.
+  std::vector<PluginDeviceInfo> probe(const std::string& selector) const;
+
+  // The plugin's function table. Optional slots beyond the plugin's struct_size read as NULL.
+  const tsr_plugin& table() const { return *table_; }
+  bool has_last_profile() const;
+  // Serializes calls into this plugin that the ABI does not promise to be reentrant (probe,
+  // query, compile). Execution of distinct regions does not take it.
+  std::mutex& call_mutex() const { return mutex_; }
+
+ private:
+  friend class PluginHost;
+  struct Library;
+  LoadedPlugin() = default;
+
+  std::unique_ptr<Library> library_;
+  const tsr_plugin* table_ = nullptr;
+  std::string name_, version_, description_, path_;
+  std::vector<PluginDeviceInfo> devices_;
+  mutable std::mutex mutex_;
+};
+
+// One candidate file that was not loaded.
+struct PluginRefusal {
+  std::string path;
+  std::string name;    // from the file name (or the table, when it got that far)
+  std::string reason;  // "not a plugin: no entry symbol 'tessera_plugin_entry'", ...
+};
+
+// One directory considered for the search.
+struct PluginDir {
+  std::string path;
+  std::string origin;  // "install", "build tree", "caller", "TESSERA_PLUGIN_PATH"
+  std::string status;  // "searched (2 candidates)", "not found", "refused: relative path"
+};
+
+struct PluginHostOptions {
+  // Extra absolute directories (e.g. from a deployment YAML), searched before the defaults.
+  std::vector<std::string> dirs;
+  // Search TESSERA_PLUGIN_PATH (colon-separated absolute directories).
+  bool use_environment = true;
+  // Search the install's plugin directory (relative to libtessera.so) and, when running from a
+  // build tree, <build>/plugins/lib.
+  bool use_default_dirs = true;
+};
+
+class PluginHost {
+ public:
+  // Searches and loads at once. Never throws for a bad plugin: it becomes a refusal.
+  explicit PluginHost(const PluginHostOptions& options = {});
+
+  const std::vector<PluginDir>& dirs() const { return dirs_; }
+  // Loaded plugins in discovery order.
+  const std::vector<std::shared_ptr<LoadedPlugin>>& plugins() const { return plugins_; }
+  const std::vector<PluginRefusal>& refusals() const { return refusals_; }
+  // nullptr if no plugin of that name was loaded.
+  std::shared_ptr<LoadedPlugin> find(const std::string& name) const;
+
+  // The directories searched by default (for `tessera info`), whether or not they exist.
+  static std::vector<PluginDir> default_dirs();
+
+ private:
+  void search_dir(const PluginDir& dir);
+  void load_candidate(const std::string& path, const std::string& file_name_plugin);
+
+  std::vector<PluginDir> dirs_;
+  std::vector<std::shared_ptr<LoadedPlugin>> plugins_;
+  std::vector<PluginRefusal> refusals_;
+};
+
+// ABI version of this core, "1.0".
+std::string plugin_abi_version();
+
+}  // namespace tessera

@@ -1,0 +1,287 @@
+// Plugin discovery and loading with Boost.DLL; every refusal is kept with its reason.
+#include "tessera/plugin_host.hpp"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <boost/filesystem.hpp>
+#include <cstddef>
+#include <cstdlib>
+#include <sstream>
+
+#include "tessera/error.hpp"
+
+namespace tessera {
+namespace fs = boost::filesystem;
+
+struct LoadedPlugin::Library {
+  boost::dll::shared_library lib;
+};
+
+namespace {
+
+constexpr const char* kPrefix = "libtessera-plugin-";
+constexpr const char* kSuffix = ".so";
+constexpr int32_t kMaxDevices = 32;
+
+// Slots beyond the plugin's struct_size (an older minor) read as absent.
+template <typename Field>
+bool has_slot(const tsr_plugin& table, Field tsr_plugin::*field, size_t offset) {
+  return table.struct_size >= offset + sizeof(Field) && table.*field != nullptr;
+}
+
+std::string str_or_empty(const char* s) { return s ? s : ""; }
+
+PluginDeviceInfo to_device_info(const tsr_device_info& d) {
+  PluginDeviceInfo info;
+  info.vendor = str_or_empty(d.vendor);
+  info.name = str_or_empty(d.name);
+  info.driver_version = str_or_empty(d.driver_version);
+  info.kind = str_or_empty(d.kind);
+  info.compute_units = d.compute_units;
+  info.memory_bytes = d.memory_bytes;
+  info.features = str_or_empty(d.features);
+  info.score = d.score;
+  info.unusable_reason = str_or_empty(d.unusable_reason);
+  return info;
+}
+
+// Calls probe_devices; returns "" on success or the refusal reason. The try/catch is the last
+// resort for a plugin that throws a C++ exception out of a raw C function.
+std::string call_probe(const tsr_plugin& table, const char* selector,
+                       std::vector<PluginDeviceInfo>& devices) {
+  tsr_device_info infos[kMaxDevices];
+  for (tsr_device_info& d : infos) d = tsr_device_info{};
+  int32_t count = 0;
+  char text[512] = {0};
+  tsr_status status;
+  try {
+    status = table.probe_devices(selector, infos, kMaxDevices, &count, tsr_message{text, sizeof(text)});
+  } catch (const std::exception& e) {
+    return std::string("probe threw a C++ exception across the C boundary: ") + e.what();
+  } catch (...) {
+    return "probe threw a C++ exception across the C boundary";
+  }
+  if (status != TSR_OK) {
+    return "probe failed (status " + std::to_string(status) + "): " +
+           (text[0] ? text : "no message");
+  }
+  if (count < 0 || count > kMaxDevices) {
+    return "probe returned an invalid device count " + std::to_string(count);
+  }
+  devices.clear();
+  for (int32_t i = 0; i < count; ++i) devices.push_back(to_device_info(infos[i]));
+  return "";
+}
+
+// The directory holding libtessera.so itself.
+fs::path core_library_dir() {
+  boost::system::error_code ec;
+  fs::path self = boost::dll::this_line_location(ec);
+  if (ec) return {};
+  return fs::canonical(self, ec).parent_path();
+}
+
+}  // namespace
+
+std::string plugin_abi_version() {
+  return std::to_string(TESSERA_PLUGIN_ABI_MAJOR) + "." + std::to_string(TESSERA_PLUGIN_ABI_MINOR);
+}
+
+LoadedPlugin::~LoadedPlugin() {
+  if (table_ != nullptr &&
+      has_slot(*table_, &tsr_plugin::shutdown, offsetof(tsr_plugin, shutdown))) {
+    try {
+      table_->shutdown();
+    } catch (...) {
+      // A plugin that throws out of shutdown still gets unloaded; nothing else to do here.
+    }
+  }
+  library_.reset();  // unloads the library last
+}
+
+bool LoadedPlugin::has_last_profile() const {
+  return has_slot(*table_, &tsr_plugin::last_profile, offsetof(tsr_plugin, last_profile));
+}
+
+std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<PluginDeviceInfo> devices;
+  const std::string reason =
+      call_probe(*table_, selector.empty() ? nullptr : selector.c_str(), devices);
+  if (!reason.empty()) throw Error("plugin '" + name_ + "' (" + path_ + "): " + reason);
+  return devices;
+}
+
+std::vector<PluginDir> PluginHost::default_dirs() {
+  std::vector<PluginDir> dirs;
+  const fs::path lib_dir = core_library_dir();
+  if (lib_dir.empty()) return dirs;
+  // libtessera.so is in <prefix>/<libdir> and the plugin dir is <libdir>/tessera/plugins relative
+  // to the prefix; libdir may have several components (lib/x86_64-linux-gnu).
+  const fs::path relative_plugin_dir(TESSERA_PLUGIN_INSTALL_DIR);
+  fs::path prefix = lib_dir;
+  for (const auto& part : relative_plugin_dir.parent_path().parent_path()) {
+    (void)part;
+    prefix = prefix.parent_path();
+  }
+  fs::path install = (prefix / relative_plugin_dir).lexically_normal();
+  dirs.push_back({install.string(), "install", ""});
+  // In a build tree libtessera.so is <build>/core/libtessera.so and plugins are in
+  // <build>/plugins/lib.
+  fs::path build = (lib_dir.parent_path() / "plugins" / "lib").lexically_normal();
+  if (build != install) dirs.push_back({build.string(), "build tree", ""});
+  return dirs;
+}
+
+PluginHost::PluginHost(const PluginHostOptions& options) {
+  std::vector<PluginDir> wanted;
+  for (const std::string& d : options.dirs) wanted.push_back({d, "caller", ""});
+  if (options.use_environment) {
+    if (const char* env = std::getenv("TESSERA_PLUGIN_PATH")) {
+      std::stringstream ss(env);
+      std::string item;
+      while (std::getline(ss, item, ':')) {
+        if (!item.empty()) wanted.push_back({item, "TESSERA_PLUGIN_PATH", ""});
+      }
+    }
+  }
+  if (options.use_default_dirs) {
+    for (PluginDir& d : default_dirs()) wanted.push_back(std::move(d));
+  }
+  for (PluginDir& dir : wanted) {
+    bool seen = false;
+    for (const PluginDir& d : dirs_) seen = seen || (d.path == dir.path && !d.status.empty() &&
+                                                     d.status.rfind("searched", 0) == 0);
+    if (seen) {
+      dir.status = "already searched";
+    } else if (!fs::path(dir.path).is_absolute()) {
+      // The working directory is never searched: a relative entry would depend on it.
+      dir.status = "refused: relative path (plugin directories must be absolute)";
+    } else {
+      boost::system::error_code ec;
+      if (!fs::is_directory(dir.path, ec)) {
+        dir.status = "not found";
+      } else {
+        search_dir(dir);
+        continue;  // search_dir records it
+      }
+    }
+    dirs_.push_back(dir);
+  }
+}
+
+void PluginHost::search_dir(const PluginDir& dir) {
+  std::vector<std::pair<std::string, std::string>> candidates;  // path, name from the file name
+  boost::system::error_code ec;
+  for (fs::directory_iterator it(dir.path, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    const size_t plen = std::char_traits<char>::length(kPrefix);
+    const size_t slen = std::char_traits<char>::length(kSuffix);
+    if (file.size() <= plen + slen || file.compare(0, plen, kPrefix) != 0 ||
+        file.compare(file.size() - slen, slen, kSuffix) != 0) {
+      continue;
+    }
+    candidates.emplace_back(it->path().string(), file.substr(plen, file.size() - plen - slen));
+  }
+  std::sort(candidates.begin(), candidates.end());
+  PluginDir searched = dir;
+  searched.status = ec ? "error listing: " + ec.message()
+                       : "searched (" + std::to_string(candidates.size()) + " candidates)";
+  dirs_.push_back(searched);
+  for (const auto& [path, name] : candidates) load_candidate(path, name);
+}
+
+void PluginHost::load_candidate(const std::string& path, const std::string& file_name_plugin) {
+  auto refuse = [&](const std::string& name, const std::string& reason) {
+    refusals_.push_back({path, name, reason});
+  };
+  auto library = std::make_unique<LoadedPlugin::Library>();
+  boost::system::error_code ec;
+  ::dlerror();
+  library->lib.load(path, ec,
+                    boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  if (ec || !library->lib.is_loaded()) {
+    const char* detail = ::dlerror();
+    refuse(file_name_plugin,
+           "not loadable: " + (detail ? std::string(detail) : ec.message()));
+    return;
+  }
+  if (!library->lib.has(TESSERA_PLUGIN_ENTRY_NAME)) {
+    refuse(file_name_plugin,
+           std::string("not a plugin: no entry symbol '") + TESSERA_PLUGIN_ENTRY_NAME + "'");
+    return;
+  }
+  auto entry = library->lib.get<const tsr_plugin*(uint32_t, uint32_t)>(TESSERA_PLUGIN_ENTRY_NAME);
+  const tsr_plugin* table = nullptr;
+  try {
+    table = entry(TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR);
+  } catch (...) {
+    refuse(file_name_plugin, "entry threw a C++ exception across the C boundary");
+    return;
+  }
+  if (table == nullptr) {
+    refuse(file_name_plugin, "entry returned NULL (the plugin refused host ABI " +
+                                 plugin_abi_version() + ")");
+    return;
+  }
+  if (table->abi_major != TESSERA_PLUGIN_ABI_MAJOR) {
+    refuse(file_name_plugin, "ABI major mismatch: plugin built for " +
+                                 std::to_string(table->abi_major) + "." +
+                                 std::to_string(table->abi_minor) + ", host is " +
+                                 plugin_abi_version() + " (rebuild the plugin against this core)");
+    return;
+  }
+  if (table->struct_size < offsetof(tsr_plugin, shutdown)) {
+    refuse(file_name_plugin, "function table too small (struct_size " +
+                                 std::to_string(table->struct_size) + ")");
+    return;
+  }
+  const std::string name = str_or_empty(table->name);
+  if (name.empty()) {
+    refuse(file_name_plugin, "function table has no name");
+    return;
+  }
+  if (!table->probe_devices || !table->query_node || !table->compile_region ||
+      !table->execute_region || !table->release_region) {
+    refuse(name, "a required slot of the function table is NULL");
+    return;
+  }
+  if (std::shared_ptr<LoadedPlugin> other = find(name)) {
+    refuse(name, "duplicate name '" + name + "' (already loaded from " + other->path() + ")");
+    return;
+  }
+  std::vector<PluginDeviceInfo> devices;
+  std::string reason = call_probe(*table, nullptr, devices);
+  if (!reason.empty()) {
+    // The plugin may have allocated state in the entry call or probe; let it clean up.
+    if (has_slot(*table, &tsr_plugin::shutdown, offsetof(tsr_plugin, shutdown))) {
+      try {
+        table->shutdown();
+      } catch (...) {
+      }
+    }
+    refuse(name, reason);
+    return;
+  }
+  std::shared_ptr<LoadedPlugin> plugin(new LoadedPlugin());
+  plugin->library_ = std::move(library);
+  plugin->table_ = table;
+  plugin->name_ = name;
+  plugin->version_ = str_or_empty(table->version);
+  plugin->description_ = str_or_empty(table->description);
+  plugin->path_ = path;
+  plugin->devices_ = std::move(devices);
+  plugins_.push_back(std::move(plugin));
+}
+
+std::shared_ptr<LoadedPlugin> PluginHost::find(const std::string& name) const {
+  for (const auto& p : plugins_) {
+    if (p->name() == name) return p;
+  }
+  return nullptr;
+}
+
+}  // namespace tessera
