@@ -1,0 +1,238 @@
+// Device family descriptors (targets/devices/*.yaml), family matching and version ranges.
+#include "tessera/device_family.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "config/yaml_doc.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera {
+namespace fs = std::filesystem;
+using config::MapReader;
+
+Version Version::parse(const std::string& text) {
+  Version v;
+  size_t i = 0;
+  while (i < text.size()) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) {
+      ++i;
+      continue;
+    }
+    int64_t value = 0;
+    while (i < text.size() && std::isdigit(static_cast<unsigned char>(text[i]))) {
+      // Saturate rather than overflow on absurd digit runs (commit hashes, build ids).
+      if (value < (int64_t{1} << 58)) value = value * 10 + (text[i] - '0');
+      ++i;
+    }
+    v.parts.push_back(value);
+  }
+  return v;
+}
+
+int Version::compare(const Version& other) const {
+  const size_t n = std::max(parts.size(), other.parts.size());
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t a = i < parts.size() ? parts[i] : 0;
+    const int64_t b = i < other.parts.size() ? other.parts[i] : 0;
+    if (a != b) return a < b ? -1 : 1;
+  }
+  return 0;
+}
+
+std::string Version::str() const {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i ? "." : "") + std::to_string(parts[i]);
+  return out.empty() ? "0" : out;
+}
+
+VersionRange VersionRange::parse(const std::string& text) {
+  VersionRange range;
+  range.text_ = text;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    item.erase(0, item.find_first_not_of(" \t"));
+    item.erase(item.find_last_not_of(" \t") + 1);
+    if (item.empty() || item == "*") continue;
+    Constraint c{Op::kEq, {}};
+    size_t skip = 0;
+    if (item.rfind(">=", 0) == 0) c.op = Op::kGe, skip = 2;
+    else if (item.rfind("<=", 0) == 0) c.op = Op::kLe, skip = 2;
+    else if (item.rfind("==", 0) == 0) c.op = Op::kEq, skip = 2;
+    else if (item.rfind(">", 0) == 0) c.op = Op::kGt, skip = 1;
+    else if (item.rfind("<", 0) == 0) c.op = Op::kLt, skip = 1;
+    else if (item.rfind("=", 0) == 0) c.op = Op::kEq, skip = 1;
+    const std::string rest = item.substr(skip);
+    if (rest.find_first_of("0123456789") == std::string::npos || rest.find_first_of("<>=") != std::string::npos) {
+      throw Error("version range '" + text + "': cannot read '" + item +
+                  "' (write e.g. '>=0.1,<0.2', '==535.104.05' or '*')");
+    }
+    c.version = Version::parse(rest);
+    range.constraints_.push_back(std::move(c));
+  }
+  return range;
+}
+
+bool VersionRange::contains(const Version& version) const {
+  for (const Constraint& c : constraints_) {
+    const int cmp = version.compare(c.version);
+    bool ok = false;
+    switch (c.op) {
+      case Op::kEq: ok = cmp == 0; break;
+      case Op::kLt: ok = cmp < 0; break;
+      case Op::kLe: ok = cmp <= 0; break;
+      case Op::kGt: ok = cmp > 0; break;
+      case Op::kGe: ok = cmp >= 0; break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::regex compile_pattern(const MapReader& r, const std::string& key, const std::string& text) {
+  try {
+    return std::regex(text, std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error& e) {
+    r.fail(key, "invalid regular expression '" + text + "': " + e.what());
+  }
+}
+
+bool search(const std::string& pattern, const std::string& text) {
+  return std::regex_search(text, std::regex(pattern, std::regex::ECMAScript | std::regex::icase));
+}
+
+}  // namespace
+
+DeviceFamily load_device_family(const std::string& path) {
+  const config::YamlDoc doc = config::load_yaml_file(path);
+  MapReader root(path, doc.root, "",
+                 {"schema_version", "id", "description", "kind", "priority", "match", "params"});
+  root.integer("schema_version", 1, 1, 1);
+  DeviceFamily f;
+  f.source_file = path;
+  f.id = root.require_str("id");
+  f.description = root.str("description", "");
+  f.kind = root.choice("kind", "gpu", {"cpu", "gpu"}) == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
+  f.priority = static_cast<int>(root.integer("priority", 0, -1000, 1000));
+  if (!root.has("match")) root.fail("match", "required key 'match' is missing");
+  MapReader m(path, root.map("match"), "match", {"vendor", "name", "compute_units", "driver"});
+  f.vendor_pattern = m.require_str("vendor");
+  f.name_pattern = m.str("name", "");
+  compile_pattern(m, "vendor", f.vendor_pattern);
+  compile_pattern(m, "name", f.name_pattern);
+  if (m.has("compute_units")) {
+    MapReader cu(path, m.map("compute_units"), m.key_path("compute_units"), {"min", "max"});
+    f.min_compute_units = cu.integer("min", 0, 0, 1 << 20);
+    f.max_compute_units = cu.integer("max", 0, 0, 1 << 20);
+    if (f.max_compute_units != 0 && f.max_compute_units < f.min_compute_units) {
+      cu.fail("max", "max is below min");
+    }
+  }
+  if (m.has("driver")) {
+    try {
+      f.driver = VersionRange::parse(m.str("driver", ""));
+    } catch (const Error& e) {
+      m.fail("driver", e.what());
+    }
+  }
+  if (root.has("params")) {
+    MapReader p(path, root.map("params"), "params",
+                {"preferred_vector_width", "max_work_group_size", "local_memory_bytes",
+                 "subgroup_size", "fp16", "image_support"});
+    HardwareParams& hw = f.params;
+    hw.preferred_vector_width =
+        static_cast<int>(p.integer("preferred_vector_width", hw.preferred_vector_width, 1, 64));
+    hw.max_work_group_size =
+        static_cast<int>(p.integer("max_work_group_size", hw.max_work_group_size, 1, 1 << 16));
+    hw.local_memory_bytes = p.integer("local_memory_bytes", hw.local_memory_bytes, 0, 1 << 30);
+    hw.subgroup_size = static_cast<int>(p.integer("subgroup_size", hw.subgroup_size, 1, 1024));
+    hw.fp16 = p.boolean("fp16", hw.fp16);
+    hw.image_support = p.boolean("image_support", hw.image_support);
+  }
+  return f;
+}
+
+std::vector<DeviceFamily> load_device_families(const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw Error("device descriptor directory '" + dir + "' does not exist");
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  std::vector<DeviceFamily> families;
+  std::set<std::string> ids;
+  for (const std::string& file : files) {
+    DeviceFamily f = load_device_family(file);
+    if (!ids.insert(f.id).second) {
+      throw Error(file + ": family id '" + f.id + "' is also used by another file in " + dir);
+    }
+    families.push_back(std::move(f));
+  }
+  return families;
+}
+
+FamilyMatch match_family(const std::vector<DeviceFamily>& families, const DeviceIdentity& device) {
+  FamilyMatch result;
+  const DeviceFamily* best = nullptr;
+  std::vector<std::string> misses;  // families whose vendor matched but something else did not
+  std::vector<std::string> also;
+  const Version driver = Version::parse(device.driver);
+  for (const DeviceFamily& f : families) {
+    if (!search(f.vendor_pattern, device.vendor)) continue;
+    std::string why_not;
+    if (!f.name_pattern.empty() && !search(f.name_pattern, device.name)) {
+      why_not = "name does not match /" + f.name_pattern + "/";
+    } else if (device.compute_units > 0 &&
+               (device.compute_units < f.min_compute_units ||
+                (f.max_compute_units > 0 && device.compute_units > f.max_compute_units))) {
+      why_not = std::to_string(device.compute_units) + " compute units outside [" +
+                std::to_string(f.min_compute_units) + ", " +
+                (f.max_compute_units ? std::to_string(f.max_compute_units) : "any") + "]";
+    } else if (!f.driver.contains(driver)) {
+      why_not = "driver '" + device.driver + "' outside " + f.driver.text();
+    }
+    if (!why_not.empty()) {
+      misses.push_back(f.id + ": " + why_not);
+      continue;
+    }
+    if (best == nullptr || f.priority > best->priority) {
+      if (best) also.push_back(best->id);
+      best = &f;
+    } else {
+      also.push_back(f.id);
+    }
+  }
+  const std::string who = "'" + device.name + "' (vendor '" + device.vendor + "')";
+  if (best == nullptr) {
+    result.reason = "no device family matches " + who;
+    if (misses.empty()) {
+      result.reason += ": no descriptor's vendor pattern matches";
+    } else {
+      result.reason += ": ";
+      for (size_t i = 0; i < misses.size(); ++i) result.reason += (i ? "; " : "") + misses[i];
+    }
+    return result;
+  }
+  result.family = *best;
+  result.reason = who + " is family '" + best->id + "' (" + fs::path(best->source_file).filename().string() +
+                  ": vendor /" + best->vendor_pattern + "/, name /" + best->name_pattern + "/";
+  if (device.compute_units > 0) result.reason += ", " + std::to_string(device.compute_units) + " compute units";
+  result.reason += ")";
+  if (!also.empty()) {
+    result.reason += "; also matched with lower priority:";
+    for (const std::string& id : also) result.reason += " " + id;
+  }
+  return result;
+}
+
+}  // namespace tessera

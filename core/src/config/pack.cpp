@@ -1,0 +1,427 @@
+// Pack files: strict loading, serialization, hierarchical selection, knob-limit checks, merging.
+#include "tessera/pack.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "config/yaml_doc.hpp"
+#include "tessera/error.hpp"
+#include "tessera/file_util.hpp"
+
+#ifndef TESSERA_VERSION
+#define TESSERA_VERSION "0.0.0"
+#endif
+
+namespace tessera {
+using config::MapReader;
+
+namespace {
+
+bool iequals(const std::string& a, const std::string& b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+bool is_iso_date(const std::string& s) {
+  // YYYY-MM-DD, optionally followed by a time ("T12:00:00Z").
+  if (s.size() < 10) return false;
+  for (size_t i = 0; i < 10; ++i) {
+    const bool digit = std::isdigit(static_cast<unsigned char>(s[i])) != 0;
+    if ((i == 4 || i == 7) ? s[i] != '-' : !digit) return false;
+  }
+  const int month = std::stoi(s.substr(5, 2));
+  const int day = std::stoi(s.substr(8, 2));
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && (s.size() == 10 || s[10] == 'T');
+}
+
+// A canonical workload key: "<op>|field|field..." with no spaces.
+std::string workload_problem(const std::string& key) {
+  if (key.empty()) return "is empty";
+  if (key.find_first_of(" \t\r\n") != std::string::npos) return "contains white space";
+  const size_t bar = key.find('|');
+  const std::string op = key.substr(0, bar);
+  if (op.empty()) return "does not start with an op name";
+  for (char c : op) {
+    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
+          c == '_'))
+      return "op name '" + op + "' is not lower-case letters, digits and '_'";
+  }
+  return "";
+}
+
+VersionRange read_range(const MapReader& r, const std::string& key) {
+  try {
+    return VersionRange::parse(r.str(key, ""));
+  } catch (const Error& e) {
+    r.fail(key, e.what());
+  }
+}
+
+PackMatch read_match(const MapReader& root) {
+  if (!root.has("match")) root.fail("match", "required key 'match' is missing (device/family/vendor)");
+  MapReader m(root.file(), root.map("match"), "match", {"device", "driver", "family", "vendor"});
+  PackMatch match;
+  match.device = m.str("device", "");
+  match.driver = read_range(m, "driver");
+  match.family = m.str("family", "");
+  match.vendor = m.str("vendor", "");
+  if (match.device.empty() && match.family.empty() && match.vendor.empty()) {
+    config::fail_at(root.file(), root.node("match"), "match",
+                    "name at least one of device, family or vendor");
+  }
+  if (!match.driver.is_any() && match.device.empty()) {
+    m.fail("driver", "a driver constraint needs 'device:' too (drivers are per device)");
+  }
+  return match;
+}
+
+}  // namespace
+
+std::string engine_version() { return TESSERA_VERSION; }
+
+const char* pack_level_name(PackLevel level) {
+  switch (level) {
+    case PackLevel::kDeviceDriver: return "device+driver";
+    case PackLevel::kDevice: return "device";
+    case PackLevel::kFamily: return "family";
+    case PackLevel::kVendor: return "vendor";
+    default: return "none";
+  }
+}
+
+Pack parse_pack(const std::string& text, const std::string& file) {
+  const config::YamlDoc doc = config::load_yaml_text(text, file);
+  if (!doc.root.IsMap()) {
+    config::fail_at(file, doc.root, "", std::string("a pack is a map (plugin:, match:, entries:, ...), got ") +
+                                            config::node_kind(doc.root));
+  }
+  Pack pack;
+  pack.file = file;
+  {
+    // Read the version first with no key check: a newer schema may have keys this one lacks.
+    const YAML::Node& root_node = doc.root;
+    const YAML::Node v = root_node["schema_version"];
+    if (!v) config::fail_at(file, doc.root, "schema_version", "required key 'schema_version' is missing (1)");
+    pack.schema_version = static_cast<int>(config::scalar_int(file, v, "schema_version", 1, 1000000));
+    if (pack.schema_version != kPackSchemaVersion) {
+      const YAML::Node plugin = root_node["plugin"];
+      if (plugin && plugin.IsScalar()) pack.plugin = plugin.Scalar();
+      return pack;
+    }
+  }
+  MapReader root(file, doc.root, "",
+                 {"schema_version", "plugin", "match", "engine_version", "measured", "entries"});
+  pack.plugin = root.require_str("plugin");
+  pack.match = read_match(root);
+  if (!root.has("engine_version")) {
+    root.fail("engine_version", "required key 'engine_version' is missing (e.g. \">=0.1,<0.2\")");
+  }
+  pack.engine_version = read_range(root, "engine_version");
+  if (!root.has("measured")) {
+    root.fail("measured", "required key 'measured' is missing: say how (command), when (ISO date) "
+                          "and with which tool_version the pack was measured");
+  }
+  MapReader m(file, root.map("measured"), "measured", {"how", "when", "tool_version"});
+  pack.measured.how = m.require_str("how");
+  pack.measured.when = m.require_str("when");
+  if (!is_iso_date(pack.measured.when)) m.fail("when", "'" + pack.measured.when + "' is not an ISO date (YYYY-MM-DD)");
+  pack.measured.tool_version = m.require_str("tool_version");
+
+  const YAML::Node entries = root.seq("entries");
+  if (!entries) root.fail("entries", "required key 'entries' is missing (a list, may be empty: [])");
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string path = "entries[" + std::to_string(i) + "]";
+    MapReader e(file, entries[i], path, {"workload", "schedule", "knobs", "time_us"});
+    PackEntry entry;
+    entry.line = entries[i].Mark().is_null() ? 0 : entries[i].Mark().line + 1;
+    entry.workload = e.require_str("workload");
+    const std::string problem = workload_problem(entry.workload);
+    if (!problem.empty()) e.fail("workload", "workload key '" + entry.workload + "' " + problem);
+    auto [it, inserted] = seen.emplace(entry.workload, i);
+    if (!inserted) {
+      e.fail("workload", "workload '" + entry.workload + "' already has an entry (entries[" +
+                             std::to_string(it->second) + "]); keep one (tessera pack merge keeps the faster)");
+    }
+    entry.schedule = e.require_str("schedule");
+    const YAML::Node knobs = e.map("knobs");
+    if (knobs) {
+      std::set<std::string> names;
+      for (const auto& kv : knobs) {
+        Knob k;
+        k.name = config::scalar_str(file, kv.first, e.key_path("knobs"));
+        k.value = config::scalar_int(file, kv.second, e.key_path("knobs") + "." + k.name,
+                                     INT32_MIN, INT32_MAX);
+        names.insert(k.name);
+        entry.knobs.push_back(std::move(k));
+      }
+    }
+    if (!e.has("time_us")) e.fail("time_us", "required key 'time_us' is missing (measured microseconds)");
+    entry.time_us = e.number("time_us", 0, 1e-6, 1e12);
+    pack.entries.push_back(std::move(entry));
+  }
+  return pack;
+}
+
+Pack load_pack(const std::string& path) { return parse_pack(read_file(path), path); }
+
+std::string serialize_pack(const Pack& pack) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "schema_version" << YAML::Value << pack.schema_version;
+  out << YAML::Key << "plugin" << YAML::Value << pack.plugin;
+  out << YAML::Key << "match" << YAML::Value << YAML::BeginMap;
+  if (!pack.match.device.empty()) out << YAML::Key << "device" << YAML::Value << pack.match.device;
+  if (!pack.match.driver.is_any()) {
+    out << YAML::Key << "driver" << YAML::Value << YAML::DoubleQuoted << pack.match.driver.text();
+  }
+  if (!pack.match.family.empty()) out << YAML::Key << "family" << YAML::Value << pack.match.family;
+  if (!pack.match.vendor.empty()) out << YAML::Key << "vendor" << YAML::Value << pack.match.vendor;
+  out << YAML::EndMap;
+  out << YAML::Key << "engine_version" << YAML::Value << YAML::DoubleQuoted
+      << (pack.engine_version.text().empty() ? std::string("*") : pack.engine_version.text());
+  out << YAML::Key << "measured" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "how" << YAML::Value << YAML::DoubleQuoted << pack.measured.how;
+  out << YAML::Key << "when" << YAML::Value << YAML::DoubleQuoted << pack.measured.when;
+  out << YAML::Key << "tool_version" << YAML::Value << YAML::DoubleQuoted
+      << pack.measured.tool_version;
+  out << YAML::EndMap;
+  out << YAML::Key << "entries" << YAML::Value << YAML::BeginSeq;
+  for (const PackEntry& e : pack.entries) {
+    out << YAML::BeginMap;
+    out << YAML::Key << "workload" << YAML::Value << YAML::DoubleQuoted << e.workload;
+    out << YAML::Key << "schedule" << YAML::Value << e.schedule;
+    out << YAML::Key << "knobs" << YAML::Value << YAML::Flow << YAML::BeginMap;
+    for (const Knob& k : e.knobs) out << YAML::Key << k.name << YAML::Value << k.value;
+    out << YAML::EndMap;
+    std::ostringstream t;
+    t.precision(17);
+    t << e.time_us;
+    out << YAML::Key << "time_us" << YAML::Value << t.str();
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+  out << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
+}
+
+PackSelection select_pack(const std::vector<Pack>& candidates, const std::string& plugin,
+                          const DeviceIdentity& device, const std::string& family_id,
+                          const std::string& engine_version_text) {
+  PackSelection sel;
+  const Version engine =
+      Version::parse(engine_version_text.empty() ? engine_version() : engine_version_text);
+  const Pack* best = nullptr;
+  std::string best_why;
+  size_t considered = 0;
+  for (const Pack& p : candidates) {
+    if (p.plugin != plugin) continue;
+    ++considered;
+    const std::string name = "pack " + p.file;
+    if (p.schema_version != kPackSchemaVersion) {
+      sel.warnings.push_back(name + " ignored: schema_version " + std::to_string(p.schema_version) +
+                             " is not supported by this engine (reads " +
+                             std::to_string(kPackSchemaVersion) + ")");
+      continue;
+    }
+    if (!p.engine_version.contains(engine)) {
+      sel.warnings.push_back(name + " ignored: made for engine versions '" + p.engine_version.text() +
+                             "', this is " + engine.str() + " (re-tune with this version)");
+      continue;
+    }
+    const PackMatch& m = p.match;
+    if (!m.device.empty() && m.device != device.name) {
+      sel.warnings.push_back(name + " ignored: it is for device '" + m.device + "', this device is '" +
+                             device.name + "'");
+      continue;
+    }
+    if (!m.family.empty() && m.family != family_id) {
+      sel.warnings.push_back(name + " ignored: it is for family '" + m.family + "', this device is " +
+                             (family_id.empty() ? std::string("of no known family")
+                                                : "family '" + family_id + "'"));
+      continue;
+    }
+    if (!m.vendor.empty() && !iequals(m.vendor, device.vendor)) {
+      sel.warnings.push_back(name + " ignored: it is for vendor '" + m.vendor + "', this device's is '" +
+                             device.vendor + "'");
+      continue;
+    }
+    PackLevel level;
+    std::string why;
+    if (!m.device.empty()) {
+      if (!m.driver.is_any() && m.driver.contains(device.driver)) {
+        level = PackLevel::kDeviceDriver;
+        why = "device '" + device.name + "' and driver '" + device.driver + "' in '" + m.driver.text() + "'";
+      } else {
+        level = PackLevel::kDevice;
+        why = "device '" + device.name + "'";
+        if (!m.driver.is_any()) {
+          sel.warnings.push_back(name + " was measured with driver '" + m.driver.text() +
+                                 "', this device has '" + device.driver +
+                                 "': used at device level only");
+          why += " (driver differs)";
+        }
+      }
+    } else if (!m.family.empty()) {
+      level = PackLevel::kFamily;
+      why = "family '" + family_id + "'";
+    } else {
+      level = PackLevel::kVendor;
+      why = "vendor '" + device.vendor + "'";
+    }
+    if (best == nullptr || level < sel.level) {
+      best = &p;
+      sel.level = level;
+      best_why = why;
+    } else if (level == sel.level) {
+      sel.warnings.push_back(name + " ignored: " + best->file + " matches at the same level (" +
+                             pack_level_name(level) + ") and comes first");
+    }
+  }
+  if (best == nullptr) {
+    sel.level = PackLevel::kNone;
+    sel.reason = "no pack for plugin '" + plugin + "' matches device '" + device.name + "' (" +
+                 std::to_string(considered) + " candidate(s) for this plugin" +
+                 (considered ? ", see warnings" : "") + "); using the schedules' default heuristics";
+    return sel;
+  }
+  sel.pack = *best;
+  sel.reason = "pack " + best->file + " chosen at level " + pack_level_name(sel.level) + ": " +
+               best_why + "; " + std::to_string(best->entries.size()) + " tuned workload(s)";
+  return sel;
+}
+
+std::optional<std::string> check_knobs(const PackEntry& entry, const KnobLimits& limits) {
+  auto find = [&](const std::string& knob) -> const Knob* {
+    for (const Knob& k : entry.knobs) {
+      if (k.name == knob) return &k;
+    }
+    return nullptr;
+  };
+  const std::string who = "workload '" + entry.workload + "' (schedule " + entry.schedule + ")";
+  for (const std::string& r : limits.required_knobs) {
+    if (!find(r)) return who + ": knob '" + r + "' is missing";
+  }
+  for (const KnobBound& b : limits.bounds) {
+    const Knob* k = find(b.knob);
+    if (k && (k->value < b.min || k->value > b.max)) {
+      return who + ": knob '" + b.knob + "' = " + std::to_string(k->value) + " is outside [" +
+             std::to_string(b.min) + ", " + std::to_string(b.max) + "]";
+    }
+  }
+  auto product_check = [&](const std::vector<std::string>& knobs, int64_t limit,
+                           const char* what) -> std::optional<std::string> {
+    if (limit <= 0 || knobs.empty()) return std::nullopt;
+    int64_t product = 1;
+    std::string names;
+    for (const std::string& n : knobs) {
+      const Knob* k = find(n);
+      if (!k) continue;
+      // Once above the limit the answer is known; stopping there also rules out overflow.
+      if (product <= limit) product *= std::max<int64_t>(k->value, 1);
+      names += (names.empty() ? "" : "*") + n;
+    }
+    if (product > limit) {
+      return who + ": knob '" + names + "' gives " + what + " " + std::to_string(product) +
+             ", above the device limit " + std::to_string(limit);
+    }
+    return std::nullopt;
+  };
+  if (auto e = product_check(limits.work_group_knobs, limits.max_work_group_size, "work-group size")) return e;
+  if (auto e = product_check(limits.local_memory_knobs, limits.local_memory_bytes, "local memory bytes")) return e;
+  return std::nullopt;
+}
+
+std::vector<std::string> filter_pack_entries(
+    Pack& pack, const std::function<const KnobLimits*(const std::string& schedule)>& limits_for) {
+  std::vector<std::string> warnings;
+  std::vector<PackEntry> kept;
+  for (PackEntry& e : pack.entries) {
+    const KnobLimits* limits = limits_for(e.schedule);
+    std::optional<std::string> problem;
+    if (limits == nullptr) {
+      problem = "workload '" + e.workload + "': schedule '" + e.schedule + "' is unknown to plugin '" +
+                pack.plugin + "'";
+    } else {
+      problem = check_knobs(e, *limits);
+    }
+    if (problem) {
+      warnings.push_back(pack.file + (e.line ? ":" + std::to_string(e.line) : std::string()) + ": " +
+                         *problem + "; entry ignored, the schedule's heuristic is used for it");
+    } else {
+      kept.push_back(std::move(e));
+    }
+  }
+  pack.entries = std::move(kept);
+  return warnings;
+}
+
+Pack merge_packs(const std::vector<Pack>& packs, std::vector<std::string>* notes) {
+  if (packs.empty()) throw Error("pack merge: no packs given");
+  const Pack& first = packs.front();
+  for (const Pack& p : packs) {
+    if (p.schema_version != kPackSchemaVersion) {
+      throw Error("pack merge: " + p.file + " has schema_version " + std::to_string(p.schema_version) +
+                  ", this engine reads " + std::to_string(kPackSchemaVersion));
+    }
+    auto differs = [&](const std::string& what, const std::string& a, const std::string& b) {
+      if (a != b) {
+        throw Error("pack merge: " + p.file + " has " + what + " '" + b + "' but " + first.file +
+                    " has '" + a + "'; only packs for the same plugin and device can be merged");
+      }
+    };
+    differs("plugin", first.plugin, p.plugin);
+    differs("match.device", first.match.device, p.match.device);
+    differs("match.driver", first.match.driver.text(), p.match.driver.text());
+    differs("match.family", first.match.family, p.match.family);
+    differs("match.vendor", first.match.vendor, p.match.vendor);
+    differs("engine_version", first.engine_version.text(), p.engine_version.text());
+  }
+  Pack out;
+  out.plugin = first.plugin;
+  out.match = first.match;
+  out.engine_version = first.engine_version;
+  out.measured.how = "tessera pack merge";
+  out.measured.tool_version = engine_version();
+  std::map<std::string, size_t> index;
+  std::map<std::string, std::string> winner_file;
+  for (const Pack& p : packs) {
+    out.measured.how += " " + p.file;
+    if (p.measured.when > out.measured.when) out.measured.when = p.measured.when;
+    for (const PackEntry& e : p.entries) {
+      auto it = index.find(e.workload);
+      if (it == index.end()) {
+        index.emplace(e.workload, out.entries.size());
+        winner_file[e.workload] = p.file;
+        out.entries.push_back(e);
+        continue;
+      }
+      PackEntry& kept = out.entries[it->second];
+      const bool replace = e.time_us < kept.time_us;
+      if (notes) {
+        std::ostringstream n;
+        n << e.workload << ": kept " << (replace ? p.file : winner_file[e.workload]) << " ("
+          << std::min(e.time_us, kept.time_us) << " us) over "
+          << (replace ? winner_file[e.workload] : p.file) << " (" << std::max(e.time_us, kept.time_us)
+          << " us)";
+        notes->push_back(n.str());
+      }
+      if (replace) {
+        kept = e;
+        winner_file[e.workload] = p.file;
+      }
+    }
+  }
+  for (PackEntry& e : out.entries) e.line = 0;
+  return out;
+}
+
+}  // namespace tessera
