@@ -1,0 +1,13 @@
+// Add on the mali plugin: element-wise with numpy broadcasting up to rank 4.
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_binary(lw, node, index, BinaryOp::kAdd);
+}
+
+}  // namespace
+TESSERA_MALI_OP("Add", check_binary, lower);
+}  // namespace tessera::mali

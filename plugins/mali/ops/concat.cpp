@@ -1,0 +1,44 @@
+// Concat on the mali plugin: one block copy per input into its slice of the output.
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+  std::string r = check_float_io(node);
+  if (!r.empty()) return r;
+  if (!node.attr("axis")) return "attribute 'axis' is required";
+  return "";
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  const tsr_tensor& y = node.output(0);
+  int64_t axis = node.attr_int("axis", 0);
+  if (axis < 0) axis += y.rank;
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= y.dims[d];
+  const int64_t dst_inner = outer == 0 ? 0 : numel_of(y) / outer;
+  int64_t offset = 0;
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (!node.has_input(i)) continue;
+    const int64_t n = numel_of(node.input(i));
+    const int64_t src_inner = outer == 0 ? 0 : n / outer;
+    if (n > 0) {
+      const Config config = default_config("copy.block", lw.device(), n);
+      opencl::Kernel k = lw.kernel(config);
+      k.args()
+          .buffer(lw.buffer(node.input_id(i)))
+          .buffer(lw.buffer(node.output_id(0)))
+          .i32(to_i32(outer, node))
+          .i32(to_i32(src_inner, node))
+          .i32(to_i32(dst_inner, node))
+          .i32(to_i32(offset, node));
+      add_1d_step(lw, index, std::move(k), n, config);
+    }
+    offset += src_inner;
+  }
+}
+
+}  // namespace
+TESSERA_MALI_OP("Concat", check, lower);
+}  // namespace tessera::mali

@@ -1,0 +1,19 @@
+// Dropout on the mali plugin: the output shares the input's device buffer (same bytes, new shape).
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+std::string check(const NodeView& node, const opencl::DeviceInfo& device) {
+  // Inference only: training_mode (opset 12+, input 2) must be absent or a constant false.
+  if (node.num_inputs() > 2 && node.has_input(2)) {
+    const tsr_tensor& t = node.input(2);
+    if (!t.data || t.dtype != TSR_DTYPE_BOOL) return "training_mode must be a constant bool";
+    if (*static_cast<const uint8_t*>(t.data) != 0) return "training_mode = true is not supported";
+  }
+  return check_alias(node, device);
+}
+
+}  // namespace
+TESSERA_MALI_OP("Dropout", check, lower_alias);
+}  // namespace tessera::mali

@@ -1,0 +1,49 @@
+// How a mali op plugs in: one file per op registers an OpLowering with check() (can this node
+// run here? "" = yes, else the reason) and lower() (turn it into kernel launches).
+#pragma once
+
+#include <string>
+
+#include "region.hpp"
+
+namespace tessera::mali {
+
+struct OpLowering {
+  const char* op_type;
+  std::string (*check)(const NodeView& node, const opencl::DeviceInfo& device);
+  void (*lower)(Lowering& lowering, const NodeView& node, int32_t node_index);
+};
+
+// nullptr when the op is not implemented.
+const OpLowering* find_lowering(const std::string& op_type);
+
+struct OpLoweringRegistrar {
+  explicit OpLoweringRegistrar(const OpLowering& op);
+};
+
+#define TSR_MALI_CONCAT_INNER(a, b) a##b
+#define TSR_MALI_CONCAT(a, b) TSR_MALI_CONCAT_INNER(a, b)
+#define TESSERA_MALI_OP(op_type, check_fn, lower_fn)                                   \
+  static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT(mali_op_, __LINE__)( \
+      ::tessera::mali::OpLowering{op_type, check_fn, lower_fn})
+
+// ---- helpers shared by the op files ----
+
+// "" when every present input and output i is float32 with a known shape; else the reason.
+std::string check_float_io(const NodeView& node);
+// "" when input i is present and has constant data; else the reason.
+std::string check_constant(const NodeView& node, int32_t i, const char* what);
+// The constant float data of input i (check_constant must have passed).
+const float* constant_floats(const NodeView& node, int32_t i);
+// A Config of `schedule_id` with the default value of each knob: wg_x from default_wg_x(), other
+// knobs from `overrides` (name, value) or their first candidate.
+Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
+                      int64_t work_dim0,
+                      const std::vector<std::pair<const char*, int32_t>>& overrides = {});
+// Element-wise launch over n items with the config's wg_x.
+void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,
+                 const Config& config);
+// Clamps int64 sizes to the int range the kernels index with; throws naming the node if not.
+int32_t to_i32(int64_t v, const NodeView& node);
+
+}  // namespace tessera::mali

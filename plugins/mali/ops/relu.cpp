@@ -1,0 +1,15 @@
+// Relu on the mali plugin: max(x, 0), element-wise.
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+std::string check(const NodeView& node, const opencl::DeviceInfo&) { return check_float_io(node); }
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_unary(lw, node, index, UnaryOp::kRelu, 0.0f, 0.0f);
+}
+
+}  // namespace
+TESSERA_MALI_OP("Relu", check, lower);
+}  // namespace tessera::mali

@@ -1,0 +1,13 @@
+// Reshape on the mali plugin: the output shares the input's device buffer (same bytes, new shape).
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+std::string check(const NodeView& node, const opencl::DeviceInfo& device) {
+  return check_alias(node, device);
+}
+
+}  // namespace
+TESSERA_MALI_OP("Reshape", check, lower_alias);
+}  // namespace tessera::mali

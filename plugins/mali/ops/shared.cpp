@@ -1,0 +1,145 @@
+// Shared lowerings (see shared.hpp).
+#include "ops/shared.hpp"
+
+#include "tessera/error.hpp"
+
+namespace tessera::mali {
+
+void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b) {
+  const int64_t n = numel_of(node.output(0));
+  const Config config = default_config("eltwise.unary", lw.device(), n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.output_id(0)))
+      .i32(to_i32(n, node))
+      .i32(static_cast<int32_t>(op))
+      .f32(a)
+      .f32(b);
+  add_1d_step(lw, index, std::move(k), n, config);
+}
+
+std::string check_binary(const NodeView& node, const opencl::DeviceInfo&) {
+  if (node.num_inputs() != 2) return "expects 2 inputs";
+  std::string r = check_float_io(node);
+  if (!r.empty()) return r;
+  if (node.output(0).rank > 4) return "broadcasting is implemented up to rank 4";
+  return "";
+}
+
+namespace {
+// Row-major strides of `t` aligned to a rank-4 output, 0 on broadcast dims.
+std::array<int32_t, 4> broadcast_strides(const tsr_tensor& t, const std::array<int64_t, 4>& out) {
+  std::array<int32_t, 4> strides = {0, 0, 0, 0};
+  int64_t stride = 1;
+  for (int32_t d = t.rank - 1; d >= 0; --d) {
+    const int32_t od = 4 - (t.rank - d);
+    strides[od] = (t.dims[d] == 1 && out[od] != 1) ? 0 : static_cast<int32_t>(stride);
+    stride *= t.dims[d];
+  }
+  return strides;
+}
+}  // namespace
+
+void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
+  const tsr_tensor& y = node.output(0);
+  std::array<int64_t, 4> dims = {1, 1, 1, 1};
+  for (int32_t d = 0; d < y.rank; ++d) dims[4 - y.rank + d] = y.dims[d];
+  const auto sa = broadcast_strides(node.input(0), dims);
+  const auto sb = broadcast_strides(node.input(1), dims);
+  const int64_t n = numel_of(y);
+  const Config config = default_config("eltwise.binary", lw.device(), n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.input_id(1)))
+      .buffer(lw.buffer(node.output_id(0)))
+      .i32x4(to_i32(dims[0], node), to_i32(dims[1], node), to_i32(dims[2], node),
+             to_i32(dims[3], node))
+      .i32x4(sa[0], sa[1], sa[2], sa[3])
+      .i32x4(sb[0], sb[1], sb[2], sb[3])
+      .i32(static_cast<int32_t>(op));
+  add_1d_step(lw, index, std::move(k), n, config);
+}
+
+std::string check_alias(const NodeView& node, const opencl::DeviceInfo&) {
+  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "input 0 is not float32 (mali runs float32 only)";
+  }
+  for (int32_t i = 1; i < node.num_outputs(); ++i) {
+    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
+  }
+  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "output 0 is not float32";
+  }
+  if (numel_of(node.output(0)) != numel_of(node.input(0))) {
+    return "output and input element counts differ";
+  }
+  return "";
+}
+
+void lower_alias(Lowering& lw, const NodeView& node, int32_t) {
+  lw.alias(node.output_id(0), node.input_id(0));
+}
+
+std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int64_t, 2>& in,
+                                      const std::array<int64_t, 2>& out,
+                                      const std::array<int64_t, 2>& kernel,
+                                      const std::array<int64_t, 2>& strides,
+                                      const std::array<int64_t, 2>& dilations) {
+  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
+    if (pads.size() != 4) throw Error(node.where() + ": attribute 'pads' must have 4 values");
+    return {pads[0], pads[1], pads[2], pads[3]};
+  }
+  std::array<int64_t, 4> p = {0, 0, 0, 0};
+  if (auto_pad == "VALID") return p;
+  for (int d = 0; d < 2; ++d) {
+    const int64_t total = std::max<int64_t>(
+        0, (out[d] - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - in[d]);
+    const int64_t begin = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
+    p[d] = begin;
+    p[d + 2] = total - begin;
+  }
+  return p;
+}
+
+void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b,
+                int32_t c, bool trans_a, bool trans_b, float alpha, float beta) {
+  const tsr_tensor& y = node.output(0);
+  const int64_t M = y.dims[0], N = y.dims[1];
+  const tsr_tensor& at = lw.region().values[a];
+  const int64_t K = trans_a ? at.dims[0] : at.dims[1];
+  int32_t cm = 0, cn = 0, has_c = 0;
+  if (c >= 0) {
+    const tsr_tensor& ct = lw.region().values[c];
+    const int64_t rows = ct.rank == 2 ? ct.dims[0] : 1;
+    const int64_t cols = ct.rank >= 1 ? ct.dims[ct.rank - 1] : 1;
+    cm = rows == 1 ? 0 : to_i32(cols, node);
+    cn = cols == 1 ? 0 : 1;
+    has_c = 1;
+  }
+  const Config config = default_config("gemm.naive", lw.device(), N);
+  opencl::Kernel k = lw.kernel(config);
+  const opencl::Buffer& ab = lw.buffer(a);
+  const opencl::Buffer& bb = lw.buffer(b);
+  k.args()
+      .buffer(ab)
+      .buffer(bb)
+      .buffer(c >= 0 ? lw.buffer(c) : ab)  // unused when has_c == 0
+      .buffer(lw.buffer(node.output_id(0)))
+      .i32(to_i32(M, node))
+      .i32(to_i32(N, node))
+      .i32(to_i32(K, node))
+      .i32x4(trans_a ? 1 : to_i32(K, node), trans_a ? to_i32(M, node) : 1,
+             trans_b ? 1 : to_i32(N, node), trans_b ? to_i32(K, node) : 1)
+      .i32x4(cm, cn, has_c, 0)
+      .f32(alpha)
+      .f32(beta);
+  lw.add_step(index, std::move(k), {static_cast<size_t>(N), static_cast<size_t>(M)},
+              {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y"))},
+              config);
+}
+
+}  // namespace tessera::mali

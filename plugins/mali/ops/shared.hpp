@@ -1,0 +1,35 @@
+// Lowerings written once and used by several op files: unary activations, broadcasting binary
+// ops, buffer aliases, pooling windows and matrix products.
+#pragma once
+
+#include <array>
+
+#include "ops/op.hpp"
+
+namespace tessera::mali {
+
+// Codes of unary_f32 in kernels/elementwise.cl.
+enum class UnaryOp : int32_t { kRelu = 0, kClip = 1, kLeakyRelu = 2, kSigmoid = 3, kHardSwish = 4, kCopy = 5 };
+void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b);
+
+// Codes of binary_f32.
+enum class BinaryOp : int32_t { kAdd = 0, kMul = 1 };
+std::string check_binary(const NodeView& node, const opencl::DeviceInfo& device);
+void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op);
+
+// Reshape/Flatten/Identity/Dropout: output 0 shares input 0's buffer.
+std::string check_alias(const NodeView& node, const opencl::DeviceInfo& device);
+void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
+
+// Pads (top, left, bottom, right) of a 2-D window from auto_pad / pads and the known output size.
+std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int64_t, 2>& in,
+                                      const std::array<int64_t, 2>& out,
+                                      const std::array<int64_t, 2>& kernel,
+                                      const std::array<int64_t, 2>& strides,
+                                      const std::array<int64_t, 2>& dilations);
+
+// Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
+void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b,
+                int32_t c, bool trans_a, bool trans_b, float alpha, float beta);
+
+}  // namespace tessera::mali

@@ -1,0 +1,80 @@
+// Knob spaces of the mali schedules and the heuristics shared by the ops.
+#include "schedules.hpp"
+
+#include "tessera/error.hpp"
+
+namespace tessera::mali {
+
+namespace {
+// Work-group widths worth trying on Mali (warp of 4-16 lanes; 0 = driver's choice).
+const std::vector<int32_t> kWgX = {0, 4, 8, 16, 32, 64, 128};
+}  // namespace
+
+const std::vector<Schedule>& all_schedules() {
+  // None of these kernels use __local memory, so the local-memory limit never constrains them;
+  // work-group sizes are bounded by the device and kernel maxima in default_wg_x().
+  static const std::vector<Schedule> schedules = {
+      {"conv2d.nchw.direct", "conv.cl", "conv2d_direct_f32",
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}}},
+      {"conv2d.nchw.1x1", "conv.cl", "conv2d_1x1_f32",
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}}},
+      {"conv2d.nchw.depthwise", "conv.cl", "conv2d_depthwise_f32",
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}}},
+      {"eltwise.unary", "elementwise.cl", "unary_f32", {{"wg_x", kWgX, false}}},
+      {"eltwise.binary", "elementwise.cl", "binary_f32", {{"wg_x", kWgX, false}}},
+      {"eltwise.channel_affine", "elementwise.cl", "channel_affine_f32", {{"wg_x", kWgX, false}}},
+      {"copy.block", "elementwise.cl", "copy_block_f32", {{"wg_x", kWgX, false}}},
+      {"pool2d.direct", "pool.cl", "pool2d_f32", {{"wg_x", kWgX, false}}},
+      {"pool.global_avg", "pool.cl", "global_avg_pool_f32", {{"wg_x", kWgX, false}}},
+      {"gemm.naive", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
+      {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
+  };
+  return schedules;
+}
+
+const Schedule& schedule(const std::string& id) {
+  for (const Schedule& s : all_schedules()) {
+    if (id == s.id) return s;
+  }
+  throw Error("mali: unknown schedule '" + id + "'");
+}
+
+int32_t Config::get(const std::string& knob) const {
+  for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
+    if (knob == schedule->knobs[i].name) return values[i];
+  }
+  throw Error(std::string("mali: schedule '") + schedule->id + "' has no knob '" + knob + "'");
+}
+
+std::string Config::str() const {
+  std::string s = std::string(schedule->id) + "{";
+  for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
+    s += (i ? "," : "") + std::string(schedule->knobs[i].name) + "=" + std::to_string(values[i]);
+  }
+  return s + "}";
+}
+
+int32_t default_wg_x(const Schedule& s, const opencl::DeviceInfo& device, int64_t work_dim0) {
+  int64_t limit = device.max_work_group_size > 0 ? device.max_work_group_size : 64;
+  if (!device.max_work_item_sizes.empty() && device.max_work_item_sizes[0] > 0) {
+    limit = std::min(limit, device.max_work_item_sizes[0]);
+  }
+  // 64 lanes keep a Mali core busy without starving register files; larger groups only add
+  // padding on small layers.
+  limit = std::min<int64_t>(limit, 64);
+  int32_t best = 0;
+  for (const Knob& k : s.knobs) {
+    if (std::string(k.name) != "wg_x") continue;
+    for (int32_t v : k.candidates) {
+      if (v > 0 && v <= limit && (best == 0 || v <= work_dim0)) best = std::max(best, v);
+      if (v > 0 && v > work_dim0 && best > 0) break;
+    }
+  }
+  return best;
+}
+
+size_t round_up(size_t global, size_t local) {
+  return local == 0 ? global : (global + local - 1) / local * local;
+}
+
+}  // namespace tessera::mali
