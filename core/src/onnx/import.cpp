@@ -75,10 +75,11 @@ int64_t default_opset(const onnx::ModelProto& model, const std::string& source) 
                 "not a valid ONNX model for Tessera");
   }
   if (version < kMinOpset || version > kMaxOpset) {
-    throw Error(source + ": opset " + std::to_string(version) +
-                " of the default ONNX domain is not supported (supported: " +
-                std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
-                "); convert the model with onnx.version_converter.convert_version");
+    // UnsupportedError: the model may be fine, Tessera just does not implement that opset.
+    throw UnsupportedError(source + ": opset " + std::to_string(version) +
+                           " of the default ONNX domain is not supported (supported: " +
+                           std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                           "); convert the model with onnx.version_converter.convert_version");
   }
   return version;
 }

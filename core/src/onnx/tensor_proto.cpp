@@ -16,7 +16,23 @@ std::string onnx_elem_type_name(int32_t elem_type) {
   if (onnx::TensorProto_DataType_IsValid(elem_type)) {
     return onnx::TensorProto_DataType_Name(static_cast<onnx::TensorProto_DataType>(elem_type));
   }
-  // Newer ONNX releases added FLOAT8*, UINT4, INT4 ... after the onnx.proto we link.
+  // Added by ONNX releases newer than the onnx.proto we link.
+  switch (elem_type) {
+    case 17:
+      return "FLOAT8E4M3FN";
+    case 18:
+      return "FLOAT8E4M3FNUZ";
+    case 19:
+      return "FLOAT8E5M2";
+    case 20:
+      return "FLOAT8E5M2FNUZ";
+    case 21:
+      return "UINT4";
+    case 22:
+      return "INT4";
+    case 23:
+      return "FLOAT4E2M1";
+  }
   return "type " + std::to_string(elem_type);
 }
 
