@@ -21,7 +21,9 @@ using tessera::plugin::NodeView;
 using tessera::plugin::RegionView;
 using tessera::plugin::Support;
 
-tessera::Shape shape_of(const tsr_tensor& t) { return tessera::plugin::tensor_shape(t); }
+tessera::Shape shape_of(const tsr_tensor& t) {
+  return tessera::plugin::tensor_shape(t);
+}
 
 Tensor copy_tensor(const tsr_tensor& t) {
   Tensor out(static_cast<DType>(t.dtype), shape_of(t));

@@ -37,8 +37,7 @@ namespace tessera::plugin {
 // Thrown by plugin code to report a specific status; the message reaches core's plan/warnings.
 class Failure : public std::exception {
  public:
-  Failure(tsr_status status, std::string message)
-      : status_(status), message_(std::move(message)) {}
+  Failure(tsr_status status, std::string message) : status_(status), message_(std::move(message)) {}
   tsr_status status() const noexcept { return status_; }
   const char* what() const noexcept override { return message_.c_str(); }
 
@@ -353,9 +352,8 @@ struct Host {
 
   static tsr_status execute(tsr_region_handle handle, const void* const* inputs,
                             void* const* outputs, tsr_message message) noexcept {
-    return guarded(message, [&] {
-      reinterpret_cast<CompiledRegion*>(handle)->execute(inputs, outputs);
-    });
+    return guarded(message,
+                   [&] { reinterpret_cast<CompiledRegion*>(handle)->execute(inputs, outputs); });
   }
 
   static void release(tsr_region_handle handle) noexcept {
@@ -402,12 +400,19 @@ struct Host {
   static const tsr_plugin* entry(uint32_t host_major, const char* name, const char* version,
                                  const char* description) noexcept {
     if (host_major != TESSERA_PLUGIN_ABI_MAJOR) return nullptr;
-    static const tsr_plugin table = {
-        sizeof(tsr_plugin), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
-        name,               version,                  description,
-        &probe,             &query,                   &compile,
-        &execute,           &release,                 &shutdown,
-        &profile};
+    static const tsr_plugin table = {sizeof(tsr_plugin),
+                                     TESSERA_PLUGIN_ABI_MAJOR,
+                                     TESSERA_PLUGIN_ABI_MINOR,
+                                     name,
+                                     version,
+                                     description,
+                                     &probe,
+                                     &query,
+                                     &compile,
+                                     &execute,
+                                     &release,
+                                     &shutdown,
+                                     &profile};
     return &table;
   }
 };
@@ -417,10 +422,10 @@ struct Host {
 
 // Emits the entry symbol for plugin class `Class` (default-constructible, derived from
 // tessera::plugin::Plugin). Use once per plugin library, at global scope.
-#define TESSERA_DEFINE_PLUGIN(Class, name, version, description)                          \
-  extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(                \
-      uint32_t host_abi_major, uint32_t host_abi_minor) {                                \
-    (void)host_abi_minor;                                                                 \
-    return ::tessera::plugin::detail::Host<Class>::entry(host_abi_major, name, version,   \
-                                                         description);                    \
+#define TESSERA_DEFINE_PLUGIN(Class, name, version, description)                        \
+  extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(              \
+      uint32_t host_abi_major, uint32_t host_abi_minor) {                               \
+    (void)host_abi_minor;                                                               \
+    return ::tessera::plugin::detail::Host<Class>::entry(host_abi_major, name, version, \
+                                                         description);                  \
   }

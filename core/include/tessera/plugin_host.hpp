@@ -16,9 +16,14 @@
 #include <string>
 #include <vector>
 
+#include "tessera/error.hpp"
+#include "tessera/graph.hpp"
 #include "tessera/plugin_abi.h"
 
 namespace tessera {
+namespace detail {
+class RegionDesc;
+}
 
 struct PluginDeviceInfo {
   std::string vendor;
@@ -115,6 +120,53 @@ class PluginHost {
   std::vector<PluginDir> dirs_;
   std::vector<std::shared_ptr<LoadedPlugin>> plugins_;
   std::vector<PluginRefusal> refusals_;
+};
+
+struct RegionCompileSettings {
+  int32_t num_threads = 0;  // 0 = plugin default
+  std::string precision = "fp32";
+  std::string cache_dir;  // "" = none
+  std::string pack_path;  // "" = heuristics
+};
+
+// Raised when a plugin's compile_region returns non-OK; the session falls back on it.
+class RegionCompileError : public Error {
+ public:
+  RegionCompileError(const std::string& message, tsr_status status)
+      : Error(message), status(status) {}
+  tsr_status status;
+};
+
+// A compiled region of a graph on one plugin device. Keeps the plugin's library loaded (it holds
+// a shared_ptr<LoadedPlugin>) and the constants it was given alive until it is destroyed.
+// execute() must not be called from two threads at once on the same region.
+class PluginRegion {
+ public:
+  // `nodes` are graph node indices in execution order. Throws RegionCompileError when the plugin
+  // refuses, tessera::Error for bad arguments.
+  static std::shared_ptr<PluginRegion> compile(std::shared_ptr<LoadedPlugin> plugin, int32_t device,
+                                               const Graph& graph, const std::vector<int>& nodes,
+                                               const RegionCompileSettings& settings);
+  ~PluginRegion();
+  PluginRegion(const PluginRegion&) = delete;
+  PluginRegion& operator=(const PluginRegion&) = delete;
+
+  // Graph value ids whose host buffers execute() takes, in order.
+  const std::vector<ValueId>& input_values() const;
+  const std::vector<ValueId>& output_values() const;
+  // Buffers are dense row-major host memory of each value's dtype and shape. Throws Error with the
+  // plugin's message on failure.
+  void execute(const void* const* inputs, void* const* outputs);
+  // Per-node times (us) of the last execute, or empty if the plugin does not profile.
+  std::vector<double> last_profile() const;
+  const LoadedPlugin& plugin() const { return *plugin_; }
+
+ private:
+  PluginRegion() = default;
+  std::shared_ptr<LoadedPlugin> plugin_;
+  std::unique_ptr<detail::RegionDesc> desc_;
+  tsr_region_handle handle_ = nullptr;
+  int32_t num_nodes_ = 0;
 };
 
 // ABI version of this core, "1.0".

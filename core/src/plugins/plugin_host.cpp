@@ -32,7 +32,9 @@ bool has_slot(const tsr_plugin& table, Field tsr_plugin::*field, size_t offset) 
   return table.struct_size >= offset + sizeof(Field) && table.*field != nullptr;
 }
 
-std::string str_or_empty(const char* s) { return s ? s : ""; }
+std::string str_or_empty(const char* s) {
+  return s ? s : "";
+}
 
 PluginDeviceInfo to_device_info(const tsr_device_info& d) {
   PluginDeviceInfo info;
@@ -58,15 +60,16 @@ std::string call_probe(const tsr_plugin& table, const char* selector,
   char text[512] = {0};
   tsr_status status;
   try {
-    status = table.probe_devices(selector, infos, kMaxDevices, &count, tsr_message{text, sizeof(text)});
+    status =
+        table.probe_devices(selector, infos, kMaxDevices, &count, tsr_message{text, sizeof(text)});
   } catch (const std::exception& e) {
     return std::string("probe threw a C++ exception across the C boundary: ") + e.what();
   } catch (...) {
     return "probe threw a C++ exception across the C boundary";
   }
   if (status != TSR_OK) {
-    return "probe failed (status " + std::to_string(status) + "): " +
-           (text[0] ? text : "no message");
+    return "probe failed (status " + std::to_string(status) +
+           "): " + (text[0] ? text : "no message");
   }
   if (count < 0 || count > kMaxDevices) {
     return "probe returned an invalid device count " + std::to_string(count);
@@ -153,8 +156,9 @@ PluginHost::PluginHost(const PluginHostOptions& options) {
   }
   for (PluginDir& dir : wanted) {
     bool seen = false;
-    for (const PluginDir& d : dirs_) seen = seen || (d.path == dir.path && !d.status.empty() &&
-                                                     d.status.rfind("searched", 0) == 0);
+    for (const PluginDir& d : dirs_)
+      seen =
+          seen || (d.path == dir.path && !d.status.empty() && d.status.rfind("searched", 0) == 0);
     if (seen) {
       dir.status = "already searched";
     } else if (!fs::path(dir.path).is_absolute()) {
@@ -201,12 +205,10 @@ void PluginHost::load_candidate(const std::string& path, const std::string& file
   auto library = std::make_unique<LoadedPlugin::Library>();
   boost::system::error_code ec;
   ::dlerror();
-  library->lib.load(path, ec,
-                    boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  library->lib.load(path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   if (ec || !library->lib.is_loaded()) {
     const char* detail = ::dlerror();
-    refuse(file_name_plugin,
-           "not loadable: " + (detail ? std::string(detail) : ec.message()));
+    refuse(file_name_plugin, "not loadable: " + (detail ? std::string(detail) : ec.message()));
     return;
   }
   if (!library->lib.has(TESSERA_PLUGIN_ENTRY_NAME)) {
@@ -223,8 +225,8 @@ void PluginHost::load_candidate(const std::string& path, const std::string& file
     return;
   }
   if (table == nullptr) {
-    refuse(file_name_plugin, "entry returned NULL (the plugin refused host ABI " +
-                                 plugin_abi_version() + ")");
+    refuse(file_name_plugin,
+           "entry returned NULL (the plugin refused host ABI " + plugin_abi_version() + ")");
     return;
   }
   if (table->abi_major != TESSERA_PLUGIN_ABI_MAJOR) {
@@ -235,8 +237,8 @@ void PluginHost::load_candidate(const std::string& path, const std::string& file
     return;
   }
   if (table->struct_size < offsetof(tsr_plugin, shutdown)) {
-    refuse(file_name_plugin, "function table too small (struct_size " +
-                                 std::to_string(table->struct_size) + ")");
+    refuse(file_name_plugin,
+           "function table too small (struct_size " + std::to_string(table->struct_size) + ")");
     return;
   }
   const std::string name = str_or_empty(table->name);

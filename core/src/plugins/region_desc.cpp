@@ -144,8 +144,8 @@ RegionDesc::RegionDesc(const Graph& graph, const std::vector<int>& nodes,
   for (int n : nodes) {
     for (ValueId out : graph.nodes[static_cast<size_t>(n)].outputs) {
       if (out == kNoValue) continue;
-      bool needed = std::find(graph.outputs.begin(), graph.outputs.end(), out) !=
-                    graph.outputs.end();
+      bool needed =
+          std::find(graph.outputs.begin(), graph.outputs.end(), out) != graph.outputs.end();
       for (int c : consumers[static_cast<size_t>(out)]) needed = needed || members.count(c) == 0;
       if (needed) output_values_.push_back(out);
     }

@@ -1,0 +1,100 @@
+// Session: runs a prepared graph across target plugins. At construction it loads plugins,
+// resolves the targets, asks each plugin per node what it can run, partitions the graph into
+// regions (merging small islands back when boundary transfers cost more than they save),
+// compiles every region (falling back to the next target when a compile fails), and plans host
+// buffers for the values crossing region boundaries, reusing memory by liveness.
+//
+// Thread safety: a Session may be shared between threads. run() and profile() are serialized by
+// an internal mutex (the boundary buffers are shared), so concurrent run() calls are safe but do
+// not overlap; plan() and graph() are immutable after construction and need no locking.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tessera/graph.hpp"
+#include "tessera/plugin_host.hpp"
+
+namespace tessera {
+
+struct SessionOptions {
+  // Priority order, each "plugin[:device-selector]", e.g. {"mali:any", "reference"}. Empty = every
+  // loaded plugin with a usable device, best device score first, `reference` last.
+  std::vector<std::string> targets;
+  // Extra absolute plugin directories (searched before TESSERA_PLUGIN_PATH and the defaults).
+  std::vector<std::string> plugin_dirs;
+  bool use_plugin_environment = true;   // search TESSERA_PLUGIN_PATH
+  bool use_default_plugin_dirs = true;  // search the install / build-tree plugin directories
+  int32_t threads = 0;                  // 0 = each plugin's default
+  std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
+  std::string cache_dir;                // absolute; "" = no kernel cache
+};
+
+// "mali:any,reference" -> {"mali:any", "reference"}; blanks dropped.
+std::vector<std::string> parse_target_list(const std::string& list);
+
+struct NodePlacement {
+  std::string node;
+  std::string op_type;
+  std::string plugin;
+  std::string device;
+  int region = -1;
+  // "mali: unsupported: op Resize not implemented -> reference: supported, est 3.1 us"
+  std::string reason;
+};
+
+struct RegionPlacement {
+  int id = -1;
+  std::string plugin;
+  std::string device;
+  std::vector<std::string> nodes;
+  std::vector<std::string> inputs;   // values read from host buffers
+  std::vector<std::string> outputs;  // values written to host buffers
+  double estimated_us = 0.0;
+};
+
+struct ExecutionPlan {
+  std::vector<std::string> targets;      // resolved: "mali:any -> Mali-G78 (score 80)"
+  std::vector<NodePlacement> nodes;      // graph node order
+  std::vector<RegionPlacement> regions;  // execution order
+  std::vector<std::string> warnings;     // fallbacks, skipped targets
+  int boundary_values = 0;               // values living in host buffers between regions
+  int buffers = 0;                       // buffers they share after liveness reuse
+  size_t buffer_bytes = 0;
+};
+
+struct RegionProfile {
+  int region = -1;
+  std::string plugin;
+  double time_us = 0.0;               // wall time of execute(), last run
+  std::vector<double> node_times_us;  // from the plugin, if it profiles (region node order)
+};
+
+class Session {
+ public:
+  // Loads plugins as `options` say. Throws tessera::Error naming the target or node when the
+  // graph cannot be placed.
+  explicit Session(Graph graph, const SessionOptions& options = {});
+  // Uses an existing plugin host (options.plugin_dirs etc. are then ignored).
+  Session(Graph graph, const SessionOptions& options, std::shared_ptr<const PluginHost> host);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // `inputs` maps graph input names to tensors matching the graph's dtypes and shapes. Returns
+  // the graph outputs in graph.outputs order (fresh tensors, owned by the caller).
+  std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
+  const ExecutionPlan& plan() const;
+  // Times of the last run(); empty before the first.
+  std::vector<RegionProfile> profile() const;
+  const Graph& graph() const;
+  const PluginHost& plugin_host() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tessera

@@ -1,0 +1,339 @@
+// Session: target resolution, partition + compile with fallback, boundary buffer planning by
+// liveness, and execution of the regions in order.
+#include "tessera/session.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <climits>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "partition/partitioner.hpp"
+#include "tessera/error.hpp"
+
+namespace tessera {
+
+std::vector<std::string> parse_target_list(const std::string& list) {
+  std::vector<std::string> out;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const size_t b = item.find_first_not_of(" \t");
+    const size_t e = item.find_last_not_of(" \t");
+    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+  }
+  return out;
+}
+
+namespace {
+
+using partition::Target;
+
+// Picks the device of `plugin` matching `selector`: the best score > 0.
+std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions& options,
+                                    ExecutionPlan& plan) {
+  std::vector<std::string> specs = options.targets;
+  if (specs.empty()) {
+    // Default: every usable plugin by its best device score, reference last.
+    std::vector<std::pair<int, std::string>> ranked;
+    for (const auto& p : host.plugins()) {
+      int best = 0;
+      for (const PluginDeviceInfo& d : p->devices()) best = std::max(best, d.score);
+      if (best > 0) ranked.push_back({p->name() == "reference" ? -1 : best, p->name()});
+    }
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& r : ranked) specs.push_back(r.second);
+  }
+  std::vector<Target> targets;
+  for (const std::string& spec : specs) {
+    const size_t colon = spec.find(':');
+    const std::string name = spec.substr(0, colon);
+    const std::string selector = colon == std::string::npos ? "" : spec.substr(colon + 1);
+    std::shared_ptr<LoadedPlugin> plugin = host.find(name);
+    if (!plugin) {
+      std::string why;
+      for (const PluginRefusal& r : host.refusals()) {
+        if (r.name == name) why += " It was refused: " + r.reason + " (" + r.path + ").";
+      }
+      std::string loaded;
+      for (const auto& p : host.plugins()) loaded += (loaded.empty() ? "" : ", ") + p->name();
+      throw Error("target '" + spec + "': no plugin named '" + name + "' is loaded." + why +
+                  " Loaded: " + (loaded.empty() ? "none" : loaded) +
+                  " (see `tessera info` for the directories searched)");
+    }
+    std::vector<PluginDeviceInfo> devices;
+    try {
+      devices = plugin->probe(selector);
+    } catch (const Error& e) {
+      plan.warnings.push_back("target '" + spec + "' skipped: " + e.what());
+      continue;
+    }
+    int best = -1;
+    std::string unusable;
+    for (size_t i = 0; i < devices.size(); ++i) {
+      if (devices[i].score > 0 &&
+          (best < 0 || devices[i].score > devices[static_cast<size_t>(best)].score)) {
+        best = static_cast<int>(i);
+      } else if (devices[i].score <= 0) {
+        unusable += (unusable.empty() ? "" : "; ") + devices[i].name + ": " +
+                    (devices[i].unusable_reason.empty() ? "score 0" : devices[i].unusable_reason);
+      }
+    }
+    if (best < 0) {
+      plan.warnings.push_back("target '" + spec + "' skipped: no usable device" +
+                              (selector.empty() ? "" : " for selector '" + selector + "'") +
+                              (unusable.empty() ? "" : " (" + unusable + ")"));
+      continue;
+    }
+    Target t;
+    t.plugin = plugin;
+    t.spec = spec;
+    t.device = best;
+    t.info = devices[static_cast<size_t>(best)];
+    plan.targets.push_back(spec + " -> " + t.info.name + " (" + t.info.kind + ", score " +
+                           std::to_string(t.info.score) + ")");
+    targets.push_back(std::move(t));
+  }
+  if (targets.empty()) {
+    std::string why;
+    for (const std::string& w : plan.warnings) why += "; " + w;
+    throw Error("no usable target" +
+                (specs.empty() ? std::string(": no plugin with a usable device is loaded") : why));
+  }
+  return targets;
+}
+
+}  // namespace
+
+struct Session::Impl {
+  Graph graph;
+  std::shared_ptr<const PluginHost> host;
+  ExecutionPlan plan;
+
+  struct Step {
+    std::shared_ptr<PluginRegion> region;
+    std::vector<ValueId> inputs, outputs;
+  };
+  std::vector<Step> steps;
+  std::vector<int> value_buffer;                // per value: buffer index, -1 if none
+  std::vector<std::vector<std::byte>> buffers;  // boundary buffers, reused by liveness
+  std::vector<RegionProfile> last_profile;
+  mutable std::mutex mutex;
+
+  void build(const SessionOptions& options);
+  void plan_buffers();
+};
+
+void Session::Impl::build(const SessionOptions& options) {
+  std::vector<Target> targets = resolve_targets(*host, options, plan);
+  const auto answers = partition::query_nodes(graph, targets);
+  RegionCompileSettings settings;
+  settings.num_threads = options.threads;
+  settings.precision = options.precision;
+  settings.cache_dir = options.cache_dir;
+
+  std::vector<partition::Exclusion> excluded;
+  std::map<std::pair<int, std::vector<int>>, std::shared_ptr<PluginRegion>> compiled;
+  partition::Assignment assignment;
+  std::vector<std::vector<int>> regions;
+  // Each failed compile rules out (node, target) pairs, so this ends.
+  for (;;) {
+    assignment = partition::assign_nodes(graph, targets, answers, excluded);
+    regions = partition::form_regions(graph, assignment.target);
+    bool failed = false;
+    for (const std::vector<int>& nodes : regions) {
+      const int t = assignment.target[static_cast<size_t>(nodes[0])];
+      auto key = std::make_pair(t, nodes);
+      if (compiled.count(key)) continue;
+      const Target& target = targets[static_cast<size_t>(t)];
+      try {
+        compiled[key] = PluginRegion::compile(target.plugin, target.device, graph, nodes, settings);
+      } catch (const Error& e) {
+        std::string names;
+        for (int n : nodes)
+          names += (names.empty() ? "" : ", ") + graph.nodes[static_cast<size_t>(n)].name;
+        plan.warnings.push_back("region of " + std::to_string(nodes.size()) + " node(s) [" + names +
+                                "] failed to compile on " + target.spec + ": " + e.what() +
+                                "; falling back to the next target");
+        for (int n : nodes) excluded.push_back({n, t, "compile failed: " + std::string(e.what())});
+        failed = true;
+      }
+    }
+    if (!failed) break;
+  }
+
+  std::vector<int> region_of(graph.nodes.size(), -1);
+  for (size_t r = 0; r < regions.size(); ++r) {
+    const int t = assignment.target[static_cast<size_t>(regions[r][0])];
+    const Target& target = targets[static_cast<size_t>(t)];
+    Step step;
+    step.region = compiled.at({t, regions[r]});
+    step.inputs = step.region->input_values();
+    step.outputs = step.region->output_values();
+    RegionPlacement rp;
+    rp.id = static_cast<int>(r);
+    rp.plugin = target.plugin->name();
+    rp.device = target.info.name;
+    for (int n : regions[r]) {
+      region_of[static_cast<size_t>(n)] = static_cast<int>(r);
+      rp.nodes.push_back(graph.nodes[static_cast<size_t>(n)].name);
+      rp.estimated_us += answers[static_cast<size_t>(n)][static_cast<size_t>(t)].cost_us;
+    }
+    for (ValueId v : step.inputs) rp.inputs.push_back(graph.value(v).name);
+    for (ValueId v : step.outputs) rp.outputs.push_back(graph.value(v).name);
+    plan.regions.push_back(std::move(rp));
+    steps.push_back(std::move(step));
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Target& target = targets[static_cast<size_t>(assignment.target[n])];
+    plan.nodes.push_back({graph.nodes[n].name, graph.nodes[n].op_type, target.plugin->name(),
+                          target.info.name, region_of[n], assignment.reason[n]});
+  }
+  plan_buffers();
+}
+
+// Values produced by a region get a host buffer; a buffer is reused once every reader of its
+// previous value has run. Graph outputs are never reused (they are copied out at the end).
+void Session::Impl::plan_buffers() {
+  const int kForever = INT_MAX;
+  std::vector<int> last_use(graph.values.size(), -1);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    for (ValueId v : steps[s].inputs) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
+  }
+  for (ValueId v : graph.outputs) last_use[static_cast<size_t>(v)] = kForever;
+  value_buffer.assign(graph.values.size(), -1);
+  std::vector<size_t> sizes;
+  std::vector<int> busy_until;  // per buffer: last step reading its current value
+  for (size_t s = 0; s < steps.size(); ++s) {
+    for (ValueId v : steps[s].outputs) {
+      const Value& value = graph.value(v);
+      const size_t bytes = std::max<size_t>(
+          1, static_cast<size_t>(shape_numel(value.shape)) * dtype_size(value.dtype));
+      int best = -1;
+      for (size_t b = 0; b < sizes.size(); ++b) {
+        if (busy_until[b] >= static_cast<int>(s)) continue;
+        // Prefer the smallest free buffer that fits, else the largest free one (it grows).
+        if (best < 0) {
+          best = static_cast<int>(b);
+          continue;
+        }
+        const size_t cur = sizes[static_cast<size_t>(best)];
+        const bool fits = sizes[b] >= bytes, cur_fits = cur >= bytes;
+        if ((fits && (!cur_fits || sizes[b] < cur)) || (!fits && !cur_fits && sizes[b] > cur)) {
+          best = static_cast<int>(b);
+        }
+      }
+      if (best < 0) {
+        best = static_cast<int>(sizes.size());
+        sizes.push_back(0);
+        busy_until.push_back(-1);
+      }
+      sizes[static_cast<size_t>(best)] = std::max(sizes[static_cast<size_t>(best)], bytes);
+      busy_until[static_cast<size_t>(best)] =
+          std::max(last_use[static_cast<size_t>(v)], static_cast<int>(s));
+      value_buffer[static_cast<size_t>(v)] = best;
+      ++plan.boundary_values;
+    }
+  }
+  buffers.clear();
+  for (size_t bytes : sizes) buffers.emplace_back(bytes);
+  plan.buffers = static_cast<int>(buffers.size());
+  plan.buffer_bytes = 0;
+  for (size_t bytes : sizes) plan.buffer_bytes += bytes;
+}
+
+Session::Session(Graph graph, const SessionOptions& options)
+    : Session(std::move(graph), options, [&] {
+        PluginHostOptions host_options;
+        host_options.dirs = options.plugin_dirs;
+        host_options.use_environment = options.use_plugin_environment;
+        host_options.use_default_dirs = options.use_default_plugin_dirs;
+        return std::make_shared<const PluginHost>(host_options);
+      }()) {}
+
+Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<const PluginHost> host)
+    : impl_(std::make_unique<Impl>()) {
+  if (!host) throw Error("Session: no plugin host given");
+  impl_->graph = std::move(graph);
+  impl_->host = std::move(host);
+  impl_->build(options);
+}
+
+Session::~Session() = default;
+
+std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const Graph& graph = impl_->graph;
+  const std::string where = graph.source.empty() ? "graph" : graph.source;
+  std::vector<const void*> location(graph.values.size(), nullptr);
+  for (size_t i = 0; i < graph.values.size(); ++i) {
+    if (graph.values[i].constant) location[i] = graph.values[i].constant->raw();
+  }
+  for (const auto& [name, tensor] : inputs) {
+    const ValueId id = graph.find_value(name);
+    if (id == kNoValue ||
+        std::find(graph.inputs.begin(), graph.inputs.end(), id) == graph.inputs.end()) {
+      throw Error(where + ": '" + name + "' is not an input of the model");
+    }
+  }
+  for (ValueId id : graph.inputs) {
+    const Value& v = graph.value(id);
+    auto it = inputs.find(v.name);
+    if (it == inputs.end()) throw Error(where + ": no tensor given for input '" + v.name + "'");
+    if (it->second.dtype() != v.dtype || it->second.shape() != v.shape) {
+      throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
+                  shape_str(v.shape) + ", got " + dtype_name(it->second.dtype()) + " " +
+                  shape_str(it->second.shape()));
+    }
+    location[static_cast<size_t>(id)] = it->second.raw();
+  }
+  std::vector<RegionProfile> profile;
+  for (size_t s = 0; s < impl_->steps.size(); ++s) {
+    Impl::Step& step = impl_->steps[s];
+    std::vector<const void*> in;
+    std::vector<void*> out;
+    for (ValueId v : step.inputs) in.push_back(location[static_cast<size_t>(v)]);
+    for (ValueId v : step.outputs) {
+      void* p =
+          impl_->buffers[static_cast<size_t>(impl_->value_buffer[static_cast<size_t>(v)])].data();
+      out.push_back(p);
+      location[static_cast<size_t>(v)] = p;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    step.region->execute(in.data(), out.data());
+    const double us =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    profile.push_back(
+        {static_cast<int>(s), step.region->plugin().name(), us, step.region->last_profile()});
+  }
+  std::vector<Tensor> outputs;
+  for (ValueId id : graph.outputs) {
+    const Value& v = graph.value(id);
+    Tensor t(v.dtype, v.shape);
+    if (t.nbytes() > 0) std::memcpy(t.raw(), location[static_cast<size_t>(id)], t.nbytes());
+    outputs.push_back(std::move(t));
+  }
+  impl_->last_profile = std::move(profile);
+  return outputs;
+}
+
+const ExecutionPlan& Session::plan() const {
+  return impl_->plan;
+}
+
+std::vector<RegionProfile> Session::profile() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->last_profile;
+}
+
+const Graph& Session::graph() const {
+  return impl_->graph;
+}
+const PluginHost& Session::plugin_host() const {
+  return *impl_->host;
+}
+
+}  // namespace tessera

@@ -1,0 +1,65 @@
+// The partitioner: per-node capability answers from the targets -> node assignment (priority,
+// then island merge-back by boundary transfer cost) -> connected, acyclic regions.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/graph.hpp"
+#include "tessera/plugin_host.hpp"
+
+namespace tessera::partition {
+
+// One resolved entry of the priority list.
+struct Target {
+  std::shared_ptr<LoadedPlugin> plugin;
+  std::string spec;  // as the user wrote it: "mali:any"
+  int32_t device = 0;
+  PluginDeviceInfo info;
+  // Device works on host memory directly: region boundaries cost it no transfer.
+  bool host_memory() const { return info.kind == "cpu"; }
+};
+
+struct NodeAnswer {
+  bool supported = false;
+  double cost_us = 0.0;
+  std::string reason;
+};
+
+// Assumed cost model for boundaries of non-host devices (no measurement yet): a host<->device copy
+// at this bandwidth plus a fixed launch overhead per region.
+constexpr double kTransferBytesPerUs = 5000.0;  // 5 GB/s
+constexpr double kLaunchOverheadUs = 10.0;
+
+// answers[node][target]: asks every target about every node (one-node region views).
+std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
+                                                 const std::vector<Target>& targets);
+
+struct Assignment {
+  std::vector<int> target;          // per node, index into targets
+  std::vector<std::string> reason;  // per node, human-readable
+};
+
+// (node, target) pairs ruled out, e.g. after a failed compile, with the reason to show.
+struct Exclusion {
+  int node;
+  int target;
+  std::string reason;
+};
+
+// First supported target in priority order per node, then islands that lose to boundary transfer
+// costs move to a neighbouring target that supports all their nodes. Throws Error naming a node
+// no target can run.
+Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
+                        const std::vector<std::vector<NodeAnswer>>& answers,
+                        const std::vector<Exclusion>& excluded);
+
+// Groups nodes into regions: each a connected set of nodes on one target; the regions, run in
+// the returned order, respect every data dependency (no region depends on itself through
+// another). Node lists are in execution order.
+std::vector<std::vector<int>> form_regions(const Graph& graph, const std::vector<int>& target);
+
+}  // namespace tessera::partition

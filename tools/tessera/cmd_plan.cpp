@@ -1,0 +1,106 @@
+// `tessera plan MODEL.onnx [--targets LIST] [--json]`: where each node runs and why, the regions,
+// and any fallback warnings, without running the model.
+#include <cstdio>
+#include <string>
+
+#include "cli.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera::cli {
+namespace {
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+void print_json(const ExecutionPlan& plan) {
+  // A JSON array, one object per node; warnings ride along on every node's object would be noisy,
+  // so they go to stderr as text (the array on stdout stays machine-readable).
+  std::printf("[\n");
+  for (size_t i = 0; i < plan.nodes.size(); ++i) {
+    const NodePlacement& n = plan.nodes[i];
+    std::printf(
+        "  {\"name\": %s, \"op_type\": %s, \"plugin\": %s, \"device\": %s, "
+        "\"region\": %d, \"reason\": %s}%s\n",
+        json_string(n.node).c_str(), json_string(n.op_type).c_str(), json_string(n.plugin).c_str(),
+        json_string(n.device).c_str(), n.region, json_string(n.reason).c_str(),
+        i + 1 < plan.nodes.size() ? "," : "");
+  }
+  std::printf("]\n");
+  for (const std::string& w : plan.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+}
+
+void print_table(const ExecutionPlan& plan) {
+  std::printf("targets:\n");
+  for (const std::string& t : plan.targets) std::printf("  %s\n", t.c_str());
+  std::printf("\n%-28s %-18s %-12s %6s  %s\n", "node", "op", "plugin", "region", "reason");
+  for (const NodePlacement& n : plan.nodes) {
+    std::printf("%-28s %-18s %-12s %6d  %s\n", n.node.c_str(), n.op_type.c_str(), n.plugin.c_str(),
+                n.region, n.reason.c_str());
+  }
+  std::printf("\nregions: %zu\n", plan.regions.size());
+  for (const RegionPlacement& r : plan.regions) {
+    std::printf("  region %d on %s (%s): %zu node(s), %zu input(s), %zu output(s), est %.1f us\n",
+                r.id, r.plugin.c_str(), r.device.c_str(), r.nodes.size(), r.inputs.size(),
+                r.outputs.size(), r.estimated_us);
+  }
+  std::printf("boundary values: %d in %d host buffer(s), %zu bytes\n", plan.boundary_values,
+              plan.buffers, plan.buffer_bytes);
+  for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
+}
+
+}  // namespace
+
+int cmd_plan(int argc, char** argv) {
+  Args args(argc, argv, {"targets", "input-shape", "plugin-dir"}, {"json", "help"});
+  if (args.flag("help") || args.positionals().size() != 1) {
+    std::printf(
+        "usage: tessera plan MODEL.onnx [options]\n"
+        "  --targets LIST        plugin priority, e.g. mali:any,reference (default: all usable)\n"
+        "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
+        "  --plugin-dir DIR      also search this absolute plugin directory (repeatable)\n"
+        "  --json                print a JSON array, one object per node\n");
+    return args.flag("help") ? 0 : 2;
+  }
+  ImportOptions import_options;
+  import_options.input_shapes = parse_input_shapes(args.get_all("input-shape"));
+  Graph graph = import_onnx_file(args.positionals()[0], import_options);
+  SessionOptions options;
+  options.targets = parse_target_list(args.get("targets", ""));
+  options.plugin_dirs = args.get_all("plugin-dir");
+  const Session session(std::move(graph), options);
+  if (args.flag("json")) {
+    print_json(session.plan());
+  } else {
+    print_table(session.plan());
+  }
+  return 0;
+}
+
+}  // namespace tessera::cli
