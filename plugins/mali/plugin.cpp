@@ -233,8 +233,8 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
   }
 }
 
-tsr_status execute_region(tsr_region_handle handle, const void* const* inputs,
-                          void* const* outputs, tsr_message message) {
+tsr_status execute_region(tsr_region_handle handle, const void* const* inputs, void* const* outputs,
+                          tsr_message message) {
   if (!handle || !handle->region) {
     write_message(message, "mali: null region handle");
     return TSR_INVALID_ARGUMENT;
@@ -251,7 +251,9 @@ tsr_status execute_region(tsr_region_handle handle, const void* const* inputs,
   }
 }
 
-void release_region(tsr_region_handle handle) { delete handle; }
+void release_region(tsr_region_handle handle) {
+  delete handle;
+}
 
 void shutdown() {
   std::lock_guard<std::mutex> lock(state().mutex);
@@ -291,7 +293,7 @@ const tsr_plugin kPlugin = {
 }  // namespace tessera::mali
 
 extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(uint32_t host_abi_major,
-                                                                       uint32_t host_abi_minor) {
+                                                                        uint32_t host_abi_minor) {
   if (host_abi_major != TESSERA_PLUGIN_ABI_MAJOR) return nullptr;
   return &tessera::mali::kPlugin;
 }

@@ -12,7 +12,9 @@ namespace tessera::mali {
 NodeView::NodeView(const tsr_region& region, int32_t index)
     : region_(&region), node_(&region.nodes[index]) {}
 
-std::string NodeView::where() const { return "node '" + name() + "' (" + op_type() + ")"; }
+std::string NodeView::where() const {
+  return "node '" + name() + "' (" + op_type() + ")";
+}
 
 const tsr_attribute* NodeView::attr(const char* name) const {
   for (int32_t i = 0; i < node_->num_attributes; ++i) {
@@ -122,7 +124,9 @@ std::shared_ptr<opencl::Buffer> Lowering::buffer_ptr(int32_t id) {
   return buf;
 }
 
-const opencl::Buffer& Lowering::buffer(int32_t id) { return *buffer_ptr(id); }
+const opencl::Buffer& Lowering::buffer(int32_t id) {
+  return *buffer_ptr(id);
+}
 
 const opencl::Buffer& Lowering::upload(const std::vector<float>& values) {
   auto buf = std::make_shared<opencl::Buffer>(*context_, values.size() * sizeof(float));
@@ -132,7 +136,9 @@ const opencl::Buffer& Lowering::upload(const std::vector<float>& values) {
   return *buf;
 }
 
-void Lowering::alias(int32_t out, int32_t in) { aliases_[out] = in; }
+void Lowering::alias(int32_t out, int32_t in) {
+  aliases_[out] = in;
+}
 
 opencl::Kernel Lowering::kernel(const Config& config, const std::string& extra_defines) {
   std::string options = "-cl-mad-enable";
@@ -175,8 +181,8 @@ void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t>
   for (size_t& g : global) {
     if (g == 0) g = 1;  // empty tensors: one idle work-item instead of an invalid range
   }
-  compiled_->steps.push_back(Step{node, std::move(kernel), std::move(global), std::move(local),
-                                  config.str()});
+  compiled_->steps.push_back(
+      Step{node, std::move(kernel), std::move(global), std::move(local), config.str()});
 }
 
 std::unique_ptr<CompiledRegion> Lowering::finish() {

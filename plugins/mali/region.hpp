@@ -68,7 +68,7 @@ class CompiledRegion {
  public:
   std::shared_ptr<opencl::Context> context;
   int32_t num_nodes = 0;
-  std::vector<std::shared_ptr<opencl::Buffer>> inputs;   // per region input
+  std::vector<std::shared_ptr<opencl::Buffer>> inputs;  // per region input
   std::vector<size_t> input_bytes;
   std::vector<std::shared_ptr<opencl::Buffer>> outputs;  // per region output
   std::vector<size_t> output_bytes;

@@ -14,11 +14,17 @@ const std::vector<Schedule>& all_schedules() {
   // None of these kernels use __local memory, so the local-memory limit never constrains them;
   // work-group sizes are bounded by the device and kernel maxima in default_wg_x().
   static const std::vector<Schedule> schedules = {
-      {"conv2d.nchw.direct", "conv.cl", "conv2d_direct_f32",
+      {"conv2d.nchw.direct",
+       "conv.cl",
+       "conv2d_direct_f32",
        {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}}},
-      {"conv2d.nchw.1x1", "conv.cl", "conv2d_1x1_f32",
+      {"conv2d.nchw.1x1",
+       "conv.cl",
+       "conv2d_1x1_f32",
        {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}}},
-      {"conv2d.nchw.depthwise", "conv.cl", "conv2d_depthwise_f32",
+      {"conv2d.nchw.depthwise",
+       "conv.cl",
+       "conv2d_depthwise_f32",
        {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}}},
       {"eltwise.unary", "elementwise.cl", "unary_f32", {{"wg_x", kWgX, false}}},
       {"eltwise.binary", "elementwise.cl", "binary_f32", {{"wg_x", kWgX, false}}},

@@ -21,7 +21,9 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 // Outputs per work-item: 4 amortises each weight load over a float4-wide strip; narrow outputs
 // get 1 so no lane idles. Only two values, so a model builds at most two conv programs.
-int32_t default_outputs_per_item(int64_t width) { return width >= 4 ? 4 : 1; }
+int32_t default_outputs_per_item(int64_t width) {
+  return width >= 4 ? 4 : 1;
+}
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
@@ -61,8 +63,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       .i32x4(to_i32(y.dims[0], node), to_i32(y.dims[1], node), to_i32(y.dims[2], node),
              to_i32(y.dims[3], node))
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(group, node), has_bias ? 1 : 0)
-      .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(pads[0], node),
-             to_i32(pads[1], node))
+      .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(pads[0], node), to_i32(pads[1], node))
       .i32x4(to_i32(d[0], node), to_i32(d[1], node), /*act=*/0, 0)
       .f32(0.0f)
       .f32(0.0f);

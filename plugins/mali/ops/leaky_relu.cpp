@@ -4,7 +4,9 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) { return check_float_io(node); }
+std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+  return check_float_io(node);
+}
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   lower_unary(lw, node, index, UnaryOp::kLeakyRelu, node.attr_float("alpha", 0.01f), 0.0f);

@@ -15,7 +15,9 @@ std::map<std::string, OpLowering>& registry() {
 }
 }  // namespace
 
-OpLoweringRegistrar::OpLoweringRegistrar(const OpLowering& op) { registry()[op.op_type] = op; }
+OpLoweringRegistrar::OpLoweringRegistrar(const OpLowering& op) {
+  registry()[op.op_type] = op;
+}
 
 const OpLowering* find_lowering(const std::string& op_type) {
   auto it = registry().find(op_type);

@@ -23,9 +23,9 @@ struct OpLoweringRegistrar {
 
 #define TSR_MALI_CONCAT_INNER(a, b) a##b
 #define TSR_MALI_CONCAT(a, b) TSR_MALI_CONCAT_INNER(a, b)
-#define TESSERA_MALI_OP(op_type, check_fn, lower_fn)                                   \
-  static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT(mali_op_, __LINE__)( \
-      ::tessera::mali::OpLowering{op_type, check_fn, lower_fn})
+#define TESSERA_MALI_OP(op_type, check_fn, lower_fn)                 \
+  static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT( \
+      mali_op_, __LINE__)(::tessera::mali::OpLowering{op_type, check_fn, lower_fn})
 
 // ---- helpers shared by the op files ----
 

@@ -105,8 +105,8 @@ std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int
   return p;
 }
 
-void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b,
-                int32_t c, bool trans_a, bool trans_b, float alpha, float beta) {
+void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
+                bool trans_a, bool trans_b, float alpha, float beta) {
   const tsr_tensor& y = node.output(0);
   const int64_t M = y.dims[0], N = y.dims[1];
   const tsr_tensor& at = lw.region().values[a];

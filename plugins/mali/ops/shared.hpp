@@ -9,7 +9,14 @@
 namespace tessera::mali {
 
 // Codes of unary_f32 in kernels/elementwise.cl.
-enum class UnaryOp : int32_t { kRelu = 0, kClip = 1, kLeakyRelu = 2, kSigmoid = 3, kHardSwish = 4, kCopy = 5 };
+enum class UnaryOp : int32_t {
+  kRelu = 0,
+  kClip = 1,
+  kLeakyRelu = 2,
+  kSigmoid = 3,
+  kHardSwish = 4,
+  kCopy = 5
+};
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b);
 
 // Codes of binary_f32.
@@ -29,7 +36,7 @@ std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int
                                       const std::array<int64_t, 2>& dilations);
 
 // Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
-void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b,
-                int32_t c, bool trans_a, bool trans_b, float alpha, float beta);
+void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
+                bool trans_a, bool trans_b, float alpha, float beta);
 
 }  // namespace tessera::mali
