@@ -328,14 +328,15 @@ std::vector<std::string> MapReader::str_list(const std::string& key) const {
 }
 
 YAML::Node MapReader::map(const std::string& key) const {
-  if (!has(key)) return YAML::Node();
+  // An Undefined node tests false; a default-constructed (Null) one would not.
+  if (!has(key)) return YAML::Node(YAML::NodeType::Undefined);
   const YAML::Node v = node(key);
   if (!v.IsMap()) fail_at(file_, v, key_path(key), std::string("expected a map, got ") + node_kind(v));
   return v;
 }
 
 YAML::Node MapReader::seq(const std::string& key) const {
-  if (!has(key)) return YAML::Node();
+  if (!has(key)) return YAML::Node(YAML::NodeType::Undefined);
   const YAML::Node v = node(key);
   if (!v.IsSequence()) {
     fail_at(file_, v, key_path(key), std::string("expected a list, got ") + node_kind(v));

@@ -73,7 +73,8 @@ class MapReader {
                      const std::vector<std::string>& choices) const;
   // A sequence of strings (a single string is not accepted as a list).
   std::vector<std::string> str_list(const std::string& key) const;
-  // The value must be a map / sequence (or absent). Returns the node (null when absent).
+  // The value must be a map / sequence (or absent). Returns the node; an absent or null value
+  // gives a node that tests false.
   YAML::Node map(const std::string& key) const;
   YAML::Node seq(const std::string& key) const;
   [[noreturn]] void fail(const std::string& key, const std::string& message) const;
