@@ -222,6 +222,30 @@ TEST(OnnxImport, ExternalDataInsideModelDirectory) {
   EXPECT_EQ(out[0].to_float_vector(), (std::vector<float>{3, 8, 15}));
 }
 
+TEST(OnnxImport, ModelLargerThanProtobufDefaultLimitParses) {
+  // 17 Mi floats = 68 MiB of raw_data, past protobuf's 64 MiB default total-bytes limit.
+  const int64_t n = int64_t{17} << 20;
+  std::vector<float> w(static_cast<size_t>(n), 0.0f);
+  w.front() = 1.5f;
+  w.back() = -2.5f;
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {1});
+  m.raw_float("W", {n}, w);
+  m.node("Add", {"W", "X"}, {"Y"});
+  m.output("Y", onnx::TensorProto::FLOAT, {n});
+  const std::string bytes = m.bytes();
+  ASSERT_GT(bytes.size(), size_t{64} << 20);
+  m = ModelBuilder();  // release the builder's copy
+  w = {};
+  ImportOptions opts;
+  opts.prepare = false;
+  const Graph g = import_onnx_bytes(bytes, "large.onnx", "", opts);
+  const Tensor& weights = *value_named(g, "W").constant;
+  ASSERT_EQ(weights.numel(), n);
+  EXPECT_EQ(weights.data<float>()[0], 1.5f);
+  EXPECT_EQ(weights.data<float>()[n - 1], -2.5f);
+}
+
 TEST(OnnxImport, ReadsTensorProtoFiles) {
   onnx::TensorProto t;
   t.set_name("x");
