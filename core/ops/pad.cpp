@@ -119,34 +119,42 @@ int64_t outside_index(int64_t j, int64_t n, const std::string& mode) {
   return r < n ? r : period - r;
 }
 
+// How output coordinates along one axis map back to the input.
+struct AxisMap {
+  int64_t crop_begin = 0;  // elements cropped off the front of the input
+  int64_t kept = 0;        // input elements left after cropping
+  int64_t lead = 0;        // output elements padded before the kept ones
+  int64_t stride = 0;      // input stride of the axis
+};
+
 template <typename T>
 void pad_typed(const Tensor& xt, Tensor& yt, const PadPlan& plan, T value) {
   const Shape& x = xt.shape();
   const Shape& y = yt.shape();
   const size_t rank = x.size();
   const std::vector<int64_t> x_strides = shape_strides(x);
+  std::vector<AxisMap> axes(rank);
+  for (size_t d = 0; d < rank; ++d) {
+    axes[d].crop_begin = std::max<int64_t>(0, -plan.begin[d]);
+    axes[d].kept = x[d] + std::min<int64_t>(0, plan.begin[d]) + std::min<int64_t>(0, plan.end[d]);
+    axes[d].lead = std::max<int64_t>(0, plan.begin[d]);
+    axes[d].stride = x_strides[d];
+  }
+  const bool constant_mode = plan.mode == "constant";
   const T* xd = xt.data<T>();
   T* yd = yt.data<T>();
-  std::vector<int64_t> crop_begin(rank), kept(rank), lead(rank);
-  for (size_t d = 0; d < rank; ++d) {
-    crop_begin[d] = std::max<int64_t>(0, -plan.begin[d]);
-    kept[d] = x[d] + std::min<int64_t>(0, plan.begin[d]) + std::min<int64_t>(0, plan.end[d]);
-    lead[d] = std::max<int64_t>(0, plan.begin[d]);
-  }
   std::vector<int64_t> o(rank, 0);
   for (int64_t i = 0; i < yt.numel(); ++i, next_index(o, y)) {
     int64_t offset = 0;
     bool is_constant = false;
-    for (size_t d = 0; d < rank; ++d) {
-      int64_t j = o[d] - lead[d];  // coordinate in the cropped tensor
-      if (j < 0 || j >= kept[d]) {
-        if (plan.mode == "constant") {
-          is_constant = true;
-          break;
-        }
-        j = outside_index(j, kept[d], plan.mode);
+    for (size_t d = 0; d < rank && !is_constant; ++d) {
+      const AxisMap& a = axes[d];
+      int64_t j = o[d] - a.lead;  // coordinate in the cropped tensor
+      if (j < 0 || j >= a.kept) {
+        is_constant = constant_mode;
+        if (!constant_mode) j = outside_index(j, a.kept, plan.mode);
       }
-      offset += (crop_begin[d] + j) * x_strides[d];
+      offset += (a.crop_begin + j) * a.stride;
     }
     yd[i] = is_constant ? value : xd[offset];
   }
