@@ -1,0 +1,157 @@
+// `tessera pack inspect|validate|merge`: look at, check and combine tuned packs
+// (schedules/<plugin>/<device-or-family>.yaml). The format is in schedules/README.md.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tessera/error.hpp"
+#include "tessera/file_util.hpp"
+#include "tessera/pack.hpp"
+
+namespace tessera::cli {
+
+int cmd_pack(int argc, char** argv);
+
+namespace {
+
+void print_pack_usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: tessera pack inspect FILE...\n"
+               "       tessera pack validate FILE...\n"
+               "       tessera pack merge -o OUT [--force] FILE...\n\n"
+               "  inspect   print each pack's header and its entries\n"
+               "  validate  check each pack; exit 1 if any is malformed or of another schema\n"
+               "  merge     combine packs for the same plugin and device into OUT, keeping the\n"
+               "            faster entry per workload; OUT is written atomically and an existing\n"
+               "            OUT is only replaced with --force\n");
+}
+
+std::string match_text(const Pack& p) {
+  std::string out;
+  auto add = [&](const char* what, const std::string& value) {
+    if (!value.empty()) out += std::string(out.empty() ? "" : ", ") + what + " '" + value + "'";
+  };
+  add("device", p.match.device);
+  if (!p.match.driver.is_any()) add("driver", p.match.driver.text());
+  add("family", p.match.family);
+  add("vendor", p.match.vendor);
+  return out;
+}
+
+int run_validate(const std::vector<std::string>& files) {
+  int failed = 0;
+  for (const std::string& f : files) {
+    try {
+      const Pack p = load_pack(f);
+      if (p.schema_version != kPackSchemaVersion) {
+        std::printf("FAIL %s: schema_version %d, this engine reads %d\n", f.c_str(),
+                    p.schema_version, kPackSchemaVersion);
+        ++failed;
+        continue;
+      }
+      std::printf("ok   %s: plugin '%s', %s, engine %s, %zu entries\n", f.c_str(),
+                  p.plugin.c_str(), match_text(p).c_str(), p.engine_version.text().c_str(),
+                  p.entries.size());
+    } catch (const Error& e) {
+      std::printf("FAIL %s\n", e.what());
+      ++failed;
+    }
+  }
+  if (failed) std::printf("%d of %zu pack(s) failed\n", failed, files.size());
+  return failed ? 1 : 0;
+}
+
+int run_inspect(const std::vector<std::string>& files) {
+  for (const std::string& f : files) {
+    const Pack p = load_pack(f);
+    std::printf("%s\n  plugin:         %s\n  schema_version: %d\n", f.c_str(), p.plugin.c_str(),
+                p.schema_version);
+    if (p.schema_version != kPackSchemaVersion) {
+      std::printf("  (entries not shown: this engine reads schema_version %d)\n\n",
+                  kPackSchemaVersion);
+      continue;
+    }
+    std::printf("  match:          %s\n  engine_version: %s\n", match_text(p).c_str(),
+                p.engine_version.text().c_str());
+    std::printf("  measured:       %s, with tessera %s: %s\n", p.measured.when.c_str(),
+                p.measured.tool_version.c_str(), p.measured.how.c_str());
+    std::printf("  entries:        %zu\n", p.entries.size());
+    double total = 0;
+    for (const PackEntry& e : p.entries) {
+      std::string knobs;
+      for (const Knob& k : e.knobs) {
+        knobs += (knobs.empty() ? "" : " ") + k.name + "=" + std::to_string(k.value);
+      }
+      std::printf("  %12.2f us  %-28s %-30s %s\n", e.time_us, e.schedule.c_str(), knobs.c_str(),
+                  e.workload.c_str());
+      total += e.time_us;
+    }
+    if (!p.entries.empty()) std::printf("  %12.2f us  total of one run of each entry\n", total);
+    std::printf("\n");
+  }
+  return 0;
+}
+
+int run_merge(const std::vector<std::string>& args) {
+  std::string output;
+  bool force = false;
+  std::vector<std::string> files;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--force") {
+      force = true;
+    } else if (a == "-o" || a == "--output") {
+      if (i + 1 >= args.size()) throw Error("pack merge: " + a + " needs a file name");
+      output = args[++i];
+    } else if (a.rfind("--output=", 0) == 0) {
+      output = a.substr(9);
+    } else if (!a.empty() && a[0] == '-') {
+      throw Error("pack merge: unknown option '" + a + "' (known: -o/--output, --force)");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (output.empty()) throw Error("pack merge: give the output file with -o OUT");
+  if (files.empty()) throw Error("pack merge: give at least one pack to merge");
+  std::vector<Pack> packs;
+  for (const std::string& f : files) packs.push_back(load_pack(f));
+  std::vector<std::string> notes;
+  const Pack merged = merge_packs(packs, &notes);
+  write_file_atomic(output, serialize_pack(merged), force);
+  for (const std::string& n : notes) std::printf("  %s\n", n.c_str());
+  std::printf("wrote %s: %zu entries from %zu pack(s)\n", output.c_str(), merged.entries.size(),
+              files.size());
+  return 0;
+}
+
+}  // namespace
+
+int cmd_pack(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
+    print_pack_usage(args.empty() ? stderr : stdout);
+    return args.empty() ? 2 : 0;
+  }
+  const std::string action = args[0];
+  args.erase(args.begin());
+  for (const std::string& a : args) {
+    if (a == "--help" || a == "-h") {
+      print_pack_usage(stdout);
+      return 0;
+    }
+  }
+  if (action == "merge") return run_merge(args);
+  if (action != "inspect" && action != "validate") {
+    std::fprintf(stderr, "tessera pack: unknown action '%s'\n\n", action.c_str());
+    print_pack_usage(stderr);
+    return 2;
+  }
+  if (args.empty()) throw Error("pack " + action + ": give at least one pack file");
+  for (const std::string& a : args) {
+    if (!a.empty() && a[0] == '-') throw Error("pack " + action + ": unknown option '" + a + "'");
+  }
+  return action == "inspect" ? run_inspect(args) : run_validate(args);
+}
+
+}  // namespace tessera::cli
