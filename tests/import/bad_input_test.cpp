@@ -107,6 +107,50 @@ TEST(BadInput, RandomBytes) {
   }
 }
 
+// A model with attributes, a Constant tensor attribute and a foldable shape chain.
+ModelBuilder attribute_model() {
+  ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {2, 3, 4});
+  auto* c = m.node("Constant", {}, {"minus1"}, "const");
+  auto* a = c->add_attribute();
+  a->set_name("value");
+  a->set_type(onnx::AttributeProto::TENSOR);
+  a->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  a->mutable_t()->add_dims(1);
+  a->mutable_t()->add_int64_data(-1);
+  m.node("Shape", {"X"}, {"S"}, "shape");
+  m.raw_int64("idx", {1}, {0});
+  m.node("Gather", {"S", "idx"}, {"B"}, "gather");
+  ModelBuilder::add_int_attr(m.node("Concat", {"B", "minus1"}, {"NS"}, "concat"), "axis", 0);
+  m.node("Reshape", {"X", "NS"}, {"R"}, "reshape");
+  ModelBuilder::add_ints_attr(m.node("Transpose", {"R"}, {"Y"}, "transpose"), "perm", {1, 0});
+  m.output("Y", onnx::TensorProto::FLOAT, {12, 2});
+  return m;
+}
+
+TEST(BadInput, CorruptedBytesNeverCrash) {
+  // Overwrites bytes all over valid models: each import must succeed or throw tessera::Error
+  // naming the model; anything else (a crash, a foreign exception, a giant allocation) fails.
+  std::mt19937 rng(99);
+  for (const std::string& good : {valid_model().bytes(), attribute_model().bytes()}) {
+    ASSERT_NO_THROW(import_onnx_bytes(good, "good.onnx", ""));
+    int errors = 0;
+    for (int i = 0; i < 500; ++i) {
+      std::string bytes = good;
+      for (int flips = 1 + static_cast<int>(rng() % 3); flips > 0; --flips) {
+        bytes[rng() % bytes.size()] = static_cast<char>(rng() & 0xff);
+      }
+      try {
+        import_onnx_bytes(bytes, "corrupt.onnx", "");
+      } catch (const Error& e) {
+        ++errors;
+        EXPECT_NE(std::string(e.what()).find("corrupt.onnx"), std::string::npos) << e.what();
+      }
+    }
+    EXPECT_GT(errors, 0);
+  }
+}
+
 TEST(BadInput, Cycle) {
   ModelBuilder m;
   m.input("X", onnx::TensorProto::FLOAT, {2});

@@ -139,6 +139,51 @@ void apply_declared(const Declared& d, Value& value) {
   value.shape_known = true;
 }
 
+// `text` with control characters written as \xNN, for messages.
+std::string escaped(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Names end up in every message (and a NUL would cut a message short), so a model whose names
+// hold control characters is refused up front.
+void check_names(const onnx::GraphProto& g, const std::string& source) {
+  auto check = [&](const std::string& name, const std::string& what) {
+    for (char c : name) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u < 0x20 || u == 0x7f) {
+        throw Error(source + ": not a valid ONNX model: " + what + " \"" + escaped(name) +
+                    "\" contains a control character");
+      }
+    }
+  };
+  for (const auto& v : g.input()) check(v.name(), "graph input");
+  for (const auto& v : g.output()) check(v.name(), "graph output");
+  for (const auto& v : g.value_info()) check(v.name(), "value_info");
+  for (const auto& t : g.initializer()) check(t.name(), "initializer");
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    const std::string what = "node " + std::to_string(i);
+    check(n.name(), what + " name");
+    check(n.op_type(), what + " op_type");
+    check(n.domain(), what + " domain");
+    for (const auto& v : n.input()) check(v, what + " input");
+    for (const auto& v : n.output()) check(v, what + " output");
+    for (const auto& a : n.attribute()) check(a.name(), what + " attribute");
+  }
+}
+
 class ModelImporter {
  public:
   ModelImporter(const onnx::ModelProto& model, std::string source, std::string base_dir,
@@ -152,6 +197,7 @@ class ModelImporter {
     graph_.source = source_;
     graph_.opset = default_opset(model_, source_);
     const onnx::GraphProto& g = model_.graph();
+    check_names(g, source_);
     if (g.sparse_initializer_size() > 0) {
       throw UnsupportedError(source_ + ": sparse initializer '" +
                              g.sparse_initializer(0).values().name() + "' is not supported");
