@@ -1,7 +1,8 @@
 // Resize (ONNX opsets 10-19) on float32, modes nearest and linear (N-linear over every resized
 // axis).
-//   opset 10:  inputs X, scales; coordinates are "asymmetric" and nearest rounds
-//              round_prefer_floor (what the ONNX reference implementation does for opset 10).
+//   opset 10:  inputs X, scales; coordinates are "asymmetric" and nearest takes the floor when
+//              an axis is upsampled and the ceiling when it is downsampled (ONNX Runtime's
+//              opset-10 behaviour, which the ONNX backend test data for Resize-10 agrees with).
 //   opset 11+: inputs X, roi, scales, sizes (exactly one of scales/sizes non-empty); attributes
 //              coordinate_transformation_mode, nearest_mode, exclude_outside (cubic only, so
 //              without effect here), extrapolation_value (tf_crop_and_resize only).
@@ -25,9 +26,9 @@ namespace tessera::ops {
 namespace {
 
 struct ResizePlan {
-  std::string mode;        // nearest | linear
-  std::string coord_mode;  // coordinate_transformation_mode
-  std::string nearest_mode;
+  std::string mode;           // nearest | linear
+  std::string coord_mode;     // coordinate_transformation_mode
+  std::string nearest_mode;   // or "opset10": floor per upsampled axis, ceil per downsampled one
   std::vector<float> scales;  // per axis of X, as used by the coordinate transform
   Shape output;
 };
@@ -73,9 +74,10 @@ ResizePlan resize_plan(const InferContext& ctx) {
              "tf_half_pixel_for_nearest, tf_crop_and_resize" +
              std::string(ctx.opset >= 19 ? ", half_pixel_symmetric)" : ")"));
   }
-  plan.nearest_mode = ctx.opset >= 11 ? attr_string(ctx, "nearest_mode", "round_prefer_floor")
-                                      : "round_prefer_floor";
-  if (!one_of(plan.nearest_mode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
+  plan.nearest_mode =
+      ctx.opset >= 11 ? attr_string(ctx, "nearest_mode", "round_prefer_floor") : "opset10";
+  if (ctx.opset >= 11 &&
+      !one_of(plan.nearest_mode, {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil"})) {
     ctx.fail("attribute 'nearest_mode' = '" + plan.nearest_mode +
              "' is not one of round_prefer_floor, round_prefer_ceil, floor, ceil");
   }
@@ -235,7 +237,9 @@ void compute_resize(ComputeContext& ctx) {
         t.hi = std::clamp<int64_t>(static_cast<int64_t>(fl) + 1, 0, x[d] - 1);
         t.w_hi = c - fl;
       } else {
-        t.lo = std::clamp<int64_t>(nearest_index(plan.nearest_mode, c), 0, x[d] - 1);
+        std::string rounding = plan.nearest_mode;
+        if (rounding == "opset10") rounding = plan.scales[d] < 1.0f ? "ceil" : "floor";
+        t.lo = std::clamp<int64_t>(nearest_index(rounding, c), 0, x[d] - 1);
       }
     }
   }
