@@ -1,0 +1,47 @@
+// The shared differential suite: op cases written once, run on any plugin (with `reference` as
+// the fallback for what it does not support) and compared with tessera::run_reference.
+//
+// Adding a plugin is one line in its own test file:
+//   TESSERA_DIFFERENTIAL_SUITE(mali, "mali:any");
+// Tests skip with a message when the plugin has no usable device here, or when it did not take
+// any node of a case; they fail when the plugin is not loaded at all (a build problem).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tessera/graph.hpp"
+
+namespace tessera::test {
+
+struct DifferentialCase {
+  std::string name;
+  std::function<Graph()> build;
+  double tolerance = 1e-5;  // float32: |got - want| <= tol * (1 + |want|); integers exact
+};
+
+const std::vector<DifferentialCase>& differential_cases();
+std::vector<std::string> differential_case_names();
+
+// Param: (target spec, case name).
+class PluginDifferentialTest
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+std::string differential_test_name(
+    const ::testing::TestParamInfo<std::tuple<std::string, std::string>>& info);
+
+}  // namespace tessera::test
+
+// INSTANTIATE_TEST_SUITE_P pastes the suite name into identifiers, so it must be unqualified.
+using tessera::test::PluginDifferentialTest;
+
+#define TESSERA_DIFFERENTIAL_SUITE(prefix, target_spec)                                        \
+  INSTANTIATE_TEST_SUITE_P(                                                                    \
+      prefix, PluginDifferentialTest,                                                          \
+      ::testing::Combine(::testing::Values(std::string(target_spec)),                          \
+                         ::testing::ValuesIn(::tessera::test::differential_case_names())),     \
+      ::tessera::test::differential_test_name)

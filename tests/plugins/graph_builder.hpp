@@ -1,0 +1,94 @@
+// Tiny in-memory graph builder for plugin/session tests (shapes inferred by core's pass).
+#pragma once
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessera/graph.hpp"
+#include "tessera/passes.hpp"
+
+namespace tessera::test {
+
+class GraphBuilder {
+ public:
+  explicit GraphBuilder(int64_t opset = 13) { graph_.opset = opset; }
+
+  GraphBuilder& input(const std::string& name, Shape shape, DType dtype = DType::kFloat32) {
+    Value v;
+    v.name = name;
+    v.dtype = dtype;
+    v.shape = std::move(shape);
+    v.shape_known = true;
+    graph_.inputs.push_back(graph_.add_value(v));
+    return *this;
+  }
+  GraphBuilder& constant(const std::string& name, const Tensor& t) {
+    Value v;
+    v.name = name;
+    v.dtype = t.dtype();
+    v.shape = t.shape();
+    v.shape_known = true;
+    v.constant = std::make_shared<const Tensor>(t);
+    graph_.add_value(v);
+    return *this;
+  }
+  // Inputs may be "" for omitted optional inputs; outputs are created.
+  GraphBuilder& node(const std::string& op, const std::vector<std::string>& inputs,
+                     const std::vector<std::string>& outputs, Attributes attrs = {},
+                     const std::string& name = "") {
+    Node n;
+    n.op_type = op;
+    n.name = name.empty() ? op + "_" + std::to_string(graph_.nodes.size()) : name;
+    for (const std::string& in : inputs) {
+      n.inputs.push_back(in.empty() ? kNoValue : graph_.find_value(in));
+    }
+    for (const std::string& out : outputs) {
+      Value v;
+      v.name = out;
+      n.outputs.push_back(graph_.add_value(v));
+    }
+    n.attrs = std::move(attrs);
+    graph_.nodes.push_back(std::move(n));
+    return *this;
+  }
+  GraphBuilder& output(const std::string& name) {
+    graph_.outputs.push_back(graph_.find_value(name));
+    return *this;
+  }
+  Graph build() {
+    Graph g = graph_;
+    infer_shapes(g);
+    return g;
+  }
+
+ private:
+  Graph graph_;
+};
+
+// Seeded normal(0,1) floats.
+inline Tensor random_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(shape_numel(shape)));
+  for (float& v : values) v = dist(rng);
+  return Tensor::from_vector(std::move(shape), values);
+}
+
+// Random data for every graph input.
+inline std::map<std::string, Tensor> random_inputs(const Graph& g, uint32_t seed = 1) {
+  std::map<std::string, Tensor> inputs;
+  for (ValueId id : g.inputs) {
+    inputs[g.value(id).name] = random_tensor(g.value(id).shape, seed++);
+  }
+  return inputs;
+}
+
+inline Attributes attrs(std::initializer_list<std::pair<const std::string, AttributeValue>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+
+}  // namespace tessera::test

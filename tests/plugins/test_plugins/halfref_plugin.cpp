@@ -1,0 +1,117 @@
+// A partial test plugin built with the helper: runs only Relu and same-shape Add (float32).
+// Built twice: "halfref" (a host-memory "cpu" device) and "islandgpu" (a "gpu" device, 10x cheaper
+// per element than the reference estimate, so islands and transfer costs can be tested).
+// If TESSERA_TEST_SHUTDOWN_LOG names a file, the plugin object appends a line to it when it is
+// destroyed (in shutdown), so tests can count shutdown calls.
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "tessera/plugin.hpp"
+
+namespace {
+
+using namespace tessera::plugin;
+
+class HalfRegion : public CompiledRegion {
+ public:
+  explicit HalfRegion(const RegionView& region) {
+    values_.resize(static_cast<size_t>(region.num_values()));
+    for (int32_t v = 0; v < region.num_values(); ++v) {
+      const tsr_tensor& t = region.value(v);
+      values_[static_cast<size_t>(v)].resize(static_cast<size_t>(tensor_numel(t)));
+      if (t.data != nullptr) {
+        std::memcpy(values_[static_cast<size_t>(v)].data(), t.data, tensor_nbytes(t));
+      }
+    }
+    for (int32_t n = 0; n < region.num_nodes(); ++n) {
+      const NodeView node = region.node(n);
+      Step step;
+      step.is_add = node.op_type() == "Add";
+      step.a = node.input_index(0);
+      step.b = step.is_add ? node.input_index(1) : -1;
+      step.out = node.output_index(0);
+      steps_.push_back(step);
+    }
+    for (int32_t i = 0; i < region.num_inputs(); ++i) inputs_.push_back(region.input_index(i));
+    for (int32_t i = 0; i < region.num_outputs(); ++i) outputs_.push_back(region.output_index(i));
+  }
+
+  void execute(const void* const* inputs, void* const* outputs) override {
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      auto& v = values_[static_cast<size_t>(inputs_[i])];
+      std::memcpy(v.data(), inputs[i], v.size() * sizeof(float));
+    }
+    for (const Step& s : steps_) {
+      const auto& a = values_[static_cast<size_t>(s.a)];
+      auto& out = values_[static_cast<size_t>(s.out)];
+      for (size_t i = 0; i < out.size(); ++i) {
+        out[i] = s.is_add ? a[i] + values_[static_cast<size_t>(s.b)][i] : std::max(a[i], 0.0f);
+      }
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const auto& v = values_[static_cast<size_t>(outputs_[i])];
+      std::memcpy(outputs[i], v.data(), v.size() * sizeof(float));
+    }
+  }
+
+ private:
+  struct Step {
+    bool is_add;
+    int32_t a, b, out;
+  };
+  std::vector<std::vector<float>> values_;
+  std::vector<Step> steps_;
+  std::vector<int32_t> inputs_, outputs_;
+};
+
+bool same_shape(const tsr_tensor& a, const tsr_tensor& b) {
+  return a.rank == b.rank && std::equal(a.dims, a.dims + a.rank, b.dims);
+}
+
+class HalfRefPlugin : public Plugin {
+ public:
+  ~HalfRefPlugin() override {
+    if (const char* log = std::getenv("TESSERA_TEST_SHUTDOWN_LOG")) {
+      if (FILE* f = std::fopen(log, "a")) {
+        std::fprintf(f, "%s shutdown\n", HALFREF_NAME);
+        std::fclose(f);
+      }
+    }
+  }
+
+  std::vector<DeviceInfo> probe(const std::string& selector) override {
+    DeviceInfo d;
+    d.vendor = "Tessera tests";
+    d.name = HALFREF_NAME " device";
+    d.kind = HALFREF_KIND;
+    d.compute_units = 1;
+    d.score = 50;
+    return {d};
+  }
+
+  Support query(int32_t device, const RegionView& region, const NodeView& node) override {
+    const bool relu = node.op_type() == "Relu", add = node.op_type() == "Add";
+    if (!relu && !add) return Support::no("op " + std::string(node.op_type()) + " not implemented");
+    for (int32_t i = 0; i < node.num_inputs(); ++i) {
+      if (node.input(i) == nullptr || node.input(i)->dtype != TSR_DTYPE_FLOAT32) {
+        return Support::no("only float32 is implemented");
+      }
+    }
+    if (add && !same_shape(*node.input(0), *node.input(1))) {
+      return Support::no("Add with broadcasting not implemented");
+    }
+    return Support::yes(0.0001 * static_cast<double>(tensor_numel(*node.output(0))));
+  }
+
+  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+                                          const CompileOptions& options) override {
+    return std::make_unique<HalfRegion>(region);
+  }
+};
+
+}  // namespace
+
+TESSERA_DEFINE_PLUGIN(HalfRefPlugin, HALFREF_NAME, "0.1", "test plugin: Relu and Add only")
