@@ -19,6 +19,7 @@ const Command kCommands[] = {
     {"plan", tessera::cli::cmd_plan, "show which plugin runs each node and why"},
     {"info", tessera::cli::cmd_info, "version, plugins, devices, refusals"},
     {"zoo", tessera::cli::cmd_zoo, "write a zoo network (resnet-18, mobilenet_v2, ...) as ONNX"},
+    {"pack", tessera::cli::cmd_pack, "inspect, validate or merge tuned-config packs"},
 };
 
 void print_usage() {

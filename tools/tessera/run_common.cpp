@@ -5,7 +5,7 @@
 #include <random>
 
 #include "tessera/npy.hpp"
-#include "tessera/reference_runner.hpp"
+#include "tessera/session.hpp"
 
 namespace tessera::cli {
 
@@ -77,24 +77,33 @@ std::string safe_file_name(const std::string& name) {
 }
 
 struct Runner::Impl {
-  Graph graph;
+  std::unique_ptr<Session> session;
 };
 
 Runner::Runner(Graph graph, const std::string& targets) : impl_(std::make_unique<Impl>()) {
-  impl_->graph = std::move(graph);
-  (void)targets;
+  SessionOptions options;
+  options.targets = parse_target_list(targets);
+  impl_->session = std::make_unique<Session>(std::move(graph), options);
 }
 
 Runner::~Runner() = default;
 
 std::vector<Tensor> Runner::run(const std::map<std::string, Tensor>& inputs) {
-  return run_reference(impl_->graph, inputs);
+  return impl_->session->run(inputs);
 }
 
 void Runner::print_placement() const {
-  std::printf("placement: %zu nodes on reference\n", impl_->graph.nodes.size());
+  const ExecutionPlan& plan = impl_->session->plan();
+  std::printf("targets:\n");
+  for (const std::string& t : plan.targets) std::printf("  %s\n", t.c_str());
+  std::printf("placement (%zu nodes, %zu regions):\n", plan.nodes.size(), plan.regions.size());
+  for (const NodePlacement& n : plan.nodes) {
+    std::printf("  %-32s %-20s -> %-10s region %d\n", n.node.c_str(), n.op_type.c_str(),
+                n.plugin.c_str(), n.region);
+  }
+  for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
-const Graph& Runner::graph() const { return impl_->graph; }
+const Graph& Runner::graph() const { return impl_->session->graph(); }
 
 }  // namespace tessera::cli
