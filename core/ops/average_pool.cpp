@@ -5,7 +5,8 @@
 // The divisor: count_include_pad = 0 counts the window positions inside the input;
 // count_include_pad = 1 counts those inside the input plus the explicit (or auto_pad) padding,
 // but not the extra overhang a ceil_mode window may reach past the end padding. That is what
-// PyTorch and ONNX Runtime do.
+// PyTorch and ONNX Runtime do; the ONNX reference implementation counts the overhang too (see
+// ONNX's test_averagepool_3d_dilations_large_count_include_pad_is_1_ceil_mode_is_True).
 #include <algorithm>
 #include <string>
 #include <vector>

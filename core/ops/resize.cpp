@@ -12,6 +12,9 @@
 //
 // Arithmetic follows ONNX Runtime and ONNX's own shape inference: output dims with scales are
 // floor(float(in) * scale) in float32, and the coordinate transform runs in float32.
+// align_corners and pytorch_half_pixel use the integer output length, as ONNX Runtime and
+// PyTorch do; the ONNX reference implementation uses in * scale instead, which differs only when
+// that product is not an integer (e.g. ONNX's test_resize_downsample_scales_linear_align_corners).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

@@ -93,6 +93,13 @@ TEST(OrtCrossCheck, ResizeDownsampling) {
   ac.attrs.set("coordinate_transformation_mode", std::string("align_corners"));
   expect_near(run(ac, 13, {ramp({1, 1, 2, 4}), Tensor(), Tensor(), i64({4}, {1, 1, 2, 3})})[0],
               {1, 1, 2, 3}, {1, 2.5f, 4, 5, 6.5f, 8});
+  // align_corners by scales 2x4 * 0.6 -> 1x2: ONNX Runtime divides by the integer output length
+  // minus 1, so coordinate 1 maps to 3 (the ONNX reference would use 2.4 - 1 and give 3.14).
+  Node acs = make_node("Resize", 3);
+  acs.attrs.set("mode", std::string("linear"));
+  acs.attrs.set("coordinate_transformation_mode", std::string("align_corners"));
+  expect_near(run(acs, 13, {ramp({1, 1, 2, 4}), Tensor(), f32({4}, {1, 1, 0.6f, 0.6f})})[0],
+              {1, 1, 1, 2}, {1, 4});
   // nearest half_pixel, 10 * 0.7 -> 7 outputs (float32 product, as ORT and ONNX shape
   // inference compute it).
   std::vector<float> x(10);
