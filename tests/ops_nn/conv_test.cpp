@@ -152,6 +152,9 @@ TEST(Conv, BadInputsNameTheNode) {
   Node st = make_node("Conv", 2, 1, "conv_st");
   st.attrs.set("strides", std::vector<int64_t>{0, 1});
   expect_error(st, 11, {kX3x3, f32({1, 1, 2, 2}, {1, 1, 1, 1})}, "strides");
+  Node kind = make_node("Conv", 2, 1, "conv_kind");
+  kind.attrs.set("group", 1.5f);  // wrong attribute kind: float instead of int
+  expect_error(kind, 11, {kX3x3, f32({1, 1, 2, 2}, {1, 1, 1, 1})}, "group");
   Node bias = make_node("Conv", 3, 1, "conv_bias");
   expect_error(bias, 11, {kX3x3, f32({1, 1, 2, 2}, {1, 1, 1, 1}), f32({2}, {1, 1})}, "bias");
 }
