@@ -45,11 +45,12 @@ std::vector<DifferentialCase> make_cases() {
   c.push_back({"ConvGrouped1x1", [] {
                  return conv({2, 6, 5, 5}, {4, 3, 1, 1}, attrs({{"group", int64_t{2}}}), true);
                }});
-  c.push_back({"MaxPool", [] {
-                 return unary("MaxPool", {1, 3, 9, 9},
-                              attrs({{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}},
-                                     {"pads", V{1, 1, 1, 1}}}));
-               }});
+  c.push_back(
+      {"MaxPool", [] {
+         return unary(
+             "MaxPool", {1, 3, 9, 9},
+             attrs({{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}));
+       }});
   c.push_back({"AveragePool", [] {
                  return unary("AveragePool", {1, 3, 8, 8},
                               attrs({{"kernel_shape", V{2, 2}}, {"strides", V{2, 2}}}));
@@ -81,7 +82,9 @@ std::vector<DifferentialCase> make_cases() {
                      .output("y")
                      .build();
                }});
-  c.push_back({"Softmax", [] { return unary("Softmax", {3, 10}, attrs({{"axis", int64_t{-1}}})); }});
+  c.push_back({"Softmax", [] {
+                 return unary("Softmax", {3, 10}, attrs({{"axis", int64_t{-1}}}));
+               }});
   c.push_back({"Concat", [] {
                  return GraphBuilder()
                      .input("a", {1, 2, 3})
@@ -165,7 +168,8 @@ TEST_P(PluginDifferentialTest, MatchesReference) {
     usable = usable || d.score > 0;
     unusable += " [" + d.name + ": " + d.unusable_reason + "]";
   }
-  if (!usable) GTEST_SKIP() << "plugin '" << plugin_name << "' has no usable device here:" << unusable;
+  if (!usable)
+    GTEST_SKIP() << "plugin '" << plugin_name << "' has no usable device here:" << unusable;
 
   const Graph graph = c->build();
   SessionOptions options;

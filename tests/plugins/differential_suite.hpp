@@ -39,9 +39,9 @@ std::string differential_test_name(
 // INSTANTIATE_TEST_SUITE_P pastes the suite name into identifiers, so it must be unqualified.
 using tessera::test::PluginDifferentialTest;
 
-#define TESSERA_DIFFERENTIAL_SUITE(prefix, target_spec)                                        \
-  INSTANTIATE_TEST_SUITE_P(                                                                    \
-      prefix, PluginDifferentialTest,                                                          \
-      ::testing::Combine(::testing::Values(std::string(target_spec)),                          \
-                         ::testing::ValuesIn(::tessera::test::differential_case_names())),     \
+#define TESSERA_DIFFERENTIAL_SUITE(prefix, target_spec)                                    \
+  INSTANTIATE_TEST_SUITE_P(                                                                \
+      prefix, PluginDifferentialTest,                                                      \
+      ::testing::Combine(::testing::Values(std::string(target_spec)),                      \
+                         ::testing::ValuesIn(::tessera::test::differential_case_names())), \
       ::tessera::test::differential_test_name)

@@ -62,7 +62,8 @@ Graph relu_add_graph() {
 }
 
 TEST_F(Lifetime, RegionOutlivesHostAndKeepsLibraryLoaded) {
-  const std::string lib = std::string(TESSERA_TEST_PLUGIN_GOOD_DIR) + "/libtessera-plugin-halfref.so";
+  const std::string lib =
+      std::string(TESSERA_TEST_PLUGIN_GOOD_DIR) + "/libtessera-plugin-halfref.so";
   const Graph g = relu_add_graph();
   std::shared_ptr<PluginRegion> region;
   {

@@ -104,9 +104,10 @@ TEST(Session, BroadcastAddIsRefusedByHalfrefWithItsReason) {
                       .build();
   Session session(g, targets({"halfref", "reference"}), test_host());
   EXPECT_EQ(placement(session, "bias").plugin, "reference");
-  EXPECT_NE(placement(session, "bias").reason.find(
-                "halfref: unsupported: Add with broadcasting not implemented -> reference"),
-            std::string::npos);
+  EXPECT_NE(
+      placement(session, "bias")
+          .reason.find("halfref: unsupported: Add with broadcasting not implemented -> reference"),
+      std::string::npos);
   const auto inputs = test::random_inputs(g);
   expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
 }

@@ -1,2 +1,4 @@
 // Broken test plugin: a shared library with the right file name but no entry symbol.
-extern "C" __attribute__((visibility("default"))) int not_the_entry(void) { return 42; }
+extern "C" __attribute__((visibility("default"))) int not_the_entry(void) {
+  return 42;
+}

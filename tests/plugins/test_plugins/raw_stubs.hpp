@@ -48,9 +48,19 @@ inline tsr_status execute_never(tsr_region_handle, const void* const*, void* con
 inline void release_nothing(tsr_region_handle) {}
 
 inline tsr_plugin table(const char* name) {
-  return tsr_plugin{sizeof(tsr_plugin), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
-                    name, "0", "broken test plugin", probe_one, query_never, compile_never,
-                    execute_never, release_nothing, nullptr, nullptr};
+  return tsr_plugin{sizeof(tsr_plugin),
+                    TESSERA_PLUGIN_ABI_MAJOR,
+                    TESSERA_PLUGIN_ABI_MINOR,
+                    name,
+                    "0",
+                    "broken test plugin",
+                    probe_one,
+                    query_never,
+                    compile_never,
+                    execute_never,
+                    release_nothing,
+                    nullptr,
+                    nullptr};
 }
 
 }  // namespace raw_stubs
