@@ -60,12 +60,18 @@ int cmd_run(int argc, char** argv) {
 
   ImportOptions import_options;
   import_options.input_shapes = parse_input_shapes(args.get_all("input-shape"));
+  const auto t_import = std::chrono::steady_clock::now();
   Graph graph = import_onnx_file(model_path, import_options);
 
   std::map<std::string, Tensor> inputs = load_or_generate_inputs(graph, args.get_all("input"), seed);
 
+  const auto t_compile = std::chrono::steady_clock::now();
   Runner runner(std::move(graph), args.get("targets", ""));
+  const auto t_ready = std::chrono::steady_clock::now();
   runner.print_placement();
+  using Ms = std::chrono::duration<double, std::milli>;
+  std::printf("start-up: import %.1f ms, load plugins + partition + compile %.1f ms\n",
+              Ms(t_compile - t_import).count(), Ms(t_ready - t_compile).count());
 
   std::vector<Tensor> outputs = runner.run(inputs);  // warm-up, also the outputs we report
   std::vector<double> times_ms;

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Makes a relocatable Tessera bundle: the install tree plus every non-system shared library it
+# needs, with $ORIGIN rpaths, so it runs on a board or machine without the build dependencies.
+# Usage: tools/bundle.sh BUILD_DIR OUT_DIR
+set -euo pipefail
+build=${1:?build dir}
+out=${2:?output dir}
+cmake --install "$build" --prefix "$out" >/dev/null
+libdir="$out/lib"
+# Libraries every target system has (glibc, the C++ runtime, the GPU driver) are not carried.
+skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libgcc_s|libstdc\+\+|libcuda|libnvidia)'
+carry() {
+  ldd "$1" 2>/dev/null | awk '/=> \//{print $1" "$3}' | while read -r name path; do
+    [[ $name =~ $skip ]] && continue
+    [ -f "$libdir/$name" ] && continue
+    cp -L "$path" "$libdir/$name"
+    carry "$libdir/$name"
+  done
+}
+for f in "$out"/bin/* "$libdir"/*.so* "$libdir"/tessera/plugins/*.so; do
+  [ -f "$f" ] && carry "$f"
+done
+echo "bundle: $out ($(du -sh "$out" | cut -f1))"
