@@ -88,6 +88,7 @@ def main():
     ap.add_argument("--workdir", default=None)
     args = ap.parse_args()
     work = args.workdir or tempfile.mkdtemp(prefix="tessera-bench-")
+    os.makedirs(work, exist_ok=True)
     rows = []
     for name in args.models.split(","):
         model = os.path.join(work, f"{name}.onnx")
