@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -87,7 +88,16 @@ TEST_P(ZooVersusOrt, ReferenceKernelsMatchOnnxRuntime) {
   compare_with_ort(GetParam(), 1);
 }
 
-INSTANTIATE_TEST_SUITE_P(AllNetworks, ZooVersusOrt, ::testing::ValuesIn(tessera::zoo::zoo_names()),
+// vgg-16 has its own test below so that ctest can label it `slow`.
+std::vector<std::string> networks_but_vgg() {
+  std::vector<std::string> names;
+  for (const std::string& name : tessera::zoo::zoo_names()) {
+    if (name != "vgg-16") names.push_back(name);
+  }
+  return names;
+}
+
+INSTANTIATE_TEST_SUITE_P(AllNetworks, ZooVersusOrt, ::testing::ValuesIn(networks_but_vgg()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            std::string id;
                            for (char c : info.param) {
@@ -99,6 +109,11 @@ INSTANTIATE_TEST_SUITE_P(AllNetworks, ZooVersusOrt, ::testing::ValuesIn(tessera:
 // A batch above 1 goes through the same path; squeezenet keeps it cheap.
 TEST(ZooVersusOrtBatch, SqueezenetBatchTwoMatchesOnnxRuntime) {
   compare_with_ort("squeezenet_v1.1", 2);
+}
+
+// 15.5 GMAC and 550 MB of weights: minutes on the naive kernels, labelled `slow` in ctest.
+TEST(ZooVersusOrtSlow, Vgg16MatchesOnnxRuntime) {
+  compare_with_ort("vgg-16", 1);
 }
 
 }  // namespace
