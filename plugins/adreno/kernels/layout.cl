@@ -1,0 +1,26 @@
+// Conversions between NCHW float buffers (region boundaries, buffer-only ops) and the texture
+// layout. Work-items: (W * C4, N * H); s = (N, C, H, W).
+__kernel void nchw_to_image(__global const float* x, __write_only image2d_t y, int4 s) {
+  const int gx = get_global_id(0), gy = get_global_id(1);
+  const int c4n = (s.y + 3) / 4;
+  if (gx >= s.w * c4n || gy >= s.x * s.z) return;
+  const int c4 = gx / s.w, w = gx % s.w, n = gy / s.z, h = gy % s.z;
+  float v[4];
+  for (int j = 0; j < 4; ++j) {
+    const int c = c4 * 4 + j;
+    v[j] = c < s.y ? x[((n * s.y + c) * s.z + h) * s.w + w] : 0.0f;
+  }
+  write_imagef(y, (int2)(gx, gy), (float4)(v[0], v[1], v[2], v[3]));
+}
+
+__kernel void image_to_nchw(__read_only image2d_t x, __global float* y, int4 s) {
+  const int gx = get_global_id(0), gy = get_global_id(1);
+  const int c4n = (s.y + 3) / 4;
+  if (gx >= s.w * c4n || gy >= s.x * s.z) return;
+  const int c4 = gx / s.w, w = gx % s.w, n = gy / s.z, h = gy % s.z;
+  const float4 t = read_imagef(x, kSampler, (int2)(gx, gy));
+  for (int j = 0; j < 4; ++j) {
+    const int c = c4 * 4 + j;
+    if (c < s.y) y[((n * s.y + c) * s.z + h) * s.w + w] = lane_of(t, j);
+  }
+}

@@ -1,0 +1,51 @@
+// How an adreno op plugs in: one file per op registers an OpLowering with check() (can this node
+// run here? "" = yes, else the reason) and lower() (turn it into kernel launches).
+#pragma once
+
+#include <array>
+#include <string>
+
+#include "region.hpp"
+
+namespace tessera::adreno {
+
+struct Device {
+  const opencl::DeviceInfo& info;
+  ImageLimits limits;
+};
+
+struct OpLowering {
+  const char* op_type;
+  std::string (*check)(const NodeView& node, const Device& device);
+  void (*lower)(Lowering& lowering, const NodeView& node, int32_t node_index);
+};
+
+const OpLowering* find_lowering(const std::string& op_type);
+
+struct OpLoweringRegistrar {
+  explicit OpLoweringRegistrar(const OpLowering& op);
+};
+
+#define TSR_ADRENO_CONCAT_INNER(a, b) a##b
+#define TSR_ADRENO_CONCAT(a, b) TSR_ADRENO_CONCAT_INNER(a, b)
+#define TESSERA_ADRENO_OP(op_type, check_fn, lower_fn)                   \
+  static const ::tessera::adreno::OpLoweringRegistrar TSR_ADRENO_CONCAT( \
+      adreno_op_, __LINE__)(::tessera::adreno::OpLowering{op_type, check_fn, lower_fn})
+
+// ---- helpers shared by the op files ----
+
+// "" when every present input/output is float32 with known dims and small enough for 32-bit
+// indexing (and only output 0 is used); else the reason.
+std::string check_float_io(const NodeView& node);
+// check_float_io plus: every present non-constant input and output 0 is rank 4 and fits the
+// device's image2d limits (see region.hpp for the layout).
+std::string check_image_io(const NodeView& node, const Device& device);
+std::string check_constant(const NodeView& node, int32_t i, const char* what);
+const float* constant_floats(const NodeView& node, int32_t i);
+int32_t to_i32(int64_t v, const NodeView& node);
+// (N, C4, H, W) of a rank-4 tensor, for kernel arguments.
+std::array<int32_t, 4> blocked_dims(const tsr_tensor& t, const NodeView& node);
+// Float values of length ceil(C/4)*4, zero-padded (per-channel scale, shift, bias).
+std::vector<float> pad_channels(const std::vector<float>& v);
+
+}  // namespace tessera::adreno

@@ -1,0 +1,17 @@
+// Relu on the adreno plugin: max(x, 0) per texel (rank-4 tensors in the texture layout).
+#include "ops/shared.hpp"
+
+namespace tessera::adreno {
+namespace {
+
+std::string check(const NodeView& node, const Device& device) {
+  return check_image_io(node, device);
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_unary(lw, node, index, UnaryOp::kRelu, 0.0f, 0.0f);
+}
+
+}  // namespace
+TESSERA_ADRENO_OP("Relu", check, lower);
+}  // namespace tessera::adreno

@@ -1,0 +1,247 @@
+// Images, the lazy image/buffer conversions of Lowering, and CompiledRegion::execute.
+#include "region.hpp"
+
+#include <climits>
+
+#include "tessera/error.hpp"
+
+namespace tessera::adreno {
+
+namespace {
+int32_t i32(int64_t v) {
+  if (v < INT_MIN || v > INT_MAX) throw Error("adreno: size " + std::to_string(v) + " too large");
+  return static_cast<int32_t>(v);
+}
+}  // namespace
+
+ImageLimits image_limits(const opencl::DeviceInfo& device) {
+  ImageLimits limits;
+  if (!device.id || !device.image_support) return limits;
+  size_t w = 0, h = 0;
+  if (clGetDeviceInfo(device.id, CL_DEVICE_IMAGE2D_MAX_WIDTH, sizeof(w), &w, nullptr) ==
+          CL_SUCCESS &&
+      clGetDeviceInfo(device.id, CL_DEVICE_IMAGE2D_MAX_HEIGHT, sizeof(h), &h, nullptr) ==
+          CL_SUCCESS) {
+    limits.max_width = static_cast<int64_t>(w);
+    limits.max_height = static_cast<int64_t>(h);
+  }
+  return limits;
+}
+
+std::array<int64_t, 2> texture_extent(const tsr_tensor& t) {
+  return {t.dims[3] * ((t.dims[1] + 3) / 4), t.dims[0] * t.dims[2]};
+}
+
+std::string check_extent(const std::string& what, int64_t width, int64_t height,
+                         const ImageLimits& limits) {
+  if (width > limits.max_width) {
+    return what + " needs a " + std::to_string(width) + "-wide image, device max " +
+           std::to_string(limits.max_width);
+  }
+  if (height > limits.max_height) {
+    return what + " needs a " + std::to_string(height) + "-high image, device max " +
+           std::to_string(limits.max_height);
+  }
+  return "";
+}
+
+std::string check_fits_image(const tsr_tensor& t, const ImageLimits& limits) {
+  if (t.rank != 4) return "tensor has rank " + std::to_string(t.rank) + ", the texture layout is 4-D";
+  const auto e = texture_extent(t);
+  return check_extent(std::string("tensor '") + (t.name ? t.name : "?") + "'", e[0], e[1], limits);
+}
+
+// ---- Image ----
+
+Image::Image(const opencl::Context& context, int64_t width, int64_t height, bool half,
+             const float* rgba) {
+  cl_image_format format{CL_RGBA, static_cast<cl_channel_type>(half ? CL_HALF_FLOAT : CL_FLOAT)};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = static_cast<size_t>(std::max<int64_t>(1, width));
+  desc.image_height = static_cast<size_t>(std::max<int64_t>(1, height));
+  cl_int err = CL_SUCCESS;
+  const bool copy = rgba && width > 0 && height > 0;
+  mem_ = clCreateImage(context.get(), CL_MEM_READ_WRITE | (copy ? CL_MEM_COPY_HOST_PTR : 0),
+                       &format, &desc, copy ? const_cast<float*>(rgba) : nullptr, &err);
+  opencl::check(err,
+                "clCreateImage " + std::to_string(width) + "x" + std::to_string(height) +
+                    (half ? " CL_HALF_FLOAT" : " CL_FLOAT"),
+                context.device().describe());
+}
+
+Image::~Image() {
+  if (mem_) clReleaseMemObject(mem_);
+}
+
+// ---- CompiledRegion ----
+
+void CompiledRegion::execute(const void* const* in, void* const* out) {
+  for (size_t i = 0; i < inputs.size(); ++i) context->write(*inputs[i], in[i], input_bytes[i]);
+  std::vector<opencl::Event> events;
+  events.reserve(steps.size());
+  for (const Step& s : steps) events.push_back(context->launch(s.kernel, s.global, s.local));
+  for (size_t i = 0; i < outputs.size(); ++i) context->read(*outputs[i], out[i], output_bytes[i]);
+  context->finish();
+  last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
+  for (size_t i = 0; i < steps.size(); ++i) {
+    last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
+  }
+}
+
+// ---- ProgramPool ----
+
+const opencl::Program& ProgramPool::get(opencl::Context& context, const std::string& file,
+                                        const std::string& options) {
+  const std::string key = file + "\n" + options;
+  auto it = programs_.find(key);
+  if (it != programs_.end()) return *it->second;
+  const char* common = kernel_source("common.cl");
+  const char* body = kernel_source(file.c_str());
+  if (!common || !body) throw Error("adreno: kernel source '" + file + "' is not embedded");
+  auto program =
+      std::make_unique<opencl::Program>(context.build(file, std::string(common) + body, options));
+  return *programs_.emplace(key, std::move(program)).first->second;
+}
+
+// ---- Lowering ----
+
+Lowering::Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
+                   ProgramPool& pool, bool half_images)
+    : region_(region),
+      context_(std::move(context)),
+      pool_(pool),
+      half_(half_images),
+      compiled_(std::make_unique<CompiledRegion>()) {
+  compiled_->context = context_;
+  compiled_->num_nodes = region.num_nodes;
+}
+
+cl_mem Lowering::output_image(int32_t id, int32_t) {
+  const tsr_tensor& t = region_.values[id];
+  if (t.rank != 4) throw Error("adreno: value is not rank 4 and cannot live in an image");
+  const auto e = texture_extent(t);
+  auto img = std::make_shared<Image>(*context_, e[0], e[1], half_);
+  images_[id] = img;
+  return img->get();
+}
+
+cl_mem Lowering::input_image(int32_t id, int32_t node) {
+  auto found = images_.find(id);
+  if (found != images_.end()) return found->second->get();
+  const tsr_tensor& t = region_.values[id];
+  cl_mem src = input_buffer(id, node);
+  cl_mem dst = output_image(id, node);
+  const Config config = default_config("layout.to_image", device(), texture_extent(t)[0]);
+  opencl::Kernel k = kernel(config);
+  k.args().buffer(src).buffer(dst).i32x4(i32(t.dims[0]), i32(t.dims[1]), i32(t.dims[2]),
+                                         i32(t.dims[3]));
+  const auto e = texture_extent(t);
+  add_step(node, std::move(k), {static_cast<size_t>(e[0]), static_cast<size_t>(e[1])}, config);
+  return dst;
+}
+
+cl_mem Lowering::output_buffer(int32_t id, int32_t) {
+  const tsr_tensor& t = region_.values[id];
+  if (t.dtype != TSR_DTYPE_FLOAT32) {
+    throw Error(std::string("adreno: value '") + (t.name ? t.name : "?") + "' is not float32");
+  }
+  const size_t bytes = static_cast<size_t>(numel_of(t)) * sizeof(float);
+  auto buf = std::make_shared<opencl::Buffer>(*context_, std::max<size_t>(bytes, 4));
+  if (t.data && bytes) context_->write(*buf, t.data, bytes);
+  buffers_[id] = buf;
+  return buf->get();
+}
+
+cl_mem Lowering::input_buffer(int32_t id, int32_t node) {
+  auto found = buffers_.find(id);
+  if (found != buffers_.end()) return found->second->get();
+  auto img = images_.find(id);
+  cl_mem dst = output_buffer(id, node);  // uploads constants; region inputs are written at run
+  if (img == images_.end()) return dst;
+  const tsr_tensor& t = region_.values[id];
+  const Config config = default_config("layout.to_buffer", device(), texture_extent(t)[0]);
+  opencl::Kernel k = kernel(config);
+  k.args().buffer(img->second->get()).buffer(dst).i32x4(i32(t.dims[0]), i32(t.dims[1]),
+                                                        i32(t.dims[2]), i32(t.dims[3]));
+  const auto e = texture_extent(t);
+  add_step(node, std::move(k), {static_cast<size_t>(e[0]), static_cast<size_t>(e[1])}, config);
+  return dst;
+}
+
+void Lowering::alias_buffer(int32_t out, int32_t in, int32_t node) {
+  input_buffer(in, node);
+  buffers_[out] = buffers_.at(in);
+}
+
+cl_mem Lowering::constant_image(int64_t width, int64_t height, const std::vector<float>& rgba) {
+  auto img = std::make_shared<Image>(*context_, width, height, /*half=*/false, rgba.data());
+  compiled_->images.push_back(img);
+  return img->get();
+}
+
+cl_mem Lowering::constant_buffer(const std::vector<float>& values) {
+  auto buf = std::make_shared<opencl::Buffer>(*context_, std::max<size_t>(values.size() * 4, 4));
+  if (!values.empty()) context_->write(*buf, values.data(), values.size() * sizeof(float));
+  context_->finish();  // `values` is temporary
+  compiled_->buffers.push_back(buf);
+  return buf->get();
+}
+
+opencl::Kernel Lowering::kernel(const Config& config) {
+  const std::string options = "-cl-mad-enable" + config.defines();
+  return pool_.get(*context_, config.schedule->kernel_file, options)
+      .kernel(config.schedule->kernel_name);
+}
+
+void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
+                        const Config& config) {
+  std::vector<size_t> local;
+  const int32_t wg_x = config.get("wg_x");
+  if (wg_x > 0) {
+    local.assign(global.size(), 1);
+    local[0] = static_cast<size_t>(wg_x);
+    if (global.size() > 1) local[1] = static_cast<size_t>(config.get("wg_y"));
+    size_t product = local[0] * (global.size() > 1 ? local[1] : 1);
+    const size_t limit = kernel.max_work_group_size();
+    while (product > limit && local[0] > 1) {
+      product /= local[0];
+      local[0] /= 2;
+      product *= local[0];
+    }
+    while (product > limit && local.size() > 1 && local[1] > 1) {
+      product /= local[1];
+      local[1] /= 2;
+      product *= local[1];
+    }
+    for (size_t i = 0; i < global.size(); ++i) {
+      global[i] = opencl::support::round_up(std::max<size_t>(global[i], 1), local[i]);
+    }
+  }
+  for (size_t& g : global) {
+    if (g == 0) g = 1;  // empty tensors: one idle work-item instead of an invalid range
+  }
+  compiled_->steps.push_back(
+      Step{node, std::move(kernel), std::move(global), std::move(local), config.str()});
+}
+
+std::unique_ptr<CompiledRegion> Lowering::finish() {
+  for (int32_t i = 0; i < region_.num_inputs; ++i) {
+    const int32_t id = region_.inputs[i];
+    input_buffer(id, 0);
+    compiled_->inputs.push_back(buffers_.at(id));
+    compiled_->input_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
+  }
+  for (int32_t i = 0; i < region_.num_outputs; ++i) {
+    const int32_t id = region_.outputs[i];
+    input_buffer(id, std::max(0, region_.num_nodes - 1));
+    compiled_->outputs.push_back(buffers_.at(id));
+    compiled_->output_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
+  }
+  for (auto& [id, buf] : buffers_) compiled_->buffers.push_back(buf);
+  for (auto& [id, img] : images_) compiled_->images.push_back(img);
+  context_->finish();
+  return std::move(compiled_);
+}
+
+}  // namespace tessera::adreno

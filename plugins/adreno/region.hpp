@@ -1,0 +1,133 @@
+// The adreno plugin's compiled form of a tsr_region.
+//
+// Every rank-4 float activation lives in an image2d in the texture layout (kernels/common.cl):
+// width = W * ceil(C / 4), height = N * H, RGBA texels of 4 channels (CL_FLOAT, or CL_HALF_FLOAT
+// with precision "fp16": half storage, float arithmetic). Values that do not fit the layout (2-D
+// Gemm operands, Flatten/Reshape results) and region inputs/outputs live in NCHW float buffers.
+// Lowering converts lazily: a consumer asking for a value in the other storage gets a conversion
+// kernel inserted right there, so conversions happen only at region boundaries and where an op
+// needs a buffer.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "schedules.hpp"
+#include "tessera/plugin_abi.h"
+#include "tessera_opencl/plugin_support.hpp"
+#include "tessera_opencl/runtime.hpp"
+
+namespace tessera::adreno {
+
+using opencl::support::NodeView;
+using opencl::support::numel_of;
+
+// Embedded kernels/<name> source, or nullptr.
+const char* kernel_source(const char* name);
+
+// The device's image2d limits (CL_DEVICE_IMAGE2D_MAX_WIDTH/HEIGHT); 0 when no image support.
+struct ImageLimits {
+  int64_t max_width = 0;
+  int64_t max_height = 0;
+};
+ImageLimits image_limits(const opencl::DeviceInfo& device);
+
+// Texture extent of a rank-4 NCHW tensor: {W * ceil(C/4), N * H}.
+std::array<int64_t, 2> texture_extent(const tsr_tensor& t);
+// "" when `t` fits the device's image2d limits, else the reason naming the tensor.
+std::string check_fits_image(const tsr_tensor& t, const ImageLimits& limits);
+// Same for an image of the given extent (packed weights); `what` names it.
+std::string check_extent(const std::string& what, int64_t width, int64_t height,
+                         const ImageLimits& limits);
+
+// A 2-D RGBA image owned by this object.
+class Image {
+ public:
+  Image(const opencl::Context& context, int64_t width, int64_t height, bool half,
+        const float* rgba = nullptr);
+  ~Image();
+  Image(const Image&) = delete;
+  Image& operator=(const Image&) = delete;
+  cl_mem get() const { return mem_; }
+
+ private:
+  cl_mem mem_ = nullptr;
+};
+
+struct Step {
+  int32_t node = 0;  // region node index, for per-node profiling
+  opencl::Kernel kernel;
+  std::vector<size_t> global;
+  std::vector<size_t> local;
+  std::string config;
+};
+
+class CompiledRegion {
+ public:
+  std::shared_ptr<opencl::Context> context;
+  int32_t num_nodes = 0;
+  std::vector<std::shared_ptr<opencl::Buffer>> inputs;
+  std::vector<size_t> input_bytes;
+  std::vector<std::shared_ptr<opencl::Buffer>> outputs;
+  std::vector<size_t> output_bytes;
+  std::vector<Step> steps;
+  std::vector<double> last_times_us;
+  std::vector<std::shared_ptr<opencl::Buffer>> buffers;
+  std::vector<std::shared_ptr<Image>> images;
+
+  void execute(const void* const* in, void* const* out);
+};
+
+// Programs built once per context and option set.
+class ProgramPool {
+ public:
+  const opencl::Program& get(opencl::Context& context, const std::string& file,
+                             const std::string& options);
+
+ private:
+  std::map<std::string, std::unique_ptr<opencl::Program>> programs_;
+};
+
+class Lowering {
+ public:
+  Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context, ProgramPool& pool,
+           bool half_images);
+
+  const tsr_region& region() const { return region_; }
+  const opencl::DeviceInfo& device() const { return context_->device(); }
+  bool half_images() const { return half_; }
+
+  // Value `id` as a texture-layout image to read; converts from its buffer when needed (node
+  // `node` is charged for the conversion).
+  cl_mem input_image(int32_t id, int32_t node);
+  // A new image for value `id`, produced by node `node`.
+  cl_mem output_image(int32_t id, int32_t node);
+  // Value `id` as an NCHW float buffer to read (constants uploaded, images converted).
+  cl_mem input_buffer(int32_t id, int32_t node);
+  cl_mem output_buffer(int32_t id, int32_t node);
+  // Value `out` shares the buffer of value `in` (Flatten, Reshape).
+  void alias_buffer(int32_t out, int32_t in, int32_t node);
+  // A constant image of `width` x `height` RGBA texels, or a constant float buffer.
+  cl_mem constant_image(int64_t width, int64_t height, const std::vector<float>& rgba);
+  cl_mem constant_buffer(const std::vector<float>& values);
+
+  opencl::Kernel kernel(const Config& config);
+  // 1-3 D launch with the config's wg_x (and wg_y); clamped to the kernel's own limit.
+  void add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
+                const Config& config);
+
+  std::unique_ptr<CompiledRegion> finish();
+
+ private:
+  const tsr_region& region_;
+  std::shared_ptr<opencl::Context> context_;
+  ProgramPool& pool_;
+  bool half_;
+  std::map<int32_t, std::shared_ptr<opencl::Buffer>> buffers_;
+  std::map<int32_t, std::shared_ptr<Image>> images_;
+  std::unique_ptr<CompiledRegion> compiled_;
+};
+
+}  // namespace tessera::adreno

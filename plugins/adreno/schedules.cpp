@@ -1,0 +1,67 @@
+// Knob spaces of the adreno schedules and their default heuristic.
+#include "schedules.hpp"
+
+#include "tessera/error.hpp"
+
+namespace tessera::adreno {
+
+namespace {
+// Adreno waves are 64/128 lanes; texture kernels like 2-D groups of 16-64 (0 = driver's choice).
+const std::vector<int32_t> kWgX = {0, 4, 8, 16, 32, 64};
+const std::vector<int32_t> kWgY = {1, 2, 4};
+const std::vector<int32_t> kOpw = {1, 2, 4};
+}  // namespace
+
+const std::vector<Schedule>& all_schedules() {
+  // No kernel uses __local memory; group sizes are bounded by device and kernel maxima.
+  static const std::vector<Schedule> schedules = {
+      {"conv2d.image.direct", "conv.cl", "conv2d_direct_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}, {"opw", kOpw, true}}},
+      {"conv2d.image.1x1", "conv.cl", "conv2d_1x1_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}, {"opw", kOpw, true}}},
+      {"conv2d.image.depthwise", "conv.cl", "conv2d_depthwise_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}, {"opw", kOpw, true}}},
+      {"conv2d.image.grouped", "conv.cl", "conv2d_grouped_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}, {"opw", kOpw, true}}},
+      {"layout.to_image", "layout.cl", "nchw_to_image", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"layout.to_buffer", "layout.cl", "image_to_nchw", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"eltwise.image.unary", "elementwise.cl", "unary_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"eltwise.image.add", "elementwise.cl", "add_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"eltwise.image.affine", "elementwise.cl", "affine_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"pool2d.image", "pool.cl", "pool2d_image", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"pool.image.global_avg", "pool.cl", "global_avg_image",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      {"gemm.buffer", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+  };
+  return schedules;
+}
+
+const Schedule& schedule(const std::string& id) {
+  for (const Schedule& s : all_schedules()) {
+    if (id == s.id) return s;
+  }
+  throw Error("adreno: unknown schedule '" + id + "'");
+}
+
+Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
+                      int64_t work_dim0,
+                      const std::vector<std::pair<const char*, int32_t>>& overrides) {
+  Config c;
+  c.schedule = &schedule(schedule_id);
+  for (const Knob& k : c.schedule->knobs) {
+    int32_t v = k.candidates.front();
+    const std::string name = k.name;
+    // 32 x 1 keeps a 2-D texture access pattern cache-friendly without padding small layers.
+    if (name == "wg_x") v = opencl::support::default_wg_x(*c.schedule, device, work_dim0, 32);
+    for (const auto& [oname, value] : overrides) {
+      if (name == oname) v = value;
+    }
+    c.values.push_back(v);
+  }
+  return c;
+}
+
+}  // namespace tessera::adreno

@@ -1,0 +1,434 @@
+// Differential tests of the adreno plugin against the reference kernels (tessera::ops): each case
+// builds a one-node (or small chain) region, runs it through the plugin's C table on an OpenCL
+// device with images selected with "any" (PoCL in CI) and compares with ops::compute_node,
+// rel. tol 1e-4 in fp32. Also: device claim, the image-too-large fallback answer, fp16 storage.
+// Kernel binaries are cached under the build tree so reruns skip PoCL's slow compiles.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "op.hpp"
+#include "tessera/graph.hpp"
+#include "tessera/plugin_abi.h"
+
+namespace tessera {
+namespace {
+
+const tsr_plugin* load_adreno() {
+  static const tsr_plugin* table = []() -> const tsr_plugin* {
+    const std::string path =
+        std::string(TESSERA_BINARY_DIR) + "/plugins/lib/libtessera-plugin-adreno.so";
+    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return nullptr;
+    auto entry = reinterpret_cast<tsr_plugin_entry_fn>(dlsym(lib, TESSERA_PLUGIN_ENTRY_NAME));
+    return entry ? entry(TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR) : nullptr;
+  }();
+  return table;
+}
+
+struct In {
+  Tensor tensor;
+  bool constant = false;
+};
+
+Tensor random_tensor(Shape shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(lo, hi);
+  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_vector(std::move(shape), v);
+}
+
+// Owns the C views of one node's attributes.
+struct AttrStore {
+  std::vector<std::string> names;
+  std::vector<std::string> strings;
+  std::vector<tsr_attribute> attrs;
+  explicit AttrStore(const Attributes& a) {
+    names.reserve(a.all().size());
+    strings.reserve(a.all().size());
+    for (const auto& [name, value] : a.all()) {
+      names.push_back(name);
+      tsr_attribute t{};
+      t.struct_size = sizeof(t);
+      t.name = names.back().c_str();
+      if (auto* i = std::get_if<int64_t>(&value)) {
+        t.kind = TSR_ATTR_INT;
+        t.i = *i;
+      } else if (auto* f = std::get_if<float>(&value)) {
+        t.kind = TSR_ATTR_FLOAT;
+        t.f = *f;
+      } else if (auto* s = std::get_if<std::string>(&value)) {
+        t.kind = TSR_ATTR_STRING;
+        strings.push_back(*s);
+        t.s = strings.back().c_str();
+      } else if (auto* v = std::get_if<std::vector<int64_t>>(&value)) {
+        t.kind = TSR_ATTR_INTS;
+        t.count = static_cast<int64_t>(v->size());
+        t.ints = v->data();
+      } else {
+        ADD_FAILURE() << "attribute kind not handled by the test helper: " << name;
+      }
+      attrs.push_back(t);
+    }
+  }
+};
+
+Attributes attrs(std::initializer_list<std::pair<std::string, AttributeValue>> list) {
+  Attributes a;
+  for (const auto& [k, v] : list) a.set(k, v);
+  return a;
+}
+using Ints = std::vector<int64_t>;
+
+Node make_node(const std::string& op, std::vector<ValueId> inputs, Attributes a = {}) {
+  Node n;
+  n.name = op + "_under_test";
+  n.op_type = op;
+  n.inputs = std::move(inputs);
+  n.attrs = std::move(a);
+  return n;
+}
+
+// A region of `nodes` over `inputs` (values: the inputs, then each node's single output) with
+// the reference values computed along the way.
+struct Case {
+  std::vector<Tensor> values;
+  std::vector<std::string> names;
+  std::vector<tsr_tensor> tvalues;
+  std::vector<std::unique_ptr<AttrStore>> attrs;
+  std::vector<Node> nodes;
+  std::vector<tsr_node> tnodes;
+  std::vector<int32_t> region_inputs;
+  int32_t out_id = 0;
+  tsr_region region{};
+
+  Case(const std::vector<In>& inputs, std::vector<Node> chain, int64_t opset)
+      : nodes(std::move(chain)) {
+    for (const In& in : inputs) values.push_back(in.tensor);
+    for (size_t n = 0; n < nodes.size(); ++n) {
+      nodes[n].outputs = {static_cast<ValueId>(values.size())};
+      std::vector<ops::InputInfo> infos;
+      std::vector<const Tensor*> ptrs;
+      for (ValueId id : nodes[n].inputs) {
+        ops::InputInfo info;
+        info.present = id >= 0;
+        if (id >= 0) {
+          info.dtype = values[id].dtype();
+          info.shape = values[id].shape();
+          if (id < static_cast<ValueId>(inputs.size()) && inputs[id].constant) {
+            info.constant = &values[id];
+          }
+        }
+        infos.push_back(info);
+        ptrs.push_back(id >= 0 ? &values[id] : nullptr);
+      }
+      auto out_infos = ops::infer_node(nodes[n], opset, "test", infos);
+      values.push_back(ops::compute_node(nodes[n], opset, ptrs, out_infos).at(0));
+    }
+    for (size_t i = 0; i < values.size(); ++i) names.push_back("v" + std::to_string(i));
+    tvalues.resize(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      tsr_tensor& t = tvalues[i];
+      t = tsr_tensor{};
+      t.struct_size = sizeof(t);
+      t.name = names[i].c_str();
+      t.dtype = static_cast<int32_t>(values[i].dtype());
+      t.rank = static_cast<int32_t>(values[i].rank());
+      for (int32_t d = 0; d < t.rank; ++d) t.dims[d] = values[i].shape()[d];
+      t.data = i < inputs.size() && inputs[i].constant ? values[i].raw() : nullptr;
+    }
+    for (const Node& n : nodes) {
+      attrs.push_back(std::make_unique<AttrStore>(n.attrs));
+      tsr_node t{};
+      t.struct_size = sizeof(t);
+      t.name = n.name.c_str();
+      t.op_type = n.op_type.c_str();
+      t.num_inputs = static_cast<int32_t>(n.inputs.size());
+      t.inputs = n.inputs.data();
+      t.num_outputs = 1;
+      t.outputs = n.outputs.data();
+      t.num_attributes = static_cast<int32_t>(attrs.back()->attrs.size());
+      t.attributes = attrs.back()->attrs.data();
+      tnodes.push_back(t);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (!inputs[i].constant) region_inputs.push_back(static_cast<int32_t>(i));
+    }
+    out_id = static_cast<int32_t>(values.size() - 1);
+    region.struct_size = sizeof(region);
+    region.opset = opset;
+    region.num_values = static_cast<int32_t>(tvalues.size());
+    region.values = tvalues.data();
+    region.num_nodes = static_cast<int32_t>(tnodes.size());
+    region.nodes = tnodes.data();
+    region.num_inputs = static_cast<int32_t>(region_inputs.size());
+    region.inputs = region_inputs.data();
+    region.num_outputs = 1;
+    region.outputs = &out_id;
+  }
+};
+
+class AdrenoOpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    plugin_ = load_adreno();
+    ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-adreno.so did not load: " << dlerror();
+    std::vector<tsr_device_info> infos(16);
+    int32_t count = 0;
+    char text[512] = "";
+    ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
+        << text;
+    std::string reasons;
+    for (int32_t i = 0; i < count; ++i) {
+      if (infos[i].score > 0 && device_ < 0) device_ = i;
+      if (infos[i].unusable_reason) reasons += std::string(" ") + infos[i].unusable_reason;
+    }
+    if (device_ < 0) GTEST_SKIP() << "no OpenCL device with image support:" << reasons;
+    cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
+  }
+
+  // Runs the case on adreno with `precision`; returns the output (empty tensor on failure).
+  Tensor run(Case& c, const char* precision = "fp32") {
+    for (int32_t n = 0; n < c.region.num_nodes; ++n) {
+      tsr_support support{};
+      support.struct_size = sizeof(support);
+      EXPECT_EQ(plugin_->query_node(device_, &c.region, n, &support), TSR_OK);
+      EXPECT_EQ(support.supported, 1) << support.reason;
+    }
+    tsr_compile_options options{};
+    options.struct_size = sizeof(options);
+    options.cache_dir = cache_dir_.c_str();
+    options.precision = precision;
+    tsr_region_handle handle = nullptr;
+    char text[4096] = "";
+    const tsr_status cs =
+        plugin_->compile_region(device_, &c.region, &options, &handle, {text, sizeof(text)});
+    EXPECT_EQ(cs, TSR_OK) << text;
+    if (cs != TSR_OK) return Tensor();
+    std::vector<const void*> in_ptrs;
+    for (int32_t id : c.region_inputs) in_ptrs.push_back(c.values[id].raw());
+    Tensor result(DType::kFloat32, c.values.back().shape());
+    void* out_ptr = result.raw();
+    const tsr_status st =
+        plugin_->execute_region(handle, in_ptrs.data(), &out_ptr, {text, sizeof(text)});
+    if (st == TSR_OK) {
+      std::vector<double> times(c.tnodes.size(), -1.0);
+      int32_t count = 0;
+      EXPECT_EQ(plugin_->last_profile(handle, times.data(), c.region.num_nodes, &count), TSR_OK);
+      EXPECT_EQ(count, c.region.num_nodes);
+    }
+    plugin_->release_region(handle);
+    EXPECT_EQ(st, TSR_OK) << text;
+    return st == TSR_OK ? result : Tensor();
+  }
+
+  // Largest |got - want| / max(1, |want|).
+  static double max_rel_error(const Tensor& got, const Tensor& want) {
+    double worst = 0.0;
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      const double w = want.data<float>()[i];
+      const double g = got.data<float>()[i];
+      const double e = std::isnan(g) ? 1e30 : std::fabs(g - w) / std::max(1.0, std::fabs(w));
+      worst = std::max(worst, e);
+    }
+    return worst;
+  }
+
+  void check_chain(const std::vector<In>& inputs, std::vector<Node> nodes, int64_t opset = 13) {
+    Case c(inputs, std::move(nodes), opset);
+    const Tensor got = run(c);
+    ASSERT_EQ(got.numel(), c.values.back().numel());
+    EXPECT_LE(max_rel_error(got, c.values.back()), 1e-4) << c.nodes.back().op_type;
+  }
+
+  void check_node(const std::string& op, const std::vector<In>& inputs, Attributes a = {},
+                  int64_t opset = 13) {
+    std::vector<ValueId> ids;
+    for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(static_cast<ValueId>(i));
+    SCOPED_TRACE(op);
+    check_chain(inputs, {make_node(op, ids, std::move(a))}, opset);
+  }
+
+  const tsr_plugin* plugin_ = nullptr;
+  int32_t device_ = -1;
+  std::string cache_dir_;
+};
+
+TEST_F(AdrenoOpsTest, ConvDirect3x3PadBiasOddChannels) {
+  check_node("Conv",
+             {{random_tensor({2, 5, 9, 10}, 1)},
+              {random_tensor({6, 5, 3, 3}, 2), true},
+              {random_tensor({6}, 3), true}},
+             attrs({{"pads", Ints{1, 1, 1, 1}}}));
+}
+
+TEST_F(AdrenoOpsTest, ConvGroupsStridesDilationsAsymmetricPads) {
+  check_node("Conv", {{random_tensor({1, 6, 11, 12}, 4)}, {random_tensor({9, 2, 3, 2}, 5), true}},
+             attrs({{"group", int64_t{3}},
+                    {"strides", Ints{2, 1}},
+                    {"dilations", Ints{2, 2}},
+                    {"pads", Ints{1, 0, 2, 1}}}));
+}
+
+TEST_F(AdrenoOpsTest, ConvPointwise1x1) {
+  check_node("Conv",
+             {{random_tensor({1, 7, 6, 13}, 6)},
+              {random_tensor({10, 7, 1, 1}, 7), true},
+              {random_tensor({10}, 8), true}});
+}
+
+TEST_F(AdrenoOpsTest, ConvDepthwiseSameUpperStride2) {
+  check_node("Conv",
+             {{random_tensor({2, 6, 10, 9}, 9)},
+              {random_tensor({6, 1, 3, 3}, 10), true},
+              {random_tensor({6}, 11), true}},
+             attrs({{"group", int64_t{6}},
+                    {"strides", Ints{2, 2}},
+                    {"auto_pad", std::string("SAME_UPPER")}}));
+}
+
+TEST_F(AdrenoOpsTest, ConvStridedDirectNarrowOutput) {
+  check_node("Conv", {{random_tensor({1, 3, 7, 5}, 12)}, {random_tensor({4, 3, 2, 2}, 13), true}},
+             attrs({{"strides", Ints{2, 2}}}));
+}
+
+TEST_F(AdrenoOpsTest, BatchNormalization) {
+  check_node("BatchNormalization",
+             {{random_tensor({2, 5, 4, 3}, 14)},
+              {random_tensor({5}, 15), true},
+              {random_tensor({5}, 16), true},
+              {random_tensor({5}, 17), true},
+              {random_tensor({5}, 18, 0.5f, 2.0f), true}});
+}
+
+TEST_F(AdrenoOpsTest, ReluClipAdd) {
+  check_node("Relu", {{random_tensor({2, 3, 4, 5}, 19)}});
+  check_node("Clip",
+             {{random_tensor({1, 6, 3, 3}, 20)},
+              {Tensor::from_vector({}, std::vector<float>{-0.3f}), true},
+              {Tensor::from_vector({}, std::vector<float>{0.4f}), true}});
+  check_node("Clip", {{random_tensor({1, 6, 3, 3}, 21)}},
+             attrs({{"min", -0.2f}, {"max", 0.5f}}), 6);
+  check_node("Add", {{random_tensor({2, 5, 3, 4}, 22)}, {random_tensor({2, 5, 3, 4}, 23)}});
+}
+
+TEST_F(AdrenoOpsTest, Pools) {
+  check_node("MaxPool", {{random_tensor({1, 5, 9, 8}, 24)}},
+             attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
+  check_node("MaxPool", {{random_tensor({1, 3, 8, 8}, 25)}},
+             attrs({{"kernel_shape", Ints{2, 2}}, {"ceil_mode", int64_t{1}},
+                    {"strides", Ints{3, 3}}}));
+  check_node("AveragePool", {{random_tensor({2, 6, 7, 7}, 26)}},
+             attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}));
+  check_node("AveragePool", {{random_tensor({1, 4, 7, 7}, 27)}},
+             attrs({{"kernel_shape", Ints{3, 2}}, {"pads", Ints{1, 0, 1, 1}},
+                    {"count_include_pad", int64_t{1}}}));
+  check_node("GlobalAveragePool", {{random_tensor({2, 7, 5, 6}, 28)}});
+}
+
+TEST_F(AdrenoOpsTest, FlattenReshapeGemmConvertToBuffers) {
+  check_node("Flatten", {{random_tensor({2, 3, 4, 5}, 29)}});
+  check_node("Gemm",
+             {{random_tensor({3, 8}, 30)},
+              {random_tensor({5, 8}, 31), true},
+              {random_tensor({5}, 32), true}},
+             attrs({{"transB", int64_t{1}}, {"alpha", 0.5f}}));
+}
+
+// Texture -> buffer -> texture: Conv, Relu, MaxPool, Flatten (image converted to a buffer), Gemm,
+// and Reshape back to 4-D feeding a Relu (buffer converted to an image).
+TEST_F(AdrenoOpsTest, ChainCrossesLayouts) {
+  std::vector<In> in = {{random_tensor({1, 3, 8, 8}, 33)},
+                        {random_tensor({8, 3, 3, 3}, 34), true},
+                        {random_tensor({8}, 35), true},
+                        {random_tensor({6, 128}, 36), true},
+                        {Tensor::from_vector({4}, std::vector<int64_t>{1, 6, 1, 1}), true}};
+  std::vector<Node> nodes = {
+      make_node("Conv", {0, 1, 2}, attrs({{"pads", Ints{1, 1, 1, 1}}})),
+      make_node("Relu", {5}),
+      make_node("MaxPool", {6}, attrs({{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}})),
+      make_node("Flatten", {7}),
+      make_node("Gemm", {8, 3}, attrs({{"transB", int64_t{1}}})),
+      make_node("Reshape", {9, 4}),
+      make_node("Relu", {10})};
+  check_chain(in, nodes);
+}
+
+TEST_F(AdrenoOpsTest, TensorTooLargeForImageIsUnsupportedWithReason) {
+  // 4 channels x 70000 wide: a 70000-texel-wide image exceeds every device's image2d limit.
+  Tensor x(DType::kFloat32, {1, 4, 1, 70000});
+  Case c({{x}}, {make_node("Relu", {0})}, 13);
+  tsr_support support{};
+  support.struct_size = sizeof(support);
+  ASSERT_EQ(plugin_->query_node(device_, &c.region, 0, &support), TSR_OK);
+  EXPECT_EQ(support.supported, 0);
+  const std::string reason = support.reason;
+  EXPECT_NE(reason.find("needs a 70000-wide image, device max"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("v0"), std::string::npos) << reason;
+  // The same width split over 4x more channels (4 texels of 17500) fits.
+  Tensor ok = random_tensor({1, 16, 2, 1750}, 37);
+  check_node("Relu", {{ok}});
+}
+
+TEST_F(AdrenoOpsTest, UnknownOpAndBroadcastAddAreUnsupportedWithReason) {
+  Case c({{random_tensor({1, 2, 3, 3}, 38)}}, {make_node("Tanh", {0})}, 13);
+  tsr_support support{};
+  support.struct_size = sizeof(support);
+  ASSERT_EQ(plugin_->query_node(device_, &c.region, 0, &support), TSR_OK);
+  EXPECT_EQ(support.supported, 0);
+  EXPECT_NE(std::string(support.reason).find("no kernel for op 'Tanh'"), std::string::npos);
+  Case b({{random_tensor({1, 2, 3, 3}, 39)}, {random_tensor({1, 2, 1, 1}, 40)}},
+         {make_node("Add", {0, 1})}, 13);
+  ASSERT_EQ(plugin_->query_node(device_, &b.region, 0, &support), TSR_OK);
+  EXPECT_EQ(support.supported, 0);
+  EXPECT_NE(std::string(support.reason).find("broadcasting"), std::string::npos)
+      << support.reason;
+}
+
+TEST_F(AdrenoOpsTest, DefaultSelectorClaimsOnlyAdreno) {
+  std::vector<tsr_device_info> infos(16);
+  int32_t count = 0;
+  char text[512] = "";
+  ASSERT_EQ(plugin_->probe_devices(nullptr, infos.data(), 16, &count, {text, sizeof(text)}),
+            TSR_OK);
+  for (int32_t i = 0; i < count; ++i) {
+    const std::string name = infos[i].name, vendor = infos[i].vendor;
+    const bool adreno = name.find("Adreno") != std::string::npos ||
+                        vendor.find("QUALCOMM") != std::string::npos ||
+                        vendor.find("Qualcomm") != std::string::npos;
+    if (!adreno) {
+      EXPECT_EQ(infos[i].score, 0) << name;
+      ASSERT_NE(infos[i].unusable_reason, nullptr);
+      EXPECT_NE(std::string(infos[i].unusable_reason).find("adreno:any"), std::string::npos);
+    }
+  }
+  // Restore the "any" probe the fixture's device id refers to.
+  ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK);
+}
+
+// fp16 storage: activations in CL_HALF_FLOAT images (float arithmetic). Its error against the
+// fp32 reference is measured: within half precision (2^-11 relative per rounding, a few roundings
+// per layer), and larger than the fp32 run's, showing the images really hold halves.
+TEST_F(AdrenoOpsTest, Fp16StorageErrorVsFp32) {
+  std::vector<In> in = {{random_tensor({1, 8, 12, 12}, 41)},
+                        {random_tensor({8, 8, 3, 3}, 42, -0.3f, 0.3f), true},
+                        {random_tensor({8}, 43), true}};
+  std::vector<Node> nodes = {make_node("Conv", {0, 1, 2}, attrs({{"pads", Ints{1, 1, 1, 1}}})),
+                             make_node("Relu", {3})};
+  Case c(in, nodes, 13);
+  const Tensor fp32 = run(c, "fp32");
+  const Tensor fp16 = run(c, "fp16");
+  ASSERT_EQ(fp16.numel(), c.values.back().numel());
+  const double e32 = max_rel_error(fp32, c.values.back());
+  const double e16 = max_rel_error(fp16, c.values.back());
+  std::printf("adreno conv+relu max rel error: fp32 %.3g, fp16 storage %.3g\n", e32, e16);
+  EXPECT_LE(e32, 1e-4);
+  EXPECT_LE(e16, 4e-3);
+  EXPECT_GT(e16, e32);
+}
+
+}  // namespace
+}  // namespace tessera

@@ -1,0 +1,79 @@
+// The adreno plugin through the real plugin host and Session: a Conv-Relu-Pool graph on
+// adreno:any (PoCL in CI), with a Tanh falling back to the reference plugin; outputs match
+// tessera::run_reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "../plugins/graph_builder.hpp"
+#include "tessera/reference_runner.hpp"
+#include "tessera/session.hpp"
+#include "tessera_opencl/runtime.hpp"
+
+namespace tessera {
+namespace {
+
+Tensor random_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_vector(std::move(shape), v);
+}
+
+bool any_image_device() {
+  for (const auto& d : opencl::probe_devices().devices) {
+    if (d.image_support) return true;
+  }
+  return false;
+}
+
+TEST(AdrenoSession, ConvReluPoolMatchesReference) {
+  if (!any_image_device()) GTEST_SKIP() << "no OpenCL device with image support";
+  Attributes conv;
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  Attributes pool;
+  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
+  pool.set("strides", std::vector<int64_t>{2, 2});
+  Graph g = test::GraphBuilder()
+                .input("x", {1, 6, 16, 16})
+                .constant("w", random_tensor({12, 6, 3, 3}, 1))
+                .constant("b", random_tensor({12}, 2))
+                .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
+                .node("Relu", {"c"}, {"r"}, {}, "relu")
+                .node("MaxPool", {"r"}, {"p"}, pool, "pool")
+                .node("Tanh", {"p"}, {"y"}, {}, "tanh")
+                .output("y")
+                .build();
+  const Graph reference_graph = g;
+  SessionOptions options;
+  options.targets = {"adreno:any", "reference"};
+  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
+  options.use_plugin_environment = false;
+  options.use_default_plugin_dirs = false;
+  options.cache_dir = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
+  Session session(std::move(g), options);
+  std::string reasons;
+  std::map<std::string, std::string> placed;
+  for (const NodePlacement& p : session.plan().nodes) {
+    reasons += p.node + ": " + p.plugin + " " + p.reason + "\n";
+    placed[p.node] = p.plugin;
+  }
+  EXPECT_EQ(placed["conv"], "adreno") << reasons;
+  EXPECT_EQ(placed["relu"], "adreno") << reasons;
+  EXPECT_EQ(placed["pool"], "adreno") << reasons;
+  EXPECT_EQ(placed["tanh"], "reference") << reasons;
+  const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 6, 16, 16}, 3)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(reference_graph, inputs);
+  ASSERT_EQ(got.size(), 1u);
+  ASSERT_EQ(got[0].shape(), want[0].shape());
+  for (int64_t i = 0; i < want[0].numel(); ++i) {
+    const float w = want[0].data<float>()[i];
+    EXPECT_NEAR(got[0].data<float>()[i], w, 1e-4f * std::max(1.0f, std::fabs(w))) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tessera
