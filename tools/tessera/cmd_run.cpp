@@ -1,5 +1,5 @@
 // `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
-//               [--repeat N] [--seed S] [--input-shape NAME=DIMS]... [--force]`
+//               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S] [--input-shape NAME=DIMS]... [--force]`
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,15 +10,15 @@
 #include "cli.hpp"
 #include "run_common.hpp"
 #include "tessera/npy.hpp"
-#include "tessera/onnx_import.hpp"
 
 namespace tessera::cli {
 namespace {
 
 void print_usage() {
   std::printf(
-      "usage: tessera run MODEL.onnx [options]\n"
+      "usage: tessera run MODEL.onnx|DEPLOY.yaml [options]\n"
       "  --targets LIST        plugin priority, e.g. cpu,reference or mali:any,reference\n"
+      "                        (overrides the deployment's targets)\n"
       "  --input NAME=FILE.npy input tensor (repeatable); others get seeded random data\n"
       "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
       "  --seed S              seed for generated inputs (default 0)\n"
@@ -58,15 +58,15 @@ int cmd_run(int argc, char** argv) {
   if (repeat < 1) throw Error("--repeat must be at least 1");
   const uint64_t seed = static_cast<uint64_t>(args.get_int("seed", 0));
 
-  ImportOptions import_options;
-  import_options.input_shapes = parse_input_shapes(args.get_all("input-shape"));
   const auto t_import = std::chrono::steady_clock::now();
-  Graph graph = import_onnx_file(model_path, import_options);
-
-  std::map<std::string, Tensor> inputs = load_or_generate_inputs(graph, args.get_all("input"), seed);
+  Workload workload = load_workload(model_path, args.get("targets", ""),
+                                    parse_input_shapes(args.get_all("input-shape")));
+  std::printf("running %s\n", workload.description.c_str());
+  std::map<std::string, Tensor> inputs =
+      load_or_generate_inputs(workload.graph, args.get_all("input"), seed);
 
   const auto t_compile = std::chrono::steady_clock::now();
-  Runner runner(std::move(graph), args.get("targets", ""));
+  Runner runner(std::move(workload));
   const auto t_ready = std::chrono::steady_clock::now();
   runner.print_placement();
   using Ms = std::chrono::duration<double, std::milli>;

@@ -2,10 +2,15 @@
 #include "run_common.hpp"
 
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 
 #include "tessera/npy.hpp"
+#include "tessera/deploy_config.hpp"
+#include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
+#include "zoo.hpp"
 
 namespace tessera::cli {
 
@@ -76,14 +81,96 @@ std::string safe_file_name(const std::string& name) {
   return out;
 }
 
+namespace {
+
+bool is_yaml(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".yaml" || ext == ".yml";
+}
+
+// $XDG_CACHE_HOME/tessera, ~/.cache/tessera, or a temp dir when there is no home.
+std::string default_cache_dir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+    return (std::filesystem::path(xdg) / "tessera").string();
+  }
+  if (const char* home = std::getenv("HOME"); home && *home) {
+    return (std::filesystem::path(home) / ".cache" / "tessera").string();
+  }
+  return (std::filesystem::temp_directory_path() / "tessera-cache").string();
+}
+
+}  // namespace
+
+Workload load_workload(const std::string& path, const std::string& targets_override,
+                       const std::map<std::string, Shape>& input_shapes) {
+  Workload w;
+  ImportOptions import_options;
+  import_options.input_shapes = input_shapes;
+  if (!is_yaml(path)) {
+    w.graph = import_onnx_file(path, import_options);
+    w.targets = parse_target_list(targets_override);
+    w.description = "model " + path;
+    return w;
+  }
+  const DeployConfig config = load_deploy_config(path);
+  w.cache_dir = config.cache_dir.empty() ? default_cache_dir() : config.cache_dir;
+  std::string model = config.model_path;
+  if (config.zoo) {
+    const ZooModelSpec& z = *config.zoo;
+    model = (std::filesystem::path(w.cache_dir) / "zoo" /
+             (z.name + "-b" + std::to_string(z.batch) + "-s" + std::to_string(z.seed) + ".onnx"))
+                .string();
+    if (!std::filesystem::exists(model)) {
+      std::filesystem::create_directories(std::filesystem::path(model).parent_path());
+      zoo::ZooOptions options;
+      options.batch = z.batch;
+      options.seed = z.seed;
+      zoo::write_zoo_model(z.name, options, model, /*overwrite=*/false);
+      std::printf("generated zoo network %s into %s\n", z.name.c_str(), model.c_str());
+    }
+  }
+  for (const InputSpec& in : config.inputs) {
+    if (!import_options.input_shapes.count(in.name)) import_options.input_shapes[in.name] = in.shape;
+  }
+  w.graph = import_onnx_file(model, import_options);
+  for (const InputSpec& in : config.inputs) {
+    const ValueId id = w.graph.find_value(in.name);
+    if (id == kNoValue) {
+      throw Error(path + ": inputs: '" + in.name + "' is not an input of " + model);
+    }
+    if (w.graph.value(id).dtype != in.dtype) {
+      throw Error(path + ": inputs: '" + in.name + "' is " + dtype_name(in.dtype) +
+                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " +
+                  model);
+    }
+  }
+  if (!targets_override.empty()) {
+    w.targets = parse_target_list(targets_override);
+  } else {
+    for (const TargetSpec& t : config.targets) {
+      w.targets.push_back(t.device.empty() || t.device == "default" ? t.plugin
+                                                                    : t.plugin + ":" + t.device);
+      if (t.threads > 0) w.threads = t.threads;
+    }
+  }
+  w.precision = precision_name(config.precision);
+  w.plugin_dirs = config.plugin_dirs;
+  w.description = "deployment " + path + " (model " + model + ")";
+  return w;
+}
+
 struct Runner::Impl {
   std::unique_ptr<Session> session;
 };
 
-Runner::Runner(Graph graph, const std::string& targets) : impl_(std::make_unique<Impl>()) {
+Runner::Runner(Workload workload) : impl_(std::make_unique<Impl>()) {
   SessionOptions options;
-  options.targets = parse_target_list(targets);
-  impl_->session = std::make_unique<Session>(std::move(graph), options);
+  options.targets = std::move(workload.targets);
+  options.threads = workload.threads;
+  options.precision = workload.precision;
+  options.plugin_dirs = std::move(workload.plugin_dirs);
+  options.cache_dir = std::move(workload.cache_dir);
+  impl_->session = std::make_unique<Session>(std::move(workload.graph), options);
 }
 
 Runner::~Runner() = default;

@@ -21,10 +21,28 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
 // A value name made safe as a file name (path separators and odd characters become '_').
 std::string safe_file_name(const std::string& name);
 
-// Executes a prepared graph on the targets given as "a,b:selector,c" ("" = default order).
+// What `run`, `bench` and `plan` execute: a model file, or a deployment YAML naming the model (or
+// a zoo network, generated into the cache directory on first use), its targets and options.
+struct Workload {
+  Graph graph;
+  std::vector<std::string> targets;  // "plugin[:device]" in priority order
+  int32_t threads = 0;
+  std::string precision = "fp32";
+  std::vector<std::string> plugin_dirs;
+  std::string cache_dir;
+  std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
+};
+
+// PATH ending in .yaml/.yml is a deployment; anything else an ONNX model. `targets_override`
+// (from --targets, may be "") replaces the deployment's targets. `input_shapes` fixes symbolic
+// dims (a deployment's `inputs:` do the same).
+Workload load_workload(const std::string& path, const std::string& targets_override,
+                       const std::map<std::string, Shape>& input_shapes);
+
+// Executes a prepared graph on the workload's targets.
 class Runner {
  public:
-  Runner(Graph graph, const std::string& targets);
+  explicit Runner(Workload workload);
   ~Runner();
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
   // Prints, per node, where it runs (plugin and reason), and any fallback warnings.
