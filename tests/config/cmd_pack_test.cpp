@@ -14,8 +14,8 @@ int cmd_pack(int argc, char** argv);
 namespace tessera {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::error_of;
+using ::testing::HasSubstr;
 
 int run_pack(std::vector<std::string> args) {
   args.insert(args.begin(), "pack");
@@ -50,7 +50,9 @@ TEST(CmdPack, MergeWritesFasterEntriesAndNeedsForceToReplace) {
   EXPECT_DOUBLE_EQ(m.entries[2].time_us, 7.5);
 
   const std::string before = read_file(out);
-  EXPECT_THAT(error_of([&] { run_pack({"merge", "-o", out, fixture("merge_a.yaml")}); }),
+  EXPECT_THAT(error_of([&] {
+                run_pack({"merge", "-o", out, fixture("merge_a.yaml")});
+              }),
               HasSubstr("'" + out + "' already exists; pass --force"));
   EXPECT_EQ(read_file(out), before);
   ASSERT_EQ(run_pack({"merge", "--force", "-o", out, fixture("merge_a.yaml")}), 0);
@@ -60,9 +62,13 @@ TEST(CmdPack, MergeWritesFasterEntriesAndNeedsForceToReplace) {
 }
 
 TEST(CmdPack, MergeArgumentErrors) {
-  EXPECT_THAT(error_of([] { run_pack({"merge", fixture("merge_a.yaml")}); }),
+  EXPECT_THAT(error_of([] {
+                run_pack({"merge", fixture("merge_a.yaml")});
+              }),
               HasSubstr("give the output file with -o OUT"));
-  EXPECT_THAT(error_of([] { run_pack({"merge", "-o", "/tmp/x.yaml", "--fast"}); }),
+  EXPECT_THAT(error_of([] {
+                run_pack({"merge", "-o", "/tmp/x.yaml", "--fast"});
+              }),
               HasSubstr("unknown option '--fast'"));
 }
 

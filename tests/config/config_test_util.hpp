@@ -40,7 +40,8 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Runs `f`, which must throw tessera::Error, and returns the message ("" and a test failure if not).
+// Runs `f`, which must throw tessera::Error, and returns the message ("" and a test failure if
+// not).
 inline std::string error_of(const std::function<void()>& f) {
   try {
     f();

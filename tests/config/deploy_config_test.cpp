@@ -12,8 +12,8 @@
 namespace tessera {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::error_of;
+using ::testing::HasSubstr;
 using testing::ScratchDir;
 
 TEST(DeployConfig, FullFileLoadsIntoTypedValues) {
@@ -101,8 +101,8 @@ TEST(DeployConfig, ZooShorthandAndDefaults) {
   EXPECT_EQ(c.partition.min_island_nodes, 1);
   EXPECT_TRUE(c.partition.allow_fallback);
 
-  const DeployConfig z = load_deploy_config(
-      dir.write("b.yaml", "zoo: {name: resnet18, batch: 8, seed: 42}\ntargets: [\"mali:1\", cpu]\n"));
+  const DeployConfig z = load_deploy_config(dir.write(
+      "b.yaml", "zoo: {name: resnet18, batch: 8, seed: 42}\ntargets: [\"mali:1\", cpu]\n"));
   EXPECT_EQ(z.zoo->name, "resnet18");
   EXPECT_EQ(z.zoo->batch, 8);
   EXPECT_EQ(z.zoo->seed, 42u);
@@ -125,7 +125,8 @@ TEST(DeployConfig, ShippedConfigsLoad) {
     ASSERT_FALSE(e.targets.empty());
     EXPECT_EQ(e.targets[0].plugin, name);
   }
-  const DeployConfig adreno = load_deploy_config(testing::source_path("configs/examples/adreno.yaml"));
+  const DeployConfig adreno =
+      load_deploy_config(testing::source_path("configs/examples/adreno.yaml"));
   EXPECT_EQ(adreno.targets[0].memory, MemoryKind::kImage);
 }
 
@@ -133,8 +134,8 @@ TEST(DeployConfig, ShippedConfigsLoad) {
 struct BadCase {
   const char* name;
   const char* yaml;
-  const char* where;     // "line:col: key.path"
-  const char* message;   // another part of the message
+  const char* where;    // "line:col: key.path"
+  const char* message;  // another part of the message
 };
 
 class DeployConfigBad : public ::testing::TestWithParam<BadCase> {};
@@ -168,8 +169,7 @@ INSTANTIATE_TEST_SUITE_P(
                 "5:14: targets[1].threads", "value -2 is out of range [0, 1024]"},
         BadCase{"TargetsNotAList", "zoo: mobilenet_v2\ntargets: {plugin: cpu}\n", "2:10: targets",
                 "expected a list, got a map"},
-        BadCase{"BadMemoryKind",
-                "zoo: mobilenet_v2\ntargets:\n  - {plugin: mali, memory: imag}\n",
+        BadCase{"BadMemoryKind", "zoo: mobilenet_v2\ntargets:\n  - {plugin: mali, memory: imag}\n",
                 "3:28: targets[0].memory", "did you mean 'image'?"},
         BadCase{"BadPrecision", "zoo: mobilenet_v2\nprecision: fp8\n", "2:12: precision",
                 "'fp8' is not one of: fp32, fp16, fp16-acc32"},
@@ -178,7 +178,8 @@ INSTANTIATE_TEST_SUITE_P(
                 "4:16: inputs[0].shape[1]", "out of range"},
         BadCase{"MissingModelFile", "model: nets/missing.onnx\n", "1:8: model",
                 "missing.onnx' does not exist"},
-        BadCase{"NoModelAtAll", "targets: [cpu]\n", "1:1: model", "required key 'model' is missing"},
+        BadCase{"NoModelAtAll", "targets: [cpu]\n", "1:1: model",
+                "required key 'model' is missing"},
         BadCase{"ModelAndZoo", "zoo: a\nmodel: b.onnx\n", "1:6: zoo", "not both"},
         BadCase{"MissingPluginDir", "zoo: a\nplugin_dirs: [/tmp, nowhere]\n",
                 "2:21: plugin_dirs[1]", "nowhere' does not exist"},
@@ -193,10 +194,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"DuplicateTarget", "zoo: a\ntargets: [cpu, \"cpu:any\"]\n", "2:16: targets[1]",
                 "listed twice"},
         BadCase{"RootIsAList", "- a\n- b\n", "1:1: (top level)", "a map of keys"},
-        BadCase{"MalformedFlow", "zoo: a\ntargets: [cpu, mali\nprecision: fp16\n", "3:",
-                "malformed YAML"},
-        BadCase{"MalformedIndent", "zoo: a\ntargets:\n  - cpu\n bad: 1\n", "4:",
-                "malformed YAML"}),
+        BadCase{"MalformedFlow", "zoo: a\ntargets: [cpu, mali\nprecision: fp16\n",
+                "3:", "malformed YAML"},
+        BadCase{"MalformedIndent", "zoo: a\ntargets:\n  - cpu\n bad: 1\n", "4:", "malformed YAML"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
 TEST(DeployConfigPathological, TenThousandFlowLevelsIsAnErrorNotACrash) {

@@ -11,8 +11,8 @@
 namespace tessera {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::error_of;
+using ::testing::HasSubstr;
 
 class ShippedFamilies : public ::testing::Test {
  protected:
@@ -77,7 +77,8 @@ TEST_F(ShippedFamilies, MaliComputeUnitsOutsideRangeExplained) {
 }
 
 TEST_F(ShippedFamilies, AdrenoGenerations) {
-  const FamilyMatch m = match("QUALCOMM", "QUALCOMM Adreno(TM) 650", "OpenCL 2.0 QUALCOMM build", 3);
+  const FamilyMatch m =
+      match("QUALCOMM", "QUALCOMM Adreno(TM) 650", "OpenCL 2.0 QUALCOMM build", 3);
   ASSERT_TRUE(m.family.has_value()) << m.reason;
   EXPECT_EQ(m.family->id, "adreno-6xx");
   EXPECT_TRUE(m.family->params.image_support);
@@ -150,9 +151,10 @@ match: {vendor: ARM}
 params:
   max_work_group_sise: 64
 )");
-  EXPECT_THAT(error_of([&] { load_device_family(p2); }),
-              HasSubstr(p2 + ":4:3: params.max_work_group_sise: unknown key "
-                             "'max_work_group_sise' in params; did you mean 'max_work_group_size'?"));
+  EXPECT_THAT(
+      error_of([&] { load_device_family(p2); }),
+      HasSubstr(p2 + ":4:3: params.max_work_group_sise: unknown key "
+                     "'max_work_group_sise' in params; did you mean 'max_work_group_size'?"));
 }
 
 TEST(DeviceFamilyFile, DuplicateIdsRefused) {

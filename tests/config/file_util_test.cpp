@@ -14,8 +14,8 @@
 namespace tessera {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::error_of;
+using ::testing::HasSubstr;
 
 size_t entries_in(const std::string& dir) {
   size_t n = 0;

@@ -12,8 +12,8 @@ namespace tessera {
 namespace {
 
 using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using testing::error_of;
+using ::testing::HasSubstr;
 
 std::string fixture(const std::string& name) {
   return testing::source_path("tests/config/data/" + name);
@@ -100,14 +100,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadPack{"UnknownEntryKey",
                 "  - {workload: \"relu|f32\", schedule: s, knobs: {}, time_us: 1, tim_us: 2}\n",
                 "11:64: entries[0].tim_us", "did you mean 'time_us'?"},
-        BadPack{"KnobNotInteger",
-                "  - workload: \"relu|f32\"\n    schedule: s\n    knobs: {wg_x: 8.5}\n    time_us: 1\n",
-                "13:19: entries[0].knobs.wg_x", "expected an integer, got '8.5'"},
-        BadPack{"TimeNotPositive",
-                "  - {workload: \"relu|f32\", schedule: s, time_us: 0}\n",
+        BadPack{
+            "KnobNotInteger",
+            "  - workload: \"relu|f32\"\n    schedule: s\n    knobs: {wg_x: 8.5}\n    time_us: 1\n",
+            "13:19: entries[0].knobs.wg_x", "expected an integer, got '8.5'"},
+        BadPack{"TimeNotPositive", "  - {workload: \"relu|f32\", schedule: s, time_us: 0}\n",
                 "11:50: entries[0].time_us", "out of range"},
-        BadPack{"WorkloadWithSpaces",
-                "  - {workload: \"relu | f32\", schedule: s, time_us: 1}\n",
+        BadPack{"WorkloadWithSpaces", "  - {workload: \"relu | f32\", schedule: s, time_us: 1}\n",
                 "11:16: entries[0].workload", "contains white space"},
         BadPack{"DuplicateWorkload",
                 "  - {workload: \"relu|f32\", schedule: s, time_us: 1}\n"
@@ -123,10 +122,10 @@ TEST(PackLoad, HeaderErrors) {
   const std::string p1 = dir.write("a.yaml", "schema_version: 1\nplugin: mali\nmatch: {}\n");
   EXPECT_THAT(error_of([&] { load_pack(p1); }),
               HasSubstr(p1 + ":3:8: match: name at least one of device, family or vendor"));
-  const std::string p2 = dir.write(
-      "b.yaml",
-      "schema_version: 1\nplugin: mali\nmatch: {family: f}\nengine_version: \"*\"\n"
-      "measured: {how: x, when: yesterday, tool_version: \"0.1\"}\nentries: []\n");
+  const std::string p2 =
+      dir.write("b.yaml",
+                "schema_version: 1\nplugin: mali\nmatch: {family: f}\nengine_version: \"*\"\n"
+                "measured: {how: x, when: yesterday, tool_version: \"0.1\"}\nentries: []\n");
   EXPECT_THAT(error_of([&] { load_pack(p2); }),
               HasSubstr(p2 + ":5:26: measured.when: 'yesterday' is not an ISO date"));
   const std::string p3 = dir.write("c.yaml", "plugin: mali\n");
@@ -141,8 +140,8 @@ std::vector<Pack> load_all(const std::vector<std::string>& names) {
 }
 
 TEST(PackSelect, ExactDeviceAndDriverWins) {
-  const auto packs = load_all({"pack_vendor.yaml", "pack_family.yaml", "pack_device.yaml",
-                               "pack_device_driver.yaml"});
+  const auto packs = load_all(
+      {"pack_vendor.yaml", "pack_family.yaml", "pack_device.yaml", "pack_device_driver.yaml"});
   const PackSelection s = select_pack(packs, "mali", kG78, "mali-valhall", "0.1.0");
   ASSERT_TRUE(s.pack.has_value());
   EXPECT_EQ(s.level, PackLevel::kDeviceDriver);
@@ -315,6 +314,25 @@ TEST(PackMerge, WrittenPackReloadsAndIsNotOverwrittenWithoutForce) {
   EXPECT_THAT(error_of([&] { write_file_atomic(out, "other", false); }),
               HasSubstr("'" + out + "' already exists; pass --force"));
   EXPECT_EQ(read_file(out), before);
+}
+
+TEST(PackScan, LoadsGoodPacksAndWarnsAboutBadOnes) {
+  testing::ScratchDir dir;
+  dir.write("mali/a.yaml", read_file(fixture("pack_family.yaml")));
+  dir.write("mali/b.yaml", "schema_version: 1\nplugin: mali\nmatch: {vendor: ARM}\nbogus: 1\n");
+  dir.write("mali/c.yaml", read_file(fixture("pack_other_plugin.yaml")));
+  dir.write("mali/notes.txt", "not a pack");
+  const PackScan scan = scan_packs(dir.path(), "mali");
+  ASSERT_EQ(scan.packs.size(), 1u);
+  EXPECT_EQ(scan.packs[0].file, dir.file("mali/a.yaml"));
+  EXPECT_EQ(scan.packs[0].match.family, "mali-valhall");
+  ASSERT_EQ(scan.warnings.size(), 2u);
+  EXPECT_THAT(scan.warnings[0], HasSubstr(dir.file("mali/b.yaml") + ":4:1: bogus: unknown key"));
+  EXPECT_THAT(scan.warnings[1],
+              HasSubstr("says plugin 'cpu' but lies in the folder of plugin 'mali'"));
+  const PackScan none = scan_packs(dir.path(), "adreno");
+  EXPECT_TRUE(none.packs.empty());
+  EXPECT_TRUE(none.warnings.empty());
 }
 
 }  // namespace

@@ -50,9 +50,8 @@ int run_validate(const std::vector<std::string>& files) {
         ++failed;
         continue;
       }
-      std::printf("ok   %s: plugin '%s', %s, engine %s, %zu entries\n", f.c_str(),
-                  p.plugin.c_str(), match_text(p).c_str(), p.engine_version.text().c_str(),
-                  p.entries.size());
+      std::printf("ok   %s: plugin '%s', %s, engine %s, %zu entries\n", f.c_str(), p.plugin.c_str(),
+                  match_text(p).c_str(), p.engine_version.text().c_str(), p.entries.size());
     } catch (const Error& e) {
       std::printf("FAIL %s\n", e.what());
       ++failed;

@@ -22,15 +22,15 @@ enum class Precision { kFp32, kFp16, kFp16Acc32 };
 // files = only the listed files, none = the schedules' built-in heuristics only.
 enum class PackMode { kAuto, kFiles, kNone };
 
-const char* memory_kind_name(MemoryKind kind);  // "buffer" | "image"
+const char* memory_kind_name(MemoryKind kind);    // "buffer" | "image"
 const char* precision_name(Precision precision);  // "fp32" | "fp16" | "fp16-acc32"
-const char* pack_mode_name(PackMode mode);  // "auto" | "files" | "none"
+const char* pack_mode_name(PackMode mode);        // "auto" | "files" | "none"
 
 // One model input whose shape/dtype the deployment fixes (overrides the model's own).
 struct InputSpec {
   std::string name;
-  Shape shape;                     // every dim >= 1
-  DType dtype = DType::kFloat32;   // spelled as numpy does: float32, float16, int64, ...
+  Shape shape;                    // every dim >= 1
+  DType dtype = DType::kFloat32;  // spelled as numpy does: float32, float16, int64, ...
 };
 
 // `zoo:` instead of `model:`: generate this zoo network (tools/zoo) into the cache directory if
@@ -50,12 +50,12 @@ struct TargetOption {
 
 // One entry of `targets:`, in priority order (earlier = asked first by the partitioner).
 struct TargetSpec {
-  std::string plugin;             // plugin name, e.g. "cpu", "mali", "reference"
-  std::string device = "any";     // "any", a device index ("0"), or text the device name contains
-  int threads = 0;                // 0 = the plugin's default
+  std::string plugin;          // plugin name, e.g. "cpu", "mali", "reference"
+  std::string device = "any";  // "any", a device index ("0"), or text the device name contains
+  int threads = 0;             // 0 = the plugin's default
   MemoryKind memory = MemoryKind::kBuffer;
   std::vector<TargetOption> options;
-  int line = 0;                   // 1-based line in the YAML, for later messages
+  int line = 0;  // 1-based line in the YAML, for later messages
 };
 
 struct PackSettings {
@@ -64,20 +64,20 @@ struct PackSettings {
 };
 
 struct PartitionSettings {
-  int min_island_nodes = 1;     // islands smaller than this merge back into a neighbour
-  bool allow_fallback = true;   // a region that fails to compile moves to the next target
+  int min_island_nodes = 1;    // islands smaller than this merge back into a neighbour
+  bool allow_fallback = true;  // a region that fails to compile moves to the next target
 };
 
 struct DeployConfig {
-  std::string source_path;                // absolute path of the YAML file
-  std::string model_path;                 // absolute; empty when `zoo` is set
-  std::optional<ZooModelSpec> zoo;        // set instead of model_path
+  std::string source_path;          // absolute path of the YAML file
+  std::string model_path;           // absolute; empty when `zoo` is set
+  std::optional<ZooModelSpec> zoo;  // set instead of model_path
   std::vector<InputSpec> inputs;
-  std::vector<TargetSpec> targets;        // never empty
+  std::vector<TargetSpec> targets;  // never empty
   Precision precision = Precision::kFp32;
-  std::vector<std::string> plugin_dirs;   // absolute, existing directories
+  std::vector<std::string> plugin_dirs;  // absolute, existing directories
   PackSettings packs;
-  std::string cache_dir;                  // absolute; empty = the tool's default
+  std::string cache_dir;  // absolute; empty = the tool's default
   PartitionSettings partition;
 };
 

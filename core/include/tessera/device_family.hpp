@@ -35,7 +35,9 @@ class VersionRange {
   // Throws tessera::Error naming the text when it cannot be parsed.
   static VersionRange parse(const std::string& text);
   bool contains(const Version& version) const;
-  bool contains(const std::string& version_text) const { return contains(Version::parse(version_text)); }
+  bool contains(const std::string& version_text) const {
+    return contains(Version::parse(version_text));
+  }
   bool is_any() const { return constraints_.empty(); }
   const std::string& text() const { return text_; }
 
@@ -53,17 +55,17 @@ enum class DeviceKind { kCpu, kGpu };
 
 // Hardware parameters of a family, for cost models and default schedules.
 struct HardwareParams {
-  int preferred_vector_width = 4;     // float lanes per vector instruction / preferred OpenCL width
-  int max_work_group_size = 256;      // work-items per work-group (1 for plain CPU threads)
-  int64_t local_memory_bytes = 0;     // fast on-chip local/shared memory per work-group
-  int subgroup_size = 1;              // warp / wave / SIMD width, 1 = not applicable
-  bool fp16 = false;                  // native half-precision arithmetic
-  bool image_support = false;         // image2d textures usable for tensors
+  int preferred_vector_width = 4;  // float lanes per vector instruction / preferred OpenCL width
+  int max_work_group_size = 256;   // work-items per work-group (1 for plain CPU threads)
+  int64_t local_memory_bytes = 0;  // fast on-chip local/shared memory per work-group
+  int subgroup_size = 1;           // warp / wave / SIMD width, 1 = not applicable
+  bool fp16 = false;               // native half-precision arithmetic
+  bool image_support = false;      // image2d textures usable for tensors
 };
 
 // One targets/devices/<family>.yaml. Patterns are ECMAScript regexes searched case-insensitively.
 struct DeviceFamily {
-  std::string id;                 // e.g. "mali-valhall"; packs name families by it
+  std::string id;  // e.g. "mali-valhall"; packs name families by it
   std::string description;
   DeviceKind kind = DeviceKind::kGpu;
   std::string vendor_pattern;

@@ -19,10 +19,10 @@ constexpr int kPackSchemaVersion = 1;
 
 // Which devices a pack is for. Empty fields do not constrain; at least one must be set.
 struct PackMatch {
-  std::string device;  // exact device name as probed
-  VersionRange driver; // driver version or range; only meaningful with `device`
-  std::string family;  // a targets/devices family id
-  std::string vendor;  // exact vendor string (case-insensitive)
+  std::string device;   // exact device name as probed
+  VersionRange driver;  // driver version or range; only meaningful with `device`
+  std::string family;   // a targets/devices family id
+  std::string vendor;   // exact vendor string (case-insensitive)
 };
 
 struct PackMeasured {
@@ -40,12 +40,12 @@ struct PackEntry {
   std::string workload;  // canonical key, e.g. "conv2d|in=1x32x112x112|w=64x32x1x1|...|f32|nchw"
   std::string schedule;  // schedule name, e.g. "conv2d.nchw4c.direct"
   std::vector<Knob> knobs;
-  double time_us = 0;    // measured time, > 0
-  int line = 0;          // 1-based line in the file (0 when built in memory)
+  double time_us = 0;  // measured time, > 0
+  int line = 0;        // 1-based line in the file (0 when built in memory)
 };
 
 struct Pack {
-  std::string file;           // where it was loaded from (messages only)
+  std::string file;  // where it was loaded from (messages only)
   int schema_version = kPackSchemaVersion;
   std::string plugin;
   PackMatch match;
@@ -62,11 +62,21 @@ Pack parse_pack(const std::string& text, const std::string& file);
 // Deterministic YAML text for a pack (entries in the given order).
 std::string serialize_pack(const Pack& pack);
 
+// Packs found for one plugin, and why others were not loaded.
+struct PackScan {
+  std::vector<Pack> packs;            // sorted by file name
+  std::vector<std::string> warnings;  // one per file that failed to load (with its error)
+};
+// Loads every *.yaml in `schedules_dir`/`plugin`/ (a missing folder is not an error: no packs).
+// A malformed pack becomes a warning, not a failure, so one bad file cannot stop a deployment;
+// `tessera pack validate` is where it fails loudly.
+PackScan scan_packs(const std::string& schedules_dir, const std::string& plugin);
+
 enum class PackLevel { kDeviceDriver, kDevice, kFamily, kVendor, kNone };
 const char* pack_level_name(PackLevel level);  // "device+driver", "device", ...
 
 struct PackSelection {
-  std::optional<Pack> pack;           // empty: use the schedules' heuristics
+  std::optional<Pack> pack;  // empty: use the schedules' heuristics
   PackLevel level = PackLevel::kNone;
   std::string reason;                 // which pack and why, or why none
   std::vector<std::string> warnings;  // one per candidate ignored (and why)
@@ -90,12 +100,12 @@ struct KnobBound {
   int64_t max = 0;
 };
 struct KnobLimits {
-  std::vector<KnobBound> bounds;                 // each named knob must lie in [min, max]
-  std::vector<std::string> work_group_knobs;     // their product is the work-group size
-  int64_t max_work_group_size = 0;               // 0 = unchecked
-  std::vector<std::string> local_memory_knobs;   // product = bytes of local memory used
-  int64_t local_memory_bytes = 0;                // 0 = unchecked
-  std::vector<std::string> required_knobs;       // must be present
+  std::vector<KnobBound> bounds;                // each named knob must lie in [min, max]
+  std::vector<std::string> work_group_knobs;    // their product is the work-group size
+  int64_t max_work_group_size = 0;              // 0 = unchecked
+  std::vector<std::string> local_memory_knobs;  // product = bytes of local memory used
+  int64_t local_memory_bytes = 0;               // 0 = unchecked
+  std::vector<std::string> required_knobs;      // must be present
 };
 
 // Why `entry` breaks `limits` (naming workload and knob), or nullopt when it respects them.

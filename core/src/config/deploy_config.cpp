@@ -20,8 +20,8 @@ constexpr int64_t kMaxDim = int64_t{1} << 31;
 bool is_identifier(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '_' || c == '-'))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '-'))
       return false;
   }
   return true;
@@ -59,9 +59,8 @@ std::vector<InputSpec> parse_inputs(const MapReader& root) {
     const YAML::Node shape = r.seq("shape");
     if (!shape) r.fail("shape", "required key 'shape' is missing (e.g. shape: [1, 3, 224, 224])");
     for (size_t d = 0; d < shape.size(); ++d) {
-      in.shape.push_back(config::scalar_int(root.file(), shape[d],
-                                            r.key_path("shape") + "[" + std::to_string(d) + "]",
-                                            1, kMaxDim));
+      in.shape.push_back(config::scalar_int(
+          root.file(), shape[d], r.key_path("shape") + "[" + std::to_string(d) + "]", 1, kMaxDim));
     }
     in.dtype = parse_dtype(r, "dtype");
     inputs.push_back(std::move(in));
@@ -130,17 +129,23 @@ const char* memory_kind_name(MemoryKind kind) {
 
 const char* precision_name(Precision precision) {
   switch (precision) {
-    case Precision::kFp16: return "fp16";
-    case Precision::kFp16Acc32: return "fp16-acc32";
-    default: return "fp32";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kFp16Acc32:
+      return "fp16-acc32";
+    default:
+      return "fp32";
   }
 }
 
 const char* pack_mode_name(PackMode mode) {
   switch (mode) {
-    case PackMode::kFiles: return "files";
-    case PackMode::kNone: return "none";
-    default: return "auto";
+    case PackMode::kFiles:
+      return "files";
+    case PackMode::kNone:
+      return "none";
+    default:
+      return "auto";
   }
 }
 
@@ -154,13 +159,14 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   const config::YamlDoc doc = config::load_yaml_text(text, path);
   const std::string& file = doc.file;
   if (!doc.root.IsMap()) {
-    config::fail_at(file, doc.root, "",
-                    std::string("a deployment file is a map of keys (model:, targets:, ...), got ") +
-                        config::node_kind(doc.root));
+    config::fail_at(
+        file, doc.root, "",
+        std::string("a deployment file is a map of keys (model:, targets:, ...), got ") +
+            config::node_kind(doc.root));
   }
   MapReader root(file, doc.root, "",
-                 {"schema_version", "model", "zoo", "inputs", "targets", "precision",
-                  "plugin_dirs", "packs", "cache_dir", "partition"});
+                 {"schema_version", "model", "zoo", "inputs", "targets", "precision", "plugin_dirs",
+                  "packs", "cache_dir", "partition"});
   root.integer("schema_version", 1, 1, 1);
 
   DeployConfig cfg;
@@ -169,7 +175,8 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   cfg.source_path = abs_file.string();
 
   if (root.has("model") && root.has("zoo")) {
-    root.fail("zoo", "give either 'model:' (an ONNX file) or 'zoo:' (a generated network), not both");
+    root.fail("zoo",
+              "give either 'model:' (an ONNX file) or 'zoo:' (a generated network), not both");
   }
   if (!root.has("model") && !root.has("zoo")) {
     config::fail_at(file, doc.root, "model",
@@ -181,8 +188,9 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
     cfg.model_path = resolve(base_dir, model);
     std::error_code ec;
     if (!fs::is_regular_file(cfg.model_path, ec)) {
-      root.fail("model", "model file '" + cfg.model_path + "' does not exist (paths are relative "
-                         "to the directory of this YAML file)");
+      root.fail("model", "model file '" + cfg.model_path +
+                             "' does not exist (paths are relative "
+                             "to the directory of this YAML file)");
     }
   } else {
     const YAML::Node zoo = root.node("zoo");
@@ -193,13 +201,14 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
       MapReader z(file, zoo, "zoo", {"name", "batch", "seed"});
       spec.name = z.require_str("name");
       spec.batch = z.integer("batch", 1, 1, 4096);
-      spec.seed = static_cast<uint64_t>(
-          z.integer("seed", 0, 0, std::numeric_limits<int64_t>::max()));
+      spec.seed =
+          static_cast<uint64_t>(z.integer("seed", 0, 0, std::numeric_limits<int64_t>::max()));
     }
     if (!is_identifier(spec.name)) {
-      config::fail_at(file, zoo, "zoo", "zoo network name '" + spec.name +
-                                            "' is not a plain name like mobilenet_v2 "
-                                            "(`tessera zoo --list` shows them)");
+      config::fail_at(file, zoo, "zoo",
+                      "zoo network name '" + spec.name +
+                          "' is not a plain name like mobilenet_v2 "
+                          "(`tessera zoo --list` shows them)");
     }
     cfg.zoo = spec;
   }
@@ -226,7 +235,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   if (root.has("packs")) {
     MapReader p(file, root.map("packs"), "packs", {"mode", "files"});
     const std::string mode = p.choice("mode", "auto", {"auto", "files", "none"});
-    cfg.packs.mode = mode == "files" ? PackMode::kFiles
+    cfg.packs.mode = mode == "files"  ? PackMode::kFiles
                      : mode == "none" ? PackMode::kNone
                                       : PackMode::kAuto;
     const std::vector<std::string> files = p.str_list("files");
@@ -234,8 +243,8 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
       p.fail("files", "mode 'files' needs a non-empty 'files:' list of pack YAMLs");
     }
     if (cfg.packs.mode != PackMode::kFiles && !files.empty()) {
-      p.fail("files", std::string("'files:' is only used with 'mode: files' (mode is '") + mode +
-                          "')");
+      p.fail("files",
+             std::string("'files:' is only used with 'mode: files' (mode is '") + mode + "')");
     }
     for (size_t i = 0; i < files.size(); ++i) {
       const std::string f = resolve(base_dir, files[i]);

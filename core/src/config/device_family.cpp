@@ -61,14 +61,21 @@ VersionRange VersionRange::parse(const std::string& text) {
     if (item.empty() || item == "*") continue;
     Constraint c{Op::kEq, {}};
     size_t skip = 0;
-    if (item.rfind(">=", 0) == 0) c.op = Op::kGe, skip = 2;
-    else if (item.rfind("<=", 0) == 0) c.op = Op::kLe, skip = 2;
-    else if (item.rfind("==", 0) == 0) c.op = Op::kEq, skip = 2;
-    else if (item.rfind(">", 0) == 0) c.op = Op::kGt, skip = 1;
-    else if (item.rfind("<", 0) == 0) c.op = Op::kLt, skip = 1;
-    else if (item.rfind("=", 0) == 0) c.op = Op::kEq, skip = 1;
+    if (item.rfind(">=", 0) == 0)
+      c.op = Op::kGe, skip = 2;
+    else if (item.rfind("<=", 0) == 0)
+      c.op = Op::kLe, skip = 2;
+    else if (item.rfind("==", 0) == 0)
+      c.op = Op::kEq, skip = 2;
+    else if (item.rfind(">", 0) == 0)
+      c.op = Op::kGt, skip = 1;
+    else if (item.rfind("<", 0) == 0)
+      c.op = Op::kLt, skip = 1;
+    else if (item.rfind("=", 0) == 0)
+      c.op = Op::kEq, skip = 1;
     const std::string rest = item.substr(skip);
-    if (rest.find_first_of("0123456789") == std::string::npos || rest.find_first_of("<>=") != std::string::npos) {
+    if (rest.find_first_of("0123456789") == std::string::npos ||
+        rest.find_first_of("<>=") != std::string::npos) {
       throw Error("version range '" + text + "': cannot read '" + item +
                   "' (write e.g. '>=0.1,<0.2', '==535.104.05' or '*')");
     }
@@ -83,11 +90,21 @@ bool VersionRange::contains(const Version& version) const {
     const int cmp = version.compare(c.version);
     bool ok = false;
     switch (c.op) {
-      case Op::kEq: ok = cmp == 0; break;
-      case Op::kLt: ok = cmp < 0; break;
-      case Op::kLe: ok = cmp <= 0; break;
-      case Op::kGt: ok = cmp > 0; break;
-      case Op::kGe: ok = cmp >= 0; break;
+      case Op::kEq:
+        ok = cmp == 0;
+        break;
+      case Op::kLt:
+        ok = cmp < 0;
+        break;
+      case Op::kLe:
+        ok = cmp <= 0;
+        break;
+      case Op::kGt:
+        ok = cmp > 0;
+        break;
+      case Op::kGe:
+        ok = cmp >= 0;
+        break;
     }
     if (!ok) return false;
   }
@@ -119,7 +136,8 @@ DeviceFamily load_device_family(const std::string& path) {
   f.source_file = path;
   f.id = root.require_str("id");
   f.description = root.str("description", "");
-  f.kind = root.choice("kind", "gpu", {"cpu", "gpu"}) == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
+  f.kind =
+      root.choice("kind", "gpu", {"cpu", "gpu"}) == "cpu" ? DeviceKind::kCpu : DeviceKind::kGpu;
   f.priority = static_cast<int>(root.integer("priority", 0, -1000, 1000));
   if (!root.has("match")) root.fail("match", "required key 'match' is missing");
   MapReader m(path, root.map("match"), "match", {"vendor", "name", "compute_units", "driver"});
@@ -161,7 +179,8 @@ DeviceFamily load_device_family(const std::string& path) {
 
 std::vector<DeviceFamily> load_device_families(const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw Error("device descriptor directory '" + dir + "' does not exist");
+  if (!fs::is_directory(dir, ec))
+    throw Error("device descriptor directory '" + dir + "' does not exist");
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") {
@@ -224,9 +243,11 @@ FamilyMatch match_family(const std::vector<DeviceFamily>& families, const Device
     return result;
   }
   result.family = *best;
-  result.reason = who + " is family '" + best->id + "' (" + fs::path(best->source_file).filename().string() +
-                  ": vendor /" + best->vendor_pattern + "/, name /" + best->name_pattern + "/";
-  if (device.compute_units > 0) result.reason += ", " + std::to_string(device.compute_units) + " compute units";
+  result.reason = who + " is family '" + best->id + "' (" +
+                  fs::path(best->source_file).filename().string() + ": vendor /" +
+                  best->vendor_pattern + "/, name /" + best->name_pattern + "/";
+  if (device.compute_units > 0)
+    result.reason += ", " + std::to_string(device.compute_units) + " compute units";
   result.reason += ")";
   if (!also.empty()) {
     result.reason += "; also matched with lower priority:";

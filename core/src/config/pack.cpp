@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 #include <map>
 #include <set>
 #include <sstream>
@@ -23,8 +24,7 @@ using config::MapReader;
 namespace {
 
 bool iequals(const std::string& a, const std::string& b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -50,8 +50,8 @@ std::string workload_problem(const std::string& key) {
   const std::string op = key.substr(0, bar);
   if (op.empty()) return "does not start with an op name";
   for (char c : op) {
-    if (!(std::islower(static_cast<unsigned char>(c)) || std::isdigit(static_cast<unsigned char>(c)) ||
-          c == '_'))
+    if (!(std::islower(static_cast<unsigned char>(c)) ||
+          std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
       return "op name '" + op + "' is not lower-case letters, digits and '_'";
   }
   return "";
@@ -66,7 +66,8 @@ VersionRange read_range(const MapReader& r, const std::string& key) {
 }
 
 PackMatch read_match(const MapReader& root) {
-  if (!root.has("match")) root.fail("match", "required key 'match' is missing (device/family/vendor)");
+  if (!root.has("match"))
+    root.fail("match", "required key 'match' is missing (device/family/vendor)");
   MapReader m(root.file(), root.map("match"), "match", {"device", "driver", "family", "vendor"});
   PackMatch match;
   match.device = m.str("device", "");
@@ -85,23 +86,31 @@ PackMatch read_match(const MapReader& root) {
 
 }  // namespace
 
-std::string engine_version() { return TESSERA_VERSION; }
+std::string engine_version() {
+  return TESSERA_VERSION;
+}
 
 const char* pack_level_name(PackLevel level) {
   switch (level) {
-    case PackLevel::kDeviceDriver: return "device+driver";
-    case PackLevel::kDevice: return "device";
-    case PackLevel::kFamily: return "family";
-    case PackLevel::kVendor: return "vendor";
-    default: return "none";
+    case PackLevel::kDeviceDriver:
+      return "device+driver";
+    case PackLevel::kDevice:
+      return "device";
+    case PackLevel::kFamily:
+      return "family";
+    case PackLevel::kVendor:
+      return "vendor";
+    default:
+      return "none";
   }
 }
 
 Pack parse_pack(const std::string& text, const std::string& file) {
   const config::YamlDoc doc = config::load_yaml_text(text, file);
   if (!doc.root.IsMap()) {
-    config::fail_at(file, doc.root, "", std::string("a pack is a map (plugin:, match:, entries:, ...), got ") +
-                                            config::node_kind(doc.root));
+    config::fail_at(file, doc.root, "",
+                    std::string("a pack is a map (plugin:, match:, entries:, ...), got ") +
+                        config::node_kind(doc.root));
   }
   Pack pack;
   pack.file = file;
@@ -109,8 +118,11 @@ Pack parse_pack(const std::string& text, const std::string& file) {
     // Read the version first with no key check: a newer schema may have keys this one lacks.
     const YAML::Node& root_node = doc.root;
     const YAML::Node v = root_node["schema_version"];
-    if (!v) config::fail_at(file, doc.root, "schema_version", "required key 'schema_version' is missing (1)");
-    pack.schema_version = static_cast<int>(config::scalar_int(file, v, "schema_version", 1, 1000000));
+    if (!v)
+      config::fail_at(file, doc.root, "schema_version",
+                      "required key 'schema_version' is missing (1)");
+    pack.schema_version =
+        static_cast<int>(config::scalar_int(file, v, "schema_version", 1, 1000000));
     if (pack.schema_version != kPackSchemaVersion) {
       const YAML::Node plugin = root_node["plugin"];
       if (plugin && plugin.IsScalar()) pack.plugin = plugin.Scalar();
@@ -126,17 +138,20 @@ Pack parse_pack(const std::string& text, const std::string& file) {
   }
   pack.engine_version = read_range(root, "engine_version");
   if (!root.has("measured")) {
-    root.fail("measured", "required key 'measured' is missing: say how (command), when (ISO date) "
-                          "and with which tool_version the pack was measured");
+    root.fail("measured",
+              "required key 'measured' is missing: say how (command), when (ISO date) "
+              "and with which tool_version the pack was measured");
   }
   MapReader m(file, root.map("measured"), "measured", {"how", "when", "tool_version"});
   pack.measured.how = m.require_str("how");
   pack.measured.when = m.require_str("when");
-  if (!is_iso_date(pack.measured.when)) m.fail("when", "'" + pack.measured.when + "' is not an ISO date (YYYY-MM-DD)");
+  if (!is_iso_date(pack.measured.when))
+    m.fail("when", "'" + pack.measured.when + "' is not an ISO date (YYYY-MM-DD)");
   pack.measured.tool_version = m.require_str("tool_version");
 
   const YAML::Node entries = root.seq("entries");
-  if (!entries) root.fail("entries", "required key 'entries' is missing (a list, may be empty: [])");
+  if (!entries)
+    root.fail("entries", "required key 'entries' is missing (a list, may be empty: [])");
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < entries.size(); ++i) {
     const std::string path = "entries[" + std::to_string(i) + "]";
@@ -149,7 +164,8 @@ Pack parse_pack(const std::string& text, const std::string& file) {
     auto [it, inserted] = seen.emplace(entry.workload, i);
     if (!inserted) {
       e.fail("workload", "workload '" + entry.workload + "' already has an entry (entries[" +
-                             std::to_string(it->second) + "]); keep one (tessera pack merge keeps the faster)");
+                             std::to_string(it->second) +
+                             "]); keep one (tessera pack merge keeps the faster)");
     }
     entry.schedule = e.require_str("schedule");
     const YAML::Node knobs = e.map("knobs");
@@ -158,20 +174,52 @@ Pack parse_pack(const std::string& text, const std::string& file) {
       for (const auto& kv : knobs) {
         Knob k;
         k.name = config::scalar_str(file, kv.first, e.key_path("knobs"));
-        k.value = config::scalar_int(file, kv.second, e.key_path("knobs") + "." + k.name,
-                                     INT32_MIN, INT32_MAX);
+        k.value = config::scalar_int(file, kv.second, e.key_path("knobs") + "." + k.name, INT32_MIN,
+                                     INT32_MAX);
         names.insert(k.name);
         entry.knobs.push_back(std::move(k));
       }
     }
-    if (!e.has("time_us")) e.fail("time_us", "required key 'time_us' is missing (measured microseconds)");
+    if (!e.has("time_us"))
+      e.fail("time_us", "required key 'time_us' is missing (measured microseconds)");
     entry.time_us = e.number("time_us", 0, 1e-6, 1e12);
     pack.entries.push_back(std::move(entry));
   }
   return pack;
 }
 
-Pack load_pack(const std::string& path) { return parse_pack(read_file(path), path); }
+Pack load_pack(const std::string& path) {
+  return parse_pack(read_file(path), path);
+}
+
+PackScan scan_packs(const std::string& schedules_dir, const std::string& plugin) {
+  namespace fs = std::filesystem;
+  PackScan scan;
+  const fs::path dir = fs::path(schedules_dir) / plugin;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) return scan;
+  std::vector<std::string> files;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.is_regular_file(ec) && entry.path().extension() == ".yaml") {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::string& f : files) {
+    try {
+      Pack p = load_pack(f);
+      if (p.plugin != plugin) {
+        scan.warnings.push_back("pack " + f + " ignored: it says plugin '" + p.plugin +
+                                "' but lies in the folder of plugin '" + plugin + "'");
+        continue;
+      }
+      scan.packs.push_back(std::move(p));
+    } catch (const Error& e) {
+      scan.warnings.push_back(std::string("pack ignored: ") + e.what());
+    }
+  }
+  return scan;
+}
 
 std::string serialize_pack(const Pack& pack) {
   YAML::Emitter out;
@@ -233,25 +281,26 @@ PackSelection select_pack(const std::vector<Pack>& candidates, const std::string
       continue;
     }
     if (!p.engine_version.contains(engine)) {
-      sel.warnings.push_back(name + " ignored: made for engine versions '" + p.engine_version.text() +
-                             "', this is " + engine.str() + " (re-tune with this version)");
+      sel.warnings.push_back(name + " ignored: made for engine versions '" +
+                             p.engine_version.text() + "', this is " + engine.str() +
+                             " (re-tune with this version)");
       continue;
     }
     const PackMatch& m = p.match;
     if (!m.device.empty() && m.device != device.name) {
-      sel.warnings.push_back(name + " ignored: it is for device '" + m.device + "', this device is '" +
-                             device.name + "'");
+      sel.warnings.push_back(name + " ignored: it is for device '" + m.device +
+                             "', this device is '" + device.name + "'");
       continue;
     }
     if (!m.family.empty() && m.family != family_id) {
-      sel.warnings.push_back(name + " ignored: it is for family '" + m.family + "', this device is " +
-                             (family_id.empty() ? std::string("of no known family")
-                                                : "family '" + family_id + "'"));
+      sel.warnings.push_back(
+          name + " ignored: it is for family '" + m.family + "', this device is " +
+          (family_id.empty() ? std::string("of no known family") : "family '" + family_id + "'"));
       continue;
     }
     if (!m.vendor.empty() && !iequals(m.vendor, device.vendor)) {
-      sel.warnings.push_back(name + " ignored: it is for vendor '" + m.vendor + "', this device's is '" +
-                             device.vendor + "'");
+      sel.warnings.push_back(name + " ignored: it is for vendor '" + m.vendor +
+                             "', this device's is '" + device.vendor + "'");
       continue;
     }
     PackLevel level;
@@ -259,7 +308,8 @@ PackSelection select_pack(const std::vector<Pack>& candidates, const std::string
     if (!m.device.empty()) {
       if (!m.driver.is_any() && m.driver.contains(device.driver)) {
         level = PackLevel::kDeviceDriver;
-        why = "device '" + device.name + "' and driver '" + device.driver + "' in '" + m.driver.text() + "'";
+        why = "device '" + device.name + "' and driver '" + device.driver + "' in '" +
+              m.driver.text() + "'";
       } else {
         level = PackLevel::kDevice;
         why = "device '" + device.name + "'";
@@ -290,7 +340,8 @@ PackSelection select_pack(const std::vector<Pack>& candidates, const std::string
     sel.level = PackLevel::kNone;
     sel.reason = "no pack for plugin '" + plugin + "' matches device '" + device.name + "' (" +
                  std::to_string(considered) + " candidate(s) for this plugin" +
-                 (considered ? ", see warnings" : "") + "); using the schedules' default heuristics";
+                 (considered ? ", see warnings" : "") +
+                 "); using the schedules' default heuristics";
     return sel;
   }
   sel.pack = *best;
@@ -335,8 +386,12 @@ std::optional<std::string> check_knobs(const PackEntry& entry, const KnobLimits&
     }
     return std::nullopt;
   };
-  if (auto e = product_check(limits.work_group_knobs, limits.max_work_group_size, "work-group size")) return e;
-  if (auto e = product_check(limits.local_memory_knobs, limits.local_memory_bytes, "local memory bytes")) return e;
+  if (auto e =
+          product_check(limits.work_group_knobs, limits.max_work_group_size, "work-group size"))
+    return e;
+  if (auto e =
+          product_check(limits.local_memory_knobs, limits.local_memory_bytes, "local memory bytes"))
+    return e;
   return std::nullopt;
 }
 
@@ -348,14 +403,15 @@ std::vector<std::string> filter_pack_entries(
     const KnobLimits* limits = limits_for(e.schedule);
     std::optional<std::string> problem;
     if (limits == nullptr) {
-      problem = "workload '" + e.workload + "': schedule '" + e.schedule + "' is unknown to plugin '" +
-                pack.plugin + "'";
+      problem = "workload '" + e.workload + "': schedule '" + e.schedule +
+                "' is unknown to plugin '" + pack.plugin + "'";
     } else {
       problem = check_knobs(e, *limits);
     }
     if (problem) {
-      warnings.push_back(pack.file + (e.line ? ":" + std::to_string(e.line) : std::string()) + ": " +
-                         *problem + "; entry ignored, the schedule's heuristic is used for it");
+      warnings.push_back(pack.file + (e.line ? ":" + std::to_string(e.line) : std::string()) +
+                         ": " + *problem +
+                         "; entry ignored, the schedule's heuristic is used for it");
     } else {
       kept.push_back(std::move(e));
     }
@@ -369,8 +425,9 @@ Pack merge_packs(const std::vector<Pack>& packs, std::vector<std::string>* notes
   const Pack& first = packs.front();
   for (const Pack& p : packs) {
     if (p.schema_version != kPackSchemaVersion) {
-      throw Error("pack merge: " + p.file + " has schema_version " + std::to_string(p.schema_version) +
-                  ", this engine reads " + std::to_string(kPackSchemaVersion));
+      throw Error("pack merge: " + p.file + " has schema_version " +
+                  std::to_string(p.schema_version) + ", this engine reads " +
+                  std::to_string(kPackSchemaVersion));
     }
     auto differs = [&](const std::string& what, const std::string& a, const std::string& b) {
       if (a != b) {
@@ -410,8 +467,8 @@ Pack merge_packs(const std::vector<Pack>& packs, std::vector<std::string>* notes
         std::ostringstream n;
         n << e.workload << ": kept " << (replace ? p.file : winner_file[e.workload]) << " ("
           << std::min(e.time_us, kept.time_us) << " us) over "
-          << (replace ? winner_file[e.workload] : p.file) << " (" << std::max(e.time_us, kept.time_us)
-          << " us)";
+          << (replace ? winner_file[e.workload] : p.file) << " ("
+          << std::max(e.time_us, kept.time_us) << " us)";
         notes->push_back(n.str());
       }
       if (replace) {

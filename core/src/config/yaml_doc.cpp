@@ -41,8 +41,8 @@ void prescan_depth(const std::string& text, const std::string& file, int max_dep
       size_t col = 0;
       while (i + col < n && text[i + col] == ' ') ++col;
       const size_t start = i + col;
-      const bool blank = start >= n || text[start] == '\n' || text[start] == '\r' ||
-                         text[start] == '#';
+      const bool blank =
+          start >= n || text[start] == '\n' || text[start] == '\r' || text[start] == '#';
       if (!blank) {
         while (!indents.empty() && indents.back() > col) indents.pop_back();
         if (indents.empty() || indents.back() < col) indents.push_back(col);
@@ -65,12 +65,16 @@ void prescan_depth(const std::string& text, const std::string& file, int max_dep
     while (i < n && text[i] != '\n') {
       const char c = text[i];
       if (quote == '"') {
-        if (c == '\\') ++i;
-        else if (c == '"') quote = 0;
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          quote = 0;
       } else if (quote == '\'') {
         if (c == '\'') {
-          if (i + 1 < n && text[i + 1] == '\'') ++i;
-          else quote = 0;
+          if (i + 1 < n && text[i + 1] == '\'')
+            ++i;
+          else
+            quote = 0;
         }
       } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\t')) {
         while (i < n && text[i] != '\n') ++i;
@@ -145,8 +149,7 @@ std::string join(const std::vector<std::string>& items) {
 
 }  // namespace
 
-YamlDoc load_yaml_text(const std::string& text, const std::string& file,
-                       const YamlLimits& limits) {
+YamlDoc load_yaml_text(const std::string& text, const std::string& file, const YamlLimits& limits) {
   if (text.size() > limits.max_bytes) {
     throw Error(file + ": file is " + std::to_string(text.size()) + " bytes, more than the " +
                 std::to_string(limits.max_bytes) + " allowed for a YAML document");
@@ -210,11 +213,16 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 
 const char* node_kind(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Null: return "nothing (null)";
-    case YAML::NodeType::Scalar: return "a scalar";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Map: return "a map";
-    default: return "an undefined node";
+    case YAML::NodeType::Null:
+      return "nothing (null)";
+    case YAML::NodeType::Scalar:
+      return "a scalar";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    default:
+      return "an undefined node";
   }
 }
 
@@ -331,7 +339,8 @@ YAML::Node MapReader::map(const std::string& key) const {
   // An Undefined node tests false; a default-constructed (Null) one would not.
   if (!has(key)) return YAML::Node(YAML::NodeType::Undefined);
   const YAML::Node v = node(key);
-  if (!v.IsMap()) fail_at(file_, v, key_path(key), std::string("expected a map, got ") + node_kind(v));
+  if (!v.IsMap())
+    fail_at(file_, v, key_path(key), std::string("expected a map, got ") + node_kind(v));
   return v;
 }
 

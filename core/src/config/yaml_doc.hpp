@@ -14,9 +14,9 @@ namespace tessera::config {
 // Hard limits on what a YAML document may contain. They are far above anything a real config or
 // pack needs and far below what would exhaust the stack or the CPU.
 struct YamlLimits {
-  int max_depth = 64;             // nesting of maps/sequences (block or flow)
-  size_t max_nodes = 1000000;     // nodes visited, counting each alias use (billion laughs)
-  size_t max_bytes = 64u << 20;   // file size
+  int max_depth = 64;            // nesting of maps/sequences (block or flow)
+  size_t max_nodes = 1000000;    // nodes visited, counting each alias use (billion laughs)
+  size_t max_bytes = 64u << 20;  // file size
 };
 
 // A parsed document and the name errors should use for it.

@@ -15,7 +15,9 @@
 namespace tessera {
 namespace {
 
-std::string errno_text() { return std::strerror(errno); }
+std::string errno_text() {
+  return std::strerror(errno);
+}
 
 std::string parent_dir(const std::string& path) {
   const size_t slash = path.find_last_of('/');
