@@ -1,0 +1,80 @@
+// The cpu plugin's kernels as plain functions over float32 buffers (no graph types), so the
+// plugin and the tests (which compare them with core's reference kernels) call the same code.
+// SIMD code comes from one Highway source per kernel family, dispatched at run time to the best
+// target the host supports (AVX2/AVX-512 on x86-64, NEON on aarch64).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tessera::cpu {
+
+// Register tile of the SGEMM micro-kernel: kMR rows of C by kNR columns.
+constexpr int64_t kMR = 6;
+constexpr int64_t kNR = 16;
+
+// Space-separated names of the Highway targets this host can run, e.g. "avx2 avx512" or "neon".
+std::string simd_features();
+// Name of the target the dispatcher picks, e.g. "AVX3".
+std::string simd_best_target();
+
+// A matrix packed for the micro-kernel. As the left operand (A, M x K): panels of kMR rows laid out
+// [k][r]. As the right operand (B, K x N): panels of kNR columns laid out [k][c]. Edge panels are
+// zero-padded so the kernel never branches on edges in its K loop.
+struct PackedMatrix {
+  int64_t rows = 0, cols = 0;  // logical M x K (A) or K x N (B)
+  std::vector<float> data;
+};
+
+// Packs A (M x K) given by element (i, k) at a[i * row_stride + k * col_stride].
+void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
+            PackedMatrix* out);
+// Packs B (K x N) given by element (k, j) at b[k * row_stride + j * col_stride].
+void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
+            PackedMatrix* out);
+
+// What happens to each C tile before it is stored: bias then clamp to [lo, hi].
+struct Epilogue {
+  const float* row_bias = nullptr;  // one per row of C (conv: per output channel)
+  const float* col_bias = nullptr;  // one per column of C (Gemm: per output feature)
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+
+// GEMM blocking: row panels and column panels per parallel task.
+struct GemmBlocking {
+  int64_t mc = 12;   // rows per task (rounded up to kMR)
+  int64_t nc = 128;  // columns per task (rounded up to kNR)
+};
+
+// C (M x N, row stride ldc) = A * B, then the epilogue. Parallel over tasks of mc x nc with TBB
+// (inside whatever task_arena the caller runs in).
+void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_t ldc,
+                  const Epilogue& epilogue, const GemmBlocking& blocking);
+
+// Elementwise kernels (Highway).
+void clamp_inplace(float* x, int64_t n, float lo, float hi);
+void clamp_copy(const float* x, float* y, int64_t n, float lo, float hi);
+void add_clamp(const float* a, const float* b, float* y, int64_t n, float lo, float hi);
+
+// 2-D convolution, NCHW, batch 1 slice: input [C, H, W] -> output [OC, OH, OW].
+struct ConvGeometry {
+  int64_t c = 0, h = 0, w = 0;     // input channels / height / width
+  int64_t oc = 0, oh = 0, ow = 0;  // output
+  int64_t kh = 1, kw = 1;          // kernel
+  int64_t sh = 1, sw = 1;          // strides
+  int64_t pt = 0, pl = 0;          // top/left pads (bottom/right follow from oh/ow)
+  int64_t group = 1;
+};
+
+// im2col for one group: rows (c, ky, kx), columns (oy, ox); zero where the window is in padding.
+void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count, float* col);
+
+// Depthwise conv (group == C == OC) with per-channel bias and clamp, parallel over channels.
+void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
+                    float lo, float hi, float* y);
+
+}  // namespace tessera::cpu

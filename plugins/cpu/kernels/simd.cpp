@@ -1,0 +1,227 @@
+// Highway SIMD source for the cpu plugin: the SGEMM micro-kernel and the elementwise kernels.
+// foreach_target.h re-includes this file once per enabled target; HWY_DYNAMIC_DISPATCH picks the
+// best one for the running CPU on the first call.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/simd.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "kernels/kernels.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// The tile is kNR floats wide whatever the vector width: AVX-512 uses one vector per row, AVX2
+// two, NEON four. Scalable targets (SVE, RVV) use fixed 128-bit vectors so the count stays a
+// compile-time constant and the accumulators stay in registers.
+#if HWY_HAVE_SCALABLE
+using DF = hn::FixedTag<float, 4>;
+constexpr size_t kLanes = 4;
+#else
+constexpr size_t kLanes = HWY_LANES(float) > 16 ? 16 : HWY_LANES(float);
+using DF = hn::CappedTag<float, kLanes>;
+#endif
+constexpr size_t kVecs = static_cast<size_t>(kNR) / kLanes;
+static_assert(kVecs * kLanes == static_cast<size_t>(kNR), "kNR must be a multiple of lanes");
+
+// One kMR x kNR tile: acc = Apanel * Bpanel over all of K, then bias, clamp, store. Edge tiles
+// (rows < kMR or cols < kNR) go through a stack buffer so stores never pass the end of C.
+HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t k,
+                        float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                        const float* row_bias, const float* col_bias, float lo, float hi) {
+  const DF d;
+  using V = hn::Vec<DF>;
+  V acc[kMR][kVecs];
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
+  }
+  for (int64_t p = 0; p < k; ++p) {
+    V b[kVecs];
+    for (size_t v = 0; v < kVecs; ++v) b[v] = hn::LoadU(d, bp + v * kLanes);
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+      const V a = hn::Set(d, ap[r]);
+      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
+    }
+    ap += kMR;
+    bp += kNR;
+  }
+  const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  const bool full = rows == kMR && cols == kNR;
+  alignas(64) float edge[kMR * kNR];
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    if (static_cast<int64_t>(r) >= rows) break;
+    const V rb = hn::Set(d, row_bias ? row_bias[r] : 0.0f);
+    float* dst = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
+    for (size_t v = 0; v < kVecs; ++v) {
+      V x = hn::Add(acc[r][v], rb);
+      if (col_bias) {
+        // col_bias is padded by the caller only up to cols; load through the edge-safe path.
+        alignas(64) float cb[kLanes];
+        for (size_t l = 0; l < kLanes; ++l) {
+          const size_t j = v * kLanes + l;
+          cb[l] = static_cast<int64_t>(j) < cols ? col_bias[j] : 0.0f;
+        }
+        x = hn::Add(x, hn::Load(d, cb));
+      }
+      x = hn::Min(hn::Max(x, vlo), vhi);
+      hn::StoreU(x, d, dst + v * kLanes);
+    }
+    if (!full) {
+      for (int64_t j = 0; j < cols; ++j) c[static_cast<int64_t>(r) * ldc + j] = edge[r * kNR + j];
+    }
+  }
+}
+
+// Tiles of row panels [p0, p1) x column panels [q0, q1).
+HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, int64_t ldc,
+                        const Epilogue* e, int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
+  const int64_t m = a->rows, k = a->cols, n = b->cols;
+  for (int64_t q = q0; q < q1; ++q) {
+    const int64_t j0 = q * kNR;
+    const float* bp = b->data.data() + q * k * kNR;
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t i0 = p * kMR;
+      MicroTile(a->data.data() + p * k * kMR, bp, k, c + i0 * ldc + j0, ldc,
+                std::min<int64_t>(kMR, m - i0), std::min<int64_t>(kNR, n - j0),
+                e->row_bias ? e->row_bias + i0 : nullptr, e->col_bias ? e->col_bias + j0 : nullptr,
+                e->lo, e->hi);
+    }
+  }
+}
+
+HWY_ATTR void ClampCopy(const float* x, float* y, int64_t n, float lo, float hi) {
+  const hn::ScalableTag<float> d;
+  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(hn::Min(hn::Max(hn::LoadU(d, x + i), vlo), vhi), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = std::min(std::max(x[i], lo), hi);
+}
+
+HWY_ATTR void AddClamp(const float* a, const float* b, float* y, int64_t n, float lo, float hi) {
+  const hn::ScalableTag<float> d;
+  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto s = hn::Add(hn::LoadU(d, a + i), hn::LoadU(d, b + i));
+    hn::StoreU(hn::Min(hn::Max(s, vlo), vhi), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = std::min(std::max(a[i] + b[i], lo), hi);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <tbb/blocked_range2d.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+
+namespace tessera::cpu {
+
+HWY_EXPORT(GemmBlock);
+HWY_EXPORT(ClampCopy);
+HWY_EXPORT(AddClamp);
+
+std::string simd_features() {
+  std::string out;
+  for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    std::string name = hwy::TargetName(target);
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    if (name == "avx3") name = "avx512";
+    if (!out.empty()) out += ' ';
+    out += name;
+  }
+  return out;
+}
+
+std::string simd_best_target() {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  return targets.empty() ? "none" : hwy::TargetName(targets.front());
+}
+
+void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
+            PackedMatrix* out) {
+  const int64_t panels = (m + kMR - 1) / kMR;
+  out->rows = m;
+  out->cols = k;
+  out->data.assign(static_cast<size_t>(panels * kMR * k), 0.0f);
+  for (int64_t p = 0; p < panels; ++p) {
+    float* dst = out->data.data() + p * kMR * k;
+    for (int64_t r = 0; r < kMR && p * kMR + r < m; ++r) {
+      const float* src = a + (p * kMR + r) * row_stride;
+      for (int64_t q = 0; q < k; ++q) dst[q * kMR + r] = src[q * col_stride];
+    }
+  }
+}
+
+void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
+            PackedMatrix* out) {
+  const int64_t panels = (n + kNR - 1) / kNR;
+  out->rows = k;
+  out->cols = n;
+  out->data.resize(static_cast<size_t>(panels * kNR * k));
+  tbb::parallel_for(int64_t{0}, panels, [&](int64_t p) {
+    float* dst = out->data.data() + p * kNR * k;
+    const int64_t j0 = p * kNR, width = std::min(kNR, n - j0);
+    for (int64_t q = 0; q < k; ++q) {
+      const float* src = b + q * row_stride + j0 * col_stride;
+      float* row = dst + q * kNR;
+      if (col_stride == 1) {
+        std::copy(src, src + width, row);
+      } else {
+        for (int64_t j = 0; j < width; ++j) row[j] = src[j * col_stride];
+      }
+      std::fill(row + width, row + kNR, 0.0f);
+    }
+  });
+}
+
+void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_t ldc,
+                  const Epilogue& epilogue, const GemmBlocking& blocking) {
+  const int64_t row_panels = (a.rows + kMR - 1) / kMR;
+  const int64_t col_panels = (b.cols + kNR - 1) / kNR;
+  if (row_panels == 0 || col_panels == 0) return;
+  const int64_t mp = std::max<int64_t>(1, (blocking.mc + kMR - 1) / kMR);
+  const int64_t np = std::max<int64_t>(1, (blocking.nc + kNR - 1) / kNR);
+  tbb::parallel_for(tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
+                    [&](const tbb::blocked_range2d<int64_t>& r) {
+                      HWY_DYNAMIC_DISPATCH(GemmBlock)
+                      (&a, &b, c, ldc, &epilogue, r.rows().begin(), r.rows().end(),
+                       r.cols().begin(), r.cols().end());
+                    });
+}
+
+void clamp_inplace(float* x, int64_t n, float lo, float hi) {
+  clamp_copy(x, x, n, lo, hi);
+}
+
+void clamp_copy(const float* x, float* y, int64_t n, float lo, float hi) {
+  constexpr int64_t kChunk = 1 << 16;
+  tbb::parallel_for(int64_t{0}, (n + kChunk - 1) / kChunk, [&](int64_t i) {
+    const int64_t b = i * kChunk;
+    HWY_DYNAMIC_DISPATCH(ClampCopy)(x + b, y + b, std::min(kChunk, n - b), lo, hi);
+  });
+}
+
+void add_clamp(const float* a, const float* b, float* y, int64_t n, float lo, float hi) {
+  constexpr int64_t kChunk = 1 << 16;
+  tbb::parallel_for(int64_t{0}, (n + kChunk - 1) / kChunk, [&](int64_t i) {
+    const int64_t s = i * kChunk;
+    HWY_DYNAMIC_DISPATCH(AddClamp)(a + s, b + s, y + s, std::min(kChunk, n - s), lo, hi);
+  });
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,163 @@
+// Conv (NCHW, float32): 1x1 stride-1 as a direct GEMM, depthwise with the direct kernel, the rest
+// as im2col + the packed GEMM. Weights are packed once at compile time; a following
+// BatchNormalization is folded into them and a following Relu/Clip runs in the GEMM epilogue.
+#include <cmath>
+#include <memory>
+
+#include "ops/op.hpp"
+
+namespace tessera::cpu {
+namespace {
+
+struct ConvAttrs {
+  ConvGeometry g;
+  int64_t batch = 1;
+};
+
+// Throws plugin::Failure when the node is outside what the kernels do.
+ConvAttrs conv_attrs(const NodeView& node) {
+  auto fail = [&](const std::string& why) {
+    throw plugin::Failure(TSR_UNSUPPORTED, node.describe() + ": " + why);
+  };
+  const tsr_tensor* x = node.input(0);
+  const tsr_tensor* w = node.input(1);
+  const tsr_tensor* y = node.output(0);
+  if (!is_f32(x) || !is_f32(w) || !is_f32(y)) fail("only float32 is implemented");
+  if (x->rank != 4 || w->rank != 4 || y->rank != 4)
+    fail("only 2-D convolution (rank 4) is implemented");
+  if (w->data == nullptr) fail("weights must be a constant");
+  const tsr_tensor* b = node.input(2);
+  if (b != nullptr && constant_f32(b) == nullptr) fail("bias must be a float32 constant");
+  for (int64_t d : node.attr_ints("dilations", {1, 1})) {
+    if (d != 1) fail("dilations other than 1 are not implemented");
+  }
+  ConvAttrs a;
+  ConvGeometry& g = a.g;
+  a.batch = x->dims[0];
+  g.c = x->dims[1];
+  g.h = x->dims[2];
+  g.w = x->dims[3];
+  g.oc = y->dims[1];
+  g.oh = y->dims[2];
+  g.ow = y->dims[3];
+  g.kh = w->dims[2];
+  g.kw = w->dims[3];
+  g.group = node.attr_int("group", 1);
+  if (g.group <= 0 || g.c % g.group != 0 || g.oc % g.group != 0 || w->dims[1] * g.group != g.c ||
+      w->dims[0] != g.oc) {
+    fail("weights shape does not match input channels and group");
+  }
+  const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
+  if (strides.size() != 2) fail("strides must have 2 values");
+  g.sh = strides[0];
+  g.sw = strides[1];
+  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "NOTSET") {
+    const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
+    if (pads.size() != 4) fail("pads must have 4 values");
+    g.pt = pads[0];
+    g.pl = pads[1];
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    const int64_t th = std::max<int64_t>(0, (g.oh - 1) * g.sh + g.kh - g.h);
+    const int64_t tw = std::max<int64_t>(0, (g.ow - 1) * g.sw + g.kw - g.w);
+    g.pt = auto_pad == "SAME_UPPER" ? th / 2 : th - th / 2;
+    g.pl = auto_pad == "SAME_UPPER" ? tw / 2 : tw - tw / 2;
+  } else if (auto_pad != "VALID") {
+    fail("auto_pad '" + auto_pad + "' is not implemented");
+  }
+  return a;
+}
+
+}  // namespace
+
+std::string query_conv(const RegionView&, const NodeView& node) {
+  try {
+    conv_attrs(node);
+  } catch (const plugin::Failure& e) {
+    return e.what();
+  }
+  return "";
+}
+
+Step build_conv(BuildContext& ctx) {
+  const ConvAttrs attrs = conv_attrs(ctx.node);
+  const ConvGeometry g = attrs.g;
+  const int64_t batch = attrs.batch;
+  const tsr_tensor* wt = ctx.node.input(1);
+  const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
+  const int64_t oc_per_group = g.oc / g.group;
+
+  // Effective weights and bias, with BatchNormalization folded in:
+  // y = s * (conv(x) + b - mean) + beta, s = gamma / sqrt(var + eps).
+  auto weights = std::make_shared<std::vector<float>>(
+      static_cast<const float*>(wt->data), static_cast<const float*>(wt->data) + numel(*wt));
+  auto bias = std::make_shared<std::vector<float>>(static_cast<size_t>(g.oc), 0.0f);
+  if (const float* b = constant_f32(ctx.node.input(2))) std::copy(b, b + g.oc, bias->begin());
+  if (ctx.bn != nullptr) {
+    const float* gamma = constant_f32(ctx.bn->input(1));
+    const float* beta = constant_f32(ctx.bn->input(2));
+    const float* mean = constant_f32(ctx.bn->input(3));
+    const float* var = constant_f32(ctx.bn->input(4));
+    const float eps = ctx.bn->attr_float("epsilon", 1e-5f);
+    for (int64_t o = 0; o < g.oc; ++o) {
+      const float s = gamma[o] / std::sqrt(var[o] + eps);
+      for (int64_t i = 0; i < k_per_group; ++i) (*weights)[o * k_per_group + i] *= s;
+      (*bias)[o] = s * ((*bias)[o] - mean[o]) + beta[o];
+    }
+  }
+  const Activation act = ctx.act;
+  const int32_t in = ctx.node.input_index(0);
+  const int32_t out = ctx.output;
+
+  if (g.group == g.c && g.group == g.oc) {
+    ctx.notes->push_back(std::string(ctx.node.name()) + ": conv2d.nchw.depthwise_direct{}");
+    return [=](std::vector<float*>& v) {
+      for (int64_t n = 0; n < batch; ++n) {
+        depthwise_conv(v[in] + n * g.c * g.h * g.w, weights->data(), bias->data(), g, act.lo,
+                       act.hi, v[out] + n * g.oc * g.oh * g.ow);
+      }
+    };
+  }
+
+  // One packed A per group: rows = output channels of the group, K = (c, ky, kx).
+  auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    pack_a(weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
+           k_per_group, 1, &(*packed)[static_cast<size_t>(grp)]);
+  }
+  const int64_t cols = g.oh * g.ow;
+  const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                      g.oh == g.h && g.ow == g.w;
+  const Config config = default_gemm_config(oc_per_group, cols, ctx.threads);
+  const GemmBlocking blocking = gemm_blocking(config);
+  ctx.notes->push_back(std::string(ctx.node.name()) +
+                       (direct ? ": conv2d 1x1 as " : ": conv2d.nchw.im2col_gemm via ") +
+                       config.str());
+  // Scratch reused across runs; execute is called from one thread at a time per region.
+  auto col =
+      std::make_shared<std::vector<float>>(direct ? 0 : static_cast<size_t>(k_per_group * cols));
+  auto packed_b = std::make_shared<PackedMatrix>();
+  return [=](std::vector<float*>& v) {
+    const int64_t cpg = g.c / g.group;
+    for (int64_t n = 0; n < batch; ++n) {
+      const float* x = v[in] + n * g.c * g.h * g.w;
+      float* y = v[out] + n * g.oc * cols;
+      for (int64_t grp = 0; grp < g.group; ++grp) {
+        if (direct) {
+          pack_b(x + grp * cpg * cols, k_per_group, cols, cols, 1, packed_b.get());
+        } else {
+          im2col(x, g, grp * cpg, cpg, col->data());
+          pack_b(col->data(), k_per_group, cols, cols, 1, packed_b.get());
+        }
+        Epilogue e;
+        e.row_bias = bias->data() + grp * oc_per_group;
+        e.lo = act.lo;
+        e.hi = act.hi;
+        sgemm_packed((*packed)[static_cast<size_t>(grp)], *packed_b, y + grp * oc_per_group * cols,
+                     cols, e, blocking);
+      }
+    }
+  };
+}
+
+}  // namespace tessera::cpu

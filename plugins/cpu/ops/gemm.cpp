@@ -1,0 +1,110 @@
+// Gemm and 2-D MatMul on the packed SGEMM. A constant right operand (the usual weights) is packed
+// once at compile time, with Gemm's alpha folded in; beta * C becomes the column-bias epilogue.
+#include <memory>
+
+#include "ops/op.hpp"
+
+namespace tessera::cpu {
+
+std::string query_gemm(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  const tsr_tensor* c = node.input(2);
+  if (!is_f32(a) || !is_f32(b) || !is_f32(node.output(0))) return "only float32 is implemented";
+  if (a->rank != 2 || b->rank != 2) return "only 2-D operands are implemented";
+  if (b->data == nullptr) return "B must be a constant (weights)";
+  if (c != nullptr) {
+    const int64_t n = node.output(0)->dims[1];
+    if (constant_f32(c) == nullptr) return "C must be a float32 constant";
+    const bool row =
+        (c->rank == 1 && c->dims[0] == n) || (c->rank == 2 && c->dims[0] == 1 && c->dims[1] == n);
+    if (!row && numel(*c) != 1)
+      return "only C broadcast along rows ([N], [1,N] or scalar) is implemented";
+  }
+  return "";
+}
+
+Step build_gemm(BuildContext& ctx) {
+  const NodeView& node = ctx.node;
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  const tsr_tensor* c = node.input(2);
+  const bool trans_a = node.attr_int("transA", 0) != 0;
+  const bool trans_b = node.attr_int("transB", 0) != 0;
+  const float alpha = node.attr_float("alpha", 1.0f);
+  const float beta = node.attr_float("beta", 1.0f);
+  const int64_t m = node.output(0)->dims[0], n = node.output(0)->dims[1];
+  const int64_t k = trans_a ? a->dims[0] : a->dims[1];
+  const int64_t lda = a->dims[1];
+
+  std::vector<float> scaled(static_cast<const float*>(b->data),
+                            static_cast<const float*>(b->data) + numel(*b));
+  for (float& x : scaled) x *= alpha;
+  auto packed_b = std::make_shared<PackedMatrix>();
+  const int64_t ldb = b->dims[1];
+  if (trans_b) {
+    pack_b(scaled.data(), k, n, 1, ldb, packed_b.get());
+  } else {
+    pack_b(scaled.data(), k, n, ldb, 1, packed_b.get());
+  }
+  auto bias = std::make_shared<std::vector<float>>();
+  if (const float* cv = constant_f32(c)) {
+    bias->resize(static_cast<size_t>(n));
+    for (int64_t j = 0; j < n; ++j)
+      (*bias)[static_cast<size_t>(j)] = beta * cv[numel(*c) == 1 ? 0 : j];
+  }
+  const Config config = default_gemm_config(m, n, ctx.threads);
+  const GemmBlocking blocking = gemm_blocking(config);
+  ctx.notes->push_back(std::string(node.name()) + ": " + config.str());
+  auto packed_a = std::make_shared<PackedMatrix>();
+  const int32_t in = node.input_index(0), out = ctx.output;
+  const Activation act = ctx.act;
+  return [=](std::vector<float*>& v) {
+    if (trans_a) {
+      pack_a(v[in], m, k, 1, lda, packed_a.get());
+    } else {
+      pack_a(v[in], m, k, lda, 1, packed_a.get());
+    }
+    Epilogue e;
+    e.col_bias = bias->empty() ? nullptr : bias->data();
+    e.lo = act.lo;
+    e.hi = act.hi;
+    sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
+  };
+}
+
+std::string query_matmul(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  if (!is_f32(a) || !is_f32(b) || !is_f32(node.output(0))) return "only float32 is implemented";
+  if (a->rank != 2 || b->rank != 2) return "only 2-D MatMul is implemented";
+  return "";
+}
+
+Step build_matmul(BuildContext& ctx) {
+  const NodeView& node = ctx.node;
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  const int64_t m = a->dims[0], k = a->dims[1], n = b->dims[1];
+  auto packed_b = std::make_shared<PackedMatrix>();
+  const bool constant_b = b->data != nullptr;
+  if (constant_b) pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get());
+  const Config config = default_gemm_config(m, n, ctx.threads);
+  const GemmBlocking blocking = gemm_blocking(config);
+  ctx.notes->push_back(std::string(node.name()) + ": " + config.str());
+  auto packed_a = std::make_shared<PackedMatrix>();
+  const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
+  const Activation act = ctx.act;
+  return [=](std::vector<float*>& v) {
+    pack_a(v[ia], m, k, k, 1, packed_a.get());
+    if (!constant_b) pack_b(v[ib], k, n, n, 1, packed_b.get());
+    Epilogue e;
+    e.lo = act.lo;
+    e.hi = act.hi;
+    sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
+  };
+}
+
+}  // namespace tessera::cpu

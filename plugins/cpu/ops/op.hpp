@@ -1,0 +1,82 @@
+// Shared shapes of the cpu plugin's ops: the per-node capability check and the step builder each
+// op file provides, and the compile-time context (fusion decisions, values, options).
+#pragma once
+
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "schedules.hpp"
+#include "tessera/plugin.hpp"
+
+namespace tessera::cpu {
+
+using plugin::NodeView;
+using plugin::RegionView;
+
+// At execute time every value of the region is a float pointer (inputs, outputs, owned scratch,
+// or an alias of another value for reshape-like ops).
+using Step = std::function<void(std::vector<float*>& values)>;
+
+struct Activation {
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+};
+
+struct BuildContext {
+  const RegionView& region;
+  const NodeView& node;
+  int64_t threads;
+  int32_t output;                   // value the (possibly fused) result is written to
+  Activation act;                   // fused Relu/Clip
+  const NodeView* bn;               // fused BatchNormalization after a Conv, or nullptr
+  std::vector<int32_t>* aliases;    // value -> value it aliases (reshape-likes), -1 = none
+  std::vector<std::string>* notes;  // chosen schedules, for messages
+};
+
+// "" when supported, else why not. Each op file implements its own.
+using QueryFn = std::string (*)(const RegionView&, const NodeView&);
+using BuildFn = Step (*)(BuildContext&);
+
+struct OpEntry {
+  const char* op_type;
+  QueryFn query;
+  BuildFn build;
+};
+
+const std::vector<OpEntry>& op_table();
+const OpEntry* find_op(std::string_view op_type);
+
+// Helpers shared by op files.
+bool is_f32(const tsr_tensor* t);
+std::vector<int64_t> dims(const tsr_tensor& t);
+int64_t numel(const tsr_tensor& t);
+const float* constant_f32(const tsr_tensor* t);  // nullptr when not a float32 constant
+// Relu or Clip with constant bounds: fills `act` and returns true.
+bool activation_of(const RegionView& region, const NodeView& node, Activation* act);
+
+std::string query_conv(const RegionView&, const NodeView&);
+Step build_conv(BuildContext&);
+std::string query_gemm(const RegionView&, const NodeView&);
+Step build_gemm(BuildContext&);
+std::string query_matmul(const RegionView&, const NodeView&);
+Step build_matmul(BuildContext&);
+std::string query_add(const RegionView&, const NodeView&);
+Step build_add(BuildContext&);
+std::string query_activation(const RegionView&, const NodeView&);
+Step build_activation(BuildContext&);
+std::string query_batch_norm(const RegionView&, const NodeView&);
+Step build_batch_norm(BuildContext&);
+std::string query_pool(const RegionView&, const NodeView&);
+Step build_pool(BuildContext&);
+std::string query_global_average_pool(const RegionView&, const NodeView&);
+Step build_global_average_pool(BuildContext&);
+std::string query_softmax(const RegionView&, const NodeView&);
+Step build_softmax(BuildContext&);
+std::string query_view(const RegionView&, const NodeView&);
+Step build_view(BuildContext&);
+std::string query_concat(const RegionView&, const NodeView&);
+Step build_concat(BuildContext&);
+
+}  // namespace tessera::cpu

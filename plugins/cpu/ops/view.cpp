@@ -1,0 +1,86 @@
+// Reshape-like ops (Flatten, Reshape, Dropout in inference, Identity) and Concat. The first four
+// move no data: their output aliases the input buffer, unless it is a region output (core owns
+// that buffer), where one copy is needed.
+#include <tbb/parallel_for.h>
+
+#include <cstring>
+
+#include "ops/op.hpp"
+
+namespace tessera::cpu {
+
+std::string query_view(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* x = node.input(0);
+  const tsr_tensor* y = node.output(0);
+  if (x == nullptr || y == nullptr || x->dtype != y->dtype || numel(*x) != numel(*y)) {
+    return "input and output must have the same dtype and element count";
+  }
+  if (x->dtype != TSR_DTYPE_FLOAT32) return "only float32 is implemented";
+  if (node.op_type() == "Dropout") {
+    if (node.num_outputs() > 1 && node.output_index(1) >= 0)
+      return "Dropout mask output is not implemented";
+    if (node.input(2) != nullptr) {
+      const tsr_tensor* t = node.input(2);
+      if (t->data == nullptr || t->dtype != TSR_DTYPE_BOOL ||
+          *static_cast<const uint8_t*>(t->data) != 0) {
+        return "Dropout in training mode is not implemented";
+      }
+    }
+  }
+  return "";
+}
+
+Step build_view(BuildContext& ctx) {
+  const int32_t in = ctx.node.input_index(0), out = ctx.output;
+  const size_t bytes = static_cast<size_t>(numel(*ctx.node.output(0))) * sizeof(float);
+  bool is_region_output = false;
+  for (int32_t i = 0; i < ctx.region.num_outputs(); ++i) {
+    is_region_output |= ctx.region.output_index(i) == out;
+  }
+  if (!is_region_output) {
+    (*ctx.aliases)[static_cast<size_t>(out)] = in;
+    return [=](std::vector<float*>& v) { v[out] = v[in]; };
+  }
+  return [=](std::vector<float*>& v) {
+    if (v[out] != v[in]) std::memcpy(v[out], v[in], bytes);
+  };
+}
+
+std::string query_concat(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* y = node.output(0);
+  if (!is_f32(y)) return "only float32 is implemented";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (!is_f32(node.input(i))) return "only float32 is implemented";
+  }
+  return "";
+}
+
+Step build_concat(BuildContext& ctx) {
+  const tsr_tensor* y = ctx.node.output(0);
+  int64_t axis = ctx.node.attr_int("axis", 0);
+  if (axis < 0) axis += y->rank;
+  int64_t outer = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= y->dims[d];
+  std::vector<int32_t> ins;
+  std::vector<int64_t> chunk;  // elements per outer index, per input
+  for (int32_t i = 0; i < ctx.node.num_inputs(); ++i) {
+    ins.push_back(ctx.node.input_index(i));
+    chunk.push_back(numel(*ctx.node.input(i)) / std::max<int64_t>(1, outer));
+  }
+  int64_t total = 0;
+  for (int64_t c : chunk) total += c;
+  const int32_t out = ctx.output;
+  return [=](std::vector<float*>& v) {
+    tbb::parallel_for(int64_t{0}, outer, [&](int64_t o) {
+      float* dst = v[out] + o * total;
+      for (size_t i = 0; i < ins.size(); ++i) {
+        std::memcpy(dst, v[ins[i]] + o * chunk[i], static_cast<size_t>(chunk[i]) * sizeof(float));
+        dst += chunk[i];
+      }
+    });
+  };
+}
+
+}  // namespace tessera::cpu

@@ -1,0 +1,37 @@
+// A compiled region of the cpu plugin: the steps of its (fused) nodes, owned scratch buffers and
+// the TBB arena that bounds its threads.
+#pragma once
+
+#include <tbb/task_arena.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ops/op.hpp"
+
+namespace tessera::cpu {
+
+class CpuRegion : public plugin::CompiledRegion {
+ public:
+  // Throws plugin::Failure(TSR_UNSUPPORTED / TSR_COMPILE_FAILED) naming the node when it cannot
+  // compile a node.
+  CpuRegion(const RegionView& region, int32_t num_threads);
+  void execute(const void* const* inputs, void* const* outputs) override;
+  // What compile decided (fusions, schedules), one line each; for tests and messages.
+  const std::vector<std::string>& notes() const { return notes_; }
+
+ private:
+  std::unique_ptr<tbb::task_arena> arena_;
+  std::vector<float*> values_;               // per value: constant or owned scratch pointer
+  std::vector<std::vector<float>> scratch_;  // intermediates, one buffer each
+  std::vector<Step> steps_;
+  std::vector<int32_t> inputs_, outputs_;
+  std::vector<size_t> output_bytes_;
+  std::vector<std::string> notes_;
+};
+
+// Physical cores of the host (distinct core ids per package), at least 1.
+int32_t physical_cores();
+
+}  // namespace tessera::cpu

@@ -1,0 +1,41 @@
+// The cpu plugin's schedules: each kernel variant with its knob space, described once as data,
+// plus the heuristic default. Compile reads them; a tuner and the tests enumerate the same tables.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace tessera::cpu {
+
+struct Knob {
+  const char* name;
+  std::vector<int64_t> candidates;
+};
+
+struct Schedule {
+  const char* id;  // "gemm.packed.6x16"
+  const char* what;
+  std::vector<Knob> knobs;
+};
+
+// A schedule plus one value per knob, in the schedule's knob order.
+struct Config {
+  const Schedule* schedule = nullptr;
+  std::vector<int64_t> values;
+  int64_t get(const std::string& knob) const;  // throws std::invalid_argument naming the knob
+  std::string str() const;                     // "gemm.packed.6x16{mc=12,nc=128}"
+};
+
+const std::vector<Schedule>& all_schedules();
+// Throws std::invalid_argument naming the id when unknown.
+const Schedule& schedule(const std::string& id);
+
+// Heuristic GEMM blocking for C of m x n on `threads` threads: tasks wide enough to stream B
+// panels from cache, and at least ~4 tasks per thread so TBB can balance.
+Config default_gemm_config(int64_t m, int64_t n, int64_t threads);
+GemmBlocking gemm_blocking(const Config& config);
+
+}  // namespace tessera::cpu

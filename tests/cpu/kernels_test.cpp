@@ -1,0 +1,215 @@
+// The cpu plugin's kernels against core's reference kernels (tessera::ops::compute_node) on
+// random data with odd sizes, so every edge tile and border path runs.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+#include "kernels/kernels.hpp"
+#include "op.hpp"
+#include "tessera/graph.hpp"
+
+namespace tessera::cpu {
+namespace {
+
+Tensor random_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
+  for (float& x : v) x = dist(rng);
+  return Tensor::from_vector(std::move(shape), v);
+}
+
+Tensor reference(const std::string& op, Attributes attrs, const std::vector<const Tensor*>& ins,
+                 const Shape& out_shape) {
+  Node node;
+  node.name = "ref";
+  node.op_type = op;
+  node.attrs = std::move(attrs);
+  for (size_t i = 0; i < ins.size(); ++i) node.inputs.push_back(static_cast<int32_t>(i));
+  node.outputs = {static_cast<int32_t>(ins.size())};
+  return ops::compute_node(node, 13, ins, {{DType::kFloat32, out_shape}})[0];
+}
+
+// 1e-4 relative (absolute near zero).
+void expect_close(const float* got, const Tensor& want) {
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const float w = want.data<float>()[i];
+    ASSERT_NEAR(got[i], w, 1e-4f * std::max(1.0f, std::fabs(w))) << "element " << i;
+  }
+}
+
+TEST(CpuKernels, SimdFeaturesAreReported) {
+  EXPECT_FALSE(simd_features().empty());
+  EXPECT_NE(simd_best_target(), "none");
+}
+
+struct GemmCase {
+  int64_t m, n, k;
+  bool trans_a, trans_b;
+};
+
+class CpuGemm : public ::testing::TestWithParam<GemmCase> {};
+
+TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
+  const GemmCase c = GetParam();
+  const Tensor a = random_tensor(c.trans_a ? Shape{c.k, c.m} : Shape{c.m, c.k}, 1);
+  const Tensor b = random_tensor(c.trans_b ? Shape{c.n, c.k} : Shape{c.k, c.n}, 2);
+  const Tensor bias = random_tensor({c.n}, 3);
+  Attributes attrs;
+  attrs.set("transA", int64_t{c.trans_a});
+  attrs.set("transB", int64_t{c.trans_b});
+  Tensor want = reference("Gemm", attrs, {&a, &b, &bias}, {c.m, c.n});
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.5f), 2.0f);
+  }
+  PackedMatrix pa, pb;
+  if (c.trans_a) {
+    pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa);
+  } else {
+    pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa);
+  }
+  if (c.trans_b) {
+    pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb);
+  } else {
+    pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb);
+  }
+  std::vector<float> got(static_cast<size_t>(c.m * c.n), -7.0f);
+  Epilogue e;
+  e.col_bias = bias.data<float>();
+  e.lo = -0.5f;
+  e.hi = 2.0f;
+  for (GemmBlocking blocking : {GemmBlocking{6, 16}, GemmBlocking{96, 512}, GemmBlocking{12, 48}}) {
+    std::fill(got.begin(), got.end(), -7.0f);
+    sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
+    expect_close(got.data(), want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, CpuGemm,
+    ::testing::Values(GemmCase{1, 1, 1, false, false}, GemmCase{7, 17, 5, false, false},
+                      GemmCase{6, 16, 64, false, true}, GemmCase{13, 33, 29, true, false},
+                      GemmCase{25, 100, 300, true, true}, GemmCase{64, 48, 1, false, false}));
+
+TEST(CpuKernels, RowBiasEpilogue) {
+  const int64_t m = 11, n = 19, k = 7;
+  const Tensor a = random_tensor({m, k}, 4), b = random_tensor({k, n}, 5);
+  const Tensor bias = random_tensor({m}, 6);
+  const Tensor prod = reference("MatMul", {}, {&a, &b}, {m, n});
+  PackedMatrix pa, pb;
+  pack_a(a.data<float>(), m, k, k, 1, &pa);
+  pack_b(b.data<float>(), k, n, n, 1, &pb);
+  std::vector<float> got(static_cast<size_t>(m * n));
+  Epilogue e;
+  e.row_bias = bias.data<float>();
+  sgemm_packed(pa, pb, got.data(), n, e, GemmBlocking{});
+  Tensor want = prod;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) want.data<float>()[i * n + j] += bias.data<float>()[i];
+  }
+  expect_close(got.data(), want);
+}
+
+struct ConvCase {
+  int64_t c, h, w, oc, k, stride, pad, group;
+};
+
+ConvGeometry geometry(const ConvCase& c) {
+  ConvGeometry g;
+  g.c = c.c;
+  g.h = c.h;
+  g.w = c.w;
+  g.oc = c.oc;
+  g.kh = g.kw = c.k;
+  g.sh = g.sw = c.stride;
+  g.pt = g.pl = c.pad;
+  g.oh = (c.h + 2 * c.pad - c.k) / c.stride + 1;
+  g.ow = (c.w + 2 * c.pad - c.k) / c.stride + 1;
+  g.group = c.group;
+  return g;
+}
+
+Tensor reference_conv(const ConvCase& c, const Tensor& x, const Tensor& w, const Tensor& b,
+                      const ConvGeometry& g) {
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
+  attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
+  attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
+  attrs.set("group", c.group);
+  return reference("Conv", attrs, {&x, &w, &b}, {1, c.oc, g.oh, g.ow});
+}
+
+class CpuConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(CpuConv, Im2colGemmMatchesReference) {
+  const ConvCase c = GetParam();
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 7);
+  const Tensor w = random_tensor({c.oc, c.c / c.group, c.k, c.k}, 8);
+  const Tensor b = random_tensor({c.oc}, 9);
+  const Tensor want = reference_conv(c, x, w, b, g);
+  const int64_t cpg = c.c / c.group, opg = c.oc / c.group, kk = cpg * c.k * c.k;
+  const int64_t cols = g.oh * g.ow;
+  std::vector<float> col(static_cast<size_t>(kk * cols)), got(static_cast<size_t>(c.oc * cols));
+  for (int64_t grp = 0; grp < c.group; ++grp) {
+    PackedMatrix pa, pb;
+    pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa);
+    im2col(x.data<float>(), g, grp * cpg, cpg, col.data());
+    pack_b(col.data(), kk, cols, cols, 1, &pb);
+    Epilogue e;
+    e.row_bias = b.data<float>() + grp * opg;
+    sgemm_packed(pa, pb, got.data() + grp * opg * cols, cols, e, GemmBlocking{12, 64});
+  }
+  expect_close(got.data(), want);
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, CpuConv,
+                         ::testing::Values(ConvCase{3, 17, 13, 7, 3, 2, 1, 1},
+                                           ConvCase{5, 9, 11, 13, 1, 1, 0, 1},
+                                           ConvCase{4, 10, 7, 6, 3, 1, 1, 2},
+                                           ConvCase{8, 6, 6, 8, 5, 1, 2, 4}));
+
+class CpuDepthwise : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(CpuDepthwise, MatchesReferenceWithRelu6) {
+  const ConvCase c = GetParam();
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 10);
+  const Tensor w = random_tensor({c.c, 1, c.k, c.k}, 11);
+  const Tensor b = random_tensor({c.c}, 12);
+  Tensor want = reference_conv(c, x, w, b, g);
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    want.data<float>()[i] = std::min(std::max(want.data<float>()[i], 0.0f), 0.6f);
+  }
+  std::vector<float> got(static_cast<size_t>(want.numel()));
+  depthwise_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, 0.0f, 0.6f, got.data());
+  expect_close(got.data(), want);
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, CpuDepthwise,
+                         ::testing::Values(ConvCase{5, 13, 11, 5, 3, 1, 1, 5},
+                                           ConvCase{3, 14, 15, 3, 3, 2, 1, 3},
+                                           ConvCase{2, 7, 9, 2, 3, 2, 0, 2},
+                                           ConvCase{4, 3, 2, 4, 3, 1, 1, 4},
+                                           ConvCase{3, 12, 10, 3, 5, 3, 2, 3}));
+
+TEST(CpuKernels, AddClampAndClampMatchReference) {
+  const int64_t n = 1037;
+  const Tensor a = random_tensor({n}, 13), b = random_tensor({n}, 14);
+  const Tensor sum = reference("Add", {}, {&a, &b}, {n});
+  const Tensor relu = reference("Relu", {}, {&sum}, {n});
+  std::vector<float> got(static_cast<size_t>(n));
+  add_clamp(a.data<float>(), b.data<float>(), got.data(), n, 0.0f,
+            std::numeric_limits<float>::infinity());
+  expect_close(got.data(), relu);
+  const Tensor lo = Tensor::from_vector<float>({}, {-0.25f}),
+               hi = Tensor::from_vector<float>({}, {0.5f});
+  const Tensor clip = reference("Clip", {}, {&a, &lo, &hi}, {n});
+  clamp_copy(a.data<float>(), got.data(), n, -0.25f, 0.5f);
+  expect_close(got.data(), clip);
+}
+
+}  // namespace
+}  // namespace tessera::cpu

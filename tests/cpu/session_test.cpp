@@ -1,0 +1,180 @@
+// The cpu plugin through the real plugin host and Session: each op (and each fusion) placed on
+// cpu and compared with tessera::run_reference, plus a Conv-BN-Relu-Pool-Gemm graph.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "graph_builder.hpp"
+#include "tessera/reference_runner.hpp"
+#include "tessera/session.hpp"
+
+namespace tessera {
+namespace {
+
+using test::GraphBuilder;
+using test::random_tensor;
+
+SessionOptions cpu_options(int32_t threads = 0) {
+  SessionOptions options;
+  options.targets = {"cpu", "reference"};
+  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
+  options.use_plugin_environment = false;
+  options.use_default_plugin_dirs = false;
+  options.threads = threads;
+  return options;
+}
+
+// Runs `g` on cpu(+reference) and on the reference runner; every node must be on cpu.
+void expect_matches_reference(Graph g, uint32_t seed = 5, int32_t threads = 0) {
+  const Graph reference_graph = g;
+  const std::map<std::string, Tensor> inputs = test::random_inputs(g, seed);
+  Session session(std::move(g), cpu_options(threads));
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+  }
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(reference_graph, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape());
+    for (int64_t i = 0; i < want[o].numel(); ++i) {
+      const float w = want[o].data<float>()[i];
+      ASSERT_NEAR(got[o].data<float>()[i], w, 1e-4f * std::max(1.0f, std::fabs(w)))
+          << "output " << o << " element " << i;
+    }
+  }
+}
+
+Attributes ints(const std::string& name, std::vector<int64_t> v, Attributes a = {}) {
+  a.set(name, std::move(v));
+  return a;
+}
+
+TEST(CpuSession, ConvBnReluPoolGemm) {
+  Attributes conv = ints("pads", {1, 1, 1, 1}, ints("strides", {2, 2}));
+  Attributes pool =
+      ints("kernel_shape", {3, 3}, ints("strides", {2, 2}, ints("pads", {1, 1, 1, 1})));
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  Graph g = GraphBuilder()
+                .input("x", {2, 3, 23, 19})
+                .constant("w", random_tensor({10, 3, 3, 3}, 1))
+                .constant("b", random_tensor({10}, 2))
+                .constant("gamma", random_tensor({10}, 3))
+                .constant("beta", random_tensor({10}, 4))
+                .constant("mean", random_tensor({10}, 5))
+                .constant("var", Tensor::from_vector<float>(
+                                     {10}, {0.5f, 1, 2, 0.3f, 1.5f, 0.9f, 1.1f, 0.7f, 2.5f, 1}))
+                .constant("fw", random_tensor({7, 10 * 6 * 5}, 6))
+                .constant("fb", random_tensor({7}, 7))
+                .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
+                .node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, {"bn"}, {}, "bn")
+                .node("Relu", {"bn"}, {"r"}, {}, "relu")
+                .node("MaxPool", {"r"}, {"p"}, pool, "pool")
+                .node("Flatten", {"p"}, {"f"}, {}, "flatten")
+                .node("Gemm", {"f", "fw", "fb"}, {"y"}, gemm, "gemm")
+                .node("Softmax", {"y"}, {"s"}, {}, "softmax")
+                .output("s")
+                .output("y")
+                .build();
+  expect_matches_reference(std::move(g));
+}
+
+TEST(CpuSession, SingleThreadGivesSameAnswer) {
+  Graph g = GraphBuilder()
+                .input("x", {1, 8, 9, 9})
+                .constant("w", random_tensor({16, 8, 1, 1}, 1))
+                .node("Conv", {"x", "w"}, {"y"}, {}, "pointwise")
+                .output("y")
+                .build();
+  expect_matches_reference(std::move(g), 5, 1);
+}
+
+TEST(CpuSession, DepthwiseRelu6AndResidualAdd) {
+  Attributes dw = ints("pads", {1, 1, 1, 1});
+  dw.set("group", int64_t{6});
+  Graph g = GraphBuilder()
+                .input("x", {1, 6, 11, 13})
+                .constant("w", random_tensor({6, 1, 3, 3}, 1))
+                .constant("b", random_tensor({6}, 2))
+                .constant("lo", Tensor::from_vector<float>({}, {0.0f}))
+                .constant("hi", Tensor::from_vector<float>({}, {6.0f}))
+                .constant("pw", random_tensor({6, 6, 1, 1}, 3))
+                .node("Conv", {"x", "w", "b"}, {"d"}, dw, "dw")
+                .node("Clip", {"d", "lo", "hi"}, {"d6"}, {}, "relu6")
+                .node("Conv", {"d6", "pw"}, {"p"}, {}, "project")
+                .node("Add", {"p", "x"}, {"sum"}, {}, "residual")
+                .node("Relu", {"sum"}, {"y"}, {}, "relu")
+                .output("y")
+                .build();
+  expect_matches_reference(std::move(g));
+}
+
+TEST(CpuSession, ConvOutputReadTwiceIsNotFused) {
+  // "c" feeds both Relu and the graph output, so Relu must not be fused into the conv.
+  Graph g2 = GraphBuilder()
+                 .input("x", {1, 4, 7, 5})
+                 .constant("w", random_tensor({5, 4, 3, 3}, 1))
+                 .constant("gamma", random_tensor({5}, 3))
+                 .constant("beta", random_tensor({5}, 4))
+                 .constant("mean", random_tensor({5}, 5))
+                 .constant("var", Tensor::from_vector<float>({5}, {0.5f, 1, 2, 0.3f, 1.5f}))
+                 .node("Conv", {"x", "w"}, {"c"}, {}, "conv")
+                 .node("Relu", {"c"}, {"r"}, {}, "relu")
+                 .node("BatchNormalization", {"r", "gamma", "beta", "mean", "var"}, {"y"}, {}, "bn")
+                 .output("c")
+                 .output("y")
+                 .build();
+  expect_matches_reference(std::move(g2));
+}
+
+TEST(CpuSession, PoolsSoftmaxConcatReshapeMatMul) {
+  Attributes avg =
+      ints("kernel_shape", {3, 3}, ints("pads", {1, 1, 1, 1}, ints("strides", {2, 2})));
+  Attributes avg_pad = avg;
+  avg_pad.set("count_include_pad", int64_t{1});
+  Attributes axis1;
+  axis1.set("axis", int64_t{1});
+  Graph g = GraphBuilder()
+                .input("x", {1, 5, 9, 10})
+                .constant("shape", Tensor::from_vector<int64_t>({2}, {5, 25}))
+                .constant("m", random_tensor({25, 3}, 9))
+                .node("AveragePool", {"x"}, {"a"}, avg, "avg")
+                .node("AveragePool", {"x"}, {"ap"}, avg_pad, "avg_pad")
+                .node("Concat", {"a", "ap"}, {"cat"}, axis1, "concat")
+                .node("GlobalAveragePool", {"cat"}, {"gap"}, {}, "gap")
+                .node("Reshape", {"a", "shape"}, {"r"}, {}, "reshape")
+                .node("MatMul", {"r", "m"}, {"mm"}, {}, "matmul")
+                .node("Softmax", {"mm"}, {"s"}, {}, "softmax")
+                .node("Identity", {"s"}, {"y"}, {}, "identity")
+                .output("gap")
+                .output("y")
+                .build();
+  expect_matches_reference(std::move(g));
+}
+
+TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
+  Graph g = GraphBuilder()
+                .input("x", {1, 16, 32, 32})
+                .constant("w", random_tensor({32, 16, 3, 3}, 1))
+                .node("Tanh", {"x"}, {"t"}, {}, "tanh")
+                .node("Conv", {"t", "w"}, {"c"}, ints("pads", {1, 1, 1, 1}), "conv")
+                .node("Relu", {"c"}, {"y"}, {}, "relu")
+                .output("y")
+                .build();
+  const Graph reference_graph = g;
+  const auto inputs = test::random_inputs(g, 3);
+  Session session(std::move(g), cpu_options());
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, p.node == "tanh" ? "reference" : "cpu") << p.reason;
+  }
+  const Tensor got = session.run(inputs)[0];
+  const Tensor want = run_reference(reference_graph, inputs)[0];
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const float w = want.data<float>()[i];
+    ASSERT_NEAR(got.data<float>()[i], w, 1e-4f * std::max(1.0f, std::fabs(w))) << i;
+  }
+}
+
+}  // namespace
+}  // namespace tessera
