@@ -190,7 +190,8 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
     }
     const std::string precision = options && options->precision ? options->precision : "fp32";
     if (precision != "fp32" && precision != "fp16") {
-      write_message(message, "adreno: precision '" + precision + "' is not implemented (fp32, fp16)");
+      write_message(message,
+                    "adreno: precision '" + precision + "' is not implemented (fp32, fp16)");
       return TSR_UNSUPPORTED;
     }
     const Device dev{*d, image_limits(*d)};

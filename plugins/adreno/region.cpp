@@ -28,8 +28,15 @@ ImageLimits image_limits(const opencl::DeviceInfo& device) {
   return limits;
 }
 
+std::array<int64_t, 4> view4(const tsr_tensor& t) {
+  std::array<int64_t, 4> d = {1, 1, 1, 1};
+  for (int32_t i = 0; i < t.rank && i < 4; ++i) d[4 - t.rank + i] = t.dims[i];
+  return d;
+}
+
 std::array<int64_t, 2> texture_extent(const tsr_tensor& t) {
-  return {t.dims[3] * ((t.dims[1] + 3) / 4), t.dims[0] * t.dims[2]};
+  const auto d = view4(t);
+  return {d[3] * ((d[1] + 3) / 4), d[0] * d[2]};
 }
 
 std::string check_extent(const std::string& what, int64_t width, int64_t height,
@@ -45,8 +52,9 @@ std::string check_extent(const std::string& what, int64_t width, int64_t height,
   return "";
 }
 
-std::string check_fits_image(const tsr_tensor& t, const ImageLimits& limits) {
-  if (t.rank != 4) return "tensor has rank " + std::to_string(t.rank) + ", the texture layout is 4-D";
+std::string check_fits_image(const tsr_tensor& t, const ImageLimits& limits, bool rank4_only) {
+  if (t.rank > 4 || (rank4_only && t.rank != 4))
+    return "tensor has rank " + std::to_string(t.rank) + ", the texture layout is 4-D";
   const auto e = texture_extent(t);
   return check_extent(std::string("tensor '") + (t.name ? t.name : "?") + "'", e[0], e[1], limits);
 }
@@ -119,7 +127,7 @@ Lowering::Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> co
 
 cl_mem Lowering::output_image(int32_t id, int32_t) {
   const tsr_tensor& t = region_.values[id];
-  if (t.rank != 4) throw Error("adreno: value is not rank 4 and cannot live in an image");
+  if (t.rank > 4) throw Error("adreno: value has rank > 4 and cannot live in an image");
   const auto e = texture_extent(t);
   auto img = std::make_shared<Image>(*context_, e[0], e[1], half_);
   images_[id] = img;
@@ -134,8 +142,8 @@ cl_mem Lowering::input_image(int32_t id, int32_t node) {
   cl_mem dst = output_image(id, node);
   const Config config = default_config("layout.to_image", device(), texture_extent(t)[0]);
   opencl::Kernel k = kernel(config);
-  k.args().buffer(src).buffer(dst).i32x4(i32(t.dims[0]), i32(t.dims[1]), i32(t.dims[2]),
-                                         i32(t.dims[3]));
+  const auto d = view4(t);
+  k.args().buffer(src).buffer(dst).i32x4(i32(d[0]), i32(d[1]), i32(d[2]), i32(d[3]));
   const auto e = texture_extent(t);
   add_step(node, std::move(k), {static_cast<size_t>(e[0]), static_cast<size_t>(e[1])}, config);
   return dst;
@@ -162,8 +170,8 @@ cl_mem Lowering::input_buffer(int32_t id, int32_t node) {
   const tsr_tensor& t = region_.values[id];
   const Config config = default_config("layout.to_buffer", device(), texture_extent(t)[0]);
   opencl::Kernel k = kernel(config);
-  k.args().buffer(img->second->get()).buffer(dst).i32x4(i32(t.dims[0]), i32(t.dims[1]),
-                                                        i32(t.dims[2]), i32(t.dims[3]));
+  const auto d = view4(t);
+  k.args().buffer(img->second->get()).buffer(dst).i32x4(i32(d[0]), i32(d[1]), i32(d[2]), i32(d[3]));
   const auto e = texture_extent(t);
   add_step(node, std::move(k), {static_cast<size_t>(e[0]), static_cast<size_t>(e[1])}, config);
   return dst;

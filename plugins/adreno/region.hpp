@@ -34,10 +34,15 @@ struct ImageLimits {
 };
 ImageLimits image_limits(const opencl::DeviceInfo& device);
 
-// Texture extent of a rank-4 NCHW tensor: {W * ceil(C/4), N * H}.
+// The 4-D (N, C, H, W) view of a tensor of rank <= 4: dims left-padded with 1s (element-wise ops
+// of lower rank use it; every use of a value sees the same view, so the layout stays consistent).
+std::array<int64_t, 4> view4(const tsr_tensor& t);
+// Texture extent of the 4-D view: {W * ceil(C/4), N * H}.
 std::array<int64_t, 2> texture_extent(const tsr_tensor& t);
-// "" when `t` fits the device's image2d limits, else the reason naming the tensor.
-std::string check_fits_image(const tsr_tensor& t, const ImageLimits& limits);
+// "" when `t` has rank <= 4 (exactly 4 with `rank4_only`) and fits the device's image2d limits,
+// else the reason naming the tensor.
+std::string check_fits_image(const tsr_tensor& t, const ImageLimits& limits,
+                             bool rank4_only = true);
 // Same for an image of the given extent (packed weights); `what` names it.
 std::string check_extent(const std::string& what, int64_t width, int64_t height,
                          const ImageLimits& limits);

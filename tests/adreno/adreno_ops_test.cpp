@@ -274,10 +274,9 @@ TEST_F(AdrenoOpsTest, ConvGroupsStridesDilationsAsymmetricPads) {
 }
 
 TEST_F(AdrenoOpsTest, ConvPointwise1x1) {
-  check_node("Conv",
-             {{random_tensor({1, 7, 6, 13}, 6)},
-              {random_tensor({10, 7, 1, 1}, 7), true},
-              {random_tensor({10}, 8), true}});
+  check_node("Conv", {{random_tensor({1, 7, 6, 13}, 6)},
+                      {random_tensor({10, 7, 1, 1}, 7), true},
+                      {random_tensor({10}, 8), true}});
 }
 
 TEST_F(AdrenoOpsTest, ConvDepthwiseSameUpperStride2) {
@@ -296,35 +295,45 @@ TEST_F(AdrenoOpsTest, ConvStridedDirectNarrowOutput) {
 }
 
 TEST_F(AdrenoOpsTest, BatchNormalization) {
-  check_node("BatchNormalization",
-             {{random_tensor({2, 5, 4, 3}, 14)},
-              {random_tensor({5}, 15), true},
-              {random_tensor({5}, 16), true},
-              {random_tensor({5}, 17), true},
-              {random_tensor({5}, 18, 0.5f, 2.0f), true}});
+  check_node("BatchNormalization", {{random_tensor({2, 5, 4, 3}, 14)},
+                                    {random_tensor({5}, 15), true},
+                                    {random_tensor({5}, 16), true},
+                                    {random_tensor({5}, 17), true},
+                                    {random_tensor({5}, 18, 0.5f, 2.0f), true}});
 }
 
 TEST_F(AdrenoOpsTest, ReluClipAdd) {
   check_node("Relu", {{random_tensor({2, 3, 4, 5}, 19)}});
-  check_node("Clip",
-             {{random_tensor({1, 6, 3, 3}, 20)},
-              {Tensor::from_vector({}, std::vector<float>{-0.3f}), true},
-              {Tensor::from_vector({}, std::vector<float>{0.4f}), true}});
-  check_node("Clip", {{random_tensor({1, 6, 3, 3}, 21)}},
-             attrs({{"min", -0.2f}, {"max", 0.5f}}), 6);
+  check_node("Clip", {{random_tensor({1, 6, 3, 3}, 20)},
+                      {Tensor::from_vector({}, std::vector<float>{-0.3f}), true},
+                      {Tensor::from_vector({}, std::vector<float>{0.4f}), true}});
+  check_node("Clip", {{random_tensor({1, 6, 3, 3}, 21)}}, attrs({{"min", -0.2f}, {"max", 0.5f}}),
+             6);
   check_node("Add", {{random_tensor({2, 5, 3, 4}, 22)}, {random_tensor({2, 5, 3, 4}, 23)}});
 }
 
+// Lower-rank element-wise values use the texture layout of their 4-D view (dims left-padded).
+TEST_F(AdrenoOpsTest, LowerRankElementwiseUsesThe4DView) {
+  check_node("Add", {{random_tensor({2, 3, 9}, 44)}, {random_tensor({2, 3, 9}, 45), true}});
+  check_node("Clip", {{random_tensor({3, 8}, 46)},
+                      {Tensor::from_vector({}, std::vector<float>{0.0f}), true},
+                      {Tensor::from_vector({}, std::vector<float>{0.5f}), true}});
+  check_chain({{random_tensor({7}, 47)}, {random_tensor({7}, 48)}},
+              {make_node("Add", {0, 1}), make_node("Relu", {2})});
+}
+
 TEST_F(AdrenoOpsTest, Pools) {
-  check_node("MaxPool", {{random_tensor({1, 5, 9, 8}, 24)}},
-             attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
-  check_node("MaxPool", {{random_tensor({1, 3, 8, 8}, 25)}},
-             attrs({{"kernel_shape", Ints{2, 2}}, {"ceil_mode", int64_t{1}},
-                    {"strides", Ints{3, 3}}}));
+  check_node(
+      "MaxPool", {{random_tensor({1, 5, 9, 8}, 24)}},
+      attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}}));
+  check_node(
+      "MaxPool", {{random_tensor({1, 3, 8, 8}, 25)}},
+      attrs({{"kernel_shape", Ints{2, 2}}, {"ceil_mode", int64_t{1}}, {"strides", Ints{3, 3}}}));
   check_node("AveragePool", {{random_tensor({2, 6, 7, 7}, 26)}},
              attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}}));
   check_node("AveragePool", {{random_tensor({1, 4, 7, 7}, 27)}},
-             attrs({{"kernel_shape", Ints{3, 2}}, {"pads", Ints{1, 0, 1, 1}},
+             attrs({{"kernel_shape", Ints{3, 2}},
+                    {"pads", Ints{1, 0, 1, 1}},
                     {"count_include_pad", int64_t{1}}}));
   check_node("GlobalAveragePool", {{random_tensor({2, 7, 5, 6}, 28)}});
 }
@@ -384,8 +393,7 @@ TEST_F(AdrenoOpsTest, UnknownOpAndBroadcastAddAreUnsupportedWithReason) {
          {make_node("Add", {0, 1})}, 13);
   ASSERT_EQ(plugin_->query_node(device_, &b.region, 0, &support), TSR_OK);
   EXPECT_EQ(support.supported, 0);
-  EXPECT_NE(std::string(support.reason).find("broadcasting"), std::string::npos)
-      << support.reason;
+  EXPECT_NE(std::string(support.reason).find("broadcasting"), std::string::npos) << support.reason;
 }
 
 TEST_F(AdrenoOpsTest, DefaultSelectorClaimsOnlyAdreno) {

@@ -75,5 +75,50 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
   }
 }
 
+// A node whose tensor exceeds the device's image2d width is answered unsupported with the reason
+// and falls back to the reference plugin; the values still match.
+TEST(AdrenoSession, TooWideForImageFallsBackToReference) {
+  if (!any_image_device()) GTEST_SKIP() << "no OpenCL device with image support";
+  Graph g = test::GraphBuilder()
+                .input("x", {1, 4, 2, 70000})
+                .input("z", {1, 4, 2, 8})
+                .node("Relu", {"x"}, {"y"}, {}, "wide_relu")
+                .node("Relu", {"z"}, {"w"}, {}, "small_relu")
+                .output("y")
+                .output("w")
+                .build();
+  const Graph reference_graph = g;
+  SessionOptions options;
+  options.targets = {"adreno:any", "reference"};
+  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
+  options.use_plugin_environment = false;
+  options.use_default_plugin_dirs = false;
+  options.cache_dir = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
+  Session session(std::move(g), options);
+  bool wide_fell_back = false, small_on_adreno = false;
+  std::string reasons;
+  for (const NodePlacement& p : session.plan().nodes) {
+    reasons += p.node + ": " + p.plugin + " " + p.reason + "\n";
+    if (p.node == "wide_relu") {
+      wide_fell_back = p.plugin == "reference" &&
+                       p.reason.find("needs a 70000-wide image, device max") != std::string::npos;
+    }
+    if (p.node == "small_relu") small_on_adreno = p.plugin == "adreno";
+  }
+  EXPECT_TRUE(wide_fell_back) << reasons;
+  EXPECT_TRUE(small_on_adreno) << reasons;
+  const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 2, 70000}, 4)},
+                                                {"z", random_tensor({1, 4, 2, 8}, 5)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(reference_graph, inputs);
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t o = 0; o < 2; ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape());
+    for (int64_t i = 0; i < want[o].numel(); ++i) {
+      ASSERT_EQ(got[o].data<float>()[i], want[o].data<float>()[i]) << o << " " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera

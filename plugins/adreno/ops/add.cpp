@@ -1,4 +1,4 @@
-// Add on the adreno plugin: same-shape rank-4 operands, texel by texel (no broadcasting: a
+// Add on the adreno plugin: same-shape operands of rank <= 4, texel by texel (no broadcasting: a
 // broadcast operand would need its own layout; such nodes fall back).
 #include "ops/shared.hpp"
 
@@ -7,15 +7,16 @@ namespace {
 
 std::string check(const NodeView& node, const Device& device) {
   if (node.num_inputs() != 2) return "expects 2 inputs";
-  std::string r = check_image_io(node, device);
+  std::string r = check_image_io(node, device, /*any_rank=*/true);
   if (!r.empty()) return r;
   for (int32_t i = 0; i < 2; ++i) {
     const tsr_tensor& t = node.input(i);
-    if (t.rank != 4 || !std::equal(t.dims, t.dims + 4, node.output(0).dims)) {
+    if (t.rank != node.output(0).rank ||
+        !std::equal(t.dims, t.dims + t.rank, node.output(0).dims)) {
       return "only same-shape operands are supported (no broadcasting in the texture layout)";
     }
     if (t.data) {
-      r = check_fits_image(t, device.limits);
+      r = check_fits_image(t, device.limits, /*rank4_only=*/false);
       if (!r.empty()) return r;
     }
   }

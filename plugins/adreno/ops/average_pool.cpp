@@ -1,5 +1,5 @@
-// AveragePool (2-D) on the adreno plugin: one work-item per output texel (4 channels); the output size
-// (ceil_mode included) comes from the region's inferred shapes.
+// AveragePool (2-D) on the adreno plugin: one work-item per output texel (4 channels); the output
+// size (ceil_mode included) comes from the region's inferred shapes.
 #include "ops/shared.hpp"
 
 namespace tessera::adreno {

@@ -14,7 +14,7 @@ std::string check(const NodeView& node, const Device& device) {
     if (!r.empty()) return r;
     if (numel_of(node.input(i)) != 1) return "min/max must be scalars";
   }
-  return check_image_io(node, device);
+  return check_image_io(node, device, /*any_rank=*/true);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {

@@ -37,9 +37,9 @@ struct OpLoweringRegistrar {
 // "" when every present input/output is float32 with known dims and small enough for 32-bit
 // indexing (and only output 0 is used); else the reason.
 std::string check_float_io(const NodeView& node);
-// check_float_io plus: every present non-constant input and output 0 is rank 4 and fits the
-// device's image2d limits (see region.hpp for the layout).
-std::string check_image_io(const NodeView& node, const Device& device);
+// check_float_io plus: every present non-constant input and output 0 is rank 4 (rank <= 4 with
+// `any_rank`, for element-wise ops) and fits the device's image2d limits (layout: region.hpp).
+std::string check_image_io(const NodeView& node, const Device& device, bool any_rank = false);
 std::string check_constant(const NodeView& node, int32_t i, const char* what);
 const float* constant_floats(const NodeView& node, int32_t i);
 int32_t to_i32(int64_t v, const NodeView& node);

@@ -1,11 +1,12 @@
-// Relu on the adreno plugin: max(x, 0) per texel (rank-4 tensors in the texture layout).
+// Relu on the adreno plugin: max(x, 0) per texel (rank <= 4, in the texture layout of the 4-D
+// view).
 #include "ops/shared.hpp"
 
 namespace tessera::adreno {
 namespace {
 
 std::string check(const NodeView& node, const Device& device) {
-  return check_image_io(node, device);
+  return check_image_io(node, device, /*any_rank=*/true);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
