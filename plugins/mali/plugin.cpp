@@ -45,18 +45,8 @@ const char* keep(const std::string& s) {
   return state().strings.back().c_str();
 }
 
-void write_message(tsr_message message, const std::string& text) {
-  if (!message.text || message.capacity == 0) return;
-  std::snprintf(message.text, message.capacity, "%s", text.c_str());
-}
-
-bool contains_ci(const std::string& hay, const std::string& needle) {
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  return lower(hay).find(lower(needle)) != std::string::npos;
-}
+using opencl::support::contains_ci;
+using opencl::support::write_message;
 
 bool is_mali(const opencl::DeviceInfo& d) {
   return contains_ci(d.name, "mali") || contains_ci(d.vendor, "mali");

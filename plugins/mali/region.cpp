@@ -1,4 +1,4 @@
-// NodeView attribute access, Lowering (buffers, programs, steps) and CompiledRegion::execute.
+// Lowering (buffers, programs, steps) and CompiledRegion::execute.
 #include "region.hpp"
 
 #include <cstring>
@@ -6,64 +6,6 @@
 #include "tessera/error.hpp"
 
 namespace tessera::mali {
-
-// ---- NodeView ----
-
-NodeView::NodeView(const tsr_region& region, int32_t index)
-    : region_(&region), node_(&region.nodes[index]) {}
-
-std::string NodeView::where() const {
-  return "node '" + name() + "' (" + op_type() + ")";
-}
-
-const tsr_attribute* NodeView::attr(const char* name) const {
-  for (int32_t i = 0; i < node_->num_attributes; ++i) {
-    const tsr_attribute& a = node_->attributes[i];
-    if (a.name && std::strcmp(a.name, name) == 0) return &a;
-  }
-  return nullptr;
-}
-
-int64_t NodeView::attr_int(const char* name, int64_t fallback) const {
-  const tsr_attribute* a = attr(name);
-  if (!a) return fallback;
-  if (a->kind != TSR_ATTR_INT) throw Error(where() + ": attribute '" + name + "' is not an int");
-  return a->i;
-}
-
-float NodeView::attr_float(const char* name, float fallback) const {
-  const tsr_attribute* a = attr(name);
-  if (!a) return fallback;
-  if (a->kind != TSR_ATTR_FLOAT) throw Error(where() + ": attribute '" + name + "' is not a float");
-  return a->f;
-}
-
-std::string NodeView::attr_string(const char* name, const std::string& fallback) const {
-  const tsr_attribute* a = attr(name);
-  if (!a) return fallback;
-  if (a->kind != TSR_ATTR_STRING || !a->s) {
-    throw Error(where() + ": attribute '" + name + "' is not a string");
-  }
-  return a->s;
-}
-
-std::vector<int64_t> NodeView::attr_ints(const char* name,
-                                         const std::vector<int64_t>& fallback) const {
-  const tsr_attribute* a = attr(name);
-  if (!a) return fallback;
-  if (a->kind != TSR_ATTR_INTS) throw Error(where() + ": attribute '" + name + "' is not ints");
-  return std::vector<int64_t>(a->ints, a->ints + a->count);
-}
-
-std::vector<int64_t> dims_of(const tsr_tensor& t) {
-  return std::vector<int64_t>(t.dims, t.dims + t.rank);
-}
-
-int64_t numel_of(const tsr_tensor& t) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < t.rank; ++i) n *= t.dims[i];
-  return n;
-}
 
 // ---- CompiledRegion ----
 

@@ -1,6 +1,6 @@
 // The mali plugin's view of a tsr_region and its compiled form.
 //
-// NodeView: read-only typed access to one node of a region (attributes, input/output tensors).
+// NodeView (shared, tessera_opencl/plugin_support.hpp): typed access to one node of a region.
 // Lowering: what an op's lower() uses to turn a node into kernel launches: device buffers per
 // value (constants uploaded once, aliases for Reshape-like ops), programs built through the
 // binary cache, and steps with their arguments bound at compile time.
@@ -15,6 +15,7 @@
 
 #include "schedules.hpp"
 #include "tessera/plugin_abi.h"
+#include "tessera_opencl/plugin_support.hpp"
 #include "tessera_opencl/runtime.hpp"
 
 namespace tessera::mali {
@@ -22,38 +23,9 @@ namespace tessera::mali {
 // Embedded kernels/<name> source, or nullptr.
 const char* kernel_source(const char* name);
 
-class NodeView {
- public:
-  NodeView(const tsr_region& region, int32_t index);
-
-  const tsr_node& node() const { return *node_; }
-  std::string op_type() const { return node_->op_type ? node_->op_type : ""; }
-  std::string name() const { return node_->name ? node_->name : ""; }
-  int64_t opset() const { return region_->opset; }
-  // "node 'conv1' (Conv)" for messages.
-  std::string where() const;
-
-  int32_t num_inputs() const { return node_->num_inputs; }
-  int32_t num_outputs() const { return node_->num_outputs; }
-  bool has_input(int32_t i) const { return i < node_->num_inputs && node_->inputs[i] >= 0; }
-  int32_t input_id(int32_t i) const { return node_->inputs[i]; }
-  int32_t output_id(int32_t i) const { return node_->outputs[i]; }
-  const tsr_tensor& input(int32_t i) const { return region_->values[node_->inputs[i]]; }
-  const tsr_tensor& output(int32_t i) const { return region_->values[node_->outputs[i]]; }
-
-  const tsr_attribute* attr(const char* name) const;
-  int64_t attr_int(const char* name, int64_t fallback) const;
-  float attr_float(const char* name, float fallback) const;
-  std::string attr_string(const char* name, const std::string& fallback) const;
-  std::vector<int64_t> attr_ints(const char* name, const std::vector<int64_t>& fallback) const;
-
- private:
-  const tsr_region* region_;
-  const tsr_node* node_;
-};
-
-std::vector<int64_t> dims_of(const tsr_tensor& t);
-int64_t numel_of(const tsr_tensor& t);
+// NodeView and numel_of are the shared ones of tessera_opencl/plugin_support.hpp.
+using opencl::support::NodeView;
+using opencl::support::numel_of;
 
 // One kernel launch of a compiled region.
 struct Step {

@@ -82,29 +82,6 @@ void lower_alias(Lowering& lw, const NodeView& node, int32_t) {
   lw.alias(node.output_id(0), node.input_id(0));
 }
 
-std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int64_t, 2>& in,
-                                      const std::array<int64_t, 2>& out,
-                                      const std::array<int64_t, 2>& kernel,
-                                      const std::array<int64_t, 2>& strides,
-                                      const std::array<int64_t, 2>& dilations) {
-  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
-    if (pads.size() != 4) throw Error(node.where() + ": attribute 'pads' must have 4 values");
-    return {pads[0], pads[1], pads[2], pads[3]};
-  }
-  std::array<int64_t, 4> p = {0, 0, 0, 0};
-  if (auto_pad == "VALID") return p;
-  for (int d = 0; d < 2; ++d) {
-    const int64_t total = std::max<int64_t>(
-        0, (out[d] - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - in[d]);
-    const int64_t begin = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
-    p[d] = begin;
-    p[d + 2] = total - begin;
-  }
-  return p;
-}
-
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
                 bool trans_a, bool trans_b, float alpha, float beta) {
   const tsr_tensor& y = node.output(0);

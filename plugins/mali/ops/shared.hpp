@@ -28,12 +28,8 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
 std::string check_alias(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 
-// Pads (top, left, bottom, right) of a 2-D window from auto_pad / pads and the known output size.
-std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int64_t, 2>& in,
-                                      const std::array<int64_t, 2>& out,
-                                      const std::array<int64_t, 2>& kernel,
-                                      const std::array<int64_t, 2>& strides,
-                                      const std::array<int64_t, 2>& dilations);
+// Pads (top, left, bottom, right) of a 2-D window (shared, tessera_opencl/plugin_support.hpp).
+using opencl::support::window_pads_2d;
 
 // Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
