@@ -2,6 +2,8 @@
 // where the intermediate value has no other reader, then build one step per kept node.
 #include "region.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -58,6 +60,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads) {
     return reader.input_index(0) == value ? r[0] : -1;
   };
 
+  profile_.assign(static_cast<size_t>(region.num_nodes()), 0.0);
   std::vector<bool> absorbed(static_cast<size_t>(region.num_nodes()), false);
   for (int32_t n = 0; n < region.num_nodes(); ++n) {
     if (absorbed[static_cast<size_t>(n)]) continue;
@@ -100,6 +103,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads) {
     BuildContext ctx{region, node, threads, output, act, bn_ptr, &aliases, &notes_};
     try {
       steps_.push_back(entry->build(ctx));
+      step_node_.push_back(n);
     } catch (const plugin::Failure&) {
       throw;
     } catch (const std::exception& e) {
@@ -132,8 +136,15 @@ void CpuRegion::execute(const void* const* inputs, void* const* outputs) {
   for (size_t i = 0; i < inputs_.size(); ++i) {
     v[static_cast<size_t>(inputs_[i])] = const_cast<float*>(static_cast<const float*>(inputs[i]));
   }
+  std::fill(profile_.begin(), profile_.end(), 0.0);
   arena_->execute([&] {
-    for (Step& step : steps_) step(v);
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      const auto start = std::chrono::steady_clock::now();
+      steps_[s](v);
+      profile_[static_cast<size_t>(step_node_[s])] =
+          std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+              .count();
+    }
   });
   // A region input that is also an output (nothing computed it) still has to reach the output.
   for (size_t i = 0; i < outputs_.size(); ++i) {

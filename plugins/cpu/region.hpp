@@ -18,6 +18,8 @@ class CpuRegion : public plugin::CompiledRegion {
   // compile a node.
   CpuRegion(const RegionView& region, int32_t num_threads);
   void execute(const void* const* inputs, void* const* outputs) override;
+  // Per-node times of the last execute; a fused node's time is on the node that absorbed it.
+  std::vector<double> last_profile() override { return profile_; }
   // What compile decided (fusions, schedules), one line each; for tests and messages.
   const std::vector<std::string>& notes() const { return notes_; }
 
@@ -26,6 +28,8 @@ class CpuRegion : public plugin::CompiledRegion {
   std::vector<float*> values_;               // per value: constant or owned scratch pointer
   std::vector<std::vector<float>> scratch_;  // intermediates, one buffer each
   std::vector<Step> steps_;
+  std::vector<int32_t> step_node_;  // node index of each step
+  std::vector<double> profile_;     // microseconds per node
   std::vector<int32_t> inputs_, outputs_;
   std::vector<size_t> output_bytes_;
   std::vector<std::string> notes_;
