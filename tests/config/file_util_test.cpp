@@ -4,9 +4,11 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 
 #include "config_test_util.hpp"
@@ -59,6 +61,26 @@ TEST(WriteFileAtomic, FailureLeavesNoPartialFile) {
   EXPECT_THAT(error_of([&] { write_file_atomic(dir.file("no/such/dir/f"), "d", false); }),
               HasSubstr("cannot create a temporary file"));
   EXPECT_EQ(entries_in(dir.path()), 2u);  // target/ and ro/ only
+}
+
+TEST(WriteFileAtomic, WriteFailingHalfwayKeepsTheOldFileWhole) {
+  testing::ScratchDir dir;
+  const std::string path = dir.file("pack.yaml");
+  write_file_atomic(path, "old contents\n", false);
+  // Make the kernel refuse writes past 64 KiB (EFBIG), so the new content fails part-way.
+  rlimit old_limit{};
+  ASSERT_EQ(::getrlimit(RLIMIT_FSIZE, &old_limit), 0);
+  rlimit small = old_limit;
+  small.rlim_cur = 64 * 1024;
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  ASSERT_EQ(::setrlimit(RLIMIT_FSIZE, &small), 0);
+  const std::string msg =
+      error_of([&] { write_file_atomic(path, std::string(1 << 20, 'n'), true); });
+  ::setrlimit(RLIMIT_FSIZE, &old_limit);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_THAT(msg, HasSubstr("(for '" + path + "')"));
+  EXPECT_EQ(read_file(path), "old contents\n");
+  EXPECT_EQ(entries_in(dir.path()), 1u);  // the partial temporary was removed
 }
 
 TEST(ReadFile, MissingFileNamed) {

@@ -100,12 +100,14 @@ void write_file_atomic(const std::string& path, const std::string& bytes, bool o
       if (::rename(tmpl.c_str(), path.c_str()) != 0) {
         throw Error("cannot rename '" + tmpl + "' to '" + path + "': " + errno_text());
       }
+      guard.release();
     }
   } else if (::rename(tmpl.c_str(), path.c_str()) != 0) {
     throw Error("cannot rename '" + tmpl + "' to '" + path + "': " + errno_text());
+  } else {
+    guard.release();  // renamed away: nothing left to remove
   }
-  // After link() the temp name still exists; the guard unlinks it. After rename it is gone and
-  // unlink fails harmlessly.
+  // After link() the temp name still exists as a second link; the guard unlinks it.
   const int dir_fd = ::open(parent_dir(path).c_str(), O_RDONLY | O_DIRECTORY);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
