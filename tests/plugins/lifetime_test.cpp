@@ -113,6 +113,9 @@ TEST_F(Lifetime, SessionOutlivesTheHostItWasGiven) {
   EXPECT_NE(log.find("halfref shutdown\n"), std::string::npos) << log;
   EXPECT_NE(log.find("islandgpu shutdown\n"), std::string::npos) << log;
   EXPECT_EQ(log.size(), std::string("halfref shutdown\nislandgpu shutdown\n").size()) << log;
+  // The reference plugin (which carries its own copy of the op table) unloads cleanly too.
+  EXPECT_FALSE(library_is_loaded(std::string(TESSERA_PLUGIN_BUILD_DIR) +
+                                 "/libtessera-plugin-reference.so"));
 }
 
 TEST_F(Lifetime, RefusedPluginsAreUnloaded) {
