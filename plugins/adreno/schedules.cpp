@@ -1,6 +1,9 @@
 // Knob spaces of the adreno schedules and their default heuristic.
 #include "schedules.hpp"
 
+#include <cstdlib>
+#include <sstream>
+
 #include "tessera/error.hpp"
 
 namespace tessera::adreno {
@@ -68,9 +71,30 @@ const Schedule& schedule(const std::string& id) {
   throw Error("adreno: unknown schedule '" + id + "'");
 }
 
+std::vector<std::pair<std::string, int32_t>> knob_overrides_from_env() {
+  std::vector<std::pair<std::string, int32_t>> out;
+  const char* env = std::getenv("TESSERA_ADRENO_KNOBS");
+  if (!env || !*env) return out;
+  std::stringstream list(env);
+  std::string item;
+  while (std::getline(list, item, ',')) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      throw Error("adreno: TESSERA_ADRENO_KNOBS entry '" + item + "' is not knob=value");
+    }
+    try {
+      out.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
+    } catch (const std::exception&) {
+      throw Error("adreno: TESSERA_ADRENO_KNOBS entry '" + item + "' has no integer value");
+    }
+  }
+  return out;
+}
+
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
                       int64_t work_dim0,
                       const std::vector<std::pair<const char*, int32_t>>& overrides) {
+  const auto forced = knob_overrides_from_env();
   Config c;
   c.schedule = &schedule(schedule_id);
   for (const Knob& k : c.schedule->knobs) {
@@ -80,6 +104,16 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
     if (name == "wg_x") v = opencl::support::default_wg_x(*c.schedule, device, work_dim0, 32);
     for (const auto& [oname, value] : overrides) {
       if (name == oname) v = value;
+    }
+    for (const auto& [fname, value] : forced) {
+      if (name != fname) continue;
+      bool known = false;
+      for (int32_t cand : k.candidates) known |= cand == value;
+      if (!known) {
+        throw Error("adreno: TESSERA_ADRENO_KNOBS sets " + fname + "=" + std::to_string(value) +
+                    ", not a candidate of schedule '" + c.schedule->id + "'");
+      }
+      v = value;
     }
     c.values.push_back(v);
   }

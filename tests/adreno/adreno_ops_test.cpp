@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <random>
 
 #include "op.hpp"
@@ -292,6 +293,38 @@ TEST_F(AdrenoOpsTest, ConvDepthwiseSameUpperStride2) {
 TEST_F(AdrenoOpsTest, ConvStridedDirectNarrowOutput) {
   check_node("Conv", {{random_tensor({1, 3, 7, 5}, 12)}, {random_tensor({4, 3, 2, 2}, 13), true}},
              attrs({{"strides", Ints{2, 2}}}));
+}
+
+// Every candidate of the conv knobs (outputs per work-item, work-group shape) gives the reference
+// values, forced through $TESSERA_ADRENO_KNOBS; odd output widths leave partial OPW strips.
+TEST_F(AdrenoOpsTest, ConvKnobSweep) {
+  for (const char* knobs :
+       {"opw=1,wg_x=0", "opw=2,wg_x=8,wg_y=2", "opw=4,wg_x=4,wg_y=4", "opw=2,wg_x=32,wg_y=1"}) {
+    SCOPED_TRACE(knobs);
+    setenv("TESSERA_ADRENO_KNOBS", knobs, 1);
+    check_node("Conv",
+               {{random_tensor({1, 5, 7, 11}, 50)},
+                {random_tensor({6, 5, 3, 3}, 51), true},
+                {random_tensor({6}, 52), true}},
+               attrs({{"pads", Ints{1, 1, 1, 1}}}));
+    check_node("Conv", {{random_tensor({1, 6, 6, 9}, 53)}, {random_tensor({6, 1, 3, 3}, 54), true}},
+               attrs({{"group", int64_t{6}}, {"pads", Ints{1, 1, 1, 1}}}));
+    check_node("Conv", {{random_tensor({1, 6, 5, 7}, 55)}, {random_tensor({9, 2, 1, 3}, 56), true}},
+               attrs({{"group", int64_t{3}}}));
+    check_node("Conv",
+               {{random_tensor({1, 6, 5, 7}, 57)}, {random_tensor({5, 6, 1, 1}, 58), true}});
+  }
+  setenv("TESSERA_ADRENO_KNOBS", "opw=3", 1);
+  Case c({{random_tensor({1, 4, 4, 4}, 59)}, {random_tensor({4, 4, 1, 1}, 60), true}},
+         {make_node("Conv", {0, 1})}, 13);
+  tsr_compile_options options{};
+  options.struct_size = sizeof(options);
+  tsr_region_handle handle = nullptr;
+  char text[1024] = "";
+  EXPECT_NE(plugin_->compile_region(device_, &c.region, &options, &handle, {text, sizeof(text)}),
+            TSR_OK);
+  EXPECT_NE(std::string(text).find("opw=3, not a candidate"), std::string::npos) << text;
+  unsetenv("TESSERA_ADRENO_KNOBS");
 }
 
 TEST_F(AdrenoOpsTest, BatchNormalization) {

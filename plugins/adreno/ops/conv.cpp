@@ -116,8 +116,10 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   }
   const auto e = weight_extent(sh);
   const int32_t opw = default_opw(y.dims[3]);
-  const int64_t items = (y.dims[3] + opw - 1) / opw;
-  const Config config = default_config(schedule_id, lw.device(), items, {{"opw", opw}});
+  const Config config =
+      default_config(schedule_id, lw.device(), (y.dims[3] + opw - 1) / opw, {{"opw", opw}});
+  // The config's opw, not the heuristic's: $TESSERA_ADRENO_KNOBS may have forced another.
+  const int64_t items = (y.dims[3] + config.get("opw") - 1) / config.get("opw");
   opencl::Kernel kernel = lw.kernel(config);
   const auto in = blocked_dims(x, node);
   const auto out = blocked_dims(y, node);
