@@ -415,6 +415,23 @@ TEST_F(AdrenoOpsTest, TensorTooLargeForImageIsUnsupportedWithReason) {
   check_node("Relu", {{ok}});
 }
 
+// Conv weights are packed into an image too: 3x3 over 8000 input channels needs a
+// 3 * 3 * 8000 = 72000-wide weight image, beyond every device's limit, so the node falls back.
+TEST_F(AdrenoOpsTest, ConvWeightTooWideForImageIsUnsupportedWithReason) {
+  Case c({{Tensor(DType::kFloat32, {1, 8000, 3, 3})},
+          {Tensor(DType::kFloat32, {1, 8000, 3, 3}), true}},
+         {make_node("Conv", {0, 1})}, 13);
+  tsr_support support{};
+  support.struct_size = sizeof(support);
+  ASSERT_EQ(plugin_->query_node(device_, &c.region, 0, &support), TSR_OK);
+  EXPECT_EQ(support.supported, 0);
+  EXPECT_NE(std::string(support.reason)
+                .find("packed weight of node 'Conv_under_test' (Conv) "
+                      "needs a 72000-wide image, device max"),
+            std::string::npos)
+      << support.reason;
+}
+
 TEST_F(AdrenoOpsTest, UnknownOpAndBroadcastAddAreUnsupportedWithReason) {
   Case c({{random_tensor({1, 2, 3, 3}, 38)}}, {make_node("Tanh", {0})}, 13);
   tsr_support support{};
