@@ -1,0 +1,111 @@
+// The plugin-author helper (plugin.hpp) on its own: typed attribute getters and the trampolines'
+// exception -> status mapping, driven through the C table like core does.
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+#include "tessera/plugin.hpp"
+
+namespace {
+
+using namespace tessera::plugin;
+
+struct HandMadeRegion {
+  tsr_tensor values[2]{};
+  int32_t in[1] = {0};
+  int32_t out[1] = {1};
+  int64_t ints[3] = {1, 2, 3};
+  tsr_attribute attrs[3]{};
+  tsr_node node{};
+  tsr_region region{};
+
+  HandMadeRegion() {
+    values[0] = {sizeof(tsr_tensor), "x", TSR_DTYPE_FLOAT32, 2, {2, 3}, nullptr};
+    values[1] = {sizeof(tsr_tensor), "y", TSR_DTYPE_FLOAT32, 2, {2, 3}, nullptr};
+    attrs[0].name = "alpha";
+    attrs[0].kind = TSR_ATTR_FLOAT;
+    attrs[0].f = 0.25f;
+    attrs[1].name = "perm";
+    attrs[1].kind = TSR_ATTR_INTS;
+    attrs[1].count = 3;
+    attrs[1].ints = ints;
+    attrs[2].name = "mode";
+    attrs[2].kind = TSR_ATTR_STRING;
+    attrs[2].s = "nearest";
+    node = {sizeof(tsr_node), "n0", "LeakyRelu", 1, in, 1, out, 3, attrs};
+    region = {sizeof(tsr_region), 13, 2, values, 1, &node, 1, in, 1, out};
+  }
+};
+
+TEST(PluginHelper, TypedAttributeGettersWithDefaults) {
+  HandMadeRegion r;
+  const NodeView node = RegionView(&r.region).node(0);
+  EXPECT_EQ(node.op_type(), "LeakyRelu");
+  EXPECT_FLOAT_EQ(node.attr_float("alpha", 0.01f), 0.25f);
+  EXPECT_FLOAT_EQ(node.attr_float("beta", 0.5f), 0.5f);
+  EXPECT_EQ(node.attr_ints("perm", {}), (std::vector<int64_t>{1, 2, 3}));
+  EXPECT_EQ(node.attr_string("mode", "linear"), "nearest");
+  EXPECT_EQ(node.attr_int("axis", -1), -1);
+  EXPECT_EQ(tensor_numel(*node.input(0)), 6);
+  EXPECT_EQ(tensor_nbytes(*node.output(0)), 24u);
+  EXPECT_EQ(node.input(1), nullptr);
+  try {
+    node.attr_int("alpha", 0);
+    FAIL() << "expected a Failure";
+  } catch (const Failure& f) {
+    EXPECT_EQ(f.status(), TSR_INVALID_ARGUMENT);
+    EXPECT_STREQ(f.what(), "node 'n0' (LeakyRelu): attribute 'alpha' has kind 2, expected 1");
+  }
+}
+
+class Thrower : public Plugin {
+ public:
+  std::vector<DeviceInfo> probe(const std::string& selector) override {
+    DeviceInfo d;
+    d.name = "dev:" + selector;
+    return {d};
+  }
+  Support query(int32_t, const RegionView&, const NodeView& node) override {
+    throw std::runtime_error("query exploded for " + std::string(node.name()));
+  }
+  std::unique_ptr<CompiledRegion> compile(int32_t, const RegionView&,
+                                          const CompileOptions& options) override {
+    throw Failure(TSR_COMPILE_FAILED, "no kernel for precision " + options.precision);
+  }
+};
+
+TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
+  using H = detail::Host<Thrower>;
+  const tsr_plugin* table = H::entry(TESSERA_PLUGIN_ABI_MAJOR, "thrower", "1", "test");
+  ASSERT_NE(table, nullptr);
+  EXPECT_EQ(H::entry(TESSERA_PLUGIN_ABI_MAJOR + 1, "thrower", "1", "test"), nullptr);
+
+  tsr_device_info infos[4];
+  int32_t count = 0;
+  char text[128] = {0};
+  ASSERT_EQ(table->probe_devices("any", infos, 4, &count, {text, sizeof(text)}), TSR_OK);
+  ASSERT_EQ(count, 1);
+  EXPECT_STREQ(infos[0].name, "dev:any");
+
+  HandMadeRegion r;
+  tsr_support support{};
+  EXPECT_EQ(table->query_node(0, &r.region, 0, &support), TSR_ERROR);
+  EXPECT_EQ(support.supported, 0);
+  EXPECT_STREQ(support.reason, "query exploded for n0");
+
+  tsr_compile_options options{sizeof(tsr_compile_options), 0, "fp16", nullptr, nullptr};
+  tsr_region_handle handle = nullptr;
+  EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {text, sizeof(text)}),
+            TSR_COMPILE_FAILED);
+  EXPECT_STREQ(text, "no kernel for precision fp16");
+  EXPECT_EQ(handle, nullptr);
+
+  // Messages are truncated to the caller's buffer, never overflow it.
+  char small[8];
+  EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {small, sizeof(small)}),
+            TSR_COMPILE_FAILED);
+  EXPECT_STREQ(small, "no kern");
+  table->shutdown();
+}
+
+}  // namespace
