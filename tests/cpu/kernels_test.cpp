@@ -6,6 +6,8 @@
 #include <cmath>
 #include <random>
 
+#include <hwy/targets.h>
+
 #include "kernels/kernels.hpp"
 #include "op.hpp"
 #include "tessera/graph.hpp"
@@ -188,12 +190,14 @@ TEST_P(CpuDepthwise, MatchesReferenceWithRelu6) {
   expect_close(got.data(), want);
 }
 
-INSTANTIATE_TEST_SUITE_P(OddSizes, CpuDepthwise,
-                         ::testing::Values(ConvCase{5, 13, 11, 5, 3, 1, 1, 5},
-                                           ConvCase{3, 14, 15, 3, 3, 2, 1, 3},
-                                           ConvCase{2, 7, 9, 2, 3, 2, 0, 2},
-                                           ConvCase{4, 3, 2, 4, 3, 1, 1, 4},
-                                           ConvCase{3, 12, 10, 3, 5, 3, 2, 3}));
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, CpuDepthwise,
+    ::testing::Values(ConvCase{5, 13, 11, 5, 3, 1, 1, 5}, ConvCase{3, 14, 15, 3, 3, 2, 1, 3},
+                      ConvCase{2, 7, 9, 2, 3, 2, 0, 2}, ConvCase{4, 3, 2, 4, 3, 1, 1, 4},
+                      ConvCase{3, 12, 10, 3, 5, 3, 2, 3},
+                      // Wide rows: the vector interior path runs.
+                      ConvCase{7, 9, 53, 7, 3, 1, 1, 7}, ConvCase{4, 8, 71, 4, 3, 2, 1, 4},
+                      ConvCase{3, 5, 40, 3, 3, 2, 0, 3}, ConvCase{2, 4, 66, 2, 3, 2, 1, 2}));
 
 TEST(CpuKernels, AddClampAndClampMatchReference) {
   const int64_t n = 1037;
@@ -209,6 +213,38 @@ TEST(CpuKernels, AddClampAndClampMatchReference) {
   const Tensor clip = reference("Clip", {}, {&a, &lo, &hi}, {n});
   clamp_copy(a.data<float>(), got.data(), n, -0.25f, 0.5f);
   expect_close(got.data(), clip);
+}
+
+// Forces each compiled Highway target this host can run (AVX-512, AVX2, SSE4, ..., scalar on
+// x86-64) so every variant of the kernels is checked here, not only the best one.
+TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
+  const std::vector<int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  const ConvCase dw{3, 7, 45, 3, 3, 2, 1, 3};
+  const ConvGeometry g = geometry(dw);
+  const Tensor x = random_tensor({1, 3, 7, 45}, 20), w = random_tensor({3, 1, 3, 3}, 21);
+  const Tensor b = random_tensor({3}, 22);
+  const Tensor want_dw = reference_conv(dw, x, w, b, g);
+  const int64_t m = 13, n = 37, k = 21;
+  const Tensor a = random_tensor({m, k}, 23), bm = random_tensor({k, n}, 24);
+  const Tensor want_mm = reference("MatMul", {}, {&a, &bm}, {m, n});
+  PackedMatrix pa, pb;
+  pack_a(a.data<float>(), m, k, k, 1, &pa);
+  pack_b(bm.data<float>(), k, n, n, 1, &pb);
+  for (int64_t target : targets) {
+    SCOPED_TRACE(hwy::TargetName(target));
+    hwy::SetSupportedTargetsForTest(target);
+    hwy::GetChosenTarget().Update(hwy::SupportedTargets());
+    EXPECT_EQ(simd_best_target(), hwy::TargetName(target));
+    std::vector<float> got(static_cast<size_t>(want_dw.numel()));
+    depthwise_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, -1e30f, 1e30f, got.data());
+    expect_close(got.data(), want_dw);
+    std::vector<float> c(static_cast<size_t>(m * n));
+    sgemm_packed(pa, pb, c.data(), n, Epilogue{}, GemmBlocking{});
+    expect_close(c.data(), want_mm);
+  }
+  hwy::SetSupportedTargetsForTest(0);
+  hwy::GetChosenTarget().Update(hwy::SupportedTargets());
 }
 
 }  // namespace

@@ -117,6 +117,61 @@ HWY_ATTR void AddClamp(const float* a, const float* b, float* y, int64_t n, floa
   for (; i < n; ++i) y[i] = std::min(std::max(a[i] + b[i], lo), hi);
 }
 
+// Depthwise conv of one channel. Interior columns (whole window inside the row) run a vector of
+// outputs at a time with all taps in one register; stride 2 de-interleaves with
+// LoadInterleaved2. Border columns and other strides take the scalar path.
+HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGeometry* geom,
+                               float bias, float lo, float hi, float* out) {
+  const ConvGeometry& g = *geom;
+  const hn::ScalableTag<float> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t sw = g.sw;
+  const int64_t x_begin = std::min(g.ow, (g.pl + sw - 1) / sw);
+  int64_t x_end = g.w - g.kw + g.pl >= 0 ? (g.w - g.kw + g.pl) / sw + 1 : 0;
+  x_end = std::max(x_begin, std::min(g.ow, x_end));
+  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const int64_t ky_begin = std::max<int64_t>(0, g.pt - oy * g.sh);
+    const int64_t ky_end = std::min(g.kh, g.h + g.pt - oy * g.sh);
+    auto scalar = [&](int64_t ox) {
+      float acc = bias;
+      for (int64_t ky = ky_begin; ky < ky_end; ++ky) {
+        const float* row = plane + (oy * g.sh - g.pt + ky) * g.w;
+        for (int64_t kx = 0; kx < g.kw; ++kx) {
+          const int64_t ix = ox * sw - g.pl + kx;
+          if (ix >= 0 && ix < g.w) acc += wk[ky * g.kw + kx] * row[ix];
+        }
+      }
+      return std::min(std::max(acc, lo), hi);
+    };
+    float* dst = out + oy * g.ow;
+    int64_t ox = 0;
+    for (; ox < x_begin; ++ox) dst[ox] = scalar(ox);
+    if (sw == 1 || sw == 2) {
+      for (; ox + lanes <= x_end; ox += lanes) {
+        // LoadInterleaved2 reads one float past the last tap; stay inside the row.
+        if (sw == 2 && (ox + lanes - 1) * 2 - g.pl + g.kw >= g.w) break;
+        auto acc = hn::Set(d, bias);
+        for (int64_t ky = ky_begin; ky < ky_end; ++ky) {
+          const float* row = plane + (oy * g.sh - g.pt + ky) * g.w + ox * sw - g.pl;
+          for (int64_t kx = 0; kx < g.kw; ++kx) {
+            const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
+            if (sw == 1) {
+              acc = hn::MulAdd(wv, hn::LoadU(d, row + kx), acc);
+            } else {
+              hn::Vec<decltype(d)> even, odd;
+              hn::LoadInterleaved2(d, row + kx, even, odd);
+              acc = hn::MulAdd(wv, even, acc);
+            }
+          }
+        }
+        hn::StoreU(hn::Min(hn::Max(acc, vlo), vhi), d, dst + ox);
+      }
+    }
+    for (; ox < g.ow; ++ox) dst[ox] = scalar(ox);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -132,6 +187,16 @@ namespace tessera::cpu {
 HWY_EXPORT(GemmBlock);
 HWY_EXPORT(ClampCopy);
 HWY_EXPORT(AddClamp);
+HWY_EXPORT(DepthwiseChannel);
+
+void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
+                    float lo, float hi, float* y) {
+  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+    HWY_DYNAMIC_DISPATCH(DepthwiseChannel)
+    (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi,
+     y + c * g.oh * g.ow);
+  });
+}
 
 std::string simd_features() {
   std::string out;
