@@ -125,7 +125,8 @@ Lowering::Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> co
   compiled_->num_nodes = region.num_nodes;
 }
 
-cl_mem Lowering::output_image(int32_t id, int32_t) {
+cl_mem Lowering::output_image(int32_t id, int32_t node) {
+  producers_[id] = node;
   const tsr_tensor& t = region_.values[id];
   if (t.rank > 4) throw Error("adreno: value has rank > 4 and cannot live in an image");
   const auto e = texture_extent(t);
@@ -149,7 +150,8 @@ cl_mem Lowering::input_image(int32_t id, int32_t node) {
   return dst;
 }
 
-cl_mem Lowering::output_buffer(int32_t id, int32_t) {
+cl_mem Lowering::output_buffer(int32_t id, int32_t node) {
+  producers_[id] = node;
   const tsr_tensor& t = region_.values[id];
   if (t.dtype != TSR_DTYPE_FLOAT32) {
     throw Error(std::string("adreno: value '") + (t.name ? t.name : "?") + "' is not float32");
@@ -242,7 +244,9 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
   }
   for (int32_t i = 0; i < region_.num_outputs; ++i) {
     const int32_t id = region_.outputs[i];
-    input_buffer(id, std::max(0, region_.num_nodes - 1));
+    // The export conversion is charged to the node that produced the value.
+    auto producer = producers_.find(id);
+    input_buffer(id, producer != producers_.end() ? producer->second : 0);
     compiled_->outputs.push_back(buffers_.at(id));
     compiled_->output_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
   }

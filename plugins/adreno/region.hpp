@@ -132,6 +132,7 @@ class Lowering {
   bool half_;
   std::map<int32_t, std::shared_ptr<opencl::Buffer>> buffers_;
   std::map<int32_t, std::shared_ptr<Image>> images_;
+  std::map<int32_t, int32_t> producers_;  // value id -> node that wrote it (profiling of exports)
   std::unique_ptr<CompiledRegion> compiled_;
 };
 
