@@ -76,6 +76,9 @@ ModelBuilder external_model(const std::string& location, const std::string& leng
 TEST(BadInput, MissingFile) {
   const std::string path = (scratch_dir() / "absent.onnx").string();
   expect_import_error(path, Kind::kError, {"cannot open"});
+  const std::string dir = (scratch_dir() / "a_directory.onnx").string();
+  std::filesystem::create_directories(dir);
+  expect_import_error(dir, Kind::kError, {"is a directory"});
 }
 
 TEST(BadInput, EmptyFile) {
