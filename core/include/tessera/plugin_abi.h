@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TESSERA_PLUGIN_ABI_MAJOR 1
-#define TESSERA_PLUGIN_ABI_MINOR 0
+#define TESSERA_PLUGIN_ABI_MINOR 1
 #define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
 #define TESSERA_MAX_RANK 8
 
@@ -156,13 +156,65 @@ typedef struct tsr_support {
   char reason[256];           /* why not (or a note on how); NUL-terminated */
 } tsr_support;
 
+/* ---- Tuning (ABI 1.1) ------------------------------------------------------------------------
+ * A schedule is one way a plugin can compute a node (e.g. "conv2d.direct", "conv2d.1x1"); its
+ * knob space is a list of knobs, each with the integer values it may take. A config is a schedule
+ * name plus one value per knob. Core chooses configs (from a tuned pack or the tuner) and passes
+ * them to compile_region; a plugin applies a config it can use and otherwise falls back to its
+ * own heuristic (and says so through its profile/notes, never by failing the compile). */
+
+typedef struct tsr_knob {
+  const char* name;
+  int64_t value;
+} tsr_knob;
+
+typedef struct tsr_knob_space {
+  const char* name;          /* e.g. "wg_x", "outputs_per_item", "vector_width" */
+  int32_t num_values;
+  const int64_t* values;     /* candidate values, in the order a grid search visits them */
+} tsr_knob_space;
+
+typedef struct tsr_schedule_desc {
+  const char* name;                /* unique within the plugin, e.g. "conv2d.direct" */
+  int32_t num_knobs;
+  const tsr_knob_space* knobs;
+  const tsr_knob* default_config;  /* num_knobs entries: the heuristic's choice for this node */
+} tsr_schedule_desc;
+
+/* What can be tuned for one node. All pointers are plugin-owned and stay valid until the next
+ * describe_node call on the same thread, or until shutdown(). */
+typedef struct tsr_node_tuning {
+  uint32_t struct_size;
+  const char* workload_key;   /* canonical: op, shapes, attributes, dtype, layout; equal keys
+                                 mean interchangeable configs */
+  double flops;               /* floating-point operations of the node (for GFLOPS reports) */
+  int32_t num_schedules;      /* 0 = nothing to tune */
+  const tsr_schedule_desc* schedules;
+  int32_t default_schedule;   /* index of the heuristic's schedule */
+} tsr_node_tuning;
+
+/* A config core asks a plugin to use for one node of a region. */
+typedef struct tsr_node_config {
+  uint32_t struct_size;
+  int32_t node;               /* index into region->nodes */
+  const char* schedule;
+  int32_t num_knobs;
+  const tsr_knob* knobs;
+} tsr_node_config;
+
 /* Options for one compile call. */
 typedef struct tsr_compile_options {
   uint32_t struct_size;
   int32_t num_threads;        /* 0 = plugin default */
   const char* precision;      /* "fp32", "fp16", "fp16-acc32"; NULL = fp32 */
   const char* cache_dir;      /* absolute dir for compiled-kernel caches; NULL = none */
-  const char* pack_path;      /* tuned-config pack (YAML) to use; NULL = heuristics */
+  const char* pack_path;      /* informational: the pack core selected configs from; NULL = none.
+                                 Plugins read configs from node_configs, not from this file. */
+  /* ABI 1.1: configs chosen by core for some nodes (from a pack or the tuner); nodes without one
+   * use the plugin's heuristic. A config the plugin cannot apply (unknown schedule or knob, value
+   * breaking a device limit) is ignored for that node alone. Owned by core, valid for the call. */
+  int32_t num_node_configs;
+  const tsr_node_config* node_configs;
 } tsr_compile_options;
 
 typedef struct tsr_region_handle_s* tsr_region_handle;
@@ -212,6 +264,14 @@ typedef struct tsr_plugin {
    * microseconds, in region node order; writes min(capacity, num_nodes) entries to `times_us`. */
   tsr_status (*last_profile)(tsr_region_handle handle, double* times_us, int32_t capacity,
                              int32_t* count);
+
+  /* ---- ABI 1.1 ---- */
+
+  /* Optional (NULL = nothing tunable). Describes the schedules and knob spaces for `node` of
+   * `region` on `device` and its canonical workload key; fills `*tuning` (see tsr_node_tuning for
+   * how long its pointers live). Answers num_schedules = 0 for nodes it does not tune. */
+  tsr_status (*describe_node)(int32_t device, const tsr_region* region, int32_t node,
+                              tsr_node_tuning* tuning, tsr_message message);
 } tsr_plugin;
 
 /* The entry symbol's type. Returns NULL to refuse (e.g. its own check of host_abi_major failed);
