@@ -292,6 +292,7 @@ const tsr_plugin kPlugin = {
     release_region,
     shutdown,
     last_profile,
+    nullptr,  // describe_node: schedules are not exposed to the tuner yet
 };
 
 }  // namespace

@@ -412,7 +412,8 @@ struct Host {
                                      &execute,
                                      &release,
                                      &shutdown,
-                                     &profile};
+                                     &profile,
+                                     nullptr /* describe_node: ABI 1.1, not wrapped yet */};
     return &table;
   }
 };
