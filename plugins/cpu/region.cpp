@@ -2,6 +2,8 @@
 // where the intermediate value has no other reader, then build one step per kept node.
 #include "region.hpp"
 
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -26,9 +28,16 @@ int32_t physical_cores() {
     if (key == "physical id") package = value;
     if (key == "core id") cores.insert({package, value});
   }
-  if (!cores.empty()) return static_cast<int32_t>(cores.size());
   // aarch64 kernels print no core ids; every listed processor is a core there.
-  return static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  int32_t n = !cores.empty()
+                  ? static_cast<int32_t>(cores.size())
+                  : static_cast<int32_t>(std::max(1u, std::thread::hardware_concurrency()));
+  // Never more threads than CPUs this process may run on (taskset, container cpusets).
+  cpu_set_t allowed;
+  if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0) {
+    n = std::min(n, std::max(1, CPU_COUNT(&allowed)));
+  }
+  return n;
 }
 
 CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads) {

@@ -35,7 +35,8 @@ class CpuRegion : public plugin::CompiledRegion {
   std::vector<std::string> notes_;
 };
 
-// Physical cores of the host (distinct core ids per package), at least 1.
+// Physical cores of the host (distinct core ids per package), capped by the CPUs this process
+// may run on; at least 1.
 int32_t physical_cores();
 
 }  // namespace tessera::cpu

@@ -117,19 +117,47 @@ HWY_ATTR void AddClamp(const float* a, const float* b, float* y, int64_t n, floa
   for (; i < n; ++i) y[i] = std::min(std::max(a[i] + b[i], lo), hi);
 }
 
-// Depthwise conv of one channel. Interior columns (whole window inside the row) run a vector of
-// outputs at a time with all taps in one register; stride 2 de-interleaves with
-// LoadInterleaved2. Border columns and other strides take the scalar path.
+// Interior output columns [ox, x_end) of one depthwise row, Lanes(d) at a time; returns the
+// first column it did not write. Stride 2 de-interleaves with LoadInterleaved2, which reads one
+// float past the last tap, so blocks stop where that would leave the row.
+template <class D>
+HWY_ATTR int64_t DepthwiseVectors(D d, const float* plane, const float* wk, const ConvGeometry& g,
+                                  int64_t oy, int64_t ky_begin, int64_t ky_end, int64_t ox,
+                                  int64_t x_end, float bias, float lo, float hi, float* dst) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t sw = g.sw;
+  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  for (; ox + lanes <= x_end; ox += lanes) {
+    if (sw == 2 && (ox + lanes - 1) * 2 - g.pl + g.kw >= g.w) break;
+    auto acc = hn::Set(d, bias);
+    for (int64_t ky = ky_begin; ky < ky_end; ++ky) {
+      const float* row = plane + (oy * g.sh - g.pt + ky) * g.w + ox * sw - g.pl;
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
+        if (sw == 1) {
+          acc = hn::MulAdd(wv, hn::LoadU(d, row + kx), acc);
+        } else {
+          hn::Vec<D> even, odd;
+          hn::LoadInterleaved2(d, row + kx, even, odd);
+          acc = hn::MulAdd(wv, even, acc);
+        }
+      }
+    }
+    hn::StoreU(hn::Min(hn::Max(acc, vlo), vhi), d, dst + ox);
+  }
+  return ox;
+}
+
+// Depthwise conv of one channel. Interior columns (whole window inside the row) run full vectors,
+// then 4-lane vectors for what is left (small late-layer rows such as 14 or 7 wide); border
+// columns and strides other than 1 and 2 take the scalar path.
 HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGeometry* geom,
                                float bias, float lo, float hi, float* out) {
   const ConvGeometry& g = *geom;
-  const hn::ScalableTag<float> d;
-  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t sw = g.sw;
   const int64_t x_begin = std::min(g.ow, (g.pl + sw - 1) / sw);
   int64_t x_end = g.w - g.kw + g.pl >= 0 ? (g.w - g.kw + g.pl) / sw + 1 : 0;
   x_end = std::max(x_begin, std::min(g.ow, x_end));
-  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
   for (int64_t oy = 0; oy < g.oh; ++oy) {
     const int64_t ky_begin = std::max<int64_t>(0, g.pt - oy * g.sh);
     const int64_t ky_end = std::min(g.kh, g.h + g.pt - oy * g.sh);
@@ -148,25 +176,10 @@ HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGe
     int64_t ox = 0;
     for (; ox < x_begin; ++ox) dst[ox] = scalar(ox);
     if (sw == 1 || sw == 2) {
-      for (; ox + lanes <= x_end; ox += lanes) {
-        // LoadInterleaved2 reads one float past the last tap; stay inside the row.
-        if (sw == 2 && (ox + lanes - 1) * 2 - g.pl + g.kw >= g.w) break;
-        auto acc = hn::Set(d, bias);
-        for (int64_t ky = ky_begin; ky < ky_end; ++ky) {
-          const float* row = plane + (oy * g.sh - g.pt + ky) * g.w + ox * sw - g.pl;
-          for (int64_t kx = 0; kx < g.kw; ++kx) {
-            const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
-            if (sw == 1) {
-              acc = hn::MulAdd(wv, hn::LoadU(d, row + kx), acc);
-            } else {
-              hn::Vec<decltype(d)> even, odd;
-              hn::LoadInterleaved2(d, row + kx, even, odd);
-              acc = hn::MulAdd(wv, even, acc);
-            }
-          }
-        }
-        hn::StoreU(hn::Min(hn::Max(acc, vlo), vhi), d, dst + ox);
-      }
+      ox = DepthwiseVectors(hn::ScalableTag<float>(), plane, wk, g, oy, ky_begin, ky_end, ox, x_end,
+                            bias, lo, hi, dst);
+      ox = DepthwiseVectors(hn::CappedTag<float, 4>(), plane, wk, g, oy, ky_begin, ky_end, ox,
+                            x_end, bias, lo, hi, dst);
     }
     for (; ox < g.ow; ++ox) dst[ox] = scalar(ox);
   }
