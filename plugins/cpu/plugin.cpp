@@ -3,7 +3,10 @@
 // core places them on the next plugin (reference).
 #include <unistd.h>
 
+#include <oneapi/tbb/global_control.h>
+
 #include <fstream>
+#include <new>
 
 #include "region.hpp"
 
@@ -61,6 +64,12 @@ double macs(const NodeView& node) {
 
 class CpuPlugin : public tessera::plugin::Plugin {
  public:
+  CpuPlugin() : tbb_handle_(tbb::attach{}) {}
+  // Runs in shutdown(), after every region (and so every task_arena) was released. oneTBB's
+  // worker threads would otherwise still be parked inside libtbb when core unloads this plugin
+  // (and with it libtbb), and crash the process at exit; finalize waits until they have left.
+  ~CpuPlugin() override { tbb::finalize(tbb_handle_, std::nothrow); }
+
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     (void)selector;
     DeviceInfo d;
@@ -111,6 +120,7 @@ class CpuPlugin : public tessera::plugin::Plugin {
   }
 
  private:
+  tbb::task_scheduler_handle tbb_handle_;
   int32_t cores_ = 1;
 };
 
