@@ -5,6 +5,8 @@
 //     Support query(int device, const RegionView& region, const NodeView& node) override;
 //     std::unique_ptr<CompiledRegion> compile(int device, const RegionView& region,
 //                                             const CompileOptions& options) override;
+//     // Optional (ABI 1.1): schedules and knob spaces of a node, for packs and the tuner.
+//     NodeTuning describe(int device, const RegionView& region, const NodeView& node) override;
 //   };
 //   TESSERA_DEFINE_PLUGIN(MyPlugin, "my", "1.0.0", "one line saying what it runs on")
 //
@@ -24,10 +26,12 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "tessera/plugin_abi.h"
@@ -214,11 +218,61 @@ struct Support {
   }
 };
 
+// One knob of a schedule: the integer values it may take and the heuristic's choice for the node.
+struct KnobSpace {
+  std::string name;             // e.g. "wg_x", "block"
+  std::vector<int64_t> values;  // candidates, in grid-search order
+  int64_t default_value = 0;    // the heuristic's value for this node (one of `values`)
+};
+
+// One way to compute a node, with its knob space.
+struct Schedule {
+  std::string name;  // unique within the plugin, e.g. "conv2d.direct"
+  std::vector<KnobSpace> knobs;
+};
+
+// What describe() returns: nothing tunable by default (no schedules).
+struct NodeTuning {
+  std::string workload_key;  // canonical: op, shapes, attributes, dtype, layout
+  double flops = 0.0;
+  std::vector<Schedule> schedules;  // empty = nothing to tune
+  int32_t default_schedule = 0;     // index into `schedules`
+};
+
+struct KnobValue {
+  std::string name;
+  int64_t value = 0;
+};
+
+// A config core chose for one node (from a pack or the tuner). A plugin applies it when it can and
+// otherwise uses its heuristic for that node alone (never failing the compile because of it).
+struct NodeConfig {
+  int32_t node = -1;  // index into the region's nodes
+  std::string schedule;
+  std::vector<KnobValue> knobs;
+  // The knob's value, or `fallback` when the config does not set it.
+  int64_t knob(std::string_view name, int64_t fallback) const {
+    for (const KnobValue& k : knobs) {
+      if (name == k.name) return k.value;
+    }
+    return fallback;
+  }
+};
+
 struct CompileOptions {
   int32_t num_threads = 0;
   std::string precision = "fp32";
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
+  // ABI 1.1: configs for some nodes of the region (empty from a 1.0 core).
+  std::vector<NodeConfig> node_configs;
+  // The config for region node `node`, or nullptr (= use the heuristic).
+  const NodeConfig* config_for(int32_t node) const {
+    for (const NodeConfig& c : node_configs) {
+      if (c.node == node) return &c;
+    }
+    return nullptr;
+  }
 };
 
 // What compile() returns. Buffers passed to execute() are host, dense, row-major, in the order of
@@ -241,6 +295,13 @@ class Plugin {
   // Throw Failure(TSR_COMPILE_FAILED, ...) to make core fall back to the next plugin.
   virtual std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
                                                   const CompileOptions& options) = 0;
+  // Schedules and knob spaces for `node` and its workload key. Default: nothing tunable.
+  virtual NodeTuning describe(int32_t device, const RegionView& region, const NodeView& node) {
+    (void)device;
+    (void)region;
+    (void)node;
+    return {};
+  }
 };
 
 namespace detail {
@@ -277,9 +338,21 @@ tsr_status guarded(tsr_message message, Fn&& fn) noexcept {
 // each plugin library has its own copies.
 template <typename T>
 struct Host {
+  // The C view of the last describe() result of one thread; the ABI keeps its pointers valid
+  // until the next describe_node call on the same thread (or shutdown).
+  struct DescribeStorage {
+    NodeTuning tuning;
+    std::vector<tsr_schedule_desc> schedules;
+    std::vector<std::vector<tsr_knob_space>> knob_spaces;
+    std::vector<std::vector<tsr_knob>> defaults;
+  };
   struct State {
     std::unique_ptr<Plugin> plugin;
     std::vector<DeviceInfo> devices;  // keeps the strings handed out by probe alive
+    // Per calling thread, kept here rather than in thread_local variables: glibc pins a library
+    // that has live thread_local destructors, so a plugin using them could not be unloaded.
+    // shutdown() clears it.
+    std::map<std::thread::id, DescribeStorage> described;
     std::mutex mutex;
   };
   static State& state() {
@@ -342,11 +415,69 @@ struct Host {
         if (options->precision) opts.precision = options->precision;
         if (options->cache_dir) opts.cache_dir = options->cache_dir;
         if (options->pack_path) opts.pack_path = options->pack_path;
+        // The 1.1 fields exist only when core was built with them.
+        if (options->struct_size >=
+                offsetof(tsr_compile_options, node_configs) + sizeof(options->node_configs) &&
+            options->node_configs != nullptr) {
+          for (int32_t i = 0; i < options->num_node_configs; ++i) {
+            const tsr_node_config& c = options->node_configs[i];
+            NodeConfig config;
+            config.node = c.node;
+            config.schedule = c.schedule ? c.schedule : "";
+            for (int32_t k = 0; k < c.num_knobs && c.knobs != nullptr; ++k) {
+              config.knobs.push_back({c.knobs[k].name ? c.knobs[k].name : "", c.knobs[k].value});
+            }
+            opts.node_configs.push_back(std::move(config));
+          }
+        }
       }
       std::unique_ptr<CompiledRegion> compiled =
           plugin_or_throw()->compile(device, RegionView(region), opts);
       if (!compiled) throw Failure(TSR_COMPILE_FAILED, "compile() returned no region");
       *handle = reinterpret_cast<tsr_region_handle>(compiled.release());
+    });
+  }
+
+  static tsr_status describe(int32_t device, const tsr_region* region, int32_t node,
+                             tsr_node_tuning* tuning, tsr_message message) noexcept {
+    return guarded(message, [&] {
+      NodeTuning answer =
+          plugin_or_throw()->describe(device, RegionView(region), NodeView(region, node));
+      const int32_t num_schedules = static_cast<int32_t>(answer.schedules.size());
+      if (num_schedules > 0 &&
+          (answer.default_schedule < 0 || answer.default_schedule >= num_schedules)) {
+        throw Failure(TSR_ERROR, "describe(): default_schedule " +
+                                     std::to_string(answer.default_schedule) +
+                                     " is not an index into its " + std::to_string(num_schedules) +
+                                     " schedule(s)");
+      }
+      State& s = state();
+      std::lock_guard<std::mutex> lock(s.mutex);
+      DescribeStorage& d = s.described[std::this_thread::get_id()];
+      d.tuning = std::move(answer);
+      d.schedules.clear();
+      d.knob_spaces.clear();
+      d.defaults.clear();
+      d.knob_spaces.resize(d.tuning.schedules.size());
+      d.defaults.resize(d.tuning.schedules.size());
+      for (size_t i = 0; i < d.tuning.schedules.size(); ++i) {
+        const Schedule& sched = d.tuning.schedules[i];
+        for (const KnobSpace& k : sched.knobs) {
+          d.knob_spaces[i].push_back(
+              {k.name.c_str(), static_cast<int32_t>(k.values.size()), k.values.data()});
+          d.defaults[i].push_back({k.name.c_str(), k.default_value});
+        }
+        d.schedules.push_back({sched.name.c_str(), static_cast<int32_t>(sched.knobs.size()),
+                               d.knob_spaces[i].data(), d.defaults[i].data()});
+      }
+      tsr_node_tuning out{};
+      out.struct_size = sizeof(tsr_node_tuning);
+      out.workload_key = d.tuning.workload_key.c_str();
+      out.flops = d.tuning.flops;
+      out.num_schedules = static_cast<int32_t>(d.schedules.size());
+      out.schedules = d.schedules.empty() ? nullptr : d.schedules.data();
+      out.default_schedule = d.tuning.default_schedule;
+      *tuning = out;
     });
   }
 
@@ -369,6 +500,7 @@ struct Host {
       std::lock_guard<std::mutex> lock(s.mutex);
       s.plugin.reset();
       s.devices.clear();
+      s.described.clear();
     });
   }
 
@@ -413,7 +545,7 @@ struct Host {
                                      &release,
                                      &shutdown,
                                      &profile,
-                                     nullptr /* describe_node: ABI 1.1, not wrapped yet */};
+                                     &describe};
     return &table;
   }
 };

@@ -11,13 +11,16 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/error.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/pack.hpp"
 #include "tessera/plugin_abi.h"
 
 namespace tessera {
@@ -35,6 +38,29 @@ struct PluginDeviceInfo {
   std::string features;
   int32_t score = 0;  // 0 = unusable
   std::string unusable_reason;
+};
+
+// ABI 1.1 describe_node answer, copied out of the plugin's storage.
+struct PluginKnobSpace {
+  std::string name;
+  std::vector<int64_t> values;  // candidates
+  int64_t default_value = 0;    // the heuristic's choice for the node
+};
+struct PluginSchedule {
+  std::string name;
+  std::vector<PluginKnobSpace> knobs;
+};
+struct PluginNodeTuning {
+  std::string workload_key;
+  double flops = 0.0;
+  std::vector<PluginSchedule> schedules;  // empty = nothing tunable
+  int32_t default_schedule = 0;
+  const PluginSchedule* find_schedule(const std::string& name) const {
+    for (const PluginSchedule& s : schedules) {
+      if (s.name == name) return &s;
+    }
+    return nullptr;
+  }
 };
 
 class LoadedPlugin {
@@ -58,6 +84,12 @@ class LoadedPlugin {
   // The plugin's function table. Optional slots beyond the plugin's struct_size read as NULL.
   const tsr_plugin& table() const { return *table_; }
   bool has_last_profile() const;
+  // ABI 1.1 describe_node slot present (a 1.0 plugin, or NULL, has nothing tunable).
+  bool has_describe_node() const;
+  // Calls describe_node for `node` of `region` (taking call_mutex()) and copies the answer.
+  // Without the slot: an empty tuning. Throws tessera::Error with the plugin's message when it
+  // fails or answers something malformed.
+  PluginNodeTuning describe_node(int32_t device, const tsr_region* region, int32_t node) const;
   // Serializes calls into this plugin that the ABI does not promise to be reentrant (probe,
   // query, compile). Execution of distinct regions does not take it.
   std::mutex& call_mutex() const { return mutex_; }
@@ -122,11 +154,29 @@ class PluginHost {
   std::vector<PluginRefusal> refusals_;
 };
 
+// A config core chose for one node: schedule name and one value per knob.
+struct NodeConfigChoice {
+  std::string schedule;
+  std::vector<Knob> knobs;
+};
+
+// What core knows about one node when choosing its config at compile time.
+struct NodeConfigRequest {
+  int graph_node = -1;                       // index into graph.nodes
+  int region_node = -1;                      // index into the region's nodes
+  const PluginNodeTuning* tuning = nullptr;  // nullptr: no describe_node slot, or it failed
+  std::string describe_error;                // why describe_node failed ("" = it did not)
+};
+
 struct RegionCompileSettings {
   int32_t num_threads = 0;  // 0 = plugin default
   std::string precision = "fp32";
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
+  // ABI 1.1: asked once per region node (after describe_node) for the config to pass in
+  // tsr_compile_options.node_configs; nullopt = the plugin's heuristic. Unset = no configs and no
+  // describe_node calls.
+  std::function<std::optional<NodeConfigChoice>(const NodeConfigRequest&)> choose_config;
 };
 
 // Raised when a plugin's compile_region returns non-OK; the session falls back on it.
@@ -171,5 +221,11 @@ class PluginRegion {
 
 // ABI version of this core, "1.0".
 std::string plugin_abi_version();
+
+// Directories holding the install's shared data (share/tessera/<sub>, located relative to
+// libtessera.so like the plugin directory) and, when running from a build tree, the source tree's
+// <sub> folder. `sub` is "schedules" or "targets/devices". Whether or not they exist; origin is
+// "install" or "source tree".
+std::vector<PluginDir> default_data_dirs(const std::string& sub);
 
 }  // namespace tessera

@@ -19,6 +19,13 @@
 
 namespace tessera {
 
+// Where tuned configs come from (see schedules/README.md).
+enum class PackMode {
+  kAuto,   // the most specific pack per device among those found in the schedules directories
+  kFiles,  // exactly `pack_files` (still matched against each device; others ignored, warned)
+  kNone    // the schedules' heuristics only
+};
+
 struct SessionOptions {
   // Priority order, each "plugin[:device-selector]", e.g. {"mali:any", "reference"}. Empty = every
   // loaded plugin with a usable device, best device score first, `reference` last.
@@ -30,7 +37,37 @@ struct SessionOptions {
   int32_t threads = 0;                  // 0 = each plugin's default
   std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
   std::string cache_dir;                // absolute; "" = no kernel cache
+
+  PackMode pack_mode = PackMode::kAuto;
+  std::vector<std::string> pack_files;  // kFiles: the packs to use (a bad file is an error)
+  // kAuto: schedules directories (each holding <plugin>/*.yaml), searched before
+  // TESSERA_SCHEDULES_PATH (colon-separated) and the defaults (the install's
+  // share/tessera/schedules, and the source tree's schedules/ when running from a build tree).
+  std::vector<std::string> schedules_dirs;
+  // Device-family descriptor directories (targets/devices), searched before the defaults; a
+  // family id found earlier wins over the same id later.
+  std::vector<std::string> device_family_dirs;
+  bool use_schedules_environment = true;  // read TESSERA_SCHEDULES_PATH
+  bool use_default_data_dirs = true;      // the install / source-tree schedules and devices
 };
+
+// The pack chosen for one target device, and why.
+struct DevicePackPlan {
+  std::string target;  // "mali:any"
+  std::string plugin;
+  std::string device;
+  std::string family;         // matched family id, "" = none
+  std::string family_reason;  // why this family (or none)
+  std::string pack_file;      // "" = none: the schedules' heuristics
+  std::string level;          // "device+driver", "device", "family", "vendor", "none"
+  std::string reason;
+  std::vector<std::string> warnings;  // candidates ignored and why
+};
+
+// The family and pack a Session with `options` would choose for `device` of `plugin` (for
+// `tessera info`). Throws tessera::Error for a bad --pack file.
+DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
+                                   const SessionOptions& options);
 
 // "mali:any,reference" -> {"mali:any", "reference"}; blanks dropped.
 std::vector<std::string> parse_target_list(const std::string& list);
@@ -43,6 +80,9 @@ struct NodePlacement {
   int region = -1;
   // "mali: unsupported: op Resize not implemented -> reference: supported, est 3.1 us"
   std::string reason;
+  // Where the node's schedule config came from: "relu.blocked{block=4} from pack FILE (device
+  // match)" or "heuristic (no pack entry for workload '...')".
+  std::string config;
 };
 
 struct RegionPlacement {
@@ -59,7 +99,8 @@ struct ExecutionPlan {
   std::vector<std::string> targets;      // resolved: "mali:any -> Mali-G78 (score 80)"
   std::vector<NodePlacement> nodes;      // graph node order
   std::vector<RegionPlacement> regions;  // execution order
-  std::vector<std::string> warnings;     // fallbacks, skipped targets
+  std::vector<DevicePackPlan> packs;     // per resolved target, in target order
+  std::vector<std::string> warnings;     // fallbacks, skipped targets, refused pack entries
   int boundary_values = 0;               // values living in host buffers between regions
   int buffers = 0;                       // buffers they share after liveness reuse
   size_t buffer_bytes = 0;

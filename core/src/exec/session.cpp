@@ -1,5 +1,6 @@
-// Session: target resolution, partition + compile with fallback, boundary buffer planning by
-// liveness, and execution of the regions in order.
+// Session: target resolution, pack selection per target device, partition + compile with
+// fallback (passing each node's tuned config), boundary buffer planning by liveness, and
+// execution of the regions in order.
 #include "tessera/session.hpp"
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "partition/partitioner.hpp"
+#include "plugins/pack_apply.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -127,8 +129,39 @@ struct Session::Impl {
   void plan_buffers();
 };
 
+DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
+                                   const SessionOptions& options) {
+  const detail::PackSources sources = detail::load_pack_sources(options);
+  detail::DevicePacks packs = detail::select_device_packs(sources, plugin, plugin, device);
+  for (const std::string& w : sources.warnings) packs.plan.warnings.push_back(w);
+  return packs.plan;
+}
+
 void Session::Impl::build(const SessionOptions& options) {
   std::vector<Target> targets = resolve_targets(*host, options, plan);
+  // Packs first: a bad --pack file fails before any compile work.
+  const detail::PackSources pack_sources = detail::load_pack_sources(options);
+  for (const std::string& w : pack_sources.warnings) plan.warnings.push_back(w);
+  std::vector<detail::DevicePacks> device_packs;
+  for (const Target& t : targets) {
+    device_packs.push_back(
+        detail::select_device_packs(pack_sources, t.spec, t.plugin->name(), t.info));
+    plan.packs.push_back(device_packs.back().plan);
+  }
+  for (const Pack& p : pack_sources.file_packs) {
+    const bool used = std::any_of(targets.begin(), targets.end(),
+                                  [&](const Target& t) { return t.plugin->name() == p.plugin; });
+    if (!used) {
+      plan.warnings.push_back("--pack " + p.file + " is for plugin '" + p.plugin +
+                              "', which is not among the targets; ignored");
+    }
+  }
+  for (const detail::DevicePacks& d : device_packs) {
+    for (const std::string& w : d.plan.warnings) plan.warnings.push_back("packs: " + w);
+  }
+  // Per (target, graph node): the config outcome of the node's latest compile on that target.
+  std::map<std::pair<int, int>, detail::NodeConfigOutcome> config_outcomes;
+
   const auto answers = partition::query_nodes(graph, targets);
   RegionCompileSettings settings;
   settings.num_threads = options.threads;
@@ -149,8 +182,29 @@ void Session::Impl::build(const SessionOptions& options) {
       auto key = std::make_pair(t, nodes);
       if (compiled.count(key)) continue;
       const Target& target = targets[static_cast<size_t>(t)];
+      RegionCompileSettings target_settings = settings;
+      const detail::DevicePacks& packs = device_packs[static_cast<size_t>(t)];
+      if (packs.pack) target_settings.pack_path = packs.pack->file;
+      target_settings.choose_config = [&, t](const NodeConfigRequest& request) {
+        detail::NodeConfigOutcome outcome =
+            detail::choose_node_config(device_packs[static_cast<size_t>(t)], request,
+                                       graph.nodes[static_cast<size_t>(request.graph_node)].name);
+        std::optional<NodeConfigChoice> choice = outcome.choice;
+        config_outcomes[{t, request.graph_node}] = std::move(outcome);
+        return choice;
+      };
+      if (!packs.pack) {
+        // Nothing to apply: skip describe_node calls, but still say why per node.
+        target_settings.choose_config = nullptr;
+        for (int n : nodes) {
+          NodeConfigRequest request;
+          request.graph_node = n;
+          config_outcomes[{t, n}] = detail::choose_node_config(packs, request, "");
+        }
+      }
       try {
-        compiled[key] = PluginRegion::compile(target.plugin, target.device, graph, nodes, settings);
+        compiled[key] =
+            PluginRegion::compile(target.plugin, target.device, graph, nodes, target_settings);
       } catch (const Error& e) {
         std::string names;
         for (int n : nodes)
@@ -188,9 +242,21 @@ void Session::Impl::build(const SessionOptions& options) {
     steps.push_back(std::move(step));
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const Target& target = targets[static_cast<size_t>(assignment.target[n])];
-    plan.nodes.push_back({graph.nodes[n].name, graph.nodes[n].op_type, target.plugin->name(),
-                          target.info.name, region_of[n], assignment.reason[n]});
+    const int t = assignment.target[n];
+    const Target& target = targets[static_cast<size_t>(t)];
+    NodePlacement placement{graph.nodes[n].name,
+                            graph.nodes[n].op_type,
+                            target.plugin->name(),
+                            target.info.name,
+                            region_of[n],
+                            assignment.reason[n],
+                            ""};
+    auto it = config_outcomes.find({t, static_cast<int>(n)});
+    if (it != config_outcomes.end()) {
+      placement.config = it->second.text;
+      if (!it->second.warning.empty()) plan.warnings.push_back(it->second.warning);
+    }
+    plan.nodes.push_back(std::move(placement));
   }
   plan_buffers();
 }

@@ -109,6 +109,65 @@ bool LoadedPlugin::has_last_profile() const {
   return has_slot(*table_, &tsr_plugin::last_profile, offsetof(tsr_plugin, last_profile));
 }
 
+bool LoadedPlugin::has_describe_node() const {
+  return abi_minor() >= 1 &&
+         has_slot(*table_, &tsr_plugin::describe_node, offsetof(tsr_plugin, describe_node));
+}
+
+PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* region,
+                                             int32_t node) const {
+  PluginNodeTuning out;
+  if (!has_describe_node()) return out;
+  const std::string who = "plugin '" + name_ + "' describe_node for node " + std::to_string(node) +
+                          " ('" + str_or_empty(region->nodes[node].name) + "')";
+  std::lock_guard<std::mutex> lock(mutex_);
+  tsr_node_tuning tuning{};
+  tuning.struct_size = sizeof(tsr_node_tuning);
+  char text[512] = {0};
+  tsr_status status;
+  try {
+    status = table_->describe_node(device, region, node, &tuning, tsr_message{text, sizeof(text)});
+  } catch (...) {
+    throw Error(who + ": threw a C++ exception across the C boundary");
+  }
+  if (status != TSR_OK) {
+    throw Error(who + " failed (status " + std::to_string(status) +
+                "): " + (text[0] ? text : "no message"));
+  }
+  // Copy before the lock goes: the plugin's storage lives until the next call on this thread.
+  out.workload_key = str_or_empty(tuning.workload_key);
+  out.flops = tuning.flops;
+  if (tuning.num_schedules < 0 || (tuning.num_schedules > 0 && tuning.schedules == nullptr)) {
+    throw Error(who + ": malformed answer (" + std::to_string(tuning.num_schedules) +
+                " schedules)");
+  }
+  if (tuning.num_schedules > 0 &&
+      (tuning.default_schedule < 0 || tuning.default_schedule >= tuning.num_schedules)) {
+    throw Error(who + ": default_schedule " + std::to_string(tuning.default_schedule) +
+                " is out of range");
+  }
+  out.default_schedule = tuning.default_schedule;
+  for (int32_t i = 0; i < tuning.num_schedules; ++i) {
+    const tsr_schedule_desc& d = tuning.schedules[i];
+    PluginSchedule schedule;
+    schedule.name = str_or_empty(d.name);
+    if (d.num_knobs < 0 || (d.num_knobs > 0 && d.knobs == nullptr)) {
+      throw Error(who + ": schedule '" + schedule.name + "' has a malformed knob list");
+    }
+    for (int32_t k = 0; k < d.num_knobs; ++k) {
+      PluginKnobSpace knob;
+      knob.name = str_or_empty(d.knobs[k].name);
+      if (d.knobs[k].num_values > 0 && d.knobs[k].values != nullptr) {
+        knob.values.assign(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
+      }
+      if (d.default_config != nullptr) knob.default_value = d.default_config[k].value;
+      schedule.knobs.push_back(std::move(knob));
+    }
+    out.schedules.push_back(std::move(schedule));
+  }
+  return out;
+}
+
 std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) const {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<PluginDeviceInfo> devices;
@@ -136,6 +195,28 @@ std::vector<PluginDir> PluginHost::default_dirs() {
   // <build>/plugins/lib.
   fs::path build = (lib_dir.parent_path() / "plugins" / "lib").lexically_normal();
   if (build != install) dirs.push_back({build.string(), "build tree", ""});
+  return dirs;
+}
+
+std::vector<PluginDir> default_data_dirs(const std::string& sub) {
+  std::vector<PluginDir> dirs;
+  const fs::path lib_dir = core_library_dir();
+  if (lib_dir.empty()) return dirs;
+  // Same prefix arithmetic as for the plugin dir: libtessera.so is in <prefix>/<libdir>.
+  fs::path prefix = lib_dir;
+  for (const auto& part : fs::path(TESSERA_PLUGIN_INSTALL_DIR).parent_path().parent_path()) {
+    (void)part;
+    prefix = prefix.parent_path();
+  }
+  dirs.push_back(
+      {(prefix / TESSERA_DATA_INSTALL_DIR / sub).lexically_normal().string(), "install", ""});
+  // A build tree (<build>/core/libtessera.so next to <build>/CMakeCache.txt) reads the data from
+  // the source tree it was configured from, so packs edited there apply without installing.
+  boost::system::error_code ec;
+  if (fs::exists(lib_dir.parent_path() / "CMakeCache.txt", ec)) {
+    dirs.push_back(
+        {(fs::path(TESSERA_SOURCE_DIR) / sub).lexically_normal().string(), "source tree", ""});
+  }
   return dirs;
 }
 

@@ -1,5 +1,6 @@
 // PluginRegion: one region compiled by a plugin, executed through the C table.
 #include <cstddef>
+#include <optional>
 
 #include "plugins/region_desc.hpp"
 #include "tessera/plugin_host.hpp"
@@ -22,6 +23,49 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<LoadedPlugin
   options.precision = settings.precision.empty() ? nullptr : settings.precision.c_str();
   options.cache_dir = settings.cache_dir.empty() ? nullptr : settings.cache_dir.c_str();
   options.pack_path = settings.pack_path.empty() ? nullptr : settings.pack_path.c_str();
+  // Node configs (ABI 1.1): describe each node, let the caller choose, and keep the C arrays
+  // alive for the compile call.
+  std::vector<NodeConfigChoice> choices;
+  std::vector<tsr_node_config> configs;
+  std::vector<std::vector<tsr_knob>> knob_arrays;
+  if (settings.choose_config) {
+    const LoadedPlugin& p = *region->plugin_;
+    std::vector<int32_t> chosen_nodes;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      NodeConfigRequest request;
+      request.graph_node = nodes[i];
+      request.region_node = static_cast<int>(i);
+      PluginNodeTuning tuning;
+      if (p.has_describe_node()) {
+        try {
+          tuning = p.describe_node(device, region->desc_->get(), static_cast<int32_t>(i));
+          request.tuning = &tuning;
+        } catch (const Error& e) {
+          request.describe_error = e.what();
+        }
+      }
+      if (std::optional<NodeConfigChoice> choice = settings.choose_config(request)) {
+        choices.push_back(std::move(*choice));
+        chosen_nodes.push_back(static_cast<int32_t>(i));
+      }
+    }
+    for (size_t c = 0; c < choices.size(); ++c) {
+      std::vector<tsr_knob> knobs;
+      for (const Knob& k : choices[c].knobs) knobs.push_back({k.name.c_str(), k.value});
+      knob_arrays.push_back(std::move(knobs));
+    }
+    for (size_t c = 0; c < choices.size(); ++c) {
+      tsr_node_config config{};
+      config.struct_size = sizeof(tsr_node_config);
+      config.node = chosen_nodes[c];
+      config.schedule = choices[c].schedule.c_str();
+      config.num_knobs = static_cast<int32_t>(knob_arrays[c].size());
+      config.knobs = knob_arrays[c].empty() ? nullptr : knob_arrays[c].data();
+      configs.push_back(config);
+    }
+  }
+  options.num_node_configs = static_cast<int32_t>(configs.size());
+  options.node_configs = configs.empty() ? nullptr : configs.data();
   char text[1024] = {0};
   tsr_region_handle handle = nullptr;
   tsr_status status;
