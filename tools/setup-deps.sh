@@ -8,7 +8,8 @@ APT_PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import (protobuf)
   libyaml-cpp-dev                                 # deployment YAML, packs
   libboost-dev libboost-filesystem-dev            # Boost.DLL plugin loading
-  libtbb-dev                                      # threads in the CPU plugin
+  libtbb-dev libhwy-dev                           # CPU plugin: threads, portable SIMD
+  libxgboost-dev                                  # tuner's learned cost model
   libgtest-dev libgmock-dev                       # tests
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device
   libvulkan-dev
