@@ -213,6 +213,7 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
       runtime->context = std::make_shared<opencl::Context>(*d, cache_dir);
     }
     Lowering lowering(*region, runtime->context, runtime->pool, precision == "fp16");
+    lowering.requests = opencl::support::requested_configs(options);
     for (int32_t i = 0; i < region->num_nodes; ++i) {
       NodeView view(*region, i);
       try {
@@ -277,6 +278,37 @@ tsr_status last_profile(tsr_region_handle handle, double* times_us, int32_t capa
   return TSR_OK;
 }
 
+// Schedules of the node's op (the heuristic's first), the canonical key and flops. Nodes the
+// plugin cannot run or does not tune answer num_schedules = 0.
+tsr_status describe_node(int32_t device, const tsr_region* region, int32_t node,
+                         tsr_node_tuning* tuning, tsr_message message) {
+  try {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    const opencl::DeviceInfo* d = device_at(device);
+    if (!d) {
+      write_message(message, "adreno: device " + std::to_string(device) + " is not usable");
+      return TSR_INVALID_ARGUMENT;
+    }
+    if (!region || !tuning || node < 0 || node >= region->num_nodes) {
+      write_message(message, "adreno: node index out of range");
+      return TSR_INVALID_ARGUMENT;
+    }
+    NodeView view(*region, node);
+    const Device dev{*d, image_limits(*d)};
+    std::vector<Config> options;
+    const OpLowering* op = find_lowering(view.op_type());
+    const TuningOptionsFn fn = find_tuning(view.op_type());
+    if (op && fn && op->check(view, dev).empty()) options = fn(view, dev);
+    static thread_local opencl::support::TuningAnswer answer;
+    answer.fill(tuning, opencl::support::workload_key(view, "image2d"),
+                opencl::support::node_flops(view), options);
+    return TSR_OK;
+  } catch (const std::exception& e) {
+    write_message(message, std::string("adreno: ") + e.what());
+    return TSR_ERROR;
+  }
+}
+
 const tsr_plugin kPlugin = {
     sizeof(tsr_plugin),
     TESSERA_PLUGIN_ABI_MAJOR,
@@ -292,7 +324,7 @@ const tsr_plugin kPlugin = {
     release_region,
     shutdown,
     last_profile,
-    nullptr,  // describe_node: schedules are not exposed to the tuner yet
+    describe_node,
 };
 
 }  // namespace

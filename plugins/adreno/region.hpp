@@ -100,6 +100,9 @@ class Lowering {
   Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context, ProgramPool& pool,
            bool half_images);
 
+  // Configs core asked for (tsr_compile_options.node_configs), by region node index.
+  std::map<int32_t, opencl::support::RequestedConfig> requests;
+
   const tsr_region& region() const { return region_; }
   const opencl::DeviceInfo& device() const { return context_->device(); }
   bool half_images() const { return half_; }

@@ -85,6 +85,9 @@ class Lowering {
   void add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
                 std::vector<size_t> local, const Config& config);
 
+  // Configs core asked for (tsr_compile_options.node_configs), by region node index.
+  std::map<int32_t, opencl::support::RequestedConfig> requests;
+
   // Finishes: binds region inputs/outputs to buffers.
   std::unique_ptr<CompiledRegion> finish();
 

@@ -90,6 +90,33 @@ int32_t default_opw(int64_t width) {
   return width >= 8 ? 4 : 1;
 }
 
+const char* conv_schedule(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const Shape sh = shape_of(node);
+  const auto strides = node.attr_ints("strides", {1, 1});
+  const auto dilations = node.attr_ints("dilations", {1, 1});
+  const std::array<int64_t, 2> s = {strides.at(0), strides.at(1)};
+  const std::array<int64_t, 2> d = {dilations.at(0), dilations.at(1)};
+  const std::array<int64_t, 2> k = {sh.KH, sh.KW};
+  const auto pads = opencl::support::window_pads_2d(node, {x.dims[2], x.dims[3]},
+                                                    {y.dims[2], y.dims[3]}, k, s, d);
+  if (sh.group == 1) {
+    const bool pointwise = k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1 && pads[0] == 0 &&
+                           pads[1] == 0 && pads[2] == 0 && pads[3] == 0;
+    return pointwise ? "conv2d.image.1x1" : "conv2d.image.direct";
+  }
+  return is_depthwise(sh) ? "conv2d.image.depthwise" : "conv2d.image.grouped";
+}
+
+// One schedule per shape (the weight image layout depends on it); its knobs are tunable.
+std::vector<Config> conv_options(const NodeView& node, const Device& device) {
+  const int64_t width = node.output(0).dims[3];
+  const int32_t opw = default_opw(width);
+  return {default_config(conv_schedule(node), device.info, (width + opw - 1) / opw,
+                         {{"opw", opw}})};
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
@@ -101,23 +128,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const std::array<int64_t, 2> k = {sh.KH, sh.KW};
   const auto pads = opencl::support::window_pads_2d(node, {x.dims[2], x.dims[3]},
                                                     {y.dims[2], y.dims[3]}, k, s, d);
-  const char* schedule_id = "conv2d.image.grouped";
-  if (sh.group == 1) {
-    const bool pointwise = k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1 && pads[0] == 0 &&
-                           pads[1] == 0 && pads[2] == 0 && pads[3] == 0;
-    schedule_id = pointwise ? "conv2d.image.1x1" : "conv2d.image.direct";
-  } else if (is_depthwise(sh)) {
-    schedule_id = "conv2d.image.depthwise";
-  }
   std::vector<float> bias(static_cast<size_t>(sh.M), 0.0f);
   if (node.num_inputs() > 2 && node.has_input(2)) {
     const float* b = constant_floats(node, 2);
     bias.assign(b, b + sh.M);
   }
   const auto e = weight_extent(sh);
-  const int32_t opw = default_opw(y.dims[3]);
-  const Config config =
-      default_config(schedule_id, lw.device(), (y.dims[3] + opw - 1) / opw, {{"opw", opw}});
+  const Config config = choose_config(lw, index, conv_options(node, Device{lw.device(), {}}));
   // The config's opw, not the heuristic's: $TESSERA_ADRENO_KNOBS may have forced another.
   const int64_t items = (y.dims[3] + config.get("opw") - 1) / config.get("opw");
   opencl::Kernel kernel = lw.kernel(config);
@@ -141,4 +158,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_ADRENO_OP("Conv", check, lower);
+static const TuningRegistrar kConvTuning("Conv", conv_options);
 }  // namespace tessera::adreno

@@ -22,6 +22,17 @@ struct OpLowering {
 
 const OpLowering* find_lowering(const std::string& op_type);
 
+// ---- tuning: the configs a node can run with, the heuristic's first ----
+using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node, const Device& device);
+// nullptr when the op has nothing to tune.
+TuningOptionsFn find_tuning(const std::string& op_type);
+struct TuningRegistrar {
+  TuningRegistrar(const char* op_type, TuningOptionsFn fn);
+};
+// The config core requested for node `index` if it is one of `options` with valid knob values,
+// else options[0] (the heuristic's).
+Config choose_config(const Lowering& lowering, int32_t index, const std::vector<Config>& options);
+
 struct OpLoweringRegistrar {
   explicit OpLoweringRegistrar(const OpLowering& op);
 };

@@ -13,7 +13,28 @@ std::map<std::string, OpLowering>& registry() {
   static std::map<std::string, OpLowering> ops;
   return ops;
 }
+std::map<std::string, TuningOptionsFn>& tuning_registry() {
+  static std::map<std::string, TuningOptionsFn> fns;
+  return fns;
+}
 }  // namespace
+
+TuningRegistrar::TuningRegistrar(const char* op_type, TuningOptionsFn fn) {
+  tuning_registry()[op_type] = fn;
+}
+
+TuningOptionsFn find_tuning(const std::string& op_type) {
+  auto it = tuning_registry().find(op_type);
+  return it == tuning_registry().end() ? nullptr : it->second;
+}
+
+Config choose_config(const Lowering& lowering, int32_t index, const std::vector<Config>& options) {
+  auto it = lowering.requests.find(index);
+  if (it != lowering.requests.end()) {
+    if (auto c = opencl::support::apply_request(&it->second, options)) return *c;
+  }
+  return options.front();
+}
 
 OpLoweringRegistrar::OpLoweringRegistrar(const OpLowering& op) {
   registry()[op.op_type] = op;

@@ -27,6 +27,24 @@ struct OpLoweringRegistrar {
   static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT( \
       mali_op_, __LINE__)(::tessera::mali::OpLowering{op_type, check_fn, lower_fn})
 
+// ---- tuning: ops with more than one way to run register their options ----
+
+// The configs a node can run with, the heuristic's first; one per schedule.
+using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node,
+                                                const opencl::DeviceInfo& device);
+// nullptr when the op has nothing to tune.
+TuningOptionsFn find_tuning(const std::string& op_type);
+struct TuningRegistrar {
+  TuningRegistrar(const char* op_type, TuningOptionsFn fn);
+};
+#define TESSERA_MALI_TUNABLE(op_type, fn)                          \
+  static const ::tessera::mali::TuningRegistrar TSR_MALI_CONCAT( \
+      mali_tunable_, __LINE__)(op_type, fn)
+
+// The config core requested for node `index` if it is one of `options` with valid knob values,
+// else options[0] (the heuristic's).
+Config choose_config(const Lowering& lowering, int32_t index, const std::vector<Config>& options);
+
 // ---- helpers shared by the op files ----
 
 // "" when every present input and output i is float32 with a known shape; else the reason.

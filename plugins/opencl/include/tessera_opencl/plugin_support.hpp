@@ -8,7 +8,12 @@
 #include <array>
 #include <cctype>
 #include <cstdio>
+#include <cstddef>
 #include <cstring>
+#include <deque>
+#include <map>
+#include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -24,6 +29,7 @@ class NodeView {
       : region_(&region), node_(&region.nodes[index]) {}
 
   const tsr_region& region() const { return *region_; }
+  const tsr_node& raw() const { return *node_; }
   std::string op_type() const { return node_->op_type ? node_->op_type : ""; }
   std::string name() const { return node_->name ? node_->name : ""; }
   int64_t opset() const { return region_->opset; }
@@ -193,5 +199,175 @@ inline int32_t default_wg_x(const Schedule& s, const DeviceInfo& device, int64_t
 inline size_t round_up(size_t global, size_t local) {
   return local == 0 ? global : (global + local - 1) / local * local;
 }
+
+// ---- tuning (ABI 1.1): workload keys, flops, describe_node storage, requested configs ----
+
+// Canonical key of a node's workload: op, every input's shape (constants marked 'c'), output
+// shapes, every attribute sorted by name, dtype and the plugin's activation layout. Node and value
+// names never enter, so equal keys mean interchangeable configs.
+inline std::string workload_key(const NodeView& node, const char* layout) {
+  auto dims = [](const tsr_tensor& t) {
+    std::string s;
+    for (int32_t d = 0; d < t.rank; ++d) s += (d ? "x" : "") + std::to_string(t.dims[d]);
+    return s.empty() ? std::string("scalar") : s;
+  };
+  std::ostringstream key;
+  key << node.op_type() << "|in=";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    key << (i ? "," : "");
+    if (!node.has_input(i)) {
+      key << "-";
+      continue;
+    }
+    key << dims(node.input(i)) << (node.input(i).data ? "c" : "");
+  }
+  key << "|out=";
+  for (int32_t i = 0; i < node.num_outputs(); ++i) {
+    key << (i ? "," : "") << (node.output_id(i) >= 0 ? dims(node.output(i)) : "-");
+  }
+  std::map<std::string, std::string> attrs;
+  for (int32_t i = 0; i < node.raw().num_attributes; ++i) {
+    const tsr_attribute* a = &node.raw().attributes[i];
+    if (!a->name) continue;
+    std::ostringstream v;
+    switch (a->kind) {
+      case TSR_ATTR_INT: v << a->i; break;
+      case TSR_ATTR_FLOAT: v << a->f; break;
+      case TSR_ATTR_STRING: v << (a->s ? a->s : ""); break;
+      case TSR_ATTR_INTS:
+        for (int64_t i = 0; i < a->count; ++i) v << (i ? "," : "") << a->ints[i];
+        break;
+      default: v << "?"; break;
+    }
+    attrs[a->name] = v.str();
+  }
+  for (const auto& [name, value] : attrs) key << "|" << name << "=" << value;
+  const int32_t dtype = node.num_inputs() > 0 && node.has_input(0) ? node.input(0).dtype : 0;
+  key << "|" << (dtype == TSR_DTYPE_FLOAT32 ? "f32" : dtype == TSR_DTYPE_FLOAT16 ? "f16" : "dt" +
+                 std::to_string(dtype))
+      << "|" << layout;
+  return key.str();
+}
+
+// Floating-point operations of a node: 2 per multiply-add for Conv/Gemm/MatMul, one per output
+// element otherwise.
+inline double node_flops(const NodeView& node) {
+  const std::string op = node.op_type();
+  if (node.num_outputs() < 1 || node.output_id(0) < 0) return 0.0;
+  const double out = static_cast<double>(numel_of(node.output(0)));
+  if (op == "Conv" && node.has_input(1) && node.input(1).rank >= 3) {
+    const tsr_tensor& w = node.input(1);
+    double per_output = 1.0;
+    for (int32_t d = 1; d < w.rank; ++d) per_output *= static_cast<double>(w.dims[d]);
+    return 2.0 * out * per_output;
+  }
+  if ((op == "Gemm" || op == "MatMul") && node.has_input(0) && node.input(0).rank >= 1) {
+    const tsr_tensor& a = node.input(0);
+    int64_t k = a.dims[a.rank - 1];
+    if (op == "Gemm" && node.attr_int("transA", 0) != 0 && a.rank == 2) k = a.dims[0];
+    return 2.0 * out * static_cast<double>(k);
+  }
+  return out;
+}
+
+// A config core asked for one node, copied out of tsr_compile_options.
+struct RequestedConfig {
+  std::string schedule;
+  std::vector<std::pair<std::string, int64_t>> knobs;
+};
+
+// The node configs of `options` by node index; empty when the caller was built before ABI 1.1
+// (its struct_size does not cover the fields) or gave none.
+inline std::map<int32_t, RequestedConfig> requested_configs(const tsr_compile_options* options) {
+  std::map<int32_t, RequestedConfig> out;
+  if (!options || options->struct_size < offsetof(tsr_compile_options, node_configs) +
+                                             sizeof(options->node_configs)) {
+    return out;
+  }
+  for (int32_t i = 0; i < options->num_node_configs && options->node_configs; ++i) {
+    const tsr_node_config& c = options->node_configs[i];
+    if (!c.schedule) continue;
+    RequestedConfig r;
+    r.schedule = c.schedule;
+    for (int32_t k = 0; k < c.num_knobs && c.knobs; ++k) {
+      r.knobs.emplace_back(c.knobs[k].name ? c.knobs[k].name : "", c.knobs[k].value);
+    }
+    out[c.node] = std::move(r);
+  }
+  return out;
+}
+
+// The requested config when it names one of `options`' schedules and gives every knob of it a
+// candidate value (and nothing else); nullopt otherwise. ConfigT is the plugin's Config type
+// (schedule pointer + values in knob order).
+template <class ConfigT>
+std::optional<ConfigT> apply_request(const RequestedConfig* request,
+                                     const std::vector<ConfigT>& options) {
+  if (!request) return std::nullopt;
+  for (const ConfigT& option : options) {
+    if (request->schedule != option.schedule->id) continue;
+    const auto& knobs = option.schedule->knobs;
+    if (request->knobs.size() != knobs.size()) return std::nullopt;
+    ConfigT c;
+    c.schedule = option.schedule;
+    for (const auto& k : knobs) {
+      const auto it = std::find_if(request->knobs.begin(), request->knobs.end(),
+                                   [&](const auto& r) { return r.first == k.name; });
+      if (it == request->knobs.end()) return std::nullopt;
+      if (std::find(k.candidates.begin(), k.candidates.end(), it->second) == k.candidates.end()) {
+        return std::nullopt;
+      }
+      c.values.push_back(static_cast<int32_t>(it->second));
+    }
+    return c;
+  }
+  return std::nullopt;
+}
+
+// Owns what a tsr_node_tuning points to; one per thread (the ABI lets the answer live until the
+// next describe_node call on the same thread).
+class TuningAnswer {
+ public:
+  // `options[0]` is the heuristic's config; each option contributes its schedule with the
+  // option's values as the schedule's default config.
+  template <class ConfigT>
+  void fill(tsr_node_tuning* out, const std::string& key, double flops,
+            const std::vector<ConfigT>& options) {
+    key_ = key;
+    spaces_.clear();
+    values_.clear();
+    defaults_.clear();
+    schedules_.clear();
+    for (const ConfigT& option : options) {
+      std::vector<tsr_knob_space> spaces;
+      std::vector<tsr_knob> defaults;
+      const auto& knobs = option.schedule->knobs;
+      for (size_t k = 0; k < knobs.size(); ++k) {
+        values_.emplace_back(knobs[k].candidates.begin(), knobs[k].candidates.end());
+        spaces.push_back({knobs[k].name, static_cast<int32_t>(values_.back().size()),
+                          values_.back().data()});
+        defaults.push_back({knobs[k].name, k < option.values.size() ? option.values[k] : 0});
+      }
+      spaces_.push_back(std::move(spaces));
+      defaults_.push_back(std::move(defaults));
+    }
+    for (size_t i = 0; i < options.size(); ++i) {
+      schedules_.push_back({options[i].schedule->id, static_cast<int32_t>(spaces_[i].size()),
+                            spaces_[i].data(), defaults_[i].data()});
+    }
+    out->workload_key = key_.c_str();
+    out->flops = flops;
+    out->num_schedules = static_cast<int32_t>(schedules_.size());
+    out->schedules = schedules_.empty() ? nullptr : schedules_.data();
+    out->default_schedule = 0;
+  }
+
+ private:
+  std::string key_;
+  std::deque<std::vector<int64_t>> values_;
+  std::vector<std::vector<tsr_knob_space>> spaces_;
+  std::vector<std::vector<tsr_knob>> defaults_;
+  std::vector<tsr_schedule_desc> schedules_;
+};
 
 }  // namespace tessera::opencl::support

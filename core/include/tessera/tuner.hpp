@@ -1,0 +1,209 @@
+// The auto-tuner: task extraction (which nodes of a model each target plugin runs, deduplicated by
+// the plugin's workload key and weighted by occurrence), searchers over a plugin's knob spaces
+// (random, grid, genetic, and a gradient-boosted-trees cost model), measurement of one config as
+// a one-node region in an isolated child process (`tessera tune-worker`), the JSON-lines log and
+// the task scheduler that ties them together into a tuned pack.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tessera/pack.hpp"
+
+namespace tessera::tune {
+
+struct KnobSpace {
+  std::string name;
+  std::vector<int64_t> values;
+};
+
+struct ScheduleSpace {
+  std::string name;
+  std::vector<KnobSpace> knobs;
+  std::vector<int64_t> defaults;  // the heuristic's value per knob
+};
+
+// One point of a task's space: a schedule and a value index per knob.
+struct Point {
+  int schedule = 0;
+  std::vector<int> index;
+  bool operator<(const Point& o) const {
+    return schedule != o.schedule ? schedule < o.schedule : index < o.index;
+  }
+  bool operator==(const Point& o) const { return schedule == o.schedule && index == o.index; }
+};
+
+// Every schedule's knob space of one task, flattened for the searchers.
+class SearchSpace {
+ public:
+  explicit SearchSpace(std::vector<ScheduleSpace> schedules);
+  const std::vector<ScheduleSpace>& schedules() const { return schedules_; }
+  uint64_t size() const { return total_; }
+  Point at(uint64_t flat) const;  // grid order: schedule-major, last knob fastest
+  bool valid(const Point& p) const;
+  Point random(std::mt19937_64& rng) const;
+  // The point of schedule `name` with these knob values; nullopt when it is not in the space.
+  std::optional<Point> find(const std::string& schedule,
+                            const std::vector<std::pair<std::string, int64_t>>& knobs) const;
+  std::vector<std::pair<std::string, int64_t>> knobs(const Point& p) const;
+  std::string describe(const Point& p) const;  // "conv2d.nchw.direct{wg_x=16,outputs_per_item=4}"
+  // Features for the cost model: schedule index and each knob's value (absent knobs -1).
+  std::vector<float> features(const Point& p) const;
+
+ private:
+  std::vector<ScheduleSpace> schedules_;
+  std::vector<uint64_t> sizes_;
+  uint64_t total_ = 0;
+  size_t max_knobs_ = 0;
+};
+
+// Proposes points to measure and learns from their costs (lower is better; failures are
+// reported as infinity). Never proposes a point twice, never an invalid one.
+class Searcher {
+ public:
+  virtual ~Searcher() = default;
+  // Up to `n` new points; fewer (possibly none) once the space is exhausted.
+  virtual std::vector<Point> propose(int n) = 0;
+  virtual void update(const Point& p, double cost);
+  // Marks a point as already measured (resume) without counting it as a proposal.
+  void mark_visited(const Point& p) { visited_.insert(p); }
+  bool exhausted() const { return visited_.size() >= space_.size(); }
+
+ protected:
+  Searcher(const SearchSpace& space, uint64_t seed) : space_(space), rng_(seed) {}
+  // A random unvisited point, or nullopt when the space is exhausted.
+  std::optional<Point> random_unvisited();
+  const SearchSpace& space_;
+  std::mt19937_64 rng_;
+  std::set<Point> visited_;
+  std::vector<std::pair<Point, double>> history_;
+};
+
+// Training data a cost model shares between tasks of the same op: features are the point's
+// features followed by `workload_features`.
+struct CostModelData {
+  std::vector<std::vector<float>> x;
+  std::vector<float> y;  // log(cost)
+};
+
+// kind: "random", "grid", "ga", "xgb". `shared` (xgb only) may be shared by tasks of one op.
+// Throws tessera::Error for an unknown kind, or when xgb's library cannot be loaded.
+std::unique_ptr<Searcher> make_searcher(const std::string& kind, const SearchSpace& space,
+                                        uint64_t seed, std::vector<float> workload_features = {},
+                                        std::shared_ptr<CostModelData> shared = nullptr);
+// Whether libxgboost could be loaded (xgb searcher available).
+bool xgboost_available(std::string* why = nullptr);
+
+// ---- tasks ----
+
+struct TuneTask {
+  int id = 0;
+  std::string plugin;  // "mali"
+  std::string target;  // "mali:any"
+  std::string op;
+  std::string workload;
+  std::string node;  // a representative graph node name
+  int weight = 0;    // occurrences in the model
+  double flops = 0;
+  int default_schedule = 0;
+  std::vector<ScheduleSpace> schedules;
+};
+
+struct DeviceDesc {
+  std::string plugin, name, vendor, driver;
+};
+
+// Places the model like a Session would for `targets` and asks each node's plugin to describe it;
+// only nodes with schedules become tasks. `devices` receives the device each plugin runs on.
+std::vector<TuneTask> extract_tasks(const std::string& model_path,
+                                    const std::vector<std::string>& targets,
+                                    std::map<std::string, DeviceDesc>* devices);
+
+// ---- measurement ----
+
+struct MeasureRequest {
+  std::string model;
+  std::string node;
+  std::string target;  // "mali:any"
+  std::string schedule;
+  std::vector<std::pair<std::string, int64_t>> knobs;
+  int repeats = 5;
+  double timeout_s = 30;
+};
+
+struct MeasureResult {
+  // "ok", "compile", "run", "timeout", "crash", "wrong-answer"
+  std::string status;
+  double median_us = 0;
+  double max_error = 0;
+  std::string error;
+};
+
+// Runs `worker_exe tune --worker REQUEST RESULT` in a child process (posix_spawn) and classifies
+// its outcome; never throws for the child's failures.
+MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request);
+// The child side: reads the request file, writes the result file. Returns the exit code.
+// $TESSERA_TUNE_WORKER_FAULT = "crash" / "hang" makes it abort / sleep (tests).
+int run_worker(const std::string& request_path, const std::string& result_path);
+
+// ---- log ----
+
+struct LogRecord {
+  std::string workload, plugin, device, schedule, status, error, timestamp;
+  std::vector<std::pair<std::string, int64_t>> knobs;
+  double median_us = 0;
+};
+std::string to_json_line(const LogRecord& r);
+// nullopt for a line that is not a record (blank, truncated by a crash).
+std::optional<LogRecord> parse_log_line(const std::string& line);
+std::vector<LogRecord> read_log(const std::string& path);  // missing file: empty
+// The fastest ok record per (plugin, workload).
+std::map<std::pair<std::string, std::string>, LogRecord> best_records(
+    const std::vector<LogRecord>& records);
+// A pack of the best record per workload of `plugin` measured on `device`.
+Pack pack_from_records(const std::vector<LogRecord>& records, const std::string& plugin,
+                       const DeviceDesc& device, const std::string& how);
+
+// ---- the driver ----
+
+struct TuneOptions {
+  std::string model;
+  std::vector<std::string> targets;
+  int trials = 64;          // total over all tasks
+  double budget_s = 0;      // 0 = none
+  std::string tuner = "xgb";
+  int early_stopping = 0;   // per task: stop after N trials without improvement (0 = never)
+  std::string log_path;     // "" = no log
+  bool resume = false;
+  int batch = 4;
+  int repeats = 5;
+  double timeout_s = 30;
+  uint64_t seed = 1;
+  std::string worker_exe;   // "" = this executable
+  std::function<void(const std::string&)> progress;  // one line per event
+};
+
+struct TaskResult {
+  TuneTask task;
+  int trials = 0;
+  double default_us = 0;  // 0 when the default was not measured
+  std::optional<LogRecord> best;
+};
+
+struct TuneReport {
+  std::vector<TaskResult> tasks;
+  std::map<std::string, DeviceDesc> devices;
+  std::vector<LogRecord> records;  // every record (resumed and new)
+  double estimated_total_us = 0;   // sum of weight x best
+};
+
+TuneReport run_tuning(const TuneOptions& options);
+
+}  // namespace tessera::tune

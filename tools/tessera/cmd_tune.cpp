@@ -1,0 +1,131 @@
+// `tessera tune MODEL.onnx --targets LIST ...`: tunes the schedules of every node the target
+// plugins run, logs each measurement as a JSON line, prints a table of the best configs and writes
+// the best-per-workload pack. `tessera tune --worker REQ RES` is the hidden measuring child.
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "tessera/error.hpp"
+#include "tessera/file_util.hpp"
+#include "tessera/pack.hpp"
+#include "tessera/tuner.hpp"
+
+namespace tessera::cli {
+
+namespace {
+
+void print_tune_usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: tessera tune MODEL.onnx --targets LIST [--trials N] [--budget SECONDS]\n"
+               "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
+               "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
+               "         [--seed N]\n\n"
+               "Measures candidate configs of each tunable node (one-node regions in a child\n"
+               "process), appends one JSON line per measurement to --log, and writes the fastest\n"
+               "config per workload as a pack (refusing to overwrite it without --force).\n"
+               "--resume skips configs already in the log and starts from its best.\n");
+}
+
+std::string command_line(int argc, char** argv) {
+  std::string s = "tessera";
+  for (int i = 0; i < argc; ++i) {
+    const std::string a = argv[i];
+    s += " " + (a.find(' ') == std::string::npos ? a : "'" + a + "'");
+  }
+  return s;
+}
+
+}  // namespace
+
+int cmd_tune(int argc, char** argv) {
+  if (argc >= 4 && std::string(argv[1]) == "--worker") {
+    try {
+      return tune::run_worker(argv[2], argv[3]);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "tune worker: %s\n", e.what());
+      return 3;
+    }
+  }
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      print_tune_usage(stdout);
+      return 0;
+    }
+  }
+  try {
+    Args args(argc - 1, argv + 1,
+              {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
+               "timeout", "seed"},
+              {"resume", "force"});
+    if (args.positionals().size() != 1) {
+      print_tune_usage(stderr);
+      return 2;
+    }
+    tune::TuneOptions options;
+    options.model = args.positionals()[0];
+    options.targets = split_list(args.get("targets"));
+    if (options.targets.empty()) throw Error("tune: --targets is required, e.g. mali:any");
+    options.trials = static_cast<int>(args.get_int("trials", 64));
+    options.budget_s = std::stod(args.get("budget", "0"));
+    options.tuner = args.get("tuner", "xgb");
+    options.early_stopping = static_cast<int>(args.get_int("early-stopping", 0));
+    options.log_path = args.get("log");
+    options.resume = args.flag("resume");
+    options.repeats = static_cast<int>(args.get_int("repeats", 5));
+    options.timeout_s = std::stod(args.get("timeout", "30"));
+    options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
+    const std::string pack_path = args.get("pack");
+    if (!pack_path.empty() && std::filesystem::exists(pack_path) && !args.flag("force")) {
+      throw Error("tune: '" + pack_path + "' exists; pass --force to overwrite it");
+    }
+    if (options.resume && options.log_path.empty()) throw Error("tune: --resume needs --log");
+    options.progress = [](const std::string& line) {
+      std::printf("%s\n", line.c_str());
+      std::fflush(stdout);
+    };
+    const tune::TuneReport report = tune::run_tuning(options);
+
+    std::printf("\n%-4s %-10s %-9s %-8s %-6s %-7s %s\n", "task", "plugin", "latency", "GFLOPS",
+                "trials", "weight", "best config / workload");
+    for (const tune::TaskResult& t : report.tasks) {
+      const double us = t.best ? t.best->median_us : 0;
+      std::string config = "-";
+      if (t.best) {
+        config = t.best->schedule + "{";
+        for (size_t k = 0; k < t.best->knobs.size(); ++k) {
+          config += (k ? "," : "") + t.best->knobs[k].first + "=" +
+                    std::to_string(t.best->knobs[k].second);
+        }
+        config += "}";
+      }
+      std::printf("%-4d %-10s %9.1f %8.2f %6d %7d %s (default %.1f us)\n    %s\n", t.task.id,
+                  t.task.plugin.c_str(), us, us > 0 ? t.task.flops / us / 1e3 : 0.0, t.trials,
+                  t.task.weight, config.c_str(), t.default_us, t.task.workload.c_str());
+    }
+    std::printf("estimated total latency of tuned nodes: %.1f us\n", report.estimated_total_us);
+
+    if (!pack_path.empty()) {
+      std::string plugin;
+      for (const tune::TaskResult& t : report.tasks) {
+        if (plugin.empty()) plugin = t.task.plugin;
+        if (t.task.plugin != plugin) {
+          throw Error("tune: --pack holds one plugin's configs; tune one plugin target at a time");
+        }
+      }
+      if (plugin.empty()) throw Error("tune: nothing was tuned, no pack written");
+      const Pack pack = tune::pack_from_records(report.records, plugin, report.devices.at(plugin),
+                                                command_line(argc, argv));
+      if (pack.entries.empty()) throw Error("tune: no successful measurement, no pack written");
+      write_file_atomic(pack_path, serialize_pack(pack), args.flag("force"));
+      std::printf("wrote %s (%zu entries)\n", pack_path.c_str(), pack.entries.size());
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tessera tune: %s\n", e.what());
+    return 1;
+  }
+}
+
+}  // namespace tessera::cli
