@@ -20,6 +20,7 @@ const Command kCommands[] = {
     {"info", tessera::cli::cmd_info, "version, plugins, devices, refusals"},
     {"zoo", tessera::cli::cmd_zoo, "write a zoo network (resnet-18, mobilenet_v2, ...) as ONNX"},
     {"pack", tessera::cli::cmd_pack, "inspect, validate or merge tuned-config packs"},
+    {"tune", tessera::cli::cmd_tune, "tune schedules of a model's nodes and write a pack"},
 };
 
 void print_usage() {
