@@ -1,9 +1,11 @@
-// `tessera plan MODEL.onnx [--targets LIST] [--json]`: where each node runs and why, the regions,
-// and any fallback warnings, without running the model.
+// `tessera plan MODEL.onnx [--targets LIST] [--pack FILE | --no-packs] [--json]`: where each node
+// runs and why, which tuned pack each device uses (level and reason) and where each node's
+// schedule config comes from, the regions, and any fallback warnings, without running the model.
 #include <cstdio>
 #include <string>
 
 #include "cli.hpp"
+#include "run_common.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
 
@@ -47,22 +49,36 @@ void print_json(const ExecutionPlan& plan) {
     const NodePlacement& n = plan.nodes[i];
     std::printf(
         "  {\"name\": %s, \"op_type\": %s, \"plugin\": %s, \"device\": %s, "
-        "\"region\": %d, \"reason\": %s}%s\n",
+        "\"region\": %d, \"reason\": %s, \"config\": %s}%s\n",
         json_string(n.node).c_str(), json_string(n.op_type).c_str(), json_string(n.plugin).c_str(),
         json_string(n.device).c_str(), n.region, json_string(n.reason).c_str(),
-        i + 1 < plan.nodes.size() ? "," : "");
+        json_string(n.config).c_str(), i + 1 < plan.nodes.size() ? "," : "");
   }
   std::printf("]\n");
+  for (const DevicePackPlan& p : plan.packs) {
+    std::fprintf(stderr, "pack for %s (%s): level %s: %s\n", p.target.c_str(), p.device.c_str(),
+                 p.level.c_str(), p.reason.c_str());
+  }
   for (const std::string& w : plan.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
 void print_table(const ExecutionPlan& plan) {
   std::printf("targets:\n");
   for (const std::string& t : plan.targets) std::printf("  %s\n", t.c_str());
+  std::printf("\npacks:\n");
+  for (const DevicePackPlan& p : plan.packs) {
+    std::printf("  %s (%s):\n", p.target.c_str(), p.device.c_str());
+    std::printf("    family: %s (%s)\n", p.family.empty() ? "none" : p.family.c_str(),
+                p.family_reason.c_str());
+    std::printf("    pack:   %s, level %s\n", p.pack_file.empty() ? "none" : p.pack_file.c_str(),
+                p.level.c_str());
+    std::printf("    why:    %s\n", p.reason.c_str());
+  }
   std::printf("\n%-28s %-18s %-12s %6s  %s\n", "node", "op", "plugin", "region", "reason");
   for (const NodePlacement& n : plan.nodes) {
     std::printf("%-28s %-18s %-12s %6d  %s\n", n.node.c_str(), n.op_type.c_str(), n.plugin.c_str(),
                 n.region, n.reason.c_str());
+    if (!n.config.empty()) std::printf("%-28s config: %s\n", "", n.config.c_str());
   }
   std::printf("\nregions: %zu\n", plan.regions.size());
   for (const RegionPlacement& r : plan.regions) {
@@ -78,13 +94,16 @@ void print_table(const ExecutionPlan& plan) {
 }  // namespace
 
 int cmd_plan(int argc, char** argv) {
-  Args args(argc, argv, {"targets", "input-shape", "plugin-dir"}, {"json", "help"});
+  Args args(argc, argv, {"targets", "input-shape", "plugin-dir", "pack"},
+            {"json", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera plan MODEL.onnx [options]\n"
         "  --targets LIST        plugin priority, e.g. mali:any,reference (default: all usable)\n"
         "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
         "  --plugin-dir DIR      also search this absolute plugin directory (repeatable)\n"
+        "  --pack FILE           use exactly this tuned pack (repeatable)\n"
+        "  --no-packs            no tuned packs: the schedules' heuristics only\n"
         "  --json                print a JSON array, one object per node\n");
     return args.flag("help") ? 0 : 2;
   }
@@ -94,6 +113,10 @@ int cmd_plan(int argc, char** argv) {
   SessionOptions options;
   options.targets = parse_target_list(args.get("targets", ""));
   options.plugin_dirs = args.get_all("plugin-dir");
+  if (auto mode = pack_mode_from_options(args.get_all("pack"), args.flag("no-packs"))) {
+    options.pack_mode = *mode;
+    options.pack_files = args.get_all("pack");
+  }
   const Session session(std::move(graph), options);
   if (args.flag("json")) {
     print_json(session.plan());

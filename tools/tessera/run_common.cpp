@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <random>
 
-#include "tessera/npy.hpp"
 #include "tessera/deploy_config.hpp"
+#include "tessera/npy.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
 #include "zoo.hpp"
@@ -130,7 +130,8 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
   }
   for (const InputSpec& in : config.inputs) {
-    if (!import_options.input_shapes.count(in.name)) import_options.input_shapes[in.name] = in.shape;
+    if (!import_options.input_shapes.count(in.name))
+      import_options.input_shapes[in.name] = in.shape;
   }
   w.graph = import_onnx_file(model, import_options);
   for (const InputSpec& in : config.inputs) {
@@ -140,8 +141,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
     if (w.graph.value(id).dtype != in.dtype) {
       throw Error(path + ": inputs: '" + in.name + "' is " + dtype_name(in.dtype) +
-                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " +
-                  model);
+                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " + model);
     }
   }
   if (!targets_override.empty()) {
@@ -155,8 +155,28 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   }
   w.precision = precision_name(config.precision);
   w.plugin_dirs = config.plugin_dirs;
+  w.pack_mode = config.packs.mode;
+  w.pack_files = config.packs.files;
   w.description = "deployment " + path + " (model " + model + ")";
   return w;
+}
+
+std::optional<PackMode> pack_mode_from_options(const std::vector<std::string>& pack_files,
+                                               bool no_packs) {
+  if (no_packs && !pack_files.empty()) {
+    throw Error("--pack and --no-packs contradict each other; give one of them");
+  }
+  if (no_packs) return PackMode::kNone;
+  if (!pack_files.empty()) return PackMode::kFiles;
+  return std::nullopt;
+}
+
+void apply_pack_options(Workload& workload, const std::vector<std::string>& pack_files,
+                        bool no_packs) {
+  if (const std::optional<PackMode> mode = pack_mode_from_options(pack_files, no_packs)) {
+    workload.pack_mode = *mode;
+    workload.pack_files = pack_files;
+  }
 }
 
 struct Runner::Impl {
@@ -170,6 +190,8 @@ Runner::Runner(Workload workload) : impl_(std::make_unique<Impl>()) {
   options.precision = workload.precision;
   options.plugin_dirs = std::move(workload.plugin_dirs);
   options.cache_dir = std::move(workload.cache_dir);
+  options.pack_mode = workload.pack_mode;
+  options.pack_files = std::move(workload.pack_files);
   impl_->session = std::make_unique<Session>(std::move(workload.graph), options);
 }
 
@@ -183,6 +205,9 @@ void Runner::print_placement() const {
   const ExecutionPlan& plan = impl_->session->plan();
   std::printf("targets:\n");
   for (const std::string& t : plan.targets) std::printf("  %s\n", t.c_str());
+  for (const DevicePackPlan& p : plan.packs) {
+    std::printf("  pack for %s: %s\n", p.target.c_str(), p.reason.c_str());
+  }
   std::printf("placement (%zu nodes, %zu regions):\n", plan.nodes.size(), plan.regions.size());
   for (const NodePlacement& n : plan.nodes) {
     std::printf("  %-32s %-20s -> %-10s region %d\n", n.node.c_str(), n.op_type.c_str(),
@@ -191,6 +216,14 @@ void Runner::print_placement() const {
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
-const Graph& Runner::graph() const { return impl_->session->graph(); }
+std::map<std::string, int> Runner::nodes_per_plugin() const {
+  std::map<std::string, int> counts;
+  for (const NodePlacement& n : impl_->session->plan().nodes) ++counts[n.plugin];
+  return counts;
+}
+
+const Graph& Runner::graph() const {
+  return impl_->session->graph();
+}
 
 }  // namespace tessera::cli

@@ -4,9 +4,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "tessera/deploy_config.hpp"
 #include "tessera/graph.hpp"
 
 namespace tessera::cli {
@@ -30,6 +32,8 @@ struct Workload {
   std::string precision = "fp32";
   std::vector<std::string> plugin_dirs;
   std::string cache_dir;
+  PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
+  std::vector<std::string> pack_files;
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
 
@@ -39,6 +43,14 @@ struct Workload {
 Workload load_workload(const std::string& path, const std::string& targets_override,
                        const std::map<std::string, Shape>& input_shapes);
 
+// The pack mode --pack FILE (repeatable: exactly these packs) and --no-packs (heuristics only)
+// ask for, or nullopt when neither was given. Giving both is an error.
+std::optional<PackMode> pack_mode_from_options(const std::vector<std::string>& pack_files,
+                                               bool no_packs);
+// Applies them to a workload (over the deployment's `packs:`).
+void apply_pack_options(Workload& workload, const std::vector<std::string>& pack_files,
+                        bool no_packs);
+
 // Executes a prepared graph on the workload's targets.
 class Runner {
  public:
@@ -47,6 +59,8 @@ class Runner {
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
   // Prints, per node, where it runs (plugin and reason), and any fallback warnings.
   void print_placement() const;
+  // Plugin name -> number of graph nodes placed on it.
+  std::map<std::string, int> nodes_per_plugin() const;
   const Graph& graph() const;
 
  private:

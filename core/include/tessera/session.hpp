@@ -14,17 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "tessera/deploy_config.hpp"  // PackMode: auto | files | none
 #include "tessera/graph.hpp"
 #include "tessera/plugin_host.hpp"
 
 namespace tessera {
-
-// Where tuned configs come from (see schedules/README.md).
-enum class PackMode {
-  kAuto,   // the most specific pack per device among those found in the schedules directories
-  kFiles,  // exactly `pack_files` (still matched against each device; others ignored, warned)
-  kNone    // the schedules' heuristics only
-};
 
 struct SessionOptions {
   // Priority order, each "plugin[:device-selector]", e.g. {"mali:any", "reference"}. Empty = every
@@ -38,8 +32,12 @@ struct SessionOptions {
   std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
   std::string cache_dir;                // absolute; "" = no kernel cache
 
+  // Where tuned configs come from (see schedules/README.md): kAuto = the most specific pack per
+  // device among those in the schedules directories; kFiles = exactly `pack_files` (still matched
+  // against each device, others ignored with a warning; a bad file is an error); kNone = the
+  // schedules' heuristics only.
   PackMode pack_mode = PackMode::kAuto;
-  std::vector<std::string> pack_files;  // kFiles: the packs to use (a bad file is an error)
+  std::vector<std::string> pack_files;
   // kAuto: schedules directories (each holding <plugin>/*.yaml), searched before
   // TESSERA_SCHEDULES_PATH (colon-separated) and the defaults (the install's
   // share/tessera/schedules, and the source tree's schedules/ when running from a build tree).
