@@ -1,6 +1,5 @@
 // `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
-//               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S]
-//               [--input-shape NAME=DIMS]... [--force]`
+//               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S] [--input-shape NAME=DIMS]... [--force]`
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <random>
 
-#include "tessera/deploy_config.hpp"
 #include "tessera/npy.hpp"
+#include "tessera/deploy_config.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
 #include "zoo.hpp"
@@ -130,8 +130,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
   }
   for (const InputSpec& in : config.inputs) {
-    if (!import_options.input_shapes.count(in.name))
-      import_options.input_shapes[in.name] = in.shape;
+    if (!import_options.input_shapes.count(in.name)) import_options.input_shapes[in.name] = in.shape;
   }
   w.graph = import_onnx_file(model, import_options);
   for (const InputSpec& in : config.inputs) {
@@ -141,7 +140,8 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
     if (w.graph.value(id).dtype != in.dtype) {
       throw Error(path + ": inputs: '" + in.name + "' is " + dtype_name(in.dtype) +
-                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " + model);
+                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " +
+                  model);
     }
   }
   if (!targets_override.empty()) {
@@ -222,8 +222,6 @@ std::map<std::string, int> Runner::nodes_per_plugin() const {
   return counts;
 }
 
-const Graph& Runner::graph() const {
-  return impl_->session->graph();
-}
+const Graph& Runner::graph() const { return impl_->session->graph(); }
 
 }  // namespace tessera::cli
