@@ -155,7 +155,9 @@ DevicePacks select_device_packs(const PackSources& sources, const std::string& t
   plan.level = pack_level_name(PackLevel::kNone);
   if (sources.mode == PackMode::kNone) {
     plan.family_reason = "not matched (packs disabled)";
-    plan.reason = "packs disabled (--no-packs or packs: {mode: none}); using the schedules' default heuristics";
+    plan.reason =
+        "packs disabled (--no-packs or packs: {mode: none}); using the schedules' default "
+        "heuristics";
     return out;
   }
   const DeviceIdentity identity{device.vendor, device.name, device.driver_version,
