@@ -1,6 +1,7 @@
 // The `cpu` plugin: float32 NCHW kernels for the host CPU from one portable SIMD source (Highway,
 // dispatched at run time) with oneTBB threads. Unsupported nodes are refused with a reason so
 // core places them on the next plugin (reference).
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <oneapi/tbb/global_control.h>
@@ -62,9 +63,19 @@ double macs(const NodeView& node) {
   return 0;
 }
 
+// oneTBB's worker threads are process-wide and may still be parked inside libtbb after
+// finalize() gives up (it returns false while any other arena is alive). Keeping libtbb mapped for
+// the life of the process (RTLD_NODELETE) makes unloading this plugin safe in every case; the
+// plugin's own code is never on a worker's stack once its regions are released.
+void pin_tbb() {
+  for (const char* soname : {"libtbb.so.12", "libtbb.so.2", "libtbb.so"}) {
+    if (dlopen(soname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr) return;
+  }
+}
+
 class CpuPlugin : public tessera::plugin::Plugin {
  public:
-  CpuPlugin() : tbb_handle_(tbb::attach{}) {}
+  CpuPlugin() : tbb_handle_(tbb::attach{}) { pin_tbb(); }
   // Runs in shutdown(), after every region (and so every task_arena) was released. oneTBB's
   // worker threads would otherwise still be parked inside libtbb when core unloads this plugin
   // (and with it libtbb), and crash the process at exit; finalize waits until they have left.

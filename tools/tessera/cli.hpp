@@ -47,5 +47,6 @@ int cmd_info(int argc, char** argv);
 int cmd_plan(int argc, char** argv);
 int cmd_pack(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
+int cmd_bench(int argc, char** argv);
 
 }  // namespace tessera::cli

@@ -16,6 +16,7 @@ struct Command {
 
 const Command kCommands[] = {
     {"run", tessera::cli::cmd_run, "run a model: outputs to .npy, latency, top-5, placement"},
+    {"bench", tessera::cli::cmd_bench, "latency statistics and peak memory (--json for scripts)"},
     {"plan", tessera::cli::cmd_plan, "show which plugin runs each node and why"},
     {"info", tessera::cli::cmd_info, "version, plugins, devices, refusals"},
     {"zoo", tessera::cli::cmd_zoo, "write a zoo network (resnet-18, mobilenet_v2, ...) as ONNX"},

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Benchmarks Tessera's CPU targets beside ONNX Runtime on the same machine, in the same run, with
+the same thread counts, and prints the ratio tessera / ONNX Runtime per network and thread count.
+
+Each measurement runs in its own process (`tessera bench --json`, and this script re-invoked with
+--ort-worker), so peak memory (max RSS) is per runtime and one cannot warm the other's caches.
+
+Usage: cpu_compare.py --tessera build/tools/tessera
+                      [--models mobilenet_v2,resnet-18,resnet-50,squeezenet_v1.1]
+                      [--targets cpu,reference] [--threads 1,2] [--repeat 30] [--workdir DIR]
+"""
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+
+def ort_worker(model, threads, repeat, warmup):
+    import numpy as np
+    import onnxruntime as ort
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    feeds = {}
+    rng = np.random.default_rng(0)
+    for i in sess.get_inputs():
+        feeds[i.name] = rng.standard_normal(i.shape).astype(np.float32)
+    for _ in range(warmup):
+        sess.run(None, feeds)
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        sess.run(None, feeds)
+        times.append((time.perf_counter() - t) * 1e3)
+    times.sort()
+    print(json.dumps({"median_ms": statistics.median(times),
+                      "p90_ms": times[min(len(times) - 1, int(0.9 * (len(times) - 1) + 0.5))],
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tessera")
+    ap.add_argument("--models", default="mobilenet_v2,resnet-18,resnet-50,squeezenet_v1.1")
+    ap.add_argument("--targets", default="cpu,reference")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--workdir")
+    ap.add_argument("--ort-worker", nargs=2, metavar=("MODEL", "THREADS"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.ort_worker:
+        ort_worker(args.ort_worker[0], int(args.ort_worker[1]), args.repeat, args.warmup)
+        return
+    if not args.tessera:
+        ap.error("--tessera is required")
+    work = args.workdir or tempfile.mkdtemp(prefix="tessera-cpu-bench-")
+    os.makedirs(work, exist_ok=True)
+    rows = []
+    for name in args.models.split(","):
+        model = os.path.join(work, f"{name}.onnx")
+        if not os.path.exists(model):
+            subprocess.run([args.tessera, "zoo", name, "-o", model], check=True,
+                           capture_output=True)
+        for threads in [int(t) for t in args.threads.split(",")]:
+            ours = run_json([args.tessera, "bench", model, "--targets", args.targets, "--threads",
+                             str(threads), "--repeat", str(args.repeat), "--warmup",
+                             str(args.warmup), "--json"])
+            peer = run_json([sys.executable, __file__, "--ort-worker", model, str(threads),
+                             "--repeat", str(args.repeat), "--warmup", str(args.warmup)])
+            rows.append((name, threads, ours, peer))
+            print(f"{name} threads={threads}: tessera {ours['median_ms']:.2f} ms, "
+                  f"ORT {peer['median_ms']:.2f} ms", file=sys.stderr)
+    print(f"\nbatch 1, fp32, median of {args.repeat} runs after {args.warmup} warm-up; "
+          f"tessera targets {args.targets}")
+    print("| network | threads | tessera median / p90 ms | ORT median / p90 ms | ratio tessera/ORT"
+          " | tessera peak MiB | ORT peak MiB | nodes |")
+    print("|---|---|---|---|---|---|---|---|")
+    for name, threads, ours, peer in rows:
+        nodes = " ".join(f"{k}={v}" for k, v in ours.get("nodes", {}).items())
+        print(f"| {name} | {threads} | {ours['median_ms']:.2f} / {ours['p90_ms']:.2f} | "
+              f"{peer['median_ms']:.2f} / {peer['p90_ms']:.2f} | "
+              f"{ours['median_ms'] / peer['median_ms']:.2f} | {ours['peak_rss_mb']:.0f} | "
+              f"{peer['peak_rss_mb']:.0f} | {nodes} |")
+
+
+if __name__ == "__main__":
+    main()
