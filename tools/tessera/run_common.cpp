@@ -64,7 +64,7 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     inputs[v.name] = t;
   }
   if (generated) {
-    std::printf("inputs not given were filled with seeded random data (seed %llu)\n",
+    std::fprintf(stderr, "inputs not given were filled with seeded random data (seed %llu)\n",
                 static_cast<unsigned long long>(seed));
   }
   return inputs;
