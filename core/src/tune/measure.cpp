@@ -276,7 +276,7 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
         if (!(err <= result.max_error)) result.max_error = std::isnan(err) ? 1e30 : err;
       }
     }
-    if (result.max_error > 1e-3) {
+    if (result.max_error > 1e-4) {
       result.status = "wrong-answer";
       result.error = "max relative error " + std::to_string(result.max_error) + " vs reference";
     }

@@ -211,8 +211,11 @@ inline std::string workload_key(const NodeView& node, const char* layout) {
     for (int32_t d = 0; d < t.rank; ++d) s += (d ? "x" : "") + std::to_string(t.dims[d]);
     return s.empty() ? std::string("scalar") : s;
   };
+  // Op names lower-cased: the pack format's keys start with [a-z0-9_]+.
+  std::string op = node.op_type();
+  for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   std::ostringstream key;
-  key << node.op_type() << "|in=";
+  key << op << "|in=";
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     key << (i ? "," : "");
     if (!node.has_input(i)) {

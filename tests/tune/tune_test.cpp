@@ -1,0 +1,212 @@
+// Tuner tests. Oracles: a synthetic cost function with a known optimum, hand-built log records,
+// the reference kernel (through the worker's check and a Session run with the tuned config).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "builder.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/pack.hpp"
+#include "tessera/tuner.hpp"
+
+namespace tessera::tune {
+namespace {
+
+const char* kTessera = TESSERA_BINARY_DIR "/tools/tessera";
+
+SearchSpace synthetic_space() {
+  std::vector<int64_t> v;
+  for (int i = 0; i < 12; ++i) v.push_back(i);
+  ScheduleSpace a{"a", {{"x", v}, {"y", v}, {"z", v}}, {0, 0, 0}};
+  ScheduleSpace b{"b", {{"x", v}, {"y", v}}, {0, 0}};
+  return SearchSpace({a, b});
+}
+
+// Smooth bowl with its minimum at schedule a, (9, 3, 7).
+double synthetic_cost(const SearchSpace& space, const Point& p) {
+  const auto kv = space.knobs(p);
+  double c = p.schedule == 0 ? 10.0 : 40.0;
+  const int64_t target[3] = {9, 3, 7};
+  for (size_t k = 0; k < kv.size(); ++k) {
+    c += std::pow(static_cast<double>(kv[k].second - target[k]), 2);
+  }
+  return c;
+}
+
+// Trials until the optimum is measured (capped).
+int trials_to_optimum(const std::string& kind, uint64_t seed) {
+  SearchSpace space = synthetic_space();
+  auto s = make_searcher(kind, space, seed, {1.0f});
+  int trials = 0;
+  while (trials < 1000) {
+    const auto batch = s->propose(8);
+    if (batch.empty()) break;
+    for (const Point& p : batch) {
+      ++trials;
+      const double c = synthetic_cost(space, p);
+      s->update(p, c);
+      if (c == 10.0) return trials;
+    }
+  }
+  return trials;
+}
+
+TEST(TuneSearch, GridCoversTheSpaceAndEveryProposalIsValid) {
+  SearchSpace space = synthetic_space();
+  EXPECT_EQ(space.size(), 12u * 12 * 12 + 12 * 12);
+  for (const std::string kind : {"grid", "random", "ga"}) {
+    auto s = make_searcher(kind, space, 3);
+    std::set<Point> seen;
+    for (int round = 0; round < 40; ++round) {
+      for (const Point& p : s->propose(50)) {
+        EXPECT_TRUE(space.valid(p)) << kind;
+        EXPECT_TRUE(seen.insert(p).second) << kind << " proposed a point twice";
+        s->update(p, synthetic_cost(space, p));
+      }
+    }
+    if (kind == "grid") {
+      EXPECT_EQ(seen.size(), space.size());
+      EXPECT_TRUE(s->propose(1).empty());
+    }
+  }
+}
+
+TEST(TuneSearch, GeneticAndXgbFindTheOptimumInFewerTrialsThanRandom) {
+  int random = 0, ga = 0, xgb = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    random += trials_to_optimum("random", seed);
+    ga += trials_to_optimum("ga", seed);
+    if (xgboost_available()) xgb += trials_to_optimum("xgb", seed);
+  }
+  EXPECT_LT(ga, random);
+  if (xgboost_available()) {
+    EXPECT_LT(xgb, random);
+  }
+  std::printf("trials to optimum over 4 seeds: random %d, ga %d, xgb %d\n", random, ga, xgb);
+}
+
+TEST(TuneLog, RoundTripAndBest) {
+  LogRecord a{"Conv|in=1x3x8x8", "mali", "dev \"x\"", "conv2d.nchw.direct", "ok", "", "t1",
+              {{"wg_x", 16}, {"outputs_per_item", 4}}, 12.5};
+  LogRecord b = a;
+  b.median_us = 9.25;
+  b.knobs[0].second = 8;
+  LogRecord c = a;
+  c.status = "crash";
+  c.median_us = 0;
+  c.error = "worker killed by signal 6";
+  const auto pa = parse_log_line(to_json_line(a));
+  ASSERT_TRUE(pa);
+  EXPECT_EQ(pa->workload, a.workload);
+  EXPECT_EQ(pa->device, a.device);
+  EXPECT_EQ(pa->knobs, a.knobs);
+  EXPECT_DOUBLE_EQ(pa->median_us, 12.5);
+  EXPECT_FALSE(parse_log_line("{\"workload\": \"Conv|in=1x3"));  // truncated by a crash
+  const auto best = best_records({*pa, *parse_log_line(to_json_line(b)),
+                                  *parse_log_line(to_json_line(c))});
+  ASSERT_EQ(best.size(), 1u);
+  EXPECT_DOUBLE_EQ(best.begin()->second.median_us, 9.25);
+  EXPECT_EQ(best.begin()->second.knobs[0].second, 8);
+}
+
+std::string tiny_conv_model() {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tessera_tune_tiny_conv.onnx").string();
+  zoo::detail::ModelBuilder b("tiny", 5);
+  auto x = b.input("x", {1, 3, 12, 12});
+  zoo::detail::ConvSpec spec;
+  spec.channels = 8;
+  spec.kernel = {3, 3};
+  spec.pad = {1, 1};
+  spec.bias = true;
+  auto y = b.conv(x, "conv1", spec);
+  zoo::detail::ConvSpec pw;
+  pw.channels = 4;
+  auto z = b.conv(y, "conv2", pw);
+  b.output(z);
+  std::ofstream(path, std::ios::binary) << b.model().SerializeAsString();
+  return path;
+}
+
+TEST(TuneWorker, CrashAndHangAreClassifiedAndTuningContinues) {
+  MeasureRequest req;
+  req.model = "/nonexistent.onnx";
+  req.node = "n";
+  req.target = "mali:any";
+  req.timeout_s = 2;
+  setenv("TESSERA_TUNE_WORKER_FAULT", "crash", 1);
+  EXPECT_EQ(measure(kTessera, req).status, "crash");
+  setenv("TESSERA_TUNE_WORKER_FAULT", "hang", 1);
+  EXPECT_EQ(measure(kTessera, req).status, "timeout");
+  unsetenv("TESSERA_TUNE_WORKER_FAULT");
+  // A bad request is a compile-class failure, not a crash of the parent.
+  const MeasureResult r = measure(kTessera, req);
+  EXPECT_EQ(r.status, "compile");
+  EXPECT_NE(r.error.find("nonexistent"), std::string::npos) << r.error;
+}
+
+TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
+  const std::string model = tiny_conv_model();
+  const std::string log =
+      (std::filesystem::temp_directory_path() / "tessera_tune_e2e.jsonl").string();
+  std::filesystem::remove(log);
+  TuneOptions o;
+  o.model = model;
+  o.targets = {"mali:any", "reference"};
+  o.trials = 8;
+  o.tuner = "ga";
+  o.log_path = log;
+  o.repeats = 2;
+  o.worker_exe = kTessera;
+  TuneReport report;
+  try {
+    report = run_tuning(o);
+  } catch (const std::exception& e) {
+    GTEST_SKIP() << "no mali:any device here: " << e.what();
+  }
+  if (report.tasks.empty()) GTEST_SKIP() << "mali placed no Conv here";
+  ASSERT_EQ(report.tasks.size(), 2u);
+  int ok = 0;
+  for (const LogRecord& r : report.records) {
+    ok += r.status == "ok";
+    EXPECT_TRUE(r.status == "ok") << r.status << ": " << r.error;  // wrong-answer would show
+  }
+  EXPECT_EQ(ok, 8);
+  const Pack pack =
+      parse_pack(serialize_pack(pack_from_records(report.records, "mali",
+                                                  report.devices.at("mali"), "test")),
+                 "mem");
+  ASSERT_EQ(pack.entries.size(), 2u);
+  for (const PackEntry& e : pack.entries) {
+    const TaskResult* task = nullptr;
+    for (const TaskResult& t : report.tasks) {
+      if (t.task.workload == e.workload) task = &t;
+    }
+    ASSERT_NE(task, nullptr) << "pack key not a describe_node key: " << e.workload;
+    SearchSpace space(task->task.schedules);
+    std::vector<std::pair<std::string, int64_t>> kv;
+    for (const Knob& k : e.knobs) kv.emplace_back(k.name, k.value);
+    EXPECT_TRUE(space.find(e.schedule, kv)) << e.schedule;
+  }
+  // Resume: the logged configs are skipped, the best is restored, new trials are new configs.
+  o.resume = true;
+  o.trials = 2;
+  const TuneReport again = run_tuning(o);
+  EXPECT_EQ(again.records.size(), report.records.size() + 2);
+  std::set<std::string> configs;
+  for (const LogRecord& r : again.records) {
+    std::string c = r.workload + r.schedule;
+    for (const auto& k : r.knobs) c += k.first + std::to_string(k.second);
+    EXPECT_TRUE(configs.insert(c).second) << "config measured twice: " << c;
+  }
+  for (size_t t = 0; t < again.tasks.size(); ++t) {
+    ASSERT_TRUE(again.tasks[t].best);
+    EXPECT_LE(again.tasks[t].best->median_us, report.tasks[t].best->median_us);
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tune
