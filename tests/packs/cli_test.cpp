@@ -1,0 +1,95 @@
+// The CLI's pack options end to end: `tessera plan --json` gives each node the config text the
+// pack implies (--pack FILE, --no-packs), and `tessera info` shows the family and the pack a run
+// would select. The model is a zoo network; its Relu nodes run on the packtest plugin.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "tessera/onnx_import.hpp"
+
+namespace tessera {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// stdout of `command` (stderr discarded); fails the test on a non-zero exit.
+std::string run_tool(const std::string& args) {
+  const std::string command = std::string(TESSERA_TOOL_PATH) + " " + args + " 2>/dev/null";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return out;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  EXPECT_EQ(pclose(pipe), 0) << command;
+  return out;
+}
+
+std::string json_line_of(const std::string& json, const std::string& node) {
+  const size_t at = json.find("{\"name\": \"" + node + "\"");
+  if (at == std::string::npos) return "";
+  return json.substr(at, json.find('\n', at) - at);
+}
+
+std::string key_of(const Graph& g, const Node& n) {
+  std::string dims;
+  for (int64_t d : g.value(n.inputs[0]).shape)
+    dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  return "relu|in=" + dims + "|f32";
+}
+
+TEST(PackCli, PlanAndInfoShowPackConfigs) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tessera_packs_cli";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string model = (dir / "squeezenet.onnx").string();
+  run_tool("zoo squeezenet_v1.1 -o " + model);
+  const Graph g = import_onnx_file(model);
+  // Two Relu nodes with different workloads: the pack tunes only the first.
+  const Node* first = nullptr;
+  const Node* other = nullptr;
+  for (const Node& n : g.nodes) {
+    if (n.op_type != "Relu") continue;
+    if (first == nullptr) {
+      first = &n;
+    } else if (other == nullptr && key_of(g, n) != key_of(g, *first)) {
+      other = &n;
+    }
+  }
+  ASSERT_TRUE(first && other);
+  const std::string pack = (dir / "packtest-device.yaml").string();
+  std::ofstream(pack) << "schema_version: 1\nplugin: packtest\nmatch:\n  device: \"PackTest GPU\"\n"
+                         "engine_version: \"*\"\nmeasured:\n  how: test\n  when: \"2026-11-23\"\n"
+                         "  tool_version: \"0.1.0\"\nentries:\n  - workload: \""
+                      << key_of(g, *first)
+                      << "\"\n    schedule: relu.blocked\n    knobs: {block: 2, wg_x: 1}\n"
+                         "    time_us: 3\n";
+  const std::string common = model + " --targets packtest,reference --plugin-dir " +
+                             TESSERA_PACKS_TEST_PLUGIN_DIR + " --plugin-dir " +
+                             TESSERA_PLUGIN_BUILD_DIR + " --json";
+
+  const std::string json = run_tool("plan " + common + " --pack " + pack);
+  EXPECT_THAT(json_line_of(json, first->name),
+              HasSubstr("\"config\": \"relu.blocked{block=2,wg_x=1} from pack " + pack +
+                        " (device match)\""));
+  EXPECT_THAT(json_line_of(json, other->name),
+              HasSubstr("\"config\": \"heuristic (no pack entry for workload '" +
+                        key_of(g, *other) + "')\""));
+
+  const std::string none = run_tool("plan " + common + " --no-packs");
+  EXPECT_THAT(json_line_of(none, first->name),
+              HasSubstr("\"config\": \"heuristic (packs disabled)\""));
+
+  const std::string info = run_tool("info --plugin-dir " +
+                                    std::string(TESSERA_PACKS_TEST_PLUGIN_DIR) + " --pack " + pack);
+  EXPECT_THAT(info, HasSubstr("pack: " + pack + ", level device"));
+}
+
+}  // namespace
+}  // namespace tessera
