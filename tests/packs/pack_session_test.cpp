@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "graph_builder.hpp"
+#include "plugins/region_desc.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
 
@@ -365,6 +366,56 @@ TEST_F(PackSessionTest, PreviewMatchesTheSessionChoice) {
   EXPECT_EQ(p.pack_file, path);
   EXPECT_EQ(p.level, "family");
   EXPECT_EQ(p.reason, s->plan().packs[0].reason);
+}
+
+// The helper's trampolines seen through the C table: describe_node's answer, and compile reading
+// node_configs only when the options struct is large enough to hold them (a 1.0 core's is not).
+TEST_F(PackSessionTest, HelperDescribesKnobSpaceAndHonoursOptionsSize) {
+  const Graph g = test_graph();
+  const auto h = host();
+  const auto plugin = h->find("packtest");
+  ASSERT_TRUE(plugin);
+  ASSERT_TRUE(plugin->has_describe_node());
+  const detail::RegionDesc region(g, {0, 1}, detail::value_consumers(g));  // relu_x, add
+  const PluginNodeTuning relu = plugin->describe_node(0, region.get(), 0);
+  EXPECT_EQ(relu.workload_key, kBig);
+  EXPECT_DOUBLE_EQ(relu.flops, 120.0);
+  ASSERT_EQ(relu.schedules.size(), 1u);
+  EXPECT_EQ(relu.default_schedule, 0);
+  EXPECT_EQ(relu.schedules[0].name, "relu.blocked");
+  ASSERT_EQ(relu.schedules[0].knobs.size(), 2u);
+  EXPECT_EQ(relu.schedules[0].knobs[0].name, "block");
+  EXPECT_EQ(relu.schedules[0].knobs[0].values, (std::vector<int64_t>{1, 2, 4, 8}));
+  EXPECT_EQ(relu.schedules[0].knobs[0].default_value, 4);
+  EXPECT_EQ(relu.schedules[0].knobs[1].name, "wg_x");
+  EXPECT_EQ(relu.schedules[0].knobs[1].default_value, 64);
+  EXPECT_TRUE(plugin->describe_node(0, region.get(), 1).schedules.empty());  // Add
+
+  const tsr_knob knobs[] = {{"block", 2}, {"wg_x", 256}};
+  tsr_node_config config{};
+  config.struct_size = sizeof(tsr_node_config);
+  config.node = 0;
+  config.schedule = "relu.blocked";
+  config.num_knobs = 2;
+  config.knobs = knobs;
+  for (const bool old_core : {true, false}) {
+    fs::remove(log_);
+    tsr_compile_options options{};
+    options.struct_size =
+        old_core ? static_cast<uint32_t>(offsetof(tsr_compile_options, num_node_configs))
+                 : sizeof(tsr_compile_options);
+    options.num_node_configs = 1;
+    options.node_configs = &config;
+    char text[256] = {0};
+    tsr_region_handle handle = nullptr;
+    ASSERT_EQ(plugin->table().compile_region(0, region.get(), &options, &handle,
+                                             tsr_message{text, sizeof(text)}),
+              TSR_OK)
+        << text;
+    plugin->table().release_region(handle);
+    EXPECT_EQ(applied().at("relu_x"),
+              old_core ? "block=4 wg_x=64 heuristic" : "block=2 wg_x=256 config");
+  }
 }
 
 }  // namespace
