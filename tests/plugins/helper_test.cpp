@@ -93,7 +93,8 @@ TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
   EXPECT_EQ(support.supported, 0);
   EXPECT_STREQ(support.reason, "query exploded for n0");
 
-  tsr_compile_options options{sizeof(tsr_compile_options), 0, "fp16", nullptr, nullptr};
+  tsr_compile_options options{sizeof(tsr_compile_options), 0, "fp16", nullptr, nullptr, 0,
+                              nullptr};
   tsr_region_handle handle = nullptr;
   EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {text, sizeof(text)}),
             TSR_COMPILE_FAILED);

@@ -60,6 +60,7 @@ inline tsr_plugin table(const char* name) {
                     execute_never,
                     release_nothing,
                     nullptr,
+                    nullptr,
                     nullptr};
 }
 
