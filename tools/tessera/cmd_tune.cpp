@@ -55,7 +55,7 @@ int cmd_tune(int argc, char** argv) {
     }
   }
   try {
-    Args args(argc - 1, argv + 1,
+    Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
                "timeout", "seed"},
               {"resume", "force"});
