@@ -89,8 +89,15 @@ TEST(TuneSearch, GeneticAndXgbFindTheOptimumInFewerTrialsThanRandom) {
 }
 
 TEST(TuneLog, RoundTripAndBest) {
-  LogRecord a{"Conv|in=1x3x8x8", "mali", "dev \"x\"", "conv2d.nchw.direct", "ok", "", "t1",
-              {{"wg_x", 16}, {"outputs_per_item", 4}}, 12.5};
+  LogRecord a{"Conv|in=1x3x8x8",
+              "mali",
+              "dev \"x\"",
+              "conv2d.nchw.direct",
+              "ok",
+              "",
+              "t1",
+              {{"wg_x", 16}, {"outputs_per_item", 4}},
+              12.5};
   LogRecord b = a;
   b.median_us = 9.25;
   b.knobs[0].second = 8;
@@ -105,8 +112,8 @@ TEST(TuneLog, RoundTripAndBest) {
   EXPECT_EQ(pa->knobs, a.knobs);
   EXPECT_DOUBLE_EQ(pa->median_us, 12.5);
   EXPECT_FALSE(parse_log_line("{\"workload\": \"Conv|in=1x3"));  // truncated by a crash
-  const auto best = best_records({*pa, *parse_log_line(to_json_line(b)),
-                                  *parse_log_line(to_json_line(c))});
+  const auto best =
+      best_records({*pa, *parse_log_line(to_json_line(b)), *parse_log_line(to_json_line(c))});
   ASSERT_EQ(best.size(), 1u);
   EXPECT_DOUBLE_EQ(best.begin()->second.median_us, 9.25);
   EXPECT_EQ(best.begin()->second.knobs[0].second, 8);
@@ -175,10 +182,9 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
     EXPECT_TRUE(r.status == "ok") << r.status << ": " << r.error;  // wrong-answer would show
   }
   EXPECT_EQ(ok, 8);
-  const Pack pack =
-      parse_pack(serialize_pack(pack_from_records(report.records, "mali",
-                                                  report.devices.at("mali"), "test")),
-                 "mem");
+  const Pack pack = parse_pack(
+      serialize_pack(pack_from_records(report.records, "mali", report.devices.at("mali"), "test")),
+      "mem");
   ASSERT_EQ(pack.entries.size(), 2u);
   for (const PackEntry& e : pack.entries) {
     const TaskResult* task = nullptr;

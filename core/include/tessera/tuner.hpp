@@ -176,17 +176,17 @@ Pack pack_from_records(const std::vector<LogRecord>& records, const std::string&
 struct TuneOptions {
   std::string model;
   std::vector<std::string> targets;
-  int trials = 64;          // total over all tasks
-  double budget_s = 0;      // 0 = none
+  int trials = 64;      // total over all tasks
+  double budget_s = 0;  // 0 = none
   std::string tuner = "xgb";
-  int early_stopping = 0;   // per task: stop after N trials without improvement (0 = never)
-  std::string log_path;     // "" = no log
+  int early_stopping = 0;  // per task: stop after N trials without improvement (0 = never)
+  std::string log_path;    // "" = no log
   bool resume = false;
   int batch = 4;
   int repeats = 5;
   double timeout_s = 30;
   uint64_t seed = 1;
-  std::string worker_exe;   // "" = this executable
+  std::string worker_exe;                            // "" = this executable
   std::function<void(const std::string&)> progress;  // one line per event
 };
 

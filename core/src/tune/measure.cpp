@@ -119,8 +119,8 @@ std::vector<TuneTask> extract_tasks(const std::string& model_path,
         space.name = d.name;
         for (int32_t k = 0; k < d.num_knobs; ++k) {
           space.knobs.push_back(
-              {d.knobs[k].name, std::vector<int64_t>(d.knobs[k].values,
-                                                     d.knobs[k].values + d.knobs[k].num_values)});
+              {d.knobs[k].name,
+               std::vector<int64_t>(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values)});
           space.defaults.push_back(d.default_config ? d.default_config[k].value : 0);
         }
         task.schedules.push_back(std::move(space));
@@ -258,16 +258,16 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     }
     std::vector<ops::OutputInfo> node_infos;
     for (ValueId id : node.outputs) {
-      node_infos.push_back(id == kNoValue ? ops::OutputInfo{}
-                                          : ops::OutputInfo{graph.value(id).dtype,
-                                                            graph.value(id).shape});
+      node_infos.push_back(id == kNoValue
+                               ? ops::OutputInfo{}
+                               : ops::OutputInfo{graph.value(id).dtype, graph.value(id).shape});
     }
     const std::vector<Tensor> ref = ops::compute_node(node, graph.opset, ref_in, node_infos);
     result.status = "ok";
     for (size_t o = 0; o < region.output_values().size(); ++o) {
       const ValueId id = region.output_values()[o];
-      const auto pos = std::find(node.outputs.begin(), node.outputs.end(), id) -
-                       node.outputs.begin();
+      const auto pos =
+          std::find(node.outputs.begin(), node.outputs.end(), id) - node.outputs.begin();
       const Tensor& expect = ref.at(static_cast<size_t>(pos));
       if (expect.dtype() != DType::kFloat32) continue;
       for (int64_t i = 0; i < expect.numel(); ++i) {
@@ -292,8 +292,8 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
 MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request) {
   MeasureResult result;
   static int counter = 0;
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("tessera-tune-" + std::to_string(getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessera-tune-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
   const std::string stem = (dir / std::to_string(counter++)).string();
   const std::string req_path = stem + ".req", res_path = stem + ".res";

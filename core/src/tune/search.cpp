@@ -170,9 +170,8 @@ class GeneticSearcher : public Searcher {
     for (const auto& h : history_) {
       if (std::isfinite(h.second)) pool.push_back(h);
     }
-    std::sort(pool.begin(), pool.end(), [](const auto& a, const auto& b) {
-      return a.second < b.second;
-    });
+    std::sort(pool.begin(), pool.end(),
+              [](const auto& a, const auto& b) { return a.second < b.second; });
     if (pool.size() > 16) pool.resize(16);
     while (static_cast<int>(out.size()) < n) {
       std::optional<Point> child;
@@ -375,9 +374,13 @@ class XgbSearcher : public Searcher {
     xgb_check(api.set_float_info(train, "label", data_->y.data(), data_->y.size()), "labels");
     BoosterHandle booster = nullptr;
     xgb_check(api.create(&train, 1, &booster), "booster");
-    for (const auto& [k, v] : std::vector<std::pair<const char*, const char*>>{
-             {"max_depth", "5"}, {"eta", "0.3"}, {"nthread", "1"}, {"verbosity", "0"},
-             {"seed", "0"}, {"objective", "reg:squarederror"}}) {
+    for (const auto& [k, v] :
+         std::vector<std::pair<const char*, const char*>>{{"max_depth", "5"},
+                                                          {"eta", "0.3"},
+                                                          {"nthread", "1"},
+                                                          {"verbosity", "0"},
+                                                          {"seed", "0"},
+                                                          {"objective", "reg:squarederror"}}) {
       xgb_check(api.set_param(booster, k, v), "parameter");
     }
     for (int it = 0; it < 40; ++it) xgb_check(api.update(booster, it, train), "training");

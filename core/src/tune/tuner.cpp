@@ -197,8 +197,8 @@ TuneReport run_tuning(const TuneOptions& options) {
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
-  const std::vector<TuneTask> tasks = extract_tasks(options.model, options.targets,
-                                                    &report.devices);
+  const std::vector<TuneTask> tasks =
+      extract_tasks(options.model, options.targets, &report.devices);
   const std::string worker = options.worker_exe.empty() ? self_exe() : options.worker_exe;
   std::vector<LogRecord> previous;
   if (options.resume && !options.log_path.empty()) previous = read_log(options.log_path);
@@ -333,8 +333,8 @@ TuneReport run_tuning(const TuneOptions& options) {
       State& s = states[t];
       if (s.done || s.searcher->exhausted()) continue;
       if (options.early_stopping > 0 && s.since_best >= options.early_stopping) continue;
-      const double v = std::isfinite(s.best) ? tasks[t].weight * s.best
-                                             : std::numeric_limits<double>::max();
+      const double v =
+          std::isfinite(s.best) ? tasks[t].weight * s.best : std::numeric_limits<double>::max();
       if (v > score) {
         score = v;
         pick = static_cast<int>(t);

@@ -113,8 +113,8 @@ const char* conv_schedule(const NodeView& node) {
 std::vector<Config> conv_options(const NodeView& node, const Device& device) {
   const int64_t width = node.output(0).dims[3];
   const int32_t opw = default_opw(width);
-  return {default_config(conv_schedule(node), device.info, (width + opw - 1) / opw,
-                         {{"opw", opw}})};
+  return {
+      default_config(conv_schedule(node), device.info, (width + opw - 1) / opw, {{"opw", opw}})};
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {

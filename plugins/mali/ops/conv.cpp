@@ -56,8 +56,7 @@ Config conv_default(const NodeView& node, const opencl::DeviceInfo& device,
                     const char* schedule_id) {
   const int64_t width = conv_width(node, schedule_id);
   const int32_t opw = default_outputs_per_item(width);
-  return default_config(schedule_id, device, (width + opw - 1) / opw,
-                        {{"outputs_per_item", opw}});
+  return default_config(schedule_id, device, (width + opw - 1) / opw, {{"outputs_per_item", opw}});
 }
 
 // The specialised kernel the shape allows (heuristic), then the general direct kernel, which
@@ -68,8 +67,8 @@ std::vector<Config> conv_options(const NodeView& node, const opencl::DeviceInfo&
   const tsr_tensor& w = node.input(1);
   const tsr_tensor& y = node.output(0);
   const char* schedule_id = "conv2d.nchw.direct";
-  if (g.group == 1 && g.k[0] == 1 && g.k[1] == 1 && g.s[0] == 1 && g.s[1] == 1 &&
-      g.pads[0] == 0 && g.pads[1] == 0 && g.pads[2] == 0 && g.pads[3] == 0) {
+  if (g.group == 1 && g.k[0] == 1 && g.k[1] == 1 && g.s[0] == 1 && g.s[1] == 1 && g.pads[0] == 0 &&
+      g.pads[1] == 0 && g.pads[2] == 0 && g.pads[3] == 0) {
     schedule_id = "conv2d.nchw.1x1";
   } else if (g.group == x.dims[1] && g.group == y.dims[1] && w.dims[1] == 1) {
     schedule_id = "conv2d.nchw.depthwise";

@@ -37,9 +37,9 @@ TuningOptionsFn find_tuning(const std::string& op_type);
 struct TuningRegistrar {
   TuningRegistrar(const char* op_type, TuningOptionsFn fn);
 };
-#define TESSERA_MALI_TUNABLE(op_type, fn)                          \
-  static const ::tessera::mali::TuningRegistrar TSR_MALI_CONCAT( \
-      mali_tunable_, __LINE__)(op_type, fn)
+#define TESSERA_MALI_TUNABLE(op_type, fn)                                                         \
+  static const ::tessera::mali::TuningRegistrar TSR_MALI_CONCAT(mali_tunable_, __LINE__)(op_type, \
+                                                                                         fn)
 
 // The config core requested for node `index` if it is one of `options` with valid knob values,
 // else options[0] (the heuristic's).

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstdio>
 #include <cstddef>
+#include <cstdio>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -234,20 +234,30 @@ inline std::string workload_key(const NodeView& node, const char* layout) {
     if (!a->name) continue;
     std::ostringstream v;
     switch (a->kind) {
-      case TSR_ATTR_INT: v << a->i; break;
-      case TSR_ATTR_FLOAT: v << a->f; break;
-      case TSR_ATTR_STRING: v << (a->s ? a->s : ""); break;
+      case TSR_ATTR_INT:
+        v << a->i;
+        break;
+      case TSR_ATTR_FLOAT:
+        v << a->f;
+        break;
+      case TSR_ATTR_STRING:
+        v << (a->s ? a->s : "");
+        break;
       case TSR_ATTR_INTS:
         for (int64_t i = 0; i < a->count; ++i) v << (i ? "," : "") << a->ints[i];
         break;
-      default: v << "?"; break;
+      default:
+        v << "?";
+        break;
     }
     attrs[a->name] = v.str();
   }
   for (const auto& [name, value] : attrs) key << "|" << name << "=" << value;
   const int32_t dtype = node.num_inputs() > 0 && node.has_input(0) ? node.input(0).dtype : 0;
-  key << "|" << (dtype == TSR_DTYPE_FLOAT32 ? "f32" : dtype == TSR_DTYPE_FLOAT16 ? "f16" : "dt" +
-                 std::to_string(dtype))
+  key << "|"
+      << (dtype == TSR_DTYPE_FLOAT32   ? "f32"
+          : dtype == TSR_DTYPE_FLOAT16 ? "f16"
+                                       : "dt" + std::to_string(dtype))
       << "|" << layout;
   return key.str();
 }
@@ -283,8 +293,8 @@ struct RequestedConfig {
 // (its struct_size does not cover the fields) or gave none.
 inline std::map<int32_t, RequestedConfig> requested_configs(const tsr_compile_options* options) {
   std::map<int32_t, RequestedConfig> out;
-  if (!options || options->struct_size < offsetof(tsr_compile_options, node_configs) +
-                                             sizeof(options->node_configs)) {
+  if (!options || options->struct_size <
+                      offsetof(tsr_compile_options, node_configs) + sizeof(options->node_configs)) {
     return out;
   }
   for (int32_t i = 0; i < options->num_node_configs && options->node_configs; ++i) {
@@ -347,8 +357,8 @@ class TuningAnswer {
       const auto& knobs = option.schedule->knobs;
       for (size_t k = 0; k < knobs.size(); ++k) {
         values_.emplace_back(knobs[k].candidates.begin(), knobs[k].candidates.end());
-        spaces.push_back({knobs[k].name, static_cast<int32_t>(values_.back().size()),
-                          values_.back().data()});
+        spaces.push_back(
+            {knobs[k].name, static_cast<int32_t>(values_.back().size()), values_.back().data()});
         defaults.push_back({knobs[k].name, k < option.values.size() ? option.values[k] : 0});
       }
       spaces_.push_back(std::move(spaces));
