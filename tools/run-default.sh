@@ -5,9 +5,4 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/setup-deps.sh"
 "$root/tools/build.sh" "$root/build"
-model="$root/build/zoo/mobilenet_v2.onnx"
-if [ ! -f "$model" ]; then
-  mkdir -p "$(dirname "$model")"
-  "$root/build/tools/tessera" zoo mobilenet_v2 -o "$model" --seed 0
-fi
-exec "$root/build/tools/tessera" run "$model" --repeat 5 "$@"
+exec "$root/build/tools/tessera" run "$root/configs/default.yaml" --repeat 20 "$@"
