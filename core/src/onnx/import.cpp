@@ -22,7 +22,10 @@ using importer::dtype_from_onnx;
 using importer::TensorOrigin;
 
 constexpr int64_t kMinOpset = 7;
-constexpr int64_t kMaxOpset = 18;
+// Opsets 19-21 changed none of the supported ops' semantics beyond what the op files implement
+// (Pad wrap, AveragePool dilations, Resize half_pixel_symmetric/antialias) or new element types,
+// which import rejects by name; the ONNX node tests at those opsets run and pass.
+constexpr int64_t kMaxOpset = 21;
 
 std::string read_whole_file(const std::string& path, const char* what) {
   std::error_code ec;
