@@ -1,5 +1,5 @@
 // `tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N] [--repeat N]
-//                 [--warmup N] [--seed S] [--json]`
+//                 [--warmup N] [--seed S] [--json] [--pack FILE]... [--no-packs]`
 // Latency statistics of repeated runs on seeded random inputs, and the process's peak memory.
 // A benchmark, not a test: compare runtimes with tools/bench/*.py, which run a peer beside it.
 #include <sys/resource.h>
@@ -30,12 +30,13 @@ double percentile(const std::vector<double>& sorted, double p) {
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
-  Args args(argc, argv, {"targets", "threads", "repeat", "warmup", "seed", "input-shape"},
-            {"json", "help"});
+  Args args(argc, argv, {"targets", "threads", "repeat", "warmup", "seed", "input-shape", "pack"},
+            {"json", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
-        "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n");
+        "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
+        "                     [--pack FILE]... [--no-packs]\n");
     return args.flag("help") ? 0 : 2;
   }
   const int64_t repeat = args.get_int("repeat", 30);
@@ -43,6 +44,7 @@ int cmd_bench(int argc, char** argv) {
   if (repeat < 1 || warmup < 0) throw Error("--repeat must be >= 1 and --warmup >= 0");
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
+  apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   if (args.has("threads")) {
     const int64_t threads = args.get_int("threads", 0);
     if (threads < 0 || threads > 1024) throw Error("--threads must be between 0 and 1024");
