@@ -20,4 +20,12 @@ carry() {
 for f in "$out"/bin/* "$libdir"/*.so* "$libdir"/tessera/plugins/*.so; do
   [ -f "$f" ] && carry "$f"
 done
+# Loaded with dlopen, so ldd does not see them: the tuner's cost model (optional).
+for soname in libxgboost.so.0; do
+  path=$(ldconfig -p | awk -v n="$soname" '$1 == n {print $NF; exit}')
+  if [ -n "$path" ] && [ ! -f "$libdir/$soname" ]; then
+    cp -L "$path" "$libdir/$soname"
+    carry "$libdir/$soname"
+  fi
+done
 echo "bundle: $out ($(du -sh "$out" | cut -f1))"
