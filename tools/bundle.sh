@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Makes a relocatable Tessera bundle: the install tree plus every non-system shared library it
 # needs, with $ORIGIN rpaths, so it runs on a board or machine without the build dependencies.
-# Usage: tools/bundle.sh BUILD_DIR OUT_DIR
+# Usage: tools/bundle.sh BUILD_DIR OUT_DIR   (patchelf, if installed, gives carried libraries
+# an $ORIGIN run path so libraries loaded with dlopen find their dependencies too)
 set -euo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
@@ -14,6 +15,8 @@ carry() {
     [[ $name =~ $skip ]] && continue
     [ -f "$libdir/$name" ] && continue
     cp -L "$path" "$libdir/$name"
+    # A carried library finds its own dependencies beside it, also when it is dlopen()ed.
+    command -v patchelf >/dev/null && patchelf --set-rpath '$ORIGIN' "$libdir/$name"
     carry "$libdir/$name"
   done
 }
@@ -25,6 +28,7 @@ for soname in libxgboost.so.0; do
   path=$(ldconfig -p | awk -v n="$soname" '$1 == n {print $NF; exit}')
   if [ -n "$path" ] && [ ! -f "$libdir/$soname" ]; then
     cp -L "$path" "$libdir/$soname"
+    command -v patchelf >/dev/null && patchelf --set-rpath '$ORIGIN' "$libdir/$soname"
     carry "$libdir/$soname"
   fi
 done
