@@ -36,6 +36,9 @@ const Schedule& schedule(const std::string& id);
 // Heuristic GEMM blocking for C of m x n on `threads` threads: tasks wide enough to stream B
 // panels from cache, and at least ~4 tasks per thread so TBB can balance.
 Config default_gemm_config(int64_t m, int64_t n, int64_t threads);
+// Heuristic for conv2d.nchw.im2col_gemm: C is m (output channels per group) x n (output pixels),
+// K = k.
+Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads);
 GemmBlocking gemm_blocking(const Config& config);
 
 }  // namespace tessera::cpu

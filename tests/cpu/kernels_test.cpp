@@ -167,11 +167,58 @@ TEST_P(CpuConv, Im2colGemmMatchesReference) {
   expect_close(got.data(), want);
 }
 
-INSTANTIATE_TEST_SUITE_P(OddSizes, CpuConv,
-                         ::testing::Values(ConvCase{3, 17, 13, 7, 3, 2, 1, 1},
-                                           ConvCase{5, 9, 11, 13, 1, 1, 0, 1},
-                                           ConvCase{4, 10, 7, 6, 3, 1, 1, 2},
-                                           ConvCase{8, 6, 6, 8, 5, 1, 2, 4}));
+// The fused path the plugin runs: B packed panel by panel (im2col_panel, or copy_panel for a 1x1
+// stride-1 conv), every blocking variant: K chunks with edge tiles, B packed whole, split M.
+TEST_P(CpuConv, PanelGemmMatchesReferenceEveryBlocking) {
+  const ConvCase c = GetParam();
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 17);
+  const Tensor w = random_tensor({c.oc, c.c / c.group, c.k, c.k}, 18);
+  const Tensor b = random_tensor({c.oc}, 19);
+  Tensor want = reference_conv(c, x, w, b, g);
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.5f), 0.7f);
+  }
+  const int64_t cpg = c.c / c.group, opg = c.oc / c.group, kk = cpg * c.k * c.k;
+  const int64_t cols = g.oh * g.ow;
+  const bool one_by_one = c.k == 1 && c.stride == 1 && c.pad == 0;
+  for (const GemmBlocking blocking :
+       {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
+        GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
+        GemmBlocking{6, 48, 16, false}}) {
+    std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
+    for (int64_t grp = 0; grp < c.group; ++grp) {
+      PackedMatrix pa;
+      pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa);
+      const float* xp = x.data<float>();
+      PanelPacker pack = [&](int64_t j0, float* panel) {
+        if (one_by_one) {
+          copy_panel(xp + grp * cpg * cols, kk, cols, cols, j0, panel);
+        } else {
+          im2col_panel(xp, g, grp * cpg, cpg, j0, panel);
+        }
+      };
+      Epilogue e;
+      e.row_bias = b.data<float>() + grp * opg;
+      e.lo = -0.5f;
+      e.hi = 0.7f;
+      sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking);
+    }
+    SCOPED_TRACE("mc=" + std::to_string(blocking.mc) + " nc=" + std::to_string(blocking.nc) +
+                 " kc=" + std::to_string(blocking.kc) +
+                 " whole=" + std::to_string(blocking.b_whole));
+    expect_close(got.data(), want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, CpuConv,
+    ::testing::Values(ConvCase{3, 17, 13, 7, 3, 2, 1, 1}, ConvCase{5, 9, 11, 13, 1, 1, 0, 1},
+                      ConvCase{4, 10, 7, 6, 3, 1, 1, 2}, ConvCase{8, 6, 6, 8, 5, 1, 2, 4},
+                      // Many more channels than pixels (B packed whole).
+                      ConvCase{19, 5, 3, 37, 3, 1, 1, 1}, ConvCase{23, 4, 5, 29, 1, 1, 0, 1},
+                      // Stride 2 with asymmetric window edges, 7x7.
+                      ConvCase{3, 23, 21, 10, 7, 2, 3, 1}));
 
 class CpuDepthwise : public ::testing::TestWithParam<ConvCase> {};
 

@@ -1,4 +1,5 @@
-// im2col for the convolutions that run as GEMM (the depthwise kernel is SIMD code in simd.cpp).
+// im2col for the convolutions that run as GEMM, whole-matrix and one packed B panel at a time (the
+// depthwise kernel is SIMD code in simd.cpp).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -30,6 +31,70 @@ void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_co
       }
     }
   });
+}
+
+void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
+                  int64_t j0, float* panel) {
+  const int64_t n = g.oh * g.ow;
+  const int64_t width = std::max<int64_t>(0, std::min(kNR, n - j0));
+  // The panel's columns split into runs that share one output row.
+  struct Run {
+    int64_t oy, ox0, len, off;
+  };
+  Run runs[kNR];
+  int64_t nruns = 0;
+  for (int64_t off = 0; off < width;) {
+    const int64_t j = j0 + off, oy = j / g.ow, ox0 = j % g.ow;
+    const int64_t len = std::min(width - off, g.ow - ox0);
+    runs[nruns++] = Run{oy, ox0, len, off};
+    off += len;
+  }
+  float* row = panel;
+  for (int64_t ci = 0; ci < c_count; ++ci) {
+    const float* plane = x + (c_begin + ci) * g.h * g.w;
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx, row += kNR) {
+        for (int64_t r = 0; r < nruns; ++r) {
+          const Run& run = runs[r];
+          float* dst = row + run.off;
+          const int64_t iy = run.oy * g.sh - g.pt + ky;
+          if (iy < 0 || iy >= g.h) {
+            std::fill(dst, dst + run.len, 0.0f);
+            continue;
+          }
+          // ix = (ox0 + t) * sw - pl + kx must lie in [0, w): t in [lo, hi).
+          const int64_t base = run.ox0 * g.sw - g.pl + kx;
+          int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+          int64_t hi = g.w - 1 - base >= 0 ? (g.w - 1 - base) / g.sw + 1 : 0;
+          lo = std::min(lo, run.len);
+          hi = std::max(lo, std::min(hi, run.len));
+          const float* src = plane + iy * g.w + (base + lo * g.sw);
+          std::fill(dst, dst + lo, 0.0f);
+          if (g.sw == 1) {
+            std::copy(src, src + (hi - lo), dst + lo);
+          } else {
+            for (int64_t t = lo; t < hi; ++t) dst[t] = src[(t - lo) * g.sw];
+          }
+          std::fill(dst + hi, dst + run.len, 0.0f);
+        }
+        std::fill(row + width, row + kNR, 0.0f);
+      }
+    }
+  }
+}
+
+void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel) {
+  const int64_t width = std::max<int64_t>(0, std::min(kNR, n - j0));
+  for (int64_t q = 0; q < k; ++q) {
+    const float* src = b + q * ld + j0;
+    float* row = panel + q * kNR;
+    if (width == kNR) {
+      for (int64_t j = 0; j < kNR; ++j) row[j] = src[j];
+    } else {
+      for (int64_t j = 0; j < width; ++j) row[j] = src[j];
+      std::fill(row + width, row + kNR, 0.0f);
+    }
+  }
 }
 
 }  // namespace tessera::cpu

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <string>
 #include <vector>
@@ -46,14 +47,28 @@ struct Epilogue {
 
 // GEMM blocking: row panels and column panels per parallel task.
 struct GemmBlocking {
-  int64_t mc = 12;   // rows per task (rounded up to kMR)
-  int64_t nc = 128;  // columns per task (rounded up to kNR)
+  int64_t mc = 12;       // rows per task (rounded up to kMR)
+  int64_t nc = 128;      // columns per task (rounded up to kNR)
+  int64_t kc = 0;        // K per pass over a B panel in sgemm_panels (0 = all of K)
+  bool b_whole = false;  // sgemm_panels: pack all of B first (B smaller than A)
 };
 
 // C (M x N, row stride ldc) = A * B, then the epilogue. Parallel over tasks of mc x nc with TBB
 // (inside whatever task_arena the caller runs in).
 void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_t ldc,
                   const Epilogue& epilogue, const GemmBlocking& blocking);
+
+// Writes the kNR columns of B starting at column j0 as one packed panel (K x kNR, [k][c], columns
+// past N zero).
+using PanelPacker = std::function<void(int64_t j0, float* panel)>;
+
+// C = A * B, then the epilogue, where B (K x n, K = a.cols) is never materialised: each task packs
+// the B panels it needs (im2col or a strided copy) into a per-thread buffer that stays in cache,
+// then runs its row panels over it in K chunks of blocking.kc. Tasks are mc x nc as in
+// sgemm_packed; with mc >= M every B panel is packed exactly once. With blocking.b_whole all of B
+// is packed first (in parallel) and tasks only read it: for small N, where A is the big operand.
+void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_panel, float* c,
+                  int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking);
 
 // Elementwise kernels (Highway).
 void clamp_inplace(float* x, int64_t n, float lo, float hi);
@@ -72,6 +87,13 @@ struct ConvGeometry {
 
 // im2col for one group: rows (c, ky, kx), columns (oy, ox); zero where the window is in padding.
 void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count, float* col);
+
+// One packed B panel of the im2col matrix (rows (c, ky, kx) over c_count channels from c_begin,
+// columns j0..j0+kNR of (oy, ox)) without materialising the matrix.
+void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
+                  int64_t j0, float* panel);
+// One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+kNR.
+void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel);
 
 // Depthwise conv (group == C == OC) with per-channel bias and clamp, parallel over channels.
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,

@@ -29,16 +29,34 @@ using DF = hn::CappedTag<float, kLanes>;
 constexpr size_t kVecs = static_cast<size_t>(kNR) / kLanes;
 static_assert(kVecs * kLanes == static_cast<size_t>(kNR), "kNR must be a multiple of lanes");
 
-// One kMR x kNR tile: acc = Apanel * Bpanel over all of K, then bias, clamp, store. Edge tiles
-// (rows < kMR or cols < kNR) go through a stack buffer so stores never pass the end of C.
+// One kMR x kNR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
+// (rows < kMR or cols < kNR) go through a stack buffer so stores never pass the end of C. With K
+// blocking, a tile is visited once per K chunk: `first` starts from zero (else from C), `last`
+// applies the epilogue (else C keeps the raw partial sum).
 HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t k,
                         float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                        const float* row_bias, const float* col_bias, float lo, float hi) {
+                        const float* row_bias, const float* col_bias, float lo, float hi,
+                        bool first = true, bool last = true) {
   const DF d;
   using V = hn::Vec<DF>;
   V acc[kMR][kVecs];
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
-    for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
+  const bool full = rows == kMR && cols == kNR;
+  alignas(64) float edge[kMR * kNR];
+  if (first) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
+    }
+  } else {
+    if (!full) {
+      std::fill(edge, edge + kMR * kNR, 0.0f);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < cols; ++j) edge[r * kNR + j] = c[r * ldc + j];
+      }
+    }
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+      const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
+      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::LoadU(d, src + v * kLanes);
+    }
   }
   for (int64_t p = 0; p < k; ++p) {
     V b[kVecs];
@@ -50,9 +68,18 @@ HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT 
     ap += kMR;
     bp += kNR;
   }
+  if (!last) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+      if (static_cast<int64_t>(r) >= rows) break;
+      float* dst = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
+      for (size_t v = 0; v < kVecs; ++v) hn::StoreU(acc[r][v], d, dst + v * kLanes);
+      if (!full) {
+        for (int64_t j = 0; j < cols; ++j) c[static_cast<int64_t>(r) * ldc + j] = edge[r * kNR + j];
+      }
+    }
+    return;
+  }
   const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
-  const bool full = rows == kMR && cols == kNR;
-  alignas(64) float edge[kMR * kNR];
   for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
     if (static_cast<int64_t>(r) >= rows) break;
     const V rb = hn::Set(d, row_bias ? row_bias[r] : 0.0f);
@@ -91,6 +118,31 @@ HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, 
                 e->row_bias ? e->row_bias + i0 : nullptr, e->col_bias ? e->col_bias + j0 : nullptr,
                 e->lo, e->hi);
     }
+  }
+}
+
+// Packed B panels [q0, q1) (each K x kNR, [k][c], consecutive from bp) times row panels
+// [p0, p1), K in chunks of kc so the B chunks stay in cache while A's row panels stream past.
+HWY_ATTR void PanelBlock(const PackedMatrix* a, const float* bp, int64_t n, int64_t q0, int64_t q1,
+                         float* c, int64_t ldc, const Epilogue* e, int64_t p0, int64_t p1,
+                         int64_t kc) {
+  const int64_t m = a->rows, k = a->cols;
+  if (kc <= 0 || kc > k) kc = k;
+  for (int64_t k0 = 0; k0 < k || k0 == 0; k0 += kc) {
+    const int64_t kn = std::min(kc, k - k0);
+    const bool first = k0 == 0, last = k0 + kn >= k;
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t i0 = p * kMR;
+      const float* ap = a->data.data() + p * k * kMR + k0 * kMR;
+      for (int64_t q = q0; q < q1; ++q) {
+        const int64_t j0 = q * kNR;
+        MicroTile(ap, bp + (q - q0) * k * kNR + k0 * kNR, kn, c + i0 * ldc + j0, ldc,
+                  std::min<int64_t>(kMR, m - i0), std::min<int64_t>(kNR, n - j0),
+                  e->row_bias ? e->row_bias + i0 : nullptr,
+                  e->col_bias ? e->col_bias + j0 : nullptr, e->lo, e->hi, first, last);
+      }
+    }
+    if (kn == 0) break;
   }
 }
 
@@ -198,6 +250,7 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 
 HWY_EXPORT(GemmBlock);
+HWY_EXPORT(PanelBlock);
 HWY_EXPORT(ClampCopy);
 HWY_EXPORT(AddClamp);
 HWY_EXPORT(DepthwiseChannel);
@@ -279,6 +332,51 @@ void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_
                       (&a, &b, c, ldc, &epilogue, r.rows().begin(), r.rows().end(),
                        r.cols().begin(), r.cols().end());
                     });
+}
+
+void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_panel, float* c,
+                  int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking) {
+  const int64_t row_panels = (a.rows + kMR - 1) / kMR;
+  const int64_t col_panels = (n + kNR - 1) / kNR;
+  if (row_panels == 0 || col_panels == 0) return;
+  const int64_t mp = std::max<int64_t>(1, (blocking.mc + kMR - 1) / kMR);
+  const int64_t np = std::max<int64_t>(1, (blocking.nc + kNR - 1) / kNR);
+  const int64_t panel_floats = std::max<int64_t>(1, a.cols) * kNR;
+  if (blocking.b_whole) {
+    // B is the small operand: pack it all once, then every task streams its rows of A once.
+    static thread_local std::vector<float> whole;
+    if (whole.size() < static_cast<size_t>(panel_floats * col_panels)) {
+      whole.resize(static_cast<size_t>(panel_floats * col_panels));
+    }
+    float* b = whole.data();
+    tbb::parallel_for(int64_t{0}, col_panels,
+                      [&](int64_t q) { pack_panel(q * kNR, b + q * panel_floats); });
+    tbb::parallel_for(
+        tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
+        [&](const tbb::blocked_range2d<int64_t>& r) {
+          HWY_DYNAMIC_DISPATCH(PanelBlock)
+          (&a, b + r.cols().begin() * panel_floats, n, r.cols().begin(), r.cols().end(), c, ldc,
+           &epilogue, r.rows().begin(), r.rows().end(), blocking.kc);
+        },
+        tbb::simple_partitioner());
+    return;
+  }
+  tbb::parallel_for(
+      tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
+      [&](const tbb::blocked_range2d<int64_t>& r) {
+        // One packed B panel per worker thread, reused across tasks and runs.
+        static thread_local std::vector<float> panel;
+        if (panel.size() < static_cast<size_t>(panel_floats)) {
+          panel.resize(static_cast<size_t>(panel_floats));
+        }
+        for (int64_t q = r.cols().begin(); q < r.cols().end(); ++q) {
+          pack_panel(q * kNR, panel.data());
+          HWY_DYNAMIC_DISPATCH(PanelBlock)
+          (&a, panel.data(), n, q, q + 1, c, ldc, &epilogue, r.rows().begin(), r.rows().end(),
+           blocking.kc);
+        }
+      },
+      tbb::simple_partitioner());
 }
 
 void clamp_inplace(float* x, int64_t n, float lo, float hi) {

@@ -1,6 +1,7 @@
-// Conv (NCHW, float32): 1x1 stride-1 as a direct GEMM, depthwise with the direct kernel, the rest
-// as im2col + the packed GEMM. Weights are packed once at compile time; a following
-// BatchNormalization is folded into them and a following Relu/Clip runs in the GEMM epilogue.
+// Conv (NCHW, float32): depthwise with the direct kernel, everything else as the packed GEMM with B
+// packed panel by panel inside each task (a strided copy for 1x1 stride 1, im2col otherwise).
+// Weights are packed once at compile time; a following BatchNormalization is folded into them and a
+// following Relu/Clip runs in the GEMM epilogue.
 #include <cmath>
 #include <memory>
 
@@ -128,32 +129,30 @@ Step build_conv(BuildContext& ctx) {
   const int64_t cols = g.oh * g.ow;
   const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
                       g.oh == g.h && g.ow == g.w;
-  const Config config = default_gemm_config(oc_per_group, cols, ctx.threads);
+  const Config config = default_conv_config(oc_per_group, cols, k_per_group, ctx.threads);
   const GemmBlocking blocking = gemm_blocking(config);
-  ctx.notes->push_back(std::string(ctx.node.name()) +
-                       (direct ? ": conv2d 1x1 as " : ": conv2d.nchw.im2col_gemm via ") +
+  ctx.notes->push_back(std::string(ctx.node.name()) + (direct ? ": conv2d 1x1 as " : ": ") +
                        config.str());
-  // Scratch reused across runs; execute is called from one thread at a time per region.
-  auto col =
-      std::make_shared<std::vector<float>>(direct ? 0 : static_cast<size_t>(k_per_group * cols));
-  auto packed_b = std::make_shared<PackedMatrix>();
   return [=](std::vector<float*>& v) {
     const int64_t cpg = g.c / g.group;
     for (int64_t n = 0; n < batch; ++n) {
       const float* x = v[in] + n * g.c * g.h * g.w;
       float* y = v[out] + n * g.oc * cols;
       for (int64_t grp = 0; grp < g.group; ++grp) {
+        PanelPacker pack;
         if (direct) {
-          pack_b(x + grp * cpg * cols, k_per_group, cols, cols, 1, packed_b.get());
+          const float* b = x + grp * cpg * cols;
+          pack = [=](int64_t j0, float* panel) {
+            copy_panel(b, k_per_group, cols, cols, j0, panel);
+          };
         } else {
-          im2col(x, g, grp * cpg, cpg, col->data());
-          pack_b(col->data(), k_per_group, cols, cols, 1, packed_b.get());
+          pack = [=](int64_t j0, float* panel) { im2col_panel(x, g, grp * cpg, cpg, j0, panel); };
         }
         Epilogue e;
         e.row_bias = bias->data() + grp * oc_per_group;
         e.lo = act.lo;
         e.hi = act.hi;
-        sgemm_packed((*packed)[static_cast<size_t>(grp)], *packed_b, y + grp * oc_per_group * cols,
+        sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,
                      cols, e, blocking);
       }
     }
