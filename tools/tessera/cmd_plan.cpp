@@ -94,30 +94,27 @@ void print_table(const ExecutionPlan& plan) {
 }  // namespace
 
 int cmd_plan(int argc, char** argv) {
-  Args args(argc, argv, {"targets", "input-shape", "plugin-dir", "pack"},
+  Args args(argc, argv, {"targets", "input-shape", "plugin-dir", "pack", "precision"},
             {"json", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
-        "usage: tessera plan MODEL.onnx [options]\n"
+        "usage: tessera plan MODEL.onnx|DEPLOY.yaml [options]\n"
         "  --targets LIST        plugin priority, e.g. mali:any,reference (default: all usable)\n"
         "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
         "  --plugin-dir DIR      also search this absolute plugin directory (repeatable)\n"
         "  --pack FILE           use exactly this tuned pack (repeatable)\n"
         "  --no-packs            no tuned packs: the schedules' heuristics only\n"
+        "  --precision P         fp32 (default), fp16 or fp16-acc32\n"
         "  --json                print a JSON array, one object per node\n");
     return args.flag("help") ? 0 : 2;
   }
-  ImportOptions import_options;
-  import_options.input_shapes = parse_input_shapes(args.get_all("input-shape"));
-  Graph graph = import_onnx_file(args.positionals()[0], import_options);
-  SessionOptions options;
-  options.targets = parse_target_list(args.get("targets", ""));
-  options.plugin_dirs = args.get_all("plugin-dir");
-  if (auto mode = pack_mode_from_options(args.get_all("pack"), args.flag("no-packs"))) {
-    options.pack_mode = *mode;
-    options.pack_files = args.get_all("pack");
-  }
-  const Session session(std::move(graph), options);
+  Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
+                                    parse_input_shapes(args.get_all("input-shape")));
+  for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
+  apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
+  apply_precision_option(workload, args.get("precision"));
+  const SessionOptions options = session_options(workload);
+  const Session session(std::move(workload.graph), options);
   if (args.flag("json")) {
     print_json(session.plan());
   } else {

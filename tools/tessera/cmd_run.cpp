@@ -1,5 +1,6 @@
 // `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
-//               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S] [--input-shape NAME=DIMS]... [--force]`
+//               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S]
+//               [--input-shape NAME=DIMS]... [--force]`
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -26,7 +27,8 @@ void print_usage() {
       "  --force               replace existing files in --output-dir\n"
       "  --repeat N            timed runs after one warm-up (default 10)\n"
       "  --pack FILE           use exactly this tuned pack (repeatable)\n"
-      "  --no-packs            no tuned packs: the schedules' heuristics only\n");
+      "  --no-packs            no tuned packs: the schedules' heuristics only\n"
+      "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n");
 }
 
 // Top-5 of the last axis of the first row, for 1000-class classifiers.
@@ -49,8 +51,10 @@ void print_top5(const std::string& name, const Tensor& output) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  Args args(argc, argv, {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack"},
-            {"force", "no-packs", "help"});
+  Args args(
+      argc, argv,
+      {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision"},
+      {"force", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -64,6 +68,7 @@ int cmd_run(int argc, char** argv) {
   Workload workload = load_workload(model_path, args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
+  apply_precision_option(workload, args.get("precision"));
   std::printf("running %s\n", workload.description.c_str());
   std::map<std::string, Tensor> inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"), seed);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "run_common.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/pack.hpp"
@@ -18,7 +19,7 @@ namespace {
 
 void print_tune_usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: tessera tune MODEL.onnx --targets LIST [--trials N] [--budget SECONDS]\n"
+               "usage: tessera tune MODEL.onnx|DEPLOY.yaml [--targets LIST] [--trials N] [--budget SECONDS]\n"
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N]\n\n"
@@ -66,6 +67,13 @@ int cmd_tune(int argc, char** argv) {
     tune::TuneOptions options;
     options.model = args.positionals()[0];
     options.targets = split_list(args.get("targets"));
+    if (is_deployment_file(options.model)) {
+      // A deployment YAML names the model (or zoo network) and, unless --targets is given, the
+      // targets to tune for.
+      const Workload workload = load_workload(options.model, args.get("targets"), {});
+      options.model = workload.model_path;
+      if (options.targets.empty()) options.targets = workload.targets;
+    }
     if (options.targets.empty()) throw Error("tune: --targets is required, e.g. mali:any");
     options.trials = static_cast<int>(args.get_int("trials", 64));
     options.budget_s = std::stod(args.get("budget", "0"));

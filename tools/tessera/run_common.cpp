@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <random>
 
-#include "tessera/npy.hpp"
 #include "tessera/deploy_config.hpp"
+#include "tessera/npy.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
 #include "zoo.hpp"
@@ -65,7 +65,7 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
   }
   if (generated) {
     std::fprintf(stderr, "inputs not given were filled with seeded random data (seed %llu)\n",
-                static_cast<unsigned long long>(seed));
+                 static_cast<unsigned long long>(seed));
   }
   return inputs;
 }
@@ -83,11 +83,6 @@ std::string safe_file_name(const std::string& name) {
 
 namespace {
 
-bool is_yaml(const std::string& path) {
-  const std::string ext = std::filesystem::path(path).extension().string();
-  return ext == ".yaml" || ext == ".yml";
-}
-
 // $XDG_CACHE_HOME/tessera, ~/.cache/tessera, or a temp dir when there is no home.
 std::string default_cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
@@ -101,13 +96,19 @@ std::string default_cache_dir() {
 
 }  // namespace
 
+bool is_deployment_file(const std::string& path) {
+  const std::string ext = std::filesystem::path(path).extension().string();
+  return ext == ".yaml" || ext == ".yml";
+}
+
 Workload load_workload(const std::string& path, const std::string& targets_override,
                        const std::map<std::string, Shape>& input_shapes) {
   Workload w;
   ImportOptions import_options;
   import_options.input_shapes = input_shapes;
-  if (!is_yaml(path)) {
+  if (!is_deployment_file(path)) {
     w.graph = import_onnx_file(path, import_options);
+    w.model_path = path;
     w.targets = parse_target_list(targets_override);
     w.description = "model " + path;
     return w;
@@ -130,9 +131,11 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
   }
   for (const InputSpec& in : config.inputs) {
-    if (!import_options.input_shapes.count(in.name)) import_options.input_shapes[in.name] = in.shape;
+    if (!import_options.input_shapes.count(in.name))
+      import_options.input_shapes[in.name] = in.shape;
   }
   w.graph = import_onnx_file(model, import_options);
+  w.model_path = model;
   for (const InputSpec& in : config.inputs) {
     const ValueId id = w.graph.find_value(in.name);
     if (id == kNoValue) {
@@ -140,8 +143,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
     if (w.graph.value(id).dtype != in.dtype) {
       throw Error(path + ": inputs: '" + in.name + "' is " + dtype_name(in.dtype) +
-                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " +
-                  model);
+                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " + model);
     }
   }
   if (!targets_override.empty()) {
@@ -183,15 +185,28 @@ struct Runner::Impl {
   std::unique_ptr<Session> session;
 };
 
-Runner::Runner(Workload workload) : impl_(std::make_unique<Impl>()) {
+void apply_precision_option(Workload& workload, const std::string& precision) {
+  if (precision.empty()) return;
+  if (precision != "fp32" && precision != "fp16" && precision != "fp16-acc32") {
+    throw Error("--precision must be fp32, fp16 or fp16-acc32, got '" + precision + "'");
+  }
+  workload.precision = precision;
+}
+
+SessionOptions session_options(const Workload& workload) {
   SessionOptions options;
-  options.targets = std::move(workload.targets);
+  options.targets = workload.targets;
   options.threads = workload.threads;
   options.precision = workload.precision;
-  options.plugin_dirs = std::move(workload.plugin_dirs);
-  options.cache_dir = std::move(workload.cache_dir);
+  options.plugin_dirs = workload.plugin_dirs;
+  options.cache_dir = workload.cache_dir;
   options.pack_mode = workload.pack_mode;
-  options.pack_files = std::move(workload.pack_files);
+  options.pack_files = workload.pack_files;
+  return options;
+}
+
+Runner::Runner(Workload workload) : impl_(std::make_unique<Impl>()) {
+  const SessionOptions options = session_options(workload);
   impl_->session = std::make_unique<Session>(std::move(workload.graph), options);
 }
 
@@ -222,6 +237,8 @@ std::map<std::string, int> Runner::nodes_per_plugin() const {
   return counts;
 }
 
-const Graph& Runner::graph() const { return impl_->session->graph(); }
+const Graph& Runner::graph() const {
+  return impl_->session->graph();
+}
 
 }  // namespace tessera::cli

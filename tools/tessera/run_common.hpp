@@ -10,6 +10,7 @@
 
 #include "tessera/deploy_config.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/session.hpp"
 
 namespace tessera::cli {
 
@@ -27,6 +28,7 @@ std::string safe_file_name(const std::string& name);
 // a zoo network, generated into the cache directory on first use), its targets and options.
 struct Workload {
   Graph graph;
+  std::string model_path;            // the ONNX file the graph came from
   std::vector<std::string> targets;  // "plugin[:device]" in priority order
   int32_t threads = 0;
   std::string precision = "fp32";
@@ -36,6 +38,9 @@ struct Workload {
   std::vector<std::string> pack_files;
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
+
+// True for a path ending in .yaml / .yml.
+bool is_deployment_file(const std::string& path);
 
 // PATH ending in .yaml/.yml is a deployment; anything else an ONNX model. `targets_override`
 // (from --targets, may be "") replaces the deployment's targets. `input_shapes` fixes symbolic
@@ -50,6 +55,12 @@ std::optional<PackMode> pack_mode_from_options(const std::vector<std::string>& p
 // Applies them to a workload (over the deployment's `packs:`).
 void apply_pack_options(Workload& workload, const std::vector<std::string>& pack_files,
                         bool no_packs);
+
+// --precision fp32|fp16|fp16-acc32 over the deployment's `precision:` ("" = keep).
+void apply_precision_option(Workload& workload, const std::string& precision);
+
+// The Session options a workload asks for (targets, threads, precision, plugin dirs, packs).
+SessionOptions session_options(const Workload& workload);
 
 // Executes a prepared graph on the workload's targets.
 class Runner {
