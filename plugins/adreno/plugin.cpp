@@ -188,10 +188,14 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
       write_message(message, "adreno: device " + std::to_string(device) + " is not usable");
       return TSR_INVALID_ARGUMENT;
     }
+    // fp16 and fp16-acc32 both store activations in half-float images (CL_HALF_FLOAT, read and
+    // written through read_imagef/write_imagef) and compute in float: that is fp16-acc32 exactly,
+    // and what fp16 means on devices without cl_khr_fp16. Half arithmetic (read_imageh) where the
+    // extension exists is not written yet.
     const std::string precision = options && options->precision ? options->precision : "fp32";
-    if (precision != "fp32" && precision != "fp16") {
-      write_message(message,
-                    "adreno: precision '" + precision + "' is not implemented (fp32, fp16)");
+    if (precision != "fp32" && precision != "fp16" && precision != "fp16-acc32") {
+      write_message(message, "adreno: precision '" + precision +
+                                 "' is not implemented (fp32, fp16, fp16-acc32)");
       return TSR_UNSUPPORTED;
     }
     const Device dev{*d, image_limits(*d)};
@@ -212,7 +216,7 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
       runtime = std::make_unique<DeviceRuntime>();
       runtime->context = std::make_shared<opencl::Context>(*d, cache_dir);
     }
-    Lowering lowering(*region, runtime->context, runtime->pool, precision == "fp16");
+    Lowering lowering(*region, runtime->context, runtime->pool, precision != "fp32");
     lowering.requests = opencl::support::requested_configs(options);
     for (int32_t i = 0; i < region->num_nodes; ++i) {
       NodeView view(*region, i);
