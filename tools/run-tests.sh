@@ -15,14 +15,11 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 [ -f "$san/build.ninja" ] || cmake -S "$root" -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DTESSERA_SANITIZE=address,undefined -DTESSERA_BUILD_OPENCL=OFF "${launcher[@]}" >/dev/null
+# The suites that feed bad input (models, plugins) and test unloading; their test plugins and
+# the reference plugin are dependencies of the test targets.
 san_targets=(tessera_import_tests tessera_plugin_tests)
-existing=()
-for t in "${san_targets[@]}"; do
-  ninja -C "$san" -t targets all 2>/dev/null | grep -q "^$t:" && existing+=("$t")
-done
-ninja -C "$san" -j"$jobs" "${existing[@]}" all-plugins 2>/dev/null | grep -vE '^\[[0-9]+/' || \
-  ninja -C "$san" -j"$jobs" "${existing[@]}" | grep -vE '^\[[0-9]+/'
-echo "== test (sanitizers: ${existing[*]})"
-regex=$(IFS='|'; echo "${existing[*]}")
+TESSERA_BUILD_TARGETS="${san_targets[*]}" "$root/tools/build.sh" "$san"
+echo "== test (sanitizers: ${san_targets[*]})"
+regex=$(IFS='|'; echo "${san_targets[*]}")
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L "$regex" --timeout 900)
