@@ -18,7 +18,8 @@ const std::vector<Schedule>& all_schedules() {
        {{"mc", {6, 12, 24, 48, 96, 192, 384, 768}},
         {"nc", {16, 32, 64, 128, 256, 512}},
         {"kc", {0, 128, 256, 512, 1024}},
-        {"b_whole", {0, 1}}}},
+        {"b_whole", {0, 1}},
+        {"b_direct", {0, 1}}}},
       {"conv2d.nchw.depthwise_direct",
        "depthwise direct, one task per channel, stride-1/2 specialised rows",
        {}},
@@ -82,14 +83,16 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
     nc = 512;
     while (nc / 2 >= n && nc > 16) nc /= 2;
     while (tasks() < want_tasks && mc > 6) mc = mc == 12 ? 6 : mc / 2;
-    return Config{&s, {mc, nc, kc, 1}};
+    return Config{&s, {mc, nc, kc, 1, 0}};
   }
   // Else every B panel is packed by the task that uses it, so a task should span all of M (each
   // panel packed once) unless that leaves too few tasks: then split M, re-packing some panels.
   while (mc > 6 && mc / 2 >= m) mc /= 2;
   while (tasks() < want_tasks && nc > 16) nc /= 2;
   while (tasks() < want_tasks && mc > 6 && col_panels < want_tasks) mc = mc == 12 ? 6 : mc / 2;
-  return Config{&s, {mc, nc, kc, 0}};
+  // b_direct only matters for 1x1 stride-1 convs (B is the input itself): reading it in place
+  // measured faster than packing for every such zoo shape (K 24 to 576).
+  return Config{&s, {mc, nc, kc, 0, 1}};
 }
 
 GemmBlocking gemm_blocking(const Config& config) {
@@ -97,6 +100,7 @@ GemmBlocking gemm_blocking(const Config& config) {
   for (const Knob& knob : config.schedule->knobs) {
     if (std::string(knob.name) == "kc") b.kc = config.get("kc");
     if (std::string(knob.name) == "b_whole") b.b_whole = config.get("b_whole") != 0;
+    if (std::string(knob.name) == "b_direct") b.b_direct = config.get("b_direct") != 0;
   }
   return b;
 }

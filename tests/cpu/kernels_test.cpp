@@ -185,7 +185,7 @@ TEST_P(CpuConv, PanelGemmMatchesReferenceEveryBlocking) {
   for (const GemmBlocking blocking :
        {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
         GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
-        GemmBlocking{6, 48, 16, false}}) {
+        GemmBlocking{6, 48, 16, false, false}}) {
     std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
     for (int64_t grp = 0; grp < c.group; ++grp) {
       PackedMatrix pa;
@@ -202,11 +202,13 @@ TEST_P(CpuConv, PanelGemmMatchesReferenceEveryBlocking) {
       e.row_bias = b.data<float>() + grp * opg;
       e.lo = -0.5f;
       e.hi = 0.7f;
-      sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking);
+      // 1x1: B is the input itself, read in place unless b_direct is off.
+      sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
+                   one_by_one ? xp + grp * cpg * cols : nullptr, cols);
     }
     SCOPED_TRACE("mc=" + std::to_string(blocking.mc) + " nc=" + std::to_string(blocking.nc) +
-                 " kc=" + std::to_string(blocking.kc) +
-                 " whole=" + std::to_string(blocking.b_whole));
+                 " kc=" + std::to_string(blocking.kc) + " whole=" +
+                 std::to_string(blocking.b_whole) + " direct=" + std::to_string(blocking.b_direct));
     expect_close(got.data(), want);
   }
 }
@@ -217,6 +219,8 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{4, 10, 7, 6, 3, 1, 1, 2}, ConvCase{8, 6, 6, 8, 5, 1, 2, 4},
                       // Many more channels than pixels (B packed whole).
                       ConvCase{19, 5, 3, 37, 3, 1, 1, 1}, ConvCase{23, 4, 5, 29, 1, 1, 0, 1},
+                      // 1x1 with several full panels (read in place) and a partial one; 2 groups.
+                      ConvCase{13, 7, 9, 11, 1, 1, 0, 1}, ConvCase{6, 8, 9, 10, 1, 1, 0, 2},
                       // Stride 2 with asymmetric window edges, 7x7.
                       ConvCase{3, 23, 21, 10, 7, 2, 3, 1}));
 

@@ -51,6 +51,7 @@ struct GemmBlocking {
   int64_t nc = 128;      // columns per task (rounded up to kNR)
   int64_t kc = 0;        // K per pass over a B panel in sgemm_panels (0 = all of K)
   bool b_whole = false;  // sgemm_panels: pack all of B first (B smaller than A)
+  bool b_direct = true;  // sgemm_panels: read a given row-major B in place (1x1 convs)
 };
 
 // C (M x N, row stride ldc) = A * B, then the epilogue. Parallel over tasks of mc x nc with TBB
@@ -67,8 +68,12 @@ using PanelPacker = std::function<void(int64_t j0, float* panel)>;
 // then runs its row panels over it in K chunks of blocking.kc. Tasks are mc x nc as in
 // sgemm_packed; with mc >= M every B panel is packed exactly once. With blocking.b_whole all of B
 // is packed first (in parallel) and tasks only read it: for small N, where A is the big operand.
+// direct_b (row-major K x n, row stride ldb), when given with blocking.b_direct and not b_whole,
+// is read in place for every full-width panel (only the last, partial one is packed): measured
+// faster than packing for every 1x1 conv shape of the zoo networks.
 void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_panel, float* c,
-                  int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking);
+                  int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking,
+                  const float* direct_b = nullptr, int64_t ldb = 0);
 
 // Elementwise kernels (Highway).
 void clamp_inplace(float* x, int64_t n, float lo, float hi);

@@ -33,8 +33,8 @@ static_assert(kVecs * kLanes == static_cast<size_t>(kNR), "kNR must be a multipl
 // (rows < kMR or cols < kNR) go through a stack buffer so stores never pass the end of C. With K
 // blocking, a tile is visited once per K chunk: `first` starts from zero (else from C), `last`
 // applies the epilogue (else C keeps the raw partial sum).
-HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t k,
-                        float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t ldb,
+                        int64_t k, float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
                         const float* row_bias, const float* col_bias, float lo, float hi,
                         bool first = true, bool last = true) {
   const DF d;
@@ -66,7 +66,7 @@ HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT 
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
     ap += kMR;
-    bp += kNR;
+    bp += ldb;
   }
   if (!last) {
     for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
@@ -113,7 +113,7 @@ HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, 
     const float* bp = b->data.data() + q * k * kNR;
     for (int64_t p = p0; p < p1; ++p) {
       const int64_t i0 = p * kMR;
-      MicroTile(a->data.data() + p * k * kMR, bp, k, c + i0 * ldc + j0, ldc,
+      MicroTile(a->data.data() + p * k * kMR, bp, kNR, k, c + i0 * ldc + j0, ldc,
                 std::min<int64_t>(kMR, m - i0), std::min<int64_t>(kNR, n - j0),
                 e->row_bias ? e->row_bias + i0 : nullptr, e->col_bias ? e->col_bias + j0 : nullptr,
                 e->lo, e->hi);
@@ -121,11 +121,13 @@ HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, 
   }
 }
 
-// Packed B panels [q0, q1) (each K x kNR, [k][c], consecutive from bp) times row panels
-// [p0, p1), K in chunks of kc so the B chunks stay in cache while A's row panels stream past.
-HWY_ATTR void PanelBlock(const PackedMatrix* a, const float* bp, int64_t n, int64_t q0, int64_t q1,
-                         float* c, int64_t ldc, const Epilogue* e, int64_t p0, int64_t p1,
-                         int64_t kc) {
+// B panels [q0, q1) times row panels [p0, p1), K in chunks of kc so the B chunks stay in cache
+// while A's row panels stream past. Panel q's element (k, c) is at bp[(q - q0) * qstride + k * ldb
+// + c]: packed panels have ldb = kNR, qstride = K * kNR; an unpacked row-major B has ldb = its row
+// stride and qstride = kNR (then every panel must be a full kNR wide).
+HWY_ATTR void PanelBlock(const PackedMatrix* a, const float* bp, int64_t ldb, int64_t qstride,
+                         int64_t n, int64_t q0, int64_t q1, float* c, int64_t ldc,
+                         const Epilogue* e, int64_t p0, int64_t p1, int64_t kc) {
   const int64_t m = a->rows, k = a->cols;
   if (kc <= 0 || kc > k) kc = k;
   for (int64_t k0 = 0; k0 < k || k0 == 0; k0 += kc) {
@@ -136,7 +138,7 @@ HWY_ATTR void PanelBlock(const PackedMatrix* a, const float* bp, int64_t n, int6
       const float* ap = a->data.data() + p * k * kMR + k0 * kMR;
       for (int64_t q = q0; q < q1; ++q) {
         const int64_t j0 = q * kNR;
-        MicroTile(ap, bp + (q - q0) * k * kNR + k0 * kNR, kn, c + i0 * ldc + j0, ldc,
+        MicroTile(ap, bp + (q - q0) * qstride + k0 * ldb, ldb, kn, c + i0 * ldc + j0, ldc,
                   std::min<int64_t>(kMR, m - i0), std::min<int64_t>(kNR, n - j0),
                   e->row_bias ? e->row_bias + i0 : nullptr,
                   e->col_bias ? e->col_bias + j0 : nullptr, e->lo, e->hi, first, last);
@@ -335,13 +337,15 @@ void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_
 }
 
 void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_panel, float* c,
-                  int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking) {
+                  int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking,
+                  const float* direct_b, int64_t ldb) {
   const int64_t row_panels = (a.rows + kMR - 1) / kMR;
   const int64_t col_panels = (n + kNR - 1) / kNR;
   if (row_panels == 0 || col_panels == 0) return;
   const int64_t mp = std::max<int64_t>(1, (blocking.mc + kMR - 1) / kMR);
   const int64_t np = std::max<int64_t>(1, (blocking.nc + kNR - 1) / kNR);
   const int64_t panel_floats = std::max<int64_t>(1, a.cols) * kNR;
+  if (blocking.b_whole || !blocking.b_direct || ldb <= 0) direct_b = nullptr;
   if (blocking.b_whole) {
     // B is the small operand: pack it all once, then every task streams its rows of A once.
     static thread_local std::vector<float> whole;
@@ -355,8 +359,8 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
         tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
         [&](const tbb::blocked_range2d<int64_t>& r) {
           HWY_DYNAMIC_DISPATCH(PanelBlock)
-          (&a, b + r.cols().begin() * panel_floats, n, r.cols().begin(), r.cols().end(), c, ldc,
-           &epilogue, r.rows().begin(), r.rows().end(), blocking.kc);
+          (&a, b + r.cols().begin() * panel_floats, kNR, panel_floats, n, r.cols().begin(),
+           r.cols().end(), c, ldc, &epilogue, r.rows().begin(), r.rows().end(), blocking.kc);
         },
         tbb::simple_partitioner());
     return;
@@ -370,10 +374,17 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
           panel.resize(static_cast<size_t>(panel_floats));
         }
         for (int64_t q = r.cols().begin(); q < r.cols().end(); ++q) {
+          const bool full = (q + 1) * kNR <= n;
+          if (direct_b != nullptr && full) {
+            HWY_DYNAMIC_DISPATCH(PanelBlock)
+            (&a, direct_b + q * kNR, ldb, kNR, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
+             r.rows().end(), blocking.kc);
+            continue;
+          }
           pack_panel(q * kNR, panel.data());
           HWY_DYNAMIC_DISPATCH(PanelBlock)
-          (&a, panel.data(), n, q, q + 1, c, ldc, &epilogue, r.rows().begin(), r.rows().end(),
-           blocking.kc);
+          (&a, panel.data(), kNR, panel_floats, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
+           r.rows().end(), blocking.kc);
         }
       },
       tbb::simple_partitioner());

@@ -140,8 +140,8 @@ Step build_conv(BuildContext& ctx) {
       float* y = v[out] + n * g.oc * cols;
       for (int64_t grp = 0; grp < g.group; ++grp) {
         PanelPacker pack;
+        const float* b = direct ? x + grp * cpg * cols : nullptr;
         if (direct) {
-          const float* b = x + grp * cpg * cols;
           pack = [=](int64_t j0, float* panel) {
             copy_panel(b, k_per_group, cols, cols, j0, panel);
           };
