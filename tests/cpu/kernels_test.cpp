@@ -248,7 +248,12 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{3, 12, 10, 3, 5, 3, 2, 3},
                       // Wide rows: the vector interior path runs.
                       ConvCase{7, 9, 53, 7, 3, 1, 1, 7}, ConvCase{4, 8, 71, 4, 3, 2, 1, 4},
-                      ConvCase{3, 5, 40, 3, 3, 2, 0, 3}, ConvCase{2, 4, 66, 2, 3, 2, 1, 2}));
+                      ConvCase{3, 5, 40, 3, 3, 2, 0, 3}, ConvCase{2, 4, 66, 2, 3, 2, 1, 2},
+                      // Padded-plane path: exact vector multiples, 4-vector blocks, 5x5 and 7x7
+                      // windows, no padding, windows wider than the plane.
+                      ConvCase{3, 16, 32, 3, 3, 1, 1, 3}, ConvCase{2, 6, 130, 2, 3, 2, 1, 2},
+                      ConvCase{2, 11, 37, 2, 5, 2, 2, 2}, ConvCase{3, 9, 64, 3, 3, 1, 0, 3},
+                      ConvCase{2, 5, 5, 2, 7, 1, 3, 2}, ConvCase{2, 4, 3, 2, 5, 2, 2, 2}));
 
 TEST(CpuKernels, AddClampAndClampMatchReference) {
   const int64_t n = 1037;

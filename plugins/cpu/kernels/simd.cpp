@@ -239,6 +239,101 @@ HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGe
   }
 }
 
+// Depthwise conv of one channel from a zero-padded copy of the plane, so every output column runs
+// the vector path (the old per-row border columns ran scalar and dominated on 14..112-wide rows).
+// Horizontal stride 1 or 2: stride 2 splits each padded row into its even and odd columns
+// (phases), so every tap is a unit-stride load. NB output vectors at a time keep NB independent
+// FMA chains in flight.
+template <int NB, class D>
+HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t phase_floats,
+                                   const float* wk, const ConvGeometry& g, int64_t oy, int64_t xb,
+                                   float bias, float lo, float hi, float* dst) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  hn::Vec<D> acc[NB];
+  for (int i = 0; i < NB; ++i) acc[i] = hn::Set(d, bias);
+  for (int64_t ky = 0; ky < g.kh; ++ky) {
+    const float* row = pad + (oy * g.sh + ky) * pw + xb;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
+      const float* src = g.sw == 1 ? row + kx : row + (kx & 1) * phase_floats + (kx >> 1);
+      for (int i = 0; i < NB; ++i) acc[i] = hn::MulAdd(wv, hn::LoadU(d, src + i * lanes), acc[i]);
+    }
+  }
+  const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  for (int i = 0; i < NB; ++i) {
+    hn::StoreU(hn::Min(hn::Max(acc[i], vlo), vhi), d, dst + xb + i * lanes);
+  }
+}
+
+HWY_ATTR int64_t DepthwisePaddedLanes() {
+  return static_cast<int64_t>(hn::Lanes(DF()));
+}
+
+template <class D>
+HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, const ConvGeometry& g,
+                                  float bias, float lo, float hi, float* out, float* scratch) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
+  const int64_t ph_rows = (g.oh - 1) * g.sh + g.kh;
+  // Per phase row; covers xb + (kw - 1) / sw + lanes, rounded to whole vectors.
+  const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
+  const int64_t phase_floats = ph_rows * pw;
+  const int64_t phases = g.sw;
+  float* rowbuf = scratch + phases * phase_floats;  // owr floats
+  float* wide = rowbuf + owr;                       // phases * pw floats
+  for (int64_t r = 0; r < ph_rows; ++r) {
+    const int64_t iy = r - g.pt;
+    float* dst = phases == 1 ? scratch + r * pw : wide;
+    const int64_t width = phases * pw;
+    if (iy < 0 || iy >= g.h) {
+      std::fill(dst, dst + width, 0.0f);
+    } else {
+      // Padded column X reads input column X - pl.
+      const int64_t first = std::min(width, g.pl);
+      const int64_t end = std::max(first, std::min(width, g.w + g.pl));
+      std::fill(dst, dst + first, 0.0f);
+      std::copy(plane + iy * g.w + (first - g.pl), plane + iy * g.w + (end - g.pl), dst + first);
+      std::fill(dst + end, dst + width, 0.0f);
+    }
+    if (phases == 2) {
+      float* even = scratch + r * pw;
+      float* odd = even + phase_floats;
+      for (int64_t x = 0; x < pw; x += lanes) {
+        hn::Vec<D> e, o;
+        hn::LoadInterleaved2(d, wide + 2 * x, e, o);
+        hn::StoreU(e, d, even + x);
+        hn::StoreU(o, d, odd + x);
+      }
+    }
+  }
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    const bool tail_row = owr != g.ow;
+    float* dst = tail_row ? rowbuf : out + oy * g.ow;
+    int64_t xb = 0;
+    for (; xb + 4 * lanes <= owr; xb += 4 * lanes) {
+      DepthwisePaddedBlock<4>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    }
+    for (; xb + 2 * lanes <= owr; xb += 2 * lanes) {
+      DepthwisePaddedBlock<2>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    }
+    for (; xb < owr; xb += lanes) {
+      DepthwisePaddedBlock<1>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    }
+    if (tail_row) std::copy(rowbuf, rowbuf + g.ow, out + oy * g.ow);
+  }
+}
+
+// scratch holds at least depthwise_padded_floats(g, DepthwisePaddedLanes()) floats. Rows at most
+// 8 wide (late mobilenet layers) use 8-lane vectors so fewer lanes are wasted.
+HWY_ATTR void DepthwisePaddedChannel(const float* plane, const float* wk, const ConvGeometry* geom,
+                                     float bias, float lo, float hi, float* out, float* scratch) {
+  if (geom->ow <= 8 && HWY_LANES(float) > 8) {
+    DepthwisePaddedImpl(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out, scratch);
+  } else {
+    DepthwisePaddedImpl(DF(), plane, wk, *geom, bias, lo, hi, out, scratch);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -256,9 +351,25 @@ HWY_EXPORT(PanelBlock);
 HWY_EXPORT(ClampCopy);
 HWY_EXPORT(AddClamp);
 HWY_EXPORT(DepthwiseChannel);
+HWY_EXPORT(DepthwisePaddedChannel);
+HWY_EXPORT(DepthwisePaddedLanes);
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y) {
+  if ((g.sw == 1 || g.sw == 2) && g.oh > 0 && g.ow > 0) {
+    const int64_t lanes = HWY_DYNAMIC_DISPATCH(DepthwisePaddedLanes)();
+    const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
+    const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
+    const int64_t floats = g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + owr + g.sw * pw;
+    tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+      static thread_local std::vector<float> scratch;
+      if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
+      HWY_DYNAMIC_DISPATCH(DepthwisePaddedChannel)
+      (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi,
+       y + c * g.oh * g.ow, scratch.data());
+    });
+    return;
+  }
   tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
     HWY_DYNAMIC_DISPATCH(DepthwiseChannel)
     (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi,
