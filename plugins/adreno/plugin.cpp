@@ -218,15 +218,20 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
     }
     Lowering lowering(*region, runtime->context, runtime->pool, precision != "fp32");
     lowering.requests = opencl::support::requested_configs(options);
+    const char* dump = opencl::support::dump_dir(options);
+    lowering.record_sources = dump != nullptr;
     for (int32_t i = 0; i < region->num_nodes; ++i) {
       NodeView view(*region, i);
+      lowering.current_node = view.name();
       try {
         find_lowering(view.op_type())->lower(lowering, view, i);
       } catch (const opencl::ClError& e) {
         throw opencl::ClError(e.code(), view.where() + ": " + e.what());
       }
     }
-    *handle = new tsr_region_handle_s{lowering.finish()};
+    auto compiled = lowering.finish();
+    if (dump) lowering.sources.write(dump, "adreno");
+    *handle = new tsr_region_handle_s{std::move(compiled)};
     return TSR_OK;
   } catch (const opencl::ClError& e) {
     write_message(message, std::string("adreno: ") + e.what());

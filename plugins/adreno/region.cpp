@@ -200,8 +200,16 @@ cl_mem Lowering::constant_buffer(const std::vector<float>& values) {
 
 opencl::Kernel Lowering::kernel(const Config& config) {
   const std::string options = "-cl-mad-enable" + config.defines();
-  return pool_.get(*context_, config.schedule->kernel_file, options)
-      .kernel(config.schedule->kernel_name);
+  opencl::Kernel k = pool_.get(*context_, config.schedule->kernel_file, options)
+                         .kernel(config.schedule->kernel_name);
+  if (record_sources) {
+    // The pool built (or already held) exactly common.cl + the schedule's file.
+    sources.add(config.schedule->kernel_name, config.schedule->kernel_file,
+                std::string(kernel_source("common.cl")) +
+                    kernel_source(config.schedule->kernel_file),
+                options, current_node);
+  }
+  return k;
 }
 
 void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,

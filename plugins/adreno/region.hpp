@@ -102,6 +102,11 @@ class Lowering {
 
   // Configs core asked for (tsr_compile_options.node_configs), by region node index.
   std::map<int32_t, opencl::support::RequestedConfig> requests;
+  // Set by compile_region when tsr_compile_options.dump_dir is given: kernel() then records
+  // each program it hands out (with `current_node` as its user) for writing after the compile.
+  bool record_sources = false;
+  std::string current_node;
+  opencl::support::KernelDump sources;
 
   const tsr_region& region() const { return region_; }
   const opencl::DeviceInfo& device() const { return context_->device(); }

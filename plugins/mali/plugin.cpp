@@ -199,8 +199,11 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
     const char* extra = std::getenv("TESSERA_MALI_BUILD_OPTIONS");
     Lowering lowering(*region, runtime->context, runtime->pool, extra ? extra : "");
     lowering.requests = opencl::support::requested_configs(options);
+    const char* dump = opencl::support::dump_dir(options);
+    lowering.record_sources = dump != nullptr;
     for (int32_t i = 0; i < region->num_nodes; ++i) {
       NodeView view(*region, i);
+      lowering.current_node = view.name();
       try {
         find_lowering(view.op_type())->lower(lowering, view, i);
       } catch (const std::exception& e) {
@@ -208,6 +211,7 @@ tsr_status compile_region(int32_t device, const tsr_region* region,
       }
     }
     auto compiled = lowering.finish();
+    if (dump) lowering.sources.write(dump, "mali");
     *handle = new tsr_region_handle_s{std::move(compiled)};
     return TSR_OK;
   } catch (const opencl::ClError& e) {

@@ -95,8 +95,16 @@ opencl::Kernel Lowering::kernel(const Config& config, const std::string& extra_d
   }
   if (!extra_defines.empty()) options += " " + extra_defines;
   if (!extra_build_options_.empty()) options += " " + extra_build_options_;
-  return pool_.get(*context_, config.schedule->kernel_file, options)
-      .kernel(config.schedule->kernel_name);
+  opencl::Kernel k = pool_.get(*context_, config.schedule->kernel_file, options)
+                         .kernel(config.schedule->kernel_name);
+  if (record_sources) {
+    // The pool built (or already held) exactly common.cl + the schedule's file.
+    sources.add(config.schedule->kernel_name, config.schedule->kernel_file,
+                std::string(kernel_source("common.cl")) +
+                    kernel_source(config.schedule->kernel_file),
+                options, current_node);
+  }
+  return k;
 }
 
 void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,

@@ -94,7 +94,7 @@ TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
   EXPECT_STREQ(support.reason, "query exploded for n0");
 
   tsr_compile_options options{sizeof(tsr_compile_options), 0, "fp16", nullptr, nullptr, 0,
-                              nullptr};
+                              nullptr, nullptr};
   tsr_region_handle handle = nullptr;
   EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {text, sizeof(text)}),
             TSR_COMPILE_FAILED);

@@ -1,5 +1,6 @@
-// `tessera pack inspect|validate|merge`: look at, check and combine tuned packs
-// (schedules/<plugin>/<device-or-family>.yaml). The format is in schedules/README.md.
+// `tessera pack inspect|validate|merge|build`: look at, check and combine tuned packs
+// (schedules/<plugin>/<device-or-family>.yaml), or build one from tuner logs. The format is in
+// schedules/README.md.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -8,6 +9,7 @@
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/pack.hpp"
+#include "tessera/tuner.hpp"
 
 namespace tessera::cli {
 
@@ -19,12 +21,15 @@ void print_pack_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: tessera pack inspect FILE...\n"
                "       tessera pack validate FILE...\n"
-               "       tessera pack merge -o OUT [--force] FILE...\n\n"
+               "       tessera pack merge -o OUT [--force] FILE...\n"
+               "       tessera pack build -o OUT.yaml [--force] LOG.jsonl...\n\n"
                "  inspect   print each pack's header and its entries\n"
                "  validate  check each pack; exit 1 if any is malformed or of another schema\n"
                "  merge     combine packs for the same plugin and device into OUT, keeping the\n"
                "            faster entry per workload; OUT is written atomically and an existing\n"
-               "            OUT is only replaced with --force\n");
+               "            OUT is only replaced with --force\n"
+               "  build     build a pack from `tessera tune --log` logs of one plugin and device:\n"
+               "            the fastest ok record per workload; written like merge\n");
 }
 
 std::string match_text(const Pack& p) {
@@ -92,6 +97,40 @@ int run_inspect(const std::vector<std::string>& files) {
   return 0;
 }
 
+// Reads `-o OUT`, `--force` and the positional files of merge / build.
+void parse_output_args(const std::string& action, const std::vector<std::string>& args,
+                       std::string* output, bool* force, std::vector<std::string>* files) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--force") {
+      *force = true;
+    } else if (a == "-o" || a == "--output") {
+      if (i + 1 >= args.size()) throw Error("pack " + action + ": " + a + " needs a file name");
+      *output = args[++i];
+    } else if (a.rfind("--output=", 0) == 0) {
+      *output = a.substr(9);
+    } else if (!a.empty() && a[0] == '-') {
+      throw Error("pack " + action + ": unknown option '" + a + "' (known: -o/--output, --force)");
+    } else {
+      files->push_back(a);
+    }
+  }
+  if (output->empty()) throw Error("pack " + action + ": give the output file with -o OUT");
+}
+
+int run_build(const std::vector<std::string>& args) {
+  std::string output;
+  bool force = false;
+  std::vector<std::string> logs;
+  parse_output_args("build", args, &output, &force, &logs);
+  if (logs.empty()) throw Error("pack build: give at least one tuner log (LOG.jsonl)");
+  const Pack pack = tune::pack_from_logs(logs);
+  write_file_atomic(output, serialize_pack(pack), force);
+  std::printf("wrote %s: plugin '%s', %s, %zu entries from %zu log(s)\n", output.c_str(),
+              pack.plugin.c_str(), match_text(pack).c_str(), pack.entries.size(), logs.size());
+  return 0;
+}
+
 int run_merge(const std::vector<std::string>& args) {
   std::string output;
   bool force = false;
@@ -141,6 +180,7 @@ int cmd_pack(int argc, char** argv) {
     }
   }
   if (action == "merge") return run_merge(args);
+  if (action == "build") return run_build(args);
   if (action != "inspect" && action != "validate") {
     std::fprintf(stderr, "tessera pack: unknown action '%s'\n\n", action.c_str());
     print_pack_usage(stderr);

@@ -1,11 +1,17 @@
-// `tessera plan MODEL.onnx [--targets LIST] [--pack FILE | --no-packs] [--json]`: where each node
-// runs and why, which tuned pack each device uses (level and reason) and where each node's
-// schedule config comes from, the regions, and any fallback warnings, without running the model.
+// `tessera plan MODEL.onnx [--targets LIST] [--pack FILE | --no-packs] [--json]
+// [--dump-kernels DIR]`: where each node runs and why, which tuned pack each device uses (level and
+// reason) and where each node's schedule config comes from, the regions, and any fallback
+// warnings, without running the model; optionally the OpenCL C sources the plan builds.
 #include <cstdio>
+#include <filesystem>
+#include <set>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "cli.hpp"
 #include "run_common.hpp"
+#include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
 
@@ -91,10 +97,35 @@ void print_table(const ExecutionPlan& plan) {
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
+// The .cl files in `dir` (names only).
+std::set<std::string> cl_files(const std::filesystem::path& dir) {
+  std::set<std::string> names;
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".cl") names.insert(entry.path().filename().string());
+  }
+  return names;
+}
+
+// Creates DIR (made absolute: plugins get an absolute path) and returns it.
+std::filesystem::path prepare_dump_dir(const std::string& arg) {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::absolute(arg, ec).lexically_normal();
+  if (ec) throw Error("--dump-kernels " + arg + ": cannot make the path absolute: " + ec.message());
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir)) {
+    throw Error("--dump-kernels " + arg + ": cannot create directory '" + dir.string() +
+                "': " + (ec ? ec.message() : "a file of that name exists") +
+                " (pass a writable directory path)");
+  }
+  return dir;
+}
+
 }  // namespace
 
 int cmd_plan(int argc, char** argv) {
-  Args args(argc, argv, {"targets", "input-shape", "plugin-dir", "pack", "precision"},
+  Args args(argc, argv,
+            {"targets", "input-shape", "plugin-dir", "pack", "precision", "dump-kernels"},
             {"json", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
@@ -105,7 +136,10 @@ int cmd_plan(int argc, char** argv) {
         "  --pack FILE           use exactly this tuned pack (repeatable)\n"
         "  --no-packs            no tuned packs: the schedules' heuristics only\n"
         "  --precision P         fp32 (default), fp16 or fp16-acc32\n"
-        "  --json                print a JSON array, one object per node\n");
+        "  --json                print a JSON array, one object per node\n"
+        "  --dump-kernels DIR    write the OpenCL C source of every kernel program the plan\n"
+        "                        builds (mali, adreno) into DIR as <kernel>.cl; an existing\n"
+        "                        different file is kept and the new one named <kernel>.2.cl\n");
     return args.flag("help") ? 0 : 2;
   }
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
@@ -113,12 +147,34 @@ int cmd_plan(int argc, char** argv) {
   for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
-  const SessionOptions options = session_options(workload);
+  SessionOptions options = session_options(workload);
+  std::filesystem::path dump_dir;
+  std::set<std::string> before;
+  if (!args.get("dump-kernels").empty()) {
+    dump_dir = prepare_dump_dir(args.get("dump-kernels"));
+    options.dump_kernels_dir = dump_dir.string();
+    before = cl_files(dump_dir);
+  }
   const Session session(std::move(workload.graph), options);
   if (args.flag("json")) {
     print_json(session.plan());
   } else {
     print_table(session.plan());
+  }
+  if (!dump_dir.empty()) {
+    // Plugins never rewrite a file, so the new names are exactly what this plan wrote; sources
+    // already there with identical content are reused silently.
+    std::FILE* out = args.flag("json") ? stderr : stdout;
+    std::vector<std::string> written;
+    for (const std::string& name : cl_files(dump_dir)) {
+      if (!before.count(name)) written.push_back((dump_dir / name).string());
+    }
+    std::fprintf(out, "%skernel sources: %zu new file(s) in %s%s\n",
+                 args.flag("json") ? "" : "\n", written.size(), dump_dir.string().c_str(),
+                 written.empty() ? " (none new: identical sources were already there, or no "
+                                   "target builds OpenCL programs)"
+                                 : "");
+    for (const std::string& path : written) std::fprintf(out, "  %s\n", path.c_str());
   }
   return 0;
 }

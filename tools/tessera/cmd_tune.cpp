@@ -84,6 +84,8 @@ int cmd_tune(int argc, char** argv) {
     options.repeats = static_cast<int>(args.get_int("repeats", 5));
     options.timeout_s = std::stod(args.get("timeout", "30"));
     options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
+    options.command = "tessera";  // recorded in each log record, for `tessera pack build`
+    for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");
     if (!pack_path.empty() && std::filesystem::exists(pack_path) && !args.flag("force")) {
       throw Error("tune: '" + pack_path + "' exists; pass --force to overwrite it");

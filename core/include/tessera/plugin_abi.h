@@ -215,6 +215,9 @@ typedef struct tsr_compile_options {
    * breaking a device limit) is ignored for that node alone. Owned by core, valid for the call. */
   int32_t num_node_configs;
   const tsr_node_config* node_configs;
+  const char* dump_dir; /* ABI 1.1: absolute dir; NULL = none. A plugin that builds kernel
+                           programs writes each program's source there as <kernel or program
+                           name>.cl (plus a header comment naming the node(s) and build options) */
 } tsr_compile_options;
 
 typedef struct tsr_region_handle_s* tsr_region_handle;

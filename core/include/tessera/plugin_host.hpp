@@ -173,6 +173,7 @@ struct RegionCompileSettings {
   std::string precision = "fp32";
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
+  std::string dump_dir;   // absolute; "" = none (tsr_compile_options.dump_dir)
   // ABI 1.1: asked once per region node (after describe_node) for the config to pass in
   // tsr_compile_options.node_configs; nullopt = the plugin's heuristic. Unset = no configs and no
   // describe_node calls.

@@ -31,6 +31,9 @@ struct SessionOptions {
   int32_t threads = 0;                  // 0 = each plugin's default
   std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
   std::string cache_dir;                // absolute; "" = no kernel cache
+  // Absolute; "" = none. Plugins that build kernel programs write their sources there (one
+  // <kernel>.cl per program, never replacing a different file of the same name).
+  std::string dump_kernels_dir;
 
   // Where tuned configs come from (see schedules/README.md): kAuto = the most specific pack per
   // device among those in the schedules directories; kFiles = exactly `pack_files` (still matched

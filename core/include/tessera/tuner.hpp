@@ -159,6 +159,9 @@ struct LogRecord {
   std::string workload, plugin, device, schedule, status, error, timestamp;
   std::vector<std::pair<std::string, int64_t>> knobs;
   double median_us = 0;
+  // Appended later (older logs lack them: ""): the device's driver version and the tuner command
+  // line that measured the record (for `tessera pack build`).
+  std::string driver, command;
 };
 std::string to_json_line(const LogRecord& r);
 // nullopt for a line that is not a record (blank, truncated by a crash).
@@ -170,6 +173,12 @@ std::map<std::pair<std::string, std::string>, LogRecord> best_records(
 // A pack of the best record per workload of `plugin` measured on `device`.
 Pack pack_from_records(const std::vector<LogRecord>& records, const std::string& plugin,
                        const DeviceDesc& device, const std::string& how);
+
+// `tessera pack build`: the pack of the fastest ok record per workload in the tuner logs at
+// `log_paths`. measured.how names the logs (and the tuner command lines they record). Throws
+// tessera::Error when a log cannot be read or holds no record, when the logs mix plugins, devices
+// or drivers (naming both; build one pack per plugin and device), or when no record is ok.
+Pack pack_from_logs(const std::vector<std::string>& log_paths);
 
 // ---- the driver ----
 
@@ -187,6 +196,7 @@ struct TuneOptions {
   double timeout_s = 30;
   uint64_t seed = 1;
   std::string worker_exe;                            // "" = this executable
+  std::string command;  // the command line, recorded in each log record ("" = none)
   std::function<void(const std::string&)> progress;  // one line per event
 };
 

@@ -167,6 +167,7 @@ void Session::Impl::build(const SessionOptions& options) {
   settings.num_threads = options.threads;
   settings.precision = options.precision;
   settings.cache_dir = options.cache_dir;
+  settings.dump_dir = options.dump_kernels_dir;
 
   std::vector<partition::Exclusion> excluded;
   std::map<std::pair<int, std::vector<int>>, std::shared_ptr<PluginRegion>> compiled;

@@ -103,7 +103,10 @@ std::string to_json_line(const LogRecord& r) {
   }
   o << "}, \"status\": \"" << json_escape(r.status) << "\", \"median_us\": " << r.median_us
     << ", \"error\": \"" << json_escape(r.error) << "\", \"timestamp\": \""
-    << json_escape(r.timestamp) << "\"}";
+    << json_escape(r.timestamp) << "\"";
+  if (!r.driver.empty()) o << ", \"driver\": \"" << json_escape(r.driver) << "\"";
+  if (!r.command.empty()) o << ", \"command\": \"" << json_escape(r.command) << "\"";
+  o << "}";
   return o.str();
 }
 
@@ -139,6 +142,8 @@ std::optional<LogRecord> parse_log_line(const std::string& line) {
         if (key == "status") r.status = v;
         if (key == "error") r.error = v;
         if (key == "timestamp") r.timestamp = v;
+        if (key == "driver") r.driver = v;
+        if (key == "command") r.command = v;
       }
     }
     if (r.workload.empty() || r.plugin.empty()) return std::nullopt;
@@ -288,6 +293,8 @@ TuneReport run_tuning(const TuneOptions& options) {
     r.median_us = m.median_us;
     r.error = m.error;
     r.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
+    r.driver = report.devices[task.plugin].driver;
+    r.command = options.command;
     if (log.is_open()) {
       log << to_json_line(r) << "\n";
       log.flush();

@@ -1,16 +1,24 @@
 // Header-only helpers shared by the OpenCL plugins (written for adreno; mali may switch to them):
 // typed read access to one node of a tsr_region (NodeView), shape helpers, 2-D window padding,
-// schedules with knob spaces described as data, and small string helpers for device claims.
+// schedules with knob spaces described as data, small string helpers for device claims, and
+// kernel-source dumps (tsr_compile_options.dump_dir).
 // Header-only so plugins pick it up without new link dependencies.
 #pragma once
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -381,6 +389,132 @@ class TuningAnswer {
   std::vector<std::vector<tsr_knob_space>> spaces_;
   std::vector<std::vector<tsr_knob>> defaults_;
   std::vector<tsr_schedule_desc> schedules_;
+};
+
+// ---- kernel-source dumps (ABI 1.1: tsr_compile_options.dump_dir) ----
+
+// The dump directory, or nullptr when the caller's struct does not reach the field or gave none.
+inline const char* dump_dir(const tsr_compile_options* options) {
+  if (!options ||
+      options->struct_size < offsetof(tsr_compile_options, dump_dir) + sizeof(options->dump_dir)) {
+    return nullptr;
+  }
+  return options->dump_dir && options->dump_dir[0] ? options->dump_dir : nullptr;
+}
+
+// Writes `content` as `dir`/`stem`.cl, or `stem`.2.cl, .3.cl ... when a file of that name holds
+// something else (a file with the same content is reused, never rewritten). Each file appears
+// complete or not at all: a temporary file is written and then hard-linked to the name, which
+// fails instead of replacing a file another writer created meanwhile. Returns the path; throws
+// tessera::Error naming the path on failure.
+inline std::string write_new_source_file(const std::string& dir, const std::string& stem,
+                                         const std::string& content) {
+  for (int n = 1; n < 10000; ++n) {
+    const std::string path =
+        dir + "/" + stem + (n == 1 ? std::string() : "." + std::to_string(n)) + ".cl";
+    std::ifstream existing(path, std::ios::binary);
+    if (existing) {
+      const std::string old((std::istreambuf_iterator<char>(existing)),
+                            std::istreambuf_iterator<char>());
+      if (old == content) return path;
+      continue;
+    }
+    std::string tmp = dir + "/." + stem + ".XXXXXX";
+    std::vector<char> tmpl(tmp.begin(), tmp.end());
+    tmpl.push_back('\0');
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) {
+      throw Error("cannot create a temporary file in kernel dump directory '" + dir + "': " +
+                  std::strerror(errno) + " (does it exist and is it writable?)");
+    }
+    tmp = tmpl.data();
+    size_t done = 0;
+    bool ok = true;
+    while (ok && done < content.size()) {
+      const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      ok = w > 0;
+      if (ok) done += static_cast<size_t>(w);
+    }
+    ok = ok && ::fsync(fd) == 0;
+    const int write_errno = errno;
+    ::close(fd);
+    if (!ok) {
+      ::unlink(tmp.c_str());
+      throw Error("cannot write kernel source '" + path + "': " + std::strerror(write_errno));
+    }
+    if (::link(tmp.c_str(), path.c_str()) == 0) {
+      ::unlink(tmp.c_str());
+      return path;
+    }
+    const int link_errno = errno;
+    ::unlink(tmp.c_str());
+    if (link_errno == EEXIST) {
+      --n;  // someone created it meanwhile: compare with theirs
+      continue;
+    }
+    throw Error("cannot create kernel source '" + path + "': " + std::strerror(link_errno));
+  }
+  throw Error("kernel dump directory '" + dir + "' already holds 9999 different '" + stem +
+              "' sources; pick an empty directory");
+}
+
+// The programs one compile_region call used, recorded as they are built (or found in a program
+// cache) and written once the region compiled.
+class KernelDump {
+ public:
+  // `kernel` of the program built from `source` with `build_options` runs node `node`.
+  void add(const std::string& kernel, const std::string& file, const std::string& source,
+           const std::string& build_options, const std::string& node) {
+    for (Entry& e : entries_) {
+      if (e.kernel == kernel && e.file == file && e.build_options == build_options) {
+        if (std::find(e.nodes.begin(), e.nodes.end(), node) == e.nodes.end()) {
+          e.nodes.push_back(node);
+        }
+        return;
+      }
+    }
+    entries_.push_back({kernel, file, source, build_options, {node}});
+  }
+
+  // Writes one <kernel>.cl per recorded program into `dir`; returns the paths.
+  std::vector<std::string> write(const std::string& dir, const std::string& plugin) const {
+    std::vector<std::string> paths;
+    for (const Entry& e : entries_) {
+      std::string nodes;
+      for (const std::string& n : e.nodes) nodes += (nodes.empty() ? "" : ", ") + n;
+      std::string header = "/* tessera " + plugin + ": kernel " + e.kernel + " of kernels/" +
+                           e.file + " (with common.cl prepended)\n * node(s): " + nodes +
+                           "\n * build options: " + e.build_options + "\n */\n";
+      // A node name holding "*/" must not end the comment early.
+      const std::string body = header.substr(3, header.size() - 7);  // between "/* " and " */\n"
+      std::string safe;
+      for (size_t i = 0; i < body.size(); ++i) {
+        safe += body[i];
+        if (body[i] == '*' && i + 1 < body.size() && body[i + 1] == '/') safe += '_';
+      }
+      header = "/* " + safe + " */\n";
+      std::string stem;
+      for (char c : e.kernel) {
+        stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
+      }
+      paths.push_back(write_new_source_file(dir, stem.empty() ? "kernel" : stem,
+                                            header + e.source));
+    }
+    return paths;
+  }
+
+  bool empty() const { return entries_.empty(); }
+
+ private:
+  struct Entry {
+    std::string kernel;
+    std::string file;
+    std::string source;
+    std::string build_options;
+    std::vector<std::string> nodes;
+  };
+  std::vector<Entry> entries_;
 };
 
 }  // namespace tessera::opencl::support
