@@ -100,6 +100,10 @@ void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_
 // One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+kNR.
 void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel);
 
+// Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
+// Returns false (nothing written) for horizontal strides other than 1 and 2.
+bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
+
 // Depthwise conv (group == C == OC) with per-channel bias and clamp, parallel over channels.
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y);

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 
 #include "kernels/kernels.hpp"
 
@@ -244,7 +245,7 @@ HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGe
 // Horizontal stride 1 or 2: stride 2 splits each padded row into its even and odd columns
 // (phases), so every tap is a unit-stride load. NB output vectors at a time keep NB independent
 // FMA chains in flight.
-template <int NB, class D>
+template <int NB, bool kMax, class D>
 HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t phase_floats,
                                    const float* wk, const ConvGeometry& g, int64_t oy, int64_t xb,
                                    float bias, float lo, float hi, float* dst) {
@@ -254,9 +255,15 @@ HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t ph
   for (int64_t ky = 0; ky < g.kh; ++ky) {
     const float* row = pad + (oy * g.sh + ky) * pw + xb;
     for (int64_t kx = 0; kx < g.kw; ++kx) {
-      const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
       const float* src = g.sw == 1 ? row + kx : row + (kx & 1) * phase_floats + (kx >> 1);
-      for (int i = 0; i < NB; ++i) acc[i] = hn::MulAdd(wv, hn::LoadU(d, src + i * lanes), acc[i]);
+      if constexpr (kMax) {
+        for (int i = 0; i < NB; ++i) acc[i] = hn::Max(acc[i], hn::LoadU(d, src + i * lanes));
+      } else {
+        const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
+        for (int i = 0; i < NB; ++i) {
+          acc[i] = hn::MulAdd(wv, hn::LoadU(d, src + i * lanes), acc[i]);
+        }
+      }
     }
   }
   const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
@@ -269,9 +276,11 @@ HWY_ATTR int64_t DepthwisePaddedLanes() {
   return static_cast<int64_t>(hn::Lanes(DF()));
 }
 
-template <class D>
+// kMax: max pooling instead (padding is -inf, the accumulator starts from `bias` = -inf).
+template <bool kMax, class D>
 HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, const ConvGeometry& g,
                                   float bias, float lo, float hi, float* out, float* scratch) {
+  const float fill = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
   const int64_t ph_rows = (g.oh - 1) * g.sh + g.kh;
@@ -286,14 +295,14 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
     float* dst = phases == 1 ? scratch + r * pw : wide;
     const int64_t width = phases * pw;
     if (iy < 0 || iy >= g.h) {
-      std::fill(dst, dst + width, 0.0f);
+      std::fill(dst, dst + width, fill);
     } else {
       // Padded column X reads input column X - pl.
       const int64_t first = std::min(width, g.pl);
       const int64_t end = std::max(first, std::min(width, g.w + g.pl));
-      std::fill(dst, dst + first, 0.0f);
+      std::fill(dst, dst + first, fill);
       std::copy(plane + iy * g.w + (first - g.pl), plane + iy * g.w + (end - g.pl), dst + first);
-      std::fill(dst + end, dst + width, 0.0f);
+      std::fill(dst + end, dst + width, fill);
     }
     if (phases == 2) {
       float* even = scratch + r * pw;
@@ -311,13 +320,13 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
     float* dst = tail_row ? rowbuf : out + oy * g.ow;
     int64_t xb = 0;
     for (; xb + 4 * lanes <= owr; xb += 4 * lanes) {
-      DepthwisePaddedBlock<4>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+      DepthwisePaddedBlock<4, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
     }
     for (; xb + 2 * lanes <= owr; xb += 2 * lanes) {
-      DepthwisePaddedBlock<2>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+      DepthwisePaddedBlock<2, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
     }
     for (; xb < owr; xb += lanes) {
-      DepthwisePaddedBlock<1>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+      DepthwisePaddedBlock<1, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
     }
     if (tail_row) std::copy(rowbuf, rowbuf + g.ow, out + oy * g.ow);
   }
@@ -328,9 +337,21 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
 HWY_ATTR void DepthwisePaddedChannel(const float* plane, const float* wk, const ConvGeometry* geom,
                                      float bias, float lo, float hi, float* out, float* scratch) {
   if (geom->ow <= 8 && HWY_LANES(float) > 8) {
-    DepthwisePaddedImpl(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out, scratch);
+    DepthwisePaddedImpl<false>(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out,
+                               scratch);
   } else {
-    DepthwisePaddedImpl(DF(), plane, wk, *geom, bias, lo, hi, out, scratch);
+    DepthwisePaddedImpl<false>(DF(), plane, wk, *geom, bias, lo, hi, out, scratch);
+  }
+}
+
+HWY_ATTR void MaxPoolChannel(const float* plane, const ConvGeometry* geom, float lo, float hi,
+                             float* out, float* scratch) {
+  const float start = -std::numeric_limits<float>::infinity();
+  if (geom->ow <= 8 && HWY_LANES(float) > 8) {
+    DepthwisePaddedImpl<true>(hn::CappedTag<float, 8>(), plane, nullptr, *geom, start, lo, hi, out,
+                              scratch);
+  } else {
+    DepthwisePaddedImpl<true>(DF(), plane, nullptr, *geom, start, lo, hi, out, scratch);
   }
 }
 
@@ -353,14 +374,34 @@ HWY_EXPORT(AddClamp);
 HWY_EXPORT(DepthwiseChannel);
 HWY_EXPORT(DepthwisePaddedChannel);
 HWY_EXPORT(DepthwisePaddedLanes);
+HWY_EXPORT(MaxPoolChannel);
+
+namespace {
+// Floats of scratch DepthwisePaddedImpl needs per thread.
+int64_t padded_scratch_floats(const ConvGeometry& g) {
+  const int64_t lanes = HWY_DYNAMIC_DISPATCH(DepthwisePaddedLanes)();
+  const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
+  const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
+  return g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + owr + g.sw * pw;
+}
+}  // namespace
+
+bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
+  if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0) return false;
+  const int64_t floats = padded_scratch_floats(g);
+  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+    static thread_local std::vector<float> scratch;
+    if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
+    HWY_DYNAMIC_DISPATCH(MaxPoolChannel)
+    (x + c * g.h * g.w, &g, lo, hi, y + c * g.oh * g.ow, scratch.data());
+  });
+  return true;
+}
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y) {
   if ((g.sw == 1 || g.sw == 2) && g.oh > 0 && g.ow > 0) {
-    const int64_t lanes = HWY_DYNAMIC_DISPATCH(DepthwisePaddedLanes)();
-    const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
-    const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
-    const int64_t floats = g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + owr + g.sw * pw;
+    const int64_t floats = padded_scratch_floats(g);
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
       static thread_local std::vector<float> scratch;
       if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));

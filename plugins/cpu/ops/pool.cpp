@@ -1,4 +1,5 @@
-// MaxPool / AveragePool (2-D, NCHW) and GlobalAveragePool, parallel over (n, c) planes.
+// MaxPool / AveragePool (2-D, NCHW) and GlobalAveragePool, parallel over (n, c) planes. MaxPool
+// with horizontal stride 1 or 2 runs the SIMD kernel; the rest the scalar loops here.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -40,7 +41,21 @@ Step build_pool(BuildContext& ctx) {
   const int64_t oh = y->dims[2], ow = y->dims[3];
   const int32_t in = node.input_index(0), out = ctx.output;
   const Activation act = ctx.act;
+  ConvGeometry g;
+  g.c = g.oc = planes;
+  g.h = h;
+  g.w = w;
+  g.oh = oh;
+  g.ow = ow;
+  g.kh = k[0];
+  g.kw = k[1];
+  g.sh = s[0];
+  g.sw = s[1];
+  g.pt = p[0];
+  g.pl = p[1];
   return [=](std::vector<float*>& v) {
+    // The SIMD kernel pads each plane with -inf, so every window is a plain vector max.
+    if (is_max && max_pool(v[in], g, act.lo, act.hi, v[out])) return;
     tbb::parallel_for(int64_t{0}, planes, [&](int64_t pl) {
       const float* src = v[in] + pl * h * w;
       float* dst = v[out] + pl * oh * ow;
