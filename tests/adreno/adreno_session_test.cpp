@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <random>
 
 #include "../plugins/graph_builder.hpp"
+#include "opencl_plugin_test_util.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
 #include "tessera_opencl/runtime.hpp"
@@ -14,13 +14,7 @@
 namespace tessera {
 namespace {
 
-Tensor random_tensor(Shape shape, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
-  for (float& x : v) x = dist(rng);
-  return Tensor::from_vector(std::move(shape), v);
-}
+using opencl_test::random_tensor;
 
 bool any_image_device() {
   for (const auto& d : opencl::probe_devices().devices) {
@@ -47,12 +41,8 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
                 .output("y")
                 .build();
   const Graph reference_graph = g;
-  SessionOptions options;
-  options.targets = {"adreno:any", "reference"};
-  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
-  options.use_plugin_environment = false;
-  options.use_default_plugin_dirs = false;
-  options.cache_dir = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
+  const SessionOptions options =
+      opencl_test::session_options({"adreno:any", "reference"}, "adreno");
   Session session(std::move(g), options);
   std::string reasons;
   std::map<std::string, std::string> placed;
@@ -69,10 +59,7 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
   const std::vector<Tensor> want = run_reference(reference_graph, inputs);
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(got[0].shape(), want[0].shape());
-  for (int64_t i = 0; i < want[0].numel(); ++i) {
-    const float w = want[0].data<float>()[i];
-    EXPECT_NEAR(got[0].data<float>()[i], w, 1e-4f * std::max(1.0f, std::fabs(w))) << i;
-  }
+  opencl_test::expect_all_near(got[0], want[0], 1e-4f);
 }
 
 // A node whose tensor exceeds the device's image2d width is answered unsupported with the reason
@@ -88,12 +75,8 @@ TEST(AdrenoSession, TooWideForImageFallsBackToReference) {
                 .output("w")
                 .build();
   const Graph reference_graph = g;
-  SessionOptions options;
-  options.targets = {"adreno:any", "reference"};
-  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
-  options.use_plugin_environment = false;
-  options.use_default_plugin_dirs = false;
-  options.cache_dir = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
+  const SessionOptions options =
+      opencl_test::session_options({"adreno:any", "reference"}, "adreno");
   Session session(std::move(g), options);
   bool wide_fell_back = false, small_on_adreno = false;
   std::string reasons;

@@ -7,75 +7,24 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <random>
 
-#include "op.hpp"
-#include "tessera/graph.hpp"
-#include "tessera/plugin_abi.h"
+#include "opencl_plugin_test_util.hpp"
 
 namespace tessera {
 namespace {
 
+using opencl_test::attrs;
+using opencl_test::Case;
+using opencl_test::In;
+using opencl_test::Ints;
+using opencl_test::make_node;
+using opencl_test::random_tensor;
+using opencl_test::TinyRegion;
+
 const tsr_plugin* load_mali() {
-  static const tsr_plugin* table = []() -> const tsr_plugin* {
-    const std::string path =
-        std::string(TESSERA_BINARY_DIR) + "/plugins/lib/libtessera-plugin-mali.so";
-    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return nullptr;
-    auto entry = reinterpret_cast<tsr_plugin_entry_fn>(dlsym(lib, TESSERA_PLUGIN_ENTRY_NAME));
-    return entry ? entry(TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR) : nullptr;
-  }();
+  static const tsr_plugin* table = opencl_test::load_plugin("libtessera-plugin-mali.so");
   return table;
 }
-
-// One input of a case: its tensor and whether it is a constant (weight) or a region input.
-struct In {
-  Tensor tensor;
-  bool constant = false;
-};
-
-Tensor random_tensor(Shape shape, uint32_t seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(static_cast<size_t>(shape_numel(shape)));
-  for (float& x : v) x = dist(rng);
-  return Tensor::from_vector(std::move(shape), v);
-}
-
-// Owns the C views of one node's attributes.
-struct AttrStore {
-  std::vector<std::string> names;
-  std::vector<std::string> strings;
-  std::vector<tsr_attribute> attrs;
-  explicit AttrStore(const Attributes& a) {
-    names.reserve(a.all().size());
-    strings.reserve(a.all().size());
-    for (const auto& [name, value] : a.all()) {
-      names.push_back(name);
-      tsr_attribute t{};
-      t.struct_size = sizeof(t);
-      t.name = names.back().c_str();
-      if (auto* i = std::get_if<int64_t>(&value)) {
-        t.kind = TSR_ATTR_INT;
-        t.i = *i;
-      } else if (auto* f = std::get_if<float>(&value)) {
-        t.kind = TSR_ATTR_FLOAT;
-        t.f = *f;
-      } else if (auto* s = std::get_if<std::string>(&value)) {
-        t.kind = TSR_ATTR_STRING;
-        strings.push_back(*s);
-        t.s = strings.back().c_str();
-      } else if (auto* v = std::get_if<std::vector<int64_t>>(&value)) {
-        t.kind = TSR_ATTR_INTS;
-        t.count = static_cast<int64_t>(v->size());
-        t.ints = v->data();
-      } else {
-        ADD_FAILURE() << "attribute kind not handled by the test helper: " << name;
-      }
-      attrs.push_back(t);
-    }
-  }
-};
 
 class MaliOpsTest : public ::testing::Test {
  protected:
@@ -104,106 +53,11 @@ class MaliOpsTest : public ::testing::Test {
   // Values: the case inputs first, then each node's single output, in order.
   void check_chain(const std::vector<In>& inputs, std::vector<Node> nodes, int64_t opset = 13,
                    float rtol = 1e-4f) {
-    // Reference: run node by node.
-    std::vector<Tensor> values;
-    for (const In& in : inputs) values.push_back(in.tensor);
-    for (size_t n = 0; n < nodes.size(); ++n) {
-      nodes[n].outputs = {static_cast<ValueId>(values.size())};
-      std::vector<ops::InputInfo> infos;
-      std::vector<const Tensor*> ptrs;
-      for (ValueId id : nodes[n].inputs) {
-        ops::InputInfo info;
-        info.present = id >= 0;
-        if (id >= 0) {
-          info.dtype = values[id].dtype();
-          info.shape = values[id].shape();
-          if (id < static_cast<ValueId>(inputs.size()) && inputs[id].constant) {
-            info.constant = &values[id];
-          }
-        }
-        infos.push_back(info);
-        ptrs.push_back(id >= 0 ? &values[id] : nullptr);
-      }
-      auto out_infos = ops::infer_node(nodes[n], opset, "test", infos);
-      values.push_back(ops::compute_node(nodes[n], opset, ptrs, out_infos).at(0));
-    }
-    // The plugin's region.
-    std::vector<std::string> names;
-    for (size_t i = 0; i < values.size(); ++i) names.push_back("v" + std::to_string(i));
-    std::vector<tsr_tensor> tvalues(values.size());
-    for (size_t i = 0; i < values.size(); ++i) {
-      tsr_tensor& t = tvalues[i];
-      t = tsr_tensor{};
-      t.struct_size = sizeof(t);
-      t.name = names[i].c_str();
-      t.dtype = static_cast<int32_t>(values[i].dtype());
-      t.rank = static_cast<int32_t>(values[i].rank());
-      for (int32_t d = 0; d < t.rank; ++d) t.dims[d] = values[i].shape()[d];
-      t.data = i < inputs.size() && inputs[i].constant ? values[i].raw() : nullptr;
-    }
-    std::vector<std::unique_ptr<AttrStore>> attrs;
-    std::vector<tsr_node> tnodes;
-    for (const Node& n : nodes) {
-      attrs.push_back(std::make_unique<AttrStore>(n.attrs));
-      tsr_node t{};
-      t.struct_size = sizeof(t);
-      t.name = n.name.c_str();
-      t.op_type = n.op_type.c_str();
-      t.num_inputs = static_cast<int32_t>(n.inputs.size());
-      t.inputs = n.inputs.data();
-      t.num_outputs = 1;
-      t.outputs = n.outputs.data();
-      t.num_attributes = static_cast<int32_t>(attrs.back()->attrs.size());
-      t.attributes = attrs.back()->attrs.data();
-      tnodes.push_back(t);
-    }
-    std::vector<int32_t> region_inputs;
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      if (!inputs[i].constant) region_inputs.push_back(static_cast<int32_t>(i));
-    }
-    const int32_t out_id = static_cast<int32_t>(values.size() - 1);
-    tsr_region region{};
-    region.struct_size = sizeof(region);
-    region.opset = opset;
-    region.num_values = static_cast<int32_t>(tvalues.size());
-    region.values = tvalues.data();
-    region.num_nodes = static_cast<int32_t>(tnodes.size());
-    region.nodes = tnodes.data();
-    region.num_inputs = static_cast<int32_t>(region_inputs.size());
-    region.inputs = region_inputs.data();
-    region.num_outputs = 1;
-    region.outputs = &out_id;
+    Case c(inputs, std::move(nodes), opset);
+    Tensor result;
+    ASSERT_TRUE(opencl_test::run_case(plugin_, device_, c, cache_dir_, nullptr, &result));
 
-    for (int32_t n = 0; n < region.num_nodes; ++n) {
-      tsr_support support{};
-      support.struct_size = sizeof(support);
-      ASSERT_EQ(plugin_->query_node(device_, &region, n, &support), TSR_OK);
-      ASSERT_EQ(support.supported, 1) << support.reason;
-    }
-    tsr_compile_options options{};
-    options.struct_size = sizeof(options);
-    options.cache_dir = cache_dir_.c_str();
-    tsr_region_handle handle = nullptr;
-    char text[4096] = "";
-    ASSERT_EQ(plugin_->compile_region(device_, &region, &options, &handle, {text, sizeof(text)}),
-              TSR_OK)
-        << text;
-    std::vector<const void*> in_ptrs;
-    for (int32_t id : region_inputs) in_ptrs.push_back(values[id].raw());
-    Tensor result(DType::kFloat32, values.back().shape());
-    void* out_ptr = result.raw();
-    const tsr_status st =
-        plugin_->execute_region(handle, in_ptrs.data(), &out_ptr, {text, sizeof(text)});
-    std::vector<double> times(tnodes.size(), -1.0);
-    int32_t count = 0;
-    if (st == TSR_OK) {
-      EXPECT_EQ(plugin_->last_profile(handle, times.data(), region.num_nodes, &count), TSR_OK);
-      EXPECT_EQ(count, region.num_nodes);
-    }
-    plugin_->release_region(handle);
-    ASSERT_EQ(st, TSR_OK) << text;
-
-    const Tensor& expected = values.back();
+    const Tensor& expected = c.values.back();
     ASSERT_EQ(result.numel(), expected.numel());
     const float* got = result.data<float>();
     const float* want = expected.data<float>();
@@ -211,7 +65,7 @@ class MaliOpsTest : public ::testing::Test {
     for (int64_t i = 0; i < expected.numel() && bad < 5; ++i) {
       const float tol = rtol * std::max(1.0f, std::fabs(want[i]));
       if (!(std::fabs(got[i] - want[i]) <= tol)) {
-        ADD_FAILURE() << nodes.back().op_type << " element " << i << ": mali " << got[i]
+        ADD_FAILURE() << c.nodes.back().op_type << " element " << i << ": mali " << got[i]
                       << " vs reference " << want[i];
         ++bad;
       }
@@ -220,26 +74,16 @@ class MaliOpsTest : public ::testing::Test {
 
   void check_node(const std::string& op, const std::vector<In>& inputs, Attributes attrs = {},
                   int64_t opset = 13) {
-    Node n;
-    n.name = op + "_under_test";
-    n.op_type = op;
-    for (size_t i = 0; i < inputs.size(); ++i) n.inputs.push_back(static_cast<ValueId>(i));
-    n.attrs = std::move(attrs);
+    std::vector<ValueId> ids;
+    for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(static_cast<ValueId>(i));
     SCOPED_TRACE(op);
-    check_chain(inputs, {n}, opset);
+    check_chain(inputs, {make_node(op, ids, std::move(attrs))}, opset);
   }
 
   const tsr_plugin* plugin_ = nullptr;
   int32_t device_ = -1;
   std::string cache_dir_;
 };
-
-Attributes attrs(std::initializer_list<std::pair<std::string, AttributeValue>> list) {
-  Attributes a;
-  for (const auto& [k, v] : list) a.set(k, v);
-  return a;
-}
-using Ints = std::vector<int64_t>;
 
 TEST_F(MaliOpsTest, ConvDirect3x3PadBias) {
   check_node("Conv",
@@ -376,30 +220,10 @@ TEST_F(MaliOpsTest, ChainConvReluPoolFlattenGemm) {
 }
 
 TEST_F(MaliOpsTest, UnknownOpIsUnsupportedWithReason) {
-  tsr_tensor values[2] = {};
-  for (tsr_tensor& t : values) {
-    t.struct_size = sizeof(t);
-    t.name = "v";
-    t.dtype = TSR_DTYPE_FLOAT32;
-    t.rank = 1;
-    t.dims[0] = 4;
-  }
-  const int32_t in = 0, out = 1;
-  tsr_node node{};
-  node.struct_size = sizeof(node);
-  node.name = "t";
-  node.op_type = "Tanh";
-  node.num_inputs = 1;
-  node.inputs = &in;
-  node.num_outputs = 1;
-  node.outputs = &out;
-  tsr_region region{};
-  region.struct_size = sizeof(region);
-  region.opset = 13;
-  region.num_values = 2;
-  region.values = values;
-  region.num_nodes = 1;
-  region.nodes = &node;
+  TinyRegion t("t", "Tanh");
+  tsr_tensor* values = t.values;
+  tsr_node& node = t.node;
+  tsr_region& region = t.region;
   tsr_support support{};
   support.struct_size = sizeof(support);
   ASSERT_EQ(plugin_->query_node(device_, &region, 0, &support), TSR_OK);
@@ -417,34 +241,8 @@ TEST_F(MaliOpsTest, KernelBuildFailureIsCompileFailedNamingDevice) {
   // Redefining the shared activation helper's name breaks every kernel: a real compiler error
   // with a build log.
   setenv("TESSERA_MALI_BUILD_OPTIONS", "-Dtsr_activate=)", 1);
-  tsr_tensor values[2] = {};
-  for (tsr_tensor& t : values) {
-    t.struct_size = sizeof(t);
-    t.name = "v";
-    t.dtype = TSR_DTYPE_FLOAT32;
-    t.rank = 1;
-    t.dims[0] = 4;
-  }
-  const int32_t in = 0, out = 1;
-  tsr_node node{};
-  node.struct_size = sizeof(node);
-  node.name = "relu0";
-  node.op_type = "Relu";
-  node.num_inputs = 1;
-  node.inputs = &in;
-  node.num_outputs = 1;
-  node.outputs = &out;
-  tsr_region region{};
-  region.struct_size = sizeof(region);
-  region.opset = 13;
-  region.num_values = 2;
-  region.values = values;
-  region.num_nodes = 1;
-  region.nodes = &node;
-  region.num_inputs = 1;
-  region.inputs = &in;
-  region.num_outputs = 1;
-  region.outputs = &out;
+  TinyRegion t("relu0", "Relu");
+  tsr_region& region = t.region;
   tsr_region_handle handle = nullptr;
   char text[8192] = "";
   const tsr_status st =
