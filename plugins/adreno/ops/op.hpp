@@ -6,6 +6,7 @@
 #include <string>
 
 #include "region.hpp"
+#include "tessera_opencl/op_registry.hpp"
 
 namespace tessera::adreno {
 
@@ -51,9 +52,10 @@ std::string check_float_io(const NodeView& node);
 // check_float_io plus: every present non-constant input and output 0 is rank 4 (rank <= 4 with
 // `any_rank`, for element-wise ops) and fits the device's image2d limits (layout: region.hpp).
 std::string check_image_io(const NodeView& node, const Device& device, bool any_rank = false);
-std::string check_constant(const NodeView& node, int32_t i, const char* what);
-const float* constant_floats(const NodeView& node, int32_t i);
-int32_t to_i32(int64_t v, const NodeView& node);
+// check_constant, constant_floats, to_i32: tessera_opencl/op_registry.hpp.
+using opencl::support::check_constant;
+using opencl::support::constant_floats;
+using opencl::support::to_i32;
 // (N, C4, H, W) of a rank-4 tensor, for kernel arguments.
 std::array<int32_t, 4> blocked_dims(const tsr_tensor& t, const NodeView& node);
 // Float values of length ceil(C/4)*4, zero-padded (per-channel scale, shift, bias).

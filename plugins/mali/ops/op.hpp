@@ -5,6 +5,7 @@
 #include <string>
 
 #include "region.hpp"
+#include "tessera_opencl/op_registry.hpp"
 
 namespace tessera::mali {
 
@@ -49,10 +50,10 @@ Config choose_config(const Lowering& lowering, int32_t index, const std::vector<
 
 // "" when every present input and output i is float32 with a known shape; else the reason.
 std::string check_float_io(const NodeView& node);
-// "" when input i is present and has constant data; else the reason.
-std::string check_constant(const NodeView& node, int32_t i, const char* what);
-// The constant float data of input i (check_constant must have passed).
-const float* constant_floats(const NodeView& node, int32_t i);
+// check_constant, constant_floats, to_i32: tessera_opencl/op_registry.hpp.
+using opencl::support::check_constant;
+using opencl::support::constant_floats;
+using opencl::support::to_i32;
 // A Config of `schedule_id` with the default value of each knob: wg_x from default_wg_x(), other
 // knobs from `overrides` (name, value) or their first candidate.
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
@@ -61,7 +62,5 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
 // Element-wise launch over n items with the config's wg_x.
 void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,
                  const Config& config);
-// Clamps int64 sizes to the int range the kernels index with; throws naming the node if not.
-int32_t to_i32(int64_t v, const NodeView& node);
 
 }  // namespace tessera::mali
