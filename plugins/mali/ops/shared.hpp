@@ -1,5 +1,5 @@
 // Lowerings written once and used by several op files: unary activations, broadcasting binary
-// ops, buffer aliases, pooling windows and matrix products.
+// ops, buffer aliases, 2-D pooling and matrix products.
 #pragma once
 
 #include <array>
@@ -30,6 +30,11 @@ void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 
 // Pads (top, left, bottom, right) of a 2-D window (shared, tessera_opencl/plugin_support.hpp).
 using opencl::support::window_pads_2d;
+
+// MaxPool/AveragePool (2-D, NCHW), one work-item per output; `mode` is pool2d_f32's: 0 max,
+// 1 average.
+std::string check_pool(const NodeView& node, const opencl::DeviceInfo& device);
+void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode);
 
 // Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
