@@ -294,15 +294,25 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
     const int64_t iy = r - g.pt;
     float* dst = phases == 1 ? scratch + r * pw : wide;
     const int64_t width = phases * pw;
+    // Padded column X reads input column X - pl. Whole vectors inside the row are copied as
+    // vectors, the (at most two) chunks on its borders element by element: the rows are short
+    // (7..112), so library memcpy/memset calls would cost more than the data.
+    const auto vfill = hn::Set(d, fill);
     if (iy < 0 || iy >= g.h) {
-      std::fill(dst, dst + width, fill);
+      for (int64_t x = 0; x < width; x += lanes) hn::StoreU(vfill, d, dst + x);
     } else {
-      // Padded column X reads input column X - pl.
-      const int64_t first = std::min(width, g.pl);
-      const int64_t end = std::max(first, std::min(width, g.w + g.pl));
-      std::fill(dst, dst + first, fill);
-      std::copy(plane + iy * g.w + (first - g.pl), plane + iy * g.w + (end - g.pl), dst + first);
-      std::fill(dst + end, dst + width, fill);
+      const float* src = plane + iy * g.w - g.pl;  // src[X] is padded column X when inside
+      for (int64_t x = 0; x < width; x += lanes) {
+        if (x >= g.pl && x + lanes <= g.pl + g.w) {
+          hn::StoreU(hn::LoadU(d, src + x), d, dst + x);
+        } else if (x + lanes <= g.pl || x >= g.pl + g.w) {
+          hn::StoreU(vfill, d, dst + x);
+        } else {
+          for (int64_t i = x; i < x + lanes; ++i) {
+            dst[i] = i >= g.pl && i < g.pl + g.w ? src[i] : fill;
+          }
+        }
+      }
     }
     if (phases == 2) {
       float* even = scratch + r * pw;
@@ -316,7 +326,9 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
     }
   }
   for (int64_t oy = 0; oy < g.oh; ++oy) {
-    const bool tail_row = owr != g.ow;
+    // Whole vectors may run past the row into the next ones (written after this one), but not
+    // past the plane: the next plane belongs to another task.
+    const bool tail_row = oy * g.ow + owr > g.oh * g.ow;
     float* dst = tail_row ? rowbuf : out + oy * g.ow;
     int64_t xb = 0;
     for (; xb + 4 * lanes <= owr; xb += 4 * lanes) {
@@ -328,7 +340,9 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
     for (; xb < owr; xb += lanes) {
       DepthwisePaddedBlock<1, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
     }
-    if (tail_row) std::copy(rowbuf, rowbuf + g.ow, out + oy * g.ow);
+    if (tail_row) {
+      for (int64_t i = 0; i < g.ow; ++i) out[oy * g.ow + i] = rowbuf[i];
+    }
   }
 }
 
