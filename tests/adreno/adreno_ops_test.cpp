@@ -73,10 +73,9 @@ class AdrenoOpsTest : public ::testing::Test {
 
   void check_node(const std::string& op, const std::vector<In>& inputs, Attributes a = {},
                   int64_t opset = 13) {
-    std::vector<ValueId> ids;
-    for (size_t i = 0; i < inputs.size(); ++i) ids.push_back(static_cast<ValueId>(i));
     SCOPED_TRACE(op);
-    check_chain(inputs, {make_node(op, ids, std::move(a))}, opset);
+    check_chain(inputs, {opencl_test::make_node_over_inputs(op, inputs.size(), std::move(a))},
+                opset);
   }
 
   const tsr_plugin* plugin_ = nullptr;

@@ -25,11 +25,8 @@ bool any_image_device() {
 
 TEST(AdrenoSession, ConvReluPoolMatchesReference) {
   if (!any_image_device()) GTEST_SKIP() << "no OpenCL device with image support";
-  Attributes conv;
-  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  Attributes pool;
-  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
-  pool.set("strides", std::vector<int64_t>{2, 2});
+  const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
+  const Attributes pool = opencl_test::pool_2x2_stride2();
   Graph g = test::GraphBuilder()
                 .input("x", {1, 6, 16, 16})
                 .constant("w", random_tensor({12, 6, 3, 3}, 1))

@@ -88,6 +88,11 @@ inline Attributes attrs(std::initializer_list<std::pair<std::string, AttributeVa
 }
 using Ints = std::vector<int64_t>;
 
+// MaxPool/AveragePool attributes of a 2x2 window with stride 2.
+inline Attributes pool_2x2_stride2() {
+  return attrs({{"kernel_shape", Ints{2, 2}}, {"strides", Ints{2, 2}}});
+}
+
 inline Node make_node(const std::string& op, std::vector<ValueId> inputs, Attributes a = {}) {
   Node n;
   n.name = op + "_under_test";
@@ -95,6 +100,13 @@ inline Node make_node(const std::string& op, std::vector<ValueId> inputs, Attrib
   n.inputs = std::move(inputs);
   n.attrs = std::move(a);
   return n;
+}
+
+// make_node over values 0 .. num_inputs-1 (the inputs of a one-node Case).
+inline Node make_node_over_inputs(const std::string& op, size_t num_inputs, Attributes a = {}) {
+  std::vector<ValueId> ids;
+  for (size_t i = 0; i < num_inputs; ++i) ids.push_back(static_cast<ValueId>(i));
+  return make_node(op, std::move(ids), std::move(a));
 }
 
 // A region of `nodes` over `inputs` (values: the inputs, then each node's single output) with

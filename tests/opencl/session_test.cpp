@@ -17,11 +17,8 @@ using opencl_test::random_tensor;
 
 TEST(MaliSession, MixedGraphMatchesReference) {
   if (opencl::probe_devices().devices.empty()) GTEST_SKIP() << "no OpenCL device";
-  Attributes conv;
-  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
-  Attributes pool;
-  pool.set("kernel_shape", std::vector<int64_t>{2, 2});
-  pool.set("strides", std::vector<int64_t>{2, 2});
+  const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
+  const Attributes pool = opencl_test::pool_2x2_stride2();
   Graph g = test::GraphBuilder()
                 .input("x", {1, 16, 32, 32})
                 .constant("w", random_tensor({32, 16, 3, 3}, 1))
