@@ -21,22 +21,21 @@ struct OpLowering {
   void (*lower)(Lowering& lowering, const NodeView& node, int32_t node_index);
 };
 
-const OpLowering* find_lowering(const std::string& op_type);
-
 // ---- tuning: the configs a node can run with, the heuristic's first ----
 using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node, const Device& device);
-// nullptr when the op has nothing to tune.
-TuningOptionsFn find_tuning(const std::string& op_type);
-struct TuningRegistrar {
-  TuningRegistrar(const char* op_type, TuningOptionsFn fn);
-};
-// The config core requested for node `index` if it is one of `options` with valid knob values,
-// else options[0] (the heuristic's).
-Config choose_config(const Lowering& lowering, int32_t index, const std::vector<Config>& options);
 
-struct OpLoweringRegistrar {
-  explicit OpLoweringRegistrar(const OpLowering& op);
-};
+// The op tables and choose_config (the requested config, else the heuristic's): shared code in
+// tessera_opencl/op_registry.hpp.
+using Registry = opencl::support::OpRegistry<OpLowering, TuningOptionsFn>;
+using OpLoweringRegistrar = Registry::LoweringRegistrar;
+using TuningRegistrar = Registry::TuningRegistrar;
+inline const OpLowering* find_lowering(const std::string& op_type) {
+  return Registry::find_lowering(op_type);
+}
+inline TuningOptionsFn find_tuning(const std::string& op_type) {
+  return Registry::find_tuning(op_type);
+}
+using opencl::support::choose_config;
 
 #define TSR_ADRENO_CONCAT_INNER(a, b) a##b
 #define TSR_ADRENO_CONCAT(a, b) TSR_ADRENO_CONCAT_INNER(a, b)

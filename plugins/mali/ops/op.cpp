@@ -3,34 +3,6 @@
 
 namespace tessera::mali {
 
-namespace {
-// Tags of this plugin's tables in opencl::support::op_table.
-struct LoweringTable;
-struct TuningTable;
-}  // namespace
-
-TuningRegistrar::TuningRegistrar(const char* op_type, TuningOptionsFn fn) {
-  opencl::support::op_table<TuningOptionsFn, TuningTable>()[op_type] = fn;
-}
-
-TuningOptionsFn find_tuning(const std::string& op_type) {
-  const TuningOptionsFn* fn =
-      opencl::support::find_in_op_table<TuningOptionsFn, TuningTable>(op_type);
-  return fn ? *fn : nullptr;
-}
-
-Config choose_config(const Lowering& lowering, int32_t index, const std::vector<Config>& options) {
-  return opencl::support::choose_requested_config(lowering, index, options);
-}
-
-OpLoweringRegistrar::OpLoweringRegistrar(const OpLowering& op) {
-  opencl::support::op_table<OpLowering, LoweringTable>()[op.op_type] = op;
-}
-
-const OpLowering* find_lowering(const std::string& op_type) {
-  return opencl::support::find_in_op_table<OpLowering, LoweringTable>(op_type);
-}
-
 std::string check_float_io(const NodeView& node) {
   const char* const float_only = "(mali runs float32 only)";
   const std::string r = opencl::support::check_float_inputs(node, float_only);

@@ -15,12 +15,23 @@ struct OpLowering {
   void (*lower)(Lowering& lowering, const NodeView& node, int32_t node_index);
 };
 
-// nullptr when the op is not implemented.
-const OpLowering* find_lowering(const std::string& op_type);
+// The configs a node can run with, the heuristic's first; one per schedule (ops with more than
+// one way to run register them).
+using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node,
+                                                const opencl::DeviceInfo& device);
 
-struct OpLoweringRegistrar {
-  explicit OpLoweringRegistrar(const OpLowering& op);
-};
+// The op tables and choose_config (the requested config, else the heuristic's): shared code in
+// tessera_opencl/op_registry.hpp.
+using Registry = opencl::support::OpRegistry<OpLowering, TuningOptionsFn>;
+using OpLoweringRegistrar = Registry::LoweringRegistrar;
+using TuningRegistrar = Registry::TuningRegistrar;
+inline const OpLowering* find_lowering(const std::string& op_type) {
+  return Registry::find_lowering(op_type);
+}
+inline TuningOptionsFn find_tuning(const std::string& op_type) {
+  return Registry::find_tuning(op_type);
+}
+using opencl::support::choose_config;
 
 #define TSR_MALI_CONCAT_INNER(a, b) a##b
 #define TSR_MALI_CONCAT(a, b) TSR_MALI_CONCAT_INNER(a, b)
@@ -28,23 +39,9 @@ struct OpLoweringRegistrar {
   static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT( \
       mali_op_, __LINE__)(::tessera::mali::OpLowering{op_type, check_fn, lower_fn})
 
-// ---- tuning: ops with more than one way to run register their options ----
-
-// The configs a node can run with, the heuristic's first; one per schedule.
-using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node,
-                                                const opencl::DeviceInfo& device);
-// nullptr when the op has nothing to tune.
-TuningOptionsFn find_tuning(const std::string& op_type);
-struct TuningRegistrar {
-  TuningRegistrar(const char* op_type, TuningOptionsFn fn);
-};
 #define TESSERA_MALI_TUNABLE(op_type, fn)                                                         \
   static const ::tessera::mali::TuningRegistrar TSR_MALI_CONCAT(mali_tunable_, __LINE__)(op_type, \
                                                                                          fn)
-
-// The config core requested for node `index` if it is one of `options` with valid knob values,
-// else options[0] (the heuristic's).
-Config choose_config(const Lowering& lowering, int32_t index, const std::vector<Config>& options);
 
 // ---- helpers shared by the op files ----
 

@@ -1,7 +1,7 @@
-// Header-only op-registry pieces shared by the OpenCL plugins' ops/op.cpp: the per-plugin tables
-// from op type to lowering / tuning function (filled by static registrars in the op files),
-// choosing the requested config, and the checks and conversions every op file uses. Each plugin
-// keeps its own types (OpLowering, Config, Lowering) and instantiates these with them.
+// Header-only op-registry pieces shared by the OpenCL plugins' ops/op.hpp and op.cpp: the
+// per-plugin tables from op type to lowering / tuning function (filled by static registrars in
+// the op files), choosing the requested config, and the checks and conversions every op file
+// uses. Each plugin keeps its own types (OpLowering, Config, Lowering) and instantiates these.
 #pragma once
 
 #include <climits>
@@ -15,27 +15,43 @@
 
 namespace tessera::opencl::support {
 
-// A table from op type to T, one per (T, Tag) for the whole process; a function-local static so
-// registrars in other translation units may fill it during static initialisation.
-template <class T, class Tag>
-std::map<std::string, T>& op_table() {
-  static std::map<std::string, T> table;
-  return table;
-}
-
-// The entry of `op_type` in op_table<T, Tag>(), or nullptr.
-template <class T, class Tag>
-const T* find_in_op_table(const std::string& op_type) {
-  const auto& table = op_table<T, Tag>();
-  auto it = table.find(op_type);
-  return it == table.end() ? nullptr : &it->second;
-}
+// The op registry of one plugin: its OpLoweringT (which has a `const char* op_type`) and
+// TuningFnT per op type, filled by static registrars in the op files. The tables are
+// function-local statics so registrars in any translation unit may run first; the plugin's own
+// OpLoweringT keeps the plugins' tables apart.
+template <class OpLoweringT, class TuningFnT>
+struct OpRegistry {
+  static std::map<std::string, OpLoweringT>& lowerings() {
+    static std::map<std::string, OpLoweringT> table;
+    return table;
+  }
+  static std::map<std::string, TuningFnT>& tunings() {
+    static std::map<std::string, TuningFnT> table;
+    return table;
+  }
+  // nullptr when the op is not implemented.
+  static const OpLoweringT* find_lowering(const std::string& op_type) {
+    auto it = lowerings().find(op_type);
+    return it == lowerings().end() ? nullptr : &it->second;
+  }
+  // nullptr when the op has nothing to tune.
+  static TuningFnT find_tuning(const std::string& op_type) {
+    auto it = tunings().find(op_type);
+    return it == tunings().end() ? nullptr : it->second;
+  }
+  struct LoweringRegistrar {
+    explicit LoweringRegistrar(const OpLoweringT& op) { lowerings()[op.op_type] = op; }
+  };
+  struct TuningRegistrar {
+    TuningRegistrar(const char* op_type, TuningFnT fn) { tunings()[op_type] = fn; }
+  };
+};
 
 // The config core requested for node `index` if it is one of `options` with valid knob values,
 // else options[0] (the heuristic's).
 template <class LoweringT, class ConfigT>
-ConfigT choose_requested_config(const LoweringT& lowering, int32_t index,
-                                const std::vector<ConfigT>& options) {
+ConfigT choose_config(const LoweringT& lowering, int32_t index,
+                      const std::vector<ConfigT>& options) {
   auto it = lowering.requests.find(index);
   if (it != lowering.requests.end()) {
     if (auto c = apply_request(&it->second, options)) return *c;
