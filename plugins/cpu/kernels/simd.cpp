@@ -32,19 +32,22 @@ static_assert(kVecs * kLanes == static_cast<size_t>(kNR), "kNR must be a multipl
 
 // One kMR x kNR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
 // (rows < kMR or cols < kNR) go through a stack buffer so stores never pass the end of C. With K
-// blocking, a tile is visited once per K chunk: `first` starts from zero (else from C), `last`
-// applies the epilogue (else C keeps the raw partial sum).
-HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t ldb,
-                        int64_t k, float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                        const float* row_bias, const float* col_bias, float lo, float hi,
-                        bool first = true, bool last = true) {
+// blocking, a tile is visited once per K chunk: kFirst starts from zero (else from C), kLast
+// applies the epilogue (else C keeps the raw partial sum). Template flags and whole-tile loops
+// (no early exits) keep the accumulators in registers: runtime flags made the compiler spill
+// them to the stack around the K loop, which cost most of the time at small K (1x1 convs).
+template <bool kFirst, bool kLast>
+HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                                    int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
+                                    int64_t rows, int64_t cols, const float* row_bias,
+                                    const float* col_bias, float lo, float hi) {
   const DF d;
   using V = hn::Vec<DF>;
   V acc[kMR][kVecs];
   const bool full = rows == kMR && cols == kNR;
   alignas(64) float edge[kMR * kNR];
-  if (first) {
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+  if constexpr (kFirst) {
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
@@ -54,7 +57,7 @@ HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT 
         for (int64_t j = 0; j < cols; ++j) edge[r * kNR + j] = c[r * ldc + j];
       }
     }
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::LoadU(d, src + v * kLanes);
     }
@@ -62,46 +65,58 @@ HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT 
   for (int64_t p = 0; p < k; ++p) {
     V b[kVecs];
     for (size_t v = 0; v < kVecs; ++v) b[v] = hn::LoadU(d, bp + v * kLanes);
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       const V a = hn::Set(d, ap[r]);
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
     ap += kMR;
     bp += ldb;
   }
-  if (!last) {
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
-      if (static_cast<int64_t>(r) >= rows) break;
-      float* dst = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
-      for (size_t v = 0; v < kVecs; ++v) hn::StoreU(acc[r][v], d, dst + v * kLanes);
-      if (!full) {
-        for (int64_t j = 0; j < cols; ++j) c[static_cast<int64_t>(r) * ldc + j] = edge[r * kNR + j];
+  if constexpr (kLast) {
+    const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+    V cb[kVecs];
+    for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Zero(d);
+    if (col_bias) {
+      // col_bias is valid only up to cols; load through the edge-safe path.
+      alignas(64) float tmp[kNR];
+      for (int64_t j = 0; j < kNR; ++j) tmp[j] = j < cols ? col_bias[j] : 0.0f;
+      for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Load(d, tmp + v * kLanes);
+    }
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+      const V rb = hn::Set(d, row_bias && static_cast<int64_t>(r) < rows ? row_bias[r] : 0.0f);
+      for (size_t v = 0; v < kVecs; ++v) {
+        acc[r][v] = hn::Min(hn::Max(hn::Add(hn::Add(acc[r][v], rb), cb[v]), vlo), vhi);
+      }
+    }
+  }
+  if (full) {
+  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+      for (size_t v = 0; v < kVecs; ++v) {
+        hn::StoreU(acc[r][v], d, c + static_cast<int64_t>(r) * ldc + v * kLanes);
       }
     }
     return;
   }
-  const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
   for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
-    if (static_cast<int64_t>(r) >= rows) break;
-    const V rb = hn::Set(d, row_bias ? row_bias[r] : 0.0f);
-    float* dst = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
-    for (size_t v = 0; v < kVecs; ++v) {
-      V x = hn::Add(acc[r][v], rb);
-      if (col_bias) {
-        // col_bias is padded by the caller only up to cols; load through the edge-safe path.
-        alignas(64) float cb[kLanes];
-        for (size_t l = 0; l < kLanes; ++l) {
-          const size_t j = v * kLanes + l;
-          cb[l] = static_cast<int64_t>(j) < cols ? col_bias[j] : 0.0f;
-        }
-        x = hn::Add(x, hn::Load(d, cb));
-      }
-      x = hn::Min(hn::Max(x, vlo), vhi);
-      hn::StoreU(x, d, dst + v * kLanes);
-    }
-    if (!full) {
-      for (int64_t j = 0; j < cols; ++j) c[static_cast<int64_t>(r) * ldc + j] = edge[r * kNR + j];
-    }
+    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[r][v], d, edge + r * kNR + v * kLanes);
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * kNR + j];
+  }
+}
+
+HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t ldb,
+                        int64_t k, float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                        const float* row_bias, const float* col_bias, float lo, float hi,
+                        bool first = true, bool last = true) {
+  if (first && last) {
+    MicroTileT<true, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+  } else if (first) {
+    MicroTileT<true, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+  } else if (last) {
+    MicroTileT<false, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+  } else {
+    MicroTileT<false, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   }
 }
 
