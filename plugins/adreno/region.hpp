@@ -61,38 +61,21 @@ class Image {
   cl_mem mem_ = nullptr;
 };
 
-struct Step {
-  int32_t node = 0;  // region node index, for per-node profiling
-  opencl::Kernel kernel;
-  std::vector<size_t> global;
-  std::vector<size_t> local;
-  std::string config;
-};
+// One kernel launch (shared: tessera_opencl/plugin_support.hpp).
+using opencl::support::Step;
 
-class CompiledRegion {
+// execute() writes inputs, launches every step, reads outputs (shared CompiledSteps); the adreno
+// part is the buffers and images the steps use.
+class CompiledRegion : public opencl::support::CompiledSteps {
  public:
-  std::shared_ptr<opencl::Context> context;
-  int32_t num_nodes = 0;
-  std::vector<std::shared_ptr<opencl::Buffer>> inputs;
-  std::vector<size_t> input_bytes;
-  std::vector<std::shared_ptr<opencl::Buffer>> outputs;
-  std::vector<size_t> output_bytes;
-  std::vector<Step> steps;
-  std::vector<double> last_times_us;
   std::vector<std::shared_ptr<opencl::Buffer>> buffers;
   std::vector<std::shared_ptr<Image>> images;
-
-  void execute(const void* const* in, void* const* out);
 };
 
-// Programs built once per context and option set.
-class ProgramPool {
+// Programs built once per context and option set from the adreno kernels.
+class ProgramPool : public opencl::support::ProgramPool {
  public:
-  const opencl::Program& get(opencl::Context& context, const std::string& file,
-                             const std::string& options);
-
- private:
-  std::map<std::string, std::unique_ptr<opencl::Program>> programs_;
+  ProgramPool() : opencl::support::ProgramPool("adreno", kernel_source) {}
 };
 
 class Lowering {

@@ -1,4 +1,4 @@
-// Lowering (buffers, programs, steps) and CompiledRegion::execute.
+// Lowering (buffers, programs, steps); CompiledRegion::execute is the shared CompiledSteps one.
 #include "region.hpp"
 
 #include <cstring>
@@ -6,36 +6,6 @@
 #include "tessera/error.hpp"
 
 namespace tessera::mali {
-
-// ---- CompiledRegion ----
-
-void CompiledRegion::execute(const void* const* in, void* const* out) {
-  for (size_t i = 0; i < inputs.size(); ++i) context->write(*inputs[i], in[i], input_bytes[i]);
-  std::vector<opencl::Event> events;
-  events.reserve(steps.size());
-  for (const Step& s : steps) events.push_back(context->launch(s.kernel, s.global, s.local));
-  for (size_t i = 0; i < outputs.size(); ++i) context->read(*outputs[i], out[i], output_bytes[i]);
-  context->finish();
-  last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
-  for (size_t i = 0; i < steps.size(); ++i) {
-    last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
-  }
-}
-
-// ---- ProgramPool ----
-
-const opencl::Program& ProgramPool::get(opencl::Context& context, const std::string& file,
-                                        const std::string& options) {
-  const std::string key = file + "\n" + options;
-  auto it = programs_.find(key);
-  if (it != programs_.end()) return *it->second;
-  const char* common = kernel_source("common.cl");
-  const char* body = kernel_source(file.c_str());
-  if (!common || !body) throw Error("mali: kernel source '" + file + "' is not embedded");
-  auto program =
-      std::make_unique<opencl::Program>(context.build(file, std::string(common) + body, options));
-  return *programs_.emplace(key, std::move(program)).first->second;
-}
 
 // ---- Lowering ----
 

@@ -27,39 +27,21 @@ const char* kernel_source(const char* name);
 using opencl::support::NodeView;
 using opencl::support::numel_of;
 
-// One kernel launch of a compiled region.
-struct Step {
-  int32_t node = 0;  // region node index, for per-node profiling
-  opencl::Kernel kernel;
-  std::vector<size_t> global;
-  std::vector<size_t> local;
-  std::string config;  // Config::str(), for messages
-};
+// One kernel launch (shared: tessera_opencl/plugin_support.hpp).
+using opencl::support::Step;
 
-class CompiledRegion {
+// execute() writes inputs, launches every step, reads outputs (shared CompiledSteps); the mali
+// part is the buffers the steps use.
+class CompiledRegion : public opencl::support::CompiledSteps {
  public:
-  std::shared_ptr<opencl::Context> context;
-  int32_t num_nodes = 0;
-  std::vector<std::shared_ptr<opencl::Buffer>> inputs;  // per region input
-  std::vector<size_t> input_bytes;
-  std::vector<std::shared_ptr<opencl::Buffer>> outputs;  // per region output
-  std::vector<size_t> output_bytes;
-  std::vector<Step> steps;
-  std::vector<double> last_times_us;  // per node
   std::vector<std::shared_ptr<opencl::Buffer>> keep_alive;
-
-  // Throws opencl::ClError naming the kernel and device.
-  void execute(const void* const* in, void* const* out);
 };
 
-// Programs built once per context and option set; shared by every region of the device.
-class ProgramPool {
+// Programs built once per context and option set from the mali kernels; shared by every region of
+// the device.
+class ProgramPool : public opencl::support::ProgramPool {
  public:
-  const opencl::Program& get(opencl::Context& context, const std::string& file,
-                             const std::string& options);
-
- private:
-  std::map<std::string, std::unique_ptr<opencl::Program>> programs_;
+  ProgramPool() : opencl::support::ProgramPool("mali", kernel_source) {}
 };
 
 class Lowering {

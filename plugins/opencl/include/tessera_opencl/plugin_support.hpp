@@ -1,7 +1,8 @@
 // Header-only helpers shared by the OpenCL plugins (written for adreno; mali may switch to them):
 // typed read access to one node of a tsr_region (NodeView), shape helpers, 2-D window padding,
-// schedules with knob spaces described as data, small string helpers for device claims, and
-// kernel-source dumps (tsr_compile_options.dump_dir).
+// schedules with knob spaces described as data, small string helpers for device claims,
+// kernel-source dumps (tsr_compile_options.dump_dir), and the compiled-region pieces both plugins
+// share (Step, CompiledSteps::execute, ProgramPool).
 // Header-only so plugins pick it up without new link dependencies.
 #pragma once
 
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -389,6 +391,77 @@ class TuningAnswer {
   std::vector<std::vector<tsr_knob_space>> spaces_;
   std::vector<std::vector<tsr_knob>> defaults_;
   std::vector<tsr_schedule_desc> schedules_;
+};
+
+// ---- compiled regions: launches, execution, programs ----
+
+// One kernel launch of a compiled region.
+struct Step {
+  int32_t node = 0;  // region node index, for per-node profiling
+  Kernel kernel;
+  std::vector<size_t> global;
+  std::vector<size_t> local;
+  std::string config;  // Config::str(), for messages
+};
+
+// What execute() needs of a plugin's CompiledRegion (which adds the memory it keeps alive).
+class CompiledSteps {
+ public:
+  std::shared_ptr<Context> context;
+  int32_t num_nodes = 0;
+  std::vector<std::shared_ptr<Buffer>> inputs;  // per region input
+  std::vector<size_t> input_bytes;
+  std::vector<std::shared_ptr<Buffer>> outputs;  // per region output
+  std::vector<size_t> output_bytes;
+  std::vector<Step> steps;
+  std::vector<double> last_times_us;  // per node
+
+  // Writes the inputs, launches every step, reads the outputs and records per-node times.
+  // Throws ClError naming the kernel and device.
+  void execute(const void* const* in, void* const* out) {
+    for (size_t i = 0; i < inputs.size(); ++i) context->write(*inputs[i], in[i], input_bytes[i]);
+    std::vector<Event> events;
+    events.reserve(steps.size());
+    for (const Step& s : steps) events.push_back(context->launch(s.kernel, s.global, s.local));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      context->read(*outputs[i], out[i], output_bytes[i]);
+    }
+    context->finish();
+    last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
+    }
+  }
+};
+
+// Programs built once per context and option set from the plugin's embedded kernels/<file> with
+// common.cl prepended; shared by every region of the device.
+class ProgramPool {
+ public:
+  // `kernel_source` returns the embedded kernels/<name> source, or nullptr; `plugin` names the
+  // plugin in messages.
+  using SourceFn = const char* (*)(const char* name);
+  ProgramPool(const char* plugin, SourceFn kernel_source)
+      : plugin_(plugin), kernel_source_(kernel_source) {}
+
+  const Program& get(Context& context, const std::string& file, const std::string& options) {
+    const std::string key = file + "\n" + options;
+    auto it = programs_.find(key);
+    if (it != programs_.end()) return *it->second;
+    const char* common = kernel_source_("common.cl");
+    const char* body = kernel_source_(file.c_str());
+    if (!common || !body) {
+      throw Error(std::string(plugin_) + ": kernel source '" + file + "' is not embedded");
+    }
+    auto program =
+        std::make_unique<Program>(context.build(file, std::string(common) + body, options));
+    return *programs_.emplace(key, std::move(program)).first->second;
+  }
+
+ private:
+  const char* plugin_;
+  SourceFn kernel_source_;
+  std::map<std::string, std::unique_ptr<Program>> programs_;
 };
 
 // ---- kernel-source dumps (ABI 1.1: tsr_compile_options.dump_dir) ----

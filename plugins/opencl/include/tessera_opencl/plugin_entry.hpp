@@ -1,0 +1,358 @@
+// Header-only C entry shared by the OpenCL plugins: the tsr_plugin function table and its
+// functions (probe, query_node, compile_region, execute_region, release_region, shutdown,
+// last_profile, describe_node), the device-claim glue and the state behind them (probed devices,
+// strings handed to core, one context and program pool per device and cache dir). A plugin names
+// itself, its types and the few places where the plugins differ in a Traits struct (see
+// PluginEntry); everything C++ stays on this side: exceptions become a tsr_status plus message.
+#pragma once
+
+#include <algorithm>
+#include <cstdio>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tessera/plugin_abi.h"
+#include "tessera_opencl/plugin_support.hpp"
+#include "tessera_opencl/runtime.hpp"
+
+namespace tessera::opencl::support {
+
+// "" when device `d` may be used under `selector`, else why not: the default selector takes only
+// the plugin's own devices (`native`; `not_native` says why not), "any" takes every device, other
+// selectors a device whose name contains them.
+inline std::string selector_reason(const DeviceInfo& d, const std::string& selector, bool native,
+                                   const char* not_native) {
+  if (selector.empty() || selector == "default") return native ? "" : not_native;
+  if (selector != "any" && !contains_ci(d.name, selector)) {
+    return "device name does not contain the selector '" + selector + "'";
+  }
+  return "";
+}
+
+// tsr_support::reason = `text` (truncated to the field).
+inline void write_reason(tsr_support* support, const std::string& text) {
+  std::snprintf(support->reason, sizeof(support->reason), "%s", text.c_str());
+}
+
+// The C entry of one OpenCL plugin. Traits gives:
+//   kName, kVersion, kDescription        the tsr_plugin strings; kName prefixes every message
+//   kLayout, kLayoutKey                  query_node's preferred layout; workload_key's layout
+//   kNoDeviceInQuery                     "probed" / "usable": query_node's no-device message
+//   kKeepUnclaimedDevices                probe keeps every probed device (unclaimed ones stay
+//                                        usable by index) instead of an empty slot for those
+//   kWrapAllLowerErrors                  every error of an op's lower() is a build failure,
+//                                        instead of only ClErrors keeping their code
+//   kOutOfResourcesIsOom                 CL_OUT_OF_RESOURCES while compiling is out-of-memory
+//   Handle (= tsr_region_handle_s, holding unique_ptr<CompiledRegion> region), ProgramPool,
+//   Lowering, Config, Registry (OpRegistry: find_lowering, find_tuning)
+//   is_native(d), claim(d, selector)     own device?; "" when usable under selector, else why
+//   device(d)                            what OpLowering::check and the tuning functions take
+//   fill_support(view, support)          cost (and layout) of a supported node
+//   unsupported_precision(options)       "" or why options->precision cannot be compiled
+//   make_lowering(region, context, pool, options)
+template <class Traits>
+class PluginEntry {
+ private:
+  using Handle = typename Traits::Handle;
+
+  struct DeviceRuntime {
+    std::shared_ptr<Context> context;
+    typename Traits::ProgramPool pool;
+  };
+
+  struct State {
+    std::mutex mutex;
+    std::vector<DeviceInfo> devices;  // index = device id handed to core
+    std::deque<std::string> strings;  // strings handed out; live until shutdown
+    std::map<std::pair<int32_t, std::string>, std::unique_ptr<DeviceRuntime>> runtimes;
+  };
+
+  static State& state() {
+    static State s;
+    return s;
+  }
+
+  static const char* keep(const std::string& s) {
+    state().strings.push_back(s);
+    return state().strings.back().c_str();
+  }
+
+  static std::string prefixed(const std::string& text) {
+    return std::string(Traits::kName) + ": " + text;
+  }
+
+  static tsr_status probe(const char* selector, tsr_device_info* out, int32_t capacity,
+                          int32_t* count, tsr_message message) {
+    try {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      const std::string sel = selector ? selector : "";
+      ProbeResult probe = probe_devices();
+      *count = 0;
+      if (!Traits::kKeepUnclaimedDevices) state().devices.clear();
+      if (probe.devices.empty()) {
+        if (capacity > 0) {
+          tsr_device_info info{};
+          info.struct_size = sizeof(tsr_device_info);
+          info.vendor = keep("");
+          info.name = keep("(no OpenCL device)");
+          info.driver_version = keep("");
+          info.kind = keep("gpu");
+          info.features = keep("");
+          info.score = 0;
+          info.unusable_reason = keep(prefixed(probe.error));
+          out[0] = info;
+          *count = 1;
+        }
+        state().devices.clear();
+        state().devices.emplace_back();  // placeholder so index 0 stays valid and unusable
+        return TSR_OK;
+      }
+      if (Traits::kKeepUnclaimedDevices) state().devices = probe.devices;
+      for (size_t i = 0; i < probe.devices.size() && static_cast<int32_t>(i) < capacity; ++i) {
+        const DeviceInfo& d = probe.devices[i];
+        std::string features = "opencl";
+        if (d.fp16) features += " fp16";
+        if (d.image_support) features += " image2d";
+        tsr_device_info info{};
+        info.struct_size = sizeof(tsr_device_info);
+        info.vendor = keep(d.vendor);
+        info.name = keep(d.name);
+        info.driver_version = keep(d.driver_version);
+        info.kind = keep(d.kind);
+        info.compute_units = d.compute_units;
+        info.memory_bytes = d.global_memory_bytes;
+        info.features = keep(features);
+        const std::string reason = Traits::claim(d, sel);
+        info.score =
+            reason.empty() ? (d.kind == "gpu" ? (Traits::is_native(d) ? 100 : 50) : 10) : 0;
+        info.unusable_reason = reason.empty() ? nullptr : keep(prefixed(reason));
+        out[i] = info;
+        *count = static_cast<int32_t>(i + 1);
+        // Unclaimed devices keep their slot (ids are indices) but carry no cl_device_id.
+        if (!Traits::kKeepUnclaimedDevices) {
+          state().devices.push_back(reason.empty() ? d : DeviceInfo{});
+        }
+      }
+      return TSR_OK;
+    } catch (const std::exception& e) {
+      write_message(message, prefixed(std::string("probe failed: ") + e.what()));
+      return TSR_ERROR;
+    }
+  }
+
+  static const DeviceInfo* device_at(int32_t device) {
+    if (device < 0 || device >= static_cast<int32_t>(state().devices.size())) return nullptr;
+    const DeviceInfo& d = state().devices[static_cast<size_t>(device)];
+    return d.id ? &d : nullptr;
+  }
+
+  static tsr_status query_node(int32_t device, const tsr_region* region, int32_t node,
+                               tsr_support* support) {
+    support->supported = 0;
+    support->preferred_layout = Traits::kLayout;
+    support->cost_us = 0.0;
+    support->reason[0] = '\0';
+    try {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      const DeviceInfo* d = device_at(device);
+      if (!d) {
+        write_reason(support, prefixed("device " + std::to_string(device) + " is not a " +
+                                       Traits::kNoDeviceInQuery + " OpenCL device"));
+        return TSR_OK;
+      }
+      if (!region || node < 0 || node >= region->num_nodes) {
+        write_reason(support, prefixed("node index out of range"));
+        return TSR_INVALID_ARGUMENT;
+      }
+      NodeView view(*region, node);
+      const auto* op = Traits::Registry::find_lowering(view.op_type());
+      if (!op) {
+        write_reason(support,
+                     std::string(Traits::kName) + " has no kernel for op '" + view.op_type() + "'");
+        return TSR_OK;
+      }
+      const auto& dev = Traits::device(*d);
+      const std::string reason = op->check(view, dev);
+      if (!reason.empty()) {
+        write_reason(support, std::string(Traits::kName) + " " + view.op_type() + ": " + reason);
+        return TSR_OK;
+      }
+      support->supported = 1;
+      Traits::fill_support(view, support);
+      return TSR_OK;
+    } catch (const std::exception& e) {
+      write_reason(support, prefixed(e.what()));
+      return TSR_OK;
+    }
+  }
+
+  static tsr_status compile_region(int32_t device, const tsr_region* region,
+                                   const tsr_compile_options* options, tsr_region_handle* handle,
+                                   tsr_message message) {
+    *handle = nullptr;
+    try {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      const DeviceInfo* d = device_at(device);
+      if (!d) {
+        write_message(message, prefixed("device " + std::to_string(device) + " is not usable"));
+        return TSR_INVALID_ARGUMENT;
+      }
+      const std::string precision = Traits::unsupported_precision(options);
+      if (!precision.empty()) {
+        write_message(message, prefixed(precision));
+        return TSR_UNSUPPORTED;
+      }
+      const auto& dev = Traits::device(*d);
+      for (int32_t i = 0; i < region->num_nodes; ++i) {
+        NodeView view(*region, i);
+        const auto* op = Traits::Registry::find_lowering(view.op_type());
+        const std::string reason =
+            op ? op->check(view, dev) : "no kernel for op '" + view.op_type() + "'";
+        if (!reason.empty()) {
+          write_message(message, prefixed(view.where() + ": " + reason));
+          return TSR_UNSUPPORTED;
+        }
+      }
+      const std::string cache_dir =
+          default_cache_dir(options && options->cache_dir ? options->cache_dir : "");
+      auto& runtime = state().runtimes[{device, cache_dir}];
+      if (!runtime) {
+        runtime = std::make_unique<DeviceRuntime>();
+        runtime->context = std::make_shared<Context>(*d, cache_dir);
+      }
+      typename Traits::Lowering lowering =
+          Traits::make_lowering(*region, runtime->context, runtime->pool, options);
+      lowering.requests = requested_configs(options);
+      const char* dump = dump_dir(options);
+      lowering.record_sources = dump != nullptr;
+      for (int32_t i = 0; i < region->num_nodes; ++i) {
+        NodeView view(*region, i);
+        lowering.current_node = view.name();
+        try {
+          Traits::Registry::find_lowering(view.op_type())->lower(lowering, view, i);
+        } catch (const ClError& e) {
+          throw ClError(Traits::kWrapAllLowerErrors ? CL_BUILD_PROGRAM_FAILURE : e.code(),
+                        view.where() + ": " + e.what());
+        } catch (const std::exception& e) {
+          if (!Traits::kWrapAllLowerErrors) throw;
+          throw ClError(CL_BUILD_PROGRAM_FAILURE, view.where() + ": " + e.what());
+        }
+      }
+      auto compiled = lowering.finish();
+      if (dump) lowering.sources.write(dump, Traits::kName);
+      *handle = new Handle{std::move(compiled)};
+      return TSR_OK;
+    } catch (const ClError& e) {
+      write_message(message, prefixed(e.what()));
+      return e.code() == CL_OUT_OF_HOST_MEMORY || e.code() == CL_MEM_OBJECT_ALLOCATION_FAILURE ||
+                     (Traits::kOutOfResourcesIsOom && e.code() == CL_OUT_OF_RESOURCES)
+                 ? TSR_OUT_OF_MEMORY
+                 : TSR_COMPILE_FAILED;
+    } catch (const std::bad_alloc&) {
+      write_message(message, prefixed("out of host memory while compiling"));
+      return TSR_OUT_OF_MEMORY;
+    } catch (const std::exception& e) {
+      write_message(message, prefixed(e.what()));
+      return TSR_COMPILE_FAILED;
+    }
+  }
+
+  static tsr_status execute_region(tsr_region_handle handle, const void* const* inputs,
+                                   void* const* outputs, tsr_message message) {
+    Handle* h = handle;
+    if (!h || !h->region) {
+      write_message(message, prefixed("null region handle"));
+      return TSR_INVALID_ARGUMENT;
+    }
+    try {
+      h->region->execute(inputs, outputs);
+      return TSR_OK;
+    } catch (const ClError& e) {
+      write_message(message, prefixed(e.what()));
+      return TSR_DEVICE_LOST;
+    } catch (const std::exception& e) {
+      write_message(message, prefixed(e.what()));
+      return TSR_ERROR;
+    }
+  }
+
+  static void release_region(tsr_region_handle handle) {
+    Handle* h = handle;
+    delete h;
+  }
+
+  static void shutdown() {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    state().runtimes.clear();
+    state().devices.clear();
+    state().strings.clear();
+  }
+
+  static tsr_status last_profile(tsr_region_handle handle, double* times_us, int32_t capacity,
+                                 int32_t* count) {
+    Handle* h = handle;
+    if (!h || !h->region) return TSR_INVALID_ARGUMENT;
+    const auto& t = h->region->last_times_us;
+    const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(t.size()));
+    for (int32_t i = 0; i < n; ++i) times_us[i] = t[static_cast<size_t>(i)];
+    *count = n;
+    return TSR_OK;
+  }
+
+  // Schedules of the node's op (the heuristic's first), the canonical key and flops. Nodes the
+  // plugin cannot run or does not tune answer num_schedules = 0.
+  static tsr_status describe_node(int32_t device, const tsr_region* region, int32_t node,
+                                  tsr_node_tuning* tuning, tsr_message message) {
+    try {
+      std::lock_guard<std::mutex> lock(state().mutex);
+      const DeviceInfo* d = device_at(device);
+      if (!d) {
+        write_message(message, prefixed("device " + std::to_string(device) + " is not usable"));
+        return TSR_INVALID_ARGUMENT;
+      }
+      if (!region || !tuning || node < 0 || node >= region->num_nodes) {
+        write_message(message, prefixed("node index out of range"));
+        return TSR_INVALID_ARGUMENT;
+      }
+      NodeView view(*region, node);
+      const auto& dev = Traits::device(*d);
+      std::vector<typename Traits::Config> options;
+      const auto* op = Traits::Registry::find_lowering(view.op_type());
+      const auto fn = Traits::Registry::find_tuning(view.op_type());
+      if (op && fn && op->check(view, dev).empty()) options = fn(view, dev);
+      static thread_local TuningAnswer answer;
+      answer.fill(tuning, workload_key(view, Traits::kLayoutKey), node_flops(view), options);
+      return TSR_OK;
+    } catch (const std::exception& e) {
+      write_message(message, prefixed(e.what()));
+      return TSR_ERROR;
+    }
+  }
+
+ public:
+  // The table tessera_plugin_entry hands to core.
+  static constexpr tsr_plugin kTable = {
+      sizeof(tsr_plugin),
+      TESSERA_PLUGIN_ABI_MAJOR,
+      TESSERA_PLUGIN_ABI_MINOR,
+      Traits::kName,
+      Traits::kVersion,
+      Traits::kDescription,
+      probe,
+      query_node,
+      compile_region,
+      execute_region,
+      release_region,
+      shutdown,
+      last_profile,
+      describe_node,
+  };
+};
+
+}  // namespace tessera::opencl::support
