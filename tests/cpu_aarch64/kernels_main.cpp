@@ -261,6 +261,50 @@ void depthwise(const std::string& t, const ConvCase& c) {
   check_close(t, "depthwise_conv relu6 " + conv_name(c), got.data(), want);
 }
 
+struct PoolCase {
+  int64_t c, h, w, k, stride, pad;
+  bool ceil;
+};
+
+void max_pool_case(const std::string& t, const PoolCase& c) {
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 15);
+  auto out_dim = [&](int64_t in) {
+    const int64_t span = in + 2 * c.pad - c.k;
+    return (c.ceil ? (span + c.stride - 1) / c.stride : span / c.stride) + 1;
+  };
+  ConvGeometry g;
+  g.c = g.oc = c.c;
+  g.h = c.h;
+  g.w = c.w;
+  g.oh = out_dim(c.h);
+  g.ow = out_dim(c.w);
+  g.kh = g.kw = c.k;
+  g.sh = g.sw = c.stride;
+  g.pt = g.pl = c.pad;
+  const std::string name = "max_pool c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +
+                           " w=" + std::to_string(c.w) + " k=" + std::to_string(c.k) +
+                           " s=" + std::to_string(c.stride) + " p=" + std::to_string(c.pad) +
+                           " ceil=" + std::to_string(c.ceil);
+  std::vector<float> got(static_cast<size_t>(c.c * g.oh * g.ow), 1e9f);
+  if (c.stride > 2) {
+    // Documented refusal: the caller falls back to another kernel.
+    check(t, name + " refused", !max_pool(x.data<float>(), g, -0.8f, 0.9f, got.data()));
+    return;
+  }
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
+  attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
+  attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
+  attrs.set("ceil_mode", int64_t{c.ceil ? 1 : 0});
+  Tensor want = reference("MaxPool", attrs, {&x}, {1, c.c, g.oh, g.ow});
+  clamp_tensor(&want, -0.8f, 0.9f);
+  if (!max_pool(x.data<float>(), g, -0.8f, 0.9f, got.data())) {
+    check(t, name + " ran", false);
+    return;
+  }
+  check_close(t, name, got.data(), want);
+}
+
 void elementwise(const std::string& t) {
   for (const int64_t n : {int64_t{1}, int64_t{3}, int64_t{17}, int64_t{1037}}) {
     const Tensor a = random_tensor({n}, 13), b = random_tensor({n}, 14);
@@ -308,6 +352,12 @@ void run_all(const std::string& t) {
         ConvCase{3, 5, 40, 3, 3, 2, 0, 3}, ConvCase{2, 4, 66, 2, 3, 2, 1, 2},
         ConvCase{2, 6, 37, 2, 5, 1, 2, 2}}) {
     depthwise(t, c);
+  }
+  for (const PoolCase& c : {PoolCase{3, 17, 19, 3, 2, 1, false}, PoolCase{2, 23, 37, 3, 2, 0, true},
+                            PoolCase{4, 5, 6, 2, 1, 0, false}, PoolCase{2, 13, 41, 3, 1, 1, false},
+                            PoolCase{3, 7, 5, 3, 2, 1, true}, PoolCase{2, 9, 70, 5, 2, 2, false},
+                            PoolCase{2, 11, 11, 3, 3, 1, false}}) {
+    max_pool_case(t, c);
   }
   elementwise(t);
 }
