@@ -116,8 +116,9 @@ TEST(DeployConfig, ShippedConfigsLoad) {
   const DeployConfig d = load_deploy_config(testing::source_path("configs/default.yaml"));
   ASSERT_TRUE(d.zoo.has_value());
   EXPECT_EQ(d.zoo->name, "mobilenet_v2");
-  ASSERT_EQ(d.targets.size(), 1u);
-  EXPECT_EQ(d.targets[0].plugin, "reference");
+  ASSERT_EQ(d.targets.size(), 2u);
+  EXPECT_EQ(d.targets[0].plugin, "cpu");
+  EXPECT_EQ(d.targets[1].plugin, "reference");
   for (const char* name : {"reference", "cpu", "mali", "adreno", "clml"}) {
     SCOPED_TRACE(name);
     const DeployConfig e =

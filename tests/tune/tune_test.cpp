@@ -97,7 +97,9 @@ TEST(TuneLog, RoundTripAndBest) {
               "",
               "t1",
               {{"wg_x", 16}, {"outputs_per_item", 4}},
-              12.5};
+              12.5,
+              "",
+              ""};
   LogRecord b = a;
   b.median_us = 9.25;
   b.knobs[0].second = 8;
