@@ -154,6 +154,25 @@ TEST(Partitioner, GpuIslandThatWinsStays) {
   expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
 }
 
+TEST(Partitioner, IslandBelowMinimumMergesBackEvenWhenItWins) {
+  // The four-Relu island of GpuIslandThatWinsStays, with partition.min_island_nodes = 5.
+  const Graph g = island_graph(4);
+  SessionOptions options = targets({"islandgpu", "reference"});
+  options.min_island_nodes = 5;
+  Session session(g, options, test_host());
+  for (int i = 0; i < 4; ++i) {
+    const NodePlacement& p = placement(session, "relu" + std::to_string(i));
+    EXPECT_EQ(p.plugin, "reference");
+    EXPECT_NE(p.reason.find("islandgpu: supported, est 20 us, but this island of 4 node(s) is "
+                            "below partition.min_island_nodes = 5 -> merged back: reference"),
+              std::string::npos)
+        << p.reason;
+  }
+  EXPECT_EQ(session.plan().regions.size(), 1u);
+  const auto inputs = test::random_inputs(g);
+  expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
+}
+
 TEST(Partitioner, HostMemoryPluginIsNotChargedForTransfers) {
   // halfref is a "cpu" device: a one-node island stays on it.
   const Graph g = island_graph(1);
@@ -204,6 +223,21 @@ TEST(Session, CompileFailureFallsBackToNextTargetAndSaysSo) {
   EXPECT_NE(relu.reason.find("-> halfref: supported"), std::string::npos);
   const auto inputs = test::random_inputs(g);
   expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
+}
+
+TEST(Session, CompileFailureIsAnErrorWithoutFallback) {
+  SessionOptions options = targets({"compilefail", "halfref", "reference"});
+  options.allow_fallback = false;
+  try {
+    Session session(mixed_graph(), options, test_host());
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("failed to compile on compilefail: kernel build failed"),
+              std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("partition.allow_fallback is false"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Session, UnknownTargetNamesTheRefusal) {

@@ -156,6 +156,8 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
   }
   w.precision = precision_name(config.precision);
+  w.min_island_nodes = config.partition.min_island_nodes;
+  w.allow_fallback = config.partition.allow_fallback;
   w.plugin_dirs = config.plugin_dirs;
   w.pack_mode = config.packs.mode;
   w.pack_files = config.packs.files;
@@ -202,6 +204,8 @@ SessionOptions session_options(const Workload& workload) {
   options.cache_dir = workload.cache_dir;
   options.pack_mode = workload.pack_mode;
   options.pack_files = workload.pack_files;
+  options.min_island_nodes = workload.min_island_nodes;
+  options.allow_fallback = workload.allow_fallback;
   return options;
 }
 

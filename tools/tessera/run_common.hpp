@@ -36,6 +36,8 @@ struct Workload {
   std::string cache_dir;
   PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
   std::vector<std::string> pack_files;
+  int32_t min_island_nodes = 1;  // the deployment's partition: section
+  bool allow_fallback = true;
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
 

@@ -31,6 +31,10 @@ struct SessionOptions {
   int32_t threads = 0;                  // 0 = each plugin's default
   std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
   std::string cache_dir;                // absolute; "" = no kernel cache
+  // Islands of fewer nodes than this merge back into a neighbouring target (1 = by cost only).
+  int32_t min_island_nodes = 1;
+  // false: a region that fails to compile is an error instead of moving to the next target.
+  bool allow_fallback = true;
   // Absolute; "" = none. Plugins that build kernel programs write their sources there (one
   // <kernel>.cl per program, never replacing a different file of the same name).
   std::string dump_kernels_dir;

@@ -175,7 +175,8 @@ void Session::Impl::build(const SessionOptions& options) {
   std::vector<std::vector<int>> regions;
   // Each failed compile rules out (node, target) pairs, so this ends.
   for (;;) {
-    assignment = partition::assign_nodes(graph, targets, answers, excluded);
+    assignment =
+        partition::assign_nodes(graph, targets, answers, excluded, options.min_island_nodes);
     regions = partition::form_regions(graph, assignment.target);
     bool failed = false;
     for (const std::vector<int>& nodes : regions) {
@@ -210,6 +211,11 @@ void Session::Impl::build(const SessionOptions& options) {
         std::string names;
         for (int n : nodes)
           names += (names.empty() ? "" : ", ") + graph.nodes[static_cast<size_t>(n)].name;
+        if (!options.allow_fallback) {
+          throw Error("region of " + std::to_string(nodes.size()) + " node(s) [" + names +
+                      "] failed to compile on " + target.spec + ": " + e.what() +
+                      " (partition.allow_fallback is false, so no other target is tried)");
+        }
         plan.warnings.push_back("region of " + std::to_string(nodes.size()) + " node(s) [" + names +
                                 "] failed to compile on " + target.spec + ": " + e.what() +
                                 "; falling back to the next target");

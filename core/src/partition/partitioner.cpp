@@ -122,7 +122,7 @@ std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
 
 Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
                         const std::vector<std::vector<NodeAnswer>>& answers,
-                        const std::vector<Exclusion>& excluded) {
+                        const std::vector<Exclusion>& excluded, int min_island_nodes) {
   const size_t num_nodes = graph.nodes.size();
   std::map<std::pair<int, int>, std::string> ruled_out;
   for (const Exclusion& e : excluded) ruled_out[{e.node, e.target}] = e.reason;
@@ -177,7 +177,8 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
   for (size_t pass = 0; pass < num_nodes * targets.size() + 1; ++pass) {
     bool changed = false;
     for (const std::vector<int>& group : same_target_components(graph, result.target, order, all)) {
-      if (group.size() > kIslandMaxNodes) continue;
+      const bool too_small = group.size() < static_cast<size_t>(std::max(min_island_nodes, 1));
+      if (group.size() > kIslandMaxNodes && !too_small) continue;
       const int current = result.target[static_cast<size_t>(group[0])];
       const std::set<int> members(group.begin(), group.end());
       // Boundary edges (value, outside target), each counted once.
@@ -217,6 +218,8 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
       const double stay = cost_on(current);
       int best = -1;
       double best_cost = stay;
+      int cheapest = -1;  // any neighbour able to take the group, for islands below the minimum
+      double cheapest_cost = 0;
       std::set<int> neighbours;
       for (const auto& edge : edges) {
         if (edge.second != kHost && edge.second != current) neighbours.insert(edge.second);
@@ -226,10 +229,25 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
         for (int n : group) ok = ok && allowed(n, t);
         if (!ok) continue;
         const double c = cost_on(t);
+        if (cheapest < 0 || c < cheapest_cost) {
+          cheapest = t;
+          cheapest_cost = c;
+        }
         if (c < best_cost - 1e-9) {
           best = t;
           best_cost = c;
         }
+      }
+      if (best < 0 && too_small && cheapest >= 0) {
+        for (int n : group) {
+          result.reason[static_cast<size_t>(n)] =
+              supported_text(n, current) + ", but this island of " + std::to_string(group.size()) +
+              " node(s) is below partition.min_island_nodes = " + std::to_string(min_island_nodes) +
+              " -> merged back: " + supported_text(n, cheapest);
+          result.target[static_cast<size_t>(n)] = cheapest;
+        }
+        changed = true;
+        break;
       }
       if (best < 0) continue;
       for (int n : group) {

@@ -51,11 +51,12 @@ struct Exclusion {
 };
 
 // First supported target in priority order per node, then islands that lose to boundary transfer
-// costs move to a neighbouring target that supports all their nodes. Throws Error naming a node
-// no target can run.
+// costs move to a neighbouring target that supports all their nodes. Islands of fewer than
+// `min_island_nodes` nodes (the deployment's partition.min_island_nodes) move to the cheapest such
+// neighbour even when they would win. Throws Error naming a node no target can run.
 Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
                         const std::vector<std::vector<NodeAnswer>>& answers,
-                        const std::vector<Exclusion>& excluded);
+                        const std::vector<Exclusion>& excluded, int min_island_nodes = 1);
 
 // Groups nodes into regions: each a connected set of nodes on one target; the regions, run in
 // the returned order, respect every data dependency (no region depends on itself through
