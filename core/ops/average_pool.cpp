@@ -39,12 +39,8 @@ void compute_average_pool(ComputeContext& ctx) {
   const bool count_include_pad = ctx.node.attrs.get_int("count_include_pad", 0) == 1;
   const size_t nsp = win.rank();
   const std::vector<int64_t> in_spatial(x.begin() + 2, x.end());
-  int64_t in_size = 1, out_size = 1, k_size = 1;
-  for (size_t i = 0; i < nsp; ++i) {
-    in_size *= in_spatial[i];
-    out_size *= win.output[i];
-    k_size *= kernel[i];
-  }
+  const PlaneSizes sizes = plane_sizes(in_spatial, win, kernel);
+  const int64_t in_size = sizes.in, out_size = sizes.out, k_size = sizes.kernel;
   const float* xd = xt.data<float>();
   float* yd = ctx.outputs[0].data<float>();
 

@@ -76,12 +76,8 @@ void compute_conv(ComputeContext& ctx) {
   const int64_t in_per_group = channels / group;
   const int64_t out_per_group = out_channels / group;
   const std::vector<int64_t> in_spatial(x.begin() + 2, x.end());
-  int64_t in_size = 1, out_size = 1, k_size = 1;
-  for (size_t i = 0; i < nsp; ++i) {
-    in_size *= in_spatial[i];
-    out_size *= win.output[i];
-    k_size *= kernel[i];
-  }
+  const PlaneSizes sizes = plane_sizes(in_spatial, win, kernel);
+  const int64_t in_size = sizes.in, out_size = sizes.out, k_size = sizes.kernel;
 
   const float* xd = xt.data<float>();
   const float* wd = wt.data<float>();

@@ -41,12 +41,8 @@ void compute_max_pool(ComputeContext& ctx) {
   const bool column_major = ctx.node.attrs.get_int("storage_order", 0) == 1;
   const size_t nsp = win.rank();
   const std::vector<int64_t> in_spatial(x.begin() + 2, x.end());
-  int64_t in_size = 1, out_size = 1, k_size = 1;
-  for (size_t i = 0; i < nsp; ++i) {
-    in_size *= in_spatial[i];
-    out_size *= win.output[i];
-    k_size *= kernel[i];
-  }
+  const PlaneSizes sizes = plane_sizes(in_spatial, win, kernel);
+  const int64_t in_size = sizes.in, out_size = sizes.out, k_size = sizes.kernel;
   const bool want_indices = ctx.outputs.size() == 2 && ctx.node.outputs[1] != kNoValue;
   const float* xd = xt.data<float>();
   float* yd = ctx.outputs[0].data<float>();

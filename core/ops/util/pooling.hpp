@@ -203,6 +203,44 @@ inline Window window_for_compute(const Node& node, int64_t opset, const Shape& x
   return resolve_window(ctx, std::vector<int64_t>(x.begin() + 2, x.end()), kernel, allow_ceil_mode);
 }
 
+// Element counts of one input plane, one output plane and one kernel window.
+struct PlaneSizes {
+  int64_t in = 1;
+  int64_t out = 1;
+  int64_t kernel = 1;
+};
+inline PlaneSizes plane_sizes(const std::vector<int64_t>& in_spatial, const Window& win,
+                              const std::vector<int64_t>& kernel) {
+  PlaneSizes sizes;
+  for (size_t i = 0; i < win.rank(); ++i) {
+    sizes.in *= in_spatial[i];
+    sizes.out *= win.output[i];
+    sizes.kernel *= kernel[i];
+  }
+  return sizes;
+}
+
+// GlobalAveragePool / GlobalMaxPool: one float32 NC<spatial> input, spatial dims become 1s.
+inline void infer_global_pool(InferContext& ctx) {
+  ctx.expect_inputs(1, 1);
+  nchw_spatial(ctx);
+  Shape y = ctx.input(0).shape;
+  std::fill(y.begin() + 2, y.end(), 1);
+  ctx.outputs.at(0) = {DType::kFloat32, y};
+}
+
+// Writes reduce(plane, plane_size) for every (n, c) plane of the input.
+template <typename Reduce>
+void compute_global_pool(ComputeContext& ctx, Reduce reduce) {
+  const Tensor& xt = ctx.input(0);
+  const Shape& x = xt.shape();
+  const int64_t planes = x[0] * x[1];
+  const int64_t size = planes == 0 ? 0 : xt.numel() / planes;
+  const float* xd = xt.data<float>();
+  float* yd = ctx.outputs[0].data<float>();
+  for (int64_t p = 0; p < planes; ++p) yd[p] = reduce(xd + p * size, size);
+}
+
 // Advances the multi-index `idx` over `dims` in row-major order; false after the last one.
 inline bool next_index(std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
   for (size_t i = dims.size(); i-- > 0;) {
