@@ -5,6 +5,7 @@
 #pragma once
 
 #include <climits>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -95,6 +96,38 @@ inline std::string check_constant(const NodeView& node, int32_t i, const char* w
 // The constant float data of input i (check_constant must have passed).
 inline const float* constant_floats(const NodeView& node, int32_t i) {
   return static_cast<const float*>(node.input(i).data);
+}
+
+// BatchNormalization (inference): "" when scale, B, mean and var are constants with one value per
+// channel of X and training_mode is off; else the reason.
+inline std::string check_batch_norm_params(const NodeView& node) {
+  const char* names[] = {"scale", "B", "mean", "var"};
+  for (int32_t i = 1; i < 5; ++i) {
+    const std::string r = check_constant(node, i, names[i - 1]);
+    if (!r.empty()) return r;
+    if (numel_of(node.input(i)) != node.input(0).dims[1]) {
+      return std::string(names[i - 1]) + " must have one value per channel";
+    }
+  }
+  if (node.attr_int("training_mode", 0) != 0) return "training_mode = 1 is not supported";
+  return "";
+}
+
+// BatchNormalization folded into y = x * scale[c] + shift[c] (check_batch_norm_params passed).
+inline void fold_batch_norm(const NodeView& node, std::vector<float>& scale_out,
+                            std::vector<float>& shift_out) {
+  const int64_t channels = node.input(0).dims[1];
+  const float eps = node.attr_float("epsilon", 1e-5f);
+  const float* scale = constant_floats(node, 1);
+  const float* bias = constant_floats(node, 2);
+  const float* mean = constant_floats(node, 3);
+  const float* var = constant_floats(node, 4);
+  scale_out.resize(static_cast<size_t>(channels));
+  shift_out.resize(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    scale_out[c] = scale[c] / std::sqrt(var[c] + eps);
+    shift_out[c] = bias[c] - mean[c] * scale_out[c];
+  }
 }
 
 // `v` as int32; throws tessera::Error naming the node when it does not fit.
