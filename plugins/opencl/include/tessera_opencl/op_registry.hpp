@@ -7,8 +7,10 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/error.hpp"
@@ -96,6 +98,32 @@ inline std::string check_constant(const NodeView& node, int32_t i, const char* w
 // The constant float data of input i (check_constant must have passed).
 inline const float* constant_floats(const NodeView& node, int32_t i) {
   return static_cast<const float*>(node.input(i).data);
+}
+
+// Clip: "" when the optional min/max inputs (opset 11+) are constant scalars; else the reason.
+inline std::string check_clip_bounds(const NodeView& node) {
+  if (!node.has_input(0)) return "input 0 missing";
+  for (int32_t i = 1; i < node.num_inputs() && i < 3; ++i) {
+    if (!node.has_input(i)) continue;
+    const std::string r = check_constant(node, i, i == 1 ? "min" : "max");
+    if (!r.empty()) return r;
+    if (numel_of(node.input(i)) != 1) return "min/max must be scalars";
+  }
+  return "";
+}
+
+// Clip's {min, max}: attributes before opset 11, constant inputs from 11; absent = unbounded.
+inline std::pair<float, float> clip_bounds(const NodeView& node) {
+  float lo = -std::numeric_limits<float>::max();
+  float hi = std::numeric_limits<float>::max();
+  if (node.opset() < 11) {
+    lo = node.attr_float("min", lo);
+    hi = node.attr_float("max", hi);
+  } else {
+    if (node.has_input(1)) lo = constant_floats(node, 1)[0];
+    if (node.num_inputs() > 2 && node.has_input(2)) hi = constant_floats(node, 2)[0];
+  }
+  return {lo, hi};
 }
 
 // BatchNormalization (inference): "" when scale, B, mean and var are constants with one value per
