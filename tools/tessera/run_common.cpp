@@ -126,8 +126,13 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
       zoo::ZooOptions options;
       options.batch = z.batch;
       options.seed = z.seed;
-      zoo::write_zoo_model(z.name, options, model, /*overwrite=*/false);
-      std::printf("generated zoo network %s into %s\n", z.name.c_str(), model.c_str());
+      try {
+        zoo::write_zoo_model(z.name, options, model, /*overwrite=*/false);
+      } catch (const Error& e) {
+        throw Error(path + ": " + e.what());  // e.what() starts with "zoo: "
+      }
+      // stderr, like the other notices, so `bench --json` keeps one object on stdout.
+      std::fprintf(stderr, "generated zoo network %s into %s\n", z.name.c_str(), model.c_str());
     }
   }
   for (const InputSpec& in : config.inputs) {
