@@ -1,6 +1,8 @@
 // `tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N] [--repeat N]
-//                 [--warmup N] [--seed S] [--json] [--pack FILE]... [--no-packs]`
+//                 [--warmup N] [--seed S] [--json] [--profile] [--pack FILE]... [--no-packs]`
 // Latency statistics of repeated runs on seeded random inputs, and the process's peak memory.
+// --profile adds each region's and node's median time over the measured runs (per node where the
+// plugin reports node times; nodes fused into another node's kernel show 0).
 // A benchmark, not a test: compare runtimes with tools/bench/*.py, which run a peer beside it.
 #include <sys/resource.h>
 
@@ -27,17 +29,100 @@ double percentile(const std::vector<double>& sorted, double p) {
   return sorted[std::min(index, sorted.size() - 1)];
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
+  std::sort(values.begin(), values.end());
+  return percentile(values, 0.5);
+}
+
+// One line of the --profile table: a region (node empty) or one node of it.
+struct ProfileRow {
+  int region = -1;
+  std::string plugin, node, op;
+  double us = 0.0;
+};
+
+// Collects the per-run profiles and reduces them to medians per region and per node.
+class ProfileCollector {
+ public:
+  explicit ProfileCollector(const ExecutionPlan& plan) : plan_(plan) {
+    for (const NodePlacement& n : plan.nodes) op_of_[n.node] = n.op_type;
+  }
+
+  void add(const std::vector<RegionProfile>& profile) {
+    for (const RegionProfile& r : profile) {
+      region_us_[r.region].push_back(r.time_us);
+      plugin_of_[r.region] = r.plugin;
+      for (size_t i = 0; i < r.node_times_us.size(); ++i) {
+        node_us_[{r.region, i}].push_back(r.node_times_us[i]);
+      }
+    }
+  }
+
+  // Regions in execution order, each followed by its nodes, slowest first.
+  std::vector<ProfileRow> rows() const {
+    std::vector<ProfileRow> out;
+    for (const auto& [region, times] : region_us_) {
+      out.push_back({region, plugin_of_.at(region), "", "", median(times)});
+      std::vector<ProfileRow> nodes;
+      const std::vector<std::string>* names = nullptr;
+      for (const RegionPlacement& rp : plan_.regions) {
+        if (rp.id == region) names = &rp.nodes;
+      }
+      for (const auto& [key, node_times] : node_us_) {
+        if (key.first != region) continue;
+        ProfileRow row{region, plugin_of_.at(region), "#" + std::to_string(key.second), "?",
+                       median(node_times)};
+        if (names != nullptr && key.second < names->size()) {
+          row.node = (*names)[key.second];
+          const auto op = op_of_.find(row.node);
+          if (op != op_of_.end()) row.op = op->second;
+        }
+        nodes.push_back(std::move(row));
+      }
+      std::stable_sort(nodes.begin(), nodes.end(),
+                       [](const ProfileRow& a, const ProfileRow& b) { return a.us > b.us; });
+      out.insert(out.end(), nodes.begin(), nodes.end());
+    }
+    return out;
+  }
+
+ private:
+  const ExecutionPlan& plan_;
+  std::map<std::string, std::string> op_of_;
+  std::map<int, std::vector<double>> region_us_;
+  std::map<int, std::string> plugin_of_;
+  std::map<std::pair<int, size_t>, std::vector<double>> node_us_;
+};
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "threads", "repeat", "warmup", "seed", "input-shape", "pack", "precision"},
-            {"json", "no-packs", "help"});
+            {"json", "no-packs", "profile", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
-        "                     [--pack FILE]... [--no-packs] [--precision P]\n");
+        "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n");
     return args.flag("help") ? 0 : 2;
   }
   const int64_t repeat = args.get_int("repeat", 30);
@@ -59,12 +144,16 @@ int cmd_bench(int argc, char** argv) {
   Runner runner(std::move(workload));
   for (int64_t i = 0; i < warmup; ++i) runner.run(inputs);
   std::vector<double> ms;
+  const bool profile = args.flag("profile");
+  ProfileCollector collector(runner.plan());
   for (int64_t i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
     runner.run(inputs);
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
                      .count());
+    if (profile) collector.add(runner.profile());
   }
+  const std::vector<ProfileRow> rows = profile ? collector.rows() : std::vector<ProfileRow>{};
   std::sort(ms.begin(), ms.end());
   const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
   const std::map<std::string, int> per_plugin = runner.nodes_per_plugin();
@@ -79,7 +168,20 @@ int cmd_bench(int argc, char** argv) {
       std::printf("%s\"%s\": %d", first ? "" : ", ", plugin.c_str(), count);
       first = false;
     }
-    std::printf("}}\n");
+    std::printf("}");
+    if (profile) {
+      std::printf(", \"profile\": [");
+      for (size_t i = 0; i < rows.size(); ++i) {
+        const ProfileRow& r = rows[i];
+        std::printf(
+            "%s{\"region\": %d, \"plugin\": \"%s\", \"node\": \"%s\", \"op\": \"%s\", "
+            "\"median_us\": %.2f}",
+            i ? ", " : "", r.region, json_escape(r.plugin).c_str(), json_escape(r.node).c_str(),
+            json_escape(r.op).c_str(), r.us);
+      }
+      std::printf("]");
+    }
+    std::printf("}\n");
     return 0;
   }
   std::printf("%s\n", description.c_str());
@@ -90,6 +192,23 @@ int cmd_bench(int argc, char** argv) {
       "min %.3f ms, mean %.3f ms\npeak RSS %.1f MiB\n",
       static_cast<long long>(repeat), static_cast<long long>(warmup), percentile(ms, 0.5),
       percentile(ms, 0.9), ms.front(), mean, peak_rss_mb());
+  if (profile) {
+    const double total_ms = percentile(ms, 0.5);
+    std::printf("\nprofile (median over %lld runs; share of the median latency):\n",
+                static_cast<long long>(repeat));
+    std::printf("  %-6s %-10s %-36s %-20s %12s %7s\n", "region", "plugin", "node", "op", "us",
+                "share");
+    for (const ProfileRow& r : rows) {
+      const double share = total_ms > 0 ? 100.0 * r.us / (1000.0 * total_ms) : 0.0;
+      if (r.node.empty()) {
+        std::printf("  %-6d %-10s %-36s %-20s %12.1f %6.1f%%\n", r.region, r.plugin.c_str(),
+                    "(whole region)", "", r.us, share);
+      } else {
+        std::printf("  %-6s %-10s %-36s %-20s %12.1f %6.1f%%\n", "", "", r.node.c_str(),
+                    r.op.c_str(), r.us, share);
+      }
+    }
+  }
   return 0;
 }
 

@@ -250,4 +250,12 @@ const Graph& Runner::graph() const {
   return impl_->session->graph();
 }
 
+const ExecutionPlan& Runner::plan() const {
+  return impl_->session->plan();
+}
+
+std::vector<RegionProfile> Runner::profile() const {
+  return impl_->session->profile();
+}
+
 }  // namespace tessera::cli

@@ -75,6 +75,9 @@ class Runner {
   // Plugin name -> number of graph nodes placed on it.
   std::map<std::string, int> nodes_per_plugin() const;
   const Graph& graph() const;
+  const ExecutionPlan& plan() const;
+  // Per-region (and, where the plugin profiles, per-node) times of the last run().
+  std::vector<RegionProfile> profile() const;
 
  private:
   struct Impl;
