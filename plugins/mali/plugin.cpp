@@ -3,7 +3,9 @@
 // functions themselves are the shared ones of tessera_opencl/plugin_entry.hpp.
 //
 // Environment: TESSERA_MALI_BUILD_OPTIONS is appended to every kernel build (for experiments
-// and for tests that force a build failure).
+// and for tests that force a build failure). TESSERA_MALI_LAYOUT picks the activation layout of
+// every region: "nchw4c" (default; region.hpp) or "nchw" (the NCHW kernels only, kept as the
+// fallback and for comparison).
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -72,7 +74,7 @@ struct Traits {
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
                                 ProgramPool& pool, const tsr_compile_options* /*options*/) {
     const char* extra = std::getenv("TESSERA_MALI_BUILD_OPTIONS");
-    return Lowering(region, std::move(context), pool, extra ? extra : "");
+    return Lowering(region, std::move(context), pool, extra ? extra : "", configured_layout());
   }
 };
 

@@ -1,27 +1,107 @@
 // Lowering (buffers, programs, steps); CompiledRegion::execute is the shared CompiledSteps one.
 #include "region.hpp"
 
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "tessera/error.hpp"
 
 namespace tessera::mali {
 
+Layout configured_layout() {
+  const char* env = std::getenv("TESSERA_MALI_LAYOUT");
+  const std::string v = env ? env : "";
+  if (v.empty() || v == "nchw4c") return Layout::kNchw4c;
+  if (v == "nchw") return Layout::kNchw;
+  throw Error("mali: TESSERA_MALI_LAYOUT='" + v +
+              "' is not a layout; use 'nchw4c' (default) or 'nchw'");
+}
+
+bool same_bytes_in_nchw4c(const tsr_tensor& t) {
+  return t.rank == 4 && t.dims[2] * t.dims[3] == 1 && t.dims[1] % 4 == 0;
+}
+
+int64_t stored_numel(const tsr_tensor& t, Layout layout) {
+  if (layout == Layout::kNchw || t.rank != 4) return numel_of(t);
+  return t.dims[0] * ((t.dims[1] + 3) / 4 * 4) * t.dims[2] * t.dims[3];
+}
+
 // ---- Lowering ----
 
 Lowering::Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                   ProgramPool& pool, std::string extra_build_options)
+                   ProgramPool& pool, std::string extra_build_options, Layout region_layout)
     : region_(region),
       context_(std::move(context)),
       pool_(pool),
       extra_build_options_(std::move(extra_build_options)),
+      region_layout_(region_layout),
       compiled_(std::make_unique<CompiledRegion>()) {
   compiled_->context = context_;
   compiled_->num_nodes = region.num_nodes;
 }
 
+Layout Lowering::layout(int32_t id) const {
+  auto it = layouts_.find(id);
+  return it == layouts_.end() ? Layout::kNchw : it->second;
+}
+
+void Lowering::begin_node(const NodeView& node, int32_t index, const LayoutPlan& plan) {
+  current_index_ = index;
+  reads_.clear();
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (!node.has_input(i)) continue;
+    const int32_t id = node.input_id(i);
+    const bool c4 = plan.output == Layout::kNchw4c &&
+                    std::find(plan.nchw4c_inputs.begin(), plan.nchw4c_inputs.end(), i) !=
+                        plan.nchw4c_inputs.end();
+    const Layout want = c4 ? Layout::kNchw4c : Layout::kNchw;
+    if (c4 && node.input(i).rank != 4) {
+      throw Error(node.where() + ": input " + std::to_string(i) +
+                  " is not rank 4 and cannot be read as NCHW4c (a mali layout rule is wrong)");
+    }
+    reads_[id] = want;
+    // Converted now so the conversion step runs before the node's own steps.
+    if (want != layout(id)) buffer_in(id, want, index);
+  }
+  for (int32_t i = 0; i < node.num_outputs(); ++i) {
+    const int32_t id = node.output_id(i);
+    if (id < 0) continue;
+    producer_[id] = index;
+    if (plan.output == Layout::kNchw4c && node.output(i).rank == 4) {
+      layouts_[id] = Layout::kNchw4c;
+    }
+  }
+}
+
+std::shared_ptr<opencl::Buffer> Lowering::buffer_in(int32_t id, Layout want, int32_t node) {
+  const tsr_tensor& t = region_.values[id];
+  if (want == layout(id) || same_bytes_in_nchw4c(t)) return buffer_ptr(id);
+  auto found = converted_.find(id);
+  if (found != converted_.end()) return found->second;
+  const std::shared_ptr<opencl::Buffer> source = buffer_ptr(id);
+  const int64_t out_numel = stored_numel(t, want);
+  auto out = std::make_shared<opencl::Buffer>(*context_, static_cast<size_t>(out_numel) * 4);
+  const int64_t hw = t.dims[2] * t.dims[3];
+  if (stored_numel(t, Layout::kNchw4c) > INT_MAX) {
+    throw Error(std::string("mali: value '") + (t.name ? t.name : "?") +
+                "' is too large for 32-bit kernel indexing");
+  }
+  Config config;
+  config.schedule = &schedule(want == Layout::kNchw4c ? "layout.to_nchw4c" : "layout.to_nchw");
+  config.values = {default_wg_x(*config.schedule, device(), out_numel)};
+  opencl::Kernel k = kernel(config);
+  k.args().buffer(*source).buffer(*out).i32x4(
+      static_cast<int32_t>(t.dims[0]), static_cast<int32_t>(t.dims[1]), static_cast<int32_t>(hw),
+      static_cast<int32_t>((t.dims[1] + 3) / 4));
+  add_step(node, std::move(k), {static_cast<size_t>(out_numel)},
+           {static_cast<size_t>(config.values[0])}, config);
+  converted_[id] = out;
+  return out;
+}
+
 std::shared_ptr<opencl::Buffer> Lowering::buffer_ptr(int32_t id) {
-  for (auto it = aliases_.find(id); it != aliases_.end(); it = aliases_.find(id)) id = it->second;
   auto found = buffers_.find(id);
   if (found != buffers_.end()) return found->second;
   const tsr_tensor& t = region_.values[id];
@@ -29,15 +109,17 @@ std::shared_ptr<opencl::Buffer> Lowering::buffer_ptr(int32_t id) {
     throw Error(std::string("mali: value '") + (t.name ? t.name : "?") +
                 "' is not float32; only float32 values live in device buffers");
   }
-  const size_t bytes = static_cast<size_t>(numel_of(t)) * sizeof(float);
+  const size_t bytes = static_cast<size_t>(stored_numel(t, layout(id))) * sizeof(float);
   auto buf = std::make_shared<opencl::Buffer>(*context_, bytes);
+  // Only constants and region inputs (never NCHW4c) carry host data.
   if (t.data) context_->write(*buf, t.data, bytes);
   buffers_[id] = buf;
   return buf;
 }
 
 const opencl::Buffer& Lowering::buffer(int32_t id) {
-  return *buffer_ptr(id);
+  auto it = reads_.find(id);
+  return it == reads_.end() ? *buffer_ptr(id) : *buffer_in(id, it->second, current_index_);
 }
 
 const opencl::Buffer& Lowering::upload(const std::vector<float>& values) {
@@ -49,7 +131,8 @@ const opencl::Buffer& Lowering::upload(const std::vector<float>& values) {
 }
 
 void Lowering::alias(int32_t out, int32_t in) {
-  aliases_[out] = in;
+  auto it = reads_.find(in);
+  buffers_[out] = it == reads_.end() ? buffer_ptr(in) : buffer_in(in, it->second, current_index_);
 }
 
 opencl::Kernel Lowering::kernel(const Config& config, const std::string& extra_defines) {
@@ -69,10 +152,10 @@ opencl::Kernel Lowering::kernel(const Config& config, const std::string& extra_d
                          .kernel(config.schedule->kernel_name);
   if (record_sources) {
     // The pool built (or already held) exactly common.cl + the schedule's file.
-    sources.add(config.schedule->kernel_name, config.schedule->kernel_file,
-                std::string(kernel_source("common.cl")) +
-                    kernel_source(config.schedule->kernel_file),
-                options, current_node);
+    sources.add(
+        config.schedule->kernel_name, config.schedule->kernel_file,
+        std::string(kernel_source("common.cl")) + kernel_source(config.schedule->kernel_file),
+        options, current_node);
   }
   return k;
 }
@@ -111,12 +194,17 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     compiled_->inputs.push_back(buffer_ptr(id));
     compiled_->input_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
   }
+  reads_.clear();
   for (int32_t i = 0; i < region_.num_outputs; ++i) {
     const int32_t id = region_.outputs[i];
-    compiled_->outputs.push_back(buffer_ptr(id));
+    // Core reads NCHW: NCHW4c outputs get a conversion after their producer's steps.
+    const auto producer = producer_.find(id);
+    compiled_->outputs.push_back(
+        buffer_in(id, Layout::kNchw, producer == producer_.end() ? 0 : producer->second));
     compiled_->output_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
   }
   for (auto& [id, buf] : buffers_) compiled_->keep_alive.push_back(buf);
+  for (auto& [id, buf] : converted_) compiled_->keep_alive.push_back(buf);
   context_->finish();  // constant uploads done before the host data may go away
   return std::move(compiled_);
 }

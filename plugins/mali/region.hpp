@@ -5,6 +5,16 @@
 // value (constants uploaded once, aliases for Reshape-like ops), programs built through the
 // binary cache, and steps with their arguments bound at compile time.
 // CompiledRegion: the result; execute() writes inputs, launches every step, reads outputs.
+//
+// Activation layouts: each value of a region has a layout, NCHW or NCHW4c ([N][ceil(C/4)][H][W][4]
+// with zero padded lanes, kernels/layout.cl). The region layout (TESSERA_MALI_LAYOUT, default
+// nchw4c) decides whether NCHW4c is used at all. With nchw4c, each op's layout rule (ops/op.hpp)
+// picks the layout its outputs get from its inputs' layouts (Conv always NCHW4c; BatchNorm,
+// element-wise ops, pools and channel Concat follow their inputs; every other op NCHW), and
+// begin_node() converts an input exactly where its consumer needs the other layout (once per
+// value). Region inputs and constants arrive as NCHW; region outputs are converted back in
+// finish(). A [N, C, 1, 1] value with C % 4 == 0 has the same bytes in both layouts and is never
+// converted.
 #pragma once
 
 #include <map>
@@ -44,20 +54,48 @@ class ProgramPool : public opencl::support::ProgramPool {
   ProgramPool() : opencl::support::ProgramPool("mali", kernel_source) {}
 };
 
+enum class Layout { kNchw, kNchw4c };
+
+// The region layout named by TESSERA_MALI_LAYOUT ("nchw4c", the default, or "nchw"); throws
+// tessera::Error naming the variable for anything else.
+Layout configured_layout();
+
+// Whether `t` is stored as NCHW4c with the same bytes as NCHW ([N, C, 1, 1], C % 4 == 0).
+bool same_bytes_in_nchw4c(const tsr_tensor& t);
+// Elements of `t`'s buffer in `layout` (NCHW4c pads C up to a multiple of 4).
+int64_t stored_numel(const tsr_tensor& t, Layout layout);
+
+// What an op's layout rule answers: the layout its outputs get and which inputs it reads in
+// NCHW4c when that is kNchw4c (the other non-constant inputs are read as NCHW).
+struct LayoutPlan {
+  Layout output = Layout::kNchw;
+  std::vector<int32_t> nchw4c_inputs;
+};
+
 class Lowering {
  public:
   Lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context, ProgramPool& pool,
-           std::string extra_build_options);
+           std::string extra_build_options, Layout region_layout = Layout::kNchw);
+
+  Layout region_layout() const { return region_layout_; }
+  // The layout value `id` is stored in (NCHW until a producer said otherwise).
+  Layout layout(int32_t id) const;
+  // Called before node `index` lowers (ops/op.hpp does it): records its outputs' layout and
+  // converts its inputs to the layouts of `plan`; buffer() then hands those converted buffers to
+  // the node.
+  void begin_node(const NodeView& node, int32_t index, const LayoutPlan& plan);
 
   const tsr_region& region() const { return region_; }
   opencl::Context& context() { return *context_; }
   const opencl::DeviceInfo& device() const { return context_->device(); }
 
-  // The device buffer of value `id` (float32): created on first use; constants are uploaded.
+  // The device buffer of value `id` (float32): created on first use; constants are uploaded. For
+  // an input of the node being lowered, the buffer in the layout the node reads it in.
   const opencl::Buffer& buffer(int32_t id);
   // Uploads host floats into a new buffer owned by the region (folded weights, BN scale/shift).
   const opencl::Buffer& upload(const std::vector<float>& values);
-  // Makes value `out` share the buffer of value `in` (Reshape, Flatten, Identity, Dropout).
+  // Makes value `out` share the buffer the current node reads value `in` from (Reshape,
+  // Flatten, Identity, Dropout).
   void alias(int32_t out, int32_t in);
 
   // A kernel of `schedule` built with its build-time knobs from `config` as -D defines.
@@ -80,13 +118,20 @@ class Lowering {
 
  private:
   std::shared_ptr<opencl::Buffer> buffer_ptr(int32_t id);
+  // Value `id` in `want`: its own buffer, or a converted copy (made once, by a step of `node`).
+  std::shared_ptr<opencl::Buffer> buffer_in(int32_t id, Layout want, int32_t node);
 
   const tsr_region& region_;
   std::shared_ptr<opencl::Context> context_;
   ProgramPool& pool_;
   std::string extra_build_options_;
   std::map<int32_t, std::shared_ptr<opencl::Buffer>> buffers_;
-  std::map<int32_t, int32_t> aliases_;
+  Layout region_layout_;
+  std::map<int32_t, Layout> layouts_;                             // absent: NCHW
+  std::map<int32_t, std::shared_ptr<opencl::Buffer>> converted_;  // the value in the other layout
+  std::map<int32_t, Layout> reads_;  // inputs of the current node -> layout it reads them in
+  std::map<int32_t, int32_t> producer_;
+  int32_t current_index_ = 0;
   std::unique_ptr<CompiledRegion> compiled_;
 };
 

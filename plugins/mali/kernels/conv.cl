@@ -1,4 +1,7 @@
-// 2-D convolution on NCHW float buffers. Each work-item computes OPW (build-time knob
+// 2-D convolution. The *_f32 kernels work on NCHW float buffers, the *_4c kernels (end of file)
+// on NCHW4c (see layout.cl).
+//
+// NCHW: each work-item computes OPW (build-time knob
 // "outputs_per_item") consecutive output columns of one output row of one (n, m) plane.
 // Global range: (ceil(OW / OPW), OH, N * M). Bias and a following activation are fused.
 //   in = (N, C, H, W), out = (N, M, OH, OW), kp = (KH, KW, group, has_bias),
@@ -100,5 +103,174 @@ __kernel void conv2d_depthwise_f32(__global const float* x, __global const float
   __global float* yp = y + ((nm * out.z) + oy) * out.w;
   for (int j = 0; j < OPW; ++j) {
     if (ox0 + j < out.w) yp[ox0 + j] = tsr_activate(acc[j], dl.z, act_a, act_b);
+  }
+}
+
+// ---- NCHW4c ----
+// Each work-item computes one float4 of output channels (block mb) for OPW output pixels, so every
+// input float4 it loads feeds 16 multiply-adds. Weights are repacked on the host (ops/
+// conv_nchw4c.cpp) as [MB][CBW][KH][KW][4 in][4 out]: for one (input block, tap) the four float4
+// of output channels, one per input lane, are 64 contiguous bytes, and the update is four
+// scalar-times-vector mads into a float4 accumulator. CBW is the number of input blocks one output
+// block reads: its first one is cb0 = (mb * 4 / gp.x) * gp.y (group-aligned convs read only their
+// group's blocks; other group counts read all blocks with zero weights outside the group).
+// Bias is always given (zero padded to MB * 4). Output lanes of channels >= M are kept zero.
+//   in = (N, CB, H, W), out = (N, MB, OH, OW), kp = (KH, KW, CBW, M),
+//   sp = (stride_h, stride_w, pad_h, pad_w), dl = (dil_h, dil_w, act, 0), gp = (gm, gc, 0, 0).
+
+inline float4 tsr_mad4(float4 v, __global const float4* w, float4 acc) {
+  return mad((float4)(v.x), w[0],
+             mad((float4)(v.y), w[1], mad((float4)(v.z), w[2], mad((float4)(v.w), w[3], acc))));
+}
+
+inline void tsr_store4(__global float4* yp, const float4* acc, int ox0, int width, int mb,
+                       int channels, int act, float a, float b) {
+  for (int j = 0; j < OPW; ++j) {
+    if (ox0 + j < width) {
+      yp[ox0 + j] = tsr_mask4(tsr_activate4(acc[j], act, a, b), mb * 4, channels);
+    }
+  }
+}
+
+// General direct convolution: groups, strides, pads, dilations.
+// Global range (ceil(OW / OPW), OH, N * MB).
+__kernel void conv2d_direct_4c(__global const float4* x, __global const float4* w,
+                               __global const float4* bias, __global float4* y, int4 in, int4 out,
+                               int4 kp, int4 sp, int4 dl, int4 gp, float act_a, float act_b) {
+  const int ox0 = get_global_id(0) * OPW;
+  const int oy = get_global_id(1);
+  const int nm = get_global_id(2);
+  if (ox0 >= out.w || oy >= out.z || nm >= out.x * out.y) return;
+  const int mb = nm % out.y;
+  const int n = nm / out.y;
+  const int cb0 = (mb * 4 / gp.x) * gp.y;
+  float4 acc[OPW];
+  for (int j = 0; j < OPW; ++j) acc[j] = bias[mb];
+  for (int cb = 0; cb < kp.z; ++cb) {
+    __global const float4* xp = x + (n * in.y + cb0 + cb) * in.z * in.w;
+    __global const float4* wp = w + (mb * kp.z + cb) * kp.x * kp.y * 4;
+    for (int ky = 0; ky < kp.x; ++ky) {
+      const int iy = oy * sp.x - sp.z + ky * dl.x;
+      if (iy < 0 || iy >= in.z) continue;
+      for (int kx = 0; kx < kp.y; ++kx) {
+        __global const float4* wt = wp + (ky * kp.y + kx) * 4;
+        for (int j = 0; j < OPW; ++j) {
+          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;
+          if (ix >= 0 && ix < in.w) acc[j] = tsr_mad4(xp[iy * in.w + ix], wt, acc[j]);
+        }
+      }
+    }
+  }
+  tsr_store4(y + (nm * out.z + oy) * out.w, acc, ox0, out.w, mb, kp.w, dl.z, act_a, act_b);
+}
+
+// 1x1, stride 1, no padding, group 1: OPW adjacent pixels of the flattened plane.
+// Global range (ceil(H * W / OPW), 1, N * MB).
+__kernel void conv2d_1x1_4c(__global const float4* x, __global const float4* w,
+                            __global const float4* bias, __global float4* y, int4 in, int4 out,
+                            int4 kp, int4 sp, int4 dl, int4 gp, float act_a, float act_b) {
+  const int plane = in.z * in.w;
+  const int p0 = get_global_id(0) * OPW;
+  const int nm = get_global_id(2);
+  if (p0 >= plane || nm >= out.x * out.y) return;
+  const int mb = nm % out.y;
+  const int n = nm / out.y;
+  float4 acc[OPW];
+  for (int j = 0; j < OPW; ++j) acc[j] = bias[mb];
+  __global const float4* xp = x + n * in.y * plane + p0;
+  __global const float4* wp = w + mb * in.y * 4;
+  if (p0 + OPW <= plane) {
+    for (int cb = 0; cb < in.y; ++cb) {
+      for (int j = 0; j < OPW; ++j) acc[j] = tsr_mad4(xp[cb * plane + j], wp + cb * 4, acc[j]);
+    }
+  } else {
+    for (int cb = 0; cb < in.y; ++cb) {
+      for (int j = 0; j < OPW; ++j) {
+        if (p0 + j < plane) acc[j] = tsr_mad4(xp[cb * plane + j], wp + cb * 4, acc[j]);
+      }
+    }
+  }
+  tsr_store4(y + nm * plane, acc, p0, plane, mb, kp.w, dl.z, act_a, act_b);
+}
+
+// Depthwise (group == C == M): lane-wise products; weights packed [CB][KH][KW] float4.
+// Global range (ceil(OW / OPW), OH, N * CB).
+__kernel void conv2d_depthwise_4c(__global const float4* x, __global const float4* w,
+                                  __global const float4* bias, __global float4* y, int4 in,
+                                  int4 out, int4 kp, int4 sp, int4 dl, int4 gp, float act_a,
+                                  float act_b) {
+  const int ox0 = get_global_id(0) * OPW;
+  const int oy = get_global_id(1);
+  const int nm = get_global_id(2);
+  if (ox0 >= out.w || oy >= out.z || nm >= out.x * out.y) return;
+  const int mb = nm % out.y;
+  float4 acc[OPW];
+  for (int j = 0; j < OPW; ++j) acc[j] = bias[mb];
+  __global const float4* xp = x + nm * in.z * in.w;
+  __global const float4* wp = w + mb * kp.x * kp.y;
+  for (int ky = 0; ky < kp.x; ++ky) {
+    const int iy = oy * sp.x - sp.z + ky * dl.x;
+    if (iy < 0 || iy >= in.z) continue;
+    for (int kx = 0; kx < kp.y; ++kx) {
+      const float4 wv = wp[ky * kp.y + kx];
+      for (int j = 0; j < OPW; ++j) {
+        const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;
+        if (ix >= 0 && ix < in.w) acc[j] = mad(xp[iy * in.w + ix], wv, acc[j]);
+      }
+    }
+  }
+  tsr_store4(y + (nm * out.z + oy) * out.w, acc, ox0, out.w, mb, kp.w, dl.z, act_a, act_b);
+}
+
+// 3x3, stride 1, dilation 1, group 1: register tiling. A work-item owns ROWS_PER_ITEM output
+// rows x OPW output columns x 4 output channels; it loads each input row segment it needs once
+// (OPW + 2 float4, zero outside the image) and reuses every loaded float4 for the 3 kernel
+// columns, every output column and (ROWS_PER_ITEM > 1) every output row it touches. Both are
+// build-time knobs so the loops unroll and the tile stays in registers.
+// Global range (ceil(OW / OPW), ceil(OH / ROWS_PER_ITEM), N * MB).
+#ifndef ROWS_PER_ITEM
+#define ROWS_PER_ITEM 1
+#endif
+__kernel void conv2d_3x3s1_4c(__global const float4* x, __global const float4* w,
+                              __global const float4* bias, __global float4* y, int4 in, int4 out,
+                              int4 kp, int4 sp, int4 dl, int4 gp, float act_a, float act_b) {
+  const int ox0 = get_global_id(0) * OPW;
+  const int oy0 = get_global_id(1) * ROWS_PER_ITEM;
+  const int nm = get_global_id(2);
+  if (ox0 >= out.w || oy0 >= out.z || nm >= out.x * out.y) return;
+  const int mb = nm % out.y;
+  const int n = nm / out.y;
+  float4 acc[ROWS_PER_ITEM][OPW];
+  const float4 b0 = bias[mb];
+  for (int r = 0; r < ROWS_PER_ITEM; ++r) {
+    for (int j = 0; j < OPW; ++j) acc[r][j] = b0;
+  }
+  const int ix0 = ox0 - sp.w;
+  for (int cb = 0; cb < in.y; ++cb) {
+    __global const float4* xp = x + (n * in.y + cb) * in.z * in.w;
+    __global const float4* wp = w + (mb * in.y + cb) * 36;
+    for (int t = 0; t < ROWS_PER_ITEM + 2; ++t) {
+      const int iy = oy0 - sp.z + t;
+      if (iy < 0 || iy >= in.z) continue;
+      float4 row[OPW + 2];
+      for (int j = 0; j < OPW + 2; ++j) {
+        const int ix = ix0 + j;
+        row[j] = (ix >= 0 && ix < in.w) ? xp[iy * in.w + ix] : (float4)(0.0f);
+      }
+      for (int r = 0; r < ROWS_PER_ITEM; ++r) {
+        const int ky = t - r;
+        if (ky < 0 || ky > 2) continue;
+        for (int kx = 0; kx < 3; ++kx) {
+          __global const float4* wt = wp + (ky * 3 + kx) * 4;
+          for (int j = 0; j < OPW; ++j) acc[r][j] = tsr_mad4(row[j + kx], wt, acc[r][j]);
+        }
+      }
+    }
+  }
+  for (int r = 0; r < ROWS_PER_ITEM; ++r) {
+    if (oy0 + r < out.z) {
+      tsr_store4(y + (nm * out.z + oy0 + r) * out.w, acc[r], ox0, out.w, mb, kp.w, dl.z, act_a,
+                 act_b);
+    }
   }
 }

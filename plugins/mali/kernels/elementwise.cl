@@ -1,12 +1,19 @@
 // Element-wise kernels on NCHW float buffers: unary activations, broadcasting binary ops (rank
 // <= 4, strides of 0 on broadcast dims), per-channel affine (BatchNormalization) and the block
-// copy used by Concat and copies.
+// copy used by Concat and copies. unary_f32 and binary_f32 also run over a whole NCHW4c buffer
+// (padding included); channel_affine_4c_f32 is the NCHW4c affine.
 
 // op: 0 relu, 1 clip(a, b), 2 leaky relu(a), 3 sigmoid, 4 hard swish, 5 copy.
+// c4 = (C, H * W, CB, 1) over an NCHW4c buffer: lanes of channels >= C stay zero (sigmoid(0) and
+// clip(0) need not be); c4.w == 0 for NCHW.
 __kernel void unary_f32(__global const float* x, __global float* y, int n, int op, float a,
-                        float b) {
+                        float b, int4 c4) {
   const int i = get_global_id(0);
   if (i >= n) return;
+  if (c4.w != 0 && ((i >> 2) / c4.y % c4.z) * 4 + (i & 3) >= c4.x) {
+    y[i] = 0.0f;
+    return;
+  }
   const float v = x[i];
   float r = v;
   if (op == 0) r = fmax(v, 0.0f);
@@ -52,4 +59,15 @@ __kernel void copy_block_f32(__global const float* src, __global float* dst, int
   const int o = i / src_inner;
   const int j = i - o * src_inner;
   dst[o * dst_inner + dst_offset + j] = src[i];
+}
+
+// NCHW4c: y4 = x4 * scale4[cb] + shift4[cb] over n float4, cb = (i / plane) % blocks; scale and
+// shift are zero padded so padded lanes stay zero.
+__kernel void channel_affine_4c_f32(__global const float4* x, __global const float4* scale,
+                                    __global const float4* shift, __global float4* y, int n,
+                                    int blocks, int plane) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int cb = (i / plane) % blocks;
+  y[i] = mad(x[i], scale[cb], shift[cb]);
 }

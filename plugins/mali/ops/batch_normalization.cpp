@@ -1,5 +1,6 @@
 // BatchNormalization (inference) on the mali plugin: folded on the host into a per-channel
-// scale and shift, y = x * scale[c] + shift[c].
+// scale and shift, y = x * scale[c] + shift[c]. Follows its input's layout; in NCHW4c the scale
+// and shift are zero padded to whole blocks.
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
@@ -20,6 +21,24 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   for (int32_t d = 2; d < x.rank; ++d) inner *= x.dims[d];
   std::vector<float> a, b;
   opencl::support::fold_batch_norm(node, a, b);
+  if (writes_nchw4c(lw, node)) {
+    const int64_t blocks = (channels + 3) / 4;
+    a.resize(static_cast<size_t>(blocks * 4), 0.0f);
+    b.resize(static_cast<size_t>(blocks * 4), 0.0f);
+    const int64_t n4 = stored_numel(x, Layout::kNchw4c) / 4;
+    const Config config = default_config("eltwise.channel_affine.nchw4c", lw.device(), n4);
+    opencl::Kernel k = lw.kernel(config);
+    k.args()
+        .buffer(lw.buffer(node.input_id(0)))
+        .buffer(lw.upload(a))
+        .buffer(lw.upload(b))
+        .buffer(lw.buffer(node.output_id(0)))
+        .i32(to_i32(n4, node))
+        .i32(to_i32(blocks, node))
+        .i32(to_i32(inner, node));
+    add_1d_step(lw, index, std::move(k), n4, config);
+    return;
+  }
   const int64_t n = numel_of(x);
   const Config config = default_config("eltwise.channel_affine", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
@@ -35,5 +54,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("BatchNormalization", check, lower);
+TESSERA_MALI_OP_WITH_LAYOUT("BatchNormalization", check, lower, follow_input0);
 }  // namespace tessera::mali

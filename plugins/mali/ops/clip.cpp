@@ -16,5 +16,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("Clip", check, lower);
+TESSERA_MALI_OP_WITH_LAYOUT("Clip", check, lower, follow_input0);
 }  // namespace tessera::mali

@@ -1,4 +1,7 @@
-// Concat on the mali plugin: one block copy per input into its slice of the output.
+// Concat on the mali plugin: one block copy per input into its slice of the output. On axis 1 of
+// rank-4 values whose channel counts are all multiples of 4, NCHW4c needs no padding, so the
+// same copies (same element counts and offsets) concatenate whole channel blocks: such a Concat
+// runs in NCHW4c when any input is NCHW4c.
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
@@ -9,6 +12,20 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   if (!r.empty()) return r;
   if (!node.attr("axis")) return "attribute 'axis' is required";
   return "";
+}
+
+LayoutPlan layout(const NodeView& node, const Lowering& lw) {
+  const tsr_tensor& y = node.output(0);
+  const int64_t axis = node.attr_int("axis", 0);
+  if (y.rank != 4 || (axis != 1 && axis != -3)) return {};
+  LayoutPlan plan{Layout::kNchw, {}};
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (!node.has_input(i)) continue;
+    if (node.input(i).dims[1] % 4 != 0) return {};
+    if (lw.layout(node.input_id(i)) == Layout::kNchw4c) plan.output = Layout::kNchw4c;
+    plan.nchw4c_inputs.push_back(i);
+  }
+  return plan;
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
@@ -40,5 +57,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("Concat", check, lower);
+TESSERA_MALI_OP_WITH_LAYOUT("Concat", check, lower, layout);
 }  // namespace tessera::mali

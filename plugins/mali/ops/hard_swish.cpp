@@ -13,5 +13,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("HardSwish", check, lower);
+TESSERA_MALI_OP_WITH_LAYOUT("HardSwish", check, lower, follow_input0);
 }  // namespace tessera::mali

@@ -10,5 +10,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("MaxPool", check_pool, lower);
+TESSERA_MALI_OP_WITH_LAYOUT("MaxPool", check_pool, lower, follow_input0);
 }  // namespace tessera::mali

@@ -9,5 +9,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("Mul", check_binary, lower);
+TESSERA_MALI_OP_WITH_LAYOUT("Mul", check_binary, lower, binary_layout);
 }  // namespace tessera::mali

@@ -33,6 +33,20 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
   return c;
 }
 
+LayoutPlan follow_input0(const NodeView& node, const Lowering& lowering) {
+  if (node.input(0).rank != 4 || lowering.layout(node.input_id(0)) != Layout::kNchw4c) return {};
+  return {Layout::kNchw4c, {0}};
+}
+
+LayoutPlan nchw4c_if_rank4(const NodeView& node, const Lowering&) {
+  if (node.input(0).rank != 4) return {};
+  return {Layout::kNchw4c, {0}};
+}
+
+bool writes_nchw4c(const Lowering& lowering, const NodeView& node) {
+  return lowering.layout(node.output_id(0)) == Layout::kNchw4c;
+}
+
 void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,
                  const Config& config) {
   lowering.add_step(node, std::move(kernel), {static_cast<size_t>(n)},

@@ -1,12 +1,17 @@
 // Shared lowerings (see shared.hpp).
 #include "ops/shared.hpp"
 
+#include <algorithm>
+
 #include "tessera/error.hpp"
 
 namespace tessera::mali {
 
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b) {
-  const int64_t n = numel_of(node.output(0));
+  const tsr_tensor& y = node.output(0);
+  const bool c4 = writes_nchw4c(lw, node);
+  // NCHW4c: the whole padded buffer; the kernel keeps the padded lanes zero.
+  const int64_t n = stored_numel(y, c4 ? Layout::kNchw4c : Layout::kNchw);
   const Config config = default_config("eltwise.unary", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
@@ -15,7 +20,9 @@ void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, 
       .i32(to_i32(n, node))
       .i32(static_cast<int32_t>(op))
       .f32(a)
-      .f32(b);
+      .f32(b)
+      .i32x4(c4 ? to_i32(y.dims[1], node) : 0, c4 ? to_i32(y.dims[2] * y.dims[3], node) : 1,
+             c4 ? to_i32((y.dims[1] + 3) / 4, node) : 1, c4 ? 1 : 0);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 
@@ -41,13 +48,35 @@ std::array<int32_t, 4> broadcast_strides(const tsr_tensor& t, const std::array<i
 }
 }  // namespace
 
+LayoutPlan binary_layout(const NodeView& node, const Lowering& lw) {
+  const tsr_tensor& y = node.output(0);
+  if (y.rank != 4) return {};
+  for (int32_t i = 0; i < 2; ++i) {
+    const tsr_tensor& t = node.input(i);
+    if (t.rank != 4 || !std::equal(t.dims, t.dims + 4, y.dims)) return {};  // broadcasts: NCHW
+  }
+  if (lw.layout(node.input_id(0)) != Layout::kNchw4c &&
+      lw.layout(node.input_id(1)) != Layout::kNchw4c) {
+    return {};
+  }
+  return {Layout::kNchw4c, {0, 1}};
+}
+
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
   const tsr_tensor& y = node.output(0);
   std::array<int64_t, 4> dims = {1, 1, 1, 1};
   for (int32_t d = 0; d < y.rank; ++d) dims[4 - y.rank + d] = y.dims[d];
-  const auto sa = broadcast_strides(node.input(0), dims);
-  const auto sb = broadcast_strides(node.input(1), dims);
-  const int64_t n = numel_of(y);
+  std::array<int32_t, 4> sa, sb;
+  if (writes_nchw4c(lw, node)) {
+    // Same shapes, same layout: one flat pass over the padded buffers (0 + 0 and 0 * 0 keep the
+    // padding zero).
+    dims = {1, 1, 1, stored_numel(y, Layout::kNchw4c)};
+    sa = sb = {0, 0, 0, 1};
+  } else {
+    sa = broadcast_strides(node.input(0), dims);
+    sb = broadcast_strides(node.input(1), dims);
+  }
+  const int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
   const Config config = default_config("eltwise.binary", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
@@ -100,15 +129,18 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   const std::array<int64_t, 2> d = {dilations.at(0), dilations.at(1)};
   const auto p = window_pads_2d(node, {x.dims[2], x.dims[3]}, {y.dims[2], y.dims[3]}, k, s, d);
   const int32_t include_pad = static_cast<int32_t>(node.attr_int("count_include_pad", 0));
-  const int64_t n = numel_of(y);
-  const Config config = default_config("pool2d.direct", lw.device(), n);
+  // NCHW4c: the same kernel shape over channel blocks, one float4 per work-item.
+  const bool c4 = writes_nchw4c(lw, node);
+  const int64_t channels = c4 ? (x.dims[1] + 3) / 4 : x.dims[1];
+  const int64_t n = y.dims[0] * channels * y.dims[2] * y.dims[3];
+  const Config config = default_config(c4 ? "pool2d.nchw4c" : "pool2d.direct", lw.device(), n);
   opencl::Kernel kern = lw.kernel(config);
   kern.args()
       .buffer(lw.buffer(node.input_id(0)))
       .buffer(lw.buffer(node.output_id(0)))
-      .i32x4(to_i32(x.dims[0], node), to_i32(x.dims[1], node), to_i32(x.dims[2], node),
+      .i32x4(to_i32(x.dims[0], node), to_i32(channels, node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))
-      .i32x4(to_i32(y.dims[0], node), to_i32(y.dims[1], node), to_i32(y.dims[2], node),
+      .i32x4(to_i32(y.dims[0], node), to_i32(channels, node), to_i32(y.dims[2], node),
              to_i32(y.dims[3], node))
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), mode, include_pad)
       .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(p[0], node), to_i32(p[1], node))

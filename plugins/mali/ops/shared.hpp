@@ -17,11 +17,15 @@ enum class UnaryOp : int32_t {
   kHardSwish = 4,
   kCopy = 5
 };
+// Runs on input 0's layout (follow_input0).
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b);
 
 // Codes of binary_f32.
 enum class BinaryOp : int32_t { kAdd = 0, kMul = 1 };
 std::string check_binary(const NodeView& node, const opencl::DeviceInfo& device);
+// NCHW4c when both inputs have the output's rank-4 shape and one of them is NCHW4c; broadcasts
+// run on NCHW.
+LayoutPlan binary_layout(const NodeView& node, const Lowering& lw);
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op);
 
 // Reshape/Flatten/Identity/Dropout: output 0 shares input 0's buffer.
@@ -31,8 +35,8 @@ void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 // Pads (top, left, bottom, right) of a 2-D window (shared, tessera_opencl/plugin_support.hpp).
 using opencl::support::window_pads_2d;
 
-// MaxPool/AveragePool (2-D, NCHW), one work-item per output; `mode` is pool2d_f32's: 0 max,
-// 1 average.
+// MaxPool/AveragePool (2-D, NCHW or NCHW4c as the input is: follow_input0), one work-item per
+// output (per float4 in NCHW4c); `mode` is pool2d_f32's: 0 max, 1 average.
 std::string check_pool(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode);
 
