@@ -1,11 +1,13 @@
 // Tuner tests. Oracles: a synthetic cost function with a known optimum, hand-built log records,
-// the reference kernel (through the worker's check and a Session run with the tuned config).
+// the reference kernel (through the worker's check and a Session run with the tuned config), and
+// serial mode for parallel compilation (same records; compile counts from the test plugin).
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "builder.hpp"
 #include "tessera/onnx_import.hpp"
@@ -155,6 +157,105 @@ TEST(TuneWorker, CrashAndHangAreClassifiedAndTuningContinues) {
   const MeasureResult r = measure(kTessera, req);
   EXPECT_EQ(r.status, "compile");
   EXPECT_NE(r.error.find("nonexistent"), std::string::npos) << r.error;
+}
+
+std::string relu_model() {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "tessera_tune_relu.onnx").string();
+  zoo::detail::ModelBuilder b("relu", 5);
+  auto x = b.input("x", {1, 4, 6, 6});
+  b.output(b.relu(x, "relu1"));
+  std::ofstream(path, std::ios::binary) << b.model().SerializeAsString();
+  return path;
+}
+
+// How often each "mode=M block=B" candidate was compiled, from the test plugin's side channel.
+std::map<std::string, int> compile_counts(const std::string& path) {
+  std::map<std::string, int> counts;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) counts[line]++;
+  return counts;
+}
+
+// Tunes the one Relu of relu_model() on the tunetest plugin over its whole 6-config grid.
+TuneReport tune_relu(int compile_jobs, const std::string& compile_log) {
+  setenv("TESSERA_PLUGIN_PATH", TESSERA_TUNE_TEST_PLUGIN_DIR, 1);
+  setenv("TESSERA_TUNETEST_LOG", compile_log.c_str(), 1);
+  std::filesystem::remove(compile_log);
+  TuneOptions o;
+  o.model = relu_model();
+  o.targets = {"tunetest", "reference"};
+  o.trials = 6;
+  o.tuner = "grid";
+  o.batch = 8;  // after the default, the other 5 configs are one batch
+  o.repeats = 1;
+  o.worker_exe = kTessera;
+  o.compile_jobs = compile_jobs;
+  TuneReport report = run_tuning(o);
+  unsetenv("TESSERA_TUNETEST_LOG");
+  unsetenv("TESSERA_PLUGIN_PATH");
+  return report;
+}
+
+std::string outcome(const LogRecord& r) {
+  std::string s = r.schedule;
+  for (const auto& [name, value] : r.knobs) s += " " + name + "=" + std::to_string(value);
+  return s + " " + r.status + (r.status == "ok" ? "" : ": " + r.error);
+}
+
+TEST(TuneParallelCompile, BadCandidateIsClassifiedAndTheOthersMeasuredAsInSerialMode) {
+  const std::string counts_path =
+      (std::filesystem::temp_directory_path() / "tessera_tune_compiles.txt").string();
+  const TuneReport serial = tune_relu(1, counts_path);
+  const std::map<std::string, int> serial_counts = compile_counts(counts_path);
+  ASSERT_EQ(serial.tasks.size(), 1u);
+  // Grid order after the default (mode 0, block 1); mode 2 never compiles.
+  std::vector<std::string> expected = {
+      "relu.test mode=0 block=1 ok",
+      "relu.test mode=0 block=2 ok",
+      "relu.test mode=1 block=1 ok",
+      "relu.test mode=1 block=2 ok",
+      "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
+      "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles"};
+  std::vector<std::string> got;
+  for (const LogRecord& r : serial.records) got.push_back(outcome(r));
+  EXPECT_EQ(got, expected);
+  // Serially, each candidate is compiled once, by its measuring child; the default once more by
+  // the Session that task extraction places the model with.
+  EXPECT_EQ(serial_counts, (std::map<std::string, int>{{"mode=0 block=1", 2},
+                                                       {"mode=0 block=2", 1},
+                                                       {"mode=1 block=1", 1},
+                                                       {"mode=1 block=2", 1},
+                                                       {"mode=2 block=1", 1},
+                                                       {"mode=2 block=2", 1}}));
+
+  const TuneReport parallel = tune_relu(3, counts_path);
+  got.clear();
+  for (const LogRecord& r : parallel.records) got.push_back(outcome(r));
+  EXPECT_EQ(got, expected);
+  EXPECT_EQ(parallel.tasks[0].trials, 6);
+  EXPECT_EQ(parallel.tasks[0].errors, (std::map<std::string, int>{{"compile", 2}}));
+  EXPECT_GT(parallel.tasks[0].default_us, 0);
+  // The default runs alone (a batch of one: no compile step; counted twice as above). The batch
+  // of five: the good
+  // candidates are compiled by the compile step and again (from the cache, where the plugin has
+  // one) by the measuring child; the bad ones only by the compile step, whose verdict is final.
+  EXPECT_EQ(compile_counts(counts_path), (std::map<std::string, int>{{"mode=0 block=1", 2},
+                                                                     {"mode=0 block=2", 2},
+                                                                     {"mode=1 block=1", 2},
+                                                                     {"mode=1 block=2", 2},
+                                                                     {"mode=2 block=1", 1},
+                                                                     {"mode=2 block=2", 1}}));
+
+  // Compiling children that crash end neither the batch nor the run: the measuring children
+  // give the verdicts a serial run gives.
+  setenv("TESSERA_TUNE_WORKER_FAULT", "crash-compile", 1);
+  const TuneReport crashing = tune_relu(3, counts_path);
+  unsetenv("TESSERA_TUNE_WORKER_FAULT");
+  got.clear();
+  for (const LogRecord& r : crashing.records) got.push_back(outcome(r));
+  EXPECT_EQ(got, expected);
 }
 
 TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {

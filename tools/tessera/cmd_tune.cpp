@@ -1,9 +1,13 @@
 // `tessera tune MODEL.onnx --targets LIST ...`: tunes the schedules of every node the target
-// plugins run, logs each measurement as a JSON line, prints a table of the best configs and writes
-// the best-per-workload pack. `tessera tune --worker REQ RES` is the hidden measuring child.
+// plugins run, logs each measurement as a JSON line, shows progress on stderr (a redrawn table on
+// a terminal, plain lines otherwise), prints a summary table and writes the best-per-workload pack. `tessera tune --worker REQ RES` is the hidden measuring child.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cli.hpp"
@@ -22,11 +26,13 @@ void print_tune_usage(std::FILE* out) {
                "usage: tessera tune MODEL.onnx|DEPLOY.yaml [--targets LIST] [--trials N] [--budget SECONDS]\n"
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
-               "         [--seed N]\n\n"
+               "         [--seed N] [--compile-jobs N]\n\n"
                "Measures candidate configs of each tunable node (one-node regions in a child\n"
                "process), appends one JSON line per measurement to --log, and writes the fastest\n"
                "config per workload as a pack (refusing to overwrite it without --force).\n"
-               "--resume skips configs already in the log and starts from its best.\n");
+               "--resume skips configs already in the log and starts from its best.\n"
+               "--compile-jobs N compiles a batch's candidates in N children at once (default: the\n"
+               "number of cores; 1 = none) before measuring them one at a time.\n");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -58,7 +64,7 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed"},
+               "timeout", "seed", "compile-jobs"},
               {"resume", "force"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
@@ -70,8 +76,9 @@ int cmd_tune(int argc, char** argv) {
     if (is_deployment_file(options.model)) {
       // A deployment YAML names the model (or zoo network) and, unless --targets is given, the
       // targets to tune for.
-      const Workload workload = load_workload(options.model, args.get("targets"), {});
+      Workload workload = load_workload(options.model, args.get("targets"), {});
       options.model = workload.model_path;
+      options.graph = std::make_shared<const Graph>(std::move(workload.graph));  // imported once
       if (options.targets.empty()) options.targets = workload.targets;
     }
     if (options.targets.empty()) throw Error("tune: --targets is required, e.g. mali:any");
@@ -84,6 +91,7 @@ int cmd_tune(int argc, char** argv) {
     options.repeats = static_cast<int>(args.get_int("repeats", 5));
     options.timeout_s = std::stod(args.get("timeout", "30"));
     options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
+    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", 0));
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");
@@ -91,30 +99,14 @@ int cmd_tune(int argc, char** argv) {
       throw Error("tune: '" + pack_path + "' exists; pass --force to overwrite it");
     }
     if (options.resume && options.log_path.empty()) throw Error("tune: --resume needs --log");
-    options.progress = [](const std::string& line) {
-      std::printf("%s\n", line.c_str());
-      std::fflush(stdout);
-    };
-    const tune::TuneReport report = tune::run_tuning(options);
-
-    std::printf("\n%-4s %-10s %-9s %-8s %-6s %-7s %s\n", "task", "plugin", "latency", "GFLOPS",
-                "trials", "weight", "best config / workload");
-    for (const tune::TaskResult& t : report.tasks) {
-      const double us = t.best ? t.best->median_us : 0;
-      std::string config = "-";
-      if (t.best) {
-        config = t.best->schedule + "{";
-        for (size_t k = 0; k < t.best->knobs.size(); ++k) {
-          config += (k ? "," : "") + t.best->knobs[k].first + "=" +
-                    std::to_string(t.best->knobs[k].second);
-        }
-        config += "}";
-      }
-      std::printf("%-4d %-10s %9.1f %8.2f %6d %7d %s (default %.1f us)\n    %s\n", t.task.id,
-                  t.task.plugin.c_str(), us, us > 0 ? t.task.flops / us / 1e3 : 0.0, t.trials,
-                  t.task.weight, config.c_str(), t.default_us, t.task.workload.c_str());
-    }
-    std::printf("estimated total latency of tuned nodes: %.1f us\n", report.estimated_total_us);
+    tune::ProgressDisplay display(isatty(STDERR_FILENO) != 0, [](const std::string& text) {
+      std::fputs(text.c_str(), stderr);
+      std::fflush(stderr);
+    });
+    options.progress = [&](const std::string& line) { display.event(line); };
+    const tune::TuneReport report = tune::run_tuning(
+        options, [&](const tune::TuneReport& r, const tune::TuneStatus& s) { display.update(r, s); });
+    std::printf("\n%s", tune::format_summary(report).c_str());
 
     if (!pack_path.empty()) {
       std::string plugin;

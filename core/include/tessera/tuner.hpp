@@ -1,8 +1,9 @@
 // The auto-tuner: task extraction (which nodes of a model each target plugin runs, deduplicated by
 // the plugin's workload key and weighted by occurrence), searchers over a plugin's knob spaces
 // (random, grid, genetic, and a gradient-boosted-trees cost model), measurement of one config as
-// a one-node region in an isolated child process (`tessera tune-worker`), the JSON-lines log and
-// the task scheduler that ties them together into a tuned pack.
+// a one-node region in an isolated child process (`tessera tune --worker`; a batch's candidates are
+// first compiled in parallel children), the JSON-lines log, the task scheduler that ties them
+// together into a tuned pack, and the progress display.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/graph.hpp"
 #include "tessera/pack.hpp"
 
 namespace tessera::tune {
@@ -111,7 +113,7 @@ struct TuneTask {
   std::string workload;
   std::string node;  // a representative graph node name
   int weight = 0;    // occurrences in the model
-  double flops = 0;
+  double flops = 0;  // node_flops() of the node (the plugin's count where core knows none)
   int default_schedule = 0;
   std::vector<ScheduleSpace> schedules;
 };
@@ -125,6 +127,13 @@ struct DeviceDesc {
 std::vector<TuneTask> extract_tasks(const std::string& model_path,
                                     const std::vector<std::string>& targets,
                                     std::map<std::string, DeviceDesc>* devices);
+// The same for a graph already imported from a model file (graph.source).
+std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::string>& targets,
+                                    std::map<std::string, DeviceDesc>* devices);
+
+// Multiply-adds x 2 of a Conv (2*N*M*OH*OW*C/group*KH*KW), Gemm or MatMul (2*M*N*K) with known
+// shapes; 0 for every other op (shown as "-" where GFLOPS are printed).
+double node_flops(const Graph& graph, const Node& node);
 
 // ---- measurement ----
 
@@ -136,6 +145,10 @@ struct MeasureRequest {
   std::vector<std::pair<std::string, int64_t>> knobs;
   int repeats = 5;
   double timeout_s = 30;
+  // Only compile the candidate (warming the plugin's on-disk kernel cache in `cache_dir`), do not
+  // run it: status "ok" then means it compiled.
+  bool compile_only = false;
+  std::string cache_dir;  // passed to compile_region; "" = the plugin's default
 };
 
 struct MeasureResult {
@@ -149,8 +162,13 @@ struct MeasureResult {
 // Runs `worker_exe tune --worker REQUEST RESULT` in a child process (posix_spawn) and classifies
 // its outcome; never throws for the child's failures.
 MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request);
+// Compiles the requests (their compile_only set) in up to `jobs` child processes at once (a oneTBB
+// loop over measure()); result i belongs to request i.
+std::vector<MeasureResult> compile_in_parallel(const std::string& worker_exe,
+                                               std::vector<MeasureRequest> requests, int jobs);
 // The child side: reads the request file, writes the result file. Returns the exit code.
-// $TESSERA_TUNE_WORKER_FAULT = "crash" / "hang" makes it abort / sleep (tests).
+// $TESSERA_TUNE_WORKER_FAULT = "crash" / "hang" makes it abort / sleep (tests); "crash-compile"
+// aborts compile-only children only.
 int run_worker(const std::string& request_path, const std::string& result_path);
 
 // ---- log ----
@@ -195,9 +213,15 @@ struct TuneOptions {
   int repeats = 5;
   double timeout_s = 30;
   uint64_t seed = 1;
-  std::string worker_exe;                            // "" = this executable
-  std::string command;  // the command line, recorded in each log record ("" = none)
-  std::function<void(const std::string&)> progress;  // one line per event
+  // Candidates of a batch compiled at once before they are measured one at a time: 0 = the
+  // number of cores, 1 = no separate compile step (each measuring child compiles its candidate).
+  int compile_jobs = 0;
+  std::string cache_dir;   // the plugins' kernel cache the compile step warms; "" = their default
+  std::string worker_exe;  // "" = this executable
+  std::string command;     // the command line, recorded in each log record ("" = none)
+  // The model already imported from `model` (saves a second import); null = import `model`.
+  std::shared_ptr<const Graph> graph;
+  std::function<void(const std::string&)> progress;  // one line per event (task list, errors)
 };
 
 struct TaskResult {
@@ -205,15 +229,75 @@ struct TaskResult {
   int trials = 0;
   double default_us = 0;  // 0 when the default was not measured
   std::optional<LogRecord> best;
+  uint64_t space_size = 0;
+  bool finished = false;              // space exhausted or stopped early
+  std::map<std::string, int> errors;  // failed trials by status ("compile", "timeout", ...)
 };
 
 struct TuneReport {
   std::vector<TaskResult> tasks;
   std::map<std::string, DeviceDesc> devices;
-  std::vector<LogRecord> records;  // every record (resumed and new)
-  double estimated_total_us = 0;   // sum of weight x best
+  std::vector<LogRecord> records;         // every record (resumed and new)
+  double estimated_total_us = 0;          // sum of weight x best (x default where nothing is ok)
+  double estimated_default_total_us = 0;  // sum of weight x default, over the same tasks
 };
 
-TuneReport run_tuning(const TuneOptions& options);
+// Where a run stands, for progress displays.
+struct TuneStatus {
+  int used = 0;            // trials measured in this run
+  int trials = 0;          // this run's trial budget
+  int current = -1;        // the task last measured
+  bool batch_end = false;  // the current task's batch is done
+  bool finished = false;   // the run is over
+  double elapsed_s = 0;
+};
+
+// The task scheduler's view of one task.
+struct SchedulerTask {
+  int weight = 1;
+  std::vector<double> best_after;  // best latency after each trial (infinity before any ok)
+  bool available = true;           // false once exhausted or stopped early
+};
+// The available task whose next trials should cut sum(weight x best) most, or -1 when none is
+// available. Ansor's gradient: weight x (0.2 x the improvement per trial over the last `window`
+// trials + 0.8 x best / trials, the optimistic guess), so a task that stopped improving yields to
+// the others. A task with nothing ok yet goes first for 2 x window trials, then last.
+int pick_task(const std::vector<SchedulerTask>& tasks, int window);
+
+// Runs the search. `on_update`, when set, is called after every measurement with the report so
+// far (estimated totals filled in).
+TuneReport run_tuning(
+    const TuneOptions& options,
+    const std::function<void(const TuneReport&, const TuneStatus&)>& on_update = nullptr);
+
+// ---- progress (progress.cpp) ----
+
+// "[#####-----]" of `width` cells for fraction in [0, 1].
+std::string progress_bar(double fraction, int width);
+// The live table: a bar per task (trials over min(space, budget)), ID, latency, GFLOPS, trials,
+// weight, then the estimated total latency and the run's trials.
+std::string format_progress_table(const TuneReport& report, const TuneStatus& status);
+// One line for logs and pipes (no control characters): the current task and the total.
+std::string format_progress_line(const TuneReport& report, const TuneStatus& status);
+// The end-of-run table: per task default us, best us, speed-up, trials, errors by class, and the
+// estimated total latency before and after, then the best config per task.
+std::string format_summary(const TuneReport& report);
+
+// Shows progress on a terminal (the table redrawn in place) or, when `tty` is false, as plain
+// lines at each batch end; event lines go above the table. `write` receives the text.
+class ProgressDisplay {
+ public:
+  ProgressDisplay(bool tty, std::function<void(const std::string&)> write)
+      : tty_(tty), write_(std::move(write)) {}
+  void event(const std::string& line);
+  void update(const TuneReport& report, const TuneStatus& status);
+
+ private:
+  void erase();
+  bool tty_;
+  std::function<void(const std::string&)> write_;
+  int drawn_lines_ = 0;
+  std::string last_table_;
+};
 
 }  // namespace tessera::tune

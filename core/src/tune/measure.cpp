@@ -1,13 +1,22 @@
 // Task extraction and measurement of the tuner. Measurement runs one node as a one-node region in
 // a child process (posix_spawn of `tessera tune --worker`, so the parent never forks with OpenCL
 // state), with a timeout; the child compares the plugin's output with the reference kernel.
+// compile_in_parallel() runs several compile-only children at once (oneTBB) so that the measuring
+// children, one at a time, find their kernels in the plugin's on-disk cache.
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -66,7 +75,11 @@ int node_index(const Graph& graph, const std::string& name) {
 std::vector<TuneTask> extract_tasks(const std::string& model_path,
                                     const std::vector<std::string>& targets,
                                     std::map<std::string, DeviceDesc>* devices) {
-  Graph graph = import_onnx_file(model_path);
+  return extract_tasks(import_onnx_file(model_path), targets, devices);
+}
+
+std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::string>& targets,
+                                    std::map<std::string, DeviceDesc>* devices) {
   auto host = std::make_shared<PluginHost>();
   SessionOptions options;
   options.targets = targets;
@@ -111,7 +124,8 @@ std::vector<TuneTask> extract_tasks(const std::string& model_path,
       }
       if (tuning.num_schedules <= 0 || !tuning.workload_key) continue;
       task.workload = tuning.workload_key;
-      task.flops = tuning.flops;
+      const double core_flops = node_flops(graph, graph.nodes[static_cast<size_t>(index)]);
+      task.flops = core_flops > 0 ? core_flops : tuning.flops;
       task.default_schedule = tuning.default_schedule;
       for (int32_t s = 0; s < tuning.num_schedules; ++s) {
         const tsr_schedule_desc& d = tuning.schedules[s];
@@ -157,10 +171,10 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     write_file_atomic(result_path, out.str(), /*overwrite=*/true);
     return 0;
   };
-  if (const char* fault = std::getenv("TESSERA_TUNE_WORKER_FAULT")) {
-    if (std::string(fault) == "crash") std::abort();
-    if (std::string(fault) == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
-  }
+  const char* fault = std::getenv("TESSERA_TUNE_WORKER_FAULT");
+  const std::string fault_kind = fault ? fault : "";
+  if (fault_kind == "crash") std::abort();
+  if (fault_kind == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
   MeasureRequest req;
   {
     std::istringstream in(read_file(request_path));
@@ -174,6 +188,8 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
       if (key == "target") req.target = value;
       if (key == "schedule") req.schedule = value;
       if (key == "repeats") req.repeats = std::stoi(value);
+      if (key == "compile_only") req.compile_only = value == "1";
+      if (key == "cache_dir") req.cache_dir = value;
       if (key == "knob") {
         const size_t e2 = value.find('=');
         req.knobs.emplace_back(value.substr(0, e2), std::stoll(value.substr(e2 + 1)));
@@ -196,6 +212,7 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     tsr_compile_options options{};
     options.struct_size = sizeof(options);
     options.precision = "fp32";
+    options.cache_dir = req.cache_dir.empty() ? nullptr : req.cache_dir.c_str();
     options.num_node_configs = req.schedule.empty() ? 0 : 1;
     options.node_configs = &config;
     char text[1024] = {0};
@@ -204,6 +221,12 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
                                        tsr_message{text, sizeof(text)}) != TSR_OK) {
       result.status = "compile";
       result.error = text;
+      return finish();
+    }
+    if (req.compile_only) {
+      if (fault_kind == "crash-compile") std::abort();
+      plugin->table().release_region(handle);
+      result.status = "ok";
       return finish();
     }
     // Inputs: seeded uniform values; reference outputs from the reference kernel.
@@ -291,7 +314,8 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
 
 MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request) {
   MeasureResult result;
-  static int counter = 0;
+  // measure() runs on several threads at once in compile_in_parallel().
+  static std::atomic<int> counter{0};
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("tessera-tune-" + std::to_string(getpid()));
   std::filesystem::create_directories(dir);
@@ -299,7 +323,9 @@ MeasureResult measure(const std::string& worker_exe, const MeasureRequest& reque
   const std::string req_path = stem + ".req", res_path = stem + ".res";
   std::ostringstream req;
   req << "model=" << request.model << "\nnode=" << request.node << "\ntarget=" << request.target
-      << "\nschedule=" << request.schedule << "\nrepeats=" << request.repeats << "\n";
+      << "\nschedule=" << request.schedule << "\nrepeats=" << request.repeats
+      << "\ncompile_only=" << (request.compile_only ? 1 : 0) << "\ncache_dir=" << request.cache_dir
+      << "\n";
   for (const auto& [name, value] : request.knobs) req << "knob=" << name << "=" << value << "\n";
   write_file_atomic(req_path, req.str(), true);
   std::filesystem::remove(res_path);
@@ -370,6 +396,30 @@ MeasureResult measure(const std::string& worker_exe, const MeasureRequest& reque
   std::error_code ec;
   for (const char* ext : {".req", ".res", ".err"}) std::filesystem::remove(stem + ext, ec);
   return result;
+}
+
+std::vector<MeasureResult> compile_in_parallel(const std::string& worker_exe,
+                                               std::vector<MeasureRequest> requests, int jobs) {
+  std::vector<MeasureResult> results(requests.size());
+  for (MeasureRequest& r : requests) r.compile_only = true;
+  // Each iteration only waits on its child, so the arena's width is the number of children alive
+  // at once; measure() never throws for a child's failure, so no iteration can end the loop.
+  // (global_control: TBB otherwise caps its workers at the number of cores.)
+  jobs = std::max(1, jobs);
+  tbb::global_control width(tbb::global_control::max_allowed_parallelism,
+                            static_cast<size_t>(jobs));
+  tbb::task_arena arena(jobs);
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, requests.size(), 1),
+        [&](const tbb::blocked_range<size_t>& range) {
+          for (size_t i = range.begin(); i != range.end(); ++i) {
+            results[i] = measure(worker_exe, requests[i]);
+          }
+        },
+        tbb::simple_partitioner());
+  });
+  return results;
 }
 
 }  // namespace tessera::tune

@@ -1,5 +1,6 @@
 // The tuner's JSON-lines log, pack building, and the task scheduler: every task's default config
-// first, then batches to the task with the largest weight x best latency.
+// first, then batches to the task whose trials are expected to cut the weighted sum of task
+// latencies most (Ansor's gradient: its recent improvement and an optimistic best/trials).
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
@@ -197,14 +199,64 @@ Pack pack_from_records(const std::vector<LogRecord>& records, const std::string&
   return pack;
 }
 
-TuneReport run_tuning(const TuneOptions& options) {
+int pick_task(const std::vector<SchedulerTask>& tasks, int window) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  constexpr double kAlpha = 0.2;  // Ansor's weight of the measured (backward) gradient
+  window = std::max(1, window);
+  int pick = -1;
+  double score = -1;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    const SchedulerTask& task = tasks[i];
+    if (!task.available) continue;
+    const std::vector<double>& h = task.best_after;
+    const size_t t = h.size();
+    const double best = t ? h.back() : kInf;
+    double v;
+    if (!std::isfinite(best)) {
+      // Nothing ok yet: a few trials to find any working config first, then last in line.
+      v = t < static_cast<size_t>(2 * window) ? kInf : 0;
+    } else {
+      const size_t back = std::min(t - 1, static_cast<size_t>(window));
+      const double before = h[t - 1 - back];
+      const double backward =
+          back > 0 && std::isfinite(before) ? (before - best) / static_cast<double>(back) : 0;
+      const double forward = best / static_cast<double>(t);
+      v = task.weight * (kAlpha * backward + (1 - kAlpha) * forward);
+    }
+    if (v > score) {
+      score = v;
+      pick = static_cast<int>(i);
+    }
+  }
+  return pick;
+}
+
+static void update_estimates(TuneReport& report) {
+  report.estimated_total_us = 0;
+  report.estimated_default_total_us = 0;
+  for (const TaskResult& tr : report.tasks) {
+    if (!tr.best) continue;
+    const double best = tr.best->median_us;
+    report.estimated_total_us += tr.task.weight * best;
+    report.estimated_default_total_us +=
+        tr.task.weight * (tr.default_us > 0 ? tr.default_us : best);
+  }
+}
+
+TuneReport run_tuning(const TuneOptions& options,
+                      const std::function<void(const TuneReport&, const TuneStatus&)>& on_update) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   TuneReport report;
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
   };
   const std::vector<TuneTask> tasks =
-      extract_tasks(options.model, options.targets, &report.devices);
+      options.graph ? extract_tasks(*options.graph, options.targets, &report.devices)
+                    : extract_tasks(options.model, options.targets, &report.devices);
   const std::string worker = options.worker_exe.empty() ? self_exe() : options.worker_exe;
+  int compile_jobs = options.compile_jobs;
+  if (compile_jobs <= 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
+  compile_jobs = std::max(1, compile_jobs);
   std::vector<LogRecord> previous;
   if (options.resume && !options.log_path.empty()) previous = read_log(options.log_path);
   report.records = previous;
@@ -217,13 +269,29 @@ TuneReport run_tuning(const TuneOptions& options) {
   struct State {
     std::unique_ptr<SearchSpace> space;
     std::unique_ptr<Searcher> searcher;
-    double best = std::numeric_limits<double>::infinity();
+    double best = kInf;
+    std::vector<double> best_after;  // best after each trial, for the scheduler
     int since_best = 0;
-    bool done = false;
     bool default_done = false;
   };
   std::vector<State> states(tasks.size());
-  std::map<std::string, std::shared_ptr<CostModelData>> models;  // by op
+  // Cost-model data is shared by the tasks of one op on one plugin: their schedules and knobs
+  // (the features) mean the same; another plugin's Conv has other schedules.
+  std::map<std::string, std::shared_ptr<CostModelData>> models;
+  auto count = [&](size_t t, const LogRecord& r, double cost) {
+    State& s = states[t];
+    TaskResult& tr = report.tasks[t];
+    tr.trials++;
+    if (r.status != "ok") tr.errors[r.status]++;
+    if (cost < s.best) {
+      s.best = cost;
+      s.since_best = 0;
+      tr.best = r;
+    } else {
+      ++s.since_best;
+    }
+    s.best_after.push_back(s.best);
+  };
   for (size_t t = 0; t < tasks.size(); ++t) {
     const TuneTask& task = tasks[t];
     TaskResult tr;
@@ -231,23 +299,20 @@ TuneReport run_tuning(const TuneOptions& options) {
     report.tasks.push_back(tr);
     State& s = states[t];
     s.space = std::make_unique<SearchSpace>(task.schedules);
-    auto& shared = models[task.op];
+    report.tasks[t].space_size = s.space->size();
+    auto& shared = models[task.plugin + "|" + task.op];
     if (!shared) shared = std::make_shared<CostModelData>();
     s.searcher = make_searcher(options.tuner, *s.space, options.seed + t,
                                {static_cast<float>(std::log10(task.flops + 1.0))}, shared);
     const std::string device = report.devices[task.plugin].name;
+    const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
     for (const LogRecord& r : previous) {
       if (r.plugin != task.plugin || r.workload != task.workload || r.device != device) continue;
       auto p = s.space->find(r.schedule, r.knobs);
       if (!p) continue;
-      const double cost = r.status == "ok" ? r.median_us : std::numeric_limits<double>::infinity();
+      const double cost = r.status == "ok" ? r.median_us : kInf;
       s.searcher->update(*p, cost);
-      report.tasks[t].trials++;
-      if (cost < s.best) {
-        s.best = cost;
-        report.tasks[t].best = r;
-      }
-      const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
+      count(t, r, cost);
       if (r.schedule == ds.name) {
         bool same = true;
         for (size_t k = 0; k < ds.knobs.size(); ++k) {
@@ -265,24 +330,41 @@ TuneReport run_tuning(const TuneOptions& options) {
 
   const auto start = std::chrono::steady_clock::now();
   int used = 0;
+  auto elapsed = [&]() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   auto out_of_budget = [&]() {
     if (used >= options.trials) return true;
-    if (options.budget_s <= 0) return false;
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() >
-           options.budget_s;
+    return options.budget_s > 0 && elapsed() > options.budget_s;
   };
-  auto run_one = [&](size_t t, const Point& p) {
-    const TuneTask& task = tasks[t];
-    State& s = states[t];
+  auto notify = [&](int current, bool batch_end, bool finished) {
+    if (!on_update) return;
+    update_estimates(report);
+    TuneStatus st;
+    st.used = used;
+    st.trials = options.trials;
+    st.current = current;
+    st.batch_end = batch_end;
+    st.finished = finished;
+    st.elapsed_s = elapsed();
+    on_update(report, st);
+  };
+  auto request_for = [&](size_t t, const Point& p) {
     MeasureRequest req;
     req.model = options.model;
-    req.node = task.node;
-    req.target = task.target;
-    req.schedule = s.space->schedules()[static_cast<size_t>(p.schedule)].name;
-    req.knobs = s.space->knobs(p);
+    req.node = tasks[t].node;
+    req.target = tasks[t].target;
+    req.schedule = states[t].space->schedules()[static_cast<size_t>(p.schedule)].name;
+    req.knobs = states[t].space->knobs(p);
     req.repeats = options.repeats;
     req.timeout_s = options.timeout_s;
-    const MeasureResult m = measure(worker, req);
+    req.cache_dir = options.cache_dir;
+    return req;
+  };
+  // Logs one trial's outcome and feeds it to the searcher.
+  auto record = [&](size_t t, const Point& p, const MeasureRequest& req, const MeasureResult& m) {
+    const TuneTask& task = tasks[t];
+    State& s = states[t];
     LogRecord r;
     r.workload = task.workload;
     r.plugin = task.plugin;
@@ -300,79 +382,100 @@ TuneReport run_tuning(const TuneOptions& options) {
       log.flush();
     }
     report.records.push_back(r);
-    const double cost = m.status == "ok" ? m.median_us : std::numeric_limits<double>::infinity();
+    const double cost = m.status == "ok" ? m.median_us : kInf;
     s.searcher->update(p, cost);
-    report.tasks[t].trials++;
+    count(t, r, cost);
     ++used;
-    if (cost < s.best) {
-      s.best = cost;
-      s.since_best = 0;
-      report.tasks[t].best = r;
-    } else {
-      ++s.since_best;
-    }
     if (m.status != "ok") {
       say("  task " + std::to_string(task.id) + " " + s.space->describe(p) + ": " + m.status +
           ": " + m.error);
     }
     return r;
   };
+  // Measures (task, point) pairs: first every candidate is compiled, in parallel children, so
+  // that the measuring children find their kernels in the plugins' caches; then each is measured
+  // alone, so timings never overlap. A compile error found by the compile step is final (the
+  // measuring child would hit the same one); any other outcome there (a crash, a timeout under
+  // the parallel load) leaves the verdict to the measuring child, as in a serial run.
+  auto run_batch = [&](const std::vector<std::pair<size_t, Point>>& batch) {
+    std::vector<MeasureRequest> requests;
+    for (const auto& [t, p] : batch) requests.push_back(request_for(t, p));
+    std::vector<MeasureResult> compiled;
+    if (compile_jobs > 1 && batch.size() > 1) {
+      compiled = compile_in_parallel(worker, requests, compile_jobs);
+    }
+    std::vector<LogRecord> out;
+    for (size_t i = 0; i < batch.size(); ++i) {
+      if (out_of_budget()) break;
+      const auto& [t, p] = batch[i];
+      const bool compile_failed = i < compiled.size() && compiled[i].status == "compile";
+      out.push_back(
+          record(t, p, requests[i], compile_failed ? compiled[i] : measure(worker, requests[i])));
+      notify(static_cast<int>(t), i + 1 == batch.size(), false);
+    }
+    return out;
+  };
 
   // Defaults first: the baseline every task's speed-up is measured against.
-  for (size_t t = 0; t < tasks.size() && !out_of_budget(); ++t) {
-    State& s = states[t];
-    if (s.default_done) continue;
-    const TuneTask& task = tasks[t];
-    const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
-    std::vector<std::pair<std::string, int64_t>> kv;
-    for (size_t k = 0; k < ds.knobs.size(); ++k) kv.emplace_back(ds.knobs[k].name, ds.defaults[k]);
-    auto p = s.space->find(ds.name, kv);
-    if (!p) continue;
-    s.searcher->mark_visited(*p);
-    const LogRecord r = run_one(t, *p);
-    if (r.status == "ok") report.tasks[t].default_us = r.median_us;
-  }
-  while (!out_of_budget()) {
-    // The task whose improvement matters most: weight x best latency (unmeasured first).
-    int pick = -1;
-    double score = -1;
+  {
+    std::vector<std::pair<size_t, Point>> defaults;
     for (size_t t = 0; t < tasks.size(); ++t) {
-      State& s = states[t];
-      if (s.done || s.searcher->exhausted()) continue;
-      if (options.early_stopping > 0 && s.since_best >= options.early_stopping) continue;
-      const double v =
-          std::isfinite(s.best) ? tasks[t].weight * s.best : std::numeric_limits<double>::max();
-      if (v > score) {
-        score = v;
-        pick = static_cast<int>(t);
+      if (states[t].default_done) continue;
+      if (used + static_cast<int>(defaults.size()) >= options.trials) break;
+      const TuneTask& task = tasks[t];
+      const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
+      std::vector<std::pair<std::string, int64_t>> kv;
+      for (size_t k = 0; k < ds.knobs.size(); ++k) {
+        kv.emplace_back(ds.knobs[k].name, ds.defaults[k]);
+      }
+      auto p = states[t].space->find(ds.name, kv);
+      if (!p) continue;
+      states[t].searcher->mark_visited(*p);
+      defaults.emplace_back(t, *p);
+    }
+    // In chunks, so a budget in seconds is checked between them.
+    const size_t chunk = static_cast<size_t>(std::max(compile_jobs, options.batch));
+    for (size_t b = 0; b < defaults.size() && !out_of_budget(); b += chunk) {
+      const std::vector<std::pair<size_t, Point>> part(
+          defaults.begin() + static_cast<long>(b),
+          defaults.begin() + static_cast<long>(std::min(defaults.size(), b + chunk)));
+      const std::vector<LogRecord> records = run_batch(part);
+      for (size_t i = 0; i < records.size(); ++i) {
+        if (records[i].status == "ok")
+          report.tasks[part[i].first].default_us = records[i].median_us;
       }
     }
+  }
+  while (!out_of_budget()) {
+    std::vector<SchedulerTask> view(tasks.size());
+    for (size_t t = 0; t < tasks.size(); ++t) {
+      const State& s = states[t];
+      view[t].weight = tasks[t].weight;
+      view[t].best_after = s.best_after;
+      view[t].available = !report.tasks[t].finished && !s.searcher->exhausted() &&
+                          !(options.early_stopping > 0 && s.since_best >= options.early_stopping);
+      report.tasks[t].finished = !view[t].available;
+    }
+    const int pick = pick_task(view, options.batch);
     if (pick < 0) break;
-    State& s = states[static_cast<size_t>(pick)];
+    const size_t t = static_cast<size_t>(pick);
     const int n = std::min(options.batch, options.trials - used);
-    const std::vector<Point> batch = s.searcher->propose(n);
+    std::vector<std::pair<size_t, Point>> batch;
+    for (const Point& p : states[t].searcher->propose(n)) batch.emplace_back(t, p);
     if (batch.empty()) {
-      s.done = true;
+      report.tasks[t].finished = true;
       continue;
     }
-    for (const Point& p : batch) {
-      if (out_of_budget()) break;
-      run_one(static_cast<size_t>(pick), p);
-    }
-    const TaskResult& tr = report.tasks[static_cast<size_t>(pick)];
-    std::ostringstream line;
-    line << "task " << pick << " trials " << tr.trials << " best ";
-    if (tr.best) {
-      line << tr.best->median_us << " us " << tr.best->schedule;
-    } else {
-      line << "none";
-    }
-    line << " (used " << used << "/" << options.trials << ")";
-    say(line.str());
+    run_batch(batch);
   }
-  for (const TaskResult& tr : report.tasks) {
-    if (tr.best) report.estimated_total_us += tr.task.weight * tr.best->median_us;
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    const State& s = states[t];
+    report.tasks[t].finished =
+        report.tasks[t].finished || s.searcher->exhausted() ||
+        (options.early_stopping > 0 && s.since_best >= options.early_stopping);
   }
+  update_estimates(report);
+  notify(-1, true, true);
   return report;
 }
 
