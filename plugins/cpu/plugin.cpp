@@ -6,8 +6,12 @@
 
 #include <oneapi/tbb/global_control.h>
 
+#include <cctype>
 #include <fstream>
+#include <map>
 #include <new>
+#include <optional>
+#include <sstream>
 
 #include "region.hpp"
 
@@ -17,6 +21,7 @@ using tessera::plugin::CompiledRegion;
 using tessera::plugin::CompileOptions;
 using tessera::plugin::DeviceInfo;
 using tessera::plugin::Failure;
+using tessera::plugin::NodeTuning;
 using tessera::plugin::NodeView;
 using tessera::plugin::RegionView;
 using tessera::plugin::Support;
@@ -61,6 +66,46 @@ double macs(const NodeView& node) {
     return out * static_cast<double>(trans_a ? a->dims[0] : a->dims[1]);
   }
   return 0;
+}
+
+// Canonical key of a node's workload (what a pack entry is looked up by): op, input shapes
+// (constants marked 'c'), output shapes, attributes sorted by name, dtype, layout. Names never
+// enter, so equal keys mean interchangeable configs.
+std::string workload_key(const NodeView& node) {
+  auto shape = [](const tsr_tensor* t) {
+    if (t == nullptr) return std::string("-");
+    std::string out;
+    for (int32_t d = 0; d < t->rank; ++d) out += (d ? "x" : "") + std::to_string(t->dims[d]);
+    return (out.empty() ? std::string("scalar") : out) + (t->data != nullptr ? "c" : "");
+  };
+  std::string op(node.op_type());
+  for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string key = op + "|in=";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) key += (i ? "," : "") + shape(node.input(i));
+  key += "|out=";
+  for (int32_t i = 0; i < node.num_outputs(); ++i) key += (i ? "," : "") + shape(node.output(i));
+  std::map<std::string, std::string> attrs;
+  for (int32_t i = 0; i < node.raw().num_attributes; ++i) {
+    const tsr_attribute& a = node.raw().attributes[i];
+    if (a.name == nullptr) continue;
+    std::ostringstream v;
+    if (a.kind == TSR_ATTR_INT) {
+      v << a.i;
+    } else if (a.kind == TSR_ATTR_FLOAT) {
+      v << a.f;
+    } else if (a.kind == TSR_ATTR_STRING) {
+      v << (a.s ? a.s : "");
+    } else if (a.kind == TSR_ATTR_INTS) {
+      for (int64_t j = 0; j < a.count; ++j) v << (j ? "," : "") << a.ints[j];
+    } else {
+      v << "?";
+    }
+    attrs[a.name] = v.str();
+  }
+  for (const auto& [name, value] : attrs) key += "|" + name + "=" + value;
+  const tsr_tensor* x = node.input(0);
+  key += x != nullptr && x->dtype == TSR_DTYPE_FLOAT32 ? "|f32" : "|dt";
+  return key + "|nchw";
 }
 
 // oneTBB's worker threads are process-wide and may still be parked inside libtbb after
@@ -120,6 +165,24 @@ class CpuPlugin : public tessera::plugin::Plugin {
     return s;
   }
 
+  // GEMM-path Conv, Gemm and 2-D MatMul nodes have one schedule each whose knobs block the
+  // parallel tasks; the defaults are the heuristic's for the thread count compile uses by
+  // default (physical cores). Depthwise convs and the other ops have nothing to tune.
+  NodeTuning describe(int32_t device, const RegionView& region, const NodeView& node) override {
+    (void)device;
+    NodeTuning tuning;
+    tuning.workload_key = workload_key(node);
+    tuning.flops = 2.0 * macs(node);
+    const int64_t threads = tessera::cpu::physical_cores();
+    std::optional<tessera::cpu::Config> config;
+    if (node.op_type() == "Conv") config = tessera::cpu::tunable_conv(region, node, threads);
+    if (node.op_type() == "Gemm" || node.op_type() == "MatMul") {
+      config = tessera::cpu::tunable_gemm(region, node, threads);
+    }
+    if (config) tuning.schedules.push_back(tessera::cpu::describe_schedule(*config));
+    return tuning;
+  }
+
   std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
                                           const CompileOptions& options) override {
     (void)device;
@@ -127,7 +190,8 @@ class CpuPlugin : public tessera::plugin::Plugin {
       throw Failure(TSR_UNSUPPORTED,
                     "cpu plugin v1 runs fp32 only, not '" + options.precision + "'");
     }
-    return std::make_unique<tessera::cpu::CpuRegion>(region, options.num_threads);
+    return std::make_unique<tessera::cpu::CpuRegion>(region, options.num_threads,
+                                                     options.node_configs);
   }
 
  private:

@@ -40,7 +40,8 @@ int32_t physical_cores() {
   return n;
 }
 
-CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads) {
+CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
+                     const std::vector<plugin::NodeConfig>& node_configs) {
   const int32_t threads = num_threads > 0 ? num_threads : physical_cores();
   arena_ = std::make_unique<tbb::task_arena>(threads);
   const size_t nv = static_cast<size_t>(region.num_values());
@@ -109,7 +110,11 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads) {
       }
     }
     const NodeView* bn_ptr = bn ? &*bn : nullptr;
-    BuildContext ctx{region, node, threads, output, act, bn_ptr, &aliases, &notes_};
+    const plugin::NodeConfig* config = nullptr;
+    for (const plugin::NodeConfig& c : node_configs) {
+      if (c.node == n) config = &c;
+    }
+    BuildContext ctx{region, node, threads, output, act, bn_ptr, &aliases, &notes_, config};
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);

@@ -15,8 +15,10 @@ namespace tessera::cpu {
 class CpuRegion : public plugin::CompiledRegion {
  public:
   // Throws plugin::Failure(TSR_UNSUPPORTED / TSR_COMPILE_FAILED) naming the node when it cannot
-  // compile a node.
-  CpuRegion(const RegionView& region, int32_t num_threads);
+  // compile a node. node_configs (by region node index) override the heuristic where they fit
+  // the node; the others fall back to it with a note.
+  CpuRegion(const RegionView& region, int32_t num_threads,
+            const std::vector<plugin::NodeConfig>& node_configs = {});
   void execute(const void* const* inputs, void* const* outputs) override;
   // Per-node times of the last execute; a fused node's time is on the node that absorbed it.
   std::vector<double> last_profile() override { return profile_; }

@@ -9,11 +9,12 @@ namespace tessera::cpu {
 const std::vector<Schedule>& all_schedules() {
   // The micro-tile (kMR x kNR) is fixed at build time in v1; the knobs block the parallel tasks.
   static const std::vector<Schedule> schedules = {
-      {"gemm.packed.6x16",
-       "packed SGEMM, 6x16 FMA register tile, full-K panels (weights packed at compile time)",
+      {"gemm.packed",
+       "packed SGEMM, FMA register tile sized per SIMD target, full-K panels (weights packed at "
+       "compile time)",
        {{"mc", {6, 12, 24, 48, 96}}, {"nc", {16, 32, 64, 128, 256, 512}}}},
       {"conv2d.nchw.im2col_gemm",
-       "gemm.packed.6x16 with B packed panel by panel (im2col, or a strided copy for 1x1) inside "
+       "gemm.packed with B packed panel by panel (im2col, or a strided copy for 1x1) inside "
        "each task, never materialised; K in chunks of kc (0 = all of K) so a B chunk stays in L1",
        {{"mc", {6, 12, 24, 48, 96, 192, 384, 768}},
         {"nc", {16, 32, 64, 128, 256, 512}},
@@ -53,7 +54,7 @@ std::string Config::str() const {
 }
 
 Config default_gemm_config(int64_t m, int64_t n, int64_t threads) {
-  const Schedule& s = schedule("gemm.packed.6x16");
+  const Schedule& s = schedule("gemm.packed");
   const int64_t want_tasks = std::max<int64_t>(1, threads) * 4;
   int64_t mc = 96, nc = 512;
   // Shrink the larger side first until there are enough tasks (or the knobs hit their minimum).
@@ -93,6 +94,58 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   // b_direct only matters for 1x1 stride-1 convs (B is the input itself): reading it in place
   // measured faster than packing for every such zoo shape (K 24 to 576).
   return Config{&s, {mc, nc, kc, 0, 1}};
+}
+
+plugin::Schedule describe_schedule(const Config& heuristic) {
+  plugin::Schedule out;
+  out.name = heuristic.schedule->id;
+  for (size_t i = 0; i < heuristic.schedule->knobs.size(); ++i) {
+    const Knob& knob = heuristic.schedule->knobs[i];
+    plugin::KnobSpace space;
+    space.name = knob.name;
+    space.values = knob.candidates;
+    space.default_value = heuristic.values.at(i);
+    // The heuristic may pick a value between the candidates (e.g. mc for a small M); the tuner
+    // needs it in the list to measure the default.
+    if (std::find(space.values.begin(), space.values.end(), space.default_value) ==
+        space.values.end()) {
+      space.values.insert(
+          std::lower_bound(space.values.begin(), space.values.end(), space.default_value),
+          space.default_value);
+    }
+    out.knobs.push_back(std::move(space));
+  }
+  return out;
+}
+
+Config apply_node_config(const plugin::NodeConfig* requested, const Config& heuristic,
+                         std::string* why) {
+  why->clear();
+  if (requested == nullptr) return heuristic;
+  if (requested->schedule != heuristic.schedule->id) {
+    *why = "schedule '" + requested->schedule + "' does not apply to this node (it runs " +
+           heuristic.schedule->id + ")";
+    return heuristic;
+  }
+  Config out = heuristic;
+  for (const plugin::KnobValue& k : requested->knobs) {
+    const std::vector<Knob>& knobs = heuristic.schedule->knobs;
+    auto it = std::find_if(knobs.begin(), knobs.end(),
+                           [&](const Knob& knob) { return k.name == knob.name; });
+    if (it == knobs.end()) {
+      *why = "schedule '" + requested->schedule + "' has no knob '" + k.name + "'";
+      return heuristic;
+    }
+    const size_t i = static_cast<size_t>(it - knobs.begin());
+    const bool candidate =
+        std::find(it->candidates.begin(), it->candidates.end(), k.value) != it->candidates.end();
+    if (!candidate && k.value != heuristic.values[i]) {
+      *why = "knob " + k.name + "=" + std::to_string(k.value) + " is not one of its candidates";
+      return heuristic;
+    }
+    out.values[i] = k.value;
+  }
+  return out;
 }
 
 GemmBlocking gemm_blocking(const Config& config) {

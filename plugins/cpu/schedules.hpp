@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "tessera/plugin.hpp"
 
 namespace tessera::cpu {
 
@@ -16,7 +17,7 @@ struct Knob {
 };
 
 struct Schedule {
-  const char* id;  // "gemm.packed.6x16"
+  const char* id;  // "gemm.packed"
   const char* what;
   std::vector<Knob> knobs;
 };
@@ -26,7 +27,7 @@ struct Config {
   const Schedule* schedule = nullptr;
   std::vector<int64_t> values;
   int64_t get(const std::string& knob) const;  // throws std::invalid_argument naming the knob
-  std::string str() const;                     // "gemm.packed.6x16{mc=12,nc=128}"
+  std::string str() const;                     // "gemm.packed{mc=12,nc=128}"
 };
 
 const std::vector<Schedule>& all_schedules();
@@ -40,5 +41,16 @@ Config default_gemm_config(int64_t m, int64_t n, int64_t threads);
 // K = k.
 Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads);
 GemmBlocking gemm_blocking(const Config& config);
+
+// The schedule and knob space core's tuner sees for a node whose heuristic chose `heuristic`: the
+// knobs' candidates, with the heuristic's values as defaults.
+plugin::Schedule describe_schedule(const Config& heuristic);
+
+// `requested` (from a pack or the tuner) when it names heuristic's schedule and gives only its
+// knobs, each a candidate value (knobs it leaves out keep the heuristic's value). Otherwise the
+// heuristic, with why the request was not applied in *why (never throws for bad requests: a
+// stale pack must not fail a compile).
+Config apply_node_config(const plugin::NodeConfig* requested, const Config& heuristic,
+                         std::string* why);
 
 }  // namespace tessera::cpu

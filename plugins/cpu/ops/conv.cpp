@@ -4,6 +4,7 @@
 // following Relu/Clip runs in the GEMM epilogue.
 #include <cmath>
 #include <memory>
+#include <optional>
 
 #include "ops/op.hpp"
 
@@ -69,7 +70,28 @@ ConvAttrs conv_attrs(const NodeView& node) {
   return a;
 }
 
+bool is_depthwise(const ConvGeometry& g) {
+  return g.group == g.c && g.group == g.oc;
+}
+
+// The GEMM-path heuristic: C is output channels per group x output pixels, K = (c, ky, kx).
+Config conv_heuristic(const ConvGeometry& g, int64_t threads) {
+  return default_conv_config(g.oc / g.group, g.oh * g.ow, (g.c / g.group) * g.kh * g.kw, threads);
+}
+
 }  // namespace
+
+std::optional<Config> tunable_conv(const RegionView& region, const NodeView& node,
+                                   int64_t threads) {
+  (void)region;
+  try {
+    const ConvAttrs attrs = conv_attrs(node);
+    if (is_depthwise(attrs.g)) return std::nullopt;  // one schedule, no knobs
+    return conv_heuristic(attrs.g, threads);
+  } catch (const plugin::Failure&) {
+    return std::nullopt;
+  }
+}
 
 std::string query_conv(const RegionView&, const NodeView& node) {
   try {
@@ -110,8 +132,8 @@ Step build_conv(BuildContext& ctx) {
   const int32_t in = ctx.node.input_index(0);
   const int32_t out = ctx.output;
 
-  if (g.group == g.c && g.group == g.oc) {
-    ctx.notes->push_back(std::string(ctx.node.name()) + ": conv2d.nchw.depthwise_direct{}");
+  if (is_depthwise(g)) {
+    choose_config(ctx, Config{&schedule("conv2d.nchw.depthwise_direct"), {}});
     return [=](std::vector<float*>& v) {
       for (int64_t n = 0; n < batch; ++n) {
         depthwise_conv(v[in] + n * g.c * g.h * g.w, weights->data(), bias->data(), g, act.lo,
@@ -129,10 +151,9 @@ Step build_conv(BuildContext& ctx) {
   const int64_t cols = g.oh * g.ow;
   const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
                       g.oh == g.h && g.ow == g.w;
-  const Config config = default_conv_config(oc_per_group, cols, k_per_group, ctx.threads);
+  const Config config =
+      choose_config(ctx, conv_heuristic(g, ctx.threads), direct ? "conv2d 1x1 as " : "");
   const GemmBlocking blocking = gemm_blocking(config);
-  ctx.notes->push_back(std::string(ctx.node.name()) + (direct ? ": conv2d 1x1 as " : ": ") +
-                       config.str());
   return [=](std::vector<float*>& v) {
     const int64_t cpg = g.c / g.group;
     for (int64_t n = 0; n < batch; ++n) {

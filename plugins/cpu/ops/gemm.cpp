@@ -1,6 +1,7 @@
 // Gemm and 2-D MatMul on the packed SGEMM. A constant right operand (the usual weights) is packed
 // once at compile time, with Gemm's alpha folded in; beta * C becomes the column-bias epilogue.
 #include <memory>
+#include <optional>
 
 #include "ops/op.hpp"
 
@@ -23,6 +24,15 @@ std::string query_gemm(const RegionView& region, const NodeView& node) {
       return "only C broadcast along rows ([N], [1,N] or scalar) is implemented";
   }
   return "";
+}
+
+std::optional<Config> tunable_gemm(const RegionView& region, const NodeView& node,
+                                   int64_t threads) {
+  const bool gemm = node.op_type() == "Gemm";
+  const std::string why = gemm ? query_gemm(region, node) : query_matmul(region, node);
+  if (!why.empty()) return std::nullopt;
+  const tsr_tensor* y = node.output(0);
+  return default_gemm_config(y->dims[0], y->dims[1], threads);
 }
 
 Step build_gemm(BuildContext& ctx) {
@@ -54,9 +64,8 @@ Step build_gemm(BuildContext& ctx) {
     for (int64_t j = 0; j < n; ++j)
       (*bias)[static_cast<size_t>(j)] = beta * cv[numel(*c) == 1 ? 0 : j];
   }
-  const Config config = default_gemm_config(m, n, ctx.threads);
+  const Config config = choose_config(ctx, default_gemm_config(m, n, ctx.threads));
   const GemmBlocking blocking = gemm_blocking(config);
-  ctx.notes->push_back(std::string(node.name()) + ": " + config.str());
   auto packed_a = std::make_shared<PackedMatrix>();
   const int32_t in = node.input_index(0), out = ctx.output;
   const Activation act = ctx.act;
@@ -91,9 +100,8 @@ Step build_matmul(BuildContext& ctx) {
   auto packed_b = std::make_shared<PackedMatrix>();
   const bool constant_b = b->data != nullptr;
   if (constant_b) pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get());
-  const Config config = default_gemm_config(m, n, ctx.threads);
+  const Config config = choose_config(ctx, default_gemm_config(m, n, ctx.threads));
   const GemmBlocking blocking = gemm_blocking(config);
-  ctx.notes->push_back(std::string(node.name()) + ": " + config.str());
   auto packed_a = std::make_shared<PackedMatrix>();
   const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
   const Activation act = ctx.act;

@@ -73,4 +73,15 @@ bool activation_of(const RegionView& region, const NodeView& node, Activation* a
   return true;
 }
 
+Config choose_config(BuildContext& ctx, const Config& heuristic, const std::string& prefix) {
+  std::string why;
+  const Config config = apply_node_config(ctx.config, heuristic, &why);
+  const std::string name(ctx.node.name());
+  if (!why.empty())
+    ctx.notes->push_back(name + ": node config not applied, heuristic used: " + why);
+  ctx.notes->push_back(name + ": " + prefix + config.str() +
+                       (ctx.config != nullptr && why.empty() ? " (node config)" : ""));
+  return config;
+}
+
 }  // namespace tessera::cpu

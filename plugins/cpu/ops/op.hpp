@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,12 +29,17 @@ struct BuildContext {
   const RegionView& region;
   const NodeView& node;
   int64_t threads;
-  int32_t output;                   // value the (possibly fused) result is written to
-  Activation act;                   // fused Relu/Clip
-  const NodeView* bn;               // fused BatchNormalization after a Conv, or nullptr
-  std::vector<int32_t>* aliases;    // value -> value it aliases (reshape-likes), -1 = none
-  std::vector<std::string>* notes;  // chosen schedules, for messages
+  int32_t output;                    // value the (possibly fused) result is written to
+  Activation act;                    // fused Relu/Clip
+  const NodeView* bn;                // fused BatchNormalization after a Conv, or nullptr
+  std::vector<int32_t>* aliases;     // value -> value it aliases (reshape-likes), -1 = none
+  std::vector<std::string>* notes;   // chosen schedules, for messages
+  const plugin::NodeConfig* config;  // requested by core (pack or tuner), nullptr = heuristic
 };
+
+// The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
+// (with a note saying why the request was dropped). Notes the choice either way.
+Config choose_config(BuildContext& ctx, const Config& heuristic, const std::string& prefix = "");
 
 // "" when supported, else why not. Each op file implements its own.
 using QueryFn = std::string (*)(const RegionView&, const NodeView&);
@@ -55,6 +61,11 @@ int64_t numel(const tsr_tensor& t);
 const float* constant_f32(const tsr_tensor* t);  // nullptr when not a float32 constant
 // Relu or Clip with constant bounds: fills `act` and returns true.
 bool activation_of(const RegionView& region, const NodeView& node, Activation* act);
+
+// The heuristic's config of a node the tuner may change (a GEMM-path Conv; Gemm and 2-D MatMul),
+// nullopt for nodes with nothing to tune or that cpu cannot run.
+std::optional<Config> tunable_conv(const RegionView& region, const NodeView& node, int64_t threads);
+std::optional<Config> tunable_gemm(const RegionView& region, const NodeView& node, int64_t threads);
 
 std::string query_conv(const RegionView&, const NodeView&);
 Step build_conv(BuildContext&);

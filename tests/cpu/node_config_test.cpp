@@ -1,0 +1,181 @@
+// Tuning hooks of the cpu plugin: describe() through the real plugin host (schedules, knob spaces,
+// heuristic defaults, workload keys), and node configs given at compile time changing the schedule
+// a region runs (read from its notes) while the results still equal the reference runner's; bad
+// configs fall back to the heuristic with a note.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "graph_builder.hpp"
+#include "plugins/region_desc.hpp"
+#include "region.hpp"
+#include "tessera/plugin_host.hpp"
+#include "tessera/reference_runner.hpp"
+
+namespace tessera {
+namespace {
+
+using test::GraphBuilder;
+using test::random_tensor;
+
+// conv (3x3, GEMM path) -> relu (fused) -> depthwise conv -> flatten -> gemm.
+Graph tuning_graph() {
+  Attributes conv;
+  conv.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  Attributes dw = conv;
+  dw.set("group", int64_t{16});
+  Attributes gemm;
+  gemm.set("transB", int64_t{1});
+  return GraphBuilder()
+      .input("x", {1, 8, 13, 11})
+      .constant("w", random_tensor({16, 8, 3, 3}, 1))
+      .constant("b", random_tensor({16}, 2))
+      .constant("dw", random_tensor({16, 1, 3, 3}, 3))
+      .constant("fw", random_tensor({10, 16 * 13 * 11}, 4))
+      .constant("fb", random_tensor({10}, 5))
+      .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
+      .node("Relu", {"c"}, {"r"}, {}, "relu")
+      .node("Conv", {"r", "dw"}, {"d"}, dw, "depthwise")
+      .node("Flatten", {"d"}, {"f"}, {}, "flatten")
+      .node("Gemm", {"f", "fw", "fb"}, {"y"}, gemm, "gemm")
+      .output("y")
+      .build();
+}
+
+// Compiles the whole graph as one cpu region with `configs`, runs it, compares with the reference
+// runner and returns the region's notes.
+std::vector<std::string> compile_and_check(const std::vector<plugin::NodeConfig>& configs,
+                                           int32_t threads = 1) {
+  const Graph g = tuning_graph();
+  std::vector<int> nodes(g.nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = static_cast<int>(i);
+  const detail::RegionDesc desc(g, nodes, detail::value_consumers(g));
+  cpu::CpuRegion region(plugin::RegionView(desc.get()), threads, configs);
+  const std::map<std::string, Tensor> inputs = test::random_inputs(g, 7);
+  const Tensor& x = inputs.at("x");
+  Tensor y(DType::kFloat32, {1, 10});
+  const void* in[] = {x.data<float>()};
+  void* out[] = {y.data<float>()};
+  region.execute(in, out);
+  const Tensor want = run_reference(g, inputs).at(0);
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    const float w = want.data<float>()[i];
+    EXPECT_NEAR(y.data<float>()[i], w, 1e-4f * std::max(1.0f, std::fabs(w))) << "element " << i;
+  }
+  return region.notes();
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& text) {
+  return std::any_of(notes.begin(), notes.end(),
+                     [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
+std::string all_notes(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const std::string& n : notes) out += n + "\n";
+  return out;
+}
+
+plugin::NodeConfig conv_config(std::vector<plugin::KnobValue> knobs,
+                               std::string schedule = "conv2d.nchw.im2col_gemm") {
+  plugin::NodeConfig c;
+  c.node = 0;
+  c.schedule = std::move(schedule);
+  c.knobs = std::move(knobs);
+  return c;
+}
+
+TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
+  const std::vector<std::string> heuristic = compile_and_check({});
+  EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.im2col_gemm{")) << all_notes(heuristic);
+  EXPECT_FALSE(has_note(heuristic, "(node config)")) << all_notes(heuristic);
+
+  plugin::NodeConfig gemm;
+  gemm.node = 4;
+  gemm.schedule = "gemm.packed";
+  gemm.knobs = {{"mc", 6}, {"nc", 16}};
+  const std::vector<std::string> tuned = compile_and_check(
+      {conv_config({{"mc", 6}, {"nc", 32}, {"kc", 128}, {"b_whole", 1}, {"b_direct", 0}}), gemm});
+  EXPECT_TRUE(has_note(tuned,
+                       "conv: conv2d.nchw.im2col_gemm{mc=6,nc=32,kc=128,b_whole=1,b_direct=0} "
+                       "(node config)"))
+      << all_notes(tuned);
+  EXPECT_TRUE(has_note(tuned, "gemm: gemm.packed{mc=6,nc=16} (node config)")) << all_notes(tuned);
+  EXPECT_FALSE(has_note(tuned, "not applied")) << all_notes(tuned);
+
+  // Knobs a config leaves out keep the heuristic's value.
+  const std::vector<std::string> partial = compile_and_check({conv_config({{"kc", 256}})});
+  EXPECT_TRUE(has_note(partial, ",kc=256,")) << all_notes(partial);
+}
+
+TEST(CpuNodeConfig, BadConfigsFallBackWithANote) {
+  struct Case {
+    plugin::NodeConfig config;
+    std::string why;
+  };
+  plugin::NodeConfig depthwise = conv_config({{"mc", 12}}, "conv2d.nchw.im2col_gemm");
+  depthwise.node = 2;  // the depthwise conv runs conv2d.nchw.depthwise_direct
+  const std::vector<Case> cases = {
+      {conv_config({{"mc", 12}}, "conv2d.winograd.f63"), "schedule 'conv2d.winograd.f63'"},
+      {conv_config({{"mc", 12}, {"unroll", 4}}), "has no knob 'unroll'"},
+      {conv_config({{"nc", 17}}), "knob nc=17 is not one of its candidates"},
+      {depthwise, "does not apply to this node"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.why);
+    const std::vector<std::string> notes = compile_and_check({c.config});
+    EXPECT_TRUE(has_note(notes, "node config not applied, heuristic used: ")) << all_notes(notes);
+    EXPECT_TRUE(has_note(notes, c.why)) << all_notes(notes);
+    EXPECT_FALSE(has_note(notes, "(node config)")) << all_notes(notes);
+  }
+}
+
+TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
+  PluginHostOptions o;
+  o.dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
+  o.use_environment = false;
+  o.use_default_dirs = false;
+  const PluginHost host(o);
+  const auto plugin = host.find("cpu");
+  ASSERT_TRUE(plugin);
+  ASSERT_TRUE(plugin->has_describe_node());
+  const Graph g = tuning_graph();
+  const detail::RegionDesc desc(g, {0, 1, 2, 3, 4}, detail::value_consumers(g));
+
+  const PluginNodeTuning conv = plugin->describe_node(0, desc.get(), 0);
+  EXPECT_EQ(conv.workload_key,
+            "conv|in=1x8x13x11,16x8x3x3c,16c|out=1x16x13x11|pads=1,1,1,1|f32|nchw");
+  EXPECT_DOUBLE_EQ(conv.flops, 2.0 * 16 * 13 * 11 * 8 * 9);
+  ASSERT_EQ(conv.schedules.size(), 1u);
+  EXPECT_EQ(conv.schedules[0].name, "conv2d.nchw.im2col_gemm");
+  std::vector<std::string> knob_names;
+  for (const PluginKnobSpace& k : conv.schedules[0].knobs) {
+    knob_names.push_back(k.name);
+    // The heuristic's value is always one of the candidates the tuner measures.
+    EXPECT_NE(std::find(k.values.begin(), k.values.end(), k.default_value), k.values.end())
+        << k.name;
+  }
+  EXPECT_EQ(knob_names, (std::vector<std::string>{"mc", "nc", "kc", "b_whole", "b_direct"}));
+
+  // The defaults describe() reports are the config compile uses without a node config (both
+  // assume the host's physical cores).
+  const std::vector<std::string> notes = compile_and_check({}, cpu::physical_cores());
+  std::string want = "conv: conv2d.nchw.im2col_gemm{";
+  for (size_t i = 0; i < conv.schedules[0].knobs.size(); ++i) {
+    const PluginKnobSpace& k = conv.schedules[0].knobs[i];
+    want += (i ? "," : "") + k.name + "=" + std::to_string(k.default_value);
+  }
+  EXPECT_TRUE(has_note(notes, want + "}")) << all_notes(notes);
+
+  const PluginNodeTuning gemm = plugin->describe_node(0, desc.get(), 4);
+  ASSERT_EQ(gemm.schedules.size(), 1u);
+  EXPECT_EQ(gemm.schedules[0].name, "gemm.packed");
+  EXPECT_DOUBLE_EQ(gemm.flops, 2.0 * 10 * 16 * 13 * 11);
+  // Depthwise convs and element-wise ops have nothing to tune.
+  EXPECT_TRUE(plugin->describe_node(0, desc.get(), 2).schedules.empty());
+  EXPECT_TRUE(plugin->describe_node(0, desc.get(), 1).schedules.empty());
+}
+
+}  // namespace
+}  // namespace tessera
