@@ -1,0 +1,414 @@
+// The mali plugin's activation layouts against the reference kernels (tessera::ops): every case
+// runs under both region layouts (TESSERA_MALI_LAYOUT = nchw4c and nchw) on an OpenCL device
+// selected with "any" (PoCL in CI). Conv cases run every schedule the plugin describes for the
+// node with every outputs_per_item / rows_per_item candidate (requested through node_configs),
+// with channel counts that are not multiples of 4, strides, pads, dilations and groups. Which
+// kernels ran is read from the kernel-source dump (tsr_compile_options.dump_dir), so the tests
+// also check where layout conversions are (and are not) inserted.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <set>
+
+#include "opencl_plugin_test_util.hpp"
+
+namespace tessera {
+namespace {
+
+using opencl_test::attrs;
+using opencl_test::Case;
+using opencl_test::In;
+using opencl_test::Ints;
+using opencl_test::random_tensor;
+
+const tsr_plugin* load_mali() {
+  static const tsr_plugin* table = opencl_test::load_plugin("libtessera-plugin-mali.so");
+  return table;
+}
+
+Node node(const char* op, std::vector<ValueId> in, Attributes a = {}) {
+  Node n;
+  n.name = std::string(op) + "_" + std::to_string(in[0]);
+  n.op_type = op;
+  n.inputs = std::move(in);
+  n.attrs = std::move(a);
+  return n;
+}
+
+// A requested config for one node, owning what tsr_node_config points to.
+struct Request {
+  int32_t node = 0;
+  std::string schedule;
+  std::vector<std::string> names;
+  std::vector<tsr_knob> knobs;
+};
+
+class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    plugin_ = load_mali();
+    ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-mali.so did not load: " << dlerror();
+    std::vector<tsr_device_info> infos(16);
+    int32_t count = 0;
+    char text[512] = "";
+    ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
+        << text;
+    for (int32_t i = 0; i < count; ++i) {
+      if (infos[i].score > 0) {
+        device_ = i;
+        break;
+      }
+    }
+    if (device_ < 0) GTEST_SKIP() << "no OpenCL device";
+    cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
+    setenv("TESSERA_MALI_LAYOUT", GetParam().c_str(), 1);
+  }
+  void TearDown() override { unsetenv("TESSERA_MALI_LAYOUT"); }
+
+  bool nchw4c() const { return GetParam() == "nchw4c"; }
+
+  // Compiles and runs `c` with `requests`; compares the output with the reference (rel. 1e-4)
+  // and returns the names of the kernels the region built (from the source dump).
+  std::set<std::string> run(Case& c, const std::vector<Request>& requests = {}) {
+    const std::string dump = (std::filesystem::temp_directory_path() /
+                              ("tessera_mali_layout_" + std::to_string(::getpid())))
+                                 .string();
+    std::filesystem::remove_all(dump);
+    std::filesystem::create_directories(dump);
+    std::vector<tsr_node_config> configs;
+    for (const Request& r : requests) {
+      tsr_node_config nc{};
+      nc.struct_size = sizeof(nc);
+      nc.node = r.node;
+      nc.schedule = r.schedule.c_str();
+      nc.num_knobs = static_cast<int32_t>(r.knobs.size());
+      nc.knobs = r.knobs.data();
+      configs.push_back(nc);
+    }
+    tsr_compile_options options{};
+    options.struct_size = sizeof(options);
+    options.cache_dir = cache_dir_.c_str();
+    options.num_node_configs = static_cast<int32_t>(configs.size());
+    options.node_configs = configs.data();
+    options.dump_dir = dump.c_str();
+    tsr_region_handle handle = nullptr;
+    char text[4096] = "";
+    const tsr_status cs =
+        plugin_->compile_region(device_, &c.region, &options, &handle, {text, sizeof(text)});
+    EXPECT_EQ(cs, TSR_OK) << text;
+    std::set<std::string> kernels;
+    if (cs != TSR_OK) return kernels;
+    for (const auto& e : std::filesystem::directory_iterator(dump)) {
+      kernels.insert(e.path().stem().string());
+    }
+    std::filesystem::remove_all(dump);
+    std::vector<const void*> in_ptrs;
+    for (int32_t id : c.region_inputs) in_ptrs.push_back(c.values[id].raw());
+    Tensor result(DType::kFloat32, c.values.back().shape());
+    void* out_ptr = result.raw();
+    const tsr_status st =
+        plugin_->execute_region(handle, in_ptrs.data(), &out_ptr, {text, sizeof(text)});
+    plugin_->release_region(handle);
+    EXPECT_EQ(st, TSR_OK) << text;
+    if (st != TSR_OK) return kernels;
+    const Tensor& want = c.values.back();
+    int bad = 0;
+    for (int64_t i = 0; i < want.numel() && bad < 5; ++i) {
+      const float w = want.data<float>()[i], g = result.data<float>()[i];
+      if (!(std::fabs(g - w) <= 1e-4f * std::max(1.0f, std::fabs(w)))) {
+        ADD_FAILURE() << "element " << i << ": mali " << g << " vs reference " << w;
+        ++bad;
+      }
+    }
+    return kernels;
+  }
+
+  // Runs a one-Conv case with every schedule describe_node lists and every candidate of its
+  // build-time knobs (wg_x at its default); returns the schedule names seen, heuristic's first.
+  std::vector<std::string> run_every_conv_schedule(const std::vector<In>& inputs, Attributes a) {
+    Case c(inputs, {opencl_test::make_node_over_inputs("Conv", inputs.size(), std::move(a))}, 13);
+    tsr_node_tuning tuning{};
+    tuning.struct_size = sizeof(tuning);
+    char text[512] = "";
+    EXPECT_EQ(plugin_->describe_node(device_, &c.region, 0, &tuning, {text, sizeof(text)}), TSR_OK)
+        << text;
+    // Copy the answer out: the next describe_node call (none here) would overwrite it.
+    std::vector<Request> grid;
+    std::vector<std::string> names;
+    for (int32_t s = 0; s < tuning.num_schedules; ++s) {
+      const tsr_schedule_desc& d = tuning.schedules[s];
+      names.push_back(d.name);
+      std::vector<std::vector<int64_t>> values;
+      for (int32_t k = 0; k < d.num_knobs; ++k) {
+        const std::string knob = d.knobs[k].name;
+        if (knob == "wg_x") {
+          values.push_back({d.default_config[k].value});
+          // The heuristic's work-group width respects the device limit.
+          EXPECT_GE(d.default_config[k].value, 0);
+        } else {
+          values.emplace_back(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
+        }
+      }
+      // Cartesian product of the knob values.
+      std::vector<std::vector<int64_t>> points = {{}};
+      for (const auto& v : values) {
+        std::vector<std::vector<int64_t>> next;
+        for (const auto& p : points) {
+          for (int64_t x : v) {
+            next.push_back(p);
+            next.back().push_back(x);
+          }
+        }
+        points = std::move(next);
+      }
+      for (const auto& p : points) {
+        Request r;
+        r.schedule = d.name;
+        for (int32_t k = 0; k < d.num_knobs; ++k) r.names.push_back(d.knobs[k].name);
+        for (int32_t k = 0; k < d.num_knobs; ++k) r.knobs.push_back({r.names[k].c_str(), p[k]});
+        grid.push_back(std::move(r));
+      }
+    }
+    for (const Request& r : grid) {
+      std::string label = r.schedule;
+      for (const tsr_knob& k : r.knobs)
+        label += " " + std::string(k.name) + "=" + std::to_string(k.value);
+      SCOPED_TRACE(label);
+      const std::set<std::string> kernels = run(c, {r});
+      // The requested schedule ran: its kernel was built.
+      const bool c4 = r.schedule.find("nchw4c") != std::string::npos;
+      EXPECT_EQ(c4, nchw4c()) << r.schedule;
+      bool found = false;
+      for (const std::string& k : kernels)
+        found |= k.rfind("conv2d_", 0) == 0 && (k.find("_4c") != std::string::npos) == c4;
+      EXPECT_TRUE(found);
+    }
+    return names;
+  }
+
+  const tsr_plugin* plugin_ = nullptr;
+  int32_t device_ = -1;
+  std::string cache_dir_;
+};
+
+std::string first_or_empty(const std::vector<std::string>& v) {
+  return v.empty() ? "" : v.front();
+}
+
+TEST_P(MaliLayoutTest, Conv3x3Stride1PadsBiasOddChannels) {
+  const auto names = run_every_conv_schedule({{random_tensor({2, 5, 9, 10}, 1)},
+                                              {random_tensor({7, 5, 3, 3}, 2), true},
+                                              {random_tensor({7}, 3), true}},
+                                             attrs({{"pads", Ints{1, 1, 1, 1}}}));
+  EXPECT_EQ(first_or_empty(names), nchw4c() ? "conv2d.nchw4c.3x3s1" : "conv2d.nchw.direct");
+}
+
+TEST_P(MaliLayoutTest, Conv3x3Stride1NarrowUnpadded) {
+  // OW = 3: the 3x3 tile's last strip overhangs, and OH = 3 is odd for rows_per_item = 2.
+  const auto names = run_every_conv_schedule(
+      {{random_tensor({1, 3, 5, 5}, 4)}, {random_tensor({6, 3, 3, 3}, 5), true}}, {});
+  EXPECT_EQ(first_or_empty(names), nchw4c() ? "conv2d.nchw4c.3x3s1" : "conv2d.nchw.direct");
+}
+
+TEST_P(MaliLayoutTest, ConvStride2AsymmetricPads) {
+  run_every_conv_schedule({{random_tensor({1, 6, 11, 9}, 6)},
+                           {random_tensor({9, 6, 3, 3}, 7), true},
+                           {random_tensor({9}, 8), true}},
+                          attrs({{"strides", Ints{2, 2}}, {"pads", Ints{1, 0, 2, 1}}}));
+}
+
+TEST_P(MaliLayoutTest, ConvPointwiseOddChannels) {
+  const auto names = run_every_conv_schedule({{random_tensor({2, 10, 5, 7}, 9)},
+                                              {random_tensor({5, 10, 1, 1}, 10), true},
+                                              {random_tensor({5}, 11), true}},
+                                             {});
+  EXPECT_EQ(first_or_empty(names), nchw4c() ? "conv2d.nchw4c.1x1" : "conv2d.nchw.1x1");
+}
+
+TEST_P(MaliLayoutTest, ConvPointwiseStride2) {
+  run_every_conv_schedule(
+      {{random_tensor({1, 8, 7, 7}, 12)}, {random_tensor({12, 8, 1, 1}, 13), true}},
+      attrs({{"strides", Ints{2, 2}}}));
+}
+
+TEST_P(MaliLayoutTest, ConvDepthwiseStride2SameUpper) {
+  const auto names = run_every_conv_schedule({{random_tensor({1, 6, 9, 9}, 14)},
+                                              {random_tensor({6, 1, 3, 3}, 15), true},
+                                              {random_tensor({6}, 16), true}},
+                                             attrs({{"group", int64_t{6}},
+                                                    {"strides", Ints{2, 2}},
+                                                    {"auto_pad", std::string("SAME_UPPER")}}));
+  EXPECT_EQ(first_or_empty(names), nchw4c() ? "conv2d.nchw4c.depthwise" : "conv2d.nchw.depthwise");
+}
+
+TEST_P(MaliLayoutTest, ConvDepthwise5x5Pad2) {
+  run_every_conv_schedule(
+      {{random_tensor({1, 7, 8, 6}, 17)}, {random_tensor({7, 1, 5, 5}, 18), true}},
+      attrs({{"group", int64_t{7}}, {"pads", Ints{2, 2, 2, 2}}}));
+}
+
+TEST_P(MaliLayoutTest, ConvGroupsNotBlockAlignedWithDilations) {
+  // 2 input / 3 output channels per group: output blocks straddle groups.
+  run_every_conv_schedule(
+      {{random_tensor({1, 4, 11, 12}, 19)}, {random_tensor({6, 2, 3, 2}, 20), true}},
+      attrs({{"group", int64_t{2}},
+             {"strides", Ints{2, 1}},
+             {"dilations", Ints{2, 2}},
+             {"pads", Ints{1, 0, 2, 1}}}));
+}
+
+TEST_P(MaliLayoutTest, ConvGroupsBlockAligned) {
+  // 8 input / 4 output channels per group: each output block reads only its group's blocks.
+  run_every_conv_schedule({{random_tensor({1, 16, 6, 7}, 21)},
+                           {random_tensor({8, 8, 3, 3}, 22), true},
+                           {random_tensor({8}, 23), true}},
+                          attrs({{"group", int64_t{2}}, {"pads", Ints{1, 1, 1, 1}}}));
+}
+
+// Conv -> BN -> Relu -> MaxPool -> Conv -> Add (residual) -> Clip -> AveragePool ->
+// GlobalAveragePool -> Flatten -> Gemm, all on NCHW4c but Flatten/Gemm; with 8 channels the
+// pooled [1, 8, 1, 1] value is NCHW already, so nothing converts back to NCHW.
+TEST_P(MaliLayoutTest, ResidualChainNeedsNoConversionBackWhenChannelsAreBlocks) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 12, 12}, 30)},         // 0 x
+                            {random_tensor({8, 3, 3, 3}, 31), true},     // 1 w1
+                            {random_tensor({8}, 32), true},              // 2 scale
+                            {random_tensor({8}, 33), true},              // 3 bias
+                            {random_tensor({8}, 34), true},              // 4 mean
+                            {random_tensor({8}, 35, 0.5f, 2.0f), true},  // 5 var
+                            {random_tensor({8, 8, 3, 3}, 36), true},     // 6 w2
+                            {random_tensor({5, 8}, 37), true},           // 7 fc w
+                            {random_tensor({5}, 38), true}};             // 8 fc b
+  Case c(inputs,
+         {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),   // 9
+          node("BatchNormalization", {9, 2, 3, 4, 5}),                 // 10
+          node("Relu", {10}),                                          // 11
+          node("MaxPool", {11}, opencl_test::pool_2x2_stride2()),      // 12
+          node("Conv", {12, 6}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 13
+          node("Add", {13, 12}),                                       // 14
+          node("Clip", {14}, attrs({{"min", 0.25f}, {"max", 6.0f}})),  // 15 (opset 6)
+          node("AveragePool", {15},
+               attrs({{"kernel_shape", Ints{3, 3}}, {"pads", Ints{1, 1, 1, 1}}})),  // 16
+          node("GlobalAveragePool", {16}),                                          // 17
+          node("Flatten", {17}),                                                    // 18
+          node("Gemm", {18, 7, 8}, attrs({{"transB", int64_t{1}}}))},               // 19
+         /*opset=*/6);
+  const std::set<std::string> k = run(c);
+  EXPECT_EQ(k.count("nchw_to_nchw4c_f32"), nchw4c() ? 1u : 0u);
+  EXPECT_EQ(k.count("nchw4c_to_nchw_f32"), 0u);
+  EXPECT_EQ(k.count("conv2d_3x3s1_4c"), nchw4c() ? 1u : 0u);
+  EXPECT_EQ(k.count("channel_affine_4c_f32"), nchw4c() ? 1u : 0u);
+  EXPECT_EQ(k.count("pool2d_4c_f32"), nchw4c() ? 1u : 0u);
+  EXPECT_EQ(k.count("global_avg_pool_4c_f32"), nchw4c() ? 1u : 0u);
+}
+
+// With 6 channels the pooled value differs between layouts: Flatten gets a conversion; a
+// broadcasting Add runs on NCHW, so its NCHW4c input is converted.
+TEST_P(MaliLayoutTest, ConversionWhereAConsumerNeedsNchw) {
+  std::vector<In> inputs = {{random_tensor({2, 5, 7, 6}, 40)},
+                            {random_tensor({6, 5, 3, 3}, 41), true},
+                            {random_tensor({6}, 42), true},
+                            {random_tensor({6, 4}, 43), true},
+                            {random_tensor({1, 6, 1, 1}, 44), true}};
+  {
+    Case c(inputs,
+           {node("Conv", {0, 1, 2}, attrs({{"strides", Ints{2, 2}}})),  // 5
+            node("Sigmoid", {5}),                                       // 6
+            node("GlobalAveragePool", {6}),                             // 7
+            node("Flatten", {7}),                                       // 8
+            node("MatMul", {8, 3})},                                    // 9
+           13);
+    const std::set<std::string> k = run(c);
+    EXPECT_EQ(k.count("nchw4c_to_nchw_f32"), nchw4c() ? 1u : 0u);
+    EXPECT_EQ(k.count("global_avg_pool_4c_f32"), nchw4c() ? 1u : 0u);
+  }
+  {
+    Case c(inputs,
+           {node("Conv", {0, 1, 2}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 5
+            node("Add", {5, 4}),                                           // 6
+            node("Relu", {6})},                                            // 7
+           13);
+    const std::set<std::string> k = run(c);
+    EXPECT_EQ(k.count("nchw4c_to_nchw_f32"), nchw4c() ? 1u : 0u);
+  }
+}
+
+// Region output in NCHW4c: converted back after its producer; Add of a converted region input.
+TEST_P(MaliLayoutTest, RegionInputsAndOutputsConvert) {
+  std::vector<In> inputs = {{random_tensor({1, 5, 6, 7}, 50)},
+                            {random_tensor({7, 5, 3, 3}, 51), true},
+                            {random_tensor({1, 7, 6, 7}, 52)}};
+  Case c(inputs,
+         {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 3
+          node("Add", {3, 2}),                                        // 4
+          node("Sigmoid", {4})},                                      // 5
+         13);
+  const std::set<std::string> k = run(c);
+  EXPECT_EQ(k.count("nchw_to_nchw4c_f32"), nchw4c() ? 1u : 0u);
+  EXPECT_EQ(k.count("nchw4c_to_nchw_f32"), nchw4c() ? 1u : 0u);
+}
+
+// Concat on channel blocks (4 + 8 channels) stays NCHW4c; with 6 channels it runs on NCHW.
+TEST_P(MaliLayoutTest, ConcatOnChannelBlocksAndOtherwise) {
+  for (int64_t second : {8, 6}) {
+    SCOPED_TRACE(second);
+    std::vector<In> inputs = {{random_tensor({1, 3, 5, 6}, 60)},
+                              {random_tensor({4, 3, 1, 1}, 61), true},
+                              {random_tensor({second, 3, 3, 3}, 62), true}};
+    Case c(inputs,
+           {node("Conv", {0, 1}),                                       // 3
+            node("Conv", {0, 2}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 4
+            node("Concat", {3, 4}, attrs({{"axis", int64_t{1}}})),      // 5
+            node("MaxPool", {5},
+                 attrs({{"kernel_shape", Ints{3, 3}},
+                        {"strides", Ints{2, 2}},
+                        {"pads", Ints{1, 1, 1, 1}}}))},  // 6
+           13);
+    const std::set<std::string> k = run(c);
+    EXPECT_EQ(k.count("pool2d_4c_f32"), nchw4c() && second == 8 ? 1u : 0u);
+  }
+}
+
+TEST_P(MaliLayoutTest, UnknownScheduleRequestFallsBackToHeuristic) {
+  // A pack measured for the other layout names schedules this layout does not have.
+  std::vector<In> inputs = {{random_tensor({1, 4, 6, 6}, 70)},
+                            {random_tensor({4, 4, 3, 3}, 71), true}};
+  Case c(inputs, {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}}))}, 13);
+  Request r;
+  r.schedule = nchw4c() ? "conv2d.nchw.direct" : "conv2d.nchw4c.direct";
+  r.names = {"wg_x", "outputs_per_item"};
+  r.knobs = {{r.names[0].c_str(), 8}, {r.names[1].c_str(), 2}};
+  const std::set<std::string> k = run(c, {r});
+  EXPECT_EQ(k.count(nchw4c() ? "conv2d_3x3s1_4c" : "conv2d_direct_f32"), 1u);
+}
+
+TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {
+  const tsr_plugin* plugin = load_mali();
+  ASSERT_NE(plugin, nullptr);
+  std::vector<tsr_device_info> infos(16);
+  int32_t count = 0;
+  char text[512] = "";
+  ASSERT_EQ(plugin->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK);
+  int32_t device = -1;
+  for (int32_t i = 0; i < count && device < 0; ++i) {
+    if (infos[i].score > 0) device = i;
+  }
+  if (device < 0) GTEST_SKIP() << "no OpenCL device";
+  opencl_test::TinyRegion t("relu0", "Relu");
+  setenv("TESSERA_MALI_LAYOUT", "nhwc", 1);
+  tsr_region_handle handle = nullptr;
+  const tsr_status st =
+      plugin->compile_region(device, &t.region, nullptr, &handle, {text, sizeof(text)});
+  unsetenv("TESSERA_MALI_LAYOUT");
+  EXPECT_NE(st, TSR_OK);
+  EXPECT_EQ(handle, nullptr);
+  EXPECT_NE(std::string(text).find("TESSERA_MALI_LAYOUT"), std::string::npos) << text;
+}
+
+INSTANTIATE_TEST_SUITE_P(mali, MaliLayoutTest, ::testing::Values("nchw4c", "nchw"),
+                         [](const auto& info) { return info.param; });
+
+}  // namespace
+}  // namespace tessera
