@@ -2,7 +2,10 @@
 // merge-back, compile fallback, target errors, buffer reuse.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 #include "graph_builder.hpp"
 #include "tessera/reference_runner.hpp"
@@ -303,6 +306,48 @@ TEST(Session, RunRejectsWrongInputs) {
   auto inputs = test::random_inputs(session.graph());
   inputs["bogus"] = Tensor(DType::kFloat32, {1});
   EXPECT_THROW(session.run(inputs), Error);
+}
+
+// A deployment's per-target threads and options reach that target's plugin (and only it); the
+// results still match the reference kernels.
+TEST(Session, TargetSettingsReachTheirPlugin) {
+  const Graph g = mixed_graph();
+  const std::string record = ::testing::TempDir() + "/halfref_record.txt";
+  std::remove(record.c_str());
+  SessionOptions o = targets({"halfref", "reference"});
+  o.threads = 1;
+  o.target_settings["halfref"] = {3, {{"record", record}}, "app.yaml:4: targets[0]"};
+  Session session(g, o, test_host());
+  const auto inputs = test::random_inputs(g);
+  expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
+  std::ifstream in(record);
+  std::stringstream text;
+  text << in.rdbuf();
+  // Two halfref regions (relu1, add+relu2), each compiled once with the target's own threads.
+  EXPECT_EQ(text.str(), "threads=3 record=" + record + "\nthreads=3 record=" + record + "\n");
+}
+
+TEST(Session, RefusedTargetOptionsNameTheOriginAndOption) {
+  const Graph g = mixed_graph();
+  SessionOptions o = targets({"halfref", "reference"});
+  o.target_settings["halfref"] = {0, {{"colour", "blue"}}, "app.yaml:4: targets[0]"};
+  try {
+    Session session(g, o, test_host());
+    FAIL() << "an unknown option was accepted";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("app.yaml:4: targets[0]: target 'halfref'"), std::string::npos) << what;
+    EXPECT_NE(what.find("unknown option 'colour' (known: record)"), std::string::npos) << what;
+  }
+  // A plugin without options (reference has no check_options) refuses any.
+  SessionOptions r = targets({"reference"});
+  r.target_settings["reference"] = {0, {{"record", "/tmp/x"}}, "app.yaml:5: targets[1]"};
+  try {
+    Session session(g, r, test_host());
+    FAIL() << "the reference plugin accepted an option";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("takes no options"), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace

@@ -154,10 +154,15 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   if (!targets_override.empty()) {
     w.targets = parse_target_list(targets_override);
   } else {
-    for (const TargetSpec& t : config.targets) {
+    for (size_t i = 0; i < config.targets.size(); ++i) {
+      const TargetSpec& t = config.targets[i];
       w.targets.push_back(t.device.empty() || t.device == "default" ? t.plugin
                                                                     : t.plugin + ":" + t.device);
-      if (t.threads > 0) w.threads = t.threads;
+      if (t.threads == 0 && t.options.empty()) continue;
+      TargetSettings& settings = w.target_settings[w.targets.back()];
+      settings.threads = t.threads;
+      for (const TargetOption& o : t.options) settings.options.emplace_back(o.name, o.value);
+      settings.origin = path + ":" + std::to_string(t.line) + ": targets[" + std::to_string(i) + "]";
     }
   }
   w.precision = precision_name(config.precision);
@@ -204,6 +209,10 @@ SessionOptions session_options(const Workload& workload) {
   SessionOptions options;
   options.targets = workload.targets;
   options.threads = workload.threads;
+  options.target_settings = workload.target_settings;
+  if (workload.threads > 0) {
+    for (auto& [spec, settings] : options.target_settings) settings.threads = 0;
+  }
   options.precision = workload.precision;
   options.plugin_dirs = workload.plugin_dirs;
   options.cache_dir = workload.cache_dir;

@@ -30,7 +30,9 @@ struct Workload {
   Graph graph;
   std::string model_path;            // the ONNX file the graph came from
   std::vector<std::string> targets;  // "plugin[:device]" in priority order
-  int32_t threads = 0;
+  int32_t threads = 0;  // --threads: every target (over the deployment's per-target threads)
+  // The deployment's per-target `threads:` and `options:`, keyed by the entry of `targets`.
+  std::map<std::string, TargetSettings> target_settings;
   std::string precision = "fp32";
   std::vector<std::string> plugin_dirs;
   std::string cache_dir;

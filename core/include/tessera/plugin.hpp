@@ -259,6 +259,12 @@ struct NodeConfig {
   }
 };
 
+// One `options:` entry of a deployment target, as text (ABI 1.2).
+struct TargetOption {
+  std::string name;
+  std::string value;
+};
+
 struct CompileOptions {
   int32_t num_threads = 0;
   std::string precision = "fp32";
@@ -272,6 +278,15 @@ struct CompileOptions {
       if (c.node == node) return &c;
     }
     return nullptr;
+  }
+  // ABI 1.2: the target's options, already accepted by check_options (empty from an older core).
+  std::vector<TargetOption> target_options;
+  // The value of option `name`, or `fallback` when the target does not set it.
+  std::string option(std::string_view name, const std::string& fallback) const {
+    for (const TargetOption& o : target_options) {
+      if (name == o.name) return o.value;
+    }
+    return fallback;
   }
 };
 
@@ -301,6 +316,14 @@ class Plugin {
     (void)region;
     (void)node;
     return {};
+  }
+  // A deployment target's `options:`, before any compile. Throw Failure(TSR_INVALID_ARGUMENT, ...)
+  // naming an unknown option or bad value. Default: the plugin takes no options.
+  virtual void check_options(const std::vector<TargetOption>& options) {
+    if (!options.empty()) {
+      throw Failure(TSR_INVALID_ARGUMENT,
+                    "unknown option '" + options.front().name + "' (this plugin takes no options)");
+    }
   }
 };
 
@@ -405,6 +428,19 @@ struct Host {
     return status;
   }
 
+  static std::vector<TargetOption> to_options(const tsr_target_option* options, int32_t count) {
+    std::vector<TargetOption> out;
+    for (int32_t i = 0; i < count && options != nullptr; ++i) {
+      out.push_back({options[i].name ? options[i].name : "", options[i].value ? options[i].value : ""});
+    }
+    return out;
+  }
+
+  static tsr_status check_options(const tsr_target_option* options, int32_t count,
+                                  tsr_message message) noexcept {
+    return guarded(message, [&] { plugin_or_throw()->check_options(to_options(options, count)); });
+  }
+
   static tsr_status compile(int32_t device, const tsr_region* region,
                             const tsr_compile_options* options, tsr_region_handle* handle,
                             tsr_message message) noexcept {
@@ -429,6 +465,11 @@ struct Host {
             }
             opts.node_configs.push_back(std::move(config));
           }
+        }
+        if (options->struct_size >= offsetof(tsr_compile_options, target_options) +
+                                        sizeof(options->target_options) &&
+            options->target_options != nullptr) {
+          opts.target_options = to_options(options->target_options, options->num_target_options);
         }
       }
       std::unique_ptr<CompiledRegion> compiled =
@@ -545,7 +586,8 @@ struct Host {
                                      &release,
                                      &shutdown,
                                      &profile,
-                                     &describe};
+                                     &describe,
+                                     &check_options};
     return &table;
   }
 };

@@ -27,7 +27,7 @@ extern "C" {
 #endif
 
 #define TESSERA_PLUGIN_ABI_MAJOR 1
-#define TESSERA_PLUGIN_ABI_MINOR 1
+#define TESSERA_PLUGIN_ABI_MINOR 2
 #define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
 #define TESSERA_MAX_RANK 8
 
@@ -203,6 +203,12 @@ typedef struct tsr_node_config {
 } tsr_node_config;
 
 /* Options for one compile call. */
+/* ABI 1.2: one plugin-specific option of a target, as the user wrote it (both owned by core). */
+typedef struct tsr_target_option {
+  const char* name;
+  const char* value;
+} tsr_target_option;
+
 typedef struct tsr_compile_options {
   uint32_t struct_size;
   int32_t num_threads;        /* 0 = plugin default */
@@ -218,6 +224,10 @@ typedef struct tsr_compile_options {
   const char* dump_dir; /* ABI 1.1: absolute dir; NULL = none. A plugin that builds kernel
                            programs writes each program's source there as <kernel or program
                            name>.cl (plus a header comment naming the node(s) and build options) */
+  /* ABI 1.2: the deployment's `options:` of this target (name/value text pairs, in YAML order),
+   * already accepted by the plugin's check_options slot. Owned by core, valid for the call. */
+  int32_t num_target_options;
+  const struct tsr_target_option* target_options;
 } tsr_compile_options;
 
 typedef struct tsr_region_handle_s* tsr_region_handle;
@@ -275,6 +285,15 @@ typedef struct tsr_plugin {
    * how long its pointers live). Answers num_schedules = 0 for nodes it does not tune. */
   tsr_status (*describe_node)(int32_t device, const tsr_region* region, int32_t node,
                               tsr_node_tuning* tuning, tsr_message message);
+
+  /* ---- ABI 1.2 ---- */
+
+  /* Optional (NULL = the plugin takes no options). Checks a target's `options:` before anything
+   * is compiled: TSR_OK when every option is known and its value valid, else TSR_INVALID_ARGUMENT
+   * with a message naming the option and what is allowed. Core turns a refusal into an error for
+   * the user (never a silent fallback to another plugin). */
+  tsr_status (*check_options)(const tsr_target_option* options, int32_t count,
+                              tsr_message message);
 } tsr_plugin;
 
 /* The entry symbol's type. Returns NULL to refuse (e.g. its own check of host_abi_major failed);

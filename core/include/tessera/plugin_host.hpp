@@ -90,6 +90,10 @@ class LoadedPlugin {
   // Without the slot: an empty tuning. Throws tessera::Error with the plugin's message when it
   // fails or answers something malformed.
   PluginNodeTuning describe_node(int32_t device, const tsr_region* region, int32_t node) const;
+  // ABI 1.2: asks the plugin whether it accepts these target options. Throws tessera::Error with
+  // the plugin's message when it refuses them, or when it has no check_options slot (a plugin
+  // without one takes no options). No options: nothing to check.
+  void check_options(const std::vector<std::pair<std::string, std::string>>& options) const;
   // Serializes calls into this plugin that the ABI does not promise to be reentrant (probe,
   // query, compile). Execution of distinct regions does not take it.
   std::mutex& call_mutex() const { return mutex_; }
@@ -174,6 +178,8 @@ struct RegionCompileSettings {
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
   std::string dump_dir;   // absolute; "" = none (tsr_compile_options.dump_dir)
+  // ABI 1.2: the target's options (tsr_compile_options.target_options), already checked.
+  std::vector<std::pair<std::string, std::string>> target_options;
   // ABI 1.1: asked once per region node (after describe_node) for the config to pass in
   // tsr_compile_options.node_configs; nullopt = the plugin's heuristic. Unset = no configs and no
   // describe_node calls.

@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/deploy_config.hpp"  // PackMode: auto | files | none
@@ -19,6 +20,14 @@
 #include "tessera/plugin_host.hpp"
 
 namespace tessera {
+
+// Settings of one target that only its plugin sees (a deployment's per-target `threads:` and
+// `options:`).
+struct TargetSettings {
+  int32_t threads = 0;  // 0 = SessionOptions::threads
+  std::vector<std::pair<std::string, std::string>> options;  // name, value; checked by the plugin
+  std::string origin;  // where they come from, for errors: "app.yaml:7: targets[1]"
+};
 
 struct SessionOptions {
   // Priority order, each "plugin[:device-selector]", e.g. {"mali:any", "reference"}. Empty = every
@@ -29,6 +38,8 @@ struct SessionOptions {
   bool use_plugin_environment = true;   // search TESSERA_PLUGIN_PATH
   bool use_default_plugin_dirs = true;  // search the install / build-tree plugin directories
   int32_t threads = 0;                  // 0 = each plugin's default
+  // Keyed by an entry of `targets` as written there ("cpu", "mali:any").
+  std::map<std::string, TargetSettings> target_settings;
   std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
   std::string cache_dir;                // absolute; "" = no kernel cache
   // Islands of fewer nodes than this merge back into a neighbouring target (1 = by cost only).

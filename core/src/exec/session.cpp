@@ -90,6 +90,15 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
                               (unusable.empty() ? "" : " (" + unusable + ")"));
       continue;
     }
+    const auto settings = options.target_settings.find(spec);
+    if (settings != options.target_settings.end()) {
+      try {
+        plugin->check_options(settings->second.options);
+      } catch (const Error& e) {
+        const std::string& origin = settings->second.origin;
+        throw Error((origin.empty() ? "" : origin + ": ") + "target '" + spec + "': " + e.what());
+      }
+    }
     Target t;
     t.plugin = plugin;
     t.spec = spec;
@@ -185,6 +194,11 @@ void Session::Impl::build(const SessionOptions& options) {
       if (compiled.count(key)) continue;
       const Target& target = targets[static_cast<size_t>(t)];
       RegionCompileSettings target_settings = settings;
+      const auto per_target = options.target_settings.find(target.spec);
+      if (per_target != options.target_settings.end()) {
+        if (per_target->second.threads > 0) target_settings.num_threads = per_target->second.threads;
+        target_settings.target_options = per_target->second.options;
+      }
       const detail::DevicePacks& packs = device_packs[static_cast<size_t>(t)];
       if (packs.pack) target_settings.pack_path = packs.pack->file;
       target_settings.choose_config = [&, t](const NodeConfigRequest& request) {

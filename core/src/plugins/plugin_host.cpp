@@ -114,6 +114,31 @@ bool LoadedPlugin::has_describe_node() const {
          has_slot(*table_, &tsr_plugin::describe_node, offsetof(tsr_plugin, describe_node));
 }
 
+void LoadedPlugin::check_options(
+    const std::vector<std::pair<std::string, std::string>>& options) const {
+  if (options.empty()) return;
+  const bool has = abi_minor() >= 2 && has_slot(*table_, &tsr_plugin::check_options,
+                                                offsetof(tsr_plugin, check_options));
+  if (!has) {
+    throw Error("plugin '" + name_ + "' takes no options, but got '" + options.front().first +
+                "'");
+  }
+  std::vector<tsr_target_option> raw;
+  for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
+  std::lock_guard<std::mutex> lock(mutex_);
+  char text[512] = {0};
+  tsr_status status;
+  try {
+    status = table_->check_options(raw.data(), static_cast<int32_t>(raw.size()),
+                                   tsr_message{text, sizeof(text)});
+  } catch (...) {
+    throw Error("plugin '" + name_ + "' check_options threw a C++ exception across the C boundary");
+  }
+  if (status != TSR_OK) {
+    throw Error("plugin '" + name_ + "' refused its options: " + (text[0] ? text : "no message"));
+  }
+}
+
 PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* region,
                                              int32_t node) const {
   PluginNodeTuning out;

@@ -24,6 +24,12 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<LoadedPlugin
   options.cache_dir = settings.cache_dir.empty() ? nullptr : settings.cache_dir.c_str();
   options.pack_path = settings.pack_path.empty() ? nullptr : settings.pack_path.c_str();
   options.dump_dir = settings.dump_dir.empty() ? nullptr : settings.dump_dir.c_str();
+  std::vector<tsr_target_option> target_options;
+  for (const auto& [name, value] : settings.target_options) {
+    target_options.push_back({name.c_str(), value.c_str()});
+  }
+  options.num_target_options = static_cast<int32_t>(target_options.size());
+  options.target_options = target_options.empty() ? nullptr : target_options.data();
   // Node configs (ABI 1.1): describe each node, let the caller choose, and keep the C arrays
   // alive for the compile call.
   std::vector<NodeConfigChoice> choices;

@@ -2,11 +2,14 @@
 // Built twice: "halfref" (a host-memory "cpu" device) and "islandgpu" (a "gpu" device, 10x cheaper
 // per element than the reference estimate, so islands and transfer costs can be tested).
 // If TESSERA_TEST_SHUTDOWN_LOG names a file, the plugin object appends a line to it when it is
-// destroyed (in shutdown), so tests can count shutdown calls.
+// destroyed (in shutdown), so tests can count shutdown calls. Target options (ABI 1.2): `record`
+// (an absolute file path) makes each compile append "threads=N record=PATH" to that file, so tests
+// can see what reached the plugin; any other option is refused.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "tessera/plugin.hpp"
@@ -106,8 +109,27 @@ class HalfRefPlugin : public Plugin {
     return Support::yes(0.0001 * static_cast<double>(tensor_numel(*node.output(0))));
   }
 
+  void check_options(const std::vector<TargetOption>& options) override {
+    for (const TargetOption& o : options) {
+      if (o.name != "record") {
+        throw Failure(TSR_INVALID_ARGUMENT, "unknown option '" + o.name + "' (known: record)");
+      }
+      if (o.value.empty() || o.value[0] != '/') {
+        throw Failure(TSR_INVALID_ARGUMENT,
+                      "option 'record' must be an absolute path, got '" + o.value + "'");
+      }
+    }
+  }
+
   std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
                                           const CompileOptions& options) override {
+    const std::string record = options.option("record", "");
+    if (!record.empty()) {
+      if (FILE* f = std::fopen(record.c_str(), "a")) {
+        std::fprintf(f, "threads=%d record=%s\n", options.num_threads, record.c_str());
+        std::fclose(f);
+      }
+    }
     return std::make_unique<HalfRegion>(region);
   }
 };

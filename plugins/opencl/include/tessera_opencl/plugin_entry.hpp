@@ -352,6 +352,7 @@ class PluginEntry {
       shutdown,
       last_profile,
       describe_node,
+      nullptr,  // check_options (ABI 1.2): no target options yet, so core refuses any given
   };
 };
 
