@@ -7,6 +7,9 @@
 //                                             const CompileOptions& options) override;
 //     // Optional (ABI 1.1): schedules and knob spaces of a node, for packs and the tuner.
 //     NodeTuning describe(int device, const RegionView& region, const NodeView& node) override;
+//     // Optional (ABI 1.2): accept a deployment target's `options:` (read them in compile() with
+//     // options.option("name", fallback)). Default: any option is refused.
+//     void check_options(const std::vector<TargetOption>& options) override;
 //   };
 //   TESSERA_DEFINE_PLUGIN(MyPlugin, "my", "1.0.0", "one line saying what it runs on")
 //
