@@ -75,6 +75,35 @@ void Lowering::begin_node(const NodeView& node, int32_t index, const LayoutPlan&
   }
 }
 
+const std::vector<int32_t>& Lowering::consumers(int32_t id) {
+  if (!consumers_built_) {
+    for (int32_t n = 0; n < region_.num_nodes; ++n) {
+      const tsr_node& node = region_.nodes[n];
+      for (int32_t i = 0; i < node.num_inputs; ++i) {
+        if (node.inputs[i] >= 0) consumers_[node.inputs[i]].push_back(n);
+      }
+    }
+    consumers_built_ = true;
+  }
+  return consumers_[id];
+}
+
+bool Lowering::is_region_output(int32_t id) const {
+  return std::find(region_.outputs, region_.outputs + region_.num_outputs, id) !=
+         region_.outputs + region_.num_outputs;
+}
+
+void Lowering::fuse(int32_t index, Layout layout) {
+  fused_.insert(index);
+  const tsr_node& node = region_.nodes[index];
+  for (int32_t i = 0; i < node.num_outputs; ++i) {
+    const int32_t id = node.outputs[i];
+    if (id < 0) continue;
+    producer_[id] = index;
+    if (layout == Layout::kNchw4c && region_.values[id].rank == 4) layouts_[id] = layout;
+  }
+}
+
 std::shared_ptr<opencl::Buffer> Lowering::buffer_in(int32_t id, Layout want, int32_t node) {
   const tsr_tensor& t = region_.values[id];
   if (want == layout(id) || same_bytes_in_nchw4c(t)) return buffer_ptr(id);

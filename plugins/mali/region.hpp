@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,6 +90,14 @@ class Lowering {
   opencl::Context& context() { return *context_; }
   const opencl::DeviceInfo& device() const { return context_->device(); }
 
+  // Nodes reading value `id` (computed once per region).
+  const std::vector<int32_t>& consumers(int32_t id);
+  bool is_region_output(int32_t id) const;
+  // Node `index` is computed by an earlier node's kernel (a Conv with a fused activation): its
+  // output gets the layout `layout` now, and its own lowering adds no step.
+  void fuse(int32_t index, Layout layout);
+  bool fused(int32_t index) const { return fused_.count(index) != 0; }
+
   // The device buffer of value `id` (float32): created on first use; constants are uploaded. For
   // an input of the node being lowered, the buffer in the layout the node reads it in.
   const opencl::Buffer& buffer(int32_t id);
@@ -131,6 +140,9 @@ class Lowering {
   std::map<int32_t, std::shared_ptr<opencl::Buffer>> converted_;  // the value in the other layout
   std::map<int32_t, Layout> reads_;  // inputs of the current node -> layout it reads them in
   std::map<int32_t, int32_t> producer_;
+  std::map<int32_t, std::vector<int32_t>> consumers_;
+  bool consumers_built_ = false;
+  std::set<int32_t> fused_;
   int32_t current_index_ = 0;
   std::unique_ptr<CompiledRegion> compiled_;
 };

@@ -371,6 +371,24 @@ TEST_P(MaliLayoutTest, ConcatOnChannelBlocksAndOtherwise) {
   }
 }
 
+// Conv -> Clip (min > 0, so clip(0) of padded lanes would not be zero) -> Conv -> LeakyRelu:
+// both activations are fused into their Conv (no unary program); with 5 channels the first
+// Conv's padded lanes must stay zero for the second Conv.
+TEST_P(MaliLayoutTest, FusedActivationsKeepPaddingZero) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 7, 8}, 80)},
+                            {random_tensor({5, 3, 3, 3}, 81), true},
+                            {random_tensor({5}, 82), true},
+                            {random_tensor({6, 5, 1, 1}, 83), true}};
+  Case c(inputs,
+         {node("Conv", {0, 1, 2}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 4
+          node("Clip", {4}, attrs({{"min", 0.5f}, {"max", 0.75f}})),     // 5
+          node("Conv", {5, 3}),                                          // 6
+          node("LeakyRelu", {6}, attrs({{"alpha", 0.125f}}))},           // 7
+         /*opset=*/6);
+  const std::set<std::string> k = run(c);
+  EXPECT_EQ(k.count("unary_f32"), 0u);
+}
+
 TEST_P(MaliLayoutTest, UnknownScheduleRequestFallsBackToHeuristic) {
   // A pack measured for the other layout names schedules this layout does not have.
   std::vector<In> inputs = {{random_tensor({1, 4, 6, 6}, 70)},

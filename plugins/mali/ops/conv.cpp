@@ -1,8 +1,8 @@
-// Conv (2-D, float32) on the mali plugin; weights must be constants, bias is fused. Under the
-// nchw4c region layout it always runs in NCHW4c (ops/conv_nchw4c.cpp: direct, 1x1, depthwise and
-// the 3x3 stride-1 register-tiled schedule). Under nchw, three NCHW schedules: 1x1 (stride 1, no
-// pad, group 1), depthwise (group == C == M) and the general direct kernel (groups, strides,
-// pads, dilations).
+// Conv (2-D, float32) on the mali plugin; weights must be constants; bias and a following
+// Relu/Clip/LeakyRelu (its sole consumer) are fused. Under the nchw4c region layout it always runs
+// in NCHW4c (ops/conv_nchw4c.cpp: direct, 1x1, depthwise and the 3x3 stride-1 register-tiled
+// schedule). Under nchw, three NCHW schedules: 1x1 (stride 1, no pad, group 1), depthwise
+// (group == C == M) and the general direct kernel (groups, strides, pads, dilations).
 #include "ops/conv_nchw4c.hpp"
 #include "ops/shared.hpp"
 
@@ -62,22 +62,23 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const bool flat = std::string(config.schedule->id) == "conv2d.nchw.1x1";
   const int32_t opw = config.get("outputs_per_item");
   const int64_t items = ((flat ? y.dims[2] * y.dims[3] : y.dims[3]) + opw - 1) / opw;
+  const FusedActivation act = fuse_activation(lw, node);
   opencl::Kernel kernel = lw.kernel(config);
   const opencl::Buffer& wb = lw.buffer(node.input_id(1));
   kernel.args()
       .buffer(lw.buffer(node.input_id(0)))
       .buffer(wb)
       .buffer(has_bias ? lw.buffer(node.input_id(2)) : wb)  // unused without bias
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(act.output))
       .i32x4(to_i32(x.dims[0], node), to_i32(x.dims[1], node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))
       .i32x4(to_i32(y.dims[0], node), to_i32(y.dims[1], node), to_i32(y.dims[2], node),
              to_i32(y.dims[3], node))
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(group, node), has_bias ? 1 : 0)
       .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(pads[0], node), to_i32(pads[1], node))
-      .i32x4(to_i32(d[0], node), to_i32(d[1], node), /*act=*/0, 0)
-      .f32(0.0f)
-      .f32(0.0f);
+      .i32x4(to_i32(d[0], node), to_i32(d[1], node), act.code, 0)
+      .f32(act.a)
+      .f32(act.b);
   const size_t rows = flat ? 1 : y.dims[2];
   lw.add_step(index, std::move(kernel),
               {static_cast<size_t>(items), rows, static_cast<size_t>(y.dims[0] * y.dims[1])},

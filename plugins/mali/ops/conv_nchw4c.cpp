@@ -147,12 +147,13 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   const int32_t rows = tiled ? config.get("rows_per_item") : 1;
   const bool flat = is(config, "conv2d.nchw4c.1x1");
   const int64_t width = flat ? y.dims[2] * y.dims[3] : y.dims[3];
+  const FusedActivation act = fuse_activation(lw, node);
   opencl::Kernel kernel = lw.kernel(config);
   kernel.args()
       .buffer(lw.buffer(node.input_id(0)))
       .buffer(lw.upload(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb)))
       .buffer(lw.upload(bias))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(act.output))
       .i32x4(to_i32(x.dims[0], node), to_i32(CB, node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))
       .i32x4(to_i32(y.dims[0], node), to_i32(MB, node), to_i32(y.dims[2], node),
@@ -160,10 +161,10 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
       .i32x4(to_i32(g.k[0], node), to_i32(g.k[1], node), to_i32(gb.cbw, node), to_i32(M, node))
       .i32x4(to_i32(g.s[0], node), to_i32(g.s[1], node), to_i32(g.pads[0], node),
              to_i32(g.pads[1], node))
-      .i32x4(to_i32(g.d[0], node), to_i32(g.d[1], node), /*act=*/0, 0)
+      .i32x4(to_i32(g.d[0], node), to_i32(g.d[1], node), act.code, 0)
       .i32x4(to_i32(gb.gm, node), to_i32(gb.gc, node), 0, 0)
-      .f32(0.0f)
-      .f32(0.0f);
+      .f32(act.a)
+      .f32(act.b);
   const size_t grid_y = flat ? 1 : static_cast<size_t>((y.dims[2] + rows - 1) / rows);
   lw.add_step(
       index, std::move(kernel),

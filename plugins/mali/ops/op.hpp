@@ -21,7 +21,7 @@ struct LowerFn {
   void operator()(Lowering& lowering, const NodeView& node, int32_t node_index) const {
     const bool rule = layout_rule && lowering.region_layout() == Layout::kNchw4c;
     lowering.begin_node(node, node_index, rule ? layout_rule(node, lowering) : LayoutPlan{});
-    fn(lowering, node, node_index);
+    if (!lowering.fused(node_index)) fn(lowering, node, node_index);
   }
 };
 

@@ -2,6 +2,7 @@
 #include "ops/shared.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "tessera/error.hpp"
 
@@ -89,6 +90,31 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
       .i32x4(sb[0], sb[1], sb[2], sb[3])
       .i32(static_cast<int32_t>(op));
   add_1d_step(lw, index, std::move(k), n, config);
+}
+
+FusedActivation fuse_activation(Lowering& lw, const NodeView& node) {
+  FusedActivation f;
+  const int32_t out = node.output_id(0);
+  f.output = out;
+  const std::vector<int32_t>& users = lw.consumers(out);
+  if (users.size() != 1 || lw.is_region_output(out)) return f;
+  const NodeView act(lw.region(), users[0]);
+  const std::string op = act.op_type();
+  if (act.input_id(0) != out || act.num_outputs() < 1 || act.output_id(0) < 0) return f;
+  if (op == "Relu") {
+    f.code = 1;
+  } else if (op == "Clip") {
+    f.code = 2;
+    std::tie(f.a, f.b) = opencl::support::clip_bounds(act);
+  } else if (op == "LeakyRelu") {
+    f.code = 3;
+    f.a = act.attr_float("alpha", 0.01f);
+  } else {
+    return f;
+  }
+  lw.fuse(users[0], lw.layout(out));
+  f.output = act.output_id(0);
+  return f;
 }
 
 std::string check_alias(const NodeView& node, const opencl::DeviceInfo&) {

@@ -28,6 +28,19 @@ std::string check_binary(const NodeView& node, const opencl::DeviceInfo& device)
 LayoutPlan binary_layout(const NodeView& node, const Lowering& lw);
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op);
 
+// An activation a producer's kernel applies (tsr_activate's codes in kernels/common.cl) and the
+// value it then writes.
+struct FusedActivation {
+  int32_t code = 0;  // 0 none, 1 relu, 2 clip(a, b), 3 leaky relu (a)
+  float a = 0.0f, b = 0.0f;
+  int32_t output = -1;
+};
+// When the only consumer of `node`'s output 0 is a Relu, Clip or LeakyRelu and that output is not
+// a region output, fuses it (Lowering::fuse: the activation node adds no step) and returns it
+// with its output value; otherwise no activation and `node`'s own output. Call before the
+// output's buffer is created.
+FusedActivation fuse_activation(Lowering& lw, const NodeView& node);
+
 // Reshape/Flatten/Identity/Dropout: output 0 shares input 0's buffer.
 std::string check_alias(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
