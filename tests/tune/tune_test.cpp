@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 
 #include "builder.hpp"
 #include "tessera/onnx_import.hpp"
@@ -39,9 +40,10 @@ double synthetic_cost(const SearchSpace& space, const Point& p) {
 }
 
 // Trials until the optimum is measured (capped).
-int trials_to_optimum(const std::string& kind, uint64_t seed) {
+int trials_to_optimum(const std::string& kind, uint64_t seed,
+                      std::shared_ptr<CostModelData> shared = nullptr) {
   SearchSpace space = synthetic_space();
-  auto s = make_searcher(kind, space, seed, {1.0f});
+  auto s = make_searcher(kind, space, seed, {1.0f}, std::move(shared));
   int trials = 0;
   while (trials < 1000) {
     const auto batch = s->propose(8);
@@ -88,6 +90,32 @@ TEST(TuneSearch, GeneticAndXgbFindTheOptimumInFewerTrialsThanRandom) {
     EXPECT_LT(xgb, random);
   }
   std::printf("trials to optimum over 4 seeds: random %d, ga %d, xgb %d\n", random, ga, xgb);
+}
+
+TEST(TuneSearch, XgbCarriesWhatOneTaskLearnedOverToTheNextTaskOfTheSameOp) {
+  if (!xgboost_available()) GTEST_SKIP() << "libxgboost not installed";
+  // Task A of an op measures 48 points of the bowl; task B (same op, same workload features,
+  // same optimum) then ranks its very first proposals with the model A's data trained.
+  int fresh = 0, carried = 0;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    fresh += trials_to_optimum("xgb", seed);
+    auto data = std::make_shared<CostModelData>();
+    {
+      SearchSpace space = synthetic_space();
+      auto a = make_searcher("random", space, seed + 100);
+      for (const Point& p : a->propose(48)) {
+        // What task A's xgb searcher would have stored: its features and log(cost).
+        std::vector<float> row = space.features(p);
+        row.push_back(1.0f);
+        data->x.push_back(row);
+        data->y.push_back(static_cast<float>(std::log(synthetic_cost(space, p))));
+      }
+    }
+    carried += trials_to_optimum("xgb", seed, data);
+  }
+  EXPECT_LT(carried, fresh);
+  std::printf("xgb trials to optimum over 4 seeds: fresh %d, after a task of the same op %d\n",
+              fresh, carried);
 }
 
 TEST(TuneLog, RoundTripAndBest) {

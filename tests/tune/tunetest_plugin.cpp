@@ -31,12 +31,6 @@ class ReluRegion : public CompiledRegion {
   size_t n_;
 };
 
-std::string dims_text(const tsr_tensor& t) {
-  std::string out;
-  for (int32_t i = 0; i < t.rank; ++i) out += (i ? "x" : "") + std::to_string(t.dims[i]);
-  return out;
-}
-
 class TuneTestPlugin : public Plugin {
  public:
   std::vector<DeviceInfo> probe(const std::string& selector) override {
@@ -66,7 +60,7 @@ class TuneTestPlugin : public Plugin {
     (void)region;
     NodeTuning t;
     if (node.op_type() != "Relu") return t;
-    t.workload_key = "relu|in=" + dims_text(*node.input(0)) + "|f32";
+    t.workload_key = "relu|n=" + std::to_string(tensor_numel(*node.input(0))) + "|f32";
     Schedule s;
     s.name = "relu.test";
     s.knobs.push_back({"mode", {0, 1, 2}, 0});
