@@ -1,6 +1,7 @@
 // `tessera tune MODEL.onnx --targets LIST ...`: tunes the schedules of every node the target
 // plugins run, logs each measurement as a JSON line, shows progress on stderr (a redrawn table on
-// a terminal, plain lines otherwise), prints a summary table and writes the best-per-workload pack. `tessera tune --worker REQ RES` is the hidden measuring child.
+// a terminal, plain lines otherwise), prints a summary table and writes the best-per-workload
+// pack. `tessera tune --worker REQ RES` is the hidden measuring child.
 #include <unistd.h>
 
 #include <cstdio>
@@ -31,8 +32,8 @@ void print_tune_usage(std::FILE* out) {
                "process), appends one JSON line per measurement to --log, and writes the fastest\n"
                "config per workload as a pack (refusing to overwrite it without --force).\n"
                "--resume skips configs already in the log and starts from its best.\n"
-               "--compile-jobs N compiles a batch's candidates in N children at once (default: the\n"
-               "number of cores; 1 = none) before measuring them one at a time.\n");
+               "--compile-jobs N compiles a batch's candidates in N children at once\n"
+               "(default: the number of cores; 1 = none) before measuring them one at a time.\n");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -104,8 +105,10 @@ int cmd_tune(int argc, char** argv) {
       std::fflush(stderr);
     });
     options.progress = [&](const std::string& line) { display.event(line); };
-    const tune::TuneReport report = tune::run_tuning(
-        options, [&](const tune::TuneReport& r, const tune::TuneStatus& s) { display.update(r, s); });
+    const auto update = [&](const tune::TuneReport& r, const tune::TuneStatus& s) {
+      display.update(r, s);
+    };
+    const tune::TuneReport report = tune::run_tuning(options, update);
     std::printf("\n%s", tune::format_summary(report).c_str());
 
     if (!pack_path.empty()) {
