@@ -112,6 +112,20 @@ TEST(DeployConfig, ZooShorthandAndDefaults) {
   EXPECT_EQ(z.targets[1].plugin, "cpu");
 }
 
+TEST(DeployConfig, ZooNamesMayHoldDotsButNotPaths) {
+  ScratchDir dir;
+  EXPECT_EQ(load_deploy_config(dir.write("a.yaml", "zoo: squeezenet_v1.1\n")).zoo->name,
+            "squeezenet_v1.1");
+  for (const char* bad : {"../x", ".hidden", "a/b"}) {
+    try {
+      load_deploy_config(dir.write("b.yaml", std::string("zoo: \"") + bad + "\"\n"));
+      FAIL() << bad << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a plain name"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(DeployConfig, ShippedConfigsLoad) {
   const DeployConfig d = load_deploy_config(testing::source_path("configs/default.yaml"));
   ASSERT_TRUE(d.zoo.has_value());

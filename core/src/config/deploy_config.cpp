@@ -1,6 +1,7 @@
 // Deployment YAML loading: strict schema, typed result, paths resolved against the file's dir.
 #include "tessera/deploy_config.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <limits>
 #include <set>
@@ -204,7 +205,11 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
       spec.seed =
           static_cast<uint64_t>(z.integer("seed", 0, 0, std::numeric_limits<int64_t>::max()));
     }
-    if (!is_identifier(spec.name)) {
+    // Zoo names are identifiers that may hold dots after the first character
+    // (squeezenet_v1.1); never a path.
+    std::string undotted = spec.name;
+    std::replace(undotted.begin() + (undotted.empty() ? 0 : 1), undotted.end(), '.', '_');
+    if (!is_identifier(undotted)) {
       config::fail_at(file, zoo, "zoo",
                       "zoo network name '" + spec.name +
                           "' is not a plain name like mobilenet_v2 "
