@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <optional>
@@ -46,7 +47,6 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
   arena_ = std::make_unique<tbb::task_arena>(threads);
   const size_t nv = static_cast<size_t>(region.num_values());
   values_.assign(nv, nullptr);
-  scratch_.resize(nv);
   std::vector<int32_t> aliases(nv, -1);
   std::vector<bool> is_output(nv, false);
   for (int32_t i = 0; i < region.num_inputs(); ++i) inputs_.push_back(region.input_index(i));
@@ -71,6 +71,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
   };
 
   profile_.assign(static_cast<size_t>(region.num_nodes()), 0.0);
+  std::vector<std::vector<int32_t>> step_values;
   std::vector<bool> absorbed(static_cast<size_t>(region.num_nodes()), false);
   for (int32_t n = 0; n < region.num_nodes(); ++n) {
     if (absorbed[static_cast<size_t>(n)]) continue;
@@ -118,6 +119,12 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);
+      // What the step may read or write: the kept node's inputs and outputs and the value the
+      // fused chain ends in (absorbed nodes only add constants).
+      std::vector<int32_t> touched = {output};
+      for (int32_t i = 0; i < node.num_inputs(); ++i) touched.push_back(node.input_index(i));
+      for (int32_t i = 0; i < node.num_outputs(); ++i) touched.push_back(node.output_index(i));
+      step_values.push_back(std::move(touched));
     } catch (const plugin::Failure&) {
       throw;
     } catch (const std::exception& e) {
@@ -125,21 +132,74 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     }
   }
 
-  // Buffers: constants point at core's data (valid until release); every other value that is
-  // neither a region input/output nor an alias gets its own scratch buffer.
+  // Buffers: constants point at core's data (valid until release); region inputs/outputs are
+  // core's; aliases (reshape-likes) share their source's buffer. Every other value lives in one
+  // arena at an offset chosen by liveness, so values whose step ranges do not overlap share
+  // memory: the working set of a network stays cache-sized instead of one buffer per
+  // intermediate (mobilenet_v2: ~6 MiB instead of ~50 MiB, and its 1x1 convs ran 2x slower
+  // writing outputs that had fallen out of L3).
   std::vector<bool> external(nv, false);
   for (int32_t v : inputs_) external[static_cast<size_t>(v)] = true;
   for (int32_t v : outputs_) external[static_cast<size_t>(v)] = true;
+  auto root = [&](int32_t v) {
+    for (size_t hops = 0; hops < nv && aliases[static_cast<size_t>(v)] >= 0; ++hops) {
+      v = aliases[static_cast<size_t>(v)];
+    }
+    return v;
+  };
+  std::vector<int64_t> first(nv, -1), last(nv, -1);
+  for (size_t s = 0; s < step_values.size(); ++s) {
+    for (int32_t t : step_values[s]) {
+      if (t < 0) continue;
+      const size_t r = static_cast<size_t>(root(t));
+      if (first[r] < 0) first[r] = static_cast<int64_t>(s);
+      last[r] = static_cast<int64_t>(s);
+    }
+  }
+  constexpr int64_t kAlign = 16;  // floats: 64 bytes, a cache line
+  struct Slot {
+    size_t value;
+    int64_t floats, offset;
+  };
+  std::vector<Slot> slots;
   for (size_t v = 0; v < nv; ++v) {
     const tsr_tensor& t = region.value(static_cast<int32_t>(v));
     if (t.data != nullptr) {
       values_[v] = const_cast<float*>(static_cast<const float*>(t.data));
-    } else if (!external[v] && aliases[v] < 0) {
-      const size_t bytes = plugin::tensor_nbytes(t);
-      scratch_[v].assign((bytes + sizeof(float) - 1) / sizeof(float), 0.0f);
-      values_[v] = scratch_[v].data();
+    } else if (!external[v] && aliases[v] < 0 && first[v] >= 0) {
+      const int64_t bytes = static_cast<int64_t>(plugin::tensor_nbytes(t));
+      const int64_t floats = (bytes + 4 * kAlign - 1) / (4 * kAlign) * kAlign;
+      slots.push_back(Slot{v, std::max<int64_t>(floats, kAlign), 0});
     }
   }
+  // Largest first, each at the lowest offset clear of every placed value live at the same time.
+  std::sort(slots.begin(), slots.end(), [](const Slot& a, const Slot& b) {
+    return a.floats != b.floats ? a.floats > b.floats : a.value < b.value;
+  });
+  int64_t arena_floats = 0;
+  for (size_t i = 0; i < slots.size(); ++i) {
+    std::vector<std::pair<int64_t, int64_t>> busy;  // [offset, end) of live placed values
+    for (size_t j = 0; j < i; ++j) {
+      const size_t a = slots[i].value, b = slots[j].value;
+      if (first[a] <= last[b] && first[b] <= last[a]) {
+        busy.emplace_back(slots[j].offset, slots[j].offset + slots[j].floats);
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t offset = 0;
+    for (const auto& [begin, end] : busy) {
+      if (offset + slots[i].floats <= begin) break;
+      offset = std::max(offset, end);
+    }
+    slots[i].offset = offset;
+    arena_floats = std::max(arena_floats, offset + slots[i].floats);
+  }
+  memory_.assign(static_cast<size_t>(arena_floats + kAlign), 0.0f);
+  float* base = memory_.data();
+  base += (kAlign - (reinterpret_cast<uintptr_t>(base) / sizeof(float)) % kAlign) % kAlign;
+  for (const Slot& slot : slots) values_[slot.value] = base + slot.offset;
+  notes_.push_back("intermediates: " + std::to_string(slots.size()) + " values in a " +
+                   std::to_string(arena_floats * 4 / 1024) + " KiB arena");
 }
 
 void CpuRegion::execute(const void* const* inputs, void* const* outputs) {

@@ -27,8 +27,8 @@ class CpuRegion : public plugin::CompiledRegion {
 
  private:
   std::unique_ptr<tbb::task_arena> arena_;
-  std::vector<float*> values_;               // per value: constant or owned scratch pointer
-  std::vector<std::vector<float>> scratch_;  // intermediates, one buffer each
+  std::vector<float*> values_;  // per value: constant or owned scratch pointer
+  std::vector<float> memory_;   // intermediates, placed by liveness (see the constructor)
   std::vector<Step> steps_;
   std::vector<int32_t> step_node_;  // node index of each step
   std::vector<double> profile_;     // microseconds per node

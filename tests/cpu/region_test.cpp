@@ -1,7 +1,8 @@
-// Tuning hooks of the cpu plugin: describe() through the real plugin host (schedules, knob spaces,
-// heuristic defaults, workload keys), and node configs given at compile time changing the schedule
-// a region runs (read from its notes) while the results still equal the reference runner's; bad
-// configs fall back to the heuristic with a note.
+// Compiled cpu regions seen directly: the tuning hooks (describe() through the real plugin host:
+// schedules, knob spaces, heuristic defaults, workload keys; node configs given at compile time
+// changing the schedule a region runs, read from its notes, while the results still equal the
+// reference runner's; bad configs falling back to the heuristic with a note) and intermediates
+// sharing memory by liveness.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -44,17 +45,16 @@ Graph tuning_graph() {
 }
 
 // Compiles the whole graph as one cpu region with `configs`, runs it, compares with the reference
-// runner and returns the region's notes.
+// runner and returns the region's notes. `g` has one input and one output.
 std::vector<std::string> compile_and_check(const std::vector<plugin::NodeConfig>& configs,
-                                           int32_t threads = 1) {
-  const Graph g = tuning_graph();
+                                           int32_t threads = 1, const Graph& g = tuning_graph()) {
   std::vector<int> nodes(g.nodes.size());
   for (size_t i = 0; i < nodes.size(); ++i) nodes[i] = static_cast<int>(i);
   const detail::RegionDesc desc(g, nodes, detail::value_consumers(g));
   cpu::CpuRegion region(plugin::RegionView(desc.get()), threads, configs);
   const std::map<std::string, Tensor> inputs = test::random_inputs(g, 7);
   const Tensor& x = inputs.at("x");
-  Tensor y(DType::kFloat32, {1, 10});
+  Tensor y(DType::kFloat32, g.value(g.outputs.at(0)).shape);
   const void* in[] = {x.data<float>()};
   void* out[] = {y.data<float>()};
   region.execute(in, out);
@@ -175,6 +175,21 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
   // Depthwise convs and element-wise ops have nothing to tune.
   EXPECT_TRUE(plugin->describe_node(0, desc.get(), 2).schedules.empty());
   EXPECT_TRUE(plugin->describe_node(0, desc.get(), 1).schedules.empty());
+}
+
+TEST(CpuRegionMemory, IntermediatesWithDisjointLifetimesShareMemory) {
+  // x -> relu -> a -> relu -> b -> relu -> c -> relu -> y: a (steps 0-1) and c (steps 2-3) may
+  // share a buffer, b (steps 1-2) overlaps both. 4 KiB each: 8 KiB instead of 12.
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 4, 16, 16})
+                      .node("Relu", {"x"}, {"a"}, {}, "r0")
+                      .node("Relu", {"a"}, {"b"}, {}, "r1")
+                      .node("Relu", {"b"}, {"c"}, {}, "r2")
+                      .node("Relu", {"c"}, {"y"}, {}, "r3")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> notes = compile_and_check({}, 1, g);
+  EXPECT_TRUE(has_note(notes, "intermediates: 3 values in a 8 KiB arena")) << all_notes(notes);
 }
 
 }  // namespace
