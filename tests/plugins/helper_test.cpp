@@ -93,8 +93,9 @@ TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
   EXPECT_EQ(support.supported, 0);
   EXPECT_STREQ(support.reason, "query exploded for n0");
 
-  tsr_compile_options options{sizeof(tsr_compile_options), 0, "fp16", nullptr, nullptr, 0,
-                              nullptr, nullptr};
+  tsr_compile_options options{};
+  options.struct_size = sizeof(tsr_compile_options);
+  options.precision = "fp16";
   tsr_region_handle handle = nullptr;
   EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {text, sizeof(text)}),
             TSR_COMPILE_FAILED);
