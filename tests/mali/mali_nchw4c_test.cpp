@@ -38,6 +38,19 @@ Node node(const char* op, std::vector<ValueId> in, Attributes a = {}) {
   return n;
 }
 
+// The first device the plugin claims under "any", or -1.
+int32_t usable_device(const tsr_plugin* plugin) {
+  std::vector<tsr_device_info> infos(16);
+  int32_t count = 0;
+  char text[512] = "";
+  EXPECT_EQ(plugin->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
+      << text;
+  for (int32_t i = 0; i < count; ++i) {
+    if (infos[i].score > 0) return i;
+  }
+  return -1;
+}
+
 // A requested config for one node, owning what tsr_node_config points to.
 struct Request {
   int32_t node = 0;
@@ -51,17 +64,7 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     plugin_ = load_mali();
     ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-mali.so did not load: " << dlerror();
-    std::vector<tsr_device_info> infos(16);
-    int32_t count = 0;
-    char text[512] = "";
-    ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
-        << text;
-    for (int32_t i = 0; i < count; ++i) {
-      if (infos[i].score > 0) {
-        device_ = i;
-        break;
-      }
-    }
+    device_ = usable_device(plugin_);
     if (device_ < 0) GTEST_SKIP() << "no OpenCL device";
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
     setenv("TESSERA_MALI_LAYOUT", GetParam().c_str(), 1);
@@ -405,15 +408,9 @@ TEST_P(MaliLayoutTest, UnknownScheduleRequestFallsBackToHeuristic) {
 TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {
   const tsr_plugin* plugin = load_mali();
   ASSERT_NE(plugin, nullptr);
-  std::vector<tsr_device_info> infos(16);
-  int32_t count = 0;
-  char text[512] = "";
-  ASSERT_EQ(plugin->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK);
-  int32_t device = -1;
-  for (int32_t i = 0; i < count && device < 0; ++i) {
-    if (infos[i].score > 0) device = i;
-  }
+  const int32_t device = usable_device(plugin);
   if (device < 0) GTEST_SKIP() << "no OpenCL device";
+  char text[512] = "";
   opencl_test::TinyRegion t("relu0", "Relu");
   setenv("TESSERA_MALI_LAYOUT", "nhwc", 1);
   tsr_region_handle handle = nullptr;

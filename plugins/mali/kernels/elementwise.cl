@@ -41,15 +41,19 @@ __kernel void binary_f32(__global const float* a, __global const float* b, __glo
   y[i] = op == 0 ? va + vb : va * vb;
 }
 
-// y = x * scale[c] + shift[c] with c = (i / inner) % channels.
-__kernel void channel_affine_f32(__global const float* x, __global const float* scale,
-                                 __global const float* shift, __global float* y, int n,
-                                 int channels, int inner) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const int c = (i / inner) % channels;
-  y[i] = x[i] * scale[c] + shift[c];
-}
+// y = x * scale[c] + shift[c] with c = (i / inner) % channels. The NCHW4c variant works on
+// float4 (n, channels and inner count float4 and channel blocks); its scale and shift are zero
+// padded so padded lanes stay zero.
+#define TSR_CHANNEL_AFFINE(NAME, T)                                                            \
+  __kernel void NAME(__global const T* x, __global const T* scale, __global const T* shift,   \
+                     __global T* y, int n, int channels, int inner) {                          \
+    const int i = get_global_id(0);                                                            \
+    if (i >= n) return;                                                                        \
+    const int c = (i / inner) % channels;                                                      \
+    y[i] = mad(x[i], scale[c], shift[c]);                                                      \
+  }
+TSR_CHANNEL_AFFINE(channel_affine_f32, float)
+TSR_CHANNEL_AFFINE(channel_affine_4c_f32, float4)
 
 // dst[o * dst_inner + dst_offset + j] = src[o * src_inner + j] for j < src_inner.
 __kernel void copy_block_f32(__global const float* src, __global float* dst, int outer,
@@ -59,15 +63,4 @@ __kernel void copy_block_f32(__global const float* src, __global float* dst, int
   const int o = i / src_inner;
   const int j = i - o * src_inner;
   dst[o * dst_inner + dst_offset + j] = src[i];
-}
-
-// NCHW4c: y4 = x4 * scale4[cb] + shift4[cb] over n float4, cb = (i / plane) % blocks; scale and
-// shift are zero padded so padded lanes stay zero.
-__kernel void channel_affine_4c_f32(__global const float4* x, __global const float4* scale,
-                                    __global const float4* shift, __global float4* y, int n,
-                                    int blocks, int plane) {
-  const int i = get_global_id(0);
-  if (i >= n) return;
-  const int cb = (i / plane) % blocks;
-  y[i] = mad(x[i], scale[cb], shift[cb]);
 }

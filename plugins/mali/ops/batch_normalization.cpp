@@ -16,31 +16,20 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
-  const int64_t channels = x.dims[1];
   int64_t inner = 1;
   for (int32_t d = 2; d < x.rank; ++d) inner *= x.dims[d];
   std::vector<float> a, b;
   opencl::support::fold_batch_norm(node, a, b);
-  if (writes_nchw4c(lw, node)) {
-    const int64_t blocks = (channels + 3) / 4;
-    a.resize(static_cast<size_t>(blocks * 4), 0.0f);
-    b.resize(static_cast<size_t>(blocks * 4), 0.0f);
-    const int64_t n4 = stored_numel(x, Layout::kNchw4c) / 4;
-    const Config config = default_config("eltwise.channel_affine.nchw4c", lw.device(), n4);
-    opencl::Kernel k = lw.kernel(config);
-    k.args()
-        .buffer(lw.buffer(node.input_id(0)))
-        .buffer(lw.upload(a))
-        .buffer(lw.upload(b))
-        .buffer(lw.buffer(node.output_id(0)))
-        .i32(to_i32(n4, node))
-        .i32(to_i32(blocks, node))
-        .i32(to_i32(inner, node));
-    add_1d_step(lw, index, std::move(k), n4, config);
-    return;
+  // NCHW4c: the same kernel shape over float4 (n and channels count float4 and blocks).
+  const bool c4 = writes_nchw4c(lw, node);
+  const int64_t channels = c4 ? (x.dims[1] + 3) / 4 : x.dims[1];
+  if (c4) {
+    a.resize(static_cast<size_t>(channels * 4), 0.0f);
+    b.resize(static_cast<size_t>(channels * 4), 0.0f);
   }
-  const int64_t n = numel_of(x);
-  const Config config = default_config("eltwise.channel_affine", lw.device(), n);
+  const int64_t n = stored_numel(x, c4 ? Layout::kNchw4c : Layout::kNchw) / (c4 ? 4 : 1);
+  const Config config = default_config(
+      c4 ? "eltwise.channel_affine.nchw4c" : "eltwise.channel_affine", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
