@@ -47,7 +47,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
   const bool full = rows == kMR && cols == kNR;
   alignas(64) float edge[kMR * kNR];
   if constexpr (kFirst) {
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
@@ -57,7 +57,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
         for (int64_t j = 0; j < cols; ++j) edge[r * kNR + j] = c[r * ldc + j];
       }
     }
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::LoadU(d, src + v * kLanes);
     }
@@ -65,7 +65,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
   for (int64_t p = 0; p < k; ++p) {
     V b[kVecs];
     for (size_t v = 0; v < kVecs; ++v) b[v] = hn::LoadU(d, bp + v * kLanes);
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       const V a = hn::Set(d, ap[r]);
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
@@ -82,7 +82,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
       for (int64_t j = 0; j < kNR; ++j) tmp[j] = j < cols ? col_bias[j] : 0.0f;
       for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Load(d, tmp + v * kLanes);
     }
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       const V rb = hn::Set(d, row_bias && static_cast<int64_t>(r) < rows ? row_bias[r] : 0.0f);
       for (size_t v = 0; v < kVecs; ++v) {
         acc[r][v] = hn::Min(hn::Max(hn::Add(hn::Add(acc[r][v], rb), cb[v]), vlo), vhi);
@@ -90,7 +90,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
     }
   }
   if (full) {
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) {
         hn::StoreU(acc[r][v], d, c + static_cast<int64_t>(r) * ldc + v * kLanes);
       }
@@ -258,33 +258,82 @@ HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGe
 // Depthwise conv of one channel from a zero-padded copy of the plane, so every output column runs
 // the vector path (the old per-row border columns ran scalar and dominated on 14..112-wide rows).
 // Horizontal stride 1 or 2: stride 2 splits each padded row into its even and odd columns
-// (phases), so every tap is a unit-stride load. NB output vectors at a time keep NB independent
-// FMA chains in flight.
-template <int NB, bool kMax, class D>
+// (phases), so every tap is a unit-stride load. A block is RB output rows by NB vectors: RB * NB
+// independent FMA chains in flight. One row at a time left a single chain of kh * kw dependent
+// FMAs per vector on the 7..28-wide rows of late mobilenet layers, latency-bound at 4-6 GFLOPS.
+// dst[r] is output row oy + r; rows are stored in order, so a whole vector running past the end of
+// row r is overwritten by row r + 1.
+template <int RB, int NB, bool kMax, class D>
 HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t phase_floats,
                                    const float* wk, const ConvGeometry& g, int64_t oy, int64_t xb,
-                                   float bias, float lo, float hi, float* dst) {
+                                   float bias, float lo, float hi, float* const* dst) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  hn::Vec<D> acc[NB];
-  for (int i = 0; i < NB; ++i) acc[i] = hn::Set(d, bias);
+  hn::Vec<D> acc[RB][NB];
+  for (int r = 0; r < RB; ++r) {
+    for (int i = 0; i < NB; ++i) acc[r][i] = hn::Set(d, bias);
+  }
   for (int64_t ky = 0; ky < g.kh; ++ky) {
     const float* row = pad + (oy * g.sh + ky) * pw + xb;
     for (int64_t kx = 0; kx < g.kw; ++kx) {
       const float* src = g.sw == 1 ? row + kx : row + (kx & 1) * phase_floats + (kx >> 1);
       if constexpr (kMax) {
-        for (int i = 0; i < NB; ++i) acc[i] = hn::Max(acc[i], hn::LoadU(d, src + i * lanes));
+        for (int r = 0; r < RB; ++r) {
+          for (int i = 0; i < NB; ++i) {
+            acc[r][i] = hn::Max(acc[r][i], hn::LoadU(d, src + r * g.sh * pw + i * lanes));
+          }
+        }
       } else {
         const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
-        for (int i = 0; i < NB; ++i) {
-          acc[i] = hn::MulAdd(wv, hn::LoadU(d, src + i * lanes), acc[i]);
+        for (int r = 0; r < RB; ++r) {
+          for (int i = 0; i < NB; ++i) {
+            acc[r][i] = hn::MulAdd(wv, hn::LoadU(d, src + r * g.sh * pw + i * lanes), acc[r][i]);
+          }
         }
       }
     }
   }
   const auto vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
-  for (int i = 0; i < NB; ++i) {
-    hn::StoreU(hn::Min(hn::Max(acc[i], vlo), vhi), d, dst + xb + i * lanes);
+  for (int r = 0; r < RB; ++r) {
+    for (int i = 0; i < NB; ++i) {
+      hn::StoreU(hn::Min(hn::Max(acc[r][i], vlo), vhi), d, dst[r] + xb + i * lanes);
+    }
   }
+}
+
+// RB output rows from oy, every column: blocks of up to 8 / RB vectors (8 accumulators at most),
+// right to left, so the vector a row's last block writes past its end into the next row's first
+// columns is overwritten by that row's first block, stored later.
+template <int RB, bool kMax, class D>
+HWY_ATTR void DepthwisePaddedRows(D d, const float* pad, int64_t pw, int64_t phase_floats,
+                                  const float* wk, const ConvGeometry& g, int64_t oy, int64_t owr,
+                                  float bias, float lo, float hi, float* const* dst) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const int64_t vectors = owr / lanes;
+  const int64_t n4 = RB <= 2 ? vectors / 4 : 0;
+  const int64_t n2 = RB <= 4 ? (vectors - 4 * n4) / 2 : 0;
+  const int64_t n1 = vectors - 4 * n4 - 2 * n2;
+  int64_t xb = owr;
+  for (int64_t b = 0; b < n1; ++b) {
+    xb -= lanes;
+    DepthwisePaddedBlock<RB, 1, kMax>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+  }
+  if constexpr (RB <= 4) {
+    for (int64_t b = 0; b < n2; ++b) {
+      xb -= 2 * lanes;
+      DepthwisePaddedBlock<RB, 2, kMax>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    }
+  }
+  if constexpr (RB <= 2) {
+    for (int64_t b = 0; b < n4; ++b) {
+      xb -= 4 * lanes;
+      DepthwisePaddedBlock<RB, 4, kMax>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    }
+  }
+}
+
+// Rows per block for `vectors` vectors per output row: 8 accumulators in all.
+inline int64_t DepthwiseRowBlock(int64_t vectors) {
+  return vectors >= 4 ? 2 : vectors >= 2 ? 4 : 8;
 }
 
 HWY_ATTR int64_t DepthwisePaddedLanes() {
@@ -303,61 +352,88 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
   const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
   const int64_t phase_floats = ph_rows * pw;
   const int64_t phases = g.sw;
-  float* rowbuf = scratch + phases * phase_floats;  // owr floats
-  float* wide = rowbuf + owr;                       // phases * pw floats
+  float* rowbuf = scratch + phases * phase_floats;  // 8 * owr floats (a row block's tail rows)
+  const auto vfill = hn::Set(d, fill);
   for (int64_t r = 0; r < ph_rows; ++r) {
     const int64_t iy = r - g.pt;
-    float* dst = phases == 1 ? scratch + r * pw : wide;
-    const int64_t width = phases * pw;
-    // Padded column X reads input column X - pl. Whole vectors inside the row are copied as
-    // vectors, the (at most two) chunks on its borders element by element: the rows are short
-    // (7..112), so library memcpy/memset calls would cost more than the data.
-    const auto vfill = hn::Set(d, fill);
-    if (iy < 0 || iy >= g.h) {
-      for (int64_t x = 0; x < width; x += lanes) hn::StoreU(vfill, d, dst + x);
-    } else {
-      const float* src = plane + iy * g.w - g.pl;  // src[X] is padded column X when inside
-      for (int64_t x = 0; x < width; x += lanes) {
-        if (x >= g.pl && x + lanes <= g.pl + g.w) {
-          hn::StoreU(hn::LoadU(d, src + x), d, dst + x);
-        } else if (x + lanes <= g.pl || x >= g.pl + g.w) {
-          hn::StoreU(vfill, d, dst + x);
-        } else {
-          for (int64_t i = x; i < x + lanes; ++i) {
-            dst[i] = i >= g.pl && i < g.pl + g.w ? src[i] : fill;
-          }
-        }
+    const bool inside = iy >= 0 && iy < g.h;
+    const float* src = plane + iy * g.w;
+    if (phases == 1) {
+      // Padded column X reads input column X - pl: the input row is copied as whole vectors (the
+      // last one overlapping the one before; rows narrower than a vector element by element) and
+      // only the borders are filled. Per-element border checks had cost as much as the FMAs.
+      float* dst = scratch + r * pw;
+      // Input columns past the padded row (never read by a window) are not copied.
+      const int64_t n = inside ? std::max<int64_t>(0, std::min(g.w, pw - g.pl)) : 0;
+      for (int64_t x = 0; x < g.pl; x += lanes) hn::StoreU(vfill, d, dst + x);
+      float* interior = dst + g.pl;
+      int64_t i = 0;
+      for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, interior + i);
+      if (i < n && n >= lanes) {
+        hn::StoreU(hn::LoadU(d, src + n - lanes), d, interior + n - lanes);
+      } else {
+        for (; i < n; ++i) interior[i] = src[i];
       }
+      // May pass the row by less than a vector: into the next row (written later) or, after the
+      // last row, into rowbuf.
+      for (int64_t x = g.pl + n; x < pw; x += lanes) hn::StoreU(vfill, d, dst + x);
+      continue;
     }
-    if (phases == 2) {
-      float* even = scratch + r * pw;
-      float* odd = even + phase_floats;
-      for (int64_t x = 0; x < pw; x += lanes) {
-        hn::Vec<D> e, o;
-        hn::LoadInterleaved2(d, wide + 2 * x, e, o);
-        hn::StoreU(e, d, even + x);
-        hn::StoreU(o, d, odd + x);
-      }
+    // Stride 2: phase p column j is padded column 2j + p = input column 2j + p - pl. The input
+    // row's even columns ie[k] = in[2k] and odd ones io[k] = in[2k + 1] are de-interleaved
+    // straight into the phase rows: with pl even, ie -> even at pl / 2, io -> odd at pl / 2;
+    // with pl odd, io -> even at (pl + 1) / 2, ie -> odd at (pl - 1) / 2.
+    float* even = scratch + r * pw;
+    float* odd = even + phase_floats;
+    for (int64_t x = 0; x < pw; x += lanes) {
+      hn::StoreU(vfill, d, even + x);
+      hn::StoreU(vfill, d, odd + x);
     }
+    if (!inside) continue;
+    const bool pl_odd = (g.pl & 1) != 0;
+    float* to_e = pl_odd ? odd + (g.pl - 1) / 2 : even + g.pl / 2;
+    float* to_o = pl_odd ? even + (g.pl + 1) / 2 : odd + g.pl / 2;
+    const int64_t room_e = pw - (pl_odd ? (g.pl - 1) / 2 : g.pl / 2);
+    const int64_t room_o = pw - (pl_odd ? (g.pl + 1) / 2 : g.pl / 2);
+    const int64_t ne = std::max<int64_t>(0, std::min((g.w + 1) / 2, room_e));
+    const int64_t no = std::max<int64_t>(0, std::min(g.w / 2, room_o));
+    int64_t k = 0;
+    for (; k + lanes <= ne && k + lanes <= no; k += lanes) {
+      hn::Vec<D> e, o;
+      hn::LoadInterleaved2(d, src + 2 * k, e, o);
+      hn::StoreU(e, d, to_e + k);
+      hn::StoreU(o, d, to_o + k);
+    }
+    for (int64_t j = k; j < ne; ++j) to_e[j] = src[2 * j];
+    for (int64_t j = k; j < no; ++j) to_o[j] = src[2 * j + 1];
   }
-  for (int64_t oy = 0; oy < g.oh; ++oy) {
-    // Whole vectors may run past the row into the next ones (written after this one), but not
-    // past the plane: the next plane belongs to another task.
-    const bool tail_row = oy * g.ow + owr > g.oh * g.ow;
-    float* dst = tail_row ? rowbuf : out + oy * g.ow;
-    int64_t xb = 0;
-    for (; xb + 4 * lanes <= owr; xb += 4 * lanes) {
-      DepthwisePaddedBlock<4, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+  // Whole vectors may run past a row into the next ones (written after it), but not past the
+  // plane: the next plane belongs to another task. Rows whose vectors would are written to
+  // rowbuf (one owr-float slot per row of a block) and copied out.
+  const int64_t rb = DepthwiseRowBlock(owr / lanes);
+  for (int64_t oy = 0; oy < g.oh;) {
+    int64_t rows = rb;
+    while (rows > g.oh - oy) rows /= 2;  // 8, 4, 2 or 1
+    float* dst[8];
+    for (int64_t r = 0; r < rows; ++r) {
+      const bool tail_row = (oy + r) * g.ow + owr > g.oh * g.ow;
+      dst[r] = tail_row ? rowbuf + r * owr : out + (oy + r) * g.ow;
     }
-    for (; xb + 2 * lanes <= owr; xb += 2 * lanes) {
-      DepthwisePaddedBlock<2, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    if (rows == 8) {
+      DepthwisePaddedRows<8, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
+    } else if (rows == 4) {
+      DepthwisePaddedRows<4, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
+    } else if (rows == 2) {
+      DepthwisePaddedRows<2, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
+    } else {
+      DepthwisePaddedRows<1, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
     }
-    for (; xb < owr; xb += lanes) {
-      DepthwisePaddedBlock<1, kMax>(d, scratch, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    for (int64_t r = 0; r < rows; ++r) {
+      if (dst[r] == rowbuf + r * owr) {
+        for (int64_t i = 0; i < g.ow; ++i) out[(oy + r) * g.ow + i] = rowbuf[r * owr + i];
+      }
     }
-    if (tail_row) {
-      for (int64_t i = 0; i < g.ow; ++i) out[oy * g.ow + i] = rowbuf[i];
-    }
+    oy += rows;
   }
 }
 
@@ -411,7 +487,7 @@ int64_t padded_scratch_floats(const ConvGeometry& g) {
   const int64_t lanes = HWY_DYNAMIC_DISPATCH(DepthwisePaddedLanes)();
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
   const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
-  return g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + owr + g.sw * pw;
+  return g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + 8 * owr + g.sw * pw;
 }
 }  // namespace
 
