@@ -307,6 +307,23 @@ TEST_P(MaliLayoutTest, ResidualChainNeedsNoConversionBackWhenChannelsAreBlocks) 
   EXPECT_EQ(k.count("global_avg_pool_4c_f32"), nchw4c() ? 1u : 0u);
 }
 
+// Identity and Dropout keep NCHW4c (no round trip through NCHW around them).
+TEST_P(MaliLayoutTest, AliasesKeepTheLayout) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 6, 5}, 90)},
+                            {random_tensor({8, 3, 3, 3}, 91), true}};
+  Case c(inputs,
+         {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 2
+          node("Identity", {2}),                                      // 3
+          node("Dropout", {3}),                                       // 4
+          node("Sigmoid", {4}),                                       // 5
+          node("GlobalAveragePool", {5}),                             // 6
+          node("Flatten", {6})},                                      // 7
+         13);
+  const std::set<std::string> k = run(c);
+  EXPECT_EQ(k.count("nchw4c_to_nchw_f32"), 0u);
+  EXPECT_EQ(k.count("global_avg_pool_4c_f32"), nchw4c() ? 1u : 0u);
+}
+
 // With 6 channels the pooled value differs between layouts: Flatten gets a conversion; a
 // broadcasting Add runs on NCHW, so its NCHW4c input is converted.
 TEST_P(MaliLayoutTest, ConversionWhereAConsumerNeedsNchw) {

@@ -1,4 +1,5 @@
-// Dropout on the mali plugin: the output shares the input's device buffer (same bytes, new shape).
+// Dropout on the mali plugin: the output shares the input's device buffer (same bytes, same
+// layout: an NCHW4c input stays NCHW4c).
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
@@ -15,5 +16,5 @@ std::string check(const NodeView& node, const opencl::DeviceInfo& device) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("Dropout", check, lower_alias);
+TESSERA_MALI_OP_WITH_LAYOUT("Dropout", check, lower_alias, follow_input0);
 }  // namespace tessera::mali

@@ -1,4 +1,5 @@
-// Identity on the mali plugin: the output shares the input's device buffer (same bytes, new shape).
+// Identity on the mali plugin: the output shares the input's device buffer (same bytes, same
+// layout: an NCHW4c input stays NCHW4c).
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
@@ -9,5 +10,5 @@ std::string check(const NodeView& node, const opencl::DeviceInfo& device) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("Identity", check, lower_alias);
+TESSERA_MALI_OP_WITH_LAYOUT("Identity", check, lower_alias, follow_input0);
 }  // namespace tessera::mali

@@ -1,6 +1,8 @@
 // The op registry of the mali plugin and the helpers op files share.
 #include "ops/op.hpp"
 
+#include <climits>
+
 namespace tessera::mali {
 
 std::string check_float_io(const NodeView& node) {
@@ -40,6 +42,10 @@ LayoutPlan follow_input0(const NodeView& node, const Lowering& lowering) {
 
 LayoutPlan nchw4c_if_rank4(const NodeView& node, const Lowering&) {
   if (node.input(0).rank != 4) return {};
+  // Padding C up to whole blocks grows a buffer up to 4x (C = 1): keep 32-bit kernel indexing.
+  for (const tsr_tensor* t : {&node.input(0), &node.output(0)}) {
+    if (stored_numel(*t, Layout::kNchw4c) > INT_MAX / 2) return {};
+  }
   return {Layout::kNchw4c, {0}};
 }
 

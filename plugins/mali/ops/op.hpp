@@ -76,7 +76,8 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
                       int64_t work_dim0,
                       const std::vector<std::pair<const char*, int32_t>>& overrides = {});
 // Layout rules: the node's output follows input 0's layout (NCHW4c only for rank-4 values; the
-// other inputs are read as NCHW), and "always NCHW4c" for rank-4 inputs.
+// other inputs are read as NCHW), and "always NCHW4c" for rank-4 inputs (unless the padded
+// buffers would be too large for 32-bit indexing).
 LayoutPlan follow_input0(const NodeView& node, const Lowering& lowering);
 LayoutPlan nchw4c_if_rank4(const NodeView& node, const Lowering& lowering);
 // Whether the node's output (a value it writes) is stored as NCHW4c.
