@@ -164,33 +164,45 @@ __kernel void conv2d_direct_4c(__global const float4* x, __global const float4* 
   tsr_store4(y + (nm * out.z + oy) * out.w, acc, ox0, out.w, mb, kp.w, dl.z, act_a, act_b);
 }
 
-// 1x1, stride 1, no padding, group 1: OPW adjacent pixels of the flattened plane.
-// Global range (ceil(H * W / OPW), 1, N * MB).
+// 1x1, stride 1, no padding, group 1: OPW adjacent pixels of the flattened plane times
+// BLOCKS_PER_ITEM output blocks, so each input float4 loaded feeds BLOCKS_PER_ITEM * 16 mads.
+// Weights and bias are zero padded to a whole number of BLOCKS_PER_ITEM groups of blocks.
+// Global range (ceil(H * W / OPW), 1, N * ceil(MB / BLOCKS_PER_ITEM)).
+#ifndef BLOCKS_PER_ITEM
+#define BLOCKS_PER_ITEM 1
+#endif
 __kernel void conv2d_1x1_4c(__global const float4* x, __global const float4* w,
                             __global const float4* bias, __global float4* y, int4 in, int4 out,
                             int4 kp, int4 sp, int4 dl, int4 gp, float act_a, float act_b) {
   const int plane = in.z * in.w;
+  const int groups = (out.y + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM;
   const int p0 = get_global_id(0) * OPW;
-  const int nm = get_global_id(2);
-  if (p0 >= plane || nm >= out.x * out.y) return;
-  const int mb = nm % out.y;
-  const int n = nm / out.y;
-  float4 acc[OPW];
-  for (int j = 0; j < OPW; ++j) acc[j] = bias[mb];
+  const int ng = get_global_id(2);
+  if (p0 >= plane || ng >= out.x * groups) return;
+  const int mb0 = (ng % groups) * BLOCKS_PER_ITEM;
+  const int n = ng / groups;
+  float4 acc[BLOCKS_PER_ITEM][OPW];
+  for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+    for (int j = 0; j < OPW; ++j) acc[b][j] = bias[mb0 + b];
+  }
   __global const float4* xp = x + n * in.y * plane + p0;
-  __global const float4* wp = w + mb * in.y * 4;
-  if (p0 + OPW <= plane) {
-    for (int cb = 0; cb < in.y; ++cb) {
-      for (int j = 0; j < OPW; ++j) acc[j] = tsr_mad4(xp[cb * plane + j], wp + cb * 4, acc[j]);
-    }
-  } else {
-    for (int cb = 0; cb < in.y; ++cb) {
-      for (int j = 0; j < OPW; ++j) {
-        if (p0 + j < plane) acc[j] = tsr_mad4(xp[cb * plane + j], wp + cb * 4, acc[j]);
+  __global const float4* wp = w + mb0 * in.y * 4;
+  const bool whole = p0 + OPW <= plane;
+  for (int cb = 0; cb < in.y; ++cb) {
+    for (int j = 0; j < OPW; ++j) {
+      if (!whole && p0 + j >= plane) break;
+      const float4 v = xp[cb * plane + j];
+      for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+        acc[b][j] = tsr_mad4(v, wp + (b * in.y + cb) * 4, acc[b][j]);
       }
     }
   }
-  tsr_store4(y + nm * plane, acc, p0, plane, mb, kp.w, dl.z, act_a, act_b);
+  for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+    if (mb0 + b < out.y) {
+      tsr_store4(y + (n * out.y + mb0 + b) * plane, acc[b], p0, plane, mb0 + b, kp.w, dl.z,
+                 act_a, act_b);
+    }
+  }
 }
 
 // Depthwise (group == C == M): lane-wise products; weights packed [CB][KH][KW] float4.

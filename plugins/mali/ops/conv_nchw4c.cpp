@@ -43,7 +43,7 @@ Config conv_default_config(const NodeView& node, const opencl::DeviceInfo& devic
   // keep the number of programs a model builds small.
   const int32_t opw = width >= 4 ? 4 : (s == "conv2d.nchw4c.3x3s1" ? 2 : 1);
   return default_config(id, device, (width + opw - 1) / opw,
-                        {{"outputs_per_item", opw}, {"rows_per_item", 1}});
+                        {{"outputs_per_item", opw}, {"rows_per_item", 1}, {"blocks_per_item", 1}});
 }
 
 namespace {
@@ -76,15 +76,17 @@ GroupBlocks group_blocks(int64_t channels, int64_t outputs, int64_t group) {
   return {(outputs + 3) / 4 * 4 + 4, 0, blocks};
 }
 
-std::vector<float> pack_weights(const NodeView& node, const ConvGeometry& g,
-                                const GroupBlocks& gb) {
+// `pad_to`: the number of output blocks is rounded up to a multiple of it (zero blocks).
+std::vector<float> pack_weights(const NodeView& node, const ConvGeometry& g, const GroupBlocks& gb,
+                                int64_t pad_to) {
   const tsr_tensor& wt = node.input(1);
   const float* w = constant_floats(node, 1);
   const int64_t M = wt.dims[0], cpg = wt.dims[1], KH = g.k[0], KW = g.k[1];
   const int64_t C = node.input(0).dims[1];
   const int64_t MB = (M + 3) / 4;
   const int64_t mpg = M / g.group;
-  std::vector<float> packed(static_cast<size_t>(MB * gb.cbw * KH * KW * 16), 0.0f);
+  const int64_t padded_blocks = (MB + pad_to - 1) / pad_to * pad_to;
+  std::vector<float> packed(static_cast<size_t>(padded_blocks * gb.cbw * KH * KW * 16), 0.0f);
   for (int64_t mb = 0; mb < MB; ++mb) {
     const int64_t cb0 = (mb * 4 / gb.gm) * gb.gc;
     for (int64_t j = 0; j < gb.cbw; ++j) {
@@ -137,7 +139,10 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   const int64_t CB = (C + 3) / 4, MB = (M + 3) / 4;
   const bool depthwise = is(config, "conv2d.nchw4c.depthwise");
   const GroupBlocks gb = group_blocks(C, M, g.group);
-  std::vector<float> bias(static_cast<size_t>(MB * 4), 0.0f);
+  // Output blocks per work-item (1x1 only); weights and bias padded to whole groups of them.
+  const int64_t bpi = is(config, "conv2d.nchw4c.1x1") ? config.get("blocks_per_item") : 1;
+  const int64_t item_groups = (MB + bpi - 1) / bpi;
+  std::vector<float> bias(static_cast<size_t>(item_groups * bpi * 4), 0.0f);
   if (node.num_inputs() > 2 && node.has_input(2)) {
     const float* b = constant_floats(node, 2);
     std::copy(b, b + M, bias.begin());
@@ -151,7 +156,7 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   opencl::Kernel kernel = lw.kernel(config);
   kernel.args()
       .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.upload(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb)))
+      .buffer(lw.upload(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
       .buffer(lw.upload(bias))
       .buffer(lw.buffer(act.output))
       .i32x4(to_i32(x.dims[0], node), to_i32(CB, node), to_i32(x.dims[2], node),
@@ -166,10 +171,10 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
       .f32(act.a)
       .f32(act.b);
   const size_t grid_y = flat ? 1 : static_cast<size_t>((y.dims[2] + rows - 1) / rows);
-  lw.add_step(
-      index, std::move(kernel),
-      {static_cast<size_t>((width + opw - 1) / opw), grid_y, static_cast<size_t>(y.dims[0] * MB)},
-      {static_cast<size_t>(config.get("wg_x")), 1, 1}, config);
+  lw.add_step(index, std::move(kernel),
+              {static_cast<size_t>((width + opw - 1) / opw), grid_y,
+               static_cast<size_t>(y.dims[0] * item_groups)},
+              {static_cast<size_t>(config.get("wg_x")), 1, 1}, config);
 }
 
 }  // namespace tessera::mali
