@@ -310,7 +310,7 @@ HWY_ATTR void DepthwisePaddedRows(D d, const float* pad, int64_t pw, int64_t pha
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t vectors = owr / lanes;
   const int64_t n4 = RB <= 2 ? vectors / 4 : 0;
-  const int64_t n2 = RB <= 4 ? (vectors - 4 * n4) / 2 : 0;
+  const int64_t n2 = RB <= 4 ? (vectors - 4 * n4) / 2 : 0;  // RB 3: 6 accumulators
   const int64_t n1 = vectors - 4 * n4 - 2 * n2;
   int64_t xb = owr;
   for (int64_t b = 0; b < n1; ++b) {
@@ -347,93 +347,114 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
   const float fill = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
-  const int64_t ph_rows = (g.oh - 1) * g.sh + g.kh;
   // Per phase row; covers xb + (kw - 1) / sw + lanes, rounded to whole vectors.
   const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
-  const int64_t phase_floats = ph_rows * pw;
   const int64_t phases = g.sw;
+  const int64_t rb = DepthwiseRowBlock(owr / lanes);
+  // The plane runs in strips of output rows whose padded input rows fit in ~16 KiB, so they are
+  // still in L1 when the FMAs read them (a whole 112-wide stride-2 plane padded was ~58 KiB, and
+  // ran 3x slower than ONNX Runtime). Strips are whole row blocks; overlapping input rows
+  // (kh - sh per strip) are padded twice.
+  int64_t strip = rb;
+  while (strip < g.oh && ((2 * strip - 1) * g.sh + g.kh) * pw * phases <= 4096) strip *= 2;
+  const int64_t phase_floats = ((std::min(strip, g.oh) - 1) * g.sh + g.kh) * pw;
   float* rowbuf = scratch + phases * phase_floats;  // 8 * owr floats (a row block's tail rows)
   const auto vfill = hn::Set(d, fill);
-  for (int64_t r = 0; r < ph_rows; ++r) {
-    const int64_t iy = r - g.pt;
-    const bool inside = iy >= 0 && iy < g.h;
-    const float* src = plane + iy * g.w;
-    if (phases == 1) {
-      // Padded column X reads input column X - pl: the input row is copied as whole vectors (the
-      // last one overlapping the one before; rows narrower than a vector element by element) and
-      // only the borders are filled. Per-element border checks had cost as much as the FMAs.
-      float* dst = scratch + r * pw;
-      // Input columns past the padded row (never read by a window) are not copied.
-      const int64_t n = inside ? std::max<int64_t>(0, std::min(g.w, pw - g.pl)) : 0;
-      for (int64_t x = 0; x < g.pl; x += lanes) hn::StoreU(vfill, d, dst + x);
-      float* interior = dst + g.pl;
-      int64_t i = 0;
-      for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, interior + i);
-      if (i < n && n >= lanes) {
-        hn::StoreU(hn::LoadU(d, src + n - lanes), d, interior + n - lanes);
-      } else {
-        for (; i < n; ++i) interior[i] = src[i];
+  for (int64_t oy0 = 0; oy0 < g.oh; oy0 += strip) {
+    const int64_t oy1 = std::min(g.oh, oy0 + strip);
+    const int64_t r0 = oy0 * g.sh, r1 = (oy1 - 1) * g.sh + g.kh;
+    for (int64_t r = r0; r < r1; ++r) {
+      const int64_t iy = r - g.pt;
+      const bool inside = iy >= 0 && iy < g.h;
+      const float* src = plane + iy * g.w;
+      if (phases == 1) {
+        // Padded column X reads input column X - pl: the input row is copied as whole vectors (the
+        // last one overlapping the one before) and only the borders are filled. Per-element border
+        // checks had cost as much as the FMAs.
+        float* dst = scratch + (r - r0) * pw;
+        // Input columns past the padded row (never read by a window) are not copied.
+        const int64_t n = inside ? std::max<int64_t>(0, std::min(g.w, pw - g.pl)) : 0;
+        for (int64_t x = 0; x < g.pl; x += lanes) hn::StoreU(vfill, d, dst + x);
+        float* interior = dst + g.pl;
+        int64_t i = 0;
+        for (; i + lanes <= n; i += lanes) hn::StoreU(hn::LoadU(d, src + i), d, interior + i);
+        if (i < n && n >= lanes) {
+          hn::StoreU(hn::LoadU(d, src + n - lanes), d, interior + n - lanes);
+        } else if (i < n && iy * g.w + lanes <= g.h * g.w) {
+          // A row narrower than a vector (7 or 14 wide): one vector that reads on into the next
+          // input row (still inside this plane); the fill below overwrites what lands past n.
+          hn::StoreU(hn::LoadU(d, src), d, interior);
+        } else {
+          for (; i < n; ++i) interior[i] = src[i];
+        }
+        // May pass the row by less than a vector: into the next row (written later) or, after the
+        // last row, into rowbuf.
+        for (int64_t x = g.pl + n; x < pw; x += lanes) hn::StoreU(vfill, d, dst + x);
+        continue;
       }
-      // May pass the row by less than a vector: into the next row (written later) or, after the
-      // last row, into rowbuf.
-      for (int64_t x = g.pl + n; x < pw; x += lanes) hn::StoreU(vfill, d, dst + x);
-      continue;
-    }
-    // Stride 2: phase p column j is padded column 2j + p = input column 2j + p - pl. The input
-    // row's even columns ie[k] = in[2k] and odd ones io[k] = in[2k + 1] are de-interleaved
-    // straight into the phase rows: with pl even, ie -> even at pl / 2, io -> odd at pl / 2;
-    // with pl odd, io -> even at (pl + 1) / 2, ie -> odd at (pl - 1) / 2.
-    float* even = scratch + r * pw;
-    float* odd = even + phase_floats;
-    for (int64_t x = 0; x < pw; x += lanes) {
-      hn::StoreU(vfill, d, even + x);
-      hn::StoreU(vfill, d, odd + x);
-    }
-    if (!inside) continue;
-    const bool pl_odd = (g.pl & 1) != 0;
-    float* to_e = pl_odd ? odd + (g.pl - 1) / 2 : even + g.pl / 2;
-    float* to_o = pl_odd ? even + (g.pl + 1) / 2 : odd + g.pl / 2;
-    const int64_t room_e = pw - (pl_odd ? (g.pl - 1) / 2 : g.pl / 2);
-    const int64_t room_o = pw - (pl_odd ? (g.pl + 1) / 2 : g.pl / 2);
-    const int64_t ne = std::max<int64_t>(0, std::min((g.w + 1) / 2, room_e));
-    const int64_t no = std::max<int64_t>(0, std::min(g.w / 2, room_o));
-    int64_t k = 0;
-    for (; k + lanes <= ne && k + lanes <= no; k += lanes) {
-      hn::Vec<D> e, o;
-      hn::LoadInterleaved2(d, src + 2 * k, e, o);
-      hn::StoreU(e, d, to_e + k);
-      hn::StoreU(o, d, to_o + k);
-    }
-    for (int64_t j = k; j < ne; ++j) to_e[j] = src[2 * j];
-    for (int64_t j = k; j < no; ++j) to_o[j] = src[2 * j + 1];
-  }
-  // Whole vectors may run past a row into the next ones (written after it), but not past the
-  // plane: the next plane belongs to another task. Rows whose vectors would are written to
-  // rowbuf (one owr-float slot per row of a block) and copied out.
-  const int64_t rb = DepthwiseRowBlock(owr / lanes);
-  for (int64_t oy = 0; oy < g.oh;) {
-    int64_t rows = rb;
-    while (rows > g.oh - oy) rows /= 2;  // 8, 4, 2 or 1
-    float* dst[8];
-    for (int64_t r = 0; r < rows; ++r) {
-      const bool tail_row = (oy + r) * g.ow + owr > g.oh * g.ow;
-      dst[r] = tail_row ? rowbuf + r * owr : out + (oy + r) * g.ow;
-    }
-    if (rows == 8) {
-      DepthwisePaddedRows<8, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
-    } else if (rows == 4) {
-      DepthwisePaddedRows<4, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
-    } else if (rows == 2) {
-      DepthwisePaddedRows<2, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
-    } else {
-      DepthwisePaddedRows<1, kMax>(d, scratch, pw, phase_floats, wk, g, oy, owr, bias, lo, hi, dst);
-    }
-    for (int64_t r = 0; r < rows; ++r) {
-      if (dst[r] == rowbuf + r * owr) {
-        for (int64_t i = 0; i < g.ow; ++i) out[(oy + r) * g.ow + i] = rowbuf[r * owr + i];
+      // Stride 2: phase p column j is padded column 2j + p = input column 2j + p - pl. The input
+      // row's even columns ie[k] = in[2k] and odd ones io[k] = in[2k + 1] are de-interleaved
+      // straight into the phase rows: with pl even, ie -> even at pl / 2, io -> odd at pl / 2;
+      // with pl odd, io -> even at (pl + 1) / 2, ie -> odd at (pl - 1) / 2.
+      float* even = scratch + (r - r0) * pw;
+      float* odd = even + phase_floats;
+      for (int64_t x = 0; x < pw; x += lanes) {
+        hn::StoreU(vfill, d, even + x);
+        hn::StoreU(vfill, d, odd + x);
       }
+      if (!inside) continue;
+      const bool pl_odd = (g.pl & 1) != 0;
+      float* to_e = pl_odd ? odd + (g.pl - 1) / 2 : even + g.pl / 2;
+      float* to_o = pl_odd ? even + (g.pl + 1) / 2 : odd + g.pl / 2;
+      const int64_t room_e = pw - (pl_odd ? (g.pl - 1) / 2 : g.pl / 2);
+      const int64_t room_o = pw - (pl_odd ? (g.pl + 1) / 2 : g.pl / 2);
+      const int64_t ne = std::max<int64_t>(0, std::min((g.w + 1) / 2, room_e));
+      const int64_t no = std::max<int64_t>(0, std::min(g.w / 2, room_o));
+      int64_t k = 0;
+      for (; k + lanes <= ne && k + lanes <= no; k += lanes) {
+        hn::Vec<D> e, o;
+        hn::LoadInterleaved2(d, src + 2 * k, e, o);
+        hn::StoreU(e, d, to_e + k);
+        hn::StoreU(o, d, to_o + k);
+      }
+      for (int64_t j = k; j < ne; ++j) to_e[j] = src[2 * j];
+      for (int64_t j = k; j < no; ++j) to_o[j] = src[2 * j + 1];
     }
-    oy += rows;
+    // Whole vectors may run past a row into the next ones (written after it), but not past the
+    // plane: the next plane belongs to another task. Rows whose vectors would are written to
+    // rowbuf (one owr-float slot per row of a block) and copied out.
+    for (int64_t oy = oy0; oy < oy1;) {
+      const int64_t rows = std::min(rb, oy1 - oy);
+      float* dst[8];
+      for (int64_t r = 0; r < rows; ++r) {
+        const bool tail_row = (oy + r) * g.ow + owr > g.oh * g.ow;
+        dst[r] = tail_row ? rowbuf + r * owr : out + (oy + r) * g.ow;
+      }
+      const int64_t y = oy - oy0;  // row within the strip's padded rows
+      switch (rows) {
+#define TESSERA_DW_ROWS(R)                                                                        \
+  case R:                                                                                         \
+    DepthwisePaddedRows<R, kMax>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi, dst); \
+    break;
+        TESSERA_DW_ROWS(8)
+        TESSERA_DW_ROWS(7)
+        TESSERA_DW_ROWS(6)
+        TESSERA_DW_ROWS(5)
+        TESSERA_DW_ROWS(4)
+        TESSERA_DW_ROWS(3)
+        TESSERA_DW_ROWS(2)
+#undef TESSERA_DW_ROWS
+        default:
+          DepthwisePaddedRows<1, kMax>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi,
+                                       dst);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        if (dst[r] == rowbuf + r * owr) {
+          for (int64_t i = 0; i < g.ow; ++i) out[(oy + r) * g.ow + i] = rowbuf[r * owr + i];
+        }
+      }
+      oy += rows;
+    }
   }
 }
 
