@@ -109,14 +109,14 @@ std::shared_ptr<opencl::Buffer> Lowering::buffer_in(int32_t id, Layout want, int
   if (want == layout(id) || same_bytes_in_nchw4c(t)) return buffer_ptr(id);
   auto found = converted_.find(id);
   if (found != converted_.end()) return found->second;
-  const std::shared_ptr<opencl::Buffer> source = buffer_ptr(id);
-  const int64_t out_numel = stored_numel(t, want);
-  auto out = std::make_shared<opencl::Buffer>(*context_, static_cast<size_t>(out_numel) * 4);
-  const int64_t hw = t.dims[2] * t.dims[3];
   if (stored_numel(t, Layout::kNchw4c) > INT_MAX) {
     throw Error(std::string("mali: value '") + (t.name ? t.name : "?") +
                 "' is too large for 32-bit kernel indexing");
   }
+  const std::shared_ptr<opencl::Buffer> source = buffer_ptr(id);
+  const int64_t out_numel = stored_numel(t, want);
+  auto out = std::make_shared<opencl::Buffer>(*context_, static_cast<size_t>(out_numel) * 4);
+  const int64_t hw = t.dims[2] * t.dims[3];
   Config config;
   config.schedule = &schedule(want == Layout::kNchw4c ? "layout.to_nchw4c" : "layout.to_nchw");
   config.values = {default_wg_x(*config.schedule, device(), out_numel)};
