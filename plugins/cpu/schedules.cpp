@@ -6,13 +6,58 @@
 
 namespace tessera::cpu {
 
+namespace {
+// The micro-tile's rows and columns offered on the running SIMD target (AVX-512: 6/8/12 x 16/32;
+// elsewhere kMR x kNR only); every combination is compiled.
+std::vector<int64_t> tile_values(bool rows) {
+  std::vector<int64_t> out;
+  for (const GemmTile& t : gemm_tiles()) {
+    const int64_t v = rows ? t.mr : t.nr;
+    if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void add_tile(Config* c, const GemmTile& t) {
+  c->values.push_back(t.mr);
+  c->values.push_back(t.nr);
+}
+}  // namespace
+
+GemmTile default_tile(int64_t m, int64_t n) {
+  // Fewest padded elements of C, ties to the target's preferred tile, then to more accumulators.
+  // On AVX-512 the preferred 8x32 (16 accumulators, 10 loads per 16 FMAs) keeps both FMA ports of
+  // an Intel server core busy, where 6x16 (6 chains of latency 4, 7 loads per 6 FMAs, ~15 uops
+  // per 6 FMAs on a 4-wide front end) caps near half of peak; on Zen 4 (one 512-bit FMA port) it
+  // measured as fast or faster than 6x16 except where its wider panels pad more columns (196, 169
+  // pixels), which the padded-area rule catches.
+  std::vector<GemmTile> order = gemm_tiles();
+  const GemmTile preferred = default_gemm_tile();
+  std::stable_sort(order.begin(), order.end(), [&](const GemmTile& x, const GemmTile& y) {
+    const bool px = x.mr == preferred.mr && x.nr == preferred.nr;
+    const bool py = y.mr == preferred.mr && y.nr == preferred.nr;
+    return px != py ? px : x.mr * x.nr > y.mr * y.nr;
+  });
+  auto padded = [](int64_t x, int64_t t) { return (std::max<int64_t>(1, x) + t - 1) / t * t; };
+  GemmTile best = order.front();
+  for (const GemmTile& t : order) {
+    if (padded(m, t.mr) * padded(n, t.nr) < padded(m, best.mr) * padded(n, best.nr)) best = t;
+  }
+  return best;
+}
+
 const std::vector<Schedule>& all_schedules() {
-  // The micro-tile (kMR x kNR) is fixed at build time in v1; the knobs block the parallel tasks.
+  // mc/nc/kc block the parallel tasks; tile_rows x tile_cols is the register tile (packing of A,
+  // at compile time for conv weights, and of B follows it).
   static const std::vector<Schedule> schedules = {
       {"gemm.packed",
-       "packed SGEMM, FMA register tile sized per SIMD target, full-K panels (weights packed at "
-       "compile time)",
-       {{"mc", {6, 12, 24, 48, 96}}, {"nc", {16, 32, 64, 128, 256, 512}}}},
+       "packed SGEMM, FMA register tile of tile_rows x tile_cols, full-K panels (weights packed "
+       "at compile time)",
+       {{"mc", {6, 12, 24, 48, 96}},
+        {"nc", {16, 32, 64, 128, 256, 512}},
+        {"tile_rows", tile_values(true)},
+        {"tile_cols", tile_values(false)}}},
       {"conv2d.nchw.im2col_gemm",
        "gemm.packed with B packed panel by panel (im2col, or a strided copy for 1x1) inside "
        "each task, never materialised; K in chunks of kc (0 = all of K) so a B chunk stays in L1",
@@ -20,7 +65,9 @@ const std::vector<Schedule>& all_schedules() {
         {"nc", {16, 32, 64, 128, 256, 512}},
         {"kc", {0, 128, 256, 512, 1024}},
         {"b_whole", {0, 1}},
-        {"b_direct", {0, 1}}}},
+        {"b_direct", {0, 1}},
+        {"tile_rows", tile_values(true)},
+        {"tile_cols", tile_values(false)}}},
       {"conv2d.nchw.depthwise_direct",
        "depthwise direct, one task per channel, stride-1/2 specialised rows",
        {}},
@@ -66,13 +113,16 @@ Config default_gemm_config(int64_t m, int64_t n, int64_t threads) {
       mc = mc == 12 ? 6 : mc / 2;
     }
   }
-  return Config{&s, {mc, nc}};
+  Config out{&s, {mc, nc}};
+  add_tile(&out, default_tile(m, n));
+  return out;
 }
 
 Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   const Schedule& s = schedule("conv2d.nchw.im2col_gemm");
   const int64_t want_tasks = std::max<int64_t>(1, threads) * 4;
-  const int64_t col_panels = (n + kNR - 1) / kNR;
+  const GemmTile tile = default_tile(m, n);
+  const int64_t col_panels = (n + tile.nr - 1) / tile.nr;
   // K chunks (kc) measured slower than full-K panels on Zen 4 for every resnet shape (the C
   // reloads cost more than the L1 reuse gains); kept as a knob for cores with smaller L2.
   (void)k;
@@ -80,11 +130,13 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   int64_t mc = 768, nc = 512;
   auto tasks = [&] { return ((m + mc - 1) / mc) * ((n + nc - 1) / nc); };
   // Weights larger than the pixels (late layers): pack B whole once, split tasks by rows of A.
-  if (m > col_panels * kNR) {
+  if (m > col_panels * tile.nr) {
     nc = 512;
     while (nc / 2 >= n && nc > 16) nc /= 2;
     while (tasks() < want_tasks && mc > 6) mc = mc == 12 ? 6 : mc / 2;
-    return Config{&s, {mc, nc, kc, 1, 0}};
+    Config out{&s, {mc, nc, kc, 1, 0}};
+    add_tile(&out, tile);
+    return out;
   }
   // Else every B panel is packed by the task that uses it, so a task should span all of M (each
   // panel packed once) unless that leaves too few tasks: then split M, re-packing some panels.
@@ -93,7 +145,9 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   while (tasks() < want_tasks && mc > 6 && col_panels < want_tasks) mc = mc == 12 ? 6 : mc / 2;
   // b_direct only matters for 1x1 stride-1 convs (B is the input itself): reading it in place
   // measured faster than packing for every such zoo shape (K 24 to 576).
-  return Config{&s, {mc, nc, kc, 0, 1}};
+  Config out{&s, {mc, nc, kc, 0, 1}};
+  add_tile(&out, tile);
+  return out;
 }
 
 plugin::Schedule describe_schedule(const Config& heuristic) {
@@ -148,12 +202,17 @@ Config apply_node_config(const plugin::NodeConfig* requested, const Config& heur
   return out;
 }
 
+int64_t tile_rows(const Config& config) {
+  return config.get("tile_rows");
+}
+
 GemmBlocking gemm_blocking(const Config& config) {
   GemmBlocking b{config.get("mc"), config.get("nc")};
   for (const Knob& knob : config.schedule->knobs) {
     if (std::string(knob.name) == "kc") b.kc = config.get("kc");
     if (std::string(knob.name) == "b_whole") b.b_whole = config.get("b_whole") != 0;
     if (std::string(knob.name) == "b_direct") b.b_direct = config.get("b_direct") != 0;
+    if (std::string(knob.name) == "tile_cols") b.nr = config.get("tile_cols");
   }
   return b;
 }

@@ -34,13 +34,17 @@ const std::vector<Schedule>& all_schedules();
 // Throws std::invalid_argument naming the id when unknown.
 const Schedule& schedule(const std::string& id);
 
+// Heuristic register tile for C of m x n: among the target's tiles, the one padding C least.
+GemmTile default_tile(int64_t m, int64_t n);
 // Heuristic GEMM blocking for C of m x n on `threads` threads: tasks wide enough to stream B
 // panels from cache, and at least ~4 tasks per thread so TBB can balance.
 Config default_gemm_config(int64_t m, int64_t n, int64_t threads);
 // Heuristic for conv2d.nchw.im2col_gemm: C is m (output channels per group) x n (output pixels),
 // K = k.
 Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads);
+// The blocking, with nr = tile_cols; the A operand is packed with tile_rows(config) rows.
 GemmBlocking gemm_blocking(const Config& config);
+int64_t tile_rows(const Config& config);
 
 // The schedule and knob space core's tuner sees for a node whose heuristic chose `heuristic`: the
 // knobs' candidates, with the heuristic's values as defaults.

@@ -42,6 +42,31 @@ void expect_close(const float* got, const Tensor& want) {
   }
 }
 
+// Every compiled micro-tile (any target runs any of them; AVX-512 offers them all to the tuner).
+const std::vector<GemmTile> kAllTiles = {{6, 16}, {8, 16}, {12, 16}, {6, 32}, {8, 32}, {12, 32}};
+
+std::string tile_name(const GemmTile& t) {
+  return "tile " + std::to_string(t.mr) + "x" + std::to_string(t.nr);
+}
+
+TEST(CpuKernels, EveryOfferedTileIsCompiled) {
+  for (const GemmTile& t : gemm_tiles()) EXPECT_TRUE(gemm_tile_compiled(t.mr, t.nr));
+  for (const GemmTile& t : kAllTiles) EXPECT_TRUE(gemm_tile_compiled(t.mr, t.nr));
+  EXPECT_FALSE(gemm_tile_compiled(7, 16));
+  EXPECT_FALSE(gemm_tile_compiled(6, 24));
+  const GemmTile d = default_gemm_tile();
+  EXPECT_TRUE(gemm_tile_compiled(d.mr, d.nr));
+}
+
+TEST(CpuKernels, UncompiledTileIsRefused) {
+  const float a[4] = {1, 2, 3, 4};
+  PackedMatrix pa, pb;
+  pack_a(a, 2, 2, 2, 1, &pa, 7);
+  pack_b(a, 2, 2, 2, 1, &pb, 16);
+  float c[4];
+  EXPECT_THROW(sgemm_packed(pa, pb, c, 2, Epilogue{}, GemmBlocking{}), std::invalid_argument);
+}
+
 TEST(CpuKernels, SimdFeaturesAreReported) {
   EXPECT_FALSE(simd_features().empty());
   EXPECT_NE(simd_best_target(), "none");
@@ -66,26 +91,30 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
   for (int64_t i = 0; i < want.numel(); ++i) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.5f), 2.0f);
   }
-  PackedMatrix pa, pb;
-  if (c.trans_a) {
-    pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa);
-  } else {
-    pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa);
-  }
-  if (c.trans_b) {
-    pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb);
-  } else {
-    pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb);
-  }
-  std::vector<float> got(static_cast<size_t>(c.m * c.n), -7.0f);
-  Epilogue e;
-  e.col_bias = bias.data<float>();
-  e.lo = -0.5f;
-  e.hi = 2.0f;
-  for (GemmBlocking blocking : {GemmBlocking{6, 16}, GemmBlocking{96, 512}, GemmBlocking{12, 48}}) {
-    std::fill(got.begin(), got.end(), -7.0f);
-    sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
-    expect_close(got.data(), want);
+  for (const GemmTile& tile : kAllTiles) {
+    SCOPED_TRACE(tile_name(tile));
+    PackedMatrix pa, pb;
+    if (c.trans_a) {
+      pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa, tile.mr);
+    } else {
+      pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa, tile.mr);
+    }
+    if (c.trans_b) {
+      pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb, tile.nr);
+    } else {
+      pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb, tile.nr);
+    }
+    std::vector<float> got(static_cast<size_t>(c.m * c.n), -7.0f);
+    Epilogue e;
+    e.col_bias = bias.data<float>();
+    e.lo = -0.5f;
+    e.hi = 2.0f;
+    for (GemmBlocking blocking :
+         {GemmBlocking{6, 16}, GemmBlocking{96, 512}, GemmBlocking{12, 48}}) {
+      std::fill(got.begin(), got.end(), -7.0f);
+      sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
+      expect_close(got.data(), want);
+    }
   }
 }
 
@@ -93,7 +122,9 @@ INSTANTIATE_TEST_SUITE_P(
     OddSizes, CpuGemm,
     ::testing::Values(GemmCase{1, 1, 1, false, false}, GemmCase{7, 17, 5, false, false},
                       GemmCase{6, 16, 64, false, true}, GemmCase{13, 33, 29, true, false},
-                      GemmCase{25, 100, 300, true, true}, GemmCase{64, 48, 1, false, false}));
+                      GemmCase{25, 100, 300, true, true}, GemmCase{64, 48, 1, false, false},
+                      // Multiples of every tile (no edge tiles) and just past them.
+                      GemmCase{24, 96, 40, false, false}, GemmCase{25, 97, 40, false, true}));
 
 TEST(CpuKernels, RowBiasEpilogue) {
   const int64_t m = 11, n = 19, k = 7;
@@ -182,34 +213,37 @@ TEST_P(CpuConv, PanelGemmMatchesReferenceEveryBlocking) {
   const int64_t cpg = c.c / c.group, opg = c.oc / c.group, kk = cpg * c.k * c.k;
   const int64_t cols = g.oh * g.ow;
   const bool one_by_one = c.k == 1 && c.stride == 1 && c.pad == 0;
-  for (const GemmBlocking blocking :
-       {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
-        GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
-        GemmBlocking{6, 48, 16, false, false}}) {
-    std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
-    for (int64_t grp = 0; grp < c.group; ++grp) {
-      PackedMatrix pa;
-      pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa);
-      const float* xp = x.data<float>();
-      PanelPacker pack = [&](int64_t j0, float* panel) {
-        if (one_by_one) {
-          copy_panel(xp + grp * cpg * cols, kk, cols, cols, j0, panel);
-        } else {
-          im2col_panel(xp, g, grp * cpg, cpg, j0, panel);
-        }
-      };
-      Epilogue e;
-      e.row_bias = b.data<float>() + grp * opg;
-      e.lo = -0.5f;
-      e.hi = 0.7f;
-      // 1x1: B is the input itself, read in place unless b_direct is off.
-      sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
-                   one_by_one ? xp + grp * cpg * cols : nullptr, cols);
+  for (const GemmTile& tile : kAllTiles) {
+    for (GemmBlocking blocking : {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
+                                  GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
+                                  GemmBlocking{6, 48, 16, false, false}}) {
+      blocking.nr = tile.nr;
+      std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
+      for (int64_t grp = 0; grp < c.group; ++grp) {
+        PackedMatrix pa;
+        pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa, tile.mr);
+        const float* xp = x.data<float>();
+        PanelPacker pack = [&](int64_t j0, float* panel) {
+          if (one_by_one) {
+            copy_panel(xp + grp * cpg * cols, kk, cols, cols, j0, panel, tile.nr);
+          } else {
+            im2col_panel(xp, g, grp * cpg, cpg, j0, panel, tile.nr);
+          }
+        };
+        Epilogue e;
+        e.row_bias = b.data<float>() + grp * opg;
+        e.lo = -0.5f;
+        e.hi = 0.7f;
+        // 1x1: B is the input itself, read in place unless b_direct is off.
+        sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
+                     one_by_one ? xp + grp * cpg * cols : nullptr, cols);
+      }
+      SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
+                   " nc=" + std::to_string(blocking.nc) + " kc=" + std::to_string(blocking.kc) +
+                   " whole=" + std::to_string(blocking.b_whole) +
+                   " direct=" + std::to_string(blocking.b_direct));
+      expect_close(got.data(), want);
     }
-    SCOPED_TRACE("mc=" + std::to_string(blocking.mc) + " nc=" + std::to_string(blocking.nc) +
-                 " kc=" + std::to_string(blocking.kc) + " whole=" +
-                 std::to_string(blocking.b_whole) + " direct=" + std::to_string(blocking.b_direct));
-    expect_close(got.data(), want);
   }
 }
 
@@ -222,7 +256,30 @@ INSTANTIATE_TEST_SUITE_P(
                       // 1x1 with several full panels (read in place) and a partial one; 2 groups.
                       ConvCase{13, 7, 9, 11, 1, 1, 0, 1}, ConvCase{6, 8, 9, 10, 1, 1, 0, 2},
                       // Stride 2 with asymmetric window edges, 7x7.
-                      ConvCase{3, 23, 21, 10, 7, 2, 3, 1}));
+                      ConvCase{3, 23, 21, 10, 7, 2, 3, 1},
+                      // 17-wide rows, pad 1: a 16-float run after one padding column in a
+                      // 32-wide panel.
+                      ConvCase{4, 6, 17, 8, 3, 1, 1, 1},
+                      // Stride-2 stems with rows wider than a 32-column panel (vector gather).
+                      ConvCase{3, 30, 75, 10, 7, 2, 3, 1}, ConvCase{3, 33, 67, 16, 3, 2, 1, 1}));
+
+// The stride-2 de-interleave reads no further than avail floats (here exactly 2 len - 1, the last
+// element it needs) and matches the scalar gather for every length around the vector widths.
+TEST(CpuKernels, GatherStride2MatchesScalar) {
+  for (int64_t len = 1; len <= 40; ++len) {
+    for (const int64_t extra : {int64_t{0}, int64_t{1}, int64_t{33}}) {
+      std::vector<float> src(static_cast<size_t>(2 * len - 1 + extra));
+      for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<float>(i) * 0.5f - 3.0f;
+      std::vector<float> dst(static_cast<size_t>(len) + 1, -1.0f);
+      gather_stride2(src.data(), len, static_cast<int64_t>(src.size()), dst.data());
+      for (int64_t t = 0; t < len; ++t) {
+        ASSERT_EQ(dst[static_cast<size_t>(t)], src[static_cast<size_t>(2 * t)])
+            << "len " << len << " t " << t;
+      }
+      EXPECT_EQ(dst[static_cast<size_t>(len)], -1.0f);
+    }
+  }
+}
 
 // MaxPool through the padded-plane SIMD kernel: pads, stride 1 and 2, ceil_mode (windows past the
 // bottom/right edge), rows narrower and wider than a vector, fused clamp.
@@ -329,9 +386,6 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
   const int64_t m = 13, n = 37, k = 21;
   const Tensor a = random_tensor({m, k}, 23), bm = random_tensor({k, n}, 24);
   const Tensor want_mm = reference("MatMul", {}, {&a, &bm}, {m, n});
-  PackedMatrix pa, pb;
-  pack_a(a.data<float>(), m, k, k, 1, &pa);
-  pack_b(bm.data<float>(), k, n, n, 1, &pb);
   for (int64_t target : targets) {
     SCOPED_TRACE(hwy::TargetName(target));
     hwy::SetSupportedTargetsForTest(target);
@@ -340,9 +394,26 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
     std::vector<float> got(static_cast<size_t>(want_dw.numel()));
     depthwise_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, -1e30f, 1e30f, got.data());
     expect_close(got.data(), want_dw);
-    std::vector<float> c(static_cast<size_t>(m * n));
-    sgemm_packed(pa, pb, c.data(), n, Epilogue{}, GemmBlocking{});
-    expect_close(c.data(), want_mm);
+    for (const GemmTile& tile : kAllTiles) {
+      SCOPED_TRACE(tile_name(tile));
+      PackedMatrix pa, pb;
+      pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
+      pack_b(bm.data<float>(), k, n, n, 1, &pb, tile.nr);
+      std::vector<float> c(static_cast<size_t>(m * n));
+      sgemm_packed(pa, pb, c.data(), n, Epilogue{}, GemmBlocking{});
+      expect_close(c.data(), want_mm);
+      // The panel path with K chunks (first/last partial-sum variants of the tile).
+      std::fill(c.begin(), c.end(), 0.0f);
+      GemmBlocking chunked{12, 32, 8, false, false};
+      chunked.nr = tile.nr;
+      sgemm_panels(
+          pa, n,
+          [&](int64_t j0, float* panel) {
+            copy_panel(bm.data<float>(), k, n, n, j0, panel, tile.nr);
+          },
+          c.data(), n, Epilogue{}, chunked);
+      expect_close(c.data(), want_mm);
+    }
   }
   hwy::SetSupportedTargetsForTest(0);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "graph_builder.hpp"
+#include "kernels/kernels.hpp"
 #include "plugins/region_desc.hpp"
 #include "region.hpp"
 #include "tessera/plugin_host.hpp"
@@ -94,14 +95,39 @@ TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
   plugin::NodeConfig gemm;
   gemm.node = 4;
   gemm.schedule = "gemm.packed";
-  gemm.knobs = {{"mc", 6}, {"nc", 16}};
-  const std::vector<std::string> tuned = compile_and_check(
-      {conv_config({{"mc", 6}, {"nc", 32}, {"kc", 128}, {"b_whole", 1}, {"b_direct", 0}}), gemm});
+  gemm.knobs = {{"mc", 6}, {"nc", 16}, {"tile_rows", 6}, {"tile_cols", 16}};
+  const std::vector<std::string> tuned = compile_and_check({conv_config({{"mc", 6},
+                                                                         {"nc", 32},
+                                                                         {"kc", 128},
+                                                                         {"b_whole", 1},
+                                                                         {"b_direct", 0},
+                                                                         {"tile_rows", 6},
+                                                                         {"tile_cols", 16}}),
+                                                            gemm});
   EXPECT_TRUE(has_note(tuned,
-                       "conv: conv2d.nchw.im2col_gemm{mc=6,nc=32,kc=128,b_whole=1,b_direct=0} "
-                       "(node config)"))
+                       "conv: conv2d.nchw.im2col_gemm{mc=6,nc=32,kc=128,b_whole=1,b_direct=0,"
+                       "tile_rows=6,tile_cols=16} (node config)"))
       << all_notes(tuned);
-  EXPECT_TRUE(has_note(tuned, "gemm: gemm.packed{mc=6,nc=16} (node config)")) << all_notes(tuned);
+  EXPECT_TRUE(
+      has_note(tuned, "gemm: gemm.packed{mc=6,nc=16,tile_rows=6,tile_cols=16} (node config)"))
+      << all_notes(tuned);
+  EXPECT_FALSE(has_note(tuned, "not applied")) << all_notes(tuned);
+
+  // Every tile the target offers compiles and keeps the results (compile_and_check compares with
+  // the reference plugin).
+  for (const cpu::GemmTile& t : cpu::gemm_tiles()) {
+    SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr));
+    plugin::NodeConfig g2 = gemm;
+    g2.knobs = {{"tile_rows", t.mr}, {"tile_cols", t.nr}};
+    const std::vector<std::string> notes = compile_and_check(
+        {conv_config({{"tile_rows", t.mr}, {"tile_cols", t.nr}, {"kc", 128}}), g2});
+    const std::string tile =
+        "tile_rows=" + std::to_string(t.mr) + ",tile_cols=" + std::to_string(t.nr) + "}";
+    EXPECT_TRUE(has_note(notes, ",kc=128,b_whole=0,b_direct=1," + tile)) << all_notes(notes);
+    EXPECT_TRUE(has_note(notes, "gemm.packed{mc=")) << all_notes(notes);
+    EXPECT_TRUE(has_note(notes, tile + " (node config)")) << all_notes(notes);
+    EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
+  }
   EXPECT_FALSE(has_note(tuned, "not applied")) << all_notes(tuned);
 
   // Knobs a config leaves out keep the heuristic's value.
@@ -120,6 +146,7 @@ TEST(CpuNodeConfig, BadConfigsFallBackWithANote) {
       {conv_config({{"mc", 12}}, "conv2d.winograd.f63"), "schedule 'conv2d.winograd.f63'"},
       {conv_config({{"mc", 12}, {"unroll", 4}}), "has no knob 'unroll'"},
       {conv_config({{"nc", 17}}), "knob nc=17 is not one of its candidates"},
+      {conv_config({{"tile_rows", 7}}), "knob tile_rows=7 is not one of its candidates"},
       {depthwise, "does not apply to this node"},
   };
   for (const Case& c : cases) {
@@ -156,7 +183,8 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
     EXPECT_NE(std::find(k.values.begin(), k.values.end(), k.default_value), k.values.end())
         << k.name;
   }
-  EXPECT_EQ(knob_names, (std::vector<std::string>{"mc", "nc", "kc", "b_whole", "b_direct"}));
+  EXPECT_EQ(knob_names, (std::vector<std::string>{"mc", "nc", "kc", "b_whole", "b_direct",
+                                                  "tile_rows", "tile_cols"}));
 
   // The defaults describe() reports are the config compile uses without a node config (both
   // assume the host's physical cores).

@@ -26,6 +26,13 @@
 namespace tessera::cpu {
 namespace {
 
+// Every compiled micro-tile: NEON offers only 6x16 to the tuner but must run any packed layout.
+const std::vector<GemmTile> kAllTiles = {{6, 16}, {8, 16}, {12, 16}, {6, 32}, {8, 32}, {12, 32}};
+
+std::string tile_name(const GemmTile& tile) {
+  return "tile " + std::to_string(tile.mr) + "x" + std::to_string(tile.nr);
+}
+
 int g_passed = 0;
 int g_failed = 0;
 
@@ -101,30 +108,33 @@ void gemm_bias_clamp(const std::string& t, const GemmCase& c) {
   attrs.set("transB", int64_t{c.trans_b});
   Tensor want = reference("Gemm", attrs, {&a, &b, &bias}, {c.m, c.n});
   clamp_tensor(&want, -0.5f, 2.0f);
-  PackedMatrix pa, pb;
-  if (c.trans_a) {
-    pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa);
-  } else {
-    pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa);
-  }
-  if (c.trans_b) {
-    pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb);
-  } else {
-    pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb);
-  }
-  Epilogue e;
-  e.col_bias = bias.data<float>();
-  e.lo = -0.5f;
-  e.hi = 2.0f;
-  for (const GemmBlocking blocking :
-       {GemmBlocking{6, 16}, GemmBlocking{96, 512}, GemmBlocking{12, 48}}) {
-    std::vector<float> got(static_cast<size_t>(c.m * c.n), -7.0f);
-    sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
-    check_close(t,
-                "sgemm_packed Gemm m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
-                    " k=" + std::to_string(c.k) + " tA=" + std::to_string(c.trans_a) +
-                    " tB=" + std::to_string(c.trans_b) + " " + blocking_name(blocking),
-                got.data(), want);
+  for (const GemmTile& tile : kAllTiles) {
+    PackedMatrix pa, pb;
+    if (c.trans_a) {
+      pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa, tile.mr);
+    } else {
+      pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa, tile.mr);
+    }
+    if (c.trans_b) {
+      pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb, tile.nr);
+    } else {
+      pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb, tile.nr);
+    }
+    Epilogue e;
+    e.col_bias = bias.data<float>();
+    e.lo = -0.5f;
+    e.hi = 2.0f;
+    for (const GemmBlocking blocking :
+         {GemmBlocking{6, 16}, GemmBlocking{96, 512}, GemmBlocking{12, 48}}) {
+      std::vector<float> got(static_cast<size_t>(c.m * c.n), -7.0f);
+      sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
+      check_close(t,
+                  "sgemm_packed Gemm m=" + std::to_string(c.m) + " n=" + std::to_string(c.n) +
+                      " k=" + std::to_string(c.k) + " tA=" + std::to_string(c.trans_a) +
+                      " tB=" + std::to_string(c.trans_b) + " " + blocking_name(blocking) + " " +
+                      tile_name(tile),
+                  got.data(), want);
+    }
   }
 }
 
@@ -214,37 +224,39 @@ void conv_panels(const std::string& t, const ConvCase& c) {
   const int64_t cpg = c.c / c.group, opg = c.oc / c.group, kk = cpg * c.k * c.k;
   const int64_t cols = g.oh * g.ow;
   const bool one_by_one = c.k == 1 && c.stride == 1 && c.pad == 0;
-  for (const GemmBlocking blocking :
-       {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
-        GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
-        GemmBlocking{6, 48, 16, false}}) {
-    // Unpacked B read in place (direct_b) only exists for the 1x1 case.
-    for (const bool direct : {false, true}) {
-      if (direct && !one_by_one) continue;
-      std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
-      for (int64_t grp = 0; grp < c.group; ++grp) {
-        PackedMatrix pa;
-        pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa);
-        const float* xp = x.data<float>();
-        const float* bgrp = xp + grp * cpg * cols;
-        PanelPacker pack = [&](int64_t j0, float* panel) {
-          if (one_by_one) {
-            copy_panel(bgrp, kk, cols, cols, j0, panel);
-          } else {
-            im2col_panel(xp, g, grp * cpg, cpg, j0, panel);
-          }
-        };
-        Epilogue e;
-        e.row_bias = b.data<float>() + grp * opg;
-        e.lo = -0.5f;
-        e.hi = 0.7f;
-        sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
-                     direct ? bgrp : nullptr, direct ? cols : 0);
+  for (const GemmTile& tile : kAllTiles) {
+    for (GemmBlocking blocking : {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
+                                  GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
+                                  GemmBlocking{6, 48, 16, false}}) {
+      blocking.nr = tile.nr;
+      // Unpacked B read in place (direct_b) only exists for the 1x1 case.
+      for (const bool direct : {false, true}) {
+        if (direct && !one_by_one) continue;
+        std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
+        for (int64_t grp = 0; grp < c.group; ++grp) {
+          PackedMatrix pa;
+          pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa, tile.mr);
+          const float* xp = x.data<float>();
+          const float* bgrp = xp + grp * cpg * cols;
+          PanelPacker pack = [&](int64_t j0, float* panel) {
+            if (one_by_one) {
+              copy_panel(bgrp, kk, cols, cols, j0, panel, tile.nr);
+            } else {
+              im2col_panel(xp, g, grp * cpg, cpg, j0, panel, tile.nr);
+            }
+          };
+          Epilogue e;
+          e.row_bias = b.data<float>() + grp * opg;
+          e.lo = -0.5f;
+          e.hi = 0.7f;
+          sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
+                       direct ? bgrp : nullptr, direct ? cols : 0);
+        }
+        check_close(t,
+                    "conv sgemm_panels " + conv_name(c) + " " + blocking_name(blocking) + " " +
+                        tile_name(tile) + (direct ? " direct_b" : ""),
+                    got.data(), want);
       }
-      check_close(t,
-                  "conv sgemm_panels " + conv_name(c) + " " + blocking_name(blocking) +
-                      (direct ? " direct_b" : ""),
-                  got.data(), want);
     }
   }
 }
@@ -339,7 +351,11 @@ void run_all(const std::string& t) {
        {ConvCase{3, 17, 13, 7, 3, 2, 1, 1}, ConvCase{5, 9, 11, 13, 1, 1, 0, 1},
         ConvCase{4, 10, 7, 6, 3, 1, 1, 2}, ConvCase{8, 6, 6, 8, 5, 1, 2, 4},
         ConvCase{19, 5, 3, 37, 3, 1, 1, 1}, ConvCase{23, 4, 5, 29, 1, 1, 0, 1},
-        ConvCase{3, 23, 21, 10, 7, 2, 3, 1}, ConvCase{6, 4, 9, 8, 1, 1, 0, 2}}) {
+        ConvCase{3, 23, 21, 10, 7, 2, 3, 1}, ConvCase{6, 4, 9, 8, 1, 1, 0, 2},
+        // 17-wide rows, pad 1: a 16-float run after one padding column in a 32-wide panel.
+        ConvCase{4, 6, 17, 8, 3, 1, 1, 1},
+        // Stride-2 stem wider than a 32-column panel (vector de-interleave gather).
+        ConvCase{3, 11, 75, 6, 7, 2, 3, 1}}) {
     conv_im2col(t, c);
     conv_panels(t, c);
   }

@@ -8,6 +8,9 @@
 #include "kernels/kernels.hpp"
 
 namespace tessera::cpu {
+namespace {
+constexpr int64_t kMaxNR = 32;  // widest compiled tile
+}  // namespace
 
 void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count, float* col) {
   const int64_t cols = g.oh * g.ow;
@@ -35,14 +38,14 @@ void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_co
 }
 
 void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
-                  int64_t j0, float* panel) {
+                  int64_t j0, float* panel, int64_t nr) {
   const int64_t n = g.oh * g.ow;
-  const int64_t width = std::max<int64_t>(0, std::min(kNR, n - j0));
+  const int64_t width = std::max<int64_t>(0, std::min(nr, n - j0));
   // The panel's columns split into runs that share one output row.
   struct Run {
     int64_t oy, ox0, len, off;
   };
-  Run runs[kNR];
+  Run runs[kMaxNR];
   int64_t nruns = 0;
   for (int64_t off = 0; off < width;) {
     const int64_t j = j0 + off, oy = j / g.ow, ox0 = j % g.ow;
@@ -54,7 +57,7 @@ void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_
   for (int64_t ci = 0; ci < c_count; ++ci) {
     const float* plane = x + (c_begin + ci) * g.h * g.w;
     for (int64_t ky = 0; ky < g.kh; ++ky) {
-      for (int64_t kx = 0; kx < g.kw; ++kx, row += kNR) {
+      for (int64_t kx = 0; kx < g.kw; ++kx, row += nr) {
         for (int64_t r = 0; r < nruns; ++r) {
           const Run& run = runs[r];
           float* dst = row + run.off;
@@ -72,39 +75,48 @@ void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_
           const float* src = plane + iy * g.w + (base + lo * g.sw);
           std::fill(dst, dst + lo, 0.0f);
           if (g.sw == 1) {
-            // Runs are at most kNR floats: a full one is one fixed-size copy (vector moves), a
-            // partial one 4 floats at a time; std::copy called memmove per run, which with the
-            // zero fills was a third of a 3x3 conv's time.
+            // Runs are at most nr floats: 16 or 32 are one fixed-size copy (vector moves), others
+            // 4 floats at a time; std::copy called memmove per run, which with the zero fills was
+            // a third of a 3x3 conv's time. A 16-float run may start past padding (lo > 0) in a
+            // 32-wide panel.
             const int64_t len = hi - lo;
-            if (len == kNR) {
-              std::memcpy(dst, src, sizeof(float) * kNR);
+            if (len == 16) {
+              std::memcpy(dst + lo, src, sizeof(float) * 16);
+            } else if (len == 32) {
+              std::memcpy(dst + lo, src, sizeof(float) * 32);
             } else {
               int64_t t = 0;
               for (; t + 4 <= len; t += 4) std::memcpy(dst + lo + t, src + t, sizeof(float) * 4);
               for (; t < len; ++t) dst[lo + t] = src[t];
             }
+          } else if (g.sw == 2 && hi - lo >= 4) {
+            // Stride-2 stems (C = 3, K = 27 or 147): the scalar gather was a large part of them.
+            gather_stride2(src, hi - lo, plane + g.h * g.w - src, dst + lo);
           } else {
             for (int64_t t = lo; t < hi; ++t) dst[t] = src[(t - lo) * g.sw];
           }
           std::fill(dst + hi, dst + run.len, 0.0f);
         }
-        std::fill(row + width, row + kNR, 0.0f);
+        std::fill(row + width, row + nr, 0.0f);
       }
     }
   }
 }
 
-void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel) {
-  const int64_t width = std::max<int64_t>(0, std::min(kNR, n - j0));
+void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel,
+                int64_t nr) {
+  const int64_t width = std::max<int64_t>(0, std::min(nr, n - j0));
   for (int64_t q = 0; q < k; ++q) {
     const float* src = b + q * ld + j0;
-    float* row = panel + q * kNR;
-    if (width == kNR) {
-      // A fixed-size memcpy is one vector move; the element loop compiled to scalar moves.
-      std::memcpy(row, src, sizeof(float) * kNR);
+    float* row = panel + q * nr;
+    // A fixed-size memcpy is one or two vector moves; the element loop compiled to scalar moves.
+    if (width == 16) {
+      std::memcpy(row, src, sizeof(float) * 16);
+    } else if (width == 32) {
+      std::memcpy(row, src, sizeof(float) * 32);
     } else {
       for (int64_t j = 0; j < width; ++j) row[j] = src[j];
-      std::fill(row + width, row + kNR, 0.0f);
+      std::fill(row + width, row + nr, 0.0f);
     }
   }
 }

@@ -13,9 +13,25 @@
 
 namespace tessera::cpu {
 
-// Register tile of the SGEMM micro-kernel: kMR rows of C by kNR columns.
+// Register tile of the SGEMM micro-kernel: mr rows of C by nr columns. kMR x kNR is the default
+// (and the only tile a target without AVX-512 offers); gemm_tiles() lists what the running target
+// offers. Packed A panels are mr rows, packed B panels nr columns, so packing follows the tile.
 constexpr int64_t kMR = 6;
 constexpr int64_t kNR = 16;
+
+struct GemmTile {
+  int64_t mr = kMR, nr = kNR;
+};
+// Every tile the kernels are compiled for (any target runs any of them correctly; those with more
+// accumulators than the target has registers spill): rows 6, 8, 12 by columns 16, 32.
+bool gemm_tile_compiled(int64_t mr, int64_t nr);
+// The tiles worth offering on the target the dispatcher picks: with 32 vector registers of 16
+// floats (AVX-512) every compiled tile fits in registers; elsewhere only kMR x kNR (AVX2: 12 ymm
+// accumulators of 16).
+std::vector<GemmTile> gemm_tiles();
+// The default tile for this host: 8x32 on AVX-512 (16 accumulators: enough FMA chains for cores
+// with two 512-bit FMA ports), kMR x kNR elsewhere.
+GemmTile default_gemm_tile();
 
 // Space-separated names of the Highway targets this host can run, e.g. "avx2 avx512" or "neon".
 std::string simd_features();
@@ -27,15 +43,16 @@ std::string simd_best_target();
 // zero-padded so the kernel never branches on edges in its K loop.
 struct PackedMatrix {
   int64_t rows = 0, cols = 0;  // logical M x K (A) or K x N (B)
+  int64_t panel = 0;           // rows (A: the tile's mr) or columns (B: nr) per panel
   std::vector<float> data;
 };
 
-// Packs A (M x K) given by element (i, k) at a[i * row_stride + k * col_stride].
+// Packs A (M x K) given by element (i, k) at a[i * row_stride + k * col_stride], mr-row panels.
 void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
-            PackedMatrix* out);
-// Packs B (K x N) given by element (k, j) at b[k * row_stride + j * col_stride].
+            PackedMatrix* out, int64_t mr = kMR);
+// Packs B (K x N) given by element (k, j) at b[k * row_stride + j * col_stride], nr-column panels.
 void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
-            PackedMatrix* out);
+            PackedMatrix* out, int64_t nr = kNR);
 
 // What happens to each C tile before it is stored: bias then clamp to [lo, hi].
 struct Epilogue {
@@ -52,15 +69,17 @@ struct GemmBlocking {
   int64_t kc = 0;        // K per pass over a B panel in sgemm_panels (0 = all of K)
   bool b_whole = false;  // sgemm_panels: pack all of B first (B smaller than A)
   bool b_direct = true;  // sgemm_panels: read a given row-major B in place (1x1 convs)
+  int64_t nr = kNR;      // sgemm_panels: B panel width, the tile's columns (A's panels give mr)
 };
 
 // C (M x N, row stride ldc) = A * B, then the epilogue. Parallel over tasks of mc x nc with TBB
-// (inside whatever task_arena the caller runs in).
+// (inside whatever task_arena the caller runs in). The tile is a.panel x b.panel (must be
+// gemm_tile_compiled, else std::invalid_argument).
 void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_t ldc,
                   const Epilogue& epilogue, const GemmBlocking& blocking);
 
-// Writes the kNR columns of B starting at column j0 as one packed panel (K x kNR, [k][c], columns
-// past N zero).
+// Writes the blocking.nr columns of B starting at column j0 as one packed panel (K x nr, [k][c],
+// columns past N zero).
 using PanelPacker = std::function<void(int64_t j0, float* panel)>;
 
 // C = A * B, then the epilogue, where B (K x n, K = a.cols) is never materialised: each task packs
@@ -94,11 +113,14 @@ struct ConvGeometry {
 void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count, float* col);
 
 // One packed B panel of the im2col matrix (rows (c, ky, kx) over c_count channels from c_begin,
-// columns j0..j0+kNR of (oy, ox)) without materialising the matrix.
+// columns j0..j0+nr of (oy, ox)) without materialising the matrix.
 void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
-                  int64_t j0, float* panel);
-// One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+kNR.
-void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel);
+                  int64_t j0, float* panel, int64_t nr = kNR);
+// dst[t] = src[2 t] for t < len (SIMD de-interleave); reads no further than src[avail - 1].
+void gather_stride2(const float* src, int64_t len, int64_t avail, float* dst);
+// One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+nr.
+void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel,
+                int64_t nr = kNR);
 
 // Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
 // Returns false (nothing written) for horizontal strides other than 1 and 2.

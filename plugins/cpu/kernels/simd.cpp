@@ -17,8 +17,8 @@ namespace tessera::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// The tile is kNR floats wide whatever the vector width: AVX-512 uses one vector per row, AVX2
-// two, NEON four. Scalable targets (SVE, RVV) use fixed 128-bit vectors so the count stays a
+// A tile is NR floats wide whatever the vector width: AVX-512 uses NR / 16 vectors per row, AVX2
+// NR / 8, NEON NR / 4. Scalable targets (SVE, RVV) use fixed 128-bit vectors so the count stays a
 // compile-time constant and the accumulators stay in registers.
 #if HWY_HAVE_SCALABLE
 using DF = hn::FixedTag<float, 4>;
@@ -27,49 +27,52 @@ constexpr size_t kLanes = 4;
 constexpr size_t kLanes = HWY_LANES(float) > 16 ? 16 : HWY_LANES(float);
 using DF = hn::CappedTag<float, kLanes>;
 #endif
-constexpr size_t kVecs = static_cast<size_t>(kNR) / kLanes;
-static_assert(kVecs * kLanes == static_cast<size_t>(kNR), "kNR must be a multiple of lanes");
+static_assert(static_cast<size_t>(kNR) % kLanes == 0, "kNR must be a multiple of lanes");
 
-// One kMR x kNR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
-// (rows < kMR or cols < kNR) go through a stack buffer so stores never pass the end of C. With K
+// One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
+// (rows < MR or cols < NR) go through a stack buffer so stores never pass the end of C. With K
 // blocking, a tile is visited once per K chunk: kFirst starts from zero (else from C), kLast
 // applies the epilogue (else C keeps the raw partial sum). Template flags and whole-tile loops
 // (no early exits) keep the accumulators in registers: runtime flags made the compiler spill
 // them to the stack around the K loop, which cost most of the time at small K (1x1 convs).
-template <bool kFirst, bool kLast>
+// Per k step: NR / lanes loads of B, MR broadcasts of A (folded into the FMA as a memory operand
+// on AVX-512), MR * NR / lanes independent FMAs.
+template <int MR, int NR, bool kFirst, bool kLast>
 HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                                     int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
                                     int64_t rows, int64_t cols, const float* row_bias,
                                     const float* col_bias, float lo, float hi) {
+  constexpr size_t kVecs = static_cast<size_t>(NR) / kLanes;
+  static_assert(kVecs * kLanes == static_cast<size_t>(NR), "NR must be a multiple of lanes");
   const DF d;
   using V = hn::Vec<DF>;
-  V acc[kMR][kVecs];
-  const bool full = rows == kMR && cols == kNR;
-  alignas(64) float edge[kMR * kNR];
+  V acc[MR][kVecs];
+  const bool full = rows == MR && cols == NR;
+  alignas(64) float edge[MR * NR];
   if constexpr (kFirst) {
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
     if (!full) {
-      std::fill(edge, edge + kMR * kNR, 0.0f);
+      std::fill(edge, edge + MR * NR, 0.0f);
       for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t j = 0; j < cols; ++j) edge[r * kNR + j] = c[r * ldc + j];
+        for (int64_t j = 0; j < cols; ++j) edge[r * NR + j] = c[r * ldc + j];
       }
     }
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
-      const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * kNR;
+    for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
+      const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * NR;
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::LoadU(d, src + v * kLanes);
     }
   }
   for (int64_t p = 0; p < k; ++p) {
     V b[kVecs];
     for (size_t v = 0; v < kVecs; ++v) b[v] = hn::LoadU(d, bp + v * kLanes);
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       const V a = hn::Set(d, ap[r]);
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
-    ap += kMR;
+    ap += MR;
     bp += ldb;
   }
   if constexpr (kLast) {
@@ -78,11 +81,11 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
     for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Zero(d);
     if (col_bias) {
       // col_bias is valid only up to cols; load through the edge-safe path.
-      alignas(64) float tmp[kNR];
-      for (int64_t j = 0; j < kNR; ++j) tmp[j] = j < cols ? col_bias[j] : 0.0f;
+      alignas(64) float tmp[NR];
+      for (int64_t j = 0; j < NR; ++j) tmp[j] = j < cols ? col_bias[j] : 0.0f;
       for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Load(d, tmp + v * kLanes);
     }
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       const V rb = hn::Set(d, row_bias && static_cast<int64_t>(r) < rows ? row_bias[r] : 0.0f);
       for (size_t v = 0; v < kVecs; ++v) {
         acc[r][v] = hn::Min(hn::Max(hn::Add(hn::Add(acc[r][v], rb), cb[v]), vlo), vhi);
@@ -90,78 +93,117 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
     }
   }
   if (full) {
-    for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
+    for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) {
         hn::StoreU(acc[r][v], d, c + static_cast<int64_t>(r) * ldc + v * kLanes);
       }
     }
     return;
   }
-  for (size_t r = 0; r < static_cast<size_t>(kMR); ++r) {
-    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[r][v], d, edge + r * kNR + v * kLanes);
+  for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
+    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[r][v], d, edge + r * NR + v * kLanes);
   }
   for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * kNR + j];
+    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * NR + j];
   }
 }
 
-HWY_ATTR void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp, int64_t ldb,
-                        int64_t k, float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                        const float* row_bias, const float* col_bias, float lo, float hi,
-                        bool first = true, bool last = true) {
+template <int MR, int NR>
+HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                                   int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
+                                   int64_t rows, int64_t cols, const float* row_bias,
+                                   const float* col_bias, float lo, float hi, bool first,
+                                   bool last) {
   if (first && last) {
-    MicroTileT<true, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, true, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else if (first) {
-    MicroTileT<true, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, true, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else if (last) {
-    MicroTileT<false, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, false, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else {
-    MicroTileT<false, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
-  }
-}
-
-// Tiles of row panels [p0, p1) x column panels [q0, q1).
-HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, int64_t ldc,
-                        const Epilogue* e, int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
-  const int64_t m = a->rows, k = a->cols, n = b->cols;
-  for (int64_t q = q0; q < q1; ++q) {
-    const int64_t j0 = q * kNR;
-    const float* bp = b->data.data() + q * k * kNR;
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t i0 = p * kMR;
-      MicroTile(a->data.data() + p * k * kMR, bp, kNR, k, c + i0 * ldc + j0, ldc,
-                std::min<int64_t>(kMR, m - i0), std::min<int64_t>(kNR, n - j0),
-                e->row_bias ? e->row_bias + i0 : nullptr, e->col_bias ? e->col_bias + j0 : nullptr,
-                e->lo, e->hi);
-    }
+    MicroTileT<MR, NR, false, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo,
+                                     hi);
   }
 }
 
 // B panels [q0, q1) times row panels [p0, p1), K in chunks of kc so the B chunks stay in cache
 // while A's row panels stream past. Panel q's element (k, c) is at bp[(q - q0) * qstride + k * ldb
-// + c]: packed panels have ldb = kNR, qstride = K * kNR; an unpacked row-major B has ldb = its row
-// stride and qstride = kNR (then every panel must be a full kNR wide).
-HWY_ATTR void PanelBlock(const PackedMatrix* a, const float* bp, int64_t ldb, int64_t qstride,
-                         int64_t n, int64_t q0, int64_t q1, float* c, int64_t ldc,
-                         const Epilogue* e, int64_t p0, int64_t p1, int64_t kc) {
+// + c]: packed panels have ldb = NR, qstride = K * NR; an unpacked row-major B has ldb = its row
+// stride and qstride = NR (then every panel must be a full NR wide).
+template <int MR, int NR>
+HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, int64_t qstride,
+                          int64_t n, int64_t q0, int64_t q1, float* c, int64_t ldc,
+                          const Epilogue* e, int64_t p0, int64_t p1, int64_t kc) {
   const int64_t m = a->rows, k = a->cols;
   if (kc <= 0 || kc > k) kc = k;
   for (int64_t k0 = 0; k0 < k || k0 == 0; k0 += kc) {
     const int64_t kn = std::min(kc, k - k0);
     const bool first = k0 == 0, last = k0 + kn >= k;
     for (int64_t p = p0; p < p1; ++p) {
-      const int64_t i0 = p * kMR;
-      const float* ap = a->data.data() + p * k * kMR + k0 * kMR;
+      const int64_t i0 = p * MR;
+      const float* ap = a->data.data() + p * k * MR + k0 * MR;
       for (int64_t q = q0; q < q1; ++q) {
-        const int64_t j0 = q * kNR;
-        MicroTile(ap, bp + (q - q0) * qstride + k0 * ldb, ldb, kn, c + i0 * ldc + j0, ldc,
-                  std::min<int64_t>(kMR, m - i0), std::min<int64_t>(kNR, n - j0),
-                  e->row_bias ? e->row_bias + i0 : nullptr,
-                  e->col_bias ? e->col_bias + j0 : nullptr, e->lo, e->hi, first, last);
+        const int64_t j0 = q * NR;
+        MicroTile<MR, NR>(ap, bp + (q - q0) * qstride + k0 * ldb, ldb, kn, c + i0 * ldc + j0, ldc,
+                          std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
+                          e->row_bias ? e->row_bias + i0 : nullptr,
+                          e->col_bias ? e->col_bias + j0 : nullptr, e->lo, e->hi, first, last);
       }
     }
     if (kn == 0) break;
   }
+}
+
+// The compiled tiles; gemm_tile_compiled (below) must list the same.
+#define TESSERA_GEMM_TILES(X) X(6, 16) X(8, 16) X(12, 16) X(6, 32) X(8, 32) X(12, 32)
+
+// The tile is a->panel rows by nr columns.
+HWY_ATTR void PanelBlock(const PackedMatrix* a, int64_t nr, const float* bp, int64_t ldb,
+                         int64_t qstride, int64_t n, int64_t q0, int64_t q1, float* c, int64_t ldc,
+                         const Epilogue* e, int64_t p0, int64_t p1, int64_t kc) {
+#define TESSERA_TILE_CASE(R, C)                                                      \
+  if (a->panel == (R) && nr == (C)) {                                                \
+    return PanelBlockT<R, C>(a, bp, ldb, qstride, n, q0, q1, c, ldc, e, p0, p1, kc); \
+  }
+  TESSERA_GEMM_TILES(TESSERA_TILE_CASE)
+#undef TESSERA_TILE_CASE
+}
+
+// Tiles of row panels [p0, p1) x column panels [q0, q1) of packed A and B.
+HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, int64_t ldc,
+                        const Epilogue* e, int64_t p0, int64_t p1, int64_t q0, int64_t q1) {
+  const int64_t nr = b->panel, panel_floats = b->rows * nr;
+  for (int64_t q = q0; q < q1; ++q) {
+    PanelBlock(a, nr, b->data.data() + q * panel_floats, nr, panel_floats, b->cols, q, q + 1, c,
+               ldc, e, p0, p1, 0);
+  }
+}
+
+// dst[t] = src[2 t] for t < len, de-interleaved a vector at a time (the stride-2 stem convs'
+// im2col panels gathered this scalar). LoadInterleaved2 reads src[0, 2 N): only where that stays
+// within the avail floats readable from src.
+HWY_ATTR void GatherStride2(const float* HWY_RESTRICT src, int64_t len, int64_t avail,
+                            float* HWY_RESTRICT dst) {
+  int64_t t = 0;
+  const DF d;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  for (; t + n <= len && 2 * (t + n) <= avail; t += n) {
+    hn::Vec<DF> even, odd;
+    hn::LoadInterleaved2(d, src + 2 * t, even, odd);
+    hn::StoreU(even, d, dst + t);
+  }
+  const hn::CappedTag<float, 4> d4;
+  const int64_t n4 = static_cast<int64_t>(hn::Lanes(d4));
+  for (; t + n4 <= len && 2 * (t + n4) <= avail; t += n4) {
+    hn::Vec<decltype(d4)> even, odd;
+    hn::LoadInterleaved2(d4, src + 2 * t, even, odd);
+    hn::StoreU(even, d4, dst + t);
+  }
+  for (; t < len; ++t) dst[t] = src[2 * t];
+}
+
+HWY_ATTR int64_t TargetLanes() {
+  return static_cast<int64_t>(kLanes);
 }
 
 HWY_ATTR void ClampCopy(const float* x, float* y, int64_t n, float lo, float hi) {
@@ -490,10 +532,13 @@ HWY_AFTER_NAMESPACE();
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace tessera::cpu {
 
 HWY_EXPORT(GemmBlock);
+HWY_EXPORT(TargetLanes);
+HWY_EXPORT(GatherStride2);
 HWY_EXPORT(PanelBlock);
 HWY_EXPORT(ClampCopy);
 HWY_EXPORT(AddClamp);
@@ -562,50 +607,82 @@ std::string simd_best_target() {
   return targets.empty() ? "none" : hwy::TargetName(targets.front());
 }
 
+void gather_stride2(const float* src, int64_t len, int64_t avail, float* dst) {
+  HWY_DYNAMIC_DISPATCH(GatherStride2)(src, len, avail, dst);
+}
+
+bool gemm_tile_compiled(int64_t mr, int64_t nr) {
+  return (mr == 6 || mr == 8 || mr == 12) && (nr == 16 || nr == 32);
+}
+
+std::vector<GemmTile> gemm_tiles() {
+  // 16-float vectors: AVX-512, 32 registers, so even 12x32 (24 accumulators + 2 B vectors) fits.
+  if (HWY_DYNAMIC_DISPATCH(TargetLanes)() < 16) return {GemmTile{}};
+  return {GemmTile{6, 16}, GemmTile{8, 16}, GemmTile{12, 16},
+          GemmTile{6, 32}, GemmTile{8, 32}, GemmTile{12, 32}};
+}
+
+GemmTile default_gemm_tile() {
+  return HWY_DYNAMIC_DISPATCH(TargetLanes)() < 16 ? GemmTile{} : GemmTile{8, 32};
+}
+
+namespace {
+void check_tile(int64_t mr, int64_t nr) {
+  if (!gemm_tile_compiled(mr, nr)) {
+    throw std::invalid_argument("cpu kernels: no SGEMM micro-tile " + std::to_string(mr) + "x" +
+                                std::to_string(nr) + " (compiled: rows 6/8/12, columns 16/32)");
+  }
+}
+}  // namespace
+
 void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
-            PackedMatrix* out) {
-  const int64_t panels = (m + kMR - 1) / kMR;
+            PackedMatrix* out, int64_t mr) {
+  const int64_t panels = (m + mr - 1) / mr;
   out->rows = m;
   out->cols = k;
-  out->data.assign(static_cast<size_t>(panels * kMR * k), 0.0f);
+  out->panel = mr;
+  out->data.assign(static_cast<size_t>(panels * mr * k), 0.0f);
   for (int64_t p = 0; p < panels; ++p) {
-    float* dst = out->data.data() + p * kMR * k;
-    for (int64_t r = 0; r < kMR && p * kMR + r < m; ++r) {
-      const float* src = a + (p * kMR + r) * row_stride;
-      for (int64_t q = 0; q < k; ++q) dst[q * kMR + r] = src[q * col_stride];
+    float* dst = out->data.data() + p * mr * k;
+    for (int64_t r = 0; r < mr && p * mr + r < m; ++r) {
+      const float* src = a + (p * mr + r) * row_stride;
+      for (int64_t q = 0; q < k; ++q) dst[q * mr + r] = src[q * col_stride];
     }
   }
 }
 
 void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
-            PackedMatrix* out) {
-  const int64_t panels = (n + kNR - 1) / kNR;
+            PackedMatrix* out, int64_t nr) {
+  const int64_t panels = (n + nr - 1) / nr;
   out->rows = k;
   out->cols = n;
-  out->data.resize(static_cast<size_t>(panels * kNR * k));
+  out->panel = nr;
+  out->data.resize(static_cast<size_t>(panels * nr * k));
   tbb::parallel_for(int64_t{0}, panels, [&](int64_t p) {
-    float* dst = out->data.data() + p * kNR * k;
-    const int64_t j0 = p * kNR, width = std::min(kNR, n - j0);
+    float* dst = out->data.data() + p * nr * k;
+    const int64_t j0 = p * nr, width = std::min(nr, n - j0);
     for (int64_t q = 0; q < k; ++q) {
       const float* src = b + q * row_stride + j0 * col_stride;
-      float* row = dst + q * kNR;
+      float* row = dst + q * nr;
       if (col_stride == 1) {
         std::copy(src, src + width, row);
       } else {
         for (int64_t j = 0; j < width; ++j) row[j] = src[j * col_stride];
       }
-      std::fill(row + width, row + kNR, 0.0f);
+      std::fill(row + width, row + nr, 0.0f);
     }
   });
 }
 
 void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_t ldc,
                   const Epilogue& epilogue, const GemmBlocking& blocking) {
-  const int64_t row_panels = (a.rows + kMR - 1) / kMR;
-  const int64_t col_panels = (b.cols + kNR - 1) / kNR;
+  const int64_t mr = a.panel, nr = b.panel;
+  check_tile(mr, nr);
+  const int64_t row_panels = (a.rows + mr - 1) / mr;
+  const int64_t col_panels = (b.cols + nr - 1) / nr;
   if (row_panels == 0 || col_panels == 0) return;
-  const int64_t mp = std::max<int64_t>(1, (blocking.mc + kMR - 1) / kMR);
-  const int64_t np = std::max<int64_t>(1, (blocking.nc + kNR - 1) / kNR);
+  const int64_t mp = std::max<int64_t>(1, (blocking.mc + mr - 1) / mr);
+  const int64_t np = std::max<int64_t>(1, (blocking.nc + nr - 1) / nr);
   tbb::parallel_for(tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
                     [&](const tbb::blocked_range2d<int64_t>& r) {
                       HWY_DYNAMIC_DISPATCH(GemmBlock)
@@ -617,12 +694,14 @@ void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_
 void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_panel, float* c,
                   int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking,
                   const float* direct_b, int64_t ldb) {
-  const int64_t row_panels = (a.rows + kMR - 1) / kMR;
-  const int64_t col_panels = (n + kNR - 1) / kNR;
+  const int64_t mr = a.panel, nr = blocking.nr;
+  check_tile(mr, nr);
+  const int64_t row_panels = (a.rows + mr - 1) / mr;
+  const int64_t col_panels = (n + nr - 1) / nr;
   if (row_panels == 0 || col_panels == 0) return;
-  const int64_t mp = std::max<int64_t>(1, (blocking.mc + kMR - 1) / kMR);
-  const int64_t np = std::max<int64_t>(1, (blocking.nc + kNR - 1) / kNR);
-  const int64_t panel_floats = std::max<int64_t>(1, a.cols) * kNR;
+  const int64_t mp = std::max<int64_t>(1, (blocking.mc + mr - 1) / mr);
+  const int64_t np = std::max<int64_t>(1, (blocking.nc + nr - 1) / nr);
+  const int64_t panel_floats = std::max<int64_t>(1, a.cols) * nr;
   if (blocking.b_whole || !blocking.b_direct || ldb <= 0) direct_b = nullptr;
   if (blocking.b_whole) {
     // B is the small operand: pack it all once, then every task streams its rows of A once.
@@ -632,12 +711,12 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
     }
     float* b = whole.data();
     tbb::parallel_for(int64_t{0}, col_panels,
-                      [&](int64_t q) { pack_panel(q * kNR, b + q * panel_floats); });
+                      [&](int64_t q) { pack_panel(q * nr, b + q * panel_floats); });
     tbb::parallel_for(
         tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
         [&](const tbb::blocked_range2d<int64_t>& r) {
           HWY_DYNAMIC_DISPATCH(PanelBlock)
-          (&a, b + r.cols().begin() * panel_floats, kNR, panel_floats, n, r.cols().begin(),
+          (&a, nr, b + r.cols().begin() * panel_floats, nr, panel_floats, n, r.cols().begin(),
            r.cols().end(), c, ldc, &epilogue, r.rows().begin(), r.rows().end(), blocking.kc);
         },
         tbb::simple_partitioner());
@@ -652,16 +731,16 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
           panel.resize(static_cast<size_t>(panel_floats));
         }
         for (int64_t q = r.cols().begin(); q < r.cols().end(); ++q) {
-          const bool full = (q + 1) * kNR <= n;
+          const bool full = (q + 1) * nr <= n;
           if (direct_b != nullptr && full) {
             HWY_DYNAMIC_DISPATCH(PanelBlock)
-            (&a, direct_b + q * kNR, ldb, kNR, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
+            (&a, nr, direct_b + q * nr, ldb, nr, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
              r.rows().end(), blocking.kc);
             continue;
           }
-          pack_panel(q * kNR, panel.data());
+          pack_panel(q * nr, panel.data());
           HWY_DYNAMIC_DISPATCH(PanelBlock)
-          (&a, panel.data(), kNR, panel_floats, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
+          (&a, nr, panel.data(), nr, panel_floats, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
            r.rows().end(), blocking.kc);
         }
       },

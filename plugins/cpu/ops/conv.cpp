@@ -142,18 +142,20 @@ Step build_conv(BuildContext& ctx) {
     };
   }
 
-  // One packed A per group: rows = output channels of the group, K = (c, ky, kx).
-  auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
-  for (int64_t grp = 0; grp < g.group; ++grp) {
-    pack_a(weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
-           k_per_group, 1, &(*packed)[static_cast<size_t>(grp)]);
-  }
   const int64_t cols = g.oh * g.ow;
   const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
                       g.oh == g.h && g.ow == g.w;
   const Config config =
       choose_config(ctx, conv_heuristic(g, ctx.threads), direct ? "conv2d 1x1 as " : "");
   const GemmBlocking blocking = gemm_blocking(config);
+  const int64_t nr = blocking.nr;
+  // One packed A per group (tile_rows-row panels): rows = output channels of the group,
+  // K = (c, ky, kx).
+  auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    pack_a(weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
+           k_per_group, 1, &(*packed)[static_cast<size_t>(grp)], tile_rows(config));
+  }
   return [=](std::vector<float*>& v) {
     const int64_t cpg = g.c / g.group;
     for (int64_t n = 0; n < batch; ++n) {
@@ -164,10 +166,12 @@ Step build_conv(BuildContext& ctx) {
         const float* b = direct ? x + grp * cpg * cols : nullptr;
         if (direct) {
           pack = [=](int64_t j0, float* panel) {
-            copy_panel(b, k_per_group, cols, cols, j0, panel);
+            copy_panel(b, k_per_group, cols, cols, j0, panel, nr);
           };
         } else {
-          pack = [=](int64_t j0, float* panel) { im2col_panel(x, g, grp * cpg, cpg, j0, panel); };
+          pack = [=](int64_t j0, float* panel) {
+            im2col_panel(x, g, grp * cpg, cpg, j0, panel, nr);
+          };
         }
         Epilogue e;
         e.row_bias = bias->data() + grp * oc_per_group;

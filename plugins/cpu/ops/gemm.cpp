@@ -51,12 +51,15 @@ Step build_gemm(BuildContext& ctx) {
   std::vector<float> scaled(static_cast<const float*>(b->data),
                             static_cast<const float*>(b->data) + numel(*b));
   for (float& x : scaled) x *= alpha;
+  const Config config = choose_config(ctx, default_gemm_config(m, n, ctx.threads));
+  const GemmBlocking blocking = gemm_blocking(config);
+  const int64_t mr = tile_rows(config), nr = blocking.nr;
   auto packed_b = std::make_shared<PackedMatrix>();
   const int64_t ldb = b->dims[1];
   if (trans_b) {
-    pack_b(scaled.data(), k, n, 1, ldb, packed_b.get());
+    pack_b(scaled.data(), k, n, 1, ldb, packed_b.get(), nr);
   } else {
-    pack_b(scaled.data(), k, n, ldb, 1, packed_b.get());
+    pack_b(scaled.data(), k, n, ldb, 1, packed_b.get(), nr);
   }
   auto bias = std::make_shared<std::vector<float>>();
   if (const float* cv = constant_f32(c)) {
@@ -64,16 +67,14 @@ Step build_gemm(BuildContext& ctx) {
     for (int64_t j = 0; j < n; ++j)
       (*bias)[static_cast<size_t>(j)] = beta * cv[numel(*c) == 1 ? 0 : j];
   }
-  const Config config = choose_config(ctx, default_gemm_config(m, n, ctx.threads));
-  const GemmBlocking blocking = gemm_blocking(config);
   auto packed_a = std::make_shared<PackedMatrix>();
   const int32_t in = node.input_index(0), out = ctx.output;
   const Activation act = ctx.act;
   return [=](std::vector<float*>& v) {
     if (trans_a) {
-      pack_a(v[in], m, k, 1, lda, packed_a.get());
+      pack_a(v[in], m, k, 1, lda, packed_a.get(), mr);
     } else {
-      pack_a(v[in], m, k, lda, 1, packed_a.get());
+      pack_a(v[in], m, k, lda, 1, packed_a.get(), mr);
     }
     Epilogue e;
     e.col_bias = bias->empty() ? nullptr : bias->data();
@@ -97,17 +98,18 @@ Step build_matmul(BuildContext& ctx) {
   const tsr_tensor* a = node.input(0);
   const tsr_tensor* b = node.input(1);
   const int64_t m = a->dims[0], k = a->dims[1], n = b->dims[1];
-  auto packed_b = std::make_shared<PackedMatrix>();
-  const bool constant_b = b->data != nullptr;
-  if (constant_b) pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get());
   const Config config = choose_config(ctx, default_gemm_config(m, n, ctx.threads));
   const GemmBlocking blocking = gemm_blocking(config);
+  const int64_t mr = tile_rows(config), nr = blocking.nr;
+  auto packed_b = std::make_shared<PackedMatrix>();
+  const bool constant_b = b->data != nullptr;
+  if (constant_b) pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get(), nr);
   auto packed_a = std::make_shared<PackedMatrix>();
   const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
   const Activation act = ctx.act;
   return [=](std::vector<float*>& v) {
-    pack_a(v[ia], m, k, k, 1, packed_a.get());
-    if (!constant_b) pack_b(v[ib], k, n, n, 1, packed_b.get());
+    pack_a(v[ia], m, k, k, 1, packed_a.get(), mr);
+    if (!constant_b) pack_b(v[ib], k, n, n, 1, packed_b.get(), nr);
     Epilogue e;
     e.lo = act.lo;
     e.hi = act.hi;
