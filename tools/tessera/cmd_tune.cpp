@@ -1,7 +1,7 @@
 // `tessera tune MODEL.onnx --targets LIST ...`: tunes the schedules of every node the target
 // plugins run, logs each measurement as a JSON line, shows progress on stderr (a redrawn table on
 // a terminal, plain lines otherwise), prints a summary table and writes the best-per-workload
-// pack. `tessera tune --worker REQ RES` is the hidden measuring child.
+// pack. `tessera tune --worker` is the hidden measuring child (serving requests on fd 3).
 #include <unistd.h>
 
 #include <cstdio>
@@ -27,13 +27,15 @@ void print_tune_usage(std::FILE* out) {
                "usage: tessera tune MODEL.onnx|DEPLOY.yaml [--targets LIST] [--trials N] [--budget SECONDS]\n"
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
-               "         [--seed N] [--compile-jobs N]\n\n"
+               "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n\n"
                "Measures candidate configs of each tunable node (one-node regions in a child\n"
-               "process), appends one JSON line per measurement to --log, and writes the fastest\n"
+               "process, by default a persistent worker serving many candidates; --isolation\n"
+               "candidate starts one per candidate, for drivers that leak state), appends one JSON line per measurement to --log, and writes the fastest\n"
                "config per workload as a pack (refusing to overwrite it without --force).\n"
                "--resume skips configs already in the log and starts from its best.\n"
-               "--compile-jobs N compiles a batch's candidates in N children at once\n"
-               "(default: the number of cores; 1 = none) before measuring them one at a time.\n");
+               "--compile-jobs N compiles a batch's candidates in N workers at once before\n"
+               "measuring them one at a time (default 1: the measuring worker compiles;\n"
+               "0 = the number of cores).\n");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -48,9 +50,9 @@ std::string command_line(int argc, char** argv) {
 }  // namespace
 
 int cmd_tune(int argc, char** argv) {
-  if (argc >= 4 && std::string(argv[1]) == "--worker") {
+  if (argc >= 2 && std::string(argv[1]) == "--worker") {
     try {
-      return tune::run_worker(argv[2], argv[3]);
+      return tune::serve_worker(3);  // the parent's socket (MeasureWorker)
     } catch (const std::exception& e) {
       std::fprintf(stderr, "tune worker: %s\n", e.what());
       return 3;
@@ -65,7 +67,7 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed", "compile-jobs"},
+               "timeout", "seed", "compile-jobs", "isolation"},
               {"resume", "force"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
@@ -92,7 +94,8 @@ int cmd_tune(int argc, char** argv) {
     options.repeats = static_cast<int>(args.get_int("repeats", 5));
     options.timeout_s = std::stod(args.get("timeout", "30"));
     options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
-    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", 0));
+    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", 1));
+    options.isolation = args.get("isolation", "worker");
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");

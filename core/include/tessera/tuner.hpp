@@ -1,9 +1,9 @@
 // The auto-tuner: task extraction (which nodes of a model each target plugin runs, deduplicated by
 // the plugin's workload key and weighted by occurrence), searchers over a plugin's knob spaces
 // (random, grid, genetic, and a gradient-boosted-trees cost model), measurement of one config as
-// a one-node region in an isolated child process (`tessera tune --worker`; a batch's candidates are
-// first compiled in parallel children), the JSON-lines log, the task scheduler that ties them
-// together into a tuned pack, and the progress display.
+// a one-node region in an isolated child process (`tessera tune --worker`, persistent or one per
+// candidate; a batch's candidates optionally first compiled by several workers), the JSON-lines
+// log, the task scheduler that ties them together into a tuned pack, and the progress display.
 #pragma once
 
 #include <cstdint>
@@ -157,19 +157,60 @@ struct MeasureResult {
   double median_us = 0;
   double max_error = 0;
   std::string error;
+  // false when the parent inferred the outcome (the worker died or overran its timeout) rather
+  // than the worker reporting it.
+  bool reported = true;
 };
 
-// Runs `worker_exe tune --worker REQUEST RESULT` in a child process (posix_spawn) and classifies
-// its outcome; never throws for the child's failures.
+// One measuring child process (`tessera tune --worker`, started with posix_spawn) that the parent
+// talks to over a socket on the child's fd 3: a request line in; "phase compiling" / "phase
+// running" before each phase, then a result line out. A persistent worker serves many requests,
+// keeping the imported model and the plugin's device context between them; otherwise each request
+// gets a fresh child (for drivers that leak state). The timeout is per request: an overrunning
+// child is killed ("timeout"); a child that dies is classified by the phase it reported last
+// ("compile" / "run"; "crash" before any). Either way the next request starts a new child.
+// measure() never throws for the child's failures.
+class MeasureWorker {
+ public:
+  MeasureWorker(std::string exe, bool persistent);
+  ~MeasureWorker();
+  MeasureWorker(const MeasureWorker&) = delete;
+  MeasureWorker& operator=(const MeasureWorker&) = delete;
+  MeasureResult measure(const MeasureRequest& request);
+  void stop();                            // ends the child, if one is running
+  int starts() const { return starts_; }  // child processes started so far
+
+ private:
+  bool start(std::string* error);
+  std::string new_stderr();  // what the child wrote to stderr since the last call (tail, one line)
+  std::string exe_;
+  bool persistent_;
+  int pid_ = -1;
+  int fd_ = -1;
+  std::string buffer_;
+  std::string err_path_;
+  size_t err_offset_ = 0;
+  int starts_ = 0;
+};
+
+// Measures one request in a fresh child.
 MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request);
-// Compiles the requests (their compile_only set) in up to `jobs` child processes at once (a oneTBB
-// loop over measure()); result i belongs to request i.
-std::vector<MeasureResult> compile_in_parallel(const std::string& worker_exe,
-                                               std::vector<MeasureRequest> requests, int jobs);
-// The child side: reads the request file, writes the result file. Returns the exit code.
-// $TESSERA_TUNE_WORKER_FAULT = "crash" / "hang" makes it abort / sleep (tests); "crash-compile"
-// aborts compile-only children only.
-int run_worker(const std::string& request_path, const std::string& result_path);
+// Compiles the requests (their compile_only set) spread over the workers (request i on worker
+// i % workers.size()), the workers busy at once (a oneTBB loop), each compiling its share in turn,
+// warming the plugins' on-disk kernel cache; result i belongs to request i. (In-process parallel
+// compilation cannot pay: core and the OpenCL plugins serialise compile_region on a mutex.)
+std::vector<MeasureResult> compile_in_parallel(
+    const std::vector<std::unique_ptr<MeasureWorker>>& workers,
+    std::vector<MeasureRequest> requests);
+// The worker protocol's lines (no newline; tabs separate "key=value" fields).
+std::string encode_request(const MeasureRequest& request);
+std::optional<MeasureRequest> decode_request(const std::string& line);
+std::string encode_result(const MeasureResult& result);
+std::optional<MeasureResult> decode_result(const std::string& line);
+// The child side: serves requests on `fd` until the parent closes it. Returns the exit code.
+// $TESSERA_TUNE_WORKER_FAULT = "crash" / "hang" makes it abort / sleep at start-up (tests);
+// "crash-compile" aborts after compiling a compile-only request.
+int serve_worker(int fd);
 
 // ---- log ----
 
@@ -213,9 +254,12 @@ struct TuneOptions {
   int repeats = 5;
   double timeout_s = 30;
   uint64_t seed = 1;
-  // Candidates of a batch compiled at once before they are measured one at a time: 0 = the
-  // number of cores, 1 = no separate compile step (each measuring child compiles its candidate).
-  int compile_jobs = 0;
+  // "worker": persistent measuring children, each serving many candidates; "candidate": a fresh
+  // child per candidate (for plugins whose drivers leak state).
+  std::string isolation = "worker";
+  // Workers that compile a batch's candidates at once before they are measured one at a time:
+  // 0 = the number of cores, 1 = no separate compile step (the measuring worker compiles).
+  int compile_jobs = 1;
   std::string cache_dir;   // the plugins' kernel cache the compile step warms; "" = their default
   std::string worker_exe;  // "" = this executable
   std::string command;     // the command line, recorded in each log record ("" = none)

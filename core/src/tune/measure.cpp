@@ -1,28 +1,20 @@
-// Task extraction and measurement of the tuner. Measurement runs one node as a one-node region in
-// a child process (posix_spawn of `tessera tune --worker`, so the parent never forks with OpenCL
-// state), with a timeout; the child compares the plugin's output with the reference kernel.
-// compile_in_parallel() runs several compile-only children at once (oneTBB) so that the measuring
-// children, one at a time, find their kernels in the plugin's on-disk cache.
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
+// Task extraction, and the measuring child's side of the tuner (`tessera tune --worker`): it
+// serves requests from its parent (worker.cpp) one line at a time, keeping the imported model and
+// the loaded plugin with its device context between candidates. Each candidate is still a fresh
+// one-node region, compiled, run `repeats` times (median kept) and compared with the reference
+// kernel. Before each phase the child tells the parent "compiling" / "running", so that a crash can
+// be classified by the phase it happened in.
 #include <unistd.h>
 
-#include <tbb/blocked_range.h>
-#include <tbb/global_control.h>
-#include <tbb/parallel_for.h>
-#include <tbb/partitioner.h>
-#include <tbb/task_arena.h>
-
 #include <algorithm>
-#include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <functional>
+#include <map>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -30,13 +22,10 @@
 #include "op.hpp"
 #include "plugins/region_desc.hpp"
 #include "tessera/error.hpp"
-#include "tessera/file_util.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/plugin_host.hpp"
 #include "tessera/session.hpp"
 #include "tessera/tuner.hpp"
-
-extern char** environ;
 
 namespace tessera::tune {
 namespace {
@@ -160,51 +149,38 @@ std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::s
 
 // ---- the child ----
 
-int run_worker(const std::string& request_path, const std::string& result_path) {
+namespace {
+
+// What a serving child keeps between candidates: the plugins (and so their device contexts, which
+// live until the plugin is unloaded), the imported models, and each target's device.
+struct WorkerState {
+  PluginHost host;
+  std::map<std::string, std::shared_ptr<const Graph>> graphs;
+  std::map<std::string, std::pair<std::shared_ptr<LoadedPlugin>, int32_t>> targets;
+  // The reference kernel's outputs per (model, node): the seeded inputs are the same for every
+  // candidate of a node, and the naive reference kernel can cost more than a whole trial's runs.
+  std::map<std::pair<std::string, std::string>, std::vector<Tensor>> references;
+};
+
+// Measures one request; `phase` is told "compiling" / "running" before each phase.
+MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
+                           const std::function<void(const char*)>& phase,
+                           const std::string& fault_kind) {
   MeasureResult result;
-  auto finish = [&]() {
-    std::ostringstream out;
-    out << "status=" << result.status << "\nmedian_us=" << result.median_us
-        << "\nmax_error=" << result.max_error << "\nerror=";
-    for (char c : result.error) out << (c == '\n' ? ' ' : c);
-    out << "\n";
-    write_file_atomic(result_path, out.str(), /*overwrite=*/true);
-    return 0;
-  };
-  const char* fault = std::getenv("TESSERA_TUNE_WORKER_FAULT");
-  const std::string fault_kind = fault ? fault : "";
-  if (fault_kind == "crash") std::abort();
-  if (fault_kind == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
-  MeasureRequest req;
-  {
-    std::istringstream in(read_file(request_path));
-    std::string line;
-    while (std::getline(in, line)) {
-      const size_t eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-      if (key == "model") req.model = value;
-      if (key == "node") req.node = value;
-      if (key == "target") req.target = value;
-      if (key == "schedule") req.schedule = value;
-      if (key == "repeats") req.repeats = std::stoi(value);
-      if (key == "compile_only") req.compile_only = value == "1";
-      if (key == "cache_dir") req.cache_dir = value;
-      if (key == "knob") {
-        const size_t e2 = value.find('=');
-        req.knobs.emplace_back(value.substr(0, e2), std::stoll(value.substr(e2 + 1)));
-      }
-    }
-  }
   try {
-    Graph graph = import_onnx_file(req.model);
+    auto& graph_ptr = state.graphs[req.model];
+    if (!graph_ptr) graph_ptr = std::make_shared<const Graph>(import_onnx_file(req.model));
+    const Graph& graph = *graph_ptr;
     const int index = node_index(graph, req.node);
     const auto consumers = detail::value_consumers(graph);
     detail::RegionDesc region(graph, {index}, consumers);
-    PluginHost host;
-    auto plugin = host.find(split_target(req.target).first);
-    if (!plugin) throw Error("tuner worker: plugin of target '" + req.target + "' not loaded");
-    const int32_t device = pick_device(*plugin, split_target(req.target).second, nullptr);
+    auto& [plugin, device] = state.targets[req.target];
+    if (!plugin) {
+      auto found = state.host.find(split_target(req.target).first);
+      if (!found) throw Error("tuner worker: plugin of target '" + req.target + "' not loaded");
+      device = pick_device(*found, split_target(req.target).second, nullptr);
+      plugin = found;
+    }
     std::vector<tsr_knob> knobs;
     for (const auto& [name, value] : req.knobs) knobs.push_back({name.c_str(), value});
     tsr_node_config config{sizeof(tsr_node_config), 0, req.schedule.c_str(),
@@ -217,18 +193,20 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     options.node_configs = &config;
     char text[1024] = {0};
     tsr_region_handle handle = nullptr;
+    phase("compiling");
     if (plugin->table().compile_region(device, region.get(), &options, &handle,
                                        tsr_message{text, sizeof(text)}) != TSR_OK) {
       result.status = "compile";
       result.error = text;
-      return finish();
+      return result;
     }
     if (req.compile_only) {
       if (fault_kind == "crash-compile") std::abort();
       plugin->table().release_region(handle);
       result.status = "ok";
-      return finish();
+      return result;
     }
+    phase("running");
     // Inputs: seeded uniform values; reference outputs from the reference kernel.
     const Node& node = graph.nodes[static_cast<size_t>(index)];
     std::map<ValueId, Tensor> values;
@@ -246,11 +224,9 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     for (ValueId id : region.input_values()) in.push_back(values[id].raw());
     std::vector<Tensor> outs;
     std::vector<void*> out;
-    std::vector<ops::OutputInfo> infos;
     for (ValueId id : region.output_values()) {
       const Value& v = graph.value(id);
       outs.emplace_back(v.dtype, v.shape);
-      infos.push_back({v.dtype, v.shape});
     }
     for (Tensor& t : outs) out.push_back(t.raw());
     std::vector<double> times;
@@ -261,7 +237,7 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
         result.status = "run";
         result.error = text;
         plugin->table().release_region(handle);
-        return finish();
+        return result;
       }
       const auto t1 = std::chrono::steady_clock::now();
       if (r > 0) times.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
@@ -269,23 +245,26 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     plugin->table().release_region(handle);
     std::sort(times.begin(), times.end());
     result.median_us = times.empty() ? 0 : times[times.size() / 2];
-    std::vector<const Tensor*> ref_in;
-    for (ValueId id : node.inputs) {
-      if (id == kNoValue) {
-        ref_in.push_back(nullptr);
-      } else if (graph.value(id).constant) {
-        ref_in.push_back(graph.value(id).constant.get());
-      } else {
-        ref_in.push_back(&values[id]);
+    std::vector<Tensor>& ref = state.references[{req.model, req.node}];
+    if (ref.empty()) {
+      std::vector<const Tensor*> ref_in;
+      for (ValueId id : node.inputs) {
+        if (id == kNoValue) {
+          ref_in.push_back(nullptr);
+        } else if (graph.value(id).constant) {
+          ref_in.push_back(graph.value(id).constant.get());
+        } else {
+          ref_in.push_back(&values[id]);
+        }
       }
+      std::vector<ops::OutputInfo> node_infos;
+      for (ValueId id : node.outputs) {
+        node_infos.push_back(id == kNoValue
+                                 ? ops::OutputInfo{}
+                                 : ops::OutputInfo{graph.value(id).dtype, graph.value(id).shape});
+      }
+      ref = ops::compute_node(node, graph.opset, ref_in, node_infos);
     }
-    std::vector<ops::OutputInfo> node_infos;
-    for (ValueId id : node.outputs) {
-      node_infos.push_back(id == kNoValue
-                               ? ops::OutputInfo{}
-                               : ops::OutputInfo{graph.value(id).dtype, graph.value(id).shape});
-    }
-    const std::vector<Tensor> ref = ops::compute_node(node, graph.opset, ref_in, node_infos);
     result.status = "ok";
     for (size_t o = 0; o < region.output_values().size(); ++o) {
       const ValueId id = region.output_values()[o];
@@ -307,119 +286,53 @@ int run_worker(const std::string& request_path, const std::string& result_path) 
     result.status = result.status.empty() ? "compile" : result.status;
     result.error = e.what();
   }
-  return finish();
-}
-
-// ---- the parent ----
-
-MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request) {
-  MeasureResult result;
-  // measure() runs on several threads at once in compile_in_parallel().
-  static std::atomic<int> counter{0};
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tessera-tune-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string stem = (dir / std::to_string(counter++)).string();
-  const std::string req_path = stem + ".req", res_path = stem + ".res";
-  std::ostringstream req;
-  req << "model=" << request.model << "\nnode=" << request.node << "\ntarget=" << request.target
-      << "\nschedule=" << request.schedule << "\nrepeats=" << request.repeats
-      << "\ncompile_only=" << (request.compile_only ? 1 : 0) << "\ncache_dir=" << request.cache_dir
-      << "\n";
-  for (const auto& [name, value] : request.knobs) req << "knob=" << name << "=" << value << "\n";
-  write_file_atomic(req_path, req.str(), true);
-  std::filesystem::remove(res_path);
-
-  std::vector<std::string> args = {worker_exe, "tune", "--worker", req_path, res_path};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // The child's chatter (driver warnings) stays out of the progress output.
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, (stem + ".err").c_str(),
-                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, worker_exe.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) {
-    result.status = "crash";
-    result.error = "cannot start worker '" + worker_exe + "': " + std::strerror(rc);
-    return result;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  int wstatus = 0;
-  bool timed_out = false;
-  while (true) {
-    const pid_t done = waitpid(pid, &wstatus, WNOHANG);
-    if (done == pid) break;
-    const double elapsed =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (elapsed > request.timeout_s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &wstatus, 0);
-      timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  std::string err_text;
-  try {
-    err_text = read_file(stem + ".err");
-  } catch (const std::exception&) {
-  }
-  if (err_text.size() > 300) err_text = err_text.substr(err_text.size() - 300);
-  std::replace(err_text.begin(), err_text.end(), '\n', ' ');
-  if (timed_out) {
-    result.status = "timeout";
-    result.error = "worker exceeded " + std::to_string(request.timeout_s) + " s";
-  } else if (WIFSIGNALED(wstatus) || !std::filesystem::exists(res_path)) {
-    result.status = "crash";
-    result.error = WIFSIGNALED(wstatus)
-                       ? "worker killed by signal " + std::to_string(WTERMSIG(wstatus))
-                       : "worker exited with " + std::to_string(WEXITSTATUS(wstatus));
-    if (!err_text.empty()) result.error += ": " + err_text;
-  } else {
-    std::istringstream in(read_file(res_path));
-    std::string line;
-    while (std::getline(in, line)) {
-      const size_t eq = line.find('=');
-      if (eq == std::string::npos) continue;
-      const std::string key = line.substr(0, eq), value = line.substr(eq + 1);
-      if (key == "status") result.status = value;
-      if (key == "median_us") result.median_us = std::stod(value);
-      if (key == "max_error") result.max_error = std::stod(value);
-      if (key == "error") result.error = value;
-    }
-  }
-  std::error_code ec;
-  for (const char* ext : {".req", ".res", ".err"}) std::filesystem::remove(stem + ext, ec);
   return result;
 }
 
-std::vector<MeasureResult> compile_in_parallel(const std::string& worker_exe,
-                                               std::vector<MeasureRequest> requests, int jobs) {
-  std::vector<MeasureResult> results(requests.size());
-  for (MeasureRequest& r : requests) r.compile_only = true;
-  // Each iteration only waits on its child, so the arena's width is the number of children alive
-  // at once; measure() never throws for a child's failure, so no iteration can end the loop.
-  // (global_control: TBB otherwise caps its workers at the number of cores.)
-  jobs = std::max(1, jobs);
-  tbb::global_control width(tbb::global_control::max_allowed_parallelism,
-                            static_cast<size_t>(jobs));
-  tbb::task_arena arena(jobs);
-  arena.execute([&] {
-    tbb::parallel_for(
-        tbb::blocked_range<size_t>(0, requests.size(), 1),
-        [&](const tbb::blocked_range<size_t>& range) {
-          for (size_t i = range.begin(); i != range.end(); ++i) {
-            results[i] = measure(worker_exe, requests[i]);
-          }
-        },
-        tbb::simple_partitioner());
-  });
-  return results;
+bool write_all(int fd, const std::string& text) {
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+int serve_worker(int fd) {
+  const char* fault = std::getenv("TESSERA_TUNE_WORKER_FAULT");
+  const std::string fault_kind = fault ? fault : "";
+  if (fault_kind == "crash") std::abort();
+  if (fault_kind == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
+  WorkerState state;
+  std::string pending;
+  char buf[4096];
+  while (true) {
+    const size_t eol = pending.find('\n');
+    if (eol == std::string::npos) {
+      const ssize_t n = read(fd, buf, sizeof(buf));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return 0;  // the parent closed the stream: done
+      pending.append(buf, static_cast<size_t>(n));
+      continue;
+    }
+    const std::string line = pending.substr(0, eol);
+    pending.erase(0, eol + 1);
+    MeasureResult result;
+    if (auto req = decode_request(line)) {
+      result = measure_here(
+          state, *req,
+          [&](const char* phase) { write_all(fd, std::string("phase ") + phase + "\n"); },
+          fault_kind);
+    } else {
+      result.status = "compile";
+      result.error = "tuner worker: unreadable request line";
+    }
+    if (!write_all(fd, "result " + encode_result(result) + "\n")) return 0;
+  }
 }
 
 }  // namespace tessera::tune

@@ -9,6 +9,7 @@
 #include <ctime>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -257,6 +258,15 @@ TuneReport run_tuning(const TuneOptions& options,
   int compile_jobs = options.compile_jobs;
   if (compile_jobs <= 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
   compile_jobs = std::max(1, compile_jobs);
+  if (options.isolation != "worker" && options.isolation != "candidate") {
+    throw Error("tuner: unknown isolation '" + options.isolation +
+                "' (use 'worker' or 'candidate')");
+  }
+  // workers[0] measures; all of them compile when a batch has a compile step.
+  std::vector<std::unique_ptr<MeasureWorker>> workers;
+  for (int i = 0; i < compile_jobs; ++i) {
+    workers.push_back(std::make_unique<MeasureWorker>(worker, options.isolation == "worker"));
+  }
   std::vector<LogRecord> previous;
   if (options.resume && !options.log_path.empty()) previous = read_log(options.log_path);
   report.records = previous;
@@ -392,25 +402,27 @@ TuneReport run_tuning(const TuneOptions& options,
     }
     return r;
   };
-  // Measures (task, point) pairs: first every candidate is compiled, in parallel children, so
-  // that the measuring children find their kernels in the plugins' caches; then each is measured
-  // alone, so timings never overlap. A compile error found by the compile step is final (the
-  // measuring child would hit the same one); any other outcome there (a crash, a timeout under
-  // the parallel load) leaves the verdict to the measuring child, as in a serial run.
+  // Measures (task, point) pairs: with compile_jobs > 1, first every candidate is compiled by the
+  // workers at once, so that the measuring worker finds its kernels in the plugins' caches; then
+  // each is measured alone, so timings never overlap. A compile error the compile step reported
+  // is final (the measuring worker would hit the same one); any other outcome there (a crash, a
+  // timeout under the parallel load) leaves the verdict to the measuring worker, as in a serial
+  // run.
   auto run_batch = [&](const std::vector<std::pair<size_t, Point>>& batch) {
     std::vector<MeasureRequest> requests;
     for (const auto& [t, p] : batch) requests.push_back(request_for(t, p));
     std::vector<MeasureResult> compiled;
     if (compile_jobs > 1 && batch.size() > 1) {
-      compiled = compile_in_parallel(worker, requests, compile_jobs);
+      compiled = compile_in_parallel(workers, requests);
     }
     std::vector<LogRecord> out;
     for (size_t i = 0; i < batch.size(); ++i) {
       if (out_of_budget()) break;
       const auto& [t, p] = batch[i];
-      const bool compile_failed = i < compiled.size() && compiled[i].status == "compile";
-      out.push_back(
-          record(t, p, requests[i], compile_failed ? compiled[i] : measure(worker, requests[i])));
+      const bool compile_failed =
+          i < compiled.size() && compiled[i].status == "compile" && compiled[i].reported;
+      out.push_back(record(t, p, requests[i],
+                           compile_failed ? compiled[i] : workers[0]->measure(requests[i])));
       notify(static_cast<int>(t), i + 1 == batch.size(), false);
     }
     return out;

@@ -1,0 +1,365 @@
+// The parent's side of measurement: MeasureWorker runs `tessera tune --worker` children
+// (posix_spawn, so the parent never forks with OpenCL state) and talks to each over a Unix socket
+// on the child's fd 3, one line per request, phase marker and result. A per-candidate timeout is
+// enforced here: a child that overruns is killed ("timeout"); one that dies is classified by the
+// phase it reported last ("compile" / "run"; "crash" before any), and the next candidate gets a
+// fresh child. compile_in_parallel() spreads a batch's compile-only requests over several workers.
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <tbb/blocked_range.h>
+#include <tbb/global_control.h>
+#include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "tessera/file_util.hpp"
+#include "tessera/tuner.hpp"
+
+extern char** environ;
+
+namespace tessera::tune {
+namespace {
+
+// Fields are "key=value" separated by tabs; a value's backslashes, tabs and newlines are escaped
+// so that a request or result is always one line.
+std::string escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '\\') {
+      out += "\\\\";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::string>> split_fields(const std::string& line) {
+  std::vector<std::pair<std::string, std::string>> fields;
+  std::string field;
+  auto flush = [&]() {
+    const size_t eq = field.find('=');
+    if (eq != std::string::npos) fields.emplace_back(field.substr(0, eq), field.substr(eq + 1));
+    field.clear();
+  };
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == '\t') {
+      flush();
+    } else if (c == '\\' && i + 1 < line.size()) {
+      const char n = line[++i];
+      field += n == 't' ? '\t' : n == 'n' ? '\n' : n;
+    } else {
+      field += c;
+    }
+  }
+  flush();
+  return fields;
+}
+
+double elapsed_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string worker_dir() {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessera-tune-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return dir.string();
+}
+
+}  // namespace
+
+std::string encode_request(const MeasureRequest& r) {
+  std::ostringstream o;
+  o << "model=" << escape(r.model) << "\tnode=" << escape(r.node) << "\ttarget=" << escape(r.target)
+    << "\tschedule=" << escape(r.schedule) << "\trepeats=" << r.repeats
+    << "\tcompile_only=" << (r.compile_only ? 1 : 0) << "\tcache_dir=" << escape(r.cache_dir);
+  for (const auto& [name, value] : r.knobs) o << "\tknob=" << escape(name) << "=" << value;
+  return o.str();
+}
+
+std::optional<MeasureRequest> decode_request(const std::string& line) {
+  try {
+    MeasureRequest r;
+    bool any = false;
+    for (const auto& [key, value] : split_fields(line)) {
+      any = true;
+      if (key == "model") r.model = value;
+      if (key == "node") r.node = value;
+      if (key == "target") r.target = value;
+      if (key == "schedule") r.schedule = value;
+      if (key == "repeats") r.repeats = std::stoi(value);
+      if (key == "compile_only") r.compile_only = value == "1";
+      if (key == "cache_dir") r.cache_dir = value;
+      if (key == "knob") {
+        const size_t eq = value.rfind('=');
+        if (eq == std::string::npos) return std::nullopt;
+        r.knobs.emplace_back(value.substr(0, eq), std::stoll(value.substr(eq + 1)));
+      }
+    }
+    if (!any) return std::nullopt;
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::string encode_result(const MeasureResult& r) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "status=" << escape(r.status) << "\tmedian_us=" << r.median_us
+    << "\tmax_error=" << r.max_error << "\terror=" << escape(r.error);
+  return o.str();
+}
+
+std::optional<MeasureResult> decode_result(const std::string& line) {
+  try {
+    MeasureResult r;
+    for (const auto& [key, value] : split_fields(line)) {
+      if (key == "status") r.status = value;
+      if (key == "median_us") r.median_us = std::stod(value);
+      if (key == "max_error") r.max_error = std::stod(value);
+      if (key == "error") r.error = value;
+    }
+    if (r.status.empty()) return std::nullopt;
+    return r;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+MeasureWorker::MeasureWorker(std::string exe, bool persistent)
+    : exe_(std::move(exe)), persistent_(persistent) {}
+
+MeasureWorker::~MeasureWorker() {
+  stop();
+}
+
+bool MeasureWorker::start(std::string* error) {
+  // Several workers start at once from compile_in_parallel()'s threads.
+  static std::atomic<int> counter{0};
+  int fds[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
+    *error = std::string("cannot create the worker's socket: ") + std::strerror(errno);
+    return false;
+  }
+  // Both ends are close-on-exec, so no other child inherits them (a worker's death must close
+  // its stream); dup2 onto fd 3 gives the child its end. An end that already is fd 3 is moved
+  // first, since dup2 onto itself would keep close-on-exec.
+  int child_end = fds[1];
+  if (child_end == 3) {
+    child_end = fcntl(fds[1], F_DUPFD_CLOEXEC, 4);
+    close(fds[1]);
+  }
+  err_path_ = worker_dir() + "/" + std::to_string(counter++) + ".err";
+  std::vector<std::string> args = {exe_, "tune", "--worker"};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  // The child's chatter (driver warnings) stays out of the progress output and the stream.
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                   0644);
+  posix_spawn_file_actions_adddup2(&actions, child_end, 3);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, exe_.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  close(child_end);
+  if (rc != 0) {
+    close(fds[0]);
+    *error = "cannot start worker '" + exe_ + "': " + std::strerror(rc);
+    return false;
+  }
+  pid_ = pid;
+  fd_ = fds[0];
+  buffer_.clear();
+  err_offset_ = 0;
+  ++starts_;
+  return true;
+}
+
+void MeasureWorker::stop() {
+  if (pid_ <= 0) return;
+  close(fd_);  // the child's read sees the end of the stream and exits
+  fd_ = -1;
+  const auto start = std::chrono::steady_clock::now();
+  int wstatus = 0;
+  while (waitpid(pid_, &wstatus, WNOHANG) == 0) {
+    if (elapsed_since(start) > 2) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &wstatus, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  pid_ = -1;
+  std::error_code ec;
+  std::filesystem::remove(err_path_, ec);
+}
+
+std::string MeasureWorker::new_stderr() {
+  std::string text;
+  try {
+    text = read_file(err_path_);
+  } catch (const std::exception&) {
+  }
+  text = text.substr(std::min(text.size(), err_offset_));
+  err_offset_ += text.size();
+  if (text.size() > 300) text = text.substr(text.size() - 300);
+  std::replace(text.begin(), text.end(), '\n', ' ');
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
+MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
+  MeasureResult result;
+  result.reported = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  if (pid_ <= 0) {
+    std::string error;
+    if (!start(&error)) {
+      result.status = "crash";
+      result.error = error;
+      return result;
+    }
+  }
+  const std::string line = encode_request(request) + "\n";
+  size_t sent = 0;
+  while (sent < line.size()) {
+    // MSG_NOSIGNAL: a worker that died must not take the parent with it (SIGPIPE).
+    const ssize_t n = send(fd_, line.data() + sent, line.size() - sent, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the worker is gone; reading below finds out how
+    sent += static_cast<size_t>(n);
+  }
+  std::string phase;
+  bool timed_out = false, ended = false;
+  while (true) {
+    const size_t eol = buffer_.find('\n');
+    if (eol != std::string::npos) {
+      const std::string msg = buffer_.substr(0, eol);
+      buffer_.erase(0, eol + 1);
+      if (msg.rfind("phase ", 0) == 0) {
+        phase = msg.substr(6);
+      } else if (msg.rfind("result ", 0) == 0) {
+        if (auto r = decode_result(msg.substr(7))) {
+          if (!persistent_) stop();
+          return *r;
+        }
+      }
+      continue;
+    }
+    const double left = request.timeout_s - elapsed_since(t0);
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min(left, 60.0) * 1000) + 1);
+    if (ready < 0 && errno != EINTR) {
+      ended = true;
+      break;
+    }
+    if (ready <= 0) continue;
+    char buf[4096];
+    const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ended = true;
+      break;
+    }
+    buffer_.append(buf, static_cast<size_t>(n));
+  }
+  (void)ended;
+  int wstatus = 0;
+  if (timed_out) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &wstatus, 0);
+  } else {
+    // The stream ended: the child is exiting; give it a moment, then make sure.
+    const auto end = std::chrono::steady_clock::now();
+    while (waitpid(pid_, &wstatus, WNOHANG) == 0) {
+      if (elapsed_since(end) > 2) {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, &wstatus, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+  close(fd_);
+  fd_ = -1;
+  pid_ = -1;
+  const std::string err_text = new_stderr();
+  std::error_code ec;
+  std::filesystem::remove(err_path_, ec);
+  const std::string during = phase.empty() ? "" : " while " + phase;
+  if (timed_out) {
+    result.status = "timeout";
+    result.error = "worker exceeded " + std::to_string(request.timeout_s) + " s" + during;
+    return result;
+  }
+  result.status = phase == "compiling" ? "compile" : phase == "running" ? "run" : "crash";
+  result.error = WIFSIGNALED(wstatus)
+                     ? "worker killed by signal " + std::to_string(WTERMSIG(wstatus))
+                     : "worker exited with " + std::to_string(WEXITSTATUS(wstatus));
+  result.error += during;
+  if (!err_text.empty()) result.error += ": " + err_text;
+  return result;
+}
+
+MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request) {
+  MeasureWorker worker(worker_exe, /*persistent=*/false);
+  return worker.measure(request);
+}
+
+std::vector<MeasureResult> compile_in_parallel(
+    const std::vector<std::unique_ptr<MeasureWorker>>& workers,
+    std::vector<MeasureRequest> requests) {
+  std::vector<MeasureResult> results(requests.size());
+  for (MeasureRequest& r : requests) r.compile_only = true;
+  const size_t jobs = std::max<size_t>(1, std::min(workers.size(), requests.size()));
+  // Worker w compiles requests w, w + jobs, ...; each iteration only waits on its child, so the
+  // arena's width is the number of children busy at once. measure() never throws for a child's
+  // failure, so no iteration can end the loop. (global_control: TBB otherwise caps its workers
+  // at the number of cores.)
+  tbb::global_control width(tbb::global_control::max_allowed_parallelism, jobs);
+  tbb::task_arena arena(static_cast<int>(jobs));
+  arena.execute([&] {
+    tbb::parallel_for(
+        tbb::blocked_range<size_t>(0, jobs, 1),
+        [&](const tbb::blocked_range<size_t>& range) {
+          for (size_t w = range.begin(); w != range.end(); ++w) {
+            for (size_t i = w; i < requests.size(); i += jobs) {
+              results[i] = workers[w]->measure(requests[i]);
+            }
+          }
+        },
+        tbb::simple_partitioner());
+  });
+  return results;
+}
+
+}  // namespace tessera::tune
