@@ -1,7 +1,10 @@
 // Tuner tests. Oracles: a synthetic cost function with a known optimum, hand-built log records,
 // the reference kernel (through the worker's check and a Session run with the tuned config), and
-// serial mode for parallel compilation (same records; compile counts from the test plugin).
+// serial mode for parallel compilation (same records; compile counts from the test plugin), and
+// one-child-per-candidate isolation for persistent workers (same records, statuses and log lines,
+// with faults injected mid-stream; worker processes counted through the test plugin).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -9,6 +12,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 
 #include "builder.hpp"
 #include "tessera/onnx_import.hpp"
@@ -202,25 +206,46 @@ std::map<std::string, int> compile_counts(const std::string& path) {
   std::map<std::string, int> counts;
   std::ifstream in(path);
   std::string line;
-  while (std::getline(in, line)) counts[line]++;
+  while (std::getline(in, line)) counts[line.substr(0, line.find(" pid="))]++;
   return counts;
 }
 
-// Tunes the one Relu of relu_model() on the tunetest plugin over its whole 6-config grid.
-TuneReport tune_relu(int compile_jobs, const std::string& compile_log) {
+// The processes other than this one (the workers) that compiled candidates.
+std::set<std::string> worker_pids(const std::string& path) {
+  std::set<std::string> pids;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    const std::string pid = line.substr(line.find(" pid=") + 5);
+    if (pid != std::to_string(getpid())) pids.insert(pid);
+  }
+  return pids;
+}
+
+// Tunes the one Relu of relu_model() on the tunetest plugin over its whole grid: 6 configs, or
+// with `faults` 12 (modes 3, 4, 5 crash at run time, hang, crash in compile).
+TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
+                     const std::string& isolation = "worker", bool faults = false,
+                     const std::string& log = "") {
   setenv("TESSERA_PLUGIN_PATH", TESSERA_TUNE_TEST_PLUGIN_DIR, 1);
   setenv("TESSERA_TUNETEST_LOG", compile_log.c_str(), 1);
+  if (faults) setenv("TESSERA_TUNETEST_FAULTS", "1", 1);
   std::filesystem::remove(compile_log);
+  if (!log.empty()) std::filesystem::remove(log);
   TuneOptions o;
   o.model = relu_model();
   o.targets = {"tunetest", "reference"};
-  o.trials = 6;
+  o.trials = faults ? 12 : 6;
   o.tuner = "grid";
-  o.batch = 8;  // after the default, the other 5 configs are one batch
+  o.batch = 16;  // after the default, the other configs are one batch
   o.repeats = 1;
+  o.timeout_s = 4;
   o.worker_exe = kTessera;
   o.compile_jobs = compile_jobs;
+  o.isolation = isolation;
+  o.log_path = log;
   TuneReport report = run_tuning(o);
+  unsetenv("TESSERA_TUNETEST_FAULTS");
   unsetenv("TESSERA_TUNETEST_LOG");
   unsetenv("TESSERA_PLUGIN_PATH");
   return report;
@@ -284,6 +309,126 @@ TEST(TuneParallelCompile, BadCandidateIsClassifiedAndTheOthersMeasuredAsInSerial
   got.clear();
   for (const LogRecord& r : crashing.records) got.push_back(outcome(r));
   EXPECT_EQ(got, expected);
+}
+
+TEST(TuneWorker, RequestsAndResultsRoundTripAsOneLine) {
+  MeasureRequest req;
+  req.model = "/tmp/a\tb\\c\nd.onnx";  // tab, backslash and newline survive
+  req.node = "conv=1";
+  req.target = "mali:any";
+  req.schedule = "conv2d.nchw.direct";
+  req.knobs = {{"wg_x", 16}, {"outputs_per_item", -4}};
+  req.repeats = 7;
+  req.compile_only = true;
+  req.cache_dir = "/c";
+  const std::string line = encode_request(req);
+  EXPECT_EQ(line.find('\n'), std::string::npos);
+  const auto back = decode_request(line);
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->model, req.model);
+  EXPECT_EQ(back->node, req.node);
+  EXPECT_EQ(back->target, req.target);
+  EXPECT_EQ(back->schedule, req.schedule);
+  EXPECT_EQ(back->knobs, req.knobs);
+  EXPECT_EQ(back->repeats, 7);
+  EXPECT_TRUE(back->compile_only);
+  EXPECT_EQ(back->cache_dir, "/c");
+  MeasureResult res;
+  res.status = "wrong-answer";
+  res.median_us = 123.456789012;
+  res.max_error = 0.5;
+  res.error = "line1\nline2";
+  const auto rback = decode_result(encode_result(res));
+  ASSERT_TRUE(rback);
+  EXPECT_EQ(rback->status, res.status);
+  EXPECT_DOUBLE_EQ(rback->median_us, res.median_us);
+  EXPECT_DOUBLE_EQ(rback->max_error, 0.5);
+  EXPECT_EQ(rback->error, res.error);
+  EXPECT_FALSE(decode_request(""));
+  EXPECT_FALSE(decode_result("median_us=1"));  // no status
+}
+
+std::vector<std::string> outcomes(const std::vector<LogRecord>& records) {
+  std::vector<std::string> out;
+  for (const LogRecord& r : records) out.push_back(outcome(r));
+  return out;
+}
+
+TEST(TuneIsolation, WorkerModeMeasuresLikeCandidateModeInOneProcess) {
+  const std::string counts_path =
+      (std::filesystem::temp_directory_path() / "tessera_tune_iso_compiles.txt").string();
+  const std::string log =
+      (std::filesystem::temp_directory_path() / "tessera_tune_iso.jsonl").string();
+  const std::vector<std::string> expected = {
+      "relu.test mode=0 block=1 ok",
+      "relu.test mode=0 block=2 ok",
+      "relu.test mode=1 block=1 ok",
+      "relu.test mode=1 block=2 ok",
+      "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
+      "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles"};
+  const TuneReport candidate = tune_relu(1, counts_path, "candidate", false, log);
+  EXPECT_EQ(outcomes(candidate.records), expected);
+  EXPECT_EQ(outcomes(read_log(log)), expected);
+  const std::map<std::string, int> candidate_counts = compile_counts(counts_path);
+  EXPECT_EQ(worker_pids(counts_path).size(), 6u);  // a child per candidate
+
+  const TuneReport worker = tune_relu(1, counts_path, "worker", false, log);
+  EXPECT_EQ(outcomes(worker.records), expected);
+  EXPECT_EQ(outcomes(read_log(log)), expected);
+  EXPECT_EQ(compile_counts(counts_path), candidate_counts);
+  EXPECT_EQ(worker_pids(counts_path).size(), 1u);  // one child served them all
+  // With a compile step over 3 workers, in either isolation, the verdicts stay the same.
+  EXPECT_EQ(outcomes(tune_relu(3, counts_path, "worker").records), expected);
+  EXPECT_EQ(worker_pids(counts_path).size(), 3u);
+  EXPECT_EQ(outcomes(tune_relu(3, counts_path, "candidate").records), expected);
+  for (const LogRecord& r : worker.records) {
+    if (r.status == "ok") {
+      EXPECT_GT(r.median_us, 0);
+    }
+  }
+}
+
+TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
+  const std::string counts_path =
+      (std::filesystem::temp_directory_path() / "tessera_tune_fault_compiles.txt").string();
+  const std::string log =
+      (std::filesystem::temp_directory_path() / "tessera_tune_fault.jsonl").string();
+  // Grid order of mode {0,3,1,4,2,5} x block {1,2}; the default (0, 1) first.
+  const std::string run_crash =
+      "run: worker killed by signal 6 while running: tunetest: mode 3 crashes at run time";
+  const std::string hang = "timeout: worker exceeded 4.000000 s while running";
+  const std::string compile_crash =
+      "compile: worker killed by signal 6 while compiling: tunetest: mode 5 crashes in compile";
+  const std::vector<std::string> expected = {
+      "relu.test mode=0 block=1 ok",
+      "relu.test mode=0 block=2 ok",
+      "relu.test mode=3 block=1 " + run_crash,
+      "relu.test mode=3 block=2 " + run_crash,
+      "relu.test mode=1 block=1 ok",
+      "relu.test mode=1 block=2 ok",
+      "relu.test mode=4 block=1 " + hang,
+      "relu.test mode=4 block=2 " + hang,
+      "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
+      "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles",
+      "relu.test mode=5 block=1 " + compile_crash,
+      "relu.test mode=5 block=2 " + compile_crash};
+  const TuneReport worker = tune_relu(1, counts_path, "worker", true, log);
+  EXPECT_EQ(outcomes(worker.records), expected);
+  EXPECT_EQ(outcomes(read_log(log)), expected);
+  ASSERT_EQ(worker.tasks.size(), 1u);
+  EXPECT_EQ(worker.tasks[0].errors,
+            (std::map<std::string, int>{{"run", 2}, {"timeout", 2}, {"compile", 4}}));
+  // A worker ends at each of the 6 crashes and hangs; the candidates after one are measured by
+  // the next: (0,1) (0,2) (3,1) | (3,2) | (1,1) (1,2) (4,1) | (4,2) | (2,1) (2,2) (5,1) | (5,2).
+  EXPECT_EQ(worker_pids(counts_path).size(), 6u);
+  const std::map<std::string, int> worker_counts = compile_counts(counts_path);
+
+  const TuneReport candidate = tune_relu(1, counts_path, "candidate", true, log);
+  EXPECT_EQ(outcomes(candidate.records), expected);
+  EXPECT_EQ(outcomes(read_log(log)), expected);
+  EXPECT_EQ(candidate.tasks[0].errors, worker.tasks[0].errors);
+  EXPECT_EQ(compile_counts(counts_path), worker_counts);
+  EXPECT_EQ(worker_pids(counts_path).size(), 12u);
 }
 
 TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {

@@ -3,13 +3,22 @@
 // deliberately bad candidate: compile() fails with TSR_COMPILE_FAILED. The values computed never
 // depend on the config. Its device is "TuneTest CPU".
 //
+// With TESSERA_TUNETEST_FAULTS=1 the knob mode is {0,3,1,4,2,5} (grid order interleaves faulty
+// and good candidates): mode 3 aborts in execute (a run-time crash), mode 4 hangs in execute,
+// mode 5 aborts in compile. Each writes a line to stderr first.
+//
 // Side channel: when TESSERA_TUNETEST_LOG names a file, every compile() appends one line
-// "mode=<m> block=<b>" so a test can count how often each candidate was compiled.
+// "mode=<m> block=<b> pid=<process>" so a test can count how often each candidate was compiled,
+// and by how many processes.
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/plugin.hpp"
@@ -18,10 +27,23 @@ namespace {
 
 using namespace tessera::plugin;
 
+bool faults_enabled() {
+  const char* v = std::getenv("TESSERA_TUNETEST_FAULTS");
+  return v && std::string(v) == "1";
+}
+
 class ReluRegion : public CompiledRegion {
  public:
-  explicit ReluRegion(size_t n) : n_(n) {}
+  ReluRegion(size_t n, int64_t mode) : n_(n), mode_(mode) {}
   void execute(const void* const* inputs, void* const* outputs) override {
+    if (mode_ == 3) {
+      std::fputs("tunetest: mode 3 crashes at run time\n", stderr);
+      std::abort();
+    }
+    if (mode_ == 4) {
+      std::fputs("tunetest: mode 4 hangs at run time\n", stderr);
+      std::this_thread::sleep_for(std::chrono::hours(1));
+    }
     const float* in = static_cast<const float*>(inputs[0]);
     float* out = static_cast<float*>(outputs[0]);
     for (size_t i = 0; i < n_; ++i) out[i] = std::max(in[i], 0.0f);
@@ -29,6 +51,7 @@ class ReluRegion : public CompiledRegion {
 
  private:
   size_t n_;
+  int64_t mode_;
 };
 
 class TuneTestPlugin : public Plugin {
@@ -63,7 +86,11 @@ class TuneTestPlugin : public Plugin {
     t.workload_key = "relu|n=" + std::to_string(tensor_numel(*node.input(0))) + "|f32";
     Schedule s;
     s.name = "relu.test";
-    s.knobs.push_back({"mode", {0, 1, 2}, 0});
+    if (faults_enabled()) {
+      s.knobs.push_back({"mode", {0, 3, 1, 4, 2, 5}, 0});
+    } else {
+      s.knobs.push_back({"mode", {0, 1, 2}, 0});
+    }
     s.knobs.push_back({"block", {1, 2}, 1});
     t.schedules.push_back(std::move(s));
     return t;
@@ -79,14 +106,18 @@ class TuneTestPlugin : public Plugin {
     const int64_t mode = c ? c->knob("mode", 0) : 0, block = c ? c->knob("block", 1) : 1;
     if (const char* path = std::getenv("TESSERA_TUNETEST_LOG")) {
       if (FILE* f = std::fopen(path, "a")) {
-        std::fprintf(f, "mode=%lld block=%lld\n", static_cast<long long>(mode),
-                     static_cast<long long>(block));
+        std::fprintf(f, "mode=%lld block=%lld pid=%d\n", static_cast<long long>(mode),
+                     static_cast<long long>(block), static_cast<int>(getpid()));
         std::fclose(f);
       }
     }
     if (mode == 2) throw Failure(TSR_COMPILE_FAILED, "relu.test mode 2 never compiles");
+    if (mode == 5) {
+      std::fputs("tunetest: mode 5 crashes in compile\n", stderr);
+      std::abort();
+    }
     return std::make_unique<ReluRegion>(
-        static_cast<size_t>(tensor_numel(region.value(region.output_index(0)))));
+        static_cast<size_t>(tensor_numel(region.value(region.output_index(0)))), mode);
   }
 };
 
