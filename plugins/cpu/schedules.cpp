@@ -26,24 +26,33 @@ void add_tile(Config* c, const GemmTile& t) {
 }  // namespace
 
 GemmTile default_tile(int64_t m, int64_t n) {
-  // Fewest padded elements of C, ties to the target's preferred tile, then to more accumulators.
   // On AVX-512 the preferred 8x32 (16 accumulators, 10 loads per 16 FMAs) keeps both FMA ports of
   // an Intel server core busy, where 6x16 (6 chains of latency 4, 7 loads per 6 FMAs, ~15 uops
   // per 6 FMAs on a 4-wide front end) caps near half of peak; on Zen 4 (one 512-bit FMA port) it
-  // measured as fast or faster than 6x16 except where its wider panels pad more columns (196, 169
-  // pixels), which the padded-area rule catches.
+  // measured as fast or faster than 6x16 except where its wider panels pad more columns.
+  // The preferred tile stays unless another pads C by more than 1/16 less (196 or 169 pixels:
+  // 224 or 192 columns in 32-wide panels against 208 or 176 in 16-wide ones); ties go to the
+  // tile sharing the preferred tile's rows, then to more accumulators.
   std::vector<GemmTile> order = gemm_tiles();
   const GemmTile preferred = default_gemm_tile();
+  auto rank = [&](const GemmTile& t) {
+    return (t.mr == preferred.mr && t.nr == preferred.nr ? 2 : 0) + (t.mr == preferred.mr ? 1 : 0);
+  };
   std::stable_sort(order.begin(), order.end(), [&](const GemmTile& x, const GemmTile& y) {
-    const bool px = x.mr == preferred.mr && x.nr == preferred.nr;
-    const bool py = y.mr == preferred.mr && y.nr == preferred.nr;
-    return px != py ? px : x.mr * x.nr > y.mr * y.nr;
+    return rank(x) != rank(y) ? rank(x) > rank(y) : x.mr * x.nr > y.mr * y.nr;
   });
-  auto padded = [](int64_t x, int64_t t) { return (std::max<int64_t>(1, x) + t - 1) / t * t; };
+  auto area = [&](const GemmTile& t) {
+    auto padded = [](int64_t x, int64_t step) {
+      return (std::max<int64_t>(1, x) + step - 1) / step * step;
+    };
+    return padded(m, t.mr) * padded(n, t.nr);
+  };
   GemmTile best = order.front();
   for (const GemmTile& t : order) {
-    if (padded(m, t.mr) * padded(n, t.nr) < padded(m, best.mr) * padded(n, best.nr)) best = t;
+    if (area(t) < area(best)) best = t;
   }
+  const GemmTile& first = order.front();
+  if (area(first) * 16 <= area(best) * 17) best = first;
   return best;
 }
 

@@ -12,6 +12,7 @@
 #include "kernels/kernels.hpp"
 #include "plugins/region_desc.hpp"
 #include "region.hpp"
+#include "schedules.hpp"
 #include "tessera/plugin_host.hpp"
 #include "tessera/reference_runner.hpp"
 
@@ -156,6 +157,26 @@ TEST(CpuNodeConfig, BadConfigsFallBackWithANote) {
     EXPECT_TRUE(has_note(notes, c.why)) << all_notes(notes);
     EXPECT_FALSE(has_note(notes, "(node config)")) << all_notes(notes);
   }
+}
+
+// The heuristic tile: the target's preferred one unless another pads C by more than 1/16 less.
+TEST(CpuSchedules, DefaultTilePadsCLeast) {
+  auto is = [](const cpu::GemmTile& t, int64_t mr, int64_t nr) { return t.mr == mr && t.nr == nr; };
+  const cpu::GemmTile preferred = cpu::default_gemm_tile();
+  if (cpu::gemm_tiles().size() == 1) {
+    // AVX2, SSE4, NEON: one tile, kMR x kNR.
+    EXPECT_TRUE(is(preferred, cpu::kMR, cpu::kNR));
+    EXPECT_TRUE(is(cpu::default_tile(576, 196), cpu::kMR, cpu::kNR));
+    return;
+  }
+  EXPECT_TRUE(is(preferred, 8, 32));
+  EXPECT_TRUE(is(cpu::default_tile(64, 3136), 8, 32));   // no padding
+  EXPECT_TRUE(is(cpu::default_tile(128, 784), 8, 32));   // 800 vs 784 columns: within 1/16
+  EXPECT_TRUE(is(cpu::default_tile(512, 49), 8, 32));    // 64 columns either way
+  EXPECT_TRUE(is(cpu::default_tile(576, 196), 8, 16));   // 224 vs 208 columns
+  EXPECT_TRUE(is(cpu::default_tile(1000, 169), 8, 16));  // 192 vs 176
+  EXPECT_TRUE(is(cpu::default_tile(36, 3136), 12, 32));  // 40 vs 36 rows
+  EXPECT_TRUE(is(cpu::default_tile(1, 1000), 6, 16));    // Gemm with one row
 }
 
 TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
