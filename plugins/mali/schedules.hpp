@@ -42,6 +42,12 @@ const Schedule& schedule(const std::string& id);
 // kernel limits and does not exceed the work available along dim 0 (0 = let the driver pick).
 int32_t default_wg_x(const Schedule& s, const opencl::DeviceInfo& device, int64_t work_dim0);
 
+// The default of the `vec` knob (floats per work-item): 4, one 128-bit load, when a candidate
+// (Mali's load/store units move 128 bits per lane and cycle); else the smallest candidate. 0 when
+// the schedule has no `vec` knob. Every candidate is correct for every size (the kernels handle
+// tails), so the default needs no shape check.
+int32_t default_vec(const Schedule& s);
+
 // Global size rounded up to a multiple of `local` (kernels guard against the overhang).
 size_t round_up(size_t global, size_t local);
 

@@ -11,7 +11,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <set>
+#include <sstream>
 
 #include "opencl_plugin_test_util.hpp"
 
@@ -104,8 +107,15 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     EXPECT_EQ(cs, TSR_OK) << text;
     std::set<std::string> kernels;
     if (cs != TSR_OK) return kernels;
+    dumped_.clear();
+    dumps_.clear();
     for (const auto& e : std::filesystem::directory_iterator(dump)) {
       kernels.insert(e.path().stem().string());
+      std::ifstream f(e.path());
+      std::stringstream text;
+      text << f.rdbuf();
+      dumped_ += text.str();
+      dumps_.emplace_back(e.path().stem().string(), text.str());
     }
     std::filesystem::remove_all(dump);
     std::vector<const void*> in_ptrs;
@@ -129,21 +139,21 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     return kernels;
   }
 
-  // Runs a one-Conv case with every schedule describe_node lists and every candidate of its
-  // build-time knobs (wg_x at its default); returns the schedule names seen, heuristic's first.
-  std::vector<std::string> run_every_conv_schedule(const std::vector<In>& inputs, Attributes a) {
-    Case c(inputs, {opencl_test::make_node_over_inputs("Conv", inputs.size(), std::move(a))}, 13);
+  // Every schedule describe_node lists for node `node` of `c` with every candidate of its
+  // build-time knobs (wg_x at its default), as requests; `names` gets the schedule names,
+  // heuristic's first.
+  std::vector<Request> every_config(Case& c, int32_t node, std::vector<std::string>* names) {
     tsr_node_tuning tuning{};
     tuning.struct_size = sizeof(tuning);
     char text[512] = "";
-    EXPECT_EQ(plugin_->describe_node(device_, &c.region, 0, &tuning, {text, sizeof(text)}), TSR_OK)
+    EXPECT_EQ(plugin_->describe_node(device_, &c.region, node, &tuning, {text, sizeof(text)}),
+              TSR_OK)
         << text;
-    // Copy the answer out: the next describe_node call (none here) would overwrite it.
+    // Copy the answer out: the next describe_node call would overwrite it.
     std::vector<Request> grid;
-    std::vector<std::string> names;
     for (int32_t s = 0; s < tuning.num_schedules; ++s) {
       const tsr_schedule_desc& d = tuning.schedules[s];
-      names.push_back(d.name);
+      names->push_back(d.name);
       std::vector<std::vector<int64_t>> values;
       for (int32_t k = 0; k < d.num_knobs; ++k) {
         const std::string knob = d.knobs[k].name;
@@ -167,17 +177,30 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
       }
       for (const auto& p : points) {
         Request r;
+        r.node = node;
         r.schedule = d.name;
         for (int32_t k = 0; k < d.num_knobs; ++k) r.names.push_back(d.knobs[k].name);
         for (int32_t k = 0; k < d.num_knobs; ++k) r.knobs.push_back({r.names[k].c_str(), p[k]});
         grid.push_back(std::move(r));
       }
     }
-    for (const Request& r : grid) {
-      std::string label = r.schedule;
-      for (const tsr_knob& k : r.knobs)
-        label += " " + std::string(k.name) + "=" + std::to_string(k.value);
-      SCOPED_TRACE(label);
+    return grid;
+  }
+
+  static std::string label(const Request& r) {
+    std::string s = r.schedule;
+    for (const tsr_knob& k : r.knobs)
+      s += " " + std::string(k.name) + "=" + std::to_string(k.value);
+    return s;
+  }
+
+  // Runs a one-Conv case with every schedule describe_node lists and every candidate of its
+  // build-time knobs (wg_x at its default); returns the schedule names seen, heuristic's first.
+  std::vector<std::string> run_every_conv_schedule(const std::vector<In>& inputs, Attributes a) {
+    Case c(inputs, {opencl_test::make_node_over_inputs("Conv", inputs.size(), std::move(a))}, 13);
+    std::vector<std::string> names;
+    for (const Request& r : every_config(c, 0, &names)) {
+      SCOPED_TRACE(label(r));
       const std::set<std::string> kernels = run(c, {r});
       // The requested schedule ran: "conv2d.<layout>.<variant>" builds conv2d_<variant>_4c
       // (nchw4c) or conv2d_<variant>_f32 (nchw).
@@ -185,11 +208,54 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
       EXPECT_EQ(c4, nchw4c()) << r.schedule;
       const std::string variant = r.schedule.substr(r.schedule.rfind('.') + 1);
       EXPECT_EQ(kernels.count("conv2d_" + variant + (c4 ? "_4c" : "_f32")), 1u);
+      // unroll is every conv schedule's last knob.
+      EXPECT_NE(dumped_.find("-DUNROLL=" + std::to_string(r.knobs.back().value)),
+                std::string::npos);
     }
     return names;
   }
 
+  // Runs `c` with node `node` at every config describe_node lists for it (every candidate of
+  // its vec knob); returns how many of them ran as requested: the schedule's kernel was built
+  // with that vec. A schedule of the other layout (BatchNormalization lists both) falls back to
+  // the heuristic's config.
+  int run_every_vec(Case& c, int32_t node) {
+    static const std::map<std::string, std::string> kernel_of = {
+        {"eltwise.unary", "unary_f32"},
+        {"eltwise.binary", "binary_f32"},
+        {"eltwise.channel_affine", "channel_affine_f32"},
+        {"eltwise.channel_affine.nchw4c", "channel_affine_4c_f32"},
+        {"copy.block", "copy_block_f32"}};
+    std::vector<std::string> names;
+    int ran = 0;
+    for (const Request& r : every_config(c, node, &names)) {
+      SCOPED_TRACE(label(r));
+      int64_t vec = -1;
+      for (const tsr_knob& k : r.knobs) {
+        if (std::string(k.name) == "vec") vec = k.value;
+      }
+      EXPECT_GT(vec, 0) << "no vec knob";
+      EXPECT_EQ(kernel_of.count(r.schedule), 1u);
+      run(c, {r});
+      const std::string kernel = kernel_of.count(r.schedule) ? kernel_of.at(r.schedule) : "?";
+      const std::string define = "-DVEC=" + std::to_string(vec);
+      for (const auto& [stem, text] : dumps_) {
+        // A kernel built with other options too is dumped again as "<kernel>.2".
+        if (stem != kernel && stem.rfind(kernel + ".", 0) != 0) continue;
+        const size_t at = text.find(define);
+        if (at != std::string::npos && !std::isdigit(static_cast<unsigned char>(
+                                           text[std::min(at + define.size(), text.size() - 1)]))) {
+          ++ran;
+          break;
+        }
+      }
+    }
+    return ran;
+  }
+
   const tsr_plugin* plugin_ = nullptr;
+  std::string dumped_;  // the kernel sources (with their build options) of the last run()
+  std::vector<std::pair<std::string, std::string>> dumps_;  // (file stem, source) of each
   int32_t device_ = -1;
   std::string cache_dir_;
 };
@@ -417,6 +483,86 @@ TEST_P(MaliLayoutTest, UnknownScheduleRequestFallsBackToHeuristic) {
   r.knobs = {{r.names[0].c_str(), 8}, {r.names[1].c_str(), 2}};
   const std::set<std::string> k = run(c, {r});
   EXPECT_EQ(k.count(nchw4c() ? "conv2d_3x3s1_4c" : "conv2d_direct_f32"), 1u);
+}
+
+// Channel blocks 6 (unroll 4: one trip and a remainder of 2) for 3x3s1, 1x1 and direct.
+TEST_P(MaliLayoutTest, ConvUnrollRemainderChannels) {
+  run_every_conv_schedule({{random_tensor({1, 22, 6, 5}, 100)},
+                           {random_tensor({6, 22, 3, 3}, 101), true},
+                           {random_tensor({6}, 102), true}},
+                          attrs({{"pads", Ints{1, 1, 1, 1}}}));
+  run_every_conv_schedule(
+      {{random_tensor({1, 21, 4, 5}, 103)}, {random_tensor({9, 21, 1, 1}, 104), true}}, {});
+  run_every_conv_schedule(
+      {{random_tensor({1, 23, 7, 6}, 105)}, {random_tensor({5, 23, 2, 3}, 106), true}},
+      attrs({{"strides", Ints{2, 1}}}));
+}
+
+// Unary activations with every vec: 10 channels (NCHW4c: padded lanes masked; 420 floats, not a
+// multiple of 8 in either layout) and a plain NCHW region input of 105 floats.
+TEST_P(MaliLayoutTest, UnaryEveryVec) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 5, 7}, 110)},
+                            {random_tensor({10, 3, 3, 3}, 111), true}};
+  for (const char* op : {"Sigmoid", "HardSwish", "Relu"}) {
+    SCOPED_TRACE(op);
+    Case c(inputs,
+           {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 2
+            node("Add", {2, 2}),                                        // 3 (Relu stays unfused)
+            node(op, {3})},                                             // 4
+           13);
+    EXPECT_EQ(run_every_vec(c, 2), 3);
+  }
+  Case plain({{random_tensor({1, 3, 5, 7}, 112)}}, {node("Sigmoid", {0})}, 13);
+  EXPECT_EQ(run_every_vec(plain, 0), 3);
+}
+
+// Add / Mul with every vec: same shapes (one flat NCHW4c pass after a Conv) and broadcasts
+// along rows of 7 (vectors straddling rows go element by element) and of whole planes (splat).
+TEST_P(MaliLayoutTest, BinaryEveryVec) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 5, 7}, 120)},
+                            {random_tensor({10, 3, 3, 3}, 121), true},
+                            {random_tensor({10, 3, 3, 3}, 122), true}};
+  Case same(inputs,
+            {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 3
+             node("Conv", {0, 2}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 4
+             node("Mul", {3, 4})},                                       // 5
+            13);
+  EXPECT_EQ(run_every_vec(same, 2), 3);
+  std::vector<In> bc = {{random_tensor({2, 3, 5, 7}, 123)},
+                        {random_tensor({3, 1, 7}, 124), true},
+                        {random_tensor({1, 3, 1, 1}, 125), true}};
+  Case rows(bc, {node("Add", {0, 1}), node("Mul", {3, 2})}, 13);
+  EXPECT_EQ(run_every_vec(rows, 0), 3);
+  EXPECT_EQ(run_every_vec(rows, 1), 3);
+}
+
+// BatchNormalization with every vec of its layout's schedule: after a 10-channel Conv (NCHW4c:
+// vectors of 4, 8, 16 floats inside block planes of 35 pixels) and on an NCHW region input.
+TEST_P(MaliLayoutTest, BatchNormEveryVec) {
+  std::vector<In> inputs = {
+      {random_tensor({1, 3, 5, 7}, 130)}, {random_tensor({10, 3, 3, 3}, 131), true},
+      {random_tensor({10}, 132), true},   {random_tensor({10}, 133), true},
+      {random_tensor({10}, 134), true},   {random_tensor({10}, 135, 0.5f, 2.0f), true}};
+  Case c(inputs,
+         {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 6
+          node("BatchNormalization", {6, 2, 3, 4, 5})},               // 7
+         13);
+  EXPECT_EQ(run_every_vec(c, 1), 3);
+  std::vector<In> plain_in = {
+      {random_tensor({2, 10, 3, 5}, 136)}, inputs[2], inputs[3], inputs[4], inputs[5]};
+  Case plain(plain_in, {node("BatchNormalization", {0, 1, 2, 3, 4})}, 13);
+  EXPECT_EQ(run_every_vec(plain, 0), 3);
+}
+
+// Concat copies with every vec: rows of 105 and 70 floats (axis 1), of 7 and 5 (axis 3).
+TEST_P(MaliLayoutTest, ConcatEveryVec) {
+  for (int64_t axis : {1, 3}) {
+    SCOPED_TRACE(axis);
+    std::vector<In> inputs = {{random_tensor({2, 3, 5, 7}, 140)},
+                              {random_tensor({2, axis == 1 ? 2 : 3, 5, axis == 1 ? 7 : 5}, 141)}};
+    Case c(inputs, {node("Concat", {0, 1}, attrs({{"axis", axis}}))}, 13);
+    EXPECT_EQ(run_every_vec(c, 0), 3);
+  }
 }
 
 TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {

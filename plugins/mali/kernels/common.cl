@@ -21,3 +21,59 @@ inline float4 tsr_mask4(float4 v, int first_channel, int channels) {
   if (left >= 4) return v;
   return (float4)(v.x, left > 1 ? v.y : 0.0f, left > 2 ? v.z : 0.0f, 0.0f);
 }
+
+// Build-time knob "unroll" of the conv schedules: TSR_FOR_UNROLLED(n, BODY) runs BODY(i) for
+// i = 0 .. n-1, UNROLL bodies per trip of the main loop (written out, not left to a pragma some
+// compilers ignore) and the remainder one at a time. BODY is a function-like macro whose
+// expansion is a block.
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+#if UNROLL == 1
+#define TSR_UNROLLED(BODY, i) BODY(i)
+#elif UNROLL == 2
+#define TSR_UNROLLED(BODY, i) BODY(i) BODY((i) + 1)
+#elif UNROLL == 4
+#define TSR_UNROLLED(BODY, i) BODY(i) BODY((i) + 1) BODY((i) + 2) BODY((i) + 3)
+#else
+#error "UNROLL must be 1, 2 or 4"
+#endif
+#define TSR_FOR_UNROLLED(n, BODY)                                               \
+  {                                                                             \
+    int tsr_i = 0;                                                              \
+    for (; tsr_i + UNROLL <= (n); tsr_i += UNROLL) { TSR_UNROLLED(BODY, tsr_i) } \
+    for (; tsr_i < (n); ++tsr_i) { BODY(tsr_i) }                                \
+  }
+
+// Build-time knob "vec" of the element-wise, copy and pool kernels: floats a work-item handles
+// as one vector (floatv, loaded and stored with vloadn / vstoren; VEC 1 is plain float).
+// TSR_IOTA is (0, 1, .., VEC - 1) and TSR_REPEAT4(f4) a float4 repeated to VEC floats (VEC >= 4).
+#ifndef VEC
+#define VEC 1
+#endif
+#define TSR_CAT_INNER(a, b) a##b
+#define TSR_CAT(a, b) TSR_CAT_INNER(a, b)
+#if VEC == 1
+typedef float floatv;
+typedef int intv;
+#define TSR_VLOAD(p) (*(p))
+#define TSR_VSTORE(v, p) (*(p) = (v))
+#define TSR_IOTA 0
+#else
+typedef TSR_CAT(float, VEC) floatv;
+typedef TSR_CAT(int, VEC) intv;
+#define TSR_VLOAD(p) TSR_CAT(vload, VEC)(0, p)
+#define TSR_VSTORE(v, p) TSR_CAT(vstore, VEC)(v, 0, p)
+#endif
+#if VEC == 4
+#define TSR_IOTA ((int4)(0, 1, 2, 3))
+#define TSR_REPEAT4(f) (f)
+#elif VEC == 8
+#define TSR_IOTA ((int8)(0, 1, 2, 3, 4, 5, 6, 7))
+#define TSR_REPEAT4(f) ((float8)((f), (f)))
+#elif VEC == 16
+#define TSR_IOTA ((int16)(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15))
+#define TSR_REPEAT4(f) ((float16)((f), (f), (f), (f)))
+#elif VEC != 1
+#error "VEC must be 1, 4, 8 or 16"
+#endif

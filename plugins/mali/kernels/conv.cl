@@ -1,5 +1,7 @@
 // 2-D convolution. The *_f32 kernels work on NCHW float buffers, the *_4c kernels (end of file)
-// on NCHW4c (see layout.cl).
+// on NCHW4c (see layout.cl). Every kernel's loop over input channels (channel blocks in NCHW4c;
+// kernel rows in the depthwise kernels, which have none) runs through TSR_FOR_UNROLLED
+// (common.cl), unrolled by the build-time knob "unroll"; the loop bodies are macros for that.
 //
 // NCHW: each work-item computes OPW (build-time knob
 // "outputs_per_item") consecutive output columns of one output row of one (n, m) plane.
@@ -25,21 +27,23 @@ __kernel void conv2d_direct_f32(__global const float* x, __global const float* w
   float acc[OPW];
   const float b0 = kp.w ? bias[m] : 0.0f;
   for (int j = 0; j < OPW; ++j) acc[j] = b0;
-  for (int c = 0; c < cpg; ++c) {
-    __global const float* xp = x + ((n * in.y + c0 + c) * in.z) * in.w;
-    __global const float* wp = w + ((m * cpg + c) * kp.x) * kp.y;
-    for (int ky = 0; ky < kp.x; ++ky) {
-      const int iy = oy * sp.x - sp.z + ky * dl.x;
-      if (iy < 0 || iy >= in.z) continue;
-      for (int kx = 0; kx < kp.y; ++kx) {
-        const float wv = wp[ky * kp.y + kx];
-        for (int j = 0; j < OPW; ++j) {
-          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;
-          if (ix >= 0 && ix < in.w) acc[j] += wv * xp[iy * in.w + ix];
-        }
-      }
-    }
+#define TSR_DIRECT_CHANNEL(c)                                            \
+  {                                                                      \
+    __global const float* xp = x + ((n * in.y + c0 + (c)) * in.z) * in.w; \
+    __global const float* wp = w + ((m * cpg + (c)) * kp.x) * kp.y;      \
+    for (int ky = 0; ky < kp.x; ++ky) {                                  \
+      const int iy = oy * sp.x - sp.z + ky * dl.x;                       \
+      if (iy < 0 || iy >= in.z) continue;                                \
+      for (int kx = 0; kx < kp.y; ++kx) {                                \
+        const float wv = wp[ky * kp.y + kx];                             \
+        for (int j = 0; j < OPW; ++j) {                                  \
+          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;            \
+          if (ix >= 0 && ix < in.w) acc[j] += wv * xp[iy * in.w + ix];   \
+        }                                                                \
+      }                                                                  \
+    }                                                                    \
   }
+  TSR_FOR_UNROLLED(cpg, TSR_DIRECT_CHANNEL)
   __global float* yp = y + ((nm * out.z) + oy) * out.w;
   for (int j = 0; j < OPW; ++j) {
     if (ox0 + j < out.w) yp[ox0 + j] = tsr_activate(acc[j], dl.z, act_a, act_b);
@@ -62,12 +66,14 @@ __kernel void conv2d_1x1_f32(__global const float* x, __global const float* w,
   for (int j = 0; j < OPW; ++j) acc[j] = b0;
   __global const float* xp = x + n * in.y * plane + p0;
   __global const float* wp = w + m * in.y;
-  for (int c = 0; c < in.y; ++c) {
-    const float wv = wp[c];
-    for (int j = 0; j < OPW; ++j) {
-      if (p0 + j < plane) acc[j] += wv * xp[c * plane + j];
-    }
+#define TSR_1X1_CHANNEL(c)                                          \
+  {                                                                 \
+    const float wv = wp[c];                                         \
+    for (int j = 0; j < OPW; ++j) {                                 \
+      if (p0 + j < plane) acc[j] += wv * xp[(c) * plane + j];       \
+    }                                                               \
   }
+  TSR_FOR_UNROLLED(in.y, TSR_1X1_CHANNEL)
   __global float* yp = y + nm * plane + p0;
   for (int j = 0; j < OPW; ++j) {
     if (p0 + j < plane) yp[j] = tsr_activate(acc[j], dl.z, act_a, act_b);
@@ -89,17 +95,21 @@ __kernel void conv2d_depthwise_f32(__global const float* x, __global const float
   for (int j = 0; j < OPW; ++j) acc[j] = b0;
   __global const float* xp = x + nm * in.z * in.w;
   __global const float* wp = w + m * kp.x * kp.y;
-  for (int ky = 0; ky < kp.x; ++ky) {
-    const int iy = oy * sp.x - sp.z + ky * dl.x;
-    if (iy < 0 || iy >= in.z) continue;
-    for (int kx = 0; kx < kp.y; ++kx) {
-      const float wv = wp[ky * kp.y + kx];
-      for (int j = 0; j < OPW; ++j) {
-        const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;
-        if (ix >= 0 && ix < in.w) acc[j] += wv * xp[iy * in.w + ix];
-      }
-    }
+  // No channel loop here: UNROLL applies to the kernel rows.
+#define TSR_DEPTHWISE_ROW(ky)                                              \
+  {                                                                        \
+    const int iy = oy * sp.x - sp.z + (ky) * dl.x;                         \
+    if (iy >= 0 && iy < in.z) {                                            \
+      for (int kx = 0; kx < kp.y; ++kx) {                                  \
+        const float wv = wp[(ky) * kp.y + kx];                             \
+        for (int j = 0; j < OPW; ++j) {                                    \
+          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;              \
+          if (ix >= 0 && ix < in.w) acc[j] += wv * xp[iy * in.w + ix];     \
+        }                                                                  \
+      }                                                                    \
+    }                                                                      \
   }
+  TSR_FOR_UNROLLED(kp.x, TSR_DEPTHWISE_ROW)
   __global float* yp = y + ((nm * out.z) + oy) * out.w;
   for (int j = 0; j < OPW; ++j) {
     if (ox0 + j < out.w) yp[ox0 + j] = tsr_activate(acc[j], dl.z, act_a, act_b);
@@ -146,21 +156,23 @@ __kernel void conv2d_direct_4c(__global const float4* x, __global const float4* 
   const int cb0 = (mb * 4 / gp.x) * gp.y;
   float4 acc[OPW];
   for (int j = 0; j < OPW; ++j) acc[j] = bias[mb];
-  for (int cb = 0; cb < kp.z; ++cb) {
-    __global const float4* xp = x + (n * in.y + cb0 + cb) * in.z * in.w;
-    __global const float4* wp = w + (mb * kp.z + cb) * kp.x * kp.y * 4;
-    for (int ky = 0; ky < kp.x; ++ky) {
-      const int iy = oy * sp.x - sp.z + ky * dl.x;
-      if (iy < 0 || iy >= in.z) continue;
-      for (int kx = 0; kx < kp.y; ++kx) {
-        __global const float4* wt = wp + (ky * kp.y + kx) * 4;
-        for (int j = 0; j < OPW; ++j) {
-          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;
-          if (ix >= 0 && ix < in.w) acc[j] = tsr_mad4(xp[iy * in.w + ix], wt, acc[j]);
-        }
-      }
-    }
+#define TSR_DIRECT_BLOCK(cb)                                                              \
+  {                                                                                       \
+    __global const float4* xp = x + (n * in.y + cb0 + (cb)) * in.z * in.w;                \
+    __global const float4* wp = w + (mb * kp.z + (cb)) * kp.x * kp.y * 4;                 \
+    for (int ky = 0; ky < kp.x; ++ky) {                                                   \
+      const int iy = oy * sp.x - sp.z + ky * dl.x;                                        \
+      if (iy < 0 || iy >= in.z) continue;                                                 \
+      for (int kx = 0; kx < kp.y; ++kx) {                                                 \
+        __global const float4* wt = wp + (ky * kp.y + kx) * 4;                            \
+        for (int j = 0; j < OPW; ++j) {                                                   \
+          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;                             \
+          if (ix >= 0 && ix < in.w) acc[j] = tsr_mad4(xp[iy * in.w + ix], wt, acc[j]);   \
+        }                                                                                 \
+      }                                                                                   \
+    }                                                                                     \
   }
+  TSR_FOR_UNROLLED(kp.z, TSR_DIRECT_BLOCK)
   tsr_store4(y + (nm * out.z + oy) * out.w, acc, ox0, out.w, mb, kp.w, dl.z, act_a, act_b);
 }
 
@@ -188,15 +200,17 @@ __kernel void conv2d_1x1_4c(__global const float4* x, __global const float4* w,
   __global const float4* xp = x + n * in.y * plane + p0;
   __global const float4* wp = w + mb0 * in.y * 4;
   const bool whole = p0 + OPW <= plane;
-  for (int cb = 0; cb < in.y; ++cb) {
-    for (int j = 0; j < OPW; ++j) {
-      if (!whole && p0 + j >= plane) break;
-      const float4 v = xp[cb * plane + j];
-      for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-        acc[b][j] = tsr_mad4(v, wp + (b * in.y + cb) * 4, acc[b][j]);
-      }
-    }
+#define TSR_1X1_BLOCK(cb)                                                 \
+  {                                                                       \
+    for (int j = 0; j < OPW; ++j) {                                       \
+      if (!whole && p0 + j >= plane) break;                               \
+      const float4 v = xp[(cb) * plane + j];                              \
+      for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {                         \
+        acc[b][j] = tsr_mad4(v, wp + (b * in.y + (cb)) * 4, acc[b][j]);   \
+      }                                                                   \
+    }                                                                     \
   }
+  TSR_FOR_UNROLLED(in.y, TSR_1X1_BLOCK)
   for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
     if (mb0 + b < out.y) {
       tsr_store4(y + (n * out.y + mb0 + b) * plane, acc[b], p0, plane, mb0 + b, kp.w, dl.z,
@@ -220,17 +234,21 @@ __kernel void conv2d_depthwise_4c(__global const float4* x, __global const float
   for (int j = 0; j < OPW; ++j) acc[j] = bias[mb];
   __global const float4* xp = x + nm * in.z * in.w;
   __global const float4* wp = w + mb * kp.x * kp.y;
-  for (int ky = 0; ky < kp.x; ++ky) {
-    const int iy = oy * sp.x - sp.z + ky * dl.x;
-    if (iy < 0 || iy >= in.z) continue;
-    for (int kx = 0; kx < kp.y; ++kx) {
-      const float4 wv = wp[ky * kp.y + kx];
-      for (int j = 0; j < OPW; ++j) {
-        const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;
-        if (ix >= 0 && ix < in.w) acc[j] = mad(xp[iy * in.w + ix], wv, acc[j]);
-      }
-    }
+  // No channel loop here: UNROLL applies to the kernel rows.
+#define TSR_DEPTHWISE_ROW_4C(ky)                                                    \
+  {                                                                                 \
+    const int iy = oy * sp.x - sp.z + (ky) * dl.x;                                  \
+    if (iy >= 0 && iy < in.z) {                                                     \
+      for (int kx = 0; kx < kp.y; ++kx) {                                           \
+        const float4 wv = wp[(ky) * kp.y + kx];                                     \
+        for (int j = 0; j < OPW; ++j) {                                             \
+          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;                       \
+          if (ix >= 0 && ix < in.w) acc[j] = mad(xp[iy * in.w + ix], wv, acc[j]);  \
+        }                                                                           \
+      }                                                                             \
+    }                                                                               \
   }
+  TSR_FOR_UNROLLED(kp.x, TSR_DEPTHWISE_ROW_4C)
   tsr_store4(y + (nm * out.z + oy) * out.w, acc, ox0, out.w, mb, kp.w, dl.z, act_a, act_b);
 }
 
@@ -258,27 +276,29 @@ __kernel void conv2d_3x3s1_4c(__global const float4* x, __global const float4* w
     for (int j = 0; j < OPW; ++j) acc[r][j] = b0;
   }
   const int ix0 = ox0 - sp.w;
-  for (int cb = 0; cb < in.y; ++cb) {
-    __global const float4* xp = x + (n * in.y + cb) * in.z * in.w;
-    __global const float4* wp = w + (mb * in.y + cb) * 36;
-    for (int t = 0; t < ROWS_PER_ITEM + 2; ++t) {
-      const int iy = oy0 - sp.z + t;
-      if (iy < 0 || iy >= in.z) continue;
-      float4 row[OPW + 2];
-      for (int j = 0; j < OPW + 2; ++j) {
-        const int ix = ix0 + j;
-        row[j] = (ix >= 0 && ix < in.w) ? xp[iy * in.w + ix] : (float4)(0.0f);
-      }
-      for (int r = 0; r < ROWS_PER_ITEM; ++r) {
-        const int ky = t - r;
-        if (ky < 0 || ky > 2) continue;
-        for (int kx = 0; kx < 3; ++kx) {
-          __global const float4* wt = wp + (ky * 3 + kx) * 4;
-          for (int j = 0; j < OPW; ++j) acc[r][j] = tsr_mad4(row[j + kx], wt, acc[r][j]);
-        }
-      }
-    }
+#define TSR_3X3_BLOCK(cb)                                                                  \
+  {                                                                                        \
+    __global const float4* xp = x + (n * in.y + (cb)) * in.z * in.w;                       \
+    __global const float4* wp = w + (mb * in.y + (cb)) * 36;                               \
+    for (int t = 0; t < ROWS_PER_ITEM + 2; ++t) {                                          \
+      const int iy = oy0 - sp.z + t;                                                       \
+      if (iy < 0 || iy >= in.z) continue;                                                  \
+      float4 row[OPW + 2];                                                                 \
+      for (int j = 0; j < OPW + 2; ++j) {                                                  \
+        const int ix = ix0 + j;                                                            \
+        row[j] = (ix >= 0 && ix < in.w) ? xp[iy * in.w + ix] : (float4)(0.0f);             \
+      }                                                                                    \
+      for (int r = 0; r < ROWS_PER_ITEM; ++r) {                                            \
+        const int ky = t - r;                                                              \
+        if (ky < 0 || ky > 2) continue;                                                    \
+        for (int kx = 0; kx < 3; ++kx) {                                                   \
+          __global const float4* wt = wp + (ky * 3 + kx) * 4;                              \
+          for (int j = 0; j < OPW; ++j) acc[r][j] = tsr_mad4(row[j + kx], wt, acc[r][j]);  \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
   }
+  TSR_FOR_UNROLLED(in.y, TSR_3X3_BLOCK)
   for (int r = 0; r < ROWS_PER_ITEM; ++r) {
     if (oy0 + r < out.z) {
       tsr_store4(y + (nm * out.z + oy0 + r) * out.w, acc[r], ox0, out.w, mb, kp.w, dl.z, act_a,

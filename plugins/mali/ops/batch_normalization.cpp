@@ -14,22 +14,33 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   return opencl::support::check_batch_norm_params(node);
 }
 
+// The schedule of the layout regions compile with first (under nchw4c the NCHW one runs when the
+// input arrives as NCHW).
+std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+  const int64_t n = numel_of(node.output(0));
+  std::vector<Config> out = {default_config("eltwise.channel_affine", device, n)};
+  if (configured_layout() == Layout::kNchw4c && node.input(0).rank == 4) {
+    out.insert(out.begin(), default_config("eltwise.channel_affine.nchw4c", device, n));
+  }
+  return out;
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   int64_t inner = 1;
   for (int32_t d = 2; d < x.rank; ++d) inner *= x.dims[d];
   std::vector<float> a, b;
   opencl::support::fold_batch_norm(node, a, b);
-  // NCHW4c: the same kernel shape over float4 (n and channels count float4 and blocks).
+  // NCHW4c: channels count blocks, n the padded buffer's floats.
   const bool c4 = writes_nchw4c(lw, node);
   const int64_t channels = c4 ? (x.dims[1] + 3) / 4 : x.dims[1];
   if (c4) {
     a.resize(static_cast<size_t>(channels * 4), 0.0f);
     b.resize(static_cast<size_t>(channels * 4), 0.0f);
   }
-  const int64_t n = stored_numel(x, c4 ? Layout::kNchw4c : Layout::kNchw) / (c4 ? 4 : 1);
-  const Config config = default_config(
-      c4 ? "eltwise.channel_affine.nchw4c" : "eltwise.channel_affine", lw.device(), n);
+  const int64_t n = stored_numel(x, c4 ? Layout::kNchw4c : Layout::kNchw);
+  const Config config = elementwise_config(
+      lw, index, c4 ? "eltwise.channel_affine.nchw4c" : "eltwise.channel_affine", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
@@ -44,4 +55,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_MALI_OP_WITH_LAYOUT("BatchNormalization", check, lower, follow_input0);
+TESSERA_MALI_TUNABLE("BatchNormalization", options);
 }  // namespace tessera::mali

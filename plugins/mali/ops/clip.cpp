@@ -17,4 +17,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_MALI_OP_WITH_LAYOUT("Clip", check, lower, follow_input0);
+TESSERA_MALI_TUNABLE("Clip", unary_options);
 }  // namespace tessera::mali

@@ -28,6 +28,11 @@ LayoutPlan layout(const NodeView& node, const Lowering& lw) {
   return plan;
 }
 
+// One copy schedule; every input's copy runs with the node's config.
+std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+  return {default_config("copy.block", device, numel_of(node.output(0)))};
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& y = node.output(0);
   int64_t axis = node.attr_int("axis", 0);
@@ -41,7 +46,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     const int64_t n = numel_of(node.input(i));
     const int64_t src_inner = outer == 0 ? 0 : n / outer;
     if (n > 0) {
-      const Config config = default_config("copy.block", lw.device(), n);
+      const Config config = elementwise_config(lw, index, "copy.block", n);
       opencl::Kernel k = lw.kernel(config);
       k.args()
           .buffer(lw.buffer(node.input_id(i)))
@@ -58,4 +63,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_MALI_OP_WITH_LAYOUT("Concat", check, lower, layout);
+TESSERA_MALI_TUNABLE("Concat", options);
 }  // namespace tessera::mali

@@ -10,4 +10,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_MALI_OP_WITH_LAYOUT("Mul", check_binary, lower, binary_layout);
+TESSERA_MALI_TUNABLE("Mul", binary_options);
 }  // namespace tessera::mali

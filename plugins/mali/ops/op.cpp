@@ -24,13 +24,23 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
                       const std::vector<std::pair<const char*, int32_t>>& overrides) {
   Config c;
   c.schedule = &schedule(schedule_id);
+  auto value = [&](const Knob& k, int32_t v) {
+    for (const auto& [name, given] : overrides) {
+      if (std::string(name) == k.name) v = given;
+    }
+    return v;
+  };
+  // `vec` floats per work-item: dim 0 has that many times fewer items (add_1d_step).
+  int32_t vec = 1;
+  for (const Knob& k : c.schedule->knobs) {
+    if (std::string(k.name) == "vec") vec = value(k, default_vec(*c.schedule));
+  }
   for (const Knob& k : c.schedule->knobs) {
     int32_t v = k.candidates.front();
-    if (std::string(k.name) == "wg_x") v = default_wg_x(*c.schedule, device, work_dim0);
-    for (const auto& [name, value] : overrides) {
-      if (std::string(name) == k.name) v = value;
-    }
-    c.values.push_back(v);
+    if (std::string(k.name) == "wg_x")
+      v = default_wg_x(*c.schedule, device, (work_dim0 + vec - 1) / vec);
+    if (std::string(k.name) == "vec") v = vec;
+    c.values.push_back(value(k, v));
   }
   return c;
 }
@@ -55,8 +65,20 @@ bool writes_nchw4c(const Lowering& lowering, const NodeView& node) {
 
 void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,
                  const Config& config) {
-  lowering.add_step(node, std::move(kernel), {static_cast<size_t>(n)},
+  int64_t items = n;
+  for (size_t i = 0; i < config.schedule->knobs.size(); ++i) {
+    if (std::string(config.schedule->knobs[i].name) == "vec") {
+      items = (n + config.values[i] - 1) / config.values[i];
+    }
+  }
+  lowering.add_step(node, std::move(kernel), {static_cast<size_t>(items)},
                     {static_cast<size_t>(config.get("wg_x"))}, config);
+}
+
+Config elementwise_config(const Lowering& lowering, int32_t index, const char* schedule_id,
+                          int64_t n) {
+  const std::vector<Config> options = {default_config(schedule_id, lowering.device(), n)};
+  return choose_config(lowering, index, options);
 }
 
 }  // namespace tessera::mali

@@ -82,7 +82,12 @@ LayoutPlan follow_input0(const NodeView& node, const Lowering& lowering);
 LayoutPlan nchw4c_if_rank4(const NodeView& node, const Lowering& lowering);
 // Whether the node's output (a value it writes) is stored as NCHW4c.
 bool writes_nchw4c(const Lowering& lowering, const NodeView& node);
-// Element-wise launch over n items with the config's wg_x.
+// The config of a one-schedule node with a `vec` knob over n floats (element-wise, copy): the
+// one core requested for node `index` if valid, else default_config's.
+Config elementwise_config(const Lowering& lowering, int32_t index, const char* schedule_id,
+                          int64_t n);
+// Element-wise launch over n items (n floats, ceil(n / vec) work-items when the schedule has a
+// `vec` knob) with the config's wg_x.
 void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,
                  const Config& config);
 

@@ -8,12 +8,20 @@
 
 namespace tessera::mali {
 
+std::vector<Config> unary_options(const NodeView& node, const opencl::DeviceInfo& device) {
+  return {default_config("eltwise.unary", device, numel_of(node.output(0)))};
+}
+
+std::vector<Config> binary_options(const NodeView& node, const opencl::DeviceInfo& device) {
+  return {default_config("eltwise.binary", device, numel_of(node.output(0)))};
+}
+
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b) {
   const tsr_tensor& y = node.output(0);
   const bool c4 = writes_nchw4c(lw, node);
   // NCHW4c: the whole padded buffer; the kernel keeps the padded lanes zero.
   const int64_t n = stored_numel(y, c4 ? Layout::kNchw4c : Layout::kNchw);
-  const Config config = default_config("eltwise.unary", lw.device(), n);
+  const Config config = elementwise_config(lw, index, "eltwise.unary", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
@@ -23,7 +31,7 @@ void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, 
       .f32(a)
       .f32(b)
       .i32x4(c4 ? to_i32(y.dims[1], node) : 0, c4 ? to_i32(y.dims[2] * y.dims[3], node) : 1,
-             c4 ? to_i32((y.dims[1] + 3) / 4, node) : 1, c4 ? 1 : 0);
+             c4 ? to_i32((y.dims[1] + 3) / 4, node) : 1, c4 && y.dims[1] % 4 != 0 ? 1 : 0);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 
@@ -78,7 +86,7 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
     sb = broadcast_strides(node.input(1), dims);
   }
   const int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
-  const Config config = default_config("eltwise.binary", lw.device(), n);
+  const Config config = elementwise_config(lw, index, "eltwise.binary", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))

@@ -17,7 +17,9 @@ enum class UnaryOp : int32_t {
   kHardSwish = 4,
   kCopy = 5
 };
-// Runs on input 0's layout (follow_input0).
+// Runs on input 0's layout (follow_input0). unary_options: its one config (vec, wg_x) for
+// TESSERA_MALI_TUNABLE.
+std::vector<Config> unary_options(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b);
 
 // Codes of binary_f32.
@@ -26,6 +28,7 @@ std::string check_binary(const NodeView& node, const opencl::DeviceInfo& device)
 // NCHW4c when both inputs have the output's rank-4 shape and one of them is NCHW4c; broadcasts
 // run on NCHW.
 LayoutPlan binary_layout(const NodeView& node, const Lowering& lw);
+std::vector<Config> binary_options(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op);
 
 // An activation a producer's kernel applies (tsr_activate's codes in kernels/common.cl) and the

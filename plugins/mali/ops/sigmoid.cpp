@@ -14,4 +14,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_MALI_OP_WITH_LAYOUT("Sigmoid", check, lower, follow_input0);
+TESSERA_MALI_TUNABLE("Sigmoid", unary_options);
 }  // namespace tessera::mali
