@@ -168,7 +168,8 @@ struct MeasureResult {
 // keeping the imported model and the plugin's device context between them; otherwise each request
 // gets a fresh child (for drivers that leak state). The timeout is per request: an overrunning
 // child is killed ("timeout"); a child that dies is classified by the phase it reported last
-// ("compile" / "run"; "crash" before any). Either way the next request starts a new child.
+// ("compile" / "run"; "crash" before any). Either way the next request starts a new child, as it
+// does after a reported "run" failure (the driver's context may be broken) and every 256 requests.
 // measure() never throws for the child's failures.
 class MeasureWorker {
  public:
@@ -191,6 +192,8 @@ class MeasureWorker {
   std::string err_path_;
   size_t err_offset_ = 0;
   int starts_ = 0;
+  int served_ = 0;                        // requests the current child has answered
+  static constexpr int kMaxServed = 256;  // then it is replaced (bounds its caches' growth)
 };
 
 // Measures one request in a fresh child.

@@ -80,6 +80,21 @@ double elapsed_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// Waits up to `grace_s` for the child to exit, then kills it; returns its wait status.
+int reap(pid_t pid, double grace_s) {
+  const auto start = std::chrono::steady_clock::now();
+  int wstatus = 0;
+  while (waitpid(pid, &wstatus, WNOHANG) == 0) {
+    if (elapsed_since(start) > grace_s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &wstatus, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  return wstatus;
+}
+
 std::string worker_dir() {
   const std::filesystem::path dir =
       std::filesystem::temp_directory_path() / ("tessera-tune-" + std::to_string(getpid()));
@@ -194,6 +209,7 @@ bool MeasureWorker::start(std::string* error) {
   }
   pid_ = pid;
   fd_ = fds[0];
+  served_ = 0;
   buffer_.clear();
   err_offset_ = 0;
   ++starts_;
@@ -204,16 +220,7 @@ void MeasureWorker::stop() {
   if (pid_ <= 0) return;
   close(fd_);  // the child's read sees the end of the stream and exits
   fd_ = -1;
-  const auto start = std::chrono::steady_clock::now();
-  int wstatus = 0;
-  while (waitpid(pid_, &wstatus, WNOHANG) == 0) {
-    if (elapsed_since(start) > 2) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, &wstatus, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  reap(pid_, 2);
   pid_ = -1;
   std::error_code ec;
   std::filesystem::remove(err_path_, ec);
@@ -255,7 +262,7 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
     sent += static_cast<size_t>(n);
   }
   std::string phase;
-  bool timed_out = false, ended = false;
+  bool timed_out = false;
   while (true) {
     const size_t eol = buffer_.find('\n');
     if (eol != std::string::npos) {
@@ -265,7 +272,9 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
         phase = msg.substr(6);
       } else if (msg.rfind("result ", 0) == 0) {
         if (auto r = decode_result(msg.substr(7))) {
-          if (!persistent_) stop();
+          // A failed run may leave the driver's context broken for the next candidate, and the
+          // plugin's in-memory program pool grows with every candidate: a fresh child then.
+          if (!persistent_ || r->status == "run" || ++served_ >= kMaxServed) stop();
           return *r;
         }
       }
@@ -278,37 +287,17 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
     }
     pollfd p{fd_, POLLIN, 0};
     const int ready = poll(&p, 1, static_cast<int>(std::min(left, 60.0) * 1000) + 1);
-    if (ready < 0 && errno != EINTR) {
-      ended = true;
-      break;
-    }
+    if (ready < 0 && errno != EINTR) break;
     if (ready <= 0) continue;
     char buf[4096];
     const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ended = true;
-      break;
-    }
+    if (n <= 0) break;  // the stream ended: the worker died
     buffer_.append(buf, static_cast<size_t>(n));
   }
-  (void)ended;
-  int wstatus = 0;
-  if (timed_out) {
-    kill(pid_, SIGKILL);
-    waitpid(pid_, &wstatus, 0);
-  } else {
-    // The stream ended: the child is exiting; give it a moment, then make sure.
-    const auto end = std::chrono::steady_clock::now();
-    while (waitpid(pid_, &wstatus, WNOHANG) == 0) {
-      if (elapsed_since(end) > 2) {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, &wstatus, 0);
-        break;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-  }
+  if (timed_out) kill(pid_, SIGKILL);
+  // Otherwise the stream ended: the child is exiting; give it a moment, then make sure.
+  const int wstatus = reap(pid_, 2);
   close(fd_);
   fd_ = -1;
   pid_ = -1;
