@@ -27,7 +27,7 @@ namespace tessera::cpu {
 namespace {
 
 // Every compiled micro-tile: NEON offers only 6x16 to the tuner but must run any packed layout.
-const std::vector<GemmTile> kAllTiles = {{6, 16}, {8, 16}, {12, 16}, {6, 32}, {8, 32}, {12, 32}};
+const std::vector<GemmTile> kAllTiles = compiled_gemm_tiles();
 
 std::string tile_name(const GemmTile& tile) {
   return "tile " + std::to_string(tile.mr) + "x" + std::to_string(tile.nr);

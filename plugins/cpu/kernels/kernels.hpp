@@ -24,6 +24,7 @@ struct GemmTile {
 };
 // Every tile the kernels are compiled for (any target runs any of them correctly; those with more
 // accumulators than the target has registers spill): rows 6, 8, 12 by columns 16, 32.
+std::vector<GemmTile> compiled_gemm_tiles();
 bool gemm_tile_compiled(int64_t mr, int64_t nr);
 // The tiles worth offering on the target the dispatcher picks: with 32 vector registers of 16
 // floats (AVX-512) every compiled tile fits in registers; elsewhere only kMR x kNR (AVX2: 12 ymm

@@ -154,7 +154,7 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
   }
 }
 
-// The compiled tiles; gemm_tile_compiled (below) must list the same.
+// The compiled tiles (compiled_gemm_tiles lists them from the same macro).
 #define TESSERA_GEMM_TILES(X) X(6, 16) X(8, 16) X(12, 16) X(6, 32) X(8, 32) X(12, 32)
 
 // The tile is a->panel rows by nr columns.
@@ -611,15 +611,25 @@ void gather_stride2(const float* src, int64_t len, int64_t avail, float* dst) {
   HWY_DYNAMIC_DISPATCH(GatherStride2)(src, len, avail, dst);
 }
 
+std::vector<GemmTile> compiled_gemm_tiles() {
+  std::vector<GemmTile> out;
+#define TESSERA_TILE_ENTRY(R, C) out.push_back(GemmTile{R, C});
+  TESSERA_GEMM_TILES(TESSERA_TILE_ENTRY)
+#undef TESSERA_TILE_ENTRY
+  return out;
+}
+
 bool gemm_tile_compiled(int64_t mr, int64_t nr) {
-  return (mr == 6 || mr == 8 || mr == 12) && (nr == 16 || nr == 32);
+  for (const GemmTile& t : compiled_gemm_tiles()) {
+    if (t.mr == mr && t.nr == nr) return true;
+  }
+  return false;
 }
 
 std::vector<GemmTile> gemm_tiles() {
   // 16-float vectors: AVX-512, 32 registers, so even 12x32 (24 accumulators + 2 B vectors) fits.
   if (HWY_DYNAMIC_DISPATCH(TargetLanes)() < 16) return {GemmTile{}};
-  return {GemmTile{6, 16}, GemmTile{8, 16}, GemmTile{12, 16},
-          GemmTile{6, 32}, GemmTile{8, 32}, GemmTile{12, 32}};
+  return compiled_gemm_tiles();
 }
 
 GemmTile default_gemm_tile() {
