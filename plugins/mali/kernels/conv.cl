@@ -80,6 +80,23 @@ __kernel void conv2d_1x1_f32(__global const float* x, __global const float* w,
   }
 }
 
+// One kernel row `ky` of a depthwise kernel (both layouts: float or float4 lane-wise products)
+// into acc[OPW]; uses the kernel's xp, wp, oy, ox0 and geometry.
+#define TSR_DEPTHWISE_ROW(ky)                                                              \
+  {                                                                                        \
+    const int iy = oy * sp.x - sp.z + (ky) * dl.x;                                         \
+    if (iy >= 0 && iy < in.z) {                                                            \
+      for (int kx = 0; kx < kp.y; ++kx) {                                                  \
+        for (int j = 0; j < OPW; ++j) {                                                    \
+          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;                              \
+          if (ix >= 0 && ix < in.w) {                                                      \
+            acc[j] = mad(xp[iy * in.w + ix], wp[(ky) * kp.y + kx], acc[j]);                \
+          }                                                                                \
+        }                                                                                  \
+      }                                                                                    \
+    }                                                                                      \
+  }
+
 // Depthwise (group == C == M): one input channel per output channel.
 __kernel void conv2d_depthwise_f32(__global const float* x, __global const float* w,
                                    __global const float* bias, __global float* y, int4 in,
@@ -96,19 +113,6 @@ __kernel void conv2d_depthwise_f32(__global const float* x, __global const float
   __global const float* xp = x + nm * in.z * in.w;
   __global const float* wp = w + m * kp.x * kp.y;
   // No channel loop here: UNROLL applies to the kernel rows.
-#define TSR_DEPTHWISE_ROW(ky)                                              \
-  {                                                                        \
-    const int iy = oy * sp.x - sp.z + (ky) * dl.x;                         \
-    if (iy >= 0 && iy < in.z) {                                            \
-      for (int kx = 0; kx < kp.y; ++kx) {                                  \
-        const float wv = wp[(ky) * kp.y + kx];                             \
-        for (int j = 0; j < OPW; ++j) {                                    \
-          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;              \
-          if (ix >= 0 && ix < in.w) acc[j] += wv * xp[iy * in.w + ix];     \
-        }                                                                  \
-      }                                                                    \
-    }                                                                      \
-  }
   TSR_FOR_UNROLLED(kp.x, TSR_DEPTHWISE_ROW)
   __global float* yp = y + ((nm * out.z) + oy) * out.w;
   for (int j = 0; j < OPW; ++j) {
@@ -235,20 +239,7 @@ __kernel void conv2d_depthwise_4c(__global const float4* x, __global const float
   __global const float4* xp = x + nm * in.z * in.w;
   __global const float4* wp = w + mb * kp.x * kp.y;
   // No channel loop here: UNROLL applies to the kernel rows.
-#define TSR_DEPTHWISE_ROW_4C(ky)                                                    \
-  {                                                                                 \
-    const int iy = oy * sp.x - sp.z + (ky) * dl.x;                                  \
-    if (iy >= 0 && iy < in.z) {                                                     \
-      for (int kx = 0; kx < kp.y; ++kx) {                                           \
-        const float4 wv = wp[(ky) * kp.y + kx];                                     \
-        for (int j = 0; j < OPW; ++j) {                                             \
-          const int ix = (ox0 + j) * sp.y - sp.w + kx * dl.y;                       \
-          if (ix >= 0 && ix < in.w) acc[j] = mad(xp[iy * in.w + ix], wv, acc[j]);  \
-        }                                                                           \
-      }                                                                             \
-    }                                                                               \
-  }
-  TSR_FOR_UNROLLED(kp.x, TSR_DEPTHWISE_ROW_4C)
+  TSR_FOR_UNROLLED(kp.x, TSR_DEPTHWISE_ROW)
   tsr_store4(y + (nm * out.z + oy) * out.w, acc, ox0, out.w, mb, kp.w, dl.z, act_a, act_b);
 }
 
