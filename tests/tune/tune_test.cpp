@@ -223,7 +223,7 @@ std::set<std::string> worker_pids(const std::string& path) {
 }
 
 // Tunes the one Relu of relu_model() on the tunetest plugin over its whole grid: 6 configs, or
-// with `faults` 12 (modes 3, 4, 5 crash at run time, hang, crash in compile).
+// with `faults` 14 (modes 3, 4, 5, 6 crash at run time, hang, crash in compile, fail at run time).
 TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
                      const std::string& isolation = "worker", bool faults = false,
                      const std::string& log = "") {
@@ -235,7 +235,7 @@ TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
   TuneOptions o;
   o.model = relu_model();
   o.targets = {"tunetest", "reference"};
-  o.trials = faults ? 12 : 6;
+  o.trials = faults ? 14 : 6;
   o.tuner = "grid";
   o.batch = 16;  // after the default, the other configs are one batch
   o.repeats = 1;
@@ -393,7 +393,7 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
       (std::filesystem::temp_directory_path() / "tessera_tune_fault_compiles.txt").string();
   const std::string log =
       (std::filesystem::temp_directory_path() / "tessera_tune_fault.jsonl").string();
-  // Grid order of mode {0,3,1,4,2,5} x block {1,2}; the default (0, 1) first.
+  // Grid order of mode {0,3,1,4,2,5,6} x block {1,2}; the default (0, 1) first.
   const std::string run_crash =
       "run: worker killed by signal 6 while running: tunetest: mode 3 crashes at run time";
   const std::string hang = "timeout: worker exceeded 4.000000 s while running";
@@ -411,16 +411,20 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
       "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
       "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles",
       "relu.test mode=5 block=1 " + compile_crash,
-      "relu.test mode=5 block=2 " + compile_crash};
+      "relu.test mode=5 block=2 " + compile_crash,
+      "relu.test mode=6 block=1 run: relu.test mode 6 fails at run time",
+      "relu.test mode=6 block=2 run: relu.test mode 6 fails at run time"};
   const TuneReport worker = tune_relu(1, counts_path, "worker", true, log);
   EXPECT_EQ(outcomes(worker.records), expected);
   EXPECT_EQ(outcomes(read_log(log)), expected);
   ASSERT_EQ(worker.tasks.size(), 1u);
   EXPECT_EQ(worker.tasks[0].errors,
-            (std::map<std::string, int>{{"run", 2}, {"timeout", 2}, {"compile", 4}}));
-  // A worker ends at each of the 6 crashes and hangs; the candidates after one are measured by
-  // the next: (0,1) (0,2) (3,1) | (3,2) | (1,1) (1,2) (4,1) | (4,2) | (2,1) (2,2) (5,1) | (5,2).
-  EXPECT_EQ(worker_pids(counts_path).size(), 6u);
+            (std::map<std::string, int>{{"run", 4}, {"timeout", 2}, {"compile", 4}}));
+  // A worker ends at each of the 6 crashes and hangs, and after each reported run failure (its
+  // driver context may be broken); the candidates after one are measured by the next:
+  // (0,1) (0,2) (3,1) | (3,2) | (1,1) (1,2) (4,1) | (4,2) | (2,1) (2,2) (5,1) | (5,2) | (6,1) |
+  // (6,2).
+  EXPECT_EQ(worker_pids(counts_path).size(), 8u);
   const std::map<std::string, int> worker_counts = compile_counts(counts_path);
 
   const TuneReport candidate = tune_relu(1, counts_path, "candidate", true, log);
@@ -428,7 +432,7 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
   EXPECT_EQ(outcomes(read_log(log)), expected);
   EXPECT_EQ(candidate.tasks[0].errors, worker.tasks[0].errors);
   EXPECT_EQ(compile_counts(counts_path), worker_counts);
-  EXPECT_EQ(worker_pids(counts_path).size(), 12u);
+  EXPECT_EQ(worker_pids(counts_path).size(), 14u);
 }
 
 TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {

@@ -3,9 +3,10 @@
 // deliberately bad candidate: compile() fails with TSR_COMPILE_FAILED. The values computed never
 // depend on the config. Its device is "TuneTest CPU".
 //
-// With TESSERA_TUNETEST_FAULTS=1 the knob mode is {0,3,1,4,2,5} (grid order interleaves faulty
+// With TESSERA_TUNETEST_FAULTS=1 the knob mode is {0,3,1,4,2,5,6} (grid order interleaves faulty
 // and good candidates): mode 3 aborts in execute (a run-time crash), mode 4 hangs in execute,
-// mode 5 aborts in compile. Each writes a line to stderr first.
+// mode 5 aborts in compile (each writes a line to stderr first), mode 6 fails in execute with an
+// error status.
 //
 // Side channel: when TESSERA_TUNETEST_LOG names a file, every compile() appends one line
 // "mode=<m> block=<b> pid=<process>" so a test can count how often each candidate was compiled,
@@ -44,6 +45,7 @@ class ReluRegion : public CompiledRegion {
       std::fputs("tunetest: mode 4 hangs at run time\n", stderr);
       std::this_thread::sleep_for(std::chrono::hours(1));
     }
+    if (mode_ == 6) throw Failure(TSR_ERROR, "relu.test mode 6 fails at run time");
     const float* in = static_cast<const float*>(inputs[0]);
     float* out = static_cast<float*>(outputs[0]);
     for (size_t i = 0; i < n_; ++i) out[i] = std::max(in[i], 0.0f);
@@ -87,7 +89,7 @@ class TuneTestPlugin : public Plugin {
     Schedule s;
     s.name = "relu.test";
     if (faults_enabled()) {
-      s.knobs.push_back({"mode", {0, 3, 1, 4, 2, 5}, 0});
+      s.knobs.push_back({"mode", {0, 3, 1, 4, 2, 5, 6}, 0});
     } else {
       s.knobs.push_back({"mode", {0, 1, 2}, 0});
     }
