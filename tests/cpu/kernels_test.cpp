@@ -8,6 +8,7 @@
 
 #include <hwy/targets.h>
 
+#include "../cpu_aarch64/panel_conv.hpp"
 #include "kernels/kernels.hpp"
 #include "op.hpp"
 #include "tessera/graph.hpp"
@@ -97,16 +98,9 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
   for (const GemmTile& tile : kAllTiles) {
     SCOPED_TRACE(tile_name(tile));
     PackedMatrix pa, pb;
-    if (c.trans_a) {
-      pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa, tile.mr);
-    } else {
-      pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa, tile.mr);
-    }
-    if (c.trans_b) {
-      pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb, tile.nr);
-    } else {
-      pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb, tile.nr);
-    }
+    // Transposed operands are packed through their strides.
+    pack_a(a.data<float>(), c.m, c.k, c.trans_a ? 1 : c.k, c.trans_a ? c.m : 1, &pa, tile.mr);
+    pack_b(b.data<float>(), c.k, c.n, c.trans_b ? 1 : c.n, c.trans_b ? c.k : 1, &pb, tile.nr);
     std::vector<float> got(static_cast<size_t>(c.m * c.n), -7.0f);
     Epilogue e;
     e.col_bias = bias.data<float>();
@@ -213,34 +207,16 @@ TEST_P(CpuConv, PanelGemmMatchesReferenceEveryBlocking) {
   for (int64_t i = 0; i < want.numel(); ++i) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.5f), 0.7f);
   }
-  const int64_t cpg = c.c / c.group, opg = c.oc / c.group, kk = cpg * c.k * c.k;
-  const int64_t cols = g.oh * g.ow;
   const bool one_by_one = c.k == 1 && c.stride == 1 && c.pad == 0;
   for (const GemmTile& tile : kAllTiles) {
     for (GemmBlocking blocking : {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
                                   GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
                                   GemmBlocking{6, 48, 16, false, false}}) {
       blocking.nr = tile.nr;
-      std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
-      for (int64_t grp = 0; grp < c.group; ++grp) {
-        PackedMatrix pa;
-        pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa, tile.mr);
-        const float* xp = x.data<float>();
-        PanelPacker pack = [&](int64_t j0, float* panel) {
-          if (one_by_one) {
-            copy_panel(xp + grp * cpg * cols, kk, cols, cols, j0, panel, tile.nr);
-          } else {
-            im2col_panel(xp, g, grp * cpg, cpg, j0, panel, tile.nr);
-          }
-        };
-        Epilogue e;
-        e.row_bias = b.data<float>() + grp * opg;
-        e.lo = -0.5f;
-        e.hi = 0.7f;
-        // 1x1: B is the input itself, read in place unless b_direct is off.
-        sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
-                     one_by_one ? xp + grp * cpg * cols : nullptr, cols);
-      }
+      // 1x1: B is the input itself, read in place unless b_direct is off.
+      const std::vector<float> got =
+          test::panel_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, tile, blocking,
+                           one_by_one, -0.5f, 0.7f);
       SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
                    " nc=" + std::to_string(blocking.nc) + " kc=" + std::to_string(blocking.kc) +
                    " whole=" + std::to_string(blocking.b_whole) +

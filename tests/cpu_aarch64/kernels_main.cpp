@@ -21,6 +21,7 @@
 
 #include "kernels/kernels.hpp"
 #include "op.hpp"
+#include "panel_conv.hpp"
 #include "tessera/graph.hpp"
 
 namespace tessera::cpu {
@@ -110,16 +111,9 @@ void gemm_bias_clamp(const std::string& t, const GemmCase& c) {
   clamp_tensor(&want, -0.5f, 2.0f);
   for (const GemmTile& tile : kAllTiles) {
     PackedMatrix pa, pb;
-    if (c.trans_a) {
-      pack_a(a.data<float>(), c.m, c.k, 1, c.m, &pa, tile.mr);
-    } else {
-      pack_a(a.data<float>(), c.m, c.k, c.k, 1, &pa, tile.mr);
-    }
-    if (c.trans_b) {
-      pack_b(b.data<float>(), c.k, c.n, 1, c.k, &pb, tile.nr);
-    } else {
-      pack_b(b.data<float>(), c.k, c.n, c.n, 1, &pb, tile.nr);
-    }
+    // Transposed operands are packed through their strides.
+    pack_a(a.data<float>(), c.m, c.k, c.trans_a ? 1 : c.k, c.trans_a ? c.m : 1, &pa, tile.mr);
+    pack_b(b.data<float>(), c.k, c.n, c.trans_b ? 1 : c.n, c.trans_b ? c.k : 1, &pb, tile.nr);
     Epilogue e;
     e.col_bias = bias.data<float>();
     e.lo = -0.5f;
@@ -221,8 +215,6 @@ void conv_panels(const std::string& t, const ConvCase& c) {
   const Tensor b = random_tensor({c.oc}, 19);
   Tensor want = reference_conv(c, x, w, b, g);
   clamp_tensor(&want, -0.5f, 0.7f);
-  const int64_t cpg = c.c / c.group, opg = c.oc / c.group, kk = cpg * c.k * c.k;
-  const int64_t cols = g.oh * g.ow;
   const bool one_by_one = c.k == 1 && c.stride == 1 && c.pad == 0;
   for (const GemmTile& tile : kAllTiles) {
     for (GemmBlocking blocking : {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
@@ -232,26 +224,9 @@ void conv_panels(const std::string& t, const ConvCase& c) {
       // Unpacked B read in place (direct_b) only exists for the 1x1 case.
       for (const bool direct : {false, true}) {
         if (direct && !one_by_one) continue;
-        std::vector<float> got(static_cast<size_t>(c.oc * cols), 1e9f);
-        for (int64_t grp = 0; grp < c.group; ++grp) {
-          PackedMatrix pa;
-          pack_a(w.data<float>() + grp * opg * kk, opg, kk, kk, 1, &pa, tile.mr);
-          const float* xp = x.data<float>();
-          const float* bgrp = xp + grp * cpg * cols;
-          PanelPacker pack = [&](int64_t j0, float* panel) {
-            if (one_by_one) {
-              copy_panel(bgrp, kk, cols, cols, j0, panel, tile.nr);
-            } else {
-              im2col_panel(xp, g, grp * cpg, cpg, j0, panel, tile.nr);
-            }
-          };
-          Epilogue e;
-          e.row_bias = b.data<float>() + grp * opg;
-          e.lo = -0.5f;
-          e.hi = 0.7f;
-          sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
-                       direct ? bgrp : nullptr, direct ? cols : 0);
-        }
+        const std::vector<float> got =
+            test::panel_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, tile, blocking,
+                             direct, -0.5f, 0.7f);
         check_close(t,
                     "conv sgemm_panels " + conv_name(c) + " " + blocking_name(blocking) + " " +
                         tile_name(tile) + (direct ? " direct_b" : ""),

@@ -1,0 +1,45 @@
+// The fused conv path the cpu plugin runs, shared by tests/cpu (GoogleTest) and the cross-built
+// aarch64 test (plain main, no arm64 gtest): weights packed in tile.mr-row panels, B packed panel
+// by panel (im2col_panel, or copy_panel for a 1x1 stride-1 conv; read in place when direct), then
+// sgemm_panels with the row bias and clamp epilogue.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/kernels.hpp"
+
+namespace tessera::cpu::test {
+
+// Output [oc, oh * ow] of a conv with input x [c, h, w], weights w [oc, c / group, kh, kw].
+inline std::vector<float> panel_conv(const float* x, const float* w, const float* bias,
+                                     const ConvGeometry& g, const GemmTile& tile,
+                                     GemmBlocking blocking, bool direct, float lo, float hi) {
+  const int64_t cpg = g.c / g.group, opg = g.oc / g.group, kk = cpg * g.kh * g.kw;
+  const int64_t cols = g.oh * g.ow;
+  const bool one_by_one =
+      g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0;
+  blocking.nr = tile.nr;
+  std::vector<float> got(static_cast<size_t>(g.oc * cols), 1e9f);
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    PackedMatrix pa;
+    pack_a(w + grp * opg * kk, opg, kk, kk, 1, &pa, tile.mr);
+    const float* bgrp = x + grp * cpg * cols;
+    PanelPacker pack = [&](int64_t j0, float* panel) {
+      if (one_by_one) {
+        copy_panel(bgrp, kk, cols, cols, j0, panel, tile.nr);
+      } else {
+        im2col_panel(x, g, grp * cpg, cpg, j0, panel, tile.nr);
+      }
+    };
+    Epilogue e;
+    e.row_bias = bias + grp * opg;
+    e.lo = lo;
+    e.hi = hi;
+    sgemm_panels(pa, cols, pack, got.data() + grp * opg * cols, cols, e, blocking,
+                 direct ? bgrp : nullptr, direct ? cols : 0);
+  }
+  return got;
+}
+
+}  // namespace tessera::cpu::test
