@@ -66,7 +66,11 @@ const std::vector<Schedule>& all_schedules() {
        "channel_affine_4c_f32",
        {{"wg_x", kWgX, false}, kVec4c}},
       {"pool2d.nchw4c", "pool.cl", "pool2d_4c_f32", {{"wg_x", kWgX, false}}},
-      {"pool.global_avg.nchw4c", "pool.cl", "global_avg_pool_4c_f32", {{"wg_x", kWgX, false}}},
+      // vec here: floats per load along the averaged plane (one work-item per plane).
+      {"pool.global_avg.nchw4c",
+       "pool.cl",
+       "global_avg_pool_4c_f32",
+       {{"wg_x", kWgX, false}, kVec4c}},
       {"eltwise.unary", "elementwise.cl", "unary_f32", {{"wg_x", kWgX, false}, kVec}},
       {"eltwise.binary", "elementwise.cl", "binary_f32", {{"wg_x", kWgX, false}, kVec}},
       {"eltwise.channel_affine",
@@ -75,7 +79,7 @@ const std::vector<Schedule>& all_schedules() {
        {{"wg_x", kWgX, false}, kVec}},
       {"copy.block", "elementwise.cl", "copy_block_f32", {{"wg_x", kWgX, false}, kVec}},
       {"pool2d.direct", "pool.cl", "pool2d_f32", {{"wg_x", kWgX, false}}},
-      {"pool.global_avg", "pool.cl", "global_avg_pool_f32", {{"wg_x", kWgX, false}}},
+      {"pool.global_avg", "pool.cl", "global_avg_pool_f32", {{"wg_x", kWgX, false}, kVec}},
       {"gemm.naive", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
   };

@@ -225,7 +225,9 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
         {"eltwise.binary", "binary_f32"},
         {"eltwise.channel_affine", "channel_affine_f32"},
         {"eltwise.channel_affine.nchw4c", "channel_affine_4c_f32"},
-        {"copy.block", "copy_block_f32"}};
+        {"copy.block", "copy_block_f32"},
+        {"pool.global_avg", "global_avg_pool_f32"},
+        {"pool.global_avg.nchw4c", "global_avg_pool_4c_f32"}};
     std::vector<std::string> names;
     int ran = 0;
     for (const Request& r : every_config(c, node, &names)) {
@@ -563,6 +565,20 @@ TEST_P(MaliLayoutTest, ConcatEveryVec) {
     Case c(inputs, {node("Concat", {0, 1}, attrs({{"axis", axis}}))}, 13);
     EXPECT_EQ(run_every_vec(c, 0), 3);
   }
+}
+
+// GlobalAveragePool with every vec (loads along the plane): planes of 35 float4 after a
+// 10-channel Conv (NCHW4c; 140 floats, not a multiple of 8 or 16) and of 35 floats (NCHW).
+TEST_P(MaliLayoutTest, GlobalAveragePoolEveryVec) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 5, 7}, 150)},
+                            {random_tensor({10, 3, 3, 3}, 151), true}};
+  Case c(inputs,
+         {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 2
+          node("GlobalAveragePool", {2})},                            // 3
+         13);
+  EXPECT_EQ(run_every_vec(c, 1), 3);
+  Case plain({{random_tensor({2, 3, 5, 7}, 152)}}, {node("GlobalAveragePool", {0})}, 13);
+  EXPECT_EQ(run_every_vec(plain, 0), 3);
 }
 
 TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {

@@ -38,16 +38,37 @@
 TSR_POOL2D(pool2d_f32, float)
 TSR_POOL2D(pool2d_4c_f32, float4)
 
-// y[r] = mean(x[r * inner .. r * inner + inner)): rows = N * C planes (NCHW) or N * CB block
-// planes of float4 (NCHW4c; the [N, C, 1, 1] output is byte-identical to NCHW when C % 4 == 0).
-#define TSR_GLOBAL_AVG(NAME, T)                                                        \
-  __kernel void NAME(__global const T* x, __global T* y, int rows, int inner) {        \
-    const int r = get_global_id(0);                                                    \
-    if (r >= rows) return;                                                             \
-    __global const T* xp = x + r * inner;                                              \
-    T sum = (T)(0.0f);                                                                 \
-    for (int j = 0; j < inner; ++j) sum += xp[j];                                      \
-    y[r] = sum / (float)inner;                                                         \
+// y[r] = mean of plane r: rows = N * C planes of `inner` floats (NCHW, LANES 1) or N * CB block
+// planes of `inner` float4 (NCHW4c, LANES 4; the [N, C, 1, 1] output is byte-identical to NCHW
+// when C % 4 == 0). The plane is summed VEC floats (build-time knob "vec") per vector load, the
+// vector folded to T, and what is left of the plane added one T at a time.
+#if VEC == 1
+#define TSR_FOLD1(a) (a)
+#define TSR_FOLD4(a) ((float4)(a)) /* unused: LANES 4 never takes VEC 1 loads */
+#elif VEC == 4
+#define TSR_FOLD4(a) (a)
+#elif VEC == 8
+#define TSR_FOLD4(a) ((a).lo + (a).hi)
+#else
+#define TSR_FOLD4(a) (((a).lo.lo + (a).lo.hi) + ((a).hi.lo + (a).hi.hi))
+#endif
+#if VEC > 1
+#define TSR_FOLD1(a) (TSR_FOLD4(a).x + TSR_FOLD4(a).y + TSR_FOLD4(a).z + TSR_FOLD4(a).w)
+#endif
+#define TSR_GLOBAL_AVG(NAME, T, LANES, FOLD, LOAD)                                        \
+  __kernel void NAME(__global const float* x, __global T* y, int rows, int inner) {      \
+    const int r = get_global_id(0);                                                      \
+    if (r >= rows) return;                                                               \
+    const int len = inner * LANES;                                                       \
+    __global const float* xp = x + r * len;                                              \
+    floatv acc = (floatv)(0.0f);                                                         \
+    int j = 0;                                                                           \
+    for (; VEC >= LANES && j + VEC <= len; j += VEC) acc += TSR_VLOAD(xp + j);           \
+    T sum = FOLD(acc);                                                                   \
+    for (; j < len; j += LANES) sum += LOAD(xp + j);                                     \
+    y[r] = sum / (float)inner;                                                           \
   }
-TSR_GLOBAL_AVG(global_avg_pool_f32, float)
-TSR_GLOBAL_AVG(global_avg_pool_4c_f32, float4)
+#define TSR_LOAD1(p) (*(p))
+#define TSR_LOAD4(p) vload4(0, p)
+TSR_GLOBAL_AVG(global_avg_pool_f32, float, 1, TSR_FOLD1, TSR_LOAD1)
+TSR_GLOBAL_AVG(global_avg_pool_4c_f32, float4, 4, TSR_FOLD4, TSR_LOAD4)

@@ -13,23 +13,51 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   return "";
 }
 
+// default_config's wg_x for one work-item per plane (it counts ceil(n / vec) items for `vec`
+// schedules, whose vec is floats per work-item; here vec is the load width along a plane).
+Config plane_config(const char* id, const opencl::DeviceInfo& device, int64_t rows) {
+  Config c = default_config(id, device, rows);
+  for (size_t i = 0; i < c.schedule->knobs.size(); ++i) {
+    if (std::string(c.schedule->knobs[i].name) == "wg_x") {
+      c.values[i] = default_wg_x(*c.schedule, device, rows);
+    }
+  }
+  return c;
+}
+
+// The schedule of the layout regions compile with first (under nchw4c the NCHW one runs when the
+// input arrives as NCHW).
+std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+  const tsr_tensor& x = node.input(0);
+  const int64_t rows = x.dims[0] * x.dims[1];
+  std::vector<Config> out = {plane_config("pool.global_avg", device, rows)};
+  if (configured_layout() == Layout::kNchw4c && x.rank == 4) {
+    out.insert(out.begin(), plane_config("pool.global_avg.nchw4c", device, rows));
+  }
+  return out;
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const bool c4 = writes_nchw4c(lw, node);
   const int64_t rows = x.dims[0] * (c4 ? (x.dims[1] + 3) / 4 : x.dims[1]);
   int64_t inner = 1;  // pixels per plane (float4 in NCHW4c)
   for (int32_t d = 2; d < x.rank; ++d) inner *= x.dims[d];
-  const Config config =
-      default_config(c4 ? "pool.global_avg.nchw4c" : "pool.global_avg", lw.device(), rows);
+  const std::vector<Config> configs = {
+      plane_config(c4 ? "pool.global_avg.nchw4c" : "pool.global_avg", lw.device(), rows)};
+  const Config config = choose_config(lw, index, configs);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
       .buffer(lw.buffer(node.output_id(0)))
       .i32(to_i32(rows, node))
       .i32(to_i32(inner, node));
-  add_1d_step(lw, index, std::move(k), rows, config);
+  // One work-item per plane whatever vec is (it is the load width along the plane).
+  lw.add_step(index, std::move(k), {static_cast<size_t>(rows)},
+              {static_cast<size_t>(config.get("wg_x"))}, config);
 }
 
 }  // namespace
 TESSERA_MALI_OP_WITH_LAYOUT("GlobalAveragePool", check, lower, follow_input0);
+TESSERA_MALI_TUNABLE("GlobalAveragePool", options);
 }  // namespace tessera::mali
