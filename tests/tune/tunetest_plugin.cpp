@@ -4,9 +4,9 @@
 // depend on the config. Its device is "TuneTest CPU".
 //
 // With TESSERA_TUNETEST_FAULTS=1 the knob mode is {0,3,1,4,2,5,6} (grid order interleaves faulty
-// and good candidates): mode 3 aborts in execute (a run-time crash), mode 4 hangs in execute,
-// mode 5 aborts in compile (each writes a line to stderr first), mode 6 fails in execute with an
-// error status.
+// and good candidates): mode 3 aborts in execute (a run-time crash), mode 4 with block 1 hangs in
+// execute, mode 5 aborts in compile (each writes a line to stderr first), mode 6 fails in execute
+// with an error status.
 //
 // Side channel: when TESSERA_TUNETEST_LOG names a file, every compile() appends one line
 // "mode=<m> block=<b> pid=<process>" so a test can count how often each candidate was compiled,
@@ -35,13 +35,13 @@ bool faults_enabled() {
 
 class ReluRegion : public CompiledRegion {
  public:
-  ReluRegion(size_t n, int64_t mode) : n_(n), mode_(mode) {}
+  ReluRegion(size_t n, int64_t mode, int64_t block) : n_(n), mode_(mode), block_(block) {}
   void execute(const void* const* inputs, void* const* outputs) override {
     if (mode_ == 3) {
       std::fputs("tunetest: mode 3 crashes at run time\n", stderr);
       std::abort();
     }
-    if (mode_ == 4) {
+    if (mode_ == 4 && block_ == 1) {
       std::fputs("tunetest: mode 4 hangs at run time\n", stderr);
       std::this_thread::sleep_for(std::chrono::hours(1));
     }
@@ -53,7 +53,7 @@ class ReluRegion : public CompiledRegion {
 
  private:
   size_t n_;
-  int64_t mode_;
+  int64_t mode_, block_;
 };
 
 class TuneTestPlugin : public Plugin {
@@ -119,7 +119,7 @@ class TuneTestPlugin : public Plugin {
       std::abort();
     }
     return std::make_unique<ReluRegion>(
-        static_cast<size_t>(tensor_numel(region.value(region.output_index(0)))), mode);
+        static_cast<size_t>(tensor_numel(region.value(region.output_index(0)))), mode, block);
   }
 };
 

@@ -247,6 +247,10 @@ static void update_estimates(TuneReport& report) {
 TuneReport run_tuning(const TuneOptions& options,
                       const std::function<void(const TuneReport&, const TuneStatus&)>& on_update) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
+  if (options.isolation != "worker" && options.isolation != "candidate") {
+    throw Error("tuner: unknown isolation '" + options.isolation +
+                "' (use 'worker' or 'candidate')");
+  }
   TuneReport report;
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
@@ -258,10 +262,6 @@ TuneReport run_tuning(const TuneOptions& options,
   int compile_jobs = options.compile_jobs;
   if (compile_jobs <= 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
   compile_jobs = std::max(1, compile_jobs);
-  if (options.isolation != "worker" && options.isolation != "candidate") {
-    throw Error("tuner: unknown isolation '" + options.isolation +
-                "' (use 'worker' or 'candidate')");
-  }
   // workers[0] measures; all of them compile when a batch has a compile step.
   std::vector<std::unique_ptr<MeasureWorker>> workers;
   for (int i = 0; i < compile_jobs; ++i) {
