@@ -35,8 +35,9 @@ void print_tune_usage(std::FILE* out) {
                "as a pack (refusing to overwrite it without --force).\n"
                "--resume skips configs already in the log and starts from its best.\n"
                "--compile-jobs N compiles a batch's candidates in N workers at once before\n"
-               "measuring them one at a time (default 2; 1 = the measuring worker compiles;\n"
-               "0 = the number of cores).\n");
+               "measuring them one at a time (default: 2 with worker isolation, 1 with\n"
+               "candidate isolation; 1 = the measuring worker compiles; 0 = the number of\n"
+               "cores).\n");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -95,7 +96,7 @@ int cmd_tune(int argc, char** argv) {
     options.repeats = static_cast<int>(args.get_int("repeats", 5));
     options.timeout_s = std::stod(args.get("timeout", "30"));
     options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
-    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", 2));
+    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1));
     options.isolation = args.get("isolation", "worker");
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];

@@ -261,9 +261,11 @@ struct TuneOptions {
   // child per candidate (for plugins whose drivers leak state).
   std::string isolation = "worker";
   // Workers that compile a batch's candidates at once before they are measured one at a time:
-  // 0 = the number of cores, 1 = no separate compile step (the measuring worker compiles). 2:
-  // level with 1 on PoCL (2 cores), ahead on an H100 through NVIDIA's OpenCL.
-  int compile_jobs = 2;
+  // 0 = the number of cores, 1 = no separate compile step (the measuring worker compiles), -1 =
+  // 2 with worker isolation (level with 1 on PoCL with 2 cores, ahead on an H100 through NVIDIA's
+  // OpenCL), 1 with candidate isolation (there, separate compiling children cost more than they
+  // save on both).
+  int compile_jobs = -1;
   std::string cache_dir;   // the plugins' kernel cache the compile step warms; "" = their default
   std::string worker_exe;  // "" = this executable
   std::string command;     // the command line, recorded in each log record ("" = none)

@@ -260,7 +260,8 @@ TuneReport run_tuning(const TuneOptions& options,
                     : extract_tasks(options.model, options.targets, &report.devices);
   const std::string worker = options.worker_exe.empty() ? self_exe() : options.worker_exe;
   int compile_jobs = options.compile_jobs;
-  if (compile_jobs <= 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
+  if (compile_jobs < 0) compile_jobs = options.isolation == "worker" ? 2 : 1;
+  if (compile_jobs == 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
   compile_jobs = std::max(1, compile_jobs);
   // workers[0] measures; all of them compile when a batch has a compile step.
   std::vector<std::unique_ptr<MeasureWorker>> workers;
