@@ -509,7 +509,7 @@ TEST_P(MaliLayoutTest, UnaryEveryVec) {
     SCOPED_TRACE(op);
     Case c(inputs,
            {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 2
-            node("Add", {2, 2}),                                        // 3 (Relu stays unfused)
+            node("Sigmoid", {2}),                                       // 3 (op stays unfused)
             node(op, {3})},                                             // 4
            13);
     EXPECT_EQ(run_every_vec(c, 2), 3);
@@ -536,6 +536,32 @@ TEST_P(MaliLayoutTest, BinaryEveryVec) {
   Case rows(bc, {node("Add", {0, 1}), node("Mul", {3, 2})}, 13);
   EXPECT_EQ(run_every_vec(rows, 0), 3);
   EXPECT_EQ(run_every_vec(rows, 1), 3);
+}
+
+// Residual Add -> Relu fuses into the Add (no unary program); Add -> Clip(0.5, 0.75) does not
+// (clip(0) != 0 would break the zero padding of 5 channels), and the Conv after it still sees
+// zero padded lanes. Both compared with the reference kernels.
+TEST_P(MaliLayoutTest, BinaryFusesActivationsKeepingZero) {
+  std::vector<In> inputs = {{random_tensor({1, 3, 6, 7}, 140)},
+                            {random_tensor({5, 3, 3, 3}, 141), true},
+                            {random_tensor({5, 3, 1, 1}, 142), true},
+                            {random_tensor({4, 5, 1, 1}, 143), true}};
+  Case relu(inputs,
+            {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 4
+             node("Conv", {0, 2}),                                       // 5
+             node("Add", {4, 5}),                                        // 6
+             node("Relu", {6}),                                          // 7
+             node("Conv", {7, 3})},                                      // 8
+            13);
+  EXPECT_EQ(run(relu).count("unary_f32"), 0u);
+  Case clip(inputs,
+            {node("Conv", {0, 1}, attrs({{"pads", Ints{1, 1, 1, 1}}})),  // 4
+             node("Conv", {0, 2}),                                       // 5
+             node("Add", {4, 5}),                                        // 6
+             node("Clip", {6}, attrs({{"min", 0.5f}, {"max", 0.75f}})),  // 7
+             node("Conv", {7, 3})},                                      // 8
+            6);
+  EXPECT_EQ(run(clip).count("unary_f32"), 1u);
 }
 
 // BatchNormalization with every vec of its layout's schedule: after a 10-channel Conv (NCHW4c:

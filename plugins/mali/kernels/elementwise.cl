@@ -50,8 +50,11 @@ __kernel void unary_f32(__global const float* x, __global float* y, int n, int o
 // y[i] = a[..] (op) b[..] over a 4-D output; dims and strides padded on the left with 1 / 0.
 // op: 0 add, 1 mul. The innermost stride is 1 or 0 (broadcast), so VEC outputs within one row
 // read one vector (or one splatted float) of each operand.
+// act: a fused activation as in common.cl's tsr_activate (0 none, 1 relu, 2 clip, 3 leaky relu);
+// the lowering fuses only activations with f(0) == 0, so NCHW4c padding stays zero.
 __kernel void binary_f32(__global const float* a, __global const float* b, __global float* y,
-                         int4 dims, int4 astr, int4 bstr, int op) {
+                         int4 dims, int4 astr, int4 bstr, int op, int act, float act_a,
+                         float act_b) {
   const int i0 = get_global_id(0) * VEC;
   const int n = dims.x * dims.y * dims.z * dims.w;
   if (i0 >= n) return;
@@ -65,7 +68,8 @@ __kernel void binary_f32(__global const float* a, __global const float* b, __glo
   if (i3 + VEC <= dims.w) {
     const floatv va = astr.w != 0 ? TSR_VLOAD(a + ao) : (floatv)(a[ao]);
     const floatv vb = bstr.w != 0 ? TSR_VLOAD(b + bo) : (floatv)(b[bo]);
-    TSR_VSTORE(op == 0 ? va + vb : va * vb, y + i0);
+    const floatv r = op == 0 ? va + vb : va * vb;
+    TSR_VSTORE(act == 0 ? r : tsr_unary(r, act - 1, act_a, act_b), y + i0);
     return;
   }
   for (int i = i0; i < n && i < i0 + VEC; ++i) {
@@ -76,7 +80,8 @@ __kernel void binary_f32(__global const float* a, __global const float* b, __glo
     const int j0 = q / dims.y;
     const float va = a[j0 * astr.x + j1 * astr.y + j2 * astr.z + j3 * astr.w];
     const float vb = b[j0 * bstr.x + j1 * bstr.y + j2 * bstr.z + j3 * bstr.w];
-    y[i] = op == 0 ? va + vb : va * vb;
+    const float r = op == 0 ? va + vb : va * vb;
+    y[i] = tsr_activate(r, act, act_a, act_b);
   }
 }
 

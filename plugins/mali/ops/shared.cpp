@@ -87,20 +87,25 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
   }
   const int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
   const Config config = elementwise_config(lw, index, "eltwise.binary", n);
+  // The flat NCHW4c pass writes padded lanes unmasked: only activations keeping 0 at 0 fuse.
+  const FusedActivation act = fuse_activation(lw, node, /*keep_zero=*/true);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
       .buffer(lw.buffer(node.input_id(1)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(act.output))
       .i32x4(to_i32(dims[0], node), to_i32(dims[1], node), to_i32(dims[2], node),
              to_i32(dims[3], node))
       .i32x4(sa[0], sa[1], sa[2], sa[3])
       .i32x4(sb[0], sb[1], sb[2], sb[3])
-      .i32(static_cast<int32_t>(op));
+      .i32(static_cast<int32_t>(op))
+      .i32(act.code)
+      .f32(act.a)
+      .f32(act.b);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 
-FusedActivation fuse_activation(Lowering& lw, const NodeView& node) {
+FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_zero) {
   FusedActivation f;
   const int32_t out = node.output_id(0);
   f.output = out;
@@ -112,8 +117,9 @@ FusedActivation fuse_activation(Lowering& lw, const NodeView& node) {
   if (op == "Relu") {
     f.code = 1;
   } else if (op == "Clip") {
-    f.code = 2;
     std::tie(f.a, f.b) = opencl::support::clip_bounds(act);
+    if (keep_zero && !(f.a <= 0.0f && 0.0f <= f.b)) return FusedActivation{0, 0.0f, 0.0f, out};
+    f.code = 2;
   } else if (op == "LeakyRelu") {
     f.code = 3;
     f.a = act.attr_float("alpha", 0.01f);

@@ -41,8 +41,9 @@ struct FusedActivation {
 // When the only consumer of `node`'s output 0 is a Relu, Clip or LeakyRelu and that output is not
 // a region output, fuses it (Lowering::fuse: the activation node adds no step) and returns it
 // with its output value; otherwise no activation and `node`'s own output. Call before the
-// output's buffer is created.
-FusedActivation fuse_activation(Lowering& lw, const NodeView& node);
+// output's buffer is created. `keep_zero`: only activations with f(0) == 0 (a Clip whose range
+// excludes 0 stays unfused), for kernels that write padded NCHW4c lanes without masking them.
+FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_zero = false);
 
 // Reshape/Flatten/Identity/Dropout: output 0 shares input 0's buffer.
 std::string check_alias(const NodeView& node, const opencl::DeviceInfo& device);
