@@ -174,12 +174,17 @@ class CpuPlugin : public tessera::plugin::Plugin {
     tuning.workload_key = workload_key(node);
     tuning.flops = 2.0 * macs(node);
     const int64_t threads = tessera::cpu::physical_cores();
-    std::optional<tessera::cpu::Config> config;
-    if (node.op_type() == "Conv") config = tessera::cpu::tunable_conv(region, node, threads);
-    if (node.op_type() == "Gemm" || node.op_type() == "MatMul") {
-      config = tessera::cpu::tunable_gemm(region, node, threads);
+    if (node.op_type() == "Conv") {
+      // The heuristic's schedule first (default_schedule 0), then any alternative.
+      for (const tessera::cpu::Config& c : tessera::cpu::tunable_conv(region, node, threads)) {
+        tuning.schedules.push_back(tessera::cpu::describe_schedule(c));
+      }
     }
-    if (config) tuning.schedules.push_back(tessera::cpu::describe_schedule(*config));
+    if (node.op_type() == "Gemm" || node.op_type() == "MatMul") {
+      if (auto config = tessera::cpu::tunable_gemm(region, node, threads)) {
+        tuning.schedules.push_back(tessera::cpu::describe_schedule(*config));
+      }
+    }
     return tuning;
   }
 

@@ -77,6 +77,13 @@ const std::vector<Schedule>& all_schedules() {
         {"b_direct", {0, 1}},
         {"tile_rows", tile_values(true)},
         {"tile_cols", tile_values(false)}}},
+      {"conv2d.nchw.winograd",
+       "Winograd F(2x2,3x3) for 3x3 stride-1 group-1 convs: weights transformed at compile time "
+       "(16 packed [M x C]), per task `tiles` 2x2 output tiles transformed into 16 [C x tiles] "
+       "B matrices, 16 packed SGEMMs, output transform with bias and clamp",
+       {{"tiles", {32, 64, 128, 256}},
+        {"tile_rows", tile_values(true)},
+        {"tile_cols", tile_values(false)}}},
       {"conv2d.nchw.depthwise_direct",
        "depthwise direct, one task per channel, stride-1/2 specialised rows",
        {}},
@@ -156,6 +163,20 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   // measured faster than packing for every such zoo shape (K 24 to 576).
   Config out{&s, {mc, nc, kc, 0, 1}};
   add_tile(&out, tile);
+  return out;
+}
+
+Config default_winograd_config(int64_t m, int64_t c, int64_t tiles, int64_t threads) {
+  const Schedule& s = schedule("conv2d.nchw.winograd");
+  // A task's 16 transformed B matrices (16 x C x tiles floats) should stay in L2 next to the 16
+  // [M x tiles] products: about 256 KiB of B.
+  int64_t nt = 256;
+  while (nt > 32 && 16 * c * nt > 65536) nt /= 2;
+  // Enough tasks for the threads to balance, while a task keeps at least 32 tiles.
+  const int64_t want_tasks = std::max<int64_t>(1, threads) * 3;
+  while (nt > 32 && (tiles + nt - 1) / nt < want_tasks) nt /= 2;
+  Config out{&s, {nt}};
+  add_tile(&out, default_tile(m, nt));
   return out;
 }
 

@@ -42,6 +42,9 @@ Config default_gemm_config(int64_t m, int64_t n, int64_t threads);
 // Heuristic for conv2d.nchw.im2col_gemm: C is m (output channels per group) x n (output pixels),
 // K = k.
 Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads);
+// Heuristic for conv2d.nchw.winograd: m output channels, c input channels, `tiles` 2x2 output
+// tiles, on `threads` threads.
+Config default_winograd_config(int64_t m, int64_t c, int64_t tiles, int64_t threads);
 // The blocking, with nr = tile_cols; the A operand is packed with tile_rows(config) rows.
 GemmBlocking gemm_blocking(const Config& config);
 int64_t tile_rows(const Config& config);

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <utility>
 
 #include <hwy/targets.h>
 
@@ -241,6 +243,65 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{4, 6, 17, 8, 3, 1, 1, 1},
                       // Stride-2 stems with rows wider than a 32-column panel (vector gather).
                       ConvCase{3, 30, 75, 10, 7, 2, 3, 1}, ConvCase{3, 33, 67, 16, 3, 2, 1, 1}));
+
+// Winograd F(2x2,3x3) against the reference Conv: odd H/W (partial right/bottom tiles), pads 0
+// and 1, channel counts off the tile multiples, every compiled tile, several tiles per task, with
+// and without bias, no clamp and a Relu/Clip clamp.
+struct WinogradCase {
+  int64_t c, h, w, oc, pad;
+};
+
+class CpuWinograd : public ::testing::TestWithParam<WinogradCase> {};
+
+TEST_P(CpuWinograd, MatchesReferenceEveryTileAndClamp) {
+  const WinogradCase wc = GetParam();
+  const ConvCase c{wc.c, wc.h, wc.w, wc.oc, 3, 1, wc.pad, 1};
+  const ConvGeometry g = geometry(c);
+  ASSERT_TRUE(winograd_applies(g));
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 27);
+  const Tensor w = random_tensor({c.oc, c.c, 3, 3}, 28);
+  const Tensor zero = Tensor::from_vector({c.oc}, std::vector<float>(c.oc, 0.0f));
+  for (const bool with_bias : {false, true}) {
+    const Tensor b = with_bias ? random_tensor({c.oc}, 29) : zero;
+    const Tensor raw = reference_conv(c, x, w, b, g);
+    const float inf = std::numeric_limits<float>::infinity();
+    for (const auto& [lo, hi] : {std::pair<float, float>{-inf, inf}, {0.0f, inf}, {0.0f, 0.6f}}) {
+      Tensor want = raw;
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        want.data<float>()[i] = std::min(std::max(want.data<float>()[i], lo), hi);
+      }
+      for (const GemmTile& tile : kAllTiles) {
+        WinogradWeights u;
+        winograd_weights(w.data<float>(), c.oc, c.c, tile.mr, &u);
+        for (const int64_t tiles : {16, 32, 96}) {
+          std::vector<float> got(static_cast<size_t>(c.oc * g.oh * g.ow), -7.0f);
+          winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr, lo, hi,
+                        WinogradBlocking{tiles, tile.nr}, got.data());
+          SCOPED_TRACE(tile_name(tile) + " tiles=" + std::to_string(tiles) +
+                       " bias=" + std::to_string(with_bias) + " lo=" + std::to_string(lo) +
+                       " hi=" + std::to_string(hi));
+          expect_close(got.data(), want);
+        }
+      }
+    }
+  }
+}
+
+TEST(CpuKernels, WinogradRefusesOtherConvs) {
+  ConvGeometry g = geometry(ConvCase{4, 8, 8, 4, 3, 2, 1, 1});
+  EXPECT_FALSE(winograd_applies(g));
+  g = geometry(ConvCase{4, 8, 8, 4, 3, 1, 1, 2});
+  EXPECT_FALSE(winograd_applies(g));
+  g = geometry(ConvCase{4, 8, 8, 4, 5, 1, 2, 1});
+  EXPECT_FALSE(winograd_applies(g));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, CpuWinograd,
+    ::testing::Values(WinogradCase{3, 9, 11, 7, 1}, WinogradCase{5, 9, 11, 13, 0},
+                      WinogradCase{17, 13, 13, 19, 1}, WinogradCase{16, 28, 28, 64, 1},
+                      WinogradCase{1, 3, 3, 1, 0}, WinogradCase{9, 4, 37, 6, 1},
+                      WinogradCase{33, 7, 7, 37, 1}, WinogradCase{8, 20, 5, 10, 0}));
 
 // The stride-2 de-interleave reads no further than avail floats (here exactly 2 len - 1, the last
 // element it needs) and matches the scalar gather for every length around the vector widths.

@@ -159,6 +159,58 @@ TEST(CpuNodeConfig, BadConfigsFallBackWithANote) {
   }
 }
 
+// A node config naming conv2d.nchw.winograd switches a 3x3 stride-1 conv (with its fused Relu) to
+// Winograd, every offered tile and several task sizes, results still the reference runner's; on
+// the depthwise conv it does not apply and falls back with a note.
+TEST(CpuNodeConfig, WinogradScheduleByNodeConfig) {
+  for (const cpu::GemmTile& t : cpu::gemm_tiles()) {
+    for (const int64_t tiles : {32, 64}) {
+      SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr) + " tiles " +
+                   std::to_string(tiles));
+      const std::vector<std::string> notes = compile_and_check(
+          {conv_config({{"tiles", tiles}, {"tile_rows", t.mr}, {"tile_cols", t.nr}},
+                       "conv2d.nchw.winograd")},
+          2);
+      EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.winograd{tiles=" + std::to_string(tiles) +
+                                      ",tile_rows=" + std::to_string(t.mr) +
+                                      ",tile_cols=" + std::to_string(t.nr) + "} (node config)"))
+          << all_notes(notes);
+      EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
+    }
+  }
+  plugin::NodeConfig depthwise = conv_config({{"tiles", 32}}, "conv2d.nchw.winograd");
+  depthwise.node = 2;
+  const std::vector<std::string> notes = compile_and_check({depthwise});
+  EXPECT_TRUE(has_note(notes, "schedule 'conv2d.nchw.winograd' does not apply to this node"))
+      << all_notes(notes);
+}
+
+// With 16+ input channels and 13x13+ outputs the heuristic picks Winograd (stride 2 and 1x1 stay
+// on im2col); a node config can still ask for im2col. Results equal the reference runner's.
+TEST(CpuNodeConfig, HeuristicPicksWinogradForLargerConvs) {
+  Attributes pad1;
+  pad1.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  Attributes s2 = pad1;
+  s2.set("strides", std::vector<int64_t>{2, 2});
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 16, 15, 17})
+                      .constant("w", random_tensor({20, 16, 3, 3}, 1))
+                      .constant("b", random_tensor({20}, 2))
+                      .constant("w2", random_tensor({12, 20, 3, 3}, 3))
+                      .node("Conv", {"x", "w", "b"}, {"c"}, pad1, "conv")
+                      .node("Relu", {"c"}, {"r"}, {}, "relu")
+                      .node("Conv", {"r", "w2"}, {"y"}, s2, "conv_s2")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> notes = compile_and_check({}, 2, g);
+  EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.winograd{")) << all_notes(notes);
+  EXPECT_TRUE(has_note(notes, "conv_s2: conv2d.nchw.im2col_gemm{")) << all_notes(notes);
+  const std::vector<std::string> forced =
+      compile_and_check({conv_config({{"mc", 12}}, "conv2d.nchw.im2col_gemm")}, 2, g);
+  EXPECT_TRUE(has_note(forced, "conv: conv2d.nchw.im2col_gemm{mc=12,")) << all_notes(forced);
+  EXPECT_TRUE(has_note(forced, "(node config)")) << all_notes(forced);
+}
+
 // The heuristic tile: the target's preferred one unless another pads C by more than 1/16 less.
 TEST(CpuSchedules, DefaultTilePadsCLeast) {
   auto is = [](const cpu::GemmTile& t, int64_t mr, int64_t nr) { return t.mr == mr && t.nr == nr; };
@@ -195,8 +247,18 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
   EXPECT_EQ(conv.workload_key,
             "conv|in=1x8x13x11,16x8x3x3c,16c|out=1x16x13x11|pads=1,1,1,1|f32|nchw");
   EXPECT_DOUBLE_EQ(conv.flops, 2.0 * 16 * 13 * 11 * 8 * 9);
-  ASSERT_EQ(conv.schedules.size(), 1u);
+  // A 3x3 stride-1 conv also offers Winograd; with 8 input channels the heuristic keeps im2col.
+  ASSERT_EQ(conv.schedules.size(), 2u);
+  EXPECT_EQ(conv.default_schedule, 0);
   EXPECT_EQ(conv.schedules[0].name, "conv2d.nchw.im2col_gemm");
+  EXPECT_EQ(conv.schedules[1].name, "conv2d.nchw.winograd");
+  std::vector<std::string> winograd_knobs;
+  for (const PluginKnobSpace& k : conv.schedules[1].knobs) {
+    winograd_knobs.push_back(k.name);
+    EXPECT_NE(std::find(k.values.begin(), k.values.end(), k.default_value), k.values.end())
+        << k.name;
+  }
+  EXPECT_EQ(winograd_knobs, (std::vector<std::string>{"tiles", "tile_rows", "tile_cols"}));
   std::vector<std::string> knob_names;
   for (const PluginKnobSpace& k : conv.schedules[0].knobs) {
     knob_names.push_back(k.name);

@@ -248,6 +248,31 @@ void depthwise(const std::string& t, const ConvCase& c) {
   check_close(t, "depthwise_conv relu6 " + conv_name(c), got.data(), want);
 }
 
+// Winograd F(2x2,3x3): partial edge tiles (odd H/W), pads 0 and 1, every tile, with and without
+// bias, clamped.
+void winograd(const std::string& t, const ConvCase& c) {
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 20);
+  const Tensor w = random_tensor({c.oc, c.c, 3, 3}, 21);
+  const Tensor zero = Tensor::from_vector({c.oc}, std::vector<float>(c.oc, 0.0f));
+  for (const bool with_bias : {false, true}) {
+    const Tensor b = with_bias ? random_tensor({c.oc}, 22) : zero;
+    Tensor want = reference_conv(c, x, w, b, g);
+    clamp_tensor(&want, 0.0f, 0.6f);
+    for (const GemmTile& tile : kAllTiles) {
+      WinogradWeights u;
+      winograd_weights(w.data<float>(), c.oc, c.c, tile.mr, &u);
+      std::vector<float> got(static_cast<size_t>(want.numel()));
+      winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr, 0.0f, 0.6f,
+                    WinogradBlocking{32, tile.nr}, got.data());
+      check_close(
+          t,
+          "winograd " + conv_name(c) + " " + tile_name(tile) + (with_bias ? " bias" : " no bias"),
+          got.data(), want);
+    }
+  }
+}
+
 struct PoolCase {
   int64_t c, h, w, k, stride, pad;
   bool ceil;
@@ -343,6 +368,10 @@ void run_all(const std::string& t) {
         ConvCase{3, 5, 40, 3, 3, 2, 0, 3}, ConvCase{2, 4, 66, 2, 3, 2, 1, 2},
         ConvCase{2, 6, 37, 2, 5, 1, 2, 2}}) {
     depthwise(t, c);
+  }
+  for (const ConvCase& c : {ConvCase{3, 9, 11, 7, 3, 1, 1, 1}, ConvCase{17, 13, 21, 19, 3, 1, 0, 1},
+                            ConvCase{9, 4, 37, 6, 3, 1, 1, 1}}) {
+    winograd(t, c);
   }
   for (const PoolCase& c : {PoolCase{3, 17, 19, 3, 2, 1, false}, PoolCase{2, 23, 37, 3, 2, 0, true},
                             PoolCase{4, 5, 6, 2, 1, 0, false}, PoolCase{2, 13, 41, 3, 1, 1, false},

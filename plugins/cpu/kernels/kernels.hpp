@@ -95,6 +95,11 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
                   int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking,
                   const float* direct_b = nullptr, int64_t ldb = 0);
 
+// C (M x n, row stride ldc) = A * B on the calling thread, no epilogue: B row-major K x n (row
+// stride ldb) read in place, n a multiple of nr. The Winograd conv's 16 products per task.
+void gemm_block_direct(const PackedMatrix& a, const float* b, int64_t ldb, int64_t n, int64_t nr,
+                       float* c, int64_t ldc);
+
 // Elementwise kernels (Highway).
 void clamp_inplace(float* x, int64_t n, float lo, float hi);
 void clamp_copy(const float* x, float* y, int64_t n, float lo, float hi);
@@ -122,6 +127,25 @@ void gather_stride2(const float* src, int64_t len, int64_t avail, float* dst);
 // One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+nr.
 void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel,
                 int64_t nr = kNR);
+
+// Winograd F(2x2, 3x3): 3x3, stride 1, group 1 convs (any pads; dilation 1 is the caller's check).
+bool winograd_applies(const ConvGeometry& g);
+// U = G g G^T of weights w [M, C, 3, 3]: 16 matrices [M x C] (xi = 4 i + j), packed mr-row panels.
+struct WinogradWeights {
+  int64_t m = 0, c = 0;
+  std::vector<PackedMatrix> u;
+};
+void winograd_weights(const float* w, int64_t m, int64_t c, int64_t mr, WinogradWeights* out);
+struct WinogradBlocking {
+  int64_t tiles = 64;  // 2x2 output tiles per parallel task (rounded up to nr)
+  int64_t nr = kNR;    // B panel width: the SGEMM tile's columns (u's panels give its rows)
+};
+// Output [M, OH, OW] of one image: per task of `tiles` output tiles, the input tiles are
+// transformed into 16 [C x tiles] matrices in per-thread scratch, multiplied by U, and
+// transformed back with per-channel bias and clamp to [lo, hi].
+void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights& u,
+                   const float* bias, float lo, float hi, const WinogradBlocking& blocking,
+                   float* y);
 
 // Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
 // Returns false (nothing written) for horizontal strides other than 1 and 2.

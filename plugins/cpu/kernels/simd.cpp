@@ -757,6 +757,15 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
       tbb::simple_partitioner());
 }
 
+void gemm_block_direct(const PackedMatrix& a, const float* b, int64_t ldb, int64_t n, int64_t nr,
+                       float* c, int64_t ldc) {
+  check_tile(a.panel, nr);
+  const int64_t row_panels = (a.rows + a.panel - 1) / a.panel;
+  const Epilogue e;
+  HWY_DYNAMIC_DISPATCH(PanelBlock)
+  (&a, nr, b, ldb, nr, n, 0, n / nr, c, ldc, &e, 0, row_panels, 0);
+}
+
 void clamp_inplace(float* x, int64_t n, float lo, float hi) {
   clamp_copy(x, x, n, lo, hi);
 }

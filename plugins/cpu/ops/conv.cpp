@@ -75,21 +75,41 @@ bool is_depthwise(const ConvGeometry& g) {
 }
 
 // The GEMM-path heuristic: C is output channels per group x output pixels, K = (c, ky, kx).
-Config conv_heuristic(const ConvGeometry& g, int64_t threads) {
+Config im2col_heuristic(const ConvGeometry& g, int64_t threads) {
   return default_conv_config(g.oc / g.group, g.oh * g.ow, (g.c / g.group) * g.kh * g.kw, threads);
+}
+
+Config winograd_heuristic(const ConvGeometry& g, int64_t threads) {
+  return default_winograd_config(g.oc, g.c, ((g.oh + 1) / 2) * ((g.ow + 1) / 2), threads);
+}
+
+// Where Winograd F(2x2,3x3) measured faster than the im2col GEMM (see README).
+bool prefer_winograd(const ConvGeometry& g) {
+  // Measured (README): 1.5-1.7x on resnet-18's 56x56..14x14 layers and squeezenet's 13x13 and
+  // 27x27 expand3x3, even at C = 16 on 55x55; at 7x7 (16 tiles, 512 channels) it ties or loses,
+  // as 16 transformed weight matrices (16 MiB) stream from memory per task.
+  return winograd_applies(g) && g.c >= 16 && g.oh * g.ow >= 13 * 13;
+}
+
+// The schedules a conv can run, the heuristic's first (empty for depthwise: nothing to tune).
+std::vector<Config> conv_configs(const ConvGeometry& g, int64_t threads) {
+  if (is_depthwise(g)) return {};
+  std::vector<Config> out = {im2col_heuristic(g, threads)};
+  if (winograd_applies(g)) {
+    out.push_back(winograd_heuristic(g, threads));
+    if (prefer_winograd(g)) std::swap(out[0], out[1]);
+  }
+  return out;
 }
 
 }  // namespace
 
-std::optional<Config> tunable_conv(const RegionView& region, const NodeView& node,
-                                   int64_t threads) {
+std::vector<Config> tunable_conv(const RegionView& region, const NodeView& node, int64_t threads) {
   (void)region;
   try {
-    const ConvAttrs attrs = conv_attrs(node);
-    if (is_depthwise(attrs.g)) return std::nullopt;  // one schedule, no knobs
-    return conv_heuristic(attrs.g, threads);
+    return conv_configs(conv_attrs(node).g, threads);
   } catch (const plugin::Failure&) {
-    return std::nullopt;
+    return {};
   }
 }
 
@@ -145,8 +165,24 @@ Step build_conv(BuildContext& ctx) {
   const int64_t cols = g.oh * g.ow;
   const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
                       g.oh == g.h && g.ow == g.w;
-  const Config config =
-      choose_config(ctx, conv_heuristic(g, ctx.threads), direct ? "conv2d 1x1 as " : "");
+  // The heuristic's schedule, or the other one where a node config names it.
+  const std::vector<Config> configs = conv_configs(g, ctx.threads);
+  Config heuristic = configs.front();
+  for (const Config& c : configs) {
+    if (ctx.config != nullptr && ctx.config->schedule == c.schedule->id) heuristic = c;
+  }
+  const Config config = choose_config(ctx, heuristic, direct ? "conv2d 1x1 as " : "");
+  if (std::string(config.schedule->id) == "conv2d.nchw.winograd") {
+    auto u = std::make_shared<WinogradWeights>();
+    winograd_weights(weights->data(), g.oc, g.c, config.get("tile_rows"), u.get());
+    const WinogradBlocking wb{config.get("tiles"), config.get("tile_cols")};
+    return [=](std::vector<float*>& v) {
+      for (int64_t n = 0; n < batch; ++n) {
+        winograd_conv(v[in] + n * g.c * g.h * g.w, g, *u, bias->data(), act.lo, act.hi, wb,
+                      v[out] + n * g.oc * cols);
+      }
+    };
+  }
   const GemmBlocking blocking = gemm_blocking(config);
   const int64_t nr = blocking.nr;
   // One packed A per group (tile_rows-row panels): rows = output channels of the group,

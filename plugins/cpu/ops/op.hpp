@@ -64,7 +64,8 @@ bool activation_of(const RegionView& region, const NodeView& node, Activation* a
 
 // The heuristic's config of a node the tuner may change (a GEMM-path Conv; Gemm and 2-D MatMul),
 // nullopt for nodes with nothing to tune or that cpu cannot run.
-std::optional<Config> tunable_conv(const RegionView& region, const NodeView& node, int64_t threads);
+// Convs may have several (3x3 stride 1: im2col GEMM and Winograd), the heuristic's first.
+std::vector<Config> tunable_conv(const RegionView& region, const NodeView& node, int64_t threads);
 std::optional<Config> tunable_gemm(const RegionView& region, const NodeView& node, int64_t threads);
 
 std::string query_conv(const RegionView&, const NodeView&);
