@@ -61,6 +61,7 @@ inline tsr_plugin table(const char* name) {
                     release_nothing,
                     nullptr,
                     nullptr,
+                    nullptr,
                     nullptr};
 }
 
