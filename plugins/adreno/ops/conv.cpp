@@ -91,16 +91,8 @@ int32_t default_opw(int64_t width) {
 }
 
 const char* conv_schedule(const NodeView& node) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& y = node.output(0);
   const Shape sh = shape_of(node);
-  const auto strides = node.attr_ints("strides", {1, 1});
-  const auto dilations = node.attr_ints("dilations", {1, 1});
-  const std::array<int64_t, 2> s = {strides.at(0), strides.at(1)};
-  const std::array<int64_t, 2> d = {dilations.at(0), dilations.at(1)};
-  const std::array<int64_t, 2> k = {sh.KH, sh.KW};
-  const auto pads = opencl::support::window_pads_2d(node, {x.dims[2], x.dims[3]},
-                                                    {y.dims[2], y.dims[3]}, k, s, d);
+  const auto [k, s, d, pads] = opencl::support::window_2d(node, {sh.KH, sh.KW});
   if (sh.group == 1) {
     const bool pointwise = k[0] == 1 && k[1] == 1 && s[0] == 1 && s[1] == 1 && pads[0] == 0 &&
                            pads[1] == 0 && pads[2] == 0 && pads[3] == 0;
@@ -121,13 +113,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
   const Shape sh = shape_of(node);
-  const auto strides = node.attr_ints("strides", {1, 1});
-  const auto dilations = node.attr_ints("dilations", {1, 1});
-  const std::array<int64_t, 2> s = {strides.at(0), strides.at(1)};
-  const std::array<int64_t, 2> d = {dilations.at(0), dilations.at(1)};
-  const std::array<int64_t, 2> k = {sh.KH, sh.KW};
-  const auto pads = opencl::support::window_pads_2d(node, {x.dims[2], x.dims[3]},
-                                                    {y.dims[2], y.dims[3]}, k, s, d);
+  const auto [k, s, d, pads] = opencl::support::window_2d(node, {sh.KH, sh.KW});
   std::vector<float> bias(static_cast<size_t>(sh.M), 0.0f);
   if (node.num_inputs() > 2 && node.has_input(2)) {
     const float* b = constant_floats(node, 2);

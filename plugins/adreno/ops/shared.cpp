@@ -36,14 +36,7 @@ std::string check_pool(const NodeView& node, const Device& device) {
 void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
-  const auto kernel = node.attr_ints("kernel_shape", {});
-  const auto strides = node.attr_ints("strides", {1, 1});
-  const auto dilations = node.attr_ints("dilations", {1, 1});
-  const std::array<int64_t, 2> k = {kernel.at(0), kernel.at(1)};
-  const std::array<int64_t, 2> s = {strides.at(0), strides.at(1)};
-  const std::array<int64_t, 2> d = {dilations.at(0), dilations.at(1)};
-  const auto p = opencl::support::window_pads_2d(node, {x.dims[2], x.dims[3]},
-                                                 {y.dims[2], y.dims[3]}, k, s, d);
+  const auto [k, s, d, p] = opencl::support::pool_window_2d(node);
   const int32_t include_pad =
       mode == 1 ? static_cast<int32_t>(node.attr_int("count_include_pad", 0)) : 0;
   const auto in = blocked_dims(x, node);

@@ -8,17 +8,14 @@
 namespace tessera::mali {
 
 ConvGeometry conv_geometry(const NodeView& node) {
-  const tsr_tensor& x = node.input(0);
   const tsr_tensor& w = node.input(1);
-  const tsr_tensor& y = node.output(0);
-  const auto strides = node.attr_ints("strides", {1, 1});
-  const auto dilations = node.attr_ints("dilations", {1, 1});
+  const opencl::support::Window2d window = opencl::support::window_2d(node, {w.dims[2], w.dims[3]});
   ConvGeometry g;
   g.group = node.attr_int("group", 1);
-  g.s = {strides.at(0), strides.at(1)};
-  g.d = {dilations.at(0), dilations.at(1)};
-  g.k = {w.dims[2], w.dims[3]};
-  g.pads = window_pads_2d(node, {x.dims[2], x.dims[3]}, {y.dims[2], y.dims[3]}, g.k, g.s, g.d);
+  g.s = window.strides;
+  g.d = window.dilations;
+  g.k = window.kernel;
+  g.pads = window.pads;
   return g;
 }
 

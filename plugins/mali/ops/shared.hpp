@@ -50,7 +50,6 @@ std::string check_alias(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 
 // Pads (top, left, bottom, right) of a 2-D window (shared, tessera_opencl/plugin_support.hpp).
-using opencl::support::window_pads_2d;
 
 // MaxPool/AveragePool (2-D, NCHW or NCHW4c as the input is: follow_input0), one work-item per
 // output (per float4 in NCHW4c); `mode` is pool2d_f32's: 0 max, 1 average.

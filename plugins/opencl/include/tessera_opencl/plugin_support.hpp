@@ -138,6 +138,33 @@ inline std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::ar
   return p;
 }
 
+// The 2-D window of a Conv or pooling node over NCHW input 0 and output 0: `kernel` (KH, KW),
+// the strides and dilations attributes (default 1) and the pads window_pads_2d derives.
+struct Window2d {
+  std::array<int64_t, 2> kernel, strides, dilations;
+  std::array<int64_t, 4> pads;  // top, left, bottom, right
+};
+
+inline Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
+  const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
+  Window2d w;
+  w.kernel = kernel;
+  w.strides = {strides.at(0), strides.at(1)};
+  w.dilations = {dilations.at(0), dilations.at(1)};
+  w.pads = window_pads_2d(node, {x.dims[2], x.dims[3]}, {y.dims[2], y.dims[3]}, w.kernel, w.strides,
+                          w.dilations);
+  return w;
+}
+
+// A pooling node's window: the kernel from its kernel_shape attribute.
+inline Window2d pool_window_2d(const NodeView& node) {
+  const std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
+  return window_2d(node, {kernel.at(0), kernel.at(1)});
+}
+
 // ---- schedules: kernel variants with knob spaces, described once as data ----
 
 struct Knob {
