@@ -1,7 +1,8 @@
-// Argument parsing shared by the subcommands.
+// Argument parsing and output helpers shared by the subcommands.
 #include "cli.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace tessera::cli {
 
@@ -70,6 +71,35 @@ int64_t Args::get_int(const std::string& name, int64_t fallback) const {
     throw Error("option --" + name + " expects an integer, got '" + text + "'");
   }
   return value;
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
 }
 
 std::vector<std::string> split_list(const std::string& text, char separator) {

@@ -34,6 +34,9 @@ class Args {
   std::vector<std::string> positionals_;
 };
 
+// `s` as a JSON string literal, quotes included (for the commands' --json output).
+std::string json_string(const std::string& s);
+
 // "a,b,c" -> {"a","b","c"} (empty items dropped).
 std::vector<std::string> split_list(const std::string& text, char separator = ',');
 

@@ -95,23 +95,6 @@ class ProfileCollector {
   std::map<std::pair<int, size_t>, std::vector<double>> node_us_;
 };
 
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
@@ -174,10 +157,10 @@ int cmd_bench(int argc, char** argv) {
       for (size_t i = 0; i < rows.size(); ++i) {
         const ProfileRow& r = rows[i];
         std::printf(
-            "%s{\"region\": %d, \"plugin\": \"%s\", \"node\": \"%s\", \"op\": \"%s\", "
+            "%s{\"region\": %d, \"plugin\": %s, \"node\": %s, \"op\": %s, "
             "\"median_us\": %.2f}",
-            i ? ", " : "", r.region, json_escape(r.plugin).c_str(), json_escape(r.node).c_str(),
-            json_escape(r.op).c_str(), r.us);
+            i ? ", " : "", r.region, json_string(r.plugin).c_str(), json_string(r.node).c_str(),
+            json_string(r.op).c_str(), r.us);
       }
       std::printf("]");
     }

@@ -18,35 +18,6 @@
 namespace tessera::cli {
 namespace {
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
-}
-
 void print_json(const ExecutionPlan& plan) {
   // A JSON array, one object per node; warnings ride along on every node's object would be noisy,
   // so they go to stderr as text (the array on stdout stays machine-readable).
@@ -169,8 +140,8 @@ int cmd_plan(int argc, char** argv) {
     for (const std::string& name : cl_files(dump_dir)) {
       if (!before.count(name)) written.push_back((dump_dir / name).string());
     }
-    std::fprintf(out, "%skernel sources: %zu new file(s) in %s%s\n",
-                 args.flag("json") ? "" : "\n", written.size(), dump_dir.string().c_str(),
+    std::fprintf(out, "%skernel sources: %zu new file(s) in %s%s\n", args.flag("json") ? "" : "\n",
+                 written.size(), dump_dir.string().c_str(),
                  written.empty() ? " (none new: identical sources were already there, or no "
                                    "target builds OpenCL programs)"
                                  : "");
