@@ -323,35 +323,15 @@ TEST(CpuKernels, GatherStride2MatchesScalar) {
 
 // MaxPool through the padded-plane SIMD kernel: pads, stride 1 and 2, ceil_mode (windows past the
 // bottom/right edge), rows narrower and wider than a vector, fused clamp.
-struct PoolCase {
-  int64_t c, h, w, k, stride, pad;
-  bool ceil;
-};
+using test::PoolCase;
 
 class CpuMaxPool : public ::testing::TestWithParam<PoolCase> {};
 
 TEST_P(CpuMaxPool, MatchesReference) {
   const PoolCase c = GetParam();
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 21);
-  auto out_dim = [&](int64_t in) {
-    const int64_t span = in + 2 * c.pad - c.k;
-    return (c.ceil ? (span + c.stride - 1) / c.stride : span / c.stride) + 1;
-  };
-  ConvGeometry g;
-  g.c = g.oc = c.c;
-  g.h = c.h;
-  g.w = c.w;
-  g.oh = out_dim(c.h);
-  g.ow = out_dim(c.w);
-  g.kh = g.kw = c.k;
-  g.sh = g.sw = c.stride;
-  g.pt = g.pl = c.pad;
-  Attributes attrs;
-  attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
-  attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
-  attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
-  attrs.set("ceil_mode", int64_t{c.ceil ? 1 : 0});
-  Tensor want = reference("MaxPool", attrs, {&x}, {1, c.c, g.oh, g.ow});
+  const ConvGeometry g = test::pool_geometry(c);
+  Tensor want = reference("MaxPool", test::pool_attributes(c), {&x}, {1, c.c, g.oh, g.ow});
   for (int64_t i = 0; i < want.numel(); ++i) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.8f), 0.9f);
   }

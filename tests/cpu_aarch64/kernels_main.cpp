@@ -273,26 +273,11 @@ void winograd(const std::string& t, const ConvCase& c) {
   }
 }
 
-struct PoolCase {
-  int64_t c, h, w, k, stride, pad;
-  bool ceil;
-};
+using test::PoolCase;
 
 void max_pool_case(const std::string& t, const PoolCase& c) {
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 15);
-  auto out_dim = [&](int64_t in) {
-    const int64_t span = in + 2 * c.pad - c.k;
-    return (c.ceil ? (span + c.stride - 1) / c.stride : span / c.stride) + 1;
-  };
-  ConvGeometry g;
-  g.c = g.oc = c.c;
-  g.h = c.h;
-  g.w = c.w;
-  g.oh = out_dim(c.h);
-  g.ow = out_dim(c.w);
-  g.kh = g.kw = c.k;
-  g.sh = g.sw = c.stride;
-  g.pt = g.pl = c.pad;
+  const ConvGeometry g = test::pool_geometry(c);
   const std::string name = "max_pool c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +
                            " w=" + std::to_string(c.w) + " k=" + std::to_string(c.k) +
                            " s=" + std::to_string(c.stride) + " p=" + std::to_string(c.pad) +
@@ -303,12 +288,7 @@ void max_pool_case(const std::string& t, const PoolCase& c) {
     check(t, name + " refused", !max_pool(x.data<float>(), g, -0.8f, 0.9f, got.data()));
     return;
   }
-  Attributes attrs;
-  attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
-  attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
-  attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
-  attrs.set("ceil_mode", int64_t{c.ceil ? 1 : 0});
-  Tensor want = reference("MaxPool", attrs, {&x}, {1, c.c, g.oh, g.ow});
+  Tensor want = reference("MaxPool", test::pool_attributes(c), {&x}, {1, c.c, g.oh, g.ow});
   clamp_tensor(&want, -0.8f, 0.9f);
   if (!max_pool(x.data<float>(), g, -0.8f, 0.9f, got.data())) {
     check(t, name + " ran", false);

@@ -1,5 +1,5 @@
-// The fused conv path the cpu plugin runs, shared by tests/cpu (GoogleTest) and the cross-built
-// aarch64 test (plain main, no arm64 gtest): weights packed in tile.mr-row panels, B packed panel
+// Shared by tests/cpu (GoogleTest) and the cross-built aarch64 test (plain main, no arm64 gtest):
+// the MaxPool case description, and the fused conv path the cpu plugin runs: weights packed in tile.mr-row panels, B packed panel
 // by panel (im2col_panel, or copy_panel for a 1x1 stride-1 conv; read in place when direct), then
 // sgemm_panels with the row bias and clamp epilogue.
 #pragma once
@@ -8,8 +8,43 @@
 #include <vector>
 
 #include "kernels/kernels.hpp"
+#include "tessera/graph.hpp"
 
 namespace tessera::cpu::test {
+
+// A square MaxPool over [1, c, h, w]: window k, stride, symmetric pad, ceil_mode.
+struct PoolCase {
+  int64_t c, h, w, k, stride, pad;
+  bool ceil;
+};
+
+// The kernel's geometry for `c` (output size as ONNX computes it).
+inline ConvGeometry pool_geometry(const PoolCase& c) {
+  auto out_dim = [&](int64_t in) {
+    const int64_t span = in + 2 * c.pad - c.k;
+    return (c.ceil ? (span + c.stride - 1) / c.stride : span / c.stride) + 1;
+  };
+  ConvGeometry g;
+  g.c = g.oc = c.c;
+  g.h = c.h;
+  g.w = c.w;
+  g.oh = out_dim(c.h);
+  g.ow = out_dim(c.w);
+  g.kh = g.kw = c.k;
+  g.sh = g.sw = c.stride;
+  g.pt = g.pl = c.pad;
+  return g;
+}
+
+// The same pooling as attributes of the reference MaxPool (the oracle).
+inline Attributes pool_attributes(const PoolCase& c) {
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
+  attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
+  attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
+  attrs.set("ceil_mode", int64_t{c.ceil ? 1 : 0});
+  return attrs;
+}
 
 // Output [oc, oh * ow] of a conv with input x [c, h, w], weights w [oc, c / group, kh, kw].
 inline std::vector<float> panel_conv(const float* x, const float* w, const float* bias,
