@@ -1,7 +1,7 @@
 // Shared by tests/cpu (GoogleTest) and the cross-built aarch64 test (plain main, no arm64 gtest):
-// the MaxPool case description, and the fused conv path the cpu plugin runs: weights packed in tile.mr-row panels, B packed panel
-// by panel (im2col_panel, or copy_panel for a 1x1 stride-1 conv; read in place when direct), then
-// sgemm_panels with the row bias and clamp epilogue.
+// the MaxPool case description, and the fused conv path the cpu plugin runs: weights packed in
+// tile.mr-row panels, B packed panel by panel (im2col_panel, or copy_panel for a 1x1 stride-1
+// conv; read in place when direct), then sgemm_panels with the row bias and clamp epilogue.
 #pragma once
 
 #include <cstdint>
