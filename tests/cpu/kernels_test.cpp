@@ -375,7 +375,23 @@ INSTANTIATE_TEST_SUITE_P(
                       // windows, no padding, windows wider than the plane.
                       ConvCase{3, 16, 32, 3, 3, 1, 1, 3}, ConvCase{2, 6, 130, 2, 3, 2, 1, 2},
                       ConvCase{2, 11, 37, 2, 5, 2, 2, 2}, ConvCase{3, 9, 64, 3, 3, 1, 0, 3},
-                      ConvCase{2, 5, 5, 2, 7, 1, 3, 2}, ConvCase{2, 4, 3, 2, 5, 2, 2, 2}));
+                      ConvCase{2, 5, 5, 2, 7, 1, 3, 2}, ConvCase{2, 4, 3, 2, 5, 2, 2, 2},
+                      // Linear-plane path (depthwise_linear): "same" stride 1 and even stride 2,
+                      // planes of 4 to 3136 outputs, with and without a partial last vector.
+                      ConvCase{5, 7, 7, 5, 3, 1, 1, 5}, ConvCase{3, 14, 14, 3, 3, 1, 1, 3},
+                      ConvCase{2, 56, 56, 2, 3, 1, 1, 2}, ConvCase{3, 2, 2, 3, 3, 1, 1, 3},
+                      ConvCase{3, 9, 11, 3, 5, 1, 2, 3}, ConvCase{4, 28, 28, 4, 3, 2, 1, 4},
+                      ConvCase{3, 14, 6, 3, 3, 2, 1, 3}, ConvCase{2, 12, 12, 2, 5, 2, 2, 2},
+                      ConvCase{2, 112, 112, 2, 3, 2, 1, 2}));
+
+// The shapes above that the linear-plane kernel takes (the others keep the row kernel).
+TEST(CpuDepthwiseLinear, AppliesToSameShapedConvs) {
+  EXPECT_TRUE(depthwise_linear_applies(geometry(ConvCase{5, 7, 7, 5, 3, 1, 1, 5})));
+  EXPECT_TRUE(depthwise_linear_applies(geometry(ConvCase{2, 12, 12, 2, 5, 2, 2, 2})));
+  EXPECT_FALSE(depthwise_linear_applies(geometry(ConvCase{3, 14, 15, 3, 3, 2, 1, 3})));
+  EXPECT_FALSE(depthwise_linear_applies(geometry(ConvCase{3, 9, 64, 3, 3, 1, 0, 3})));
+  EXPECT_FALSE(depthwise_linear_applies(geometry(ConvCase{2, 5, 5, 2, 7, 1, 3, 2})));
+}
 
 TEST(CpuKernels, AddClampAndClampMatchReference) {
   const int64_t n = 1037;

@@ -151,7 +151,15 @@ void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights&
 // Returns false (nothing written) for horizontal strides other than 1 and 2.
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
 
+// Depthwise conv over flattened planes (kernels/depthwise.cpp) for "same"-shaped 3x3 and 5x5
+// convs: stride 1 with an output as large as the input, or stride 2 with even H and W halved.
+bool depthwise_linear_applies(const ConvGeometry& g);
+// Returns false (nothing written) where it does not apply.
+bool depthwise_linear(const float* x, const float* w, const float* bias, const ConvGeometry& g,
+                      float lo, float hi, float* y);
+
 // Depthwise conv (group == C == OC) with per-channel bias and clamp, parallel over channels.
+// Runs depthwise_linear where it applies, else padded rows (simd.cpp).
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y);
 

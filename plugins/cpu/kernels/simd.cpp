@@ -571,6 +571,7 @@ bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* 
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y) {
+  if (depthwise_linear(x, w, bias, g, lo, hi, y)) return;
   if ((g.sw == 1 || g.sw == 2) && g.oh > 0 && g.ow > 0) {
     const int64_t floats = padded_scratch_floats(g);
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
