@@ -512,17 +512,6 @@ HWY_ATTR void DepthwisePaddedChannel(const float* plane, const float* wk, const 
   }
 }
 
-HWY_ATTR void MaxPoolChannel(const float* plane, const ConvGeometry* geom, float lo, float hi,
-                             float* out, float* scratch) {
-  const float start = -std::numeric_limits<float>::infinity();
-  if (geom->ow <= 8 && HWY_LANES(float) > 8) {
-    DepthwisePaddedImpl<true>(hn::CappedTag<float, 8>(), plane, nullptr, *geom, start, lo, hi, out,
-                              scratch);
-  } else {
-    DepthwisePaddedImpl<true>(DF(), plane, nullptr, *geom, start, lo, hi, out, scratch);
-  }
-}
-
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -545,7 +534,6 @@ HWY_EXPORT(AddClamp);
 HWY_EXPORT(DepthwiseChannel);
 HWY_EXPORT(DepthwisePaddedChannel);
 HWY_EXPORT(DepthwisePaddedLanes);
-HWY_EXPORT(MaxPoolChannel);
 
 namespace {
 // Floats of scratch DepthwisePaddedImpl needs per thread.
@@ -556,18 +544,6 @@ int64_t padded_scratch_floats(const ConvGeometry& g) {
   return g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + 8 * owr + g.sw * pw;
 }
 }  // namespace
-
-bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
-  if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0) return false;
-  const int64_t floats = padded_scratch_floats(g);
-  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-    static thread_local std::vector<float> scratch;
-    if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
-    HWY_DYNAMIC_DISPATCH(MaxPoolChannel)
-    (x + c * g.h * g.w, &g, lo, hi, y + c * g.oh * g.ow, scratch.data());
-  });
-  return true;
-}
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y) {

@@ -1,0 +1,148 @@
+// Max pooling, separably: per output row, the vertical max of its window's input rows (unit-stride
+// vectors over the whole row), then the horizontal max over that one row, with stride 2 read from
+// its even and odd columns. A 3x3 window costs about 3 + 3 / stride vector maxes per output vector
+// instead of 9, and the -inf padding is only the two ends of one row buffer.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/pool.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <limits>
+
+#include "kernels/kernels.hpp"
+
+#ifndef TESSERA_CPU_POOL_WIDTH
+#define TESSERA_CPU_POOL_WIDTH
+namespace tessera::cpu {
+constexpr int64_t kMaxPoolWidth = 32;  // widest window the SIMD kernel takes
+}
+#endif
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Output rows prepared together: their vertical maxes and phases are stored for all of them
+// before any is read back, so the horizontal pass's unaligned loads no longer wait on stores
+// still in flight (store-forwarding stalls had cost ~3x).
+constexpr int64_t kPoolRows = 8;
+
+// Floats of one row buffer; a thread's scratch holds 3 per prepared row (row, even, odd).
+HWY_ATTR int64_t MaxPoolRowFloats(const ConvGeometry* g) {
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(hn::ScalableTag<float>()));
+  // Stride 2 de-interleaves up to 2 * (ow + kw + 2 lanes) floats of the row.
+  const int64_t need = g->pl + g->w + g->kw + 2 * (g->ow + g->kw + 2 * lanes);
+  return (need + lanes - 1) / lanes * lanes;
+}
+
+HWY_ATTR int64_t MaxPoolScratchFloats(const ConvGeometry* g) {
+  return 3 * kPoolRows * MaxPoolRowFloats(g);
+}
+
+HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float lo, float hi,
+                           float* out, float* scratch) {
+  const ConvGeometry& g = *geom;
+  const hn::ScalableTag<float> d;
+  using V = hn::Vec<decltype(d)>;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float ninf = -std::numeric_limits<float>::infinity();
+  const V vninf = hn::Set(d, ninf), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  // Per prepared row r: row r (row[pl + x] = column x's vertical max; -inf before and after, read
+  // by edge windows), then its even and odd columns.
+  const int64_t rf = MaxPoolRowFloats(geom);
+  std::fill(scratch, scratch + 3 * kPoolRows * rf, ninf);
+  auto row_of = [&](int64_t r) { return scratch + 3 * r * rf; };
+  // Output column ox reads row[ox * sw + kx]: stride 1 directly, stride 2 as phase (kx & 1)'s
+  // column ox + kx / 2. Offsets from the row's (stride 1) or even phase's (stride 2) start.
+  const int64_t pitch = g.sw;
+  int64_t tap[kMaxPoolWidth];
+  for (int64_t kx = 0; kx < g.kw; ++kx) tap[kx] = (kx % pitch) * rf + kx / pitch;
+  const int64_t base = pitch == 2 ? rf : 0;
+  for (int64_t oy0 = 0; oy0 < g.oh; oy0 += kPoolRows) {
+    const int64_t rows = std::min(kPoolRows, g.oh - oy0);
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t oy = oy0 + r;
+      const int64_t y0 = std::max<int64_t>(0, oy * g.sh - g.pt);
+      const int64_t y1 = std::min(g.h, oy * g.sh - g.pt + g.kh);
+      float* row = row_of(r);
+      float* cols = row + g.pl;
+      auto vertical = [&](int64_t x) {
+        V m = vninf;
+        for (int64_t iy = y0; iy < y1; ++iy) m = hn::Max(m, hn::LoadU(d, plane + iy * g.w + x));
+        hn::StoreU(m, d, cols + x);
+      };
+      int64_t x = 0;
+      for (; x + lanes <= g.w; x += lanes) vertical(x);
+      // The last partial vector again as a whole one ending at the row's end (the overlap is
+      // recomputed to the same values); a scalar tail had cost more than the rest of the row.
+      if (x < g.w && g.w >= lanes) {
+        vertical(g.w - lanes);
+        x = g.w;
+      }
+      for (; x < g.w; ++x) {
+        float m = ninf;
+        for (int64_t iy = y0; iy < y1; ++iy) m = std::max(m, plane[iy * g.w + x]);
+        cols[x] = m;
+      }
+      if (pitch == 2) {
+        float* even = row + rf;
+        float* odd = even + rf;
+        const int64_t pairs = (g.ow + g.kw / 2 + 2 * lanes - 1) / lanes * lanes;
+        for (int64_t i = 0; i < pairs; i += lanes) {
+          V e, o;
+          hn::LoadInterleaved2(d, row + 2 * i, e, o);
+          hn::StoreU(e, d, even + i);
+          hn::StoreU(o, d, odd + i);
+        }
+      }
+    }
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* src = row_of(r) + base;
+      float* dst = out + (oy0 + r) * g.ow;
+      for (int64_t ox = 0; ox < g.ow; ox += lanes) {
+        V m = vninf;
+        for (int64_t kx = 0; kx < g.kw; ++kx) m = hn::Max(m, hn::LoadU(d, src + tap[kx] + ox));
+        m = hn::Min(hn::Max(m, vlo), vhi);
+        if (ox + lanes <= g.ow) {
+          hn::StoreU(m, d, dst + ox);
+        } else {
+          hn::BlendedStore(m, hn::FirstN(d, static_cast<size_t>(g.ow - ox)), d, dst + ox);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <tbb/parallel_for.h>
+
+#include <vector>
+
+namespace tessera::cpu {
+
+HWY_EXPORT(MaxPoolScratchFloats);
+HWY_EXPORT(MaxPoolPlane);
+
+bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
+  if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0 || g.kh <= 0 || g.kw <= 0 ||
+      g.kw > kMaxPoolWidth) {
+    return false;
+  }
+  const int64_t floats = HWY_DYNAMIC_DISPATCH(MaxPoolScratchFloats)(&g);
+  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+    static thread_local std::vector<float> scratch;
+    if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
+    HWY_DYNAMIC_DISPATCH(MaxPoolPlane)
+    (x + c * g.h * g.w, &g, lo, hi, y + c * g.oh * g.ow, scratch.data());
+  });
+  return true;
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE
