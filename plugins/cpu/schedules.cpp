@@ -77,6 +77,11 @@ const std::vector<Schedule>& all_schedules() {
         {"b_direct", {0, 1}},
         {"tile_rows", tile_values(true)},
         {"tile_cols", tile_values(false)}}},
+      {"conv2d.nchw.phase_gemm",
+       "group-1 convs with strides 1 or 2 as the packed SGEMM with B read in place: the input is "
+       "split once into stride x stride zero-padded phase planes, so each window tap is a "
+       "unit-stride run at a fixed offset (no im2col packing); parallel over output rows",
+       {{"tile_rows", tile_values(true)}, {"tile_cols", tile_values(false)}}},
       {"conv2d.nchw.winograd",
        "Winograd F(2x2,3x3) for 3x3 stride-1 group-1 convs: weights transformed at compile time "
        "(16 packed [M x C]), per task `tiles` 2x2 output tiles transformed into 16 [C x tiles] "
@@ -163,6 +168,12 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   // measured faster than packing for every such zoo shape (K 24 to 576).
   Config out{&s, {mc, nc, kc, 0, 1}};
   add_tile(&out, tile);
+  return out;
+}
+
+Config default_phase_config(int64_t m, int64_t ow) {
+  Config out{&schedule("conv2d.nchw.phase_gemm"), {}};
+  add_tile(&out, default_tile(m, ow));
   return out;
 }
 

@@ -287,6 +287,43 @@ TEST_P(CpuWinograd, MatchesReferenceEveryTileAndClamp) {
   }
 }
 
+// Convs on phase planes (phase_gemm_conv) against the reference, with every compiled tile: strides
+// 1 and 2, pads 0..3, odd sizes, rows narrower and wider than a tile, windows 1..7.
+class CpuPhaseGemm : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(CpuPhaseGemm, MatchesReferenceEveryTile) {
+  const ConvCase c = GetParam();
+  const ConvGeometry g = geometry(c);
+  ASSERT_TRUE(phase_gemm_applies(g));
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 31);
+  const Tensor w = random_tensor({c.oc, c.c, c.k, c.k}, 32);
+  const Tensor b = random_tensor({c.oc}, 33);
+  Tensor want = reference_conv(c, x, w, b, g);
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    want.data<float>()[i] = std::min(std::max(want.data<float>()[i], 0.0f), 0.6f);
+  }
+  const int64_t k = c.c * c.k * c.k;
+  for (const GemmTile& tile : kAllTiles) {
+    SCOPED_TRACE(tile_name(tile));
+    PackedMatrix a;
+    pack_a(w.data<float>(), c.oc, k, k, 1, &a, tile.mr);
+    Epilogue e;
+    e.row_bias = b.data<float>();
+    e.lo = 0.0f;
+    e.hi = 0.6f;
+    std::vector<float> got(static_cast<size_t>(want.numel()), -7.0f);
+    phase_gemm_conv(x.data<float>(), g, a, e, tile.nr, got.data());
+    expect_close(got.data(), want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    OddSizes, CpuPhaseGemm,
+    ::testing::Values(ConvCase{3, 224, 224, 32, 3, 2, 1, 1}, ConvCase{3, 37, 41, 9, 3, 2, 0, 1},
+                      ConvCase{2, 17, 15, 13, 7, 2, 3, 1}, ConvCase{5, 9, 70, 7, 3, 1, 1, 1},
+                      ConvCase{4, 6, 5, 3, 1, 1, 0, 1}, ConvCase{3, 12, 13, 17, 5, 2, 2, 1},
+                      ConvCase{2, 3, 2, 4, 3, 1, 2, 1}, ConvCase{1, 8, 33, 6, 2, 2, 0, 1}));
+
 TEST(CpuKernels, WinogradRefusesOtherConvs) {
   ConvGeometry g = geometry(ConvCase{4, 8, 8, 4, 3, 2, 1, 1});
   EXPECT_FALSE(winograd_applies(g));

@@ -187,7 +187,7 @@ TEST(CpuNodeConfig, WinogradScheduleByNodeConfig) {
 
 // With 16+ input channels and 13x13+ outputs the heuristic picks Winograd (stride 2 and 1x1 stay
 // on im2col); a node config can still ask for im2col. Results equal the reference runner's.
-TEST(CpuNodeConfig, HeuristicPicksWinogradForLargerConvs) {
+TEST(CpuNodeConfig, HeuristicPicksWinogradAndPhasePlanes) {
   Attributes pad1;
   pad1.set("pads", std::vector<int64_t>{1, 1, 1, 1});
   Attributes s2 = pad1;
@@ -204,7 +204,8 @@ TEST(CpuNodeConfig, HeuristicPicksWinogradForLargerConvs) {
                       .build();
   const std::vector<std::string> notes = compile_and_check({}, 2, g);
   EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.winograd{")) << all_notes(notes);
-  EXPECT_TRUE(has_note(notes, "conv_s2: conv2d.nchw.im2col_gemm{")) << all_notes(notes);
+  // Stride 2 with K = 20 * 9 runs on phase planes.
+  EXPECT_TRUE(has_note(notes, "conv_s2: conv2d.nchw.phase_gemm{")) << all_notes(notes);
   const std::vector<std::string> forced =
       compile_and_check({conv_config({{"mc", 12}}, "conv2d.nchw.im2col_gemm")}, 2, g);
   EXPECT_TRUE(has_note(forced, "conv: conv2d.nchw.im2col_gemm{mc=12,")) << all_notes(forced);
@@ -247,13 +248,18 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
   EXPECT_EQ(conv.workload_key,
             "conv|in=1x8x13x11,16x8x3x3c,16c|out=1x16x13x11|pads=1,1,1,1|f32|nchw");
   EXPECT_DOUBLE_EQ(conv.flops, 2.0 * 16 * 13 * 11 * 8 * 9);
-  // A 3x3 stride-1 conv also offers Winograd; with 8 input channels the heuristic keeps im2col.
-  ASSERT_EQ(conv.schedules.size(), 2u);
+  // A 3x3 stride-1 conv also offers phase planes and Winograd; with 8 input channels the
+  // heuristic keeps im2col.
+  ASSERT_EQ(conv.schedules.size(), 3u);
   EXPECT_EQ(conv.default_schedule, 0);
   EXPECT_EQ(conv.schedules[0].name, "conv2d.nchw.im2col_gemm");
-  EXPECT_EQ(conv.schedules[1].name, "conv2d.nchw.winograd");
+  EXPECT_EQ(conv.schedules[1].name, "conv2d.nchw.phase_gemm");
+  EXPECT_EQ(conv.schedules[2].name, "conv2d.nchw.winograd");
+  std::vector<std::string> phase_knobs;
+  for (const PluginKnobSpace& k : conv.schedules[1].knobs) phase_knobs.push_back(k.name);
+  EXPECT_EQ(phase_knobs, (std::vector<std::string>{"tile_rows", "tile_cols"}));
   std::vector<std::string> winograd_knobs;
-  for (const PluginKnobSpace& k : conv.schedules[1].knobs) {
+  for (const PluginKnobSpace& k : conv.schedules[2].knobs) {
     winograd_knobs.push_back(k.name);
     EXPECT_NE(std::find(k.values.begin(), k.values.end(), k.default_value), k.values.end())
         << k.name;

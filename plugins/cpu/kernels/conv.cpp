@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "kernels/kernels.hpp"
 
@@ -138,6 +139,62 @@ void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, fl
       std::fill(row + width, row + nr, 0.0f);
     }
   }
+}
+
+bool phase_gemm_applies(const ConvGeometry& g) {
+  return g.group == 1 && g.sh == g.sw && (g.sh == 1 || g.sh == 2) && g.oh > 0 && g.ow > 0 &&
+         g.c > 0 && g.oc > 0 && g.pt >= 0 && g.pl >= 0;
+}
+
+void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
+                     const Epilogue& epilogue, int64_t nr, float* y) {
+  const int64_t s = g.sh;
+  // Phase (py, px) row r, column j holds padded input (s r + py, s j + px). Output (oy, ox) tap
+  // (ky, kx) reads padded (s oy + ky, s ox + kx): phase (ky % s, kx % s), row oy + ky / s,
+  // column ox + kx / s. Rows and columns cover every tap of a whole last tile.
+  const int64_t rows = g.oh + (g.kh - 1) / s;
+  const int64_t pitch = (g.ow + nr - 1) / nr * nr + (g.kw - 1) / s;
+  const int64_t plane = rows * pitch;
+  const int64_t phases = s * s;
+  static thread_local std::vector<float> buffer;
+  static thread_local std::vector<int64_t> offsets;
+  buffer.resize(static_cast<size_t>(phases * g.c * plane));
+  float* q = buffer.data();
+  tbb::parallel_for(int64_t{0}, phases * g.c * rows, [&](int64_t t) {
+    const int64_t r = t % rows, c = (t / rows) % g.c, ph = t / (rows * g.c);
+    const int64_t py = ph / s, px = ph % s;
+    float* dst = q + (ph * g.c + c) * plane + r * pitch;
+    const int64_t iy = s * r + py - g.pt;
+    std::fill(dst, dst + pitch, 0.0f);
+    if (iy < 0 || iy >= g.h) return;
+    const float* src = x + (c * g.h + iy) * g.w;
+    // Column j reads input column s j + px - pl: the valid j are [j0, j1).
+    const int64_t j0 = std::max<int64_t>(0, (g.pl - px + s - 1) / s);
+    const int64_t last = g.w - 1 - px + g.pl;  // s j <= last
+    const int64_t j1 = last < 0 ? 0 : std::min(pitch, last / s + 1);
+    if (j1 <= j0) return;
+    const float* from = src + s * j0 + px - g.pl;
+    if (s == 1) {
+      std::memcpy(dst + j0, from, sizeof(float) * static_cast<size_t>(j1 - j0));
+    } else {
+      gather_stride2(from, j1 - j0, src + g.w - from, dst + j0);
+    }
+  });
+  offsets.resize(static_cast<size_t>(g.c * g.kh * g.kw));
+  for (int64_t c = 0; c < g.c; ++c) {
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const int64_t ph = (ky % s) * s + kx % s;
+        offsets[static_cast<size_t>((c * g.kh + ky) * g.kw + kx)] =
+            (ph * g.c + c) * plane + (ky / s) * pitch + kx / s;
+      }
+    }
+  }
+  const int64_t* off = offsets.data();
+  const int64_t ldc = g.oh * g.ow;
+  tbb::parallel_for(int64_t{0}, g.oh, [&](int64_t oy) {
+    gemm_offset_rows(a, q + oy * pitch, off, g.ow, nr, y + oy * g.ow, ldc, epilogue);
+  });
 }
 
 }  // namespace tessera::cpu

@@ -95,6 +95,11 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
                   int64_t ldc, const Epilogue& epilogue, const GemmBlocking& blocking,
                   const float* direct_b = nullptr, int64_t ldb = 0);
 
+// C (a.rows x n, row stride ldc) = A * B, then the epilogue (row bias and clamp), on the calling
+// thread, where B's row p is the n floats from b + off[p] (n rounded up to nr must be readable).
+void gemm_offset_rows(const PackedMatrix& a, const float* b, const int64_t* off, int64_t n,
+                      int64_t nr, float* c, int64_t ldc, const Epilogue& epilogue);
+
 // C (M x n, row stride ldc) = A * B on the calling thread, no epilogue: B row-major K x n (row
 // stride ldb) read in place, n a multiple of nr. The Winograd conv's 16 products per task.
 void gemm_block_direct(const PackedMatrix& a, const float* b, int64_t ldb, int64_t n, int64_t nr,
@@ -127,6 +132,16 @@ void gather_stride2(const float* src, int64_t len, int64_t avail, float* dst);
 // One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+nr.
 void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel,
                 int64_t nr = kNR);
+
+// Group-1 convs with strides 1 or 2 (sh == sw) as GEMMs whose B rows are read in place: the input
+// is split once into stride x stride phase planes (zero-padded, pitch a whole number of tiles), so
+// window tap (c, ky, kx) for output row oy, columns ox.. is one unit-stride run at a fixed offset.
+// No im2col panels are packed: for the small-C stride-2 stems of mobile networks (K = 27) packing
+// had cost as much as the FMAs. `a` holds the weights [OC x C*KH*KW] packed (tile_rows panels);
+// parallel over output rows.
+bool phase_gemm_applies(const ConvGeometry& g);
+void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
+                     const Epilogue& epilogue, int64_t nr, float* y);
 
 // Winograd F(2x2, 3x3): 3x3, stride 1, group 1 convs (any pads; dilation 1 is the caller's check).
 bool winograd_applies(const ConvGeometry& g);

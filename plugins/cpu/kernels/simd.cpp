@@ -29,6 +29,21 @@ using DF = hn::CappedTag<float, kLanes>;
 #endif
 static_assert(static_cast<size_t>(kNR) % kLanes == 0, "kNR must be a multiple of lanes");
 
+// How the micro-kernel walks B's k rows: a fixed stride (packed panels, row-major B read in place)
+// or a table of offsets (B rows gathered from phase planes, see PhaseBlockT).
+struct StridedRows {
+  const float* p;
+  int64_t ld;
+  HWY_INLINE const float* get() const { return p; }
+  HWY_INLINE void next() { p += ld; }
+};
+struct OffsetRows {
+  const float* base;
+  const int64_t* off;
+  HWY_INLINE const float* get() const { return base + *off; }
+  HWY_INLINE void next() { ++off; }
+};
+
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
 // (rows < MR or cols < NR) go through a stack buffer so stores never pass the end of C. With K
 // blocking, a tile is visited once per K chunk: kFirst starts from zero (else from C), kLast
@@ -37,9 +52,9 @@ static_assert(static_cast<size_t>(kNR) % kLanes == 0, "kNR must be a multiple of
 // them to the stack around the K loop, which cost most of the time at small K (1x1 convs).
 // Per k step: NR / lanes loads of B, MR broadcasts of A (folded into the FMA as a memory operand
 // on AVX-512), MR * NR / lanes independent FMAs.
-template <int MR, int NR, bool kFirst, bool kLast>
-HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                                    int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
+template <int MR, int NR, bool kFirst, bool kLast, class Rows>
+HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
+                                    float* HWY_RESTRICT c, int64_t ldc,
                                     int64_t rows, int64_t cols, const float* row_bias,
                                     const float* col_bias, float lo, float hi) {
   constexpr size_t kVecs = static_cast<size_t>(NR) / kLanes;
@@ -66,6 +81,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
     }
   }
   for (int64_t p = 0; p < k; ++p) {
+    const float* HWY_RESTRICT bp = brows.get();
     V b[kVecs];
     for (size_t v = 0; v < kVecs; ++v) b[v] = hn::LoadU(d, bp + v * kLanes);
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
@@ -73,7 +89,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, const float* H
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::MulAdd(a, b[v], acc[r][v]);
     }
     ap += MR;
-    bp += ldb;
+    brows.next();
   }
   if constexpr (kLast) {
     const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
@@ -114,15 +130,15 @@ HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HW
                                    int64_t rows, int64_t cols, const float* row_bias,
                                    const float* col_bias, float lo, float hi, bool first,
                                    bool last) {
+  const StridedRows b{bp, ldb};
   if (first && last) {
-    MicroTileT<MR, NR, true, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, true, true>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else if (first) {
-    MicroTileT<MR, NR, true, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, true, false>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else if (last) {
-    MicroTileT<MR, NR, false, true>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, false, true>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else {
-    MicroTileT<MR, NR, false, false>(ap, bp, ldb, k, c, ldc, rows, cols, row_bias, col_bias, lo,
-                                     hi);
+    MicroTileT<MR, NR, false, false>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   }
 }
 
@@ -177,6 +193,32 @@ HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, 
     PanelBlock(a, nr, b->data.data() + q * panel_floats, nr, panel_floats, b->cols, q, q + 1, c,
                ldc, e, p0, p1, 0);
   }
+}
+
+// C (all of A's rows by n columns, n <= NR * whole tiles) = A * B with B's row p at
+// b + off[p] (n floats from there): a conv's window rows read in place from its phase planes.
+// Column tiles outer, row panels inner, so a tile's K x NR floats of B stay in L1 for all of M.
+template <int MR, int NR>
+HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* off, int64_t n,
+                          float* c, int64_t ldc, const Epilogue* e) {
+  const int64_t m = a->rows, k = a->cols;
+  for (int64_t j0 = 0; j0 < n; j0 += NR) {
+    for (int64_t i0 = 0; i0 < m; i0 += MR) {
+      MicroTileT<MR, NR, true, true>(a->data.data() + i0 * k, OffsetRows{b + j0, off}, k,
+                                     c + i0 * ldc + j0, ldc, std::min<int64_t>(MR, m - i0),
+                                     std::min<int64_t>(NR, n - j0),
+                                     e->row_bias ? e->row_bias + i0 : nullptr, nullptr, e->lo,
+                                     e->hi);
+    }
+  }
+}
+
+HWY_ATTR void PhaseBlock(const PackedMatrix* a, int64_t nr, const float* b, const int64_t* off,
+                         int64_t n, float* c, int64_t ldc, const Epilogue* e) {
+#define TESSERA_TILE_CASE(R, C) \
+  if (a->panel == (R) && nr == (C)) return PhaseBlockT<R, C>(a, b, off, n, c, ldc, e);
+  TESSERA_GEMM_TILES(TESSERA_TILE_CASE)
+#undef TESSERA_TILE_CASE
 }
 
 // dst[t] = src[2 t] for t < len, de-interleaved a vector at a time (the stride-2 stem convs'
@@ -529,6 +571,7 @@ HWY_EXPORT(GemmBlock);
 HWY_EXPORT(TargetLanes);
 HWY_EXPORT(GatherStride2);
 HWY_EXPORT(PanelBlock);
+HWY_EXPORT(PhaseBlock);
 HWY_EXPORT(ClampCopy);
 HWY_EXPORT(AddClamp);
 HWY_EXPORT(DepthwiseChannel);
@@ -732,6 +775,12 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
         }
       },
       tbb::simple_partitioner());
+}
+
+void gemm_offset_rows(const PackedMatrix& a, const float* b, const int64_t* off, int64_t n,
+                      int64_t nr, float* c, int64_t ldc, const Epilogue& epilogue) {
+  check_tile(a.panel, nr);
+  HWY_DYNAMIC_DISPATCH(PhaseBlock)(&a, nr, b, off, n, c, ldc, &epilogue);
 }
 
 void gemm_block_direct(const PackedMatrix& a, const float* b, int64_t ldb, int64_t n, int64_t nr,
