@@ -446,6 +446,21 @@ TEST(CpuKernels, AddClampAndClampMatchReference) {
   expect_close(got.data(), clip);
 }
 
+// Planes of 1 to 200 floats: whole 4-vector blocks, single vectors and scalar tails.
+TEST(CpuKernels, GlobalAveragePoolMatchesReference) {
+  for (const int64_t hw : {1, 3, 7, 49, 71, 169, 200}) {
+    SCOPED_TRACE("plane " + std::to_string(hw));
+    const Tensor x = random_tensor({2, 5, hw, 1}, 15);
+    Tensor want = reference("GlobalAveragePool", {}, {&x}, {2, 5, 1, 1});
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.1f), 0.2f);
+    }
+    std::vector<float> got(10, 9.0f);
+    global_average_pool(x.data<float>(), 10, hw, -0.1f, 0.2f, got.data());
+    expect_close(got.data(), want);
+  }
+}
+
 // Forces each compiled Highway target this host can run (AVX-512, AVX2, SSE4, ..., scalar on
 // x86-64) so every variant of the kernels is checked here, not only the best one.
 TEST(CpuKernels, EveryHighwayTargetMatchesReference) {

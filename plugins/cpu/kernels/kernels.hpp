@@ -109,6 +109,9 @@ void gemm_block_direct(const PackedMatrix& a, const float* b, int64_t ldb, int64
 void clamp_inplace(float* x, int64_t n, float lo, float hi);
 void clamp_copy(const float* x, float* y, int64_t n, float lo, float hi);
 void add_clamp(const float* a, const float* b, float* y, int64_t n, float lo, float hi);
+// y[p] = clamp(mean of x[p * inner, (p + 1) * inner)), parallel over the planes.
+void global_average_pool(const float* x, int64_t planes, int64_t inner, float lo, float hi,
+                         float* y);
 
 // 2-D convolution, NCHW, batch 1 slice: input [C, H, W] -> output [OC, OH, OW].
 struct ConvGeometry {

@@ -99,12 +99,7 @@ Step build_global_average_pool(BuildContext& ctx) {
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
   const Activation act = ctx.act;
   return [=](std::vector<float*>& v) {
-    tbb::parallel_for(int64_t{0}, planes, [&](int64_t pl) {
-      const float* src = v[in] + pl * inner;
-      float acc = 0.0f;
-      for (int64_t i = 0; i < inner; ++i) acc += src[i];
-      v[out][pl] = std::min(std::max(acc / static_cast<float>(inner), act.lo), act.hi);
-    });
+    global_average_pool(v[in], planes, inner, act.lo, act.hi, v[out]);
   };
 }
 
