@@ -115,7 +115,8 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     for (const plugin::NodeConfig& c : node_configs) {
       if (c.node == n) config = &c;
     }
-    BuildContext ctx{region, node, threads, output, act, bn_ptr, &aliases, &notes_, config};
+    BuildContext ctx{region, node,     threads,  output, act,
+                     bn_ptr, &aliases, &views_, &notes_, config};
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);
@@ -209,6 +210,10 @@ void CpuRegion::execute(const void* const* inputs, void* const* outputs) {
   }
   for (size_t i = 0; i < inputs_.size(); ++i) {
     v[static_cast<size_t>(inputs_[i])] = const_cast<float*>(static_cast<const float*>(inputs[i]));
+  }
+  // Inner views first resolve against their base, which may itself be a view made later.
+  for (auto it = views_.rbegin(); it != views_.rend(); ++it) {
+    v[static_cast<size_t>(it->value)] = v[static_cast<size_t>(it->base)] + it->offset;
   }
   std::fill(profile_.begin(), profile_.end(), 0.0);
   arena_->execute([&] {

@@ -88,6 +88,34 @@ plugin::NodeConfig conv_config(std::vector<plugin::KnobValue> knobs,
   return c;
 }
 
+// Concat inputs computed in the region are written straight into their slice of the output, also
+// through nested Concats whose output is the region's (a core buffer known only at run time) and
+// when another node reads the input afterwards; a region input is still copied.
+TEST(CpuRegion, ConcatInputsWrittenInPlace) {
+  Attributes axis1, pad1;
+  axis1.set("axis", int64_t{1});
+  pad1.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 4, 6, 7})
+                      .constant("w1", random_tensor({3, 4, 1, 1}, 1))
+                      .constant("w2", random_tensor({5, 4, 3, 3}, 2))
+                      .constant("w3", random_tensor({2, 4, 1, 1}, 3))
+                      .node("Conv", {"x", "w1"}, {"a"}, {}, "conv_a")
+                      .node("Relu", {"a"}, {"ar"}, {}, "relu_a")
+                      .node("Conv", {"x", "w2"}, {"b"}, pad1, "conv_b")
+                      .node("Concat", {"ar", "b"}, {"cat1"}, axis1, "cat1")
+                      .node("Conv", {"x", "w3"}, {"c"}, {}, "conv_c")
+                      .node("Concat", {"cat1", "x", "c"}, {"cat2"}, axis1, "cat2")
+                      .node("Add", {"b", "b"}, {"m"}, {}, "double_b")
+                      .node("Concat", {"cat2", "m"}, {"y"}, axis1, "cat_out")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> notes = compile_and_check({}, 2, g);
+  EXPECT_TRUE(has_note(notes, "cat1: 2 of 2 inputs written in place")) << all_notes(notes);
+  EXPECT_TRUE(has_note(notes, "cat2: 2 of 3 inputs written in place")) << all_notes(notes);
+  EXPECT_TRUE(has_note(notes, "cat_out: 2 of 2 inputs written in place")) << all_notes(notes);
+}
+
 TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
   const std::vector<std::string> heuristic = compile_and_check({});
   EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.im2col_gemm{")) << all_notes(heuristic);

@@ -236,6 +236,38 @@ void conv_panels(const std::string& t, const ConvCase& c) {
   }
 }
 
+// Convs on phase planes (phase_gemm_conv), every tile.
+void phase_conv(const std::string& t, const ConvCase& c) {
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 37);
+  const Tensor w = random_tensor({c.oc, c.c, c.k, c.k}, 38);
+  const Tensor b = random_tensor({c.oc}, 39);
+  Tensor want = reference_conv(c, x, w, b, g);
+  clamp_tensor(&want, -0.5f, 0.7f);
+  const int64_t kk = c.c * c.k * c.k;
+  for (const GemmTile& tile : kAllTiles) {
+    PackedMatrix a;
+    pack_a(w.data<float>(), c.oc, kk, kk, 1, &a, tile.mr);
+    Epilogue e;
+    e.row_bias = b.data<float>();
+    e.lo = -0.5f;
+    e.hi = 0.7f;
+    std::vector<float> got(static_cast<size_t>(want.numel()));
+    phase_gemm_conv(x.data<float>(), g, a, e, tile.nr, got.data());
+    check_close(t, "phase_gemm_conv " + conv_name(c) + " " + tile_name(tile), got.data(), want);
+  }
+}
+
+void global_average(const std::string& t) {
+  for (const int64_t hw : {3, 49, 71, 169}) {
+    const Tensor x = random_tensor({1, 6, hw, 1}, 41);
+    const Tensor want = reference("GlobalAveragePool", {}, {&x}, {1, 6, 1, 1});
+    std::vector<float> got(6);
+    global_average_pool(x.data<float>(), 6, hw, -1e30f, 1e30f, got.data());
+    check_close(t, "global_average_pool plane " + std::to_string(hw), got.data(), want);
+  }
+}
+
 void depthwise(const std::string& t, const ConvCase& c) {
   const ConvGeometry g = geometry(c);
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 10);
@@ -346,9 +378,18 @@ void run_all(const std::string& t) {
         // Wide rows: the full-vector and 4-lane interior paths run (stride 1 and 2).
         ConvCase{7, 9, 53, 7, 3, 1, 1, 7}, ConvCase{4, 8, 71, 4, 3, 2, 1, 4},
         ConvCase{3, 5, 40, 3, 3, 2, 0, 3}, ConvCase{2, 4, 66, 2, 3, 2, 1, 2},
-        ConvCase{2, 6, 37, 2, 5, 1, 2, 2}}) {
+        ConvCase{2, 6, 37, 2, 5, 1, 2, 2},
+        // Linear planes (depthwise_linear): same-shaped stride 1, even stride 2, 3x3 and 5x5.
+        ConvCase{5, 7, 7, 5, 3, 1, 1, 5}, ConvCase{3, 14, 14, 3, 3, 1, 1, 3},
+        ConvCase{4, 28, 28, 4, 3, 2, 1, 4}, ConvCase{2, 12, 12, 2, 5, 2, 2, 2},
+        ConvCase{3, 9, 11, 3, 5, 1, 2, 3}}) {
     depthwise(t, c);
   }
+  for (const ConvCase& c : {ConvCase{3, 37, 41, 9, 3, 2, 1, 1}, ConvCase{2, 17, 15, 13, 7, 2, 3, 1},
+                            ConvCase{5, 9, 70, 7, 3, 1, 1, 1}, ConvCase{4, 6, 5, 3, 1, 1, 0, 1}}) {
+    phase_conv(t, c);
+  }
+  global_average(t);
   for (const ConvCase& c : {ConvCase{3, 9, 11, 7, 3, 1, 1, 1}, ConvCase{17, 13, 21, 19, 3, 1, 0, 1},
                             ConvCase{9, 4, 37, 6, 3, 1, 1, 1}}) {
     winograd(t, c);

@@ -25,6 +25,13 @@ struct Activation {
   float hi = std::numeric_limits<float>::infinity();
 };
 
+// A value stored inside another: value's buffer is base's buffer + offset floats (a Concat input
+// written straight into its slice of the Concat output).
+struct View {
+  int32_t value, base;
+  int64_t offset;
+};
+
 struct BuildContext {
   const RegionView& region;
   const NodeView& node;
@@ -33,6 +40,7 @@ struct BuildContext {
   Activation act;                    // fused Relu/Clip
   const NodeView* bn;                // fused BatchNormalization after a Conv, or nullptr
   std::vector<int32_t>* aliases;     // value -> value it aliases (reshape-likes), -1 = none
+  std::vector<View>* views;          // values placed inside others (set before each run)
   std::vector<std::string>* notes;   // chosen schedules, for messages
   const plugin::NodeConfig* config;  // requested by core (pack or tuner), nullptr = heuristic
 };

@@ -3,6 +3,7 @@
 // that buffer), where one copy is needed.
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "ops/op.hpp"
@@ -72,11 +73,44 @@ Step build_concat(BuildContext& ctx) {
   int64_t total = 0;
   for (int64_t c : chunk) total += c;
   const int32_t out = ctx.output;
+  // With one outer index each input is one contiguous slice of the output. An input computed in
+  // this region (not core's buffer, not a constant, not already stored elsewhere, not repeated)
+  // becomes a view of its slice: its producer writes there and nothing is copied.
+  std::vector<bool> copy(ins.size(), true);
+  if (outer == 1) {
+    std::vector<bool> external(static_cast<size_t>(ctx.region.num_values()), false);
+    for (int32_t i = 0; i < ctx.region.num_inputs(); ++i) {
+      external[static_cast<size_t>(ctx.region.input_index(i))] = true;
+    }
+    for (int32_t i = 0; i < ctx.region.num_outputs(); ++i) {
+      external[static_cast<size_t>(ctx.region.output_index(i))] = true;
+    }
+    int64_t offset = 0;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      const int32_t value = ins[i];
+      bool ok = value >= 0 && value != out && !external[static_cast<size_t>(value)] &&
+                ctx.region.value(value).data == nullptr &&
+                (*ctx.aliases)[static_cast<size_t>(value)] < 0 &&
+                std::count(ins.begin(), ins.end(), value) == 1;
+      for (const View& v : *ctx.views) ok = ok && v.value != value;
+      if (ok) {
+        (*ctx.aliases)[static_cast<size_t>(value)] = out;
+        ctx.views->push_back(View{value, out, offset});
+        copy[i] = false;
+      }
+      offset += chunk[i];
+    }
+    const int64_t viewed = std::count(copy.begin(), copy.end(), false);
+    ctx.notes->push_back(std::string(ctx.node.name()) + ": " + std::to_string(viewed) + " of " +
+                         std::to_string(ins.size()) + " inputs written in place");
+  }
   return [=](std::vector<float*>& v) {
     tbb::parallel_for(int64_t{0}, outer, [&](int64_t o) {
       float* dst = v[out] + o * total;
       for (size_t i = 0; i < ins.size(); ++i) {
-        std::memcpy(dst, v[ins[i]] + o * chunk[i], static_cast<size_t>(chunk[i]) * sizeof(float));
+        if (copy[i]) {
+          std::memcpy(dst, v[ins[i]] + o * chunk[i], static_cast<size_t>(chunk[i]) * sizeof(float));
+        }
         dst += chunk[i];
       }
     });
