@@ -221,7 +221,7 @@ TEST(CpuNodeConfig, HeuristicPicksWinogradAndPhasePlanes) {
   Attributes s2 = pad1;
   s2.set("strides", std::vector<int64_t>{2, 2});
   const Graph g = GraphBuilder()
-                      .input("x", {1, 16, 15, 17})
+                      .input("x", {1, 16, 15, 50})
                       .constant("w", random_tensor({20, 16, 3, 3}, 1))
                       .constant("b", random_tensor({20}, 2))
                       .constant("w2", random_tensor({12, 20, 3, 3}, 3))
@@ -232,7 +232,7 @@ TEST(CpuNodeConfig, HeuristicPicksWinogradAndPhasePlanes) {
                       .build();
   const std::vector<std::string> notes = compile_and_check({}, 2, g);
   EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.winograd{")) << all_notes(notes);
-  // Stride 2 with K = 20 * 9 runs on phase planes.
+  // Stride 2 with K = 20 * 9 and 25-wide output rows runs on phase planes.
   EXPECT_TRUE(has_note(notes, "conv_s2: conv2d.nchw.phase_gemm{")) << all_notes(notes);
   const std::vector<std::string> forced =
       compile_and_check({conv_config({{"mc", 12}}, "conv2d.nchw.im2col_gemm")}, 2, g);

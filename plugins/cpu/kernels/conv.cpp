@@ -160,9 +160,12 @@ void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& 
   static thread_local std::vector<int64_t> offsets;
   buffer.resize(static_cast<size_t>(phases * g.c * plane));
   float* q = buffer.data();
+  // Only phases some tap reads are filled (a 1x1 stride-2 conv reads one of four).
+  const int64_t used_py = std::min(s, g.kh), used_px = std::min(s, g.kw);
   tbb::parallel_for(int64_t{0}, phases * g.c * rows, [&](int64_t t) {
     const int64_t r = t % rows, c = (t / rows) % g.c, ph = t / (rows * g.c);
     const int64_t py = ph / s, px = ph % s;
+    if (py >= used_py || px >= used_px) return;
     float* dst = q + (ph * g.c + c) * plane + r * pitch;
     const int64_t iy = s * r + py - g.pt;
     std::fill(dst, dst + pitch, 0.0f);

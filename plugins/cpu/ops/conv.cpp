@@ -94,9 +94,13 @@ bool prefer_winograd(const ConvGeometry& g) {
 // Where phase planes measured faster than im2col panels (Zen 4, one thread, conv alone): the
 // stride-2 stems, K = 27 (mobilenet_v2, squeezenet: 268 vs 401 us, 494 vs 675 us) and K = 147
 // (resnet's 7x7: 2.31 vs 3.54 ms), and resnet's 3x3 stride-2 convs at K = 576 (1.55 vs 1.67 ms).
-// A tile reads all K rows of B in one pass (no K blocking), so larger K stays on im2col.
+// A tile reads all K rows of B in one pass (no K blocking), so larger K stays on im2col. Tiles
+// never straddle output rows, so rows narrower than 24 waste most of a tile (resnet's 1x1
+// stride-2 shortcut at 7x7: 320 vs 177 us), and 1x1 stride-2 convs lost at 28 wide as well (215
+// vs 170 us): one phase plane of four is a strided copy like im2col's, without its packing gain.
 bool prefer_phase(const ConvGeometry& g) {
-  return phase_gemm_applies(g) && g.sh == 2 && g.c * g.kh * g.kw <= 1000;
+  return phase_gemm_applies(g) && g.sh == 2 && g.kh * g.kw > 1 && g.ow >= 24 &&
+         g.c * g.kh * g.kw <= 1000;
 }
 
 // The schedules a conv can run, the heuristic's first (empty for depthwise: nothing to tune).
