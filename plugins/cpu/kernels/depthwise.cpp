@@ -43,20 +43,30 @@ namespace tessera::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// Fills scratch with the channel's phase planes and zero margins.
+// Zeroes the margins around the phase planes: once per block of channels (the planes' copies
+// never write them).
+HWY_ATTR void LinearMargins(const LinearPlan& p, float* scratch) {
+  const int64_t stride = p.plane_floats + p.margin;
+  // The margin before the first plane, and after each plane its round-up and margin.
+  std::fill(scratch, scratch + p.margin, 0.0f);
+  for (int64_t q = 0; q < p.phases; ++q) {
+    float* after = scratch + p.margin + q * stride + p.n;
+    std::fill(after, after + (stride - p.n), 0.0f);
+  }
+}
+
+// Copies the channel's plane into scratch as its phase planes.
 template <class D>
 HWY_ATTR void LinearScratch(D d, const float* plane, const ConvGeometry& g, const LinearPlan& p,
                             float* scratch) {
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t stride = p.plane_floats + p.margin;
-  // Zero the margin before the first plane, and after each plane its round-up and margin.
-  std::memset(scratch, 0, sizeof(float) * static_cast<size_t>(p.margin));
-  for (int64_t q = 0; q < p.phases; ++q) {
-    std::memset(scratch + p.margin + q * stride + p.n, 0,
-                sizeof(float) * static_cast<size_t>(stride - p.n));
-  }
   if (p.phases == 1) {
-    std::memcpy(scratch + p.margin, plane, sizeof(float) * static_cast<size_t>(p.n));
+    // Inline vectors, not memcpy: a call cost as much as copying a 7x7 plane.
+    float* dst = scratch + p.margin;
+    int64_t i = 0;
+    for (; i + lanes <= p.n; i += lanes) hn::StoreU(hn::LoadU(d, plane + i), d, dst + i);
+    for (; i < p.n; ++i) dst[i] = plane[i];
     return;
   }
   // Stride 2: input row r goes to phase (r & 1, column parity), row r >> 1.
@@ -98,11 +108,17 @@ HWY_ATTR void LinearChannel(D d, const float* scratch, const float* wk, const Li
     clo[kx] = hn::Set(di, static_cast<int32_t>(p.col_lo[kx]));
     chi[kx] = hn::Set(di, static_cast<int32_t>(p.col_hi[kx]));
   }
-  // Output column of each lane: starts at l mod OW, advances by lanes mod OW per vector.
+  // Output column of each lane: starts at l mod OW, advances by lanes mod OW per vector (counted
+  // up without divisions: 64-bit modulos per lane had cost as much as a 7x7 plane's FMAs).
   alignas(64) int32_t first[16];
-  for (int64_t l = 0; l < lanes; ++l) first[l] = static_cast<int32_t>(l % ow);
+  for (int64_t l = 0, col = 0; l < lanes; ++l) {
+    first[l] = static_cast<int32_t>(col);
+    if (++col == ow) col = 0;
+  }
+  int64_t advance = lanes;
+  while (advance >= ow) advance -= ow;
   VI ox = hn::Load(di, first);
-  const VI step = hn::Set(di, static_cast<int32_t>(lanes % ow));
+  const VI step = hn::Set(di, static_cast<int32_t>(advance));
   const VI owv = hn::Set(di, static_cast<int32_t>(ow));
   const V vb = hn::Set(d, bias), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
   for (int64_t j = 0; j < p.n; j += lanes) {
@@ -146,14 +162,22 @@ HWY_ATTR void LinearImpl(D d, const float* plane, const float* wk, const ConvGeo
   }
 }
 
-// Planes of at most 64 outputs (7x7, 8x8) run 8-lane vectors: less of the last vector wasted.
-HWY_ATTR void DepthwiseLinearChannel(const float* plane, const float* wk, const ConvGeometry* g,
-                                     const LinearPlan* p, float bias, float lo, float hi,
-                                     float* out, float* scratch) {
-  if (p->n <= 64 && HWY_LANES(float) > 8) {
-    LinearImpl(hn::CappedTag<float, 8>(), plane, wk, *g, *p, bias, lo, hi, out, scratch);
-  } else {
-    LinearImpl(hn::CappedTag<float, 16>(), plane, wk, *g, *p, bias, lo, hi, out, scratch);
+// Channels [c0, c1). Planes of at most 64 outputs (7x7, 8x8) run 8-lane vectors: less of the
+// last vector wasted.
+HWY_ATTR void DepthwiseLinearChannels(const float* x, const float* w, const float* bias,
+                                      const ConvGeometry* g, const LinearPlan* p, float lo,
+                                      float hi, float* y, int64_t c0, int64_t c1, float* scratch) {
+  const int64_t in_plane = g->h * g->w, taps = g->kh * g->kw;
+  LinearMargins(*p, scratch);
+  for (int64_t c = c0; c < c1; ++c) {
+    const float b = bias ? bias[c] : 0.0f;
+    if (p->n <= 64 && HWY_LANES(float) > 8) {
+      LinearImpl(hn::CappedTag<float, 8>(), x + c * in_plane, w + c * taps, *g, *p, b, lo, hi,
+                 y + c * p->n, scratch);
+    } else {
+      LinearImpl(hn::CappedTag<float, 16>(), x + c * in_plane, w + c * taps, *g, *p, b, lo, hi,
+                 y + c * p->n, scratch);
+    }
   }
 }
 
@@ -162,13 +186,14 @@ HWY_ATTR void DepthwiseLinearChannel(const float* plane, const float* wk, const 
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <vector>
 
 namespace tessera::cpu {
 
-HWY_EXPORT(DepthwiseLinearChannel);
+HWY_EXPORT(DepthwiseLinearChannels);
 
 namespace {
 int64_t floor_div(int64_t a, int64_t b) {
@@ -216,13 +241,17 @@ bool depthwise_linear(const float* x, const float* w, const float* bias, const C
     p.offset[t] = p.margin + phase[t] * (p.plane_floats + p.margin) + shift[t];
   }
   const int64_t floats = p.scratch_floats() + 16;
-  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-    static thread_local std::vector<float> scratch;
-    if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
-    HWY_DYNAMIC_DISPATCH(DepthwiseLinearChannel)
-    (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, &p, bias ? bias[c] : 0.0f, lo, hi,
-     y + c * p.n, scratch.data());
-  });
+  // Blocks of channels per task, so a small plane's task is not mostly dispatch.
+  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, p.n));
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, g.c, grain),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      static thread_local std::vector<float> scratch;
+                      if (scratch.size() < static_cast<size_t>(floats)) {
+                        scratch.resize(static_cast<size_t>(floats));
+                      }
+                      HWY_DYNAMIC_DISPATCH(DepthwiseLinearChannels)
+                      (x, w, bias, &g, &p, lo, hi, y, r.begin(), r.end(), scratch.data());
+                    });
   return true;
 }
 

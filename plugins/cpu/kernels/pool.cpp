@@ -41,6 +41,20 @@ HWY_ATTR int64_t MaxPoolScratchFloats(const ConvGeometry* g) {
   return 3 * kPoolRows * MaxPoolRowFloats(g);
 }
 
+// Only the rows' ends need -inf: the vertical pass writes [pl, pl + w) of every row before it is
+// read, and the phases are written whole. Once per block of planes (filling per plane had cost
+// more than pooling the 13x13 planes of squeezenet's last pool).
+HWY_ATTR void MaxPoolBorders(const ConvGeometry* g, float* scratch) {
+  const int64_t rf = MaxPoolRowFloats(g);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r < kPoolRows; ++r) {
+    float* row = scratch + 3 * r * rf;
+    std::fill(row, row + g->pl, ninf);
+    std::fill(row + g->pl + g->w, row + rf, ninf);
+  }
+}
+
+// scratch's row ends set to -inf (MaxPoolBorders) before the first plane.
 HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float lo, float hi,
                            float* out, float* scratch) {
   const ConvGeometry& g = *geom;
@@ -52,7 +66,6 @@ HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float l
   // Per prepared row r: row r (row[pl + x] = column x's vertical max; -inf before and after, read
   // by edge windows), then its even and odd columns.
   const int64_t rf = MaxPoolRowFloats(geom);
-  std::fill(scratch, scratch + 3 * kPoolRows * rf, ninf);
   auto row_of = [&](int64_t r) { return scratch + 3 * r * rf; };
   // Output column ox reads row[ox * sw + kx]: stride 1 directly, stride 2 as phase (kx & 1)'s
   // column ox + kx / 2. Offsets from the row's (stride 1) or even phase's (stride 2) start.
@@ -86,16 +99,19 @@ HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float l
         for (int64_t iy = y0; iy < y1; ++iy) m = std::max(m, plane[iy * g.w + x]);
         cols[x] = m;
       }
-      if (pitch == 2) {
-        float* even = row + rf;
-        float* odd = even + rf;
-        const int64_t pairs = (g.ow + g.kw / 2 + 2 * lanes - 1) / lanes * lanes;
-        for (int64_t i = 0; i < pairs; i += lanes) {
-          V e, o;
-          hn::LoadInterleaved2(d, row + 2 * i, e, o);
-          hn::StoreU(e, d, even + i);
-          hn::StoreU(o, d, odd + i);
-        }
+    }
+    // De-interleaving after all the block's vertical passes: a row's stores (the last one
+    // overlapping, unaligned) are no longer in flight when the phases load them.
+    const int64_t pairs = (g.ow + g.kw / 2 + 2 * lanes - 1) / lanes * lanes;
+    for (int64_t r = 0; r < rows && pitch == 2; ++r) {
+      const float* row = row_of(r);
+      float* even = row_of(r) + rf;
+      float* odd = even + rf;
+      for (int64_t i = 0; i < pairs; i += lanes) {
+        V e, o;
+        hn::LoadInterleaved2(d, row + 2 * i, e, o);
+        hn::StoreU(e, d, even + i);
+        hn::StoreU(o, d, odd + i);
       }
     }
     for (int64_t r = 0; r < rows; ++r) {
@@ -120,14 +136,17 @@ HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float l
 HWY_AFTER_NAMESPACE();
 
 #if HWY_ONCE
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace tessera::cpu {
 
 HWY_EXPORT(MaxPoolScratchFloats);
 HWY_EXPORT(MaxPoolPlane);
+HWY_EXPORT(MaxPoolBorders);
 
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
   if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0 || g.kh <= 0 || g.kw <= 0 ||
@@ -135,12 +154,19 @@ bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* 
     return false;
   }
   const int64_t floats = HWY_DYNAMIC_DISPATCH(MaxPoolScratchFloats)(&g);
-  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-    static thread_local std::vector<float> scratch;
-    if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
-    HWY_DYNAMIC_DISPATCH(MaxPoolPlane)
-    (x + c * g.h * g.w, &g, lo, hi, y + c * g.oh * g.ow, scratch.data());
-  });
+  const int64_t grain = std::max<int64_t>(1, 4096 / (g.oh * g.ow));
+  tbb::parallel_for(tbb::blocked_range<int64_t>(0, g.c, grain),
+                    [&](const tbb::blocked_range<int64_t>& r) {
+                      static thread_local std::vector<float> scratch;
+                      if (scratch.size() < static_cast<size_t>(floats)) {
+                        scratch.resize(static_cast<size_t>(floats));
+                      }
+                      HWY_DYNAMIC_DISPATCH(MaxPoolBorders)(&g, scratch.data());
+                      for (int64_t c = r.begin(); c < r.end(); ++c) {
+                        HWY_DYNAMIC_DISPATCH(MaxPoolPlane)
+                        (x + c * g.h * g.w, &g, lo, hi, y + c * g.oh * g.ow, scratch.data());
+                      }
+                    });
   return true;
 }
 
