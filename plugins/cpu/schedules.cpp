@@ -26,6 +26,7 @@ void add_tile(Config* c, const GemmTile& t) {
 }  // namespace
 
 GemmTile default_tile(int64_t m, int64_t n) {
+  if (m == 1) return one_row_tile();
   // On AVX-512 the preferred 8x32 (16 accumulators, 10 loads per 16 FMAs) keeps both FMA ports of
   // an Intel server core busy, where 6x16 (6 chains of latency 4, 7 loads per 6 FMAs, ~15 uops
   // per 6 FMAs on a 4-wide front end) caps near half of peak; on Zen 4 (one 512-bit FMA port) it

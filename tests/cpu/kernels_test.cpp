@@ -54,10 +54,11 @@ std::string tile_name(const GemmTile& t) {
 
 TEST(CpuKernels, EveryOfferedTileIsCompiled) {
   for (const GemmTile& t : gemm_tiles()) EXPECT_TRUE(gemm_tile_compiled(t.mr, t.nr));
-  ASSERT_EQ(kAllTiles.size(), 6u);  // rows 6, 8, 12 x columns 16, 32
-  for (const int64_t mr : {6, 8, 12}) {
+  ASSERT_EQ(kAllTiles.size(), 8u);  // rows 6, 8, 12 x columns 16, 32, and one-row 1 x 16/32
+  for (const int64_t mr : {1, 6, 8, 12}) {
     for (const int64_t nr : {16, 32}) EXPECT_TRUE(gemm_tile_compiled(mr, nr));
   }
+  for (const GemmTile& t : gemm_tiles()) EXPECT_GT(t.mr, 1);  // one-row tiles are not offered
   EXPECT_FALSE(gemm_tile_compiled(7, 16));
   EXPECT_FALSE(gemm_tile_compiled(6, 24));
   const GemmTile d = default_gemm_tile();

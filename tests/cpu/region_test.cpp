@@ -248,6 +248,7 @@ TEST(CpuSchedules, DefaultTilePadsCLeast) {
     // AVX2, SSE4, NEON: one tile, kMR x kNR.
     EXPECT_TRUE(is(preferred, cpu::kMR, cpu::kNR));
     EXPECT_TRUE(is(cpu::default_tile(576, 196), cpu::kMR, cpu::kNR));
+    EXPECT_TRUE(is(cpu::default_tile(1, 1000), 1, cpu::kNR));
     return;
   }
   EXPECT_TRUE(is(preferred, 8, 32));
@@ -257,7 +258,7 @@ TEST(CpuSchedules, DefaultTilePadsCLeast) {
   EXPECT_TRUE(is(cpu::default_tile(576, 196), 8, 16));   // 224 vs 208 columns
   EXPECT_TRUE(is(cpu::default_tile(1000, 169), 8, 16));  // 192 vs 176
   EXPECT_TRUE(is(cpu::default_tile(36, 3136), 12, 32));  // 40 vs 36 rows
-  EXPECT_TRUE(is(cpu::default_tile(1, 1000), 6, 16));    // Gemm with one row
+  EXPECT_TRUE(is(cpu::default_tile(1, 1000), 1, 32));    // Gemm with one row: matrix-vector
 }
 
 TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {

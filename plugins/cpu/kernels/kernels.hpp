@@ -23,16 +23,20 @@ struct GemmTile {
   int64_t mr = kMR, nr = kNR;
 };
 // Every tile the kernels are compiled for (any target runs any of them correctly; those with more
-// accumulators than the target has registers spill): rows 6, 8, 12 by columns 16, 32.
+// accumulators than the target has registers spill): rows 6, 8, 12 by columns 16, 32, and the
+// one-row tiles 1 x 16 and 1 x 32 for matrix-vector products.
 std::vector<GemmTile> compiled_gemm_tiles();
 bool gemm_tile_compiled(int64_t mr, int64_t nr);
-// The tiles worth offering on the target the dispatcher picks: with 32 vector registers of 16
+// The tiles worth offering on the target the dispatcher picks (rows > 1): with 32 vector registers of 16
 // floats (AVX-512) every compiled tile fits in registers; elsewhere only kMR x kNR (AVX2: 12 ymm
 // accumulators of 16).
 std::vector<GemmTile> gemm_tiles();
 // The default tile for this host: 8x32 on AVX-512 (16 accumulators: enough FMA chains for cores
 // with two 512-bit FMA ports), kMR x kNR elsewhere.
 GemmTile default_gemm_tile();
+// The tile for a one-row product (M == 1): 1 x 32 on AVX-512, 1 x kNR elsewhere. Not offered by
+// gemm_tiles(): with more rows it would run one FMA chain per vector.
+GemmTile one_row_tile();
 
 // Space-separated names of the Highway targets this host can run, e.g. "avx2 avx512" or "neon".
 std::string simd_features();

@@ -171,7 +171,10 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
 }
 
 // The compiled tiles (compiled_gemm_tiles lists them from the same macro).
-#define TESSERA_GEMM_TILES(X) X(6, 16) X(8, 16) X(12, 16) X(6, 32) X(8, 32) X(12, 32)
+// Rows 1: matrix-vector products (a classifier's one-row Gemm), where 8-row panels multiplied
+// seven rows of zero padding.
+#define TESSERA_GEMM_TILES(X) \
+  X(6, 16) X(8, 16) X(12, 16) X(6, 32) X(8, 32) X(12, 32) X(1, 16) X(1, 32)
 
 // The tile is a->panel rows by nr columns.
 HWY_ATTR void PanelBlock(const PackedMatrix* a, int64_t nr, const float* bp, int64_t ldb,
@@ -668,7 +671,15 @@ bool gemm_tile_compiled(int64_t mr, int64_t nr) {
 std::vector<GemmTile> gemm_tiles() {
   // 16-float vectors: AVX-512, 32 registers, so even 12x32 (24 accumulators + 2 B vectors) fits.
   if (HWY_DYNAMIC_DISPATCH(TargetLanes)() < 16) return {GemmTile{}};
-  return compiled_gemm_tiles();
+  std::vector<GemmTile> out;
+  for (const GemmTile& t : compiled_gemm_tiles()) {
+    if (t.mr > 1) out.push_back(t);  // one-row tiles are for one-row products only
+  }
+  return out;
+}
+
+GemmTile one_row_tile() {
+  return HWY_DYNAMIC_DISPATCH(TargetLanes)() < 16 ? GemmTile{1, kNR} : GemmTile{1, 32};
 }
 
 GemmTile default_gemm_tile() {
@@ -679,7 +690,7 @@ namespace {
 void check_tile(int64_t mr, int64_t nr) {
   if (!gemm_tile_compiled(mr, nr)) {
     throw std::invalid_argument("cpu kernels: no SGEMM micro-tile " + std::to_string(mr) + "x" +
-                                std::to_string(nr) + " (compiled: rows 6/8/12, columns 16/32)");
+                                std::to_string(nr) + " (compiled: rows 6/8/12 by columns 16/32, and 1 x 16/32)");
   }
 }
 }  // namespace
