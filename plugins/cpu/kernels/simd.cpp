@@ -368,7 +368,7 @@ HWY_ATTR void DepthwiseChannel(const float* plane, const float* wk, const ConvGe
 // FMAs per vector on the 7..28-wide rows of late mobilenet layers, latency-bound at 4-6 GFLOPS.
 // dst[r] is output row oy + r; rows are stored in order, so a whole vector running past the end of
 // row r is overwritten by row r + 1.
-template <int RB, int NB, bool kMax, class D>
+template <int RB, int NB, class D>
 HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t phase_floats,
                                    const float* wk, const ConvGeometry& g, int64_t oy, int64_t xb,
                                    float bias, float lo, float hi, float* const* dst) {
@@ -381,18 +381,10 @@ HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t ph
     const float* row = pad + (oy * g.sh + ky) * pw + xb;
     for (int64_t kx = 0; kx < g.kw; ++kx) {
       const float* src = g.sw == 1 ? row + kx : row + (kx & 1) * phase_floats + (kx >> 1);
-      if constexpr (kMax) {
-        for (int r = 0; r < RB; ++r) {
-          for (int i = 0; i < NB; ++i) {
-            acc[r][i] = hn::Max(acc[r][i], hn::LoadU(d, src + r * g.sh * pw + i * lanes));
-          }
-        }
-      } else {
-        const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
-        for (int r = 0; r < RB; ++r) {
-          for (int i = 0; i < NB; ++i) {
-            acc[r][i] = hn::MulAdd(wv, hn::LoadU(d, src + r * g.sh * pw + i * lanes), acc[r][i]);
-          }
+      const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
+      for (int r = 0; r < RB; ++r) {
+        for (int i = 0; i < NB; ++i) {
+          acc[r][i] = hn::MulAdd(wv, hn::LoadU(d, src + r * g.sh * pw + i * lanes), acc[r][i]);
         }
       }
     }
@@ -408,7 +400,7 @@ HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t ph
 // RB output rows from oy, every column: blocks of up to 8 / RB vectors (8 accumulators at most),
 // right to left, so the vector a row's last block writes past its end into the next row's first
 // columns is overwritten by that row's first block, stored later.
-template <int RB, bool kMax, class D>
+template <int RB, class D>
 HWY_ATTR void DepthwisePaddedRows(D d, const float* pad, int64_t pw, int64_t phase_floats,
                                   const float* wk, const ConvGeometry& g, int64_t oy, int64_t owr,
                                   float bias, float lo, float hi, float* const* dst) {
@@ -420,18 +412,18 @@ HWY_ATTR void DepthwisePaddedRows(D d, const float* pad, int64_t pw, int64_t pha
   int64_t xb = owr;
   for (int64_t b = 0; b < n1; ++b) {
     xb -= lanes;
-    DepthwisePaddedBlock<RB, 1, kMax>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+    DepthwisePaddedBlock<RB, 1>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
   }
   if constexpr (RB <= 4) {
     for (int64_t b = 0; b < n2; ++b) {
       xb -= 2 * lanes;
-      DepthwisePaddedBlock<RB, 2, kMax>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+      DepthwisePaddedBlock<RB, 2>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
     }
   }
   if constexpr (RB <= 2) {
     for (int64_t b = 0; b < n4; ++b) {
       xb -= 4 * lanes;
-      DepthwisePaddedBlock<RB, 4, kMax>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
+      DepthwisePaddedBlock<RB, 4>(d, pad, pw, phase_floats, wk, g, oy, xb, bias, lo, hi, dst);
     }
   }
 }
@@ -445,11 +437,10 @@ HWY_ATTR int64_t DepthwisePaddedLanes() {
   return static_cast<int64_t>(hn::Lanes(DF()));
 }
 
-// kMax: max pooling instead (padding is -inf, the accumulator starts from `bias` = -inf).
-template <bool kMax, class D>
+template <class D>
 HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, const ConvGeometry& g,
                                   float bias, float lo, float hi, float* out, float* scratch) {
-  const float fill = kMax ? -std::numeric_limits<float>::infinity() : 0.0f;
+  const float fill = 0.0f;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
   // Per phase row; covers xb + (kw - 1) / sw + lanes, rounded to whole vectors.
@@ -539,7 +530,7 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
       switch (rows) {
 #define TESSERA_DW_ROWS(R)                                                                        \
   case R:                                                                                         \
-    DepthwisePaddedRows<R, kMax>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi, dst); \
+    DepthwisePaddedRows<R>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi, dst); \
     break;
         TESSERA_DW_ROWS(8)
         TESSERA_DW_ROWS(7)
@@ -550,7 +541,7 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
         TESSERA_DW_ROWS(2)
 #undef TESSERA_DW_ROWS
         default:
-          DepthwisePaddedRows<1, kMax>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi,
+          DepthwisePaddedRows<1>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi,
                                        dst);
       }
       for (int64_t r = 0; r < rows; ++r) {
@@ -568,10 +559,10 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
 HWY_ATTR void DepthwisePaddedChannel(const float* plane, const float* wk, const ConvGeometry* geom,
                                      float bias, float lo, float hi, float* out, float* scratch) {
   if (geom->ow <= 8 && HWY_LANES(float) > 8) {
-    DepthwisePaddedImpl<false>(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out,
+    DepthwisePaddedImpl(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out,
                                scratch);
   } else {
-    DepthwisePaddedImpl<false>(DF(), plane, wk, *geom, bias, lo, hi, out, scratch);
+    DepthwisePaddedImpl(DF(), plane, wk, *geom, bias, lo, hi, out, scratch);
   }
 }
 
