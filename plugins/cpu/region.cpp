@@ -115,7 +115,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     for (const plugin::NodeConfig& c : node_configs) {
       if (c.node == n) config = &c;
     }
-    BuildContext ctx{region, node,     threads,  output, act,
+    BuildContext ctx{region, node,     threads, output,  act,
                      bn_ptr, &aliases, &views_, &notes_, config};
     try {
       steps_.push_back(entry->build(ctx));

@@ -32,7 +32,7 @@ class CpuRegion : public plugin::CompiledRegion {
   std::vector<Step> steps_;
   std::vector<int32_t> step_node_;  // node index of each step
   std::vector<double> profile_;     // microseconds per node
-  std::vector<View> views_;  // applied in reverse order at the start of each run
+  std::vector<View> views_;         // applied in reverse order at the start of each run
   std::vector<int32_t> inputs_, outputs_;
   std::vector<size_t> output_bytes_;
   std::vector<std::string> notes_;

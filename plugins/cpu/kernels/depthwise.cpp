@@ -26,11 +26,11 @@ namespace tessera::cpu {
 
 // Where each tap of a linear-plane depthwise conv reads, shared by all channels.
 struct LinearPlan {
-  int64_t phases = 1;       // stride * stride phase planes
-  int64_t n = 0;            // outputs per plane, OH * OW
-  int64_t margin = 0;       // zero floats before, between and after the phase planes
-  int64_t plane_floats = 0; // n rounded up to 16
-  int64_t offset[25] = {};  // per tap (ky * kw + kx): read position relative to j in scratch
+  int64_t phases = 1;        // stride * stride phase planes
+  int64_t n = 0;             // outputs per plane, OH * OW
+  int64_t margin = 0;        // zero floats before, between and after the phase planes
+  int64_t plane_floats = 0;  // n rounded up to 16
+  int64_t offset[25] = {};   // per tap (ky * kw + kx): read position relative to j in scratch
   int64_t col_lo[5] = {}, col_hi[5] = {};  // per kx: valid output columns [lo, hi)
   int64_t scratch_floats() const { return phases * plane_floats + (phases + 1) * margin; }
 };

@@ -27,9 +27,9 @@ struct GemmTile {
 // one-row tiles 1 x 16 and 1 x 32 for matrix-vector products.
 std::vector<GemmTile> compiled_gemm_tiles();
 bool gemm_tile_compiled(int64_t mr, int64_t nr);
-// The tiles worth offering on the target the dispatcher picks (rows > 1): with 32 vector registers of 16
-// floats (AVX-512) every compiled tile fits in registers; elsewhere only kMR x kNR (AVX2: 12 ymm
-// accumulators of 16).
+// The tiles worth offering on the target the dispatcher picks (rows > 1): with 32 vector registers
+// of 16 floats (AVX-512) every compiled tile fits in registers; elsewhere only kMR x kNR (AVX2: 12
+// ymm accumulators of 16).
 std::vector<GemmTile> gemm_tiles();
 // The default tile for this host: 8x32 on AVX-512 (16 accumulators: enough FMA chains for cores
 // with two 512-bit FMA ports), kMR x kNR elsewhere.

@@ -54,9 +54,9 @@ struct OffsetRows {
 // on AVX-512), MR * NR / lanes independent FMAs.
 template <int MR, int NR, bool kFirst, bool kLast, class Rows>
 HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
-                                    float* HWY_RESTRICT c, int64_t ldc,
-                                    int64_t rows, int64_t cols, const float* row_bias,
-                                    const float* col_bias, float lo, float hi) {
+                                    float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                                    const float* row_bias, const float* col_bias, float lo,
+                                    float hi) {
   constexpr size_t kVecs = static_cast<size_t>(NR) / kLanes;
   static_assert(kVecs * kLanes == static_cast<size_t>(NR), "NR must be a multiple of lanes");
   const DF d;
@@ -207,11 +207,10 @@ HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* 
   const int64_t m = a->rows, k = a->cols;
   for (int64_t j0 = 0; j0 < n; j0 += NR) {
     for (int64_t i0 = 0; i0 < m; i0 += MR) {
-      MicroTileT<MR, NR, true, true>(a->data.data() + i0 * k, OffsetRows{b + j0, off}, k,
-                                     c + i0 * ldc + j0, ldc, std::min<int64_t>(MR, m - i0),
-                                     std::min<int64_t>(NR, n - j0),
-                                     e->row_bias ? e->row_bias + i0 : nullptr, nullptr, e->lo,
-                                     e->hi);
+      MicroTileT<MR, NR, true, true>(
+          a->data.data() + i0 * k, OffsetRows{b + j0, off}, k, c + i0 * ldc + j0, ldc,
+          std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
+          e->row_bias ? e->row_bias + i0 : nullptr, nullptr, e->lo, e->hi);
     }
   }
 }
@@ -528,8 +527,8 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
       }
       const int64_t y = oy - oy0;  // row within the strip's padded rows
       switch (rows) {
-#define TESSERA_DW_ROWS(R)                                                                        \
-  case R:                                                                                         \
+#define TESSERA_DW_ROWS(R)                                                                  \
+  case R:                                                                                   \
     DepthwisePaddedRows<R>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi, dst); \
     break;
         TESSERA_DW_ROWS(8)
@@ -541,8 +540,7 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
         TESSERA_DW_ROWS(2)
 #undef TESSERA_DW_ROWS
         default:
-          DepthwisePaddedRows<1>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi,
-                                       dst);
+          DepthwisePaddedRows<1>(d, scratch, pw, phase_floats, wk, g, y, owr, bias, lo, hi, dst);
       }
       for (int64_t r = 0; r < rows; ++r) {
         if (dst[r] == rowbuf + r * owr) {
@@ -559,8 +557,7 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
 HWY_ATTR void DepthwisePaddedChannel(const float* plane, const float* wk, const ConvGeometry* geom,
                                      float bias, float lo, float hi, float* out, float* scratch) {
   if (geom->ow <= 8 && HWY_LANES(float) > 8) {
-    DepthwisePaddedImpl(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out,
-                               scratch);
+    DepthwisePaddedImpl(hn::CappedTag<float, 8>(), plane, wk, *geom, bias, lo, hi, out, scratch);
   } else {
     DepthwisePaddedImpl(DF(), plane, wk, *geom, bias, lo, hi, out, scratch);
   }
@@ -681,7 +678,8 @@ namespace {
 void check_tile(int64_t mr, int64_t nr) {
   if (!gemm_tile_compiled(mr, nr)) {
     throw std::invalid_argument("cpu kernels: no SGEMM micro-tile " + std::to_string(mr) + "x" +
-                                std::to_string(nr) + " (compiled: rows 6/8/12 by columns 16/32, and 1 x 16/32)");
+                                std::to_string(nr) +
+                                " (compiled: rows 6/8/12 by columns 16/32, and 1 x 16/32)");
   }
 }
 }  // namespace
