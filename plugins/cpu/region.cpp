@@ -49,11 +49,16 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
   values_.assign(nv, nullptr);
   std::vector<int32_t> aliases(nv, -1);
   std::vector<bool> is_output(nv, false);
-  for (int32_t i = 0; i < region.num_inputs(); ++i) inputs_.push_back(region.input_index(i));
+  std::vector<bool> external(nv, false);  // core's buffers: region inputs and outputs
+  for (int32_t i = 0; i < region.num_inputs(); ++i) {
+    inputs_.push_back(region.input_index(i));
+    external[static_cast<size_t>(region.input_index(i))] = true;
+  }
   for (int32_t i = 0; i < region.num_outputs(); ++i) {
     outputs_.push_back(region.output_index(i));
     output_bytes_.push_back(plugin::tensor_nbytes(region.value(region.output_index(i))));
     is_output[static_cast<size_t>(region.output_index(i))] = true;
+    external[static_cast<size_t>(region.output_index(i))] = true;
   }
   std::vector<std::vector<int32_t>> readers(nv);
   for (int32_t n = 0; n < region.num_nodes(); ++n) {
@@ -115,8 +120,8 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     for (const plugin::NodeConfig& c : node_configs) {
       if (c.node == n) config = &c;
     }
-    BuildContext ctx{region, node,     threads, output,  act,
-                     bn_ptr, &aliases, &views_, &notes_, config};
+    BuildContext ctx{region,    node,     threads, output,  act,   bn_ptr,
+                     &external, &aliases, &views_, &notes_, config};
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);
@@ -139,9 +144,6 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
   // memory: the working set of a network stays cache-sized instead of one buffer per
   // intermediate (mobilenet_v2: ~6 MiB instead of ~50 MiB, and its 1x1 convs ran 2x slower
   // writing outputs that had fallen out of L3).
-  std::vector<bool> external(nv, false);
-  for (int32_t v : inputs_) external[static_cast<size_t>(v)] = true;
-  for (int32_t v : outputs_) external[static_cast<size_t>(v)] = true;
   auto root = [&](int32_t v) {
     for (size_t hops = 0; hops < nv && aliases[static_cast<size_t>(v)] >= 0; ++hops) {
       v = aliases[static_cast<size_t>(v)];

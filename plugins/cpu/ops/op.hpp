@@ -36,13 +36,14 @@ struct BuildContext {
   const RegionView& region;
   const NodeView& node;
   int64_t threads;
-  int32_t output;                    // value the (possibly fused) result is written to
-  Activation act;                    // fused Relu/Clip
-  const NodeView* bn;                // fused BatchNormalization after a Conv, or nullptr
-  std::vector<int32_t>* aliases;     // value -> value it aliases (reshape-likes), -1 = none
-  std::vector<View>* views;          // values placed inside others (set before each run)
-  std::vector<std::string>* notes;   // chosen schedules, for messages
-  const plugin::NodeConfig* config;  // requested by core (pack or tuner), nullptr = heuristic
+  int32_t output;                     // value the (possibly fused) result is written to
+  Activation act;                     // fused Relu/Clip
+  const NodeView* bn;                 // fused BatchNormalization after a Conv, or nullptr
+  const std::vector<bool>* external;  // per value: core's buffer (region input or output)
+  std::vector<int32_t>* aliases;      // value -> value it aliases (reshape-likes), -1 = none
+  std::vector<View>* views;           // values placed inside others (set before each run)
+  std::vector<std::string>* notes;    // chosen schedules, for messages
+  const plugin::NodeConfig* config;   // requested by core (pack or tuner), nullptr = heuristic
 };
 
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic

@@ -78,21 +78,14 @@ Step build_concat(BuildContext& ctx) {
   // becomes a view of its slice: its producer writes there and nothing is copied.
   std::vector<bool> copy(ins.size(), true);
   if (outer == 1) {
-    std::vector<bool> external(static_cast<size_t>(ctx.region.num_values()), false);
-    for (int32_t i = 0; i < ctx.region.num_inputs(); ++i) {
-      external[static_cast<size_t>(ctx.region.input_index(i))] = true;
-    }
-    for (int32_t i = 0; i < ctx.region.num_outputs(); ++i) {
-      external[static_cast<size_t>(ctx.region.output_index(i))] = true;
-    }
     int64_t offset = 0;
     for (size_t i = 0; i < ins.size(); ++i) {
       const int32_t value = ins[i];
-      bool ok = value >= 0 && value != out && !external[static_cast<size_t>(value)] &&
-                ctx.region.value(value).data == nullptr &&
-                (*ctx.aliases)[static_cast<size_t>(value)] < 0 &&
-                std::count(ins.begin(), ins.end(), value) == 1;
-      for (const View& v : *ctx.views) ok = ok && v.value != value;
+      // A value already a view (of an earlier Concat) has its alias set, so it is left alone.
+      const bool ok = value >= 0 && value != out && !(*ctx.external)[static_cast<size_t>(value)] &&
+                      ctx.region.value(value).data == nullptr &&
+                      (*ctx.aliases)[static_cast<size_t>(value)] < 0 &&
+                      std::count(ins.begin(), ins.end(), value) == 1;
       if (ok) {
         (*ctx.aliases)[static_cast<size_t>(value)] = out;
         ctx.views->push_back(View{value, out, offset});
