@@ -41,20 +41,7 @@ HWY_ATTR int64_t MaxPoolScratchFloats(const ConvGeometry* g) {
   return 3 * kPoolRows * MaxPoolRowFloats(g);
 }
 
-// Only the rows' ends need -inf: the vertical pass writes [pl, pl + w) of every row before it is
-// read, and the phases are written whole. Once per block of planes (filling per plane had cost
-// more than pooling the 13x13 planes of squeezenet's last pool).
-HWY_ATTR void MaxPoolBorders(const ConvGeometry* g, float* scratch) {
-  const int64_t rf = MaxPoolRowFloats(g);
-  const float ninf = -std::numeric_limits<float>::infinity();
-  for (int64_t r = 0; r < kPoolRows; ++r) {
-    float* row = scratch + 3 * r * rf;
-    std::fill(row, row + g->pl, ninf);
-    std::fill(row + g->pl + g->w, row + rf, ninf);
-  }
-}
-
-// scratch's row ends set to -inf (MaxPoolBorders) before the first plane.
+// One plane; scratch's row ends already -inf (MaxPoolPlanes).
 HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float lo, float hi,
                            float* out, float* scratch) {
   const ConvGeometry& g = *geom;
@@ -131,6 +118,24 @@ HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float l
   }
 }
 
+// Planes [c0, c1). Only the rows' ends need -inf: the vertical pass writes [pl, pl + w) of every
+// row before it is read, and the phases are written whole. So they are set once per block of
+// planes (filling per plane had cost more than pooling the 13x13 planes of squeezenet's last
+// pool).
+HWY_ATTR void MaxPoolPlanes(const float* x, const ConvGeometry* g, float lo, float hi, float* y,
+                            int64_t c0, int64_t c1, float* scratch) {
+  const int64_t rf = MaxPoolRowFloats(g);
+  const float ninf = -std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r < kPoolRows; ++r) {
+    float* row = scratch + 3 * r * rf;
+    std::fill(row, row + g->pl, ninf);
+    std::fill(row + g->pl + g->w, row + rf, ninf);
+  }
+  for (int64_t c = c0; c < c1; ++c) {
+    MaxPoolPlane(x + c * g->h * g->w, g, lo, hi, y + c * g->oh * g->ow, scratch);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -145,8 +150,7 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 
 HWY_EXPORT(MaxPoolScratchFloats);
-HWY_EXPORT(MaxPoolPlane);
-HWY_EXPORT(MaxPoolBorders);
+HWY_EXPORT(MaxPoolPlanes);
 
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
   if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0 || g.kh <= 0 || g.kw <= 0 ||
@@ -161,11 +165,8 @@ bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* 
                       if (scratch.size() < static_cast<size_t>(floats)) {
                         scratch.resize(static_cast<size_t>(floats));
                       }
-                      HWY_DYNAMIC_DISPATCH(MaxPoolBorders)(&g, scratch.data());
-                      for (int64_t c = r.begin(); c < r.end(); ++c) {
-                        HWY_DYNAMIC_DISPATCH(MaxPoolPlane)
-                        (x + c * g.h * g.w, &g, lo, hi, y + c * g.oh * g.ow, scratch.data());
-                      }
+                      HWY_DYNAMIC_DISPATCH(MaxPoolPlanes)
+                      (x, &g, lo, hi, y, r.begin(), r.end(), scratch.data());
                     });
   return true;
 }

@@ -439,7 +439,6 @@ HWY_ATTR int64_t DepthwisePaddedLanes() {
 template <class D>
 HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, const ConvGeometry& g,
                                   float bias, float lo, float hi, float* out, float* scratch) {
-  const float fill = 0.0f;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
   // Per phase row; covers xb + (kw - 1) / sw + lanes, rounded to whole vectors.
@@ -454,7 +453,7 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
   while (strip < g.oh && ((2 * strip - 1) * g.sh + g.kh) * pw * phases <= 4096) strip *= 2;
   const int64_t phase_floats = ((std::min(strip, g.oh) - 1) * g.sh + g.kh) * pw;
   float* rowbuf = scratch + phases * phase_floats;  // 8 * owr floats (a row block's tail rows)
-  const auto vfill = hn::Set(d, fill);
+  const auto vfill = hn::Zero(d);
   for (int64_t oy0 = 0; oy0 < g.oh; oy0 += strip) {
     const int64_t oy1 = std::min(g.oh, oy0 + strip);
     const int64_t r0 = oy0 * g.sh, r1 = (oy1 - 1) * g.sh + g.kh;
