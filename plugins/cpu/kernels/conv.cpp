@@ -156,10 +156,8 @@ void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& 
   const int64_t pitch = (g.ow + nr - 1) / nr * nr + (g.kw - 1) / s;
   const int64_t plane = rows * pitch;
   const int64_t phases = s * s;
-  static thread_local std::vector<float> buffer;
   static thread_local std::vector<int64_t> offsets;
-  buffer.resize(static_cast<size_t>(phases * g.c * plane));
-  float* q = buffer.data();
+  float* q = thread_scratch<struct PhasePlanes>(phases * g.c * plane);
   // Only phases some tap reads are filled (a 1x1 stride-2 conv reads one of four).
   const int64_t used_py = std::min(s, g.kh), used_px = std::min(s, g.kw);
   tbb::parallel_for(int64_t{0}, phases * g.c * rows, [&](int64_t t) {

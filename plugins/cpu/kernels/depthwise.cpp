@@ -245,12 +245,9 @@ bool depthwise_linear(const float* x, const float* w, const float* bias, const C
   const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, p.n));
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, g.c, grain),
                     [&](const tbb::blocked_range<int64_t>& r) {
-                      static thread_local std::vector<float> scratch;
-                      if (scratch.size() < static_cast<size_t>(floats)) {
-                        scratch.resize(static_cast<size_t>(floats));
-                      }
                       HWY_DYNAMIC_DISPATCH(DepthwiseLinearChannels)
-                      (x, w, bias, &g, &p, lo, hi, y, r.begin(), r.end(), scratch.data());
+                      (x, w, bias, &g, &p, lo, hi, y, r.begin(), r.end(),
+                       thread_scratch<struct DepthwiseLinearScratch>(floats));
                     });
   return true;
 }

@@ -38,6 +38,16 @@ GemmTile default_gemm_tile();
 // gemm_tiles(): with more rows it would run one FMA chain per vector.
 GemmTile one_row_tile();
 
+// A grow-only float buffer per thread and per Tag, kept across tasks and runs: kernels' per-task
+// scratch. Tag is a type naming the use, so buffers one thread holds at the same time (a task's
+// B panel inside a call that packed all of B) stay apart. New floats are zero.
+template <class Tag>
+float* thread_scratch(int64_t floats) {
+  static thread_local std::vector<float> buffer;
+  if (buffer.size() < static_cast<size_t>(floats)) buffer.resize(static_cast<size_t>(floats));
+  return buffer.data();
+}
+
 // Space-separated names of the Highway targets this host can run, e.g. "avx2 avx512" or "neon".
 std::string simd_features();
 // Name of the target the dispatcher picks, e.g. "AVX3".

@@ -159,15 +159,11 @@ bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* 
   }
   const int64_t floats = HWY_DYNAMIC_DISPATCH(MaxPoolScratchFloats)(&g);
   const int64_t grain = std::max<int64_t>(1, 4096 / (g.oh * g.ow));
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, g.c, grain),
-                    [&](const tbb::blocked_range<int64_t>& r) {
-                      static thread_local std::vector<float> scratch;
-                      if (scratch.size() < static_cast<size_t>(floats)) {
-                        scratch.resize(static_cast<size_t>(floats));
-                      }
-                      HWY_DYNAMIC_DISPATCH(MaxPoolPlanes)
-                      (x, &g, lo, hi, y, r.begin(), r.end(), scratch.data());
-                    });
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, g.c, grain), [&](const tbb::blocked_range<int64_t>& r) {
+        HWY_DYNAMIC_DISPATCH(MaxPoolPlanes)
+        (x, &g, lo, hi, y, r.begin(), r.end(), thread_scratch<struct MaxPoolScratch>(floats));
+      });
   return true;
 }
 

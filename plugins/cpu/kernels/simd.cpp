@@ -603,11 +603,9 @@ void depthwise_conv(const float* x, const float* w, const float* bias, const Con
   if ((g.sw == 1 || g.sw == 2) && g.oh > 0 && g.ow > 0) {
     const int64_t floats = padded_scratch_floats(g);
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-      static thread_local std::vector<float> scratch;
-      if (scratch.size() < static_cast<size_t>(floats)) scratch.resize(static_cast<size_t>(floats));
       HWY_DYNAMIC_DISPATCH(DepthwisePaddedChannel)
       (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi,
-       y + c * g.oh * g.ow, scratch.data());
+       y + c * g.oh * g.ow, thread_scratch<struct DepthwisePaddedScratch>(floats));
     });
     return;
   }
@@ -753,11 +751,7 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
   if (blocking.b_whole || !blocking.b_direct || ldb <= 0) direct_b = nullptr;
   if (blocking.b_whole) {
     // B is the small operand: pack it all once, then every task streams its rows of A once.
-    static thread_local std::vector<float> whole;
-    if (whole.size() < static_cast<size_t>(panel_floats * col_panels)) {
-      whole.resize(static_cast<size_t>(panel_floats * col_panels));
-    }
-    float* b = whole.data();
+    float* b = thread_scratch<struct WholeBScratch>(panel_floats * col_panels);
     tbb::parallel_for(int64_t{0}, col_panels,
                       [&](int64_t q) { pack_panel(q * nr, b + q * panel_floats); });
     tbb::parallel_for(
@@ -774,10 +768,7 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
       tbb::blocked_range2d<int64_t>(0, row_panels, mp, 0, col_panels, np),
       [&](const tbb::blocked_range2d<int64_t>& r) {
         // One packed B panel per worker thread, reused across tasks and runs.
-        static thread_local std::vector<float> panel;
-        if (panel.size() < static_cast<size_t>(panel_floats)) {
-          panel.resize(static_cast<size_t>(panel_floats));
-        }
+        float* panel = thread_scratch<struct BPanelScratch>(panel_floats);
         for (int64_t q = r.cols().begin(); q < r.cols().end(); ++q) {
           const bool full = (q + 1) * nr <= n;
           if (direct_b != nullptr && full) {
@@ -786,9 +777,9 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
              r.rows().end(), blocking.kc);
             continue;
           }
-          pack_panel(q * nr, panel.data());
+          pack_panel(q * nr, panel);
           HWY_DYNAMIC_DISPATCH(PanelBlock)
-          (&a, nr, panel.data(), nr, panel_floats, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
+          (&a, nr, panel, nr, panel_floats, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
            r.rows().end(), blocking.kc);
         }
       },
