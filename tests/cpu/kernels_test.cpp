@@ -118,6 +118,44 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
   }
 }
 
+// Every width a partial last column panel can have (column tails of 1-6, 16-wide edge tiles, a
+// whole 16 plus a tail), for every tile, with K in one pass and in chunks (a tail resuming from C),
+// row bias and clamp, against the reference Gemm.
+TEST(CpuKernels, EveryPartialPanelWidth) {
+  const int64_t m = 13, k = 37;
+  const Tensor a = random_tensor({m, k}, 11);
+  const Tensor row_bias = random_tensor({m}, 12);
+  for (int64_t n = 1; n <= 40; ++n) {
+    const Tensor b = random_tensor({k, n}, 13 + static_cast<uint32_t>(n));
+    Tensor want = reference("Gemm", Attributes{}, {&a, &b}, {m, n});
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        float& x = want.data<float>()[i * n + j];
+        x = std::min(std::max(x + row_bias.data<float>()[i], -0.5f), 2.0f);
+      }
+    }
+    for (const GemmTile& tile : kAllTiles) {
+      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n));
+      PackedMatrix pa;
+      pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
+      Epilogue e;
+      e.row_bias = row_bias.data<float>();
+      e.lo = -0.5f;
+      e.hi = 2.0f;
+      for (int64_t kc : {int64_t{0}, int64_t{16}}) {
+        GemmBlocking blocking{96, 512, kc};
+        blocking.nr = tile.nr;
+        std::vector<float> got(static_cast<size_t>(m * n), -7.0f);
+        const float* bp = b.data<float>();
+        sgemm_panels(
+            pa, n, [&](int64_t j0, float* panel) { copy_panel(bp, k, n, n, j0, panel, tile.nr); },
+            got.data(), n, e, blocking);
+        expect_close(got.data(), want);
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     OddSizes, CpuGemm,
     ::testing::Values(GemmCase{1, 1, 1, false, false}, GemmCase{7, 17, 5, false, false},

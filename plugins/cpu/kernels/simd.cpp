@@ -36,12 +36,14 @@ struct StridedRows {
   int64_t ld;
   HWY_INLINE const float* get() const { return p; }
   HWY_INLINE void next() { p += ld; }
+  HWY_INLINE StridedRows shifted(int64_t j) const { return StridedRows{p + j, ld}; }
 };
 struct OffsetRows {
   const float* base;
   const int64_t* off;
   HWY_INLINE const float* get() const { return base + *off; }
   HWY_INLINE void next() { ++off; }
+  HWY_INLINE OffsetRows shifted(int64_t j) const { return OffsetRows{base + j, off}; }
 };
 
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
@@ -124,13 +126,107 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
   }
 }
 
-template <int MR, int NR>
-HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
-                                   int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
-                                   int64_t rows, int64_t cols, const float* row_bias,
-                                   const float* col_bias, float lo, float hi, bool first,
-                                   bool last) {
-  const StridedRows b{bp, ldb};
+// The last few columns of C (NC <= kTailCols) for MR rows: vectors run down the rows (A's packed
+// k step is MR contiguous floats) and each column's B value is broadcast, so a 1-column remainder
+// costs K x ceil(MR / lanes) narrow FMAs instead of a whole tile's MR x NR / lanes. A 7x7 output
+// (49 columns) in 16- or 32-wide tiles computed 64 columns; resnet's 7x7 stage ran ~1.35x ORT.
+// Two accumulators per vector (even and odd k) keep a one-column tail off the FMA latency.
+constexpr int64_t kTailCols = 6;
+constexpr size_t kTailLanes = kLanes > 8 ? 8 : kLanes;
+#if HWY_HAVE_SCALABLE
+using DT = hn::FixedTag<float, kTailLanes>;
+#else
+using DT = hn::CappedTag<float, kTailLanes>;
+#endif
+
+template <int MR, int NC, class Rows>
+HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
+                                     float* HWY_RESTRICT c, int64_t ldc, int64_t rows,
+                                     const float* row_bias, const float* col_bias, float lo,
+                                     float hi, bool first, bool last) {
+  constexpr size_t kChunks = (static_cast<size_t>(MR) + kTailLanes - 1) / kTailLanes;
+  const DT d;
+  using V = hn::Vec<DT>;
+  alignas(64) float buf[kChunks * kTailLanes];
+  V acc[2][NC][kChunks];
+  for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
+    if (!first) {
+      std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
+      for (int64_t r = 0; r < rows; ++r) buf[r] = c[r * ldc + static_cast<int64_t>(j)];
+    }
+    for (size_t h = 0; h < kChunks; ++h) {
+      acc[0][j][h] = first ? hn::Zero(d) : hn::Load(d, buf + h * kTailLanes);
+      acc[1][j][h] = hn::Zero(d);
+    }
+  }
+  auto step = [&](size_t u) HWY_ATTR {
+    const float* HWY_RESTRICT bp = brows.get();
+    V a[kChunks];
+    for (size_t h = 0; h < kChunks; ++h) {
+      a[h] = hn::LoadU(d, ap + h * kTailLanes);  // past MR: the next k's rows, or pack_a's slack
+    }
+    for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
+      const V b = hn::Set(d, bp[j]);
+      for (size_t h = 0; h < kChunks; ++h) acc[u][j][h] = hn::MulAdd(a[h], b, acc[u][j][h]);
+    }
+    ap += MR;
+    brows.next();
+  };
+  int64_t p = 0;
+  for (; p + 2 <= k; p += 2) {
+    step(0);
+    step(1);
+  }
+  if (p < k) step(0);
+  for (size_t h = 0; h < kChunks; ++h) {
+    V rb = hn::Zero(d);
+    if (last && row_bias != nullptr) {
+      std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
+      for (int64_t r = 0; r < rows; ++r) buf[r] = row_bias[r];
+      rb = hn::Load(d, buf + h * kTailLanes);
+    }
+    for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
+      V x = hn::Add(acc[0][j][h], acc[1][j][h]);
+      if (last) {
+        const V cb = hn::Set(d, col_bias != nullptr ? col_bias[j] : 0.0f);
+        x = hn::Min(hn::Max(hn::Add(hn::Add(x, rb), cb), hn::Set(d, lo)), hn::Set(d, hi));
+      }
+      acc[0][j][h] = x;
+    }
+  }
+  for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
+    for (size_t h = 0; h < kChunks; ++h) hn::Store(acc[0][j][h], d, buf + h * kTailLanes);
+    for (int64_t r = 0; r < rows; ++r) c[r * ldc + static_cast<int64_t>(j)] = buf[r];
+  }
+}
+
+template <int MR, class Rows>
+HWY_ATTR HWY_INLINE void ColumnTail(const float* HWY_RESTRICT ap, Rows b, int64_t k,
+                                    float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                                    const float* row_bias, const float* col_bias, float lo,
+                                    float hi, bool first, bool last) {
+  switch (cols) {
+#define TESSERA_TAIL_CASE(NC) \
+  case NC:                    \
+    return ColumnTailT<MR, NC>(ap, b, k, c, ldc, rows, row_bias, col_bias, lo, hi, first, last);
+    TESSERA_TAIL_CASE(1)
+    TESSERA_TAIL_CASE(2)
+    TESSERA_TAIL_CASE(3)
+    TESSERA_TAIL_CASE(4)
+    TESSERA_TAIL_CASE(5)
+    TESSERA_TAIL_CASE(6)
+#undef TESSERA_TAIL_CASE
+    default:
+      return;
+  }
+}
+
+// MicroTileT with its K-chunk flags chosen at run time.
+template <int MR, int NR, class Rows>
+HWY_ATTR HWY_INLINE void MicroTileFlags(const float* HWY_RESTRICT ap, Rows b, int64_t k,
+                                        float* HWY_RESTRICT c, int64_t ldc, int64_t rows,
+                                        int64_t cols, const float* row_bias, const float* col_bias,
+                                        float lo, float hi, bool first, bool last) {
   if (first && last) {
     MicroTileT<MR, NR, true, true>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   } else if (first) {
@@ -140,6 +236,45 @@ HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HW
   } else {
     MicroTileT<MR, NR, false, false>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
   }
+}
+
+// One MR x NR tile of C of which `cols` columns exist. A partial tile is split: a 32-wide one into
+// a whole 16-wide tile and the rest; a rest of at most kTailCols columns runs as a column tail,
+// anything wider as an edge tile of 16 (or NR) columns.
+template <int MR, int NR, class Rows>
+HWY_ATTR HWY_INLINE void AnyTile(const float* HWY_RESTRICT ap, Rows b, int64_t k,
+                                 float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                                 const float* row_bias, const float* col_bias, float lo, float hi,
+                                 bool first, bool last) {
+  if (cols >= NR || MR == 1) {
+    return MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first,
+                                  last);
+  }
+  if constexpr (NR > 16 && 16 % kLanes == 0) {
+    if (cols > 16) {
+      MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, 16, row_bias, col_bias, lo, hi, first, last);
+      return AnyTile<MR, 16>(ap, b.shifted(16), k, c + 16, ldc, rows, cols - 16, row_bias,
+                             col_bias ? col_bias + 16 : nullptr, lo, hi, first, last);
+    }
+    if (cols > kTailCols) {
+      return MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first,
+                                    last);
+    }
+  }
+  if (cols <= kTailCols) {
+    return ColumnTail<MR>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first, last);
+  }
+  MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first, last);
+}
+
+template <int MR, int NR>
+HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
+                                   int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
+                                   int64_t rows, int64_t cols, const float* row_bias,
+                                   const float* col_bias, float lo, float hi, bool first,
+                                   bool last) {
+  AnyTile<MR, NR>(ap, StridedRows{bp, ldb}, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi,
+                  first, last);
 }
 
 // B panels [q0, q1) times row panels [p0, p1), K in chunks of kc so the B chunks stay in cache
@@ -207,10 +342,9 @@ HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* 
   const int64_t m = a->rows, k = a->cols;
   for (int64_t j0 = 0; j0 < n; j0 += NR) {
     for (int64_t i0 = 0; i0 < m; i0 += MR) {
-      MicroTileT<MR, NR, true, true>(
-          a->data.data() + i0 * k, OffsetRows{b + j0, off}, k, c + i0 * ldc + j0, ldc,
-          std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
-          e->row_bias ? e->row_bias + i0 : nullptr, nullptr, e->lo, e->hi);
+      AnyTile<MR, NR>(a->data.data() + i0 * k, OffsetRows{b + j0, off}, k, c + i0 * ldc + j0, ldc,
+                      std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
+                      e->row_bias ? e->row_bias + i0 : nullptr, nullptr, e->lo, e->hi, true, true);
     }
   }
 }
@@ -687,7 +821,10 @@ void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t co
   out->rows = m;
   out->cols = k;
   out->panel = mr;
-  out->data.assign(static_cast<size_t>(panels * mr * k), 0.0f);
+  // The column tail (simd.cpp) loads whole vectors of a panel's rows: 8 floats from the last k
+  // step of a 6- or 12-row panel read up to 4 floats past it.
+  constexpr int64_t kSlack = 16;
+  out->data.assign(static_cast<size_t>(panels * mr * k + kSlack), 0.0f);
   for (int64_t p = 0; p < panels; ++p) {
     float* dst = out->data.data() + p * mr * k;
     for (int64_t r = 0; r < mr && p * mr + r < m; ++r) {
