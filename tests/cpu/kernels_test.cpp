@@ -458,7 +458,10 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{2, 56, 56, 2, 3, 1, 1, 2}, ConvCase{3, 2, 2, 3, 3, 1, 1, 3},
                       ConvCase{3, 9, 11, 3, 5, 1, 2, 3}, ConvCase{4, 28, 28, 4, 3, 2, 1, 4},
                       ConvCase{3, 14, 6, 3, 3, 2, 1, 3}, ConvCase{2, 12, 12, 2, 5, 2, 2, 2},
-                      ConvCase{2, 112, 112, 2, 3, 2, 1, 2}));
+                      ConvCase{2, 112, 112, 2, 3, 2, 1, 2},
+                      // Stride-2 rows de-interleaved with an overlapping last vector: 7, 20
+                      // and 18 outputs wide.
+                      ConvCase{3, 14, 14, 3, 3, 2, 1, 3}, ConvCase{2, 40, 36, 2, 3, 2, 1, 2}));
 
 // The shapes above that the linear-plane kernel takes (the others keep the row kernel).
 TEST(CpuDepthwiseLinear, AppliesToSameShapedConvs) {
