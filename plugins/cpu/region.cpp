@@ -61,12 +61,40 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     external[static_cast<size_t>(region.output_index(i))] = true;
   }
   std::vector<std::vector<int32_t>> readers(nv);
+  std::vector<int32_t> producer(nv, -1);
   for (int32_t n = 0; n < region.num_nodes(); ++n) {
     const NodeView node = region.node(n);
     for (int32_t i = 0; i < node.num_inputs(); ++i) {
       if (node.input_index(i) >= 0) readers[static_cast<size_t>(node.input_index(i))].push_back(n);
     }
+    for (int32_t i = 0; i < node.num_outputs(); ++i) {
+      if (node.output_index(i) >= 0) producer[static_cast<size_t>(node.output_index(i))] = n;
+    }
   }
+  // The other input of an Add that is the only reader of `value` (after node `after`), when the
+  // Add can run in the epilogue of `value`'s producer `n`: same shapes (no broadcast), float32,
+  // and the other input ready before n runs. -1 otherwise.
+  auto residual_of = [&](int32_t value, int32_t after, int32_t n) -> int32_t {
+    const std::vector<int32_t>& r = readers[static_cast<size_t>(value)];
+    if (is_output[static_cast<size_t>(value)] || r.size() != 1 || r[0] <= after) return -1;
+    const NodeView add = region.node(r[0]);
+    if (add.op_type() != "Add" || add.num_inputs() != 2 || add.num_outputs() != 1) return -1;
+    const int32_t a = add.input_index(0), b = add.input_index(1);
+    const int32_t other = a == value ? b : a;
+    if (other < 0 || other == value || (a != value && b != value)) return -1;
+    const tsr_tensor& x = region.value(value);
+    const tsr_tensor& o = region.value(other);
+    const tsr_tensor& y = region.value(add.output_index(0));
+    auto same = [](const tsr_tensor& p, const tsr_tensor& q) {
+      if (!is_f32(&p) || !is_f32(&q) || p.rank != q.rank) return false;
+      for (int32_t d = 0; d < p.rank; ++d) {
+        if (p.dims[d] != q.dims[d]) return false;
+      }
+      return true;
+    };
+    if (!same(x, o) || !same(x, y)) return -1;
+    return producer[static_cast<size_t>(other)] < n ? other : -1;
+  };
   // The single later reader of `value`, when nothing else (other nodes, core) reads it.
   auto only_reader = [&](int32_t value, int32_t after) -> int32_t {
     const std::vector<int32_t>& r = readers[static_cast<size_t>(value)];
@@ -104,6 +132,19 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         notes_.push_back(std::string(node.name()) + ": folded " + bn->describe());
       }
     }
+    // A residual Add after the conv (resnet blocks, mobilenet_v2's projections) runs in the
+    // conv's epilogue; a Relu after the Add fuses below as usual.
+    int32_t residual = -1;
+    if (op == "Conv") {
+      residual = residual_of(output, last, n);
+      if (residual >= 0) {
+        const int32_t r = readers[static_cast<size_t>(output)][0];
+        absorbed[static_cast<size_t>(r)] = true;
+        output = region.node(r).output_index(0);
+        last = r;
+        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
+      }
+    }
     Activation act;
     if (op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add" ||
         op == "BatchNormalization") {
@@ -120,14 +161,14 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     for (const plugin::NodeConfig& c : node_configs) {
       if (c.node == n) config = &c;
     }
-    BuildContext ctx{region,    node,     threads, output,  act,   bn_ptr,
-                     &external, &aliases, &views_, &notes_, config};
+    BuildContext ctx{region,    node,     threads, output,  act,    bn_ptr,
+                     &external, &aliases, &views_, &notes_, config, residual};
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);
       // What the step may read or write: the kept node's inputs and outputs and the value the
       // fused chain ends in (absorbed nodes only add constants).
-      std::vector<int32_t> touched = {output};
+      std::vector<int32_t> touched = {output, residual};
       for (int32_t i = 0; i < node.num_inputs(); ++i) touched.push_back(node.input_index(i));
       for (int32_t i = 0; i < node.num_outputs(); ++i) touched.push_back(node.output_index(i));
       step_values.push_back(std::move(touched));

@@ -120,18 +120,20 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
 
 // Every width a partial last column panel can have (column tails of 1-6, 16-wide edge tiles, a
 // whole 16 plus a tail), for every tile, with K in one pass and in chunks (a tail resuming from C),
-// row bias and clamp, against the reference Gemm.
+// row bias, a residual (a fused Add) and clamp, against the reference Gemm.
 TEST(CpuKernels, EveryPartialPanelWidth) {
   const int64_t m = 13, k = 37;
   const Tensor a = random_tensor({m, k}, 11);
   const Tensor row_bias = random_tensor({m}, 12);
   for (int64_t n = 1; n <= 40; ++n) {
     const Tensor b = random_tensor({k, n}, 13 + static_cast<uint32_t>(n));
+    const Tensor res = random_tensor({m, n}, 60 + static_cast<uint32_t>(n));
     Tensor want = reference("Gemm", Attributes{}, {&a, &b}, {m, n});
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         float& x = want.data<float>()[i * n + j];
-        x = std::min(std::max(x + row_bias.data<float>()[i], -0.5f), 2.0f);
+        x = std::min(std::max(x + row_bias.data<float>()[i] + res.data<float>()[i * n + j], -0.5f),
+                     2.0f);
       }
     }
     for (const GemmTile& tile : kAllTiles) {
@@ -140,6 +142,7 @@ TEST(CpuKernels, EveryPartialPanelWidth) {
       pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
       Epilogue e;
       e.row_bias = row_bias.data<float>();
+      e.residual = res.data<float>();
       e.lo = -0.5f;
       e.hi = 2.0f;
       for (int64_t kc : {int64_t{0}, int64_t{16}}) {
@@ -300,9 +303,14 @@ TEST_P(CpuWinograd, MatchesReferenceEveryTileAndClamp) {
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 27);
   const Tensor w = random_tensor({c.oc, c.c, 3, 3}, 28);
   const Tensor zero = Tensor::from_vector({c.oc}, std::vector<float>(c.oc, 0.0f));
+  // With bias, also a residual (a fused Add): added before the clamp.
+  const Tensor res = random_tensor({1, c.oc, g.oh, g.ow}, 30);
   for (const bool with_bias : {false, true}) {
     const Tensor b = with_bias ? random_tensor({c.oc}, 29) : zero;
-    const Tensor raw = reference_conv(c, x, w, b, g);
+    Tensor raw = reference_conv(c, x, w, b, g);
+    if (with_bias) {
+      for (int64_t i = 0; i < raw.numel(); ++i) raw.data<float>()[i] += res.data<float>()[i];
+    }
     const float inf = std::numeric_limits<float>::infinity();
     for (const auto& [lo, hi] : {std::pair<float, float>{-inf, inf}, {0.0f, inf}, {0.0f, 0.6f}}) {
       Tensor want = raw;
@@ -314,7 +322,8 @@ TEST_P(CpuWinograd, MatchesReferenceEveryTileAndClamp) {
         winograd_weights(w.data<float>(), c.oc, c.c, tile.mr, &u);
         for (const int64_t tiles : {16, 32, 96}) {
           std::vector<float> got(static_cast<size_t>(c.oc * g.oh * g.ow), -7.0f);
-          winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr, lo, hi,
+          winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr,
+                        with_bias ? res.data<float>() : nullptr, lo, hi,
                         WinogradBlocking{tiles, tile.nr}, got.data());
           SCOPED_TRACE(tile_name(tile) + " tiles=" + std::to_string(tiles) +
                        " bias=" + std::to_string(with_bias) + " lo=" + std::to_string(lo) +

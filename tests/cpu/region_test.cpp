@@ -116,6 +116,65 @@ TEST(CpuRegion, ConcatInputsWrittenInPlace) {
   EXPECT_TRUE(has_note(notes, "cat_out: 2 of 2 inputs written in place")) << all_notes(notes);
 }
 
+// A residual Add runs in the epilogue of the conv it follows (then a Relu after it fuses too), on
+// every conv path: im2col (other input a region input), Winograd (conv output as the Add's second
+// input), depthwise (added in a second pass), phase planes (by node config). An Add whose other
+// input is computed after the conv stays out of that conv: the later conv takes it instead.
+TEST(CpuRegion, ResidualAddsRunInTheConvEpilogue) {
+  Attributes pad1, dw;
+  pad1.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  dw = pad1;
+  dw.set("group", int64_t{16});
+  // Small weights keep six stacked convs near unit scale (1e-4 relative stays meaningful).
+  auto random_tensor = [](Shape shape, uint32_t seed) {
+    Tensor t = test::random_tensor(std::move(shape), seed);
+    for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] *= 0.25f;
+    return t;
+  };
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 16, 13, 13})
+                      .constant("wa", random_tensor({16, 16, 1, 1}, 1))
+                      .constant("wb", random_tensor({16, 16, 3, 3}, 2))
+                      .constant("bb", random_tensor({16}, 3))
+                      .constant("wc", random_tensor({16, 1, 3, 3}, 4))
+                      .constant("wd", random_tensor({16, 16, 3, 3}, 5))
+                      .constant("we", random_tensor({16, 16, 1, 1}, 6))
+                      .constant("wf", random_tensor({16, 16, 1, 1}, 7))
+                      .node("Conv", {"x", "wa"}, {"a"}, {}, "conv_a")
+                      .node("Add", {"a", "x"}, {"s1"}, {}, "add_a")
+                      .node("Relu", {"s1"}, {"r1"}, {}, "relu_a")
+                      .node("Conv", {"r1", "wb", "bb"}, {"b"}, pad1, "conv_b")
+                      .node("Add", {"r1", "b"}, {"s2"}, {}, "add_b")
+                      .node("Relu", {"s2"}, {"r2"}, {}, "relu_b")
+                      .node("Conv", {"r2", "wc"}, {"c"}, dw, "conv_c")
+                      .node("Add", {"c", "r2"}, {"s3"}, {}, "add_c")
+                      .node("Conv", {"s3", "wd"}, {"d"}, pad1, "conv_d")
+                      .node("Add", {"d", "s3"}, {"s4"}, {}, "add_d")
+                      .node("Conv", {"s4", "we"}, {"e"}, {}, "conv_e")
+                      .node("Conv", {"s4", "wf"}, {"f"}, {}, "conv_f")
+                      .node("Add", {"e", "f"}, {"y"}, {}, "add_y")
+                      .output("y")
+                      .build();
+  plugin::NodeConfig phase = conv_config({}, "conv2d.nchw.phase_gemm");
+  phase.node = 8;  // conv_d
+  const std::vector<std::string> notes = compile_and_check({phase}, 2, g);
+  auto fused = [&](const std::string& conv, const std::string& node) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) {
+      return n.rfind(conv + ": fused", 0) == 0 && n.find(node) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(fused("conv_a", "add_a")) << all_notes(notes);
+  EXPECT_TRUE(fused("conv_a", "relu_a")) << all_notes(notes);
+  EXPECT_TRUE(fused("conv_b", "add_b")) << all_notes(notes);
+  EXPECT_TRUE(fused("conv_b", "relu_b")) << all_notes(notes);
+  EXPECT_TRUE(has_note(notes, "conv_b: conv2d.nchw.winograd")) << all_notes(notes);
+  EXPECT_TRUE(fused("conv_c", "add_c")) << all_notes(notes);
+  EXPECT_TRUE(fused("conv_d", "add_d")) << all_notes(notes);
+  EXPECT_TRUE(has_note(notes, "conv_d: conv2d.nchw.phase_gemm")) << all_notes(notes);
+  EXPECT_FALSE(fused("conv_e", "add_y")) << all_notes(notes);
+  EXPECT_TRUE(fused("conv_f", "add_y")) << all_notes(notes);
+}
+
 TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
   const std::vector<std::string> heuristic = compile_and_check({});
   EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.im2col_gemm{")) << all_notes(heuristic);

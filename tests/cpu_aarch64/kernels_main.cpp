@@ -287,15 +287,21 @@ void winograd(const std::string& t, const ConvCase& c) {
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 20);
   const Tensor w = random_tensor({c.oc, c.c, 3, 3}, 21);
   const Tensor zero = Tensor::from_vector({c.oc}, std::vector<float>(c.oc, 0.0f));
+  // With bias, also a residual (a fused Add): added before the clamp.
+  const Tensor res = random_tensor({1, c.oc, g.oh, g.ow}, 23);
   for (const bool with_bias : {false, true}) {
     const Tensor b = with_bias ? random_tensor({c.oc}, 22) : zero;
     Tensor want = reference_conv(c, x, w, b, g);
+    if (with_bias) {
+      for (int64_t i = 0; i < want.numel(); ++i) want.data<float>()[i] += res.data<float>()[i];
+    }
     clamp_tensor(&want, 0.0f, 0.6f);
     for (const GemmTile& tile : kAllTiles) {
       WinogradWeights u;
       winograd_weights(w.data<float>(), c.oc, c.c, tile.mr, &u);
       std::vector<float> got(static_cast<size_t>(want.numel()));
-      winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr, 0.0f, 0.6f,
+      winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr,
+                    with_bias ? res.data<float>() : nullptr, 0.0f, 0.6f,
                     WinogradBlocking{32, tile.nr}, got.data());
       check_close(
           t,

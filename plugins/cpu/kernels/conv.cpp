@@ -194,7 +194,9 @@ void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& 
   const int64_t* off = offsets.data();
   const int64_t ldc = g.oh * g.ow;
   tbb::parallel_for(int64_t{0}, g.oh, [&](int64_t oy) {
-    gemm_offset_rows(a, q + oy * pitch, off, g.ow, nr, y + oy * g.ow, ldc, epilogue);
+    Epilogue row = epilogue;
+    if (row.residual) row.residual += oy * g.ow;
+    gemm_offset_rows(a, q + oy * pitch, off, g.ow, nr, y + oy * g.ow, ldc, row);
   });
 }
 

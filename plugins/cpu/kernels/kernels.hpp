@@ -73,6 +73,7 @@ void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t co
 struct Epilogue {
   const float* row_bias = nullptr;  // one per row of C (conv: per output channel)
   const float* col_bias = nullptr;  // one per column of C (Gemm: per output feature)
+  const float* residual = nullptr;  // added before the clamp: laid out like C, same row stride
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
 };
@@ -174,10 +175,11 @@ struct WinogradBlocking {
 };
 // Output [M, OH, OW] of one image: per task of `tiles` output tiles, the input tiles are
 // transformed into 16 [C x tiles] matrices in per-thread scratch, multiplied by U, and
-// transformed back with per-channel bias and clamp to [lo, hi].
+// transformed back with per-channel bias, the residual (laid out like y, or nullptr) and clamp to
+// [lo, hi].
 void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights& u,
-                   const float* bias, float lo, float hi, const WinogradBlocking& blocking,
-                   float* y);
+                   const float* bias, const float* residual, float lo, float hi,
+                   const WinogradBlocking& blocking, float* y);
 
 // Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
 // Returns false (nothing written) for horizontal strides other than 1 and 2.

@@ -46,6 +46,26 @@ struct OffsetRows {
   HWY_INLINE OffsetRows shifted(int64_t j) const { return OffsetRows{base + j, off}; }
 };
 
+// A tile's epilogue, pointers at the tile's origin: per-row and per-column bias, a residual laid
+// out like C (row stride ldc) added before the clamp to [lo, hi] (a fused Add of resnet blocks).
+struct TileEpilogue {
+  const float* row_bias;
+  const float* col_bias;
+  const float* res;
+  float lo, hi;
+  HWY_INLINE TileEpilogue shifted(int64_t j) const {
+    return TileEpilogue{row_bias, col_bias ? col_bias + j : nullptr, res ? res + j : nullptr, lo,
+                        hi};
+  }
+};
+
+// The epilogue of the tile whose top-left element is C(i0, j0).
+HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_t ldc) {
+  return TileEpilogue{e.row_bias ? e.row_bias + i0 : nullptr,
+                      e.col_bias ? e.col_bias + j0 : nullptr,
+                      e.residual ? e.residual + i0 * ldc + j0 : nullptr, e.lo, e.hi};
+}
+
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
 // (rows < MR or cols < NR) go through a stack buffer so stores never pass the end of C. With K
 // blocking, a tile is visited once per K chunk: kFirst starts from zero (else from C), kLast
@@ -57,8 +77,7 @@ struct OffsetRows {
 template <int MR, int NR, bool kFirst, bool kLast, class Rows>
 HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
                                     float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                                    const float* row_bias, const float* col_bias, float lo,
-                                    float hi) {
+                                    const TileEpilogue& ep) {
   constexpr size_t kVecs = static_cast<size_t>(NR) / kLanes;
   static_assert(kVecs * kLanes == static_cast<size_t>(NR), "NR must be a multiple of lanes");
   const DF d;
@@ -94,19 +113,31 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
     brows.next();
   }
   if constexpr (kLast) {
-    const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+    const V vlo = hn::Set(d, ep.lo), vhi = hn::Set(d, ep.hi);
     V cb[kVecs];
     for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Zero(d);
-    if (col_bias) {
+    if (ep.col_bias) {
       // col_bias is valid only up to cols; load through the edge-safe path.
       alignas(64) float tmp[NR];
-      for (int64_t j = 0; j < NR; ++j) tmp[j] = j < cols ? col_bias[j] : 0.0f;
+      for (int64_t j = 0; j < NR; ++j) tmp[j] = j < cols ? ep.col_bias[j] : 0.0f;
       for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Load(d, tmp + v * kLanes);
     }
+    // The residual of an edge tile goes through `edge` (its C values are in acc by now).
+    if (ep.res && !full) {
+      std::fill(edge, edge + MR * NR, 0.0f);
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t j = 0; j < cols; ++j) edge[r * NR + j] = ep.res[r * ldc + j];
+      }
+    }
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
-      const V rb = hn::Set(d, row_bias && static_cast<int64_t>(r) < rows ? row_bias[r] : 0.0f);
+      const V rb =
+          hn::Set(d, ep.row_bias && static_cast<int64_t>(r) < rows ? ep.row_bias[r] : 0.0f);
+      const float* res =
+          ep.res ? (full ? ep.res + static_cast<int64_t>(r) * ldc : edge + r * NR) : nullptr;
       for (size_t v = 0; v < kVecs; ++v) {
-        acc[r][v] = hn::Min(hn::Max(hn::Add(hn::Add(acc[r][v], rb), cb[v]), vlo), vhi);
+        V x = hn::Add(hn::Add(acc[r][v], rb), cb[v]);
+        if (res) x = hn::Add(x, hn::LoadU(d, res + v * kLanes));
+        acc[r][v] = hn::Min(hn::Max(x, vlo), vhi);
       }
     }
   }
@@ -142,8 +173,7 @@ using DT = hn::CappedTag<float, kTailLanes>;
 template <int MR, int NC, class Rows>
 HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
                                      float* HWY_RESTRICT c, int64_t ldc, int64_t rows,
-                                     const float* row_bias, const float* col_bias, float lo,
-                                     float hi, bool first, bool last) {
+                                     const TileEpilogue& ep, bool first, bool last) {
   constexpr size_t kChunks = (static_cast<size_t>(MR) + kTailLanes - 1) / kTailLanes;
   const DT d;
   using V = hn::Vec<DT>;
@@ -180,16 +210,22 @@ HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, i
   if (p < k) step(0);
   for (size_t h = 0; h < kChunks; ++h) {
     V rb = hn::Zero(d);
-    if (last && row_bias != nullptr) {
+    if (last && ep.row_bias != nullptr) {
       std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
-      for (int64_t r = 0; r < rows; ++r) buf[r] = row_bias[r];
+      for (int64_t r = 0; r < rows; ++r) buf[r] = ep.row_bias[r];
       rb = hn::Load(d, buf + h * kTailLanes);
     }
     for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
       V x = hn::Add(acc[0][j][h], acc[1][j][h]);
       if (last) {
-        const V cb = hn::Set(d, col_bias != nullptr ? col_bias[j] : 0.0f);
-        x = hn::Min(hn::Max(hn::Add(hn::Add(x, rb), cb), hn::Set(d, lo)), hn::Set(d, hi));
+        const V cb = hn::Set(d, ep.col_bias != nullptr ? ep.col_bias[j] : 0.0f);
+        x = hn::Add(hn::Add(x, rb), cb);
+        if (ep.res != nullptr) {
+          std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
+          for (int64_t r = 0; r < rows; ++r) buf[r] = ep.res[r * ldc + static_cast<int64_t>(j)];
+          x = hn::Add(x, hn::Load(d, buf + h * kTailLanes));
+        }
+        x = hn::Min(hn::Max(x, hn::Set(d, ep.lo)), hn::Set(d, ep.hi));
       }
       acc[0][j][h] = x;
     }
@@ -203,12 +239,11 @@ HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, i
 template <int MR, class Rows>
 HWY_ATTR HWY_INLINE void ColumnTail(const float* HWY_RESTRICT ap, Rows b, int64_t k,
                                     float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                                    const float* row_bias, const float* col_bias, float lo,
-                                    float hi, bool first, bool last) {
+                                    const TileEpilogue& ep, bool first, bool last) {
   switch (cols) {
 #define TESSERA_TAIL_CASE(NC) \
   case NC:                    \
-    return ColumnTailT<MR, NC>(ap, b, k, c, ldc, rows, row_bias, col_bias, lo, hi, first, last);
+    return ColumnTailT<MR, NC>(ap, b, k, c, ldc, rows, ep, first, last);
     TESSERA_TAIL_CASE(1)
     TESSERA_TAIL_CASE(2)
     TESSERA_TAIL_CASE(3)
@@ -225,16 +260,16 @@ HWY_ATTR HWY_INLINE void ColumnTail(const float* HWY_RESTRICT ap, Rows b, int64_
 template <int MR, int NR, class Rows>
 HWY_ATTR HWY_INLINE void MicroTileFlags(const float* HWY_RESTRICT ap, Rows b, int64_t k,
                                         float* HWY_RESTRICT c, int64_t ldc, int64_t rows,
-                                        int64_t cols, const float* row_bias, const float* col_bias,
-                                        float lo, float hi, bool first, bool last) {
+                                        int64_t cols, const TileEpilogue& ep, bool first,
+                                        bool last) {
   if (first && last) {
-    MicroTileT<MR, NR, true, true>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, true, true>(ap, b, k, c, ldc, rows, cols, ep);
   } else if (first) {
-    MicroTileT<MR, NR, true, false>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, true, false>(ap, b, k, c, ldc, rows, cols, ep);
   } else if (last) {
-    MicroTileT<MR, NR, false, true>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, false, true>(ap, b, k, c, ldc, rows, cols, ep);
   } else {
-    MicroTileT<MR, NR, false, false>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi);
+    MicroTileT<MR, NR, false, false>(ap, b, k, c, ldc, rows, cols, ep);
   }
 }
 
@@ -244,37 +279,32 @@ HWY_ATTR HWY_INLINE void MicroTileFlags(const float* HWY_RESTRICT ap, Rows b, in
 template <int MR, int NR, class Rows>
 HWY_ATTR HWY_INLINE void AnyTile(const float* HWY_RESTRICT ap, Rows b, int64_t k,
                                  float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                                 const float* row_bias, const float* col_bias, float lo, float hi,
-                                 bool first, bool last) {
+                                 const TileEpilogue& ep, bool first, bool last) {
   if (cols >= NR || MR == 1) {
-    return MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first,
-                                  last);
+    return MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
   }
   if constexpr (NR > 16 && 16 % kLanes == 0) {
     if (cols > 16) {
-      MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, 16, row_bias, col_bias, lo, hi, first, last);
-      return AnyTile<MR, 16>(ap, b.shifted(16), k, c + 16, ldc, rows, cols - 16, row_bias,
-                             col_bias ? col_bias + 16 : nullptr, lo, hi, first, last);
+      MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, 16, ep, first, last);
+      return AnyTile<MR, 16>(ap, b.shifted(16), k, c + 16, ldc, rows, cols - 16, ep.shifted(16),
+                             first, last);
     }
     if (cols > kTailCols) {
-      return MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first,
-                                    last);
+      return MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, cols, ep, first, last);
     }
   }
   if (cols <= kTailCols) {
-    return ColumnTail<MR>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first, last);
+    return ColumnTail<MR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
   }
-  MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi, first, last);
+  MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
 }
 
 template <int MR, int NR>
 HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HWY_RESTRICT bp,
                                    int64_t ldb, int64_t k, float* HWY_RESTRICT c, int64_t ldc,
-                                   int64_t rows, int64_t cols, const float* row_bias,
-                                   const float* col_bias, float lo, float hi, bool first,
+                                   int64_t rows, int64_t cols, const TileEpilogue& ep, bool first,
                                    bool last) {
-  AnyTile<MR, NR>(ap, StridedRows{bp, ldb}, k, c, ldc, rows, cols, row_bias, col_bias, lo, hi,
-                  first, last);
+  AnyTile<MR, NR>(ap, StridedRows{bp, ldb}, k, c, ldc, rows, cols, ep, first, last);
 }
 
 // B panels [q0, q1) times row panels [p0, p1), K in chunks of kc so the B chunks stay in cache
@@ -297,8 +327,7 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
         const int64_t j0 = q * NR;
         MicroTile<MR, NR>(ap, bp + (q - q0) * qstride + k0 * ldb, ldb, kn, c + i0 * ldc + j0, ldc,
                           std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
-                          e->row_bias ? e->row_bias + i0 : nullptr,
-                          e->col_bias ? e->col_bias + j0 : nullptr, e->lo, e->hi, first, last);
+                          TileAt(*e, i0, j0, ldc), first, last);
       }
     }
     if (kn == 0) break;
@@ -344,7 +373,7 @@ HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* 
     for (int64_t i0 = 0; i0 < m; i0 += MR) {
       AnyTile<MR, NR>(a->data.data() + i0 * k, OffsetRows{b + j0, off}, k, c + i0 * ldc + j0, ldc,
                       std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
-                      e->row_bias ? e->row_bias + i0 : nullptr, nullptr, e->lo, e->hi, true, true);
+                      TileAt(*e, i0, j0, ldc), true, true);
     }
   }
 }

@@ -89,8 +89,8 @@ HWY_ATTR void WinogradInput(const float* x, const ConvGeometry* geom, int64_t tw
 // clamp. Whole vectors of tiles store interleaved; the right/bottom edge (odd OW/OH, a partial
 // last vector) goes through a small buffer.
 HWY_ATTR void WinogradOutput(const float* mo, int64_t ldm, const ConvGeometry* geom, int64_t tw,
-                             int64_t t0, int64_t nt, const float* bias, float lo, float hi,
-                             float* y) {
+                             int64_t t0, int64_t nt, const float* bias, const float* residual,
+                             float lo, float hi, float* y) {
   const ConvGeometry& g = *geom;
   const DW d;
   using V = hn::Vec<DW>;
@@ -105,6 +105,7 @@ HWY_ATTR void WinogradOutput(const float* mo, int64_t ldm, const ConvGeometry* g
       const V b = hn::Set(d, bias ? bias[m] : 0.0f);
       float* out0 = y + m * g.oh * g.ow + oy * g.ow;
       float* out1 = out0 + g.ow;
+      const float* res0 = residual ? residual + m * g.oh * g.ow + oy * g.ow : nullptr;
       for (int64_t tx = 0; tx < len; tx += lanes) {
         V t[2][4];
         for (int64_t j = 0; j < 4; ++j) {
@@ -119,11 +120,30 @@ HWY_ATTR void WinogradOutput(const float* mo, int64_t ldm, const ConvGeometry* g
         for (int64_t r = 0; r < 2; ++r) {
           out[r][0] = hn::Add(hn::Add(hn::Add(t[r][0], t[r][1]), t[r][2]), b);
           out[r][1] = hn::Add(hn::Sub(hn::Sub(t[r][1], t[r][2]), t[r][3]), b);
+        }
+        const int64_t ox = 2 * (tx0 + tx);
+        const bool whole = tx + lanes <= len && ox + 2 * lanes <= g.ow;
+        if (res0 != nullptr) {
+          // The residual's even and odd columns, through a buffer at the edges.
+          for (int64_t r = 0; r < (two_rows ? 2 : 1); ++r) {
+            const float* src_res = res0 + r * g.ow + ox;
+            alignas(64) float rbuf[2 * 16] = {};
+            if (!whole) {
+              const int64_t cols = std::min(2 * std::min(lanes, len - tx), g.ow - ox);
+              std::memcpy(rbuf, src_res, sizeof(float) * cols);
+              src_res = rbuf;
+            }
+            V even, odd;
+            hn::LoadInterleaved2(d, src_res, even, odd);
+            out[r][0] = hn::Add(out[r][0], even);
+            out[r][1] = hn::Add(out[r][1], odd);
+          }
+        }
+        for (int64_t r = 0; r < 2; ++r) {
           out[r][0] = hn::Min(hn::Max(out[r][0], vlo), vhi);
           out[r][1] = hn::Min(hn::Max(out[r][1], vlo), vhi);
         }
-        const int64_t ox = 2 * (tx0 + tx);
-        if (tx + lanes <= len && ox + 2 * lanes <= g.ow) {
+        if (whole) {
           hn::StoreInterleaved2(out[0][0], out[0][1], d, out0 + ox);
           if (two_rows) hn::StoreInterleaved2(out[1][0], out[1][1], d, out1 + ox);
           continue;
@@ -191,8 +211,8 @@ void winograd_weights(const float* w, int64_t m, int64_t c, int64_t mr, Winograd
 }
 
 void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights& u,
-                   const float* bias, float lo, float hi, const WinogradBlocking& blocking,
-                   float* y) {
+                   const float* bias, const float* residual, float lo, float hi,
+                   const WinogradBlocking& blocking, float* y) {
   if (!winograd_applies(g) || u.m != g.oc || u.c != g.c || u.u.size() != 16) {
     throw std::invalid_argument(
         "cpu kernels: winograd_conv needs a 3x3 stride-1 group-1 conv "
@@ -225,7 +245,7 @@ void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights&
         for (int64_t xi = 0; xi < 16; ++xi) {
           gemm_block_direct(u.u[xi], v + xi * g.c * ldv, ldv, nt, nr, mo + xi * g.oc * nt, nt);
         }
-        HWY_DYNAMIC_DISPATCH(WinogradOutput)(mo, nt, &g, tw, t0, count, bias, lo, hi, y);
+        HWY_DYNAMIC_DISPATCH(WinogradOutput)(mo, nt, &g, tw, t0, count, bias, residual, lo, hi, y);
       },
       tbb::simple_partitioner());
 }

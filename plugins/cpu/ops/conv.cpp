@@ -3,6 +3,7 @@
 // Weights are packed once at compile time; a following BatchNormalization is folded into them and a
 // following Relu/Clip runs in the GEMM epilogue.
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -167,13 +168,23 @@ Step build_conv(BuildContext& ctx) {
   const Activation act = ctx.act;
   const int32_t in = ctx.node.input_index(0);
   const int32_t out = ctx.output;
+  // A fused residual Add (region.cpp): y = act(conv(x) + bias + v[res]), v[res] shaped like y.
+  const int32_t res = ctx.residual;
+  const int64_t out_plane = g.oc * g.oh * g.ow;
+  auto residual = [=](const std::vector<float*>& v, int64_t n) -> const float* {
+    return res >= 0 ? v[res] + n * out_plane : nullptr;
+  };
 
   if (is_depthwise(g)) {
     choose_config(ctx, Config{&schedule("conv2d.nchw.depthwise_direct"), {}});
+    // The depthwise kernels have no residual input: it is added in a second pass.
+    const float inf = std::numeric_limits<float>::infinity();
     return [=](std::vector<float*>& v) {
       for (int64_t n = 0; n < batch; ++n) {
-        depthwise_conv(v[in] + n * g.c * g.h * g.w, weights->data(), bias->data(), g, act.lo,
-                       act.hi, v[out] + n * g.oc * g.oh * g.ow);
+        float* y = v[out] + n * out_plane;
+        depthwise_conv(v[in] + n * g.c * g.h * g.w, weights->data(), bias->data(), g,
+                       res >= 0 ? -inf : act.lo, res >= 0 ? inf : act.hi, y);
+        if (res >= 0) add_clamp(y, residual(v, n), y, out_plane, act.lo, act.hi);
       }
     };
   }
@@ -194,8 +205,8 @@ Step build_conv(BuildContext& ctx) {
     const WinogradBlocking wb{config.get("tiles"), config.get("tile_cols")};
     return [=](std::vector<float*>& v) {
       for (int64_t n = 0; n < batch; ++n) {
-        winograd_conv(v[in] + n * g.c * g.h * g.w, g, *u, bias->data(), act.lo, act.hi, wb,
-                      v[out] + n * g.oc * cols);
+        winograd_conv(v[in] + n * g.c * g.h * g.w, g, *u, bias->data(), residual(v, n), act.lo,
+                      act.hi, wb, v[out] + n * g.oc * cols);
       }
     };
   }
@@ -209,6 +220,7 @@ Step build_conv(BuildContext& ctx) {
       e.lo = act.lo;
       e.hi = act.hi;
       for (int64_t n = 0; n < batch; ++n) {
+        e.residual = residual(v, n);
         phase_gemm_conv(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, v[out] + n * g.oc * cols);
       }
     };
@@ -241,6 +253,7 @@ Step build_conv(BuildContext& ctx) {
         }
         Epilogue e;
         e.row_bias = bias->data() + grp * oc_per_group;
+        e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
         e.lo = act.lo;
         e.hi = act.hi;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,

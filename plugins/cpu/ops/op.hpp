@@ -44,6 +44,7 @@ struct BuildContext {
   std::vector<View>* views;           // values placed inside others (set before each run)
   std::vector<std::string>* notes;    // chosen schedules, for messages
   const plugin::NodeConfig* config;   // requested by core (pack or tuner), nullptr = heuristic
+  int32_t residual = -1;  // Conv: value of a fused Add's other input, added before `act`
 };
 
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
