@@ -71,36 +71,25 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
       if (node.output_index(i) >= 0) producer[static_cast<size_t>(node.output_index(i))] = n;
     }
   }
-  // The other input of an Add that is the only reader of `value` (after node `after`), when the
-  // Add can run in the epilogue of `value`'s producer `n`: same shapes (no broadcast), float32,
-  // and the other input ready before n runs. -1 otherwise.
-  auto residual_of = [&](int32_t value, int32_t after, int32_t n) -> int32_t {
+  // The single later reader of `value`, when nothing else (other nodes, core) reads it.
+  auto sole_reader = [&](int32_t value, int32_t after) -> int32_t {
     const std::vector<int32_t>& r = readers[static_cast<size_t>(value)];
-    if (is_output[static_cast<size_t>(value)] || r.size() != 1 || r[0] <= after) return -1;
-    const NodeView add = region.node(r[0]);
-    if (add.op_type() != "Add" || add.num_inputs() != 2 || add.num_outputs() != 1) return -1;
+    return is_output[static_cast<size_t>(value)] || r.size() != 1 || r[0] <= after ? -1 : r[0];
+  };
+  // The same, when it reads `value` as its first input (an op applied to it).
+  auto only_reader = [&](int32_t value, int32_t after) -> int32_t {
+    const int32_t r = sole_reader(value, after);
+    return r >= 0 && region.node(r).input_index(0) == value ? r : -1;
+  };
+  // The other input of `add`, a reader of `value`, when the Add can run in the epilogue of
+  // `value`'s producer `n`: a same-shape float32 Add whose other input is ready before n runs.
+  // -1 otherwise.
+  auto residual_input = [&](const NodeView& add, int32_t value, int32_t n) -> int32_t {
+    if (add.op_type() != "Add" || !query_add(region, add).empty()) return -1;
     const int32_t a = add.input_index(0), b = add.input_index(1);
     const int32_t other = a == value ? b : a;
-    if (other < 0 || other == value || (a != value && b != value)) return -1;
-    const tsr_tensor& x = region.value(value);
-    const tsr_tensor& o = region.value(other);
-    const tsr_tensor& y = region.value(add.output_index(0));
-    auto same = [](const tsr_tensor& p, const tsr_tensor& q) {
-      if (!is_f32(&p) || !is_f32(&q) || p.rank != q.rank) return false;
-      for (int32_t d = 0; d < p.rank; ++d) {
-        if (p.dims[d] != q.dims[d]) return false;
-      }
-      return true;
-    };
-    if (!same(x, o) || !same(x, y)) return -1;
+    if (other < 0 || other == value) return -1;
     return producer[static_cast<size_t>(other)] < n ? other : -1;
-  };
-  // The single later reader of `value`, when nothing else (other nodes, core) reads it.
-  auto only_reader = [&](int32_t value, int32_t after) -> int32_t {
-    const std::vector<int32_t>& r = readers[static_cast<size_t>(value)];
-    if (is_output[static_cast<size_t>(value)] || r.size() != 1 || r[0] <= after) return -1;
-    const NodeView reader = region.node(r[0]);
-    return reader.input_index(0) == value ? r[0] : -1;
   };
 
   profile_.assign(static_cast<size_t>(region.num_nodes()), 0.0);
@@ -136,9 +125,9 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     // conv's epilogue; a Relu after the Add fuses below as usual.
     int32_t residual = -1;
     if (op == "Conv") {
-      residual = residual_of(output, last, n);
+      const int32_t r = sole_reader(output, last);
+      if (r >= 0) residual = residual_input(region.node(r), output, n);
       if (residual >= 0) {
-        const int32_t r = readers[static_cast<size_t>(output)][0];
         absorbed[static_cast<size_t>(r)] = true;
         output = region.node(r).output_index(0);
         last = r;

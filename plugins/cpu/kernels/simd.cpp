@@ -85,17 +85,19 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
   V acc[MR][kVecs];
   const bool full = rows == MR && cols == NR;
   alignas(64) float edge[MR * NR];
+  // edge = the tile's rows x cols of src (row stride ldc), zero past them.
+  auto stage = [&](const float* src) {
+    std::fill(edge, edge + MR * NR, 0.0f);
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < cols; ++j) edge[r * NR + j] = src[r * ldc + j];
+    }
+  };
   if constexpr (kFirst) {
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
-    if (!full) {
-      std::fill(edge, edge + MR * NR, 0.0f);
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t j = 0; j < cols; ++j) edge[r * NR + j] = c[r * ldc + j];
-      }
-    }
+    if (!full) stage(c);
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * NR;
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::LoadU(d, src + v * kLanes);
@@ -123,12 +125,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
       for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Load(d, tmp + v * kLanes);
     }
     // The residual of an edge tile goes through `edge` (its C values are in acc by now).
-    if (ep.res && !full) {
-      std::fill(edge, edge + MR * NR, 0.0f);
-      for (int64_t r = 0; r < rows; ++r) {
-        for (int64_t j = 0; j < cols; ++j) edge[r * NR + j] = ep.res[r * ldc + j];
-      }
-    }
+    if (ep.res && !full) stage(ep.res);
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       const V rb =
           hn::Set(d, ep.row_bias && static_cast<int64_t>(r) < rows ? ep.row_bias[r] : 0.0f);
@@ -178,12 +175,16 @@ HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, i
   const DT d;
   using V = hn::Vec<DT>;
   alignas(64) float buf[kChunks * kTailLanes];
+  // dst = src[r * stride] for the tile's rows, zero past them (and everywhere without src).
+  auto rows_of = [&](float* dst, const float* src, int64_t stride) {
+    std::fill(dst, dst + kChunks * kTailLanes, 0.0f);
+    if (src != nullptr) {
+      for (int64_t r = 0; r < rows; ++r) dst[r] = src[r * stride];
+    }
+  };
   V acc[2][NC][kChunks];
   for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
-    if (!first) {
-      std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
-      for (int64_t r = 0; r < rows; ++r) buf[r] = c[r * ldc + static_cast<int64_t>(j)];
-    }
+    if (!first) rows_of(buf, c + j, ldc);
     for (size_t h = 0; h < kChunks; ++h) {
       acc[0][j][h] = first ? hn::Zero(d) : hn::Load(d, buf + h * kTailLanes);
       acc[1][j][h] = hn::Zero(d);
@@ -208,30 +209,21 @@ HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, i
     step(1);
   }
   if (p < k) step(0);
-  for (size_t h = 0; h < kChunks; ++h) {
-    V rb = hn::Zero(d);
-    if (last && ep.row_bias != nullptr) {
-      std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
-      for (int64_t r = 0; r < rows; ++r) buf[r] = ep.row_bias[r];
-      rb = hn::Load(d, buf + h * kTailLanes);
-    }
-    for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
+  // Epilogue and store, a column at a time: buf holds the column's residual, then its result.
+  alignas(64) float row_bias[kChunks * kTailLanes];
+  if (last) rows_of(row_bias, ep.row_bias, 1);
+  for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
+    if (last && ep.res != nullptr) rows_of(buf, ep.res + j, ldc);
+    for (size_t h = 0; h < kChunks; ++h) {
       V x = hn::Add(acc[0][j][h], acc[1][j][h]);
       if (last) {
         const V cb = hn::Set(d, ep.col_bias != nullptr ? ep.col_bias[j] : 0.0f);
-        x = hn::Add(hn::Add(x, rb), cb);
-        if (ep.res != nullptr) {
-          std::fill(buf, buf + kChunks * kTailLanes, 0.0f);
-          for (int64_t r = 0; r < rows; ++r) buf[r] = ep.res[r * ldc + static_cast<int64_t>(j)];
-          x = hn::Add(x, hn::Load(d, buf + h * kTailLanes));
-        }
+        x = hn::Add(hn::Add(x, hn::Load(d, row_bias + h * kTailLanes)), cb);
+        if (ep.res != nullptr) x = hn::Add(x, hn::Load(d, buf + h * kTailLanes));
         x = hn::Min(hn::Max(x, hn::Set(d, ep.lo)), hn::Set(d, ep.hi));
       }
-      acc[0][j][h] = x;
+      hn::Store(x, d, buf + h * kTailLanes);
     }
-  }
-  for (size_t j = 0; j < static_cast<size_t>(NC); ++j) {
-    for (size_t h = 0; h < kChunks; ++h) hn::Store(acc[0][j][h], d, buf + h * kTailLanes);
     for (int64_t r = 0; r < rows; ++r) c[r * ldc + static_cast<int64_t>(j)] = buf[r];
   }
 }

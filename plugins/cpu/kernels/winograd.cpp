@@ -127,10 +127,11 @@ HWY_ATTR void WinogradOutput(const float* mo, int64_t ldm, const ConvGeometry* g
           // The residual's even and odd columns, through a buffer at the edges.
           for (int64_t r = 0; r < (two_rows ? 2 : 1); ++r) {
             const float* src_res = res0 + r * g.ow + ox;
-            alignas(64) float rbuf[2 * 16] = {};
+            alignas(64) float rbuf[2 * 16];
             if (!whole) {
               const int64_t cols = std::min(2 * std::min(lanes, len - tx), g.ow - ox);
               std::memcpy(rbuf, src_res, sizeof(float) * cols);
+              std::fill(rbuf + cols, rbuf + 2 * 16, 0.0f);
               src_res = rbuf;
             }
             V even, odd;
