@@ -31,9 +31,13 @@ GemmTile default_tile(int64_t m, int64_t n) {
   // an Intel server core busy, where 6x16 (6 chains of latency 4, 7 loads per 6 FMAs, ~15 uops
   // per 6 FMAs on a 4-wide front end) caps near half of peak; on Zen 4 (one 512-bit FMA port) it
   // measured as fast or faster than 6x16 except where its wider panels pad more columns.
-  // The preferred tile stays unless another pads C by more than 1/16 less (196 or 169 pixels:
-  // 224 or 192 columns in 32-wide panels against 208 or 176 in 16-wide ones); ties go to the
-  // tile sharing the preferred tile's rows, then to more accumulators.
+  // The preferred tile stays unless another computes C with more than 1/16 fewer padded
+  // elements; ties go to the tile sharing the preferred tile's rows, then to more accumulators.
+  // Rows pad to whole tiles; a partial last column panel costs what the kernel runs for it
+  // (simd.cpp's AnyTile): a 32-wide one splits into a whole 16-wide tile and the rest, and a rest
+  // of at most kTailColumns columns is a column tail costing its own columns, anything wider a
+  // 16-wide tile. Counting whole panels had sent 111-, 169- and 196-wide convs to 16-wide tiles:
+  // squeezenet's 111-wide stem ran 275 us in 8x16 tiles, 234 us in 8x32 (Zen 5, 2 threads).
   std::vector<GemmTile> order = gemm_tiles();
   const GemmTile preferred = default_gemm_tile();
   auto rank = [&](const GemmTile& t) {
@@ -42,11 +46,13 @@ GemmTile default_tile(int64_t m, int64_t n) {
   std::stable_sort(order.begin(), order.end(), [&](const GemmTile& x, const GemmTile& y) {
     return rank(x) != rank(y) ? rank(x) > rank(y) : x.mr * x.nr > y.mr * y.nr;
   });
+  auto rest = [](int64_t r) -> int64_t { return r == 0 ? 0 : r <= kTailColumns ? r : 16; };
+  auto columns = [&](int64_t nr) {
+    const int64_t full = n / nr * nr, r = n % nr;
+    return full + (nr > 16 && r > 16 ? 16 + rest(r - 16) : rest(r));
+  };
   auto area = [&](const GemmTile& t) {
-    auto padded = [](int64_t x, int64_t step) {
-      return (std::max<int64_t>(1, x) + step - 1) / step * step;
-    };
-    return padded(m, t.mr) * padded(n, t.nr);
+    return (std::max<int64_t>(1, m) + t.mr - 1) / t.mr * t.mr * columns(t.nr);
   };
   GemmTile best = order.front();
   for (const GemmTile& t : order) {

@@ -311,11 +311,15 @@ TEST(CpuSchedules, DefaultTilePadsCLeast) {
     return;
   }
   EXPECT_TRUE(is(preferred, 8, 32));
-  EXPECT_TRUE(is(cpu::default_tile(64, 3136), 8, 32));   // no padding
-  EXPECT_TRUE(is(cpu::default_tile(128, 784), 8, 32));   // 800 vs 784 columns: within 1/16
-  EXPECT_TRUE(is(cpu::default_tile(512, 49), 8, 32));    // 64 columns either way
-  EXPECT_TRUE(is(cpu::default_tile(576, 196), 8, 16));   // 224 vs 208 columns
-  EXPECT_TRUE(is(cpu::default_tile(1000, 169), 8, 16));  // 192 vs 176
+  EXPECT_TRUE(is(cpu::default_tile(64, 3136), 8, 32));  // no padding
+  EXPECT_TRUE(is(cpu::default_tile(128, 784), 8, 32));  // 24 tiles of 32 and one of 16
+  // A partial 32-wide panel splits into a 16-wide tile and a column tail: 32-wide panels cost no
+  // more columns than 16-wide ones (16-wide tiles had been picked for these: 224 vs 208 and 192
+  // vs 176 columns counting whole panels).
+  EXPECT_TRUE(is(cpu::default_tile(512, 49), 8, 32));    // 32 + 16 + a 1-column tail
+  EXPECT_TRUE(is(cpu::default_tile(576, 196), 8, 32));   // 6 x 32 + a 4-column tail
+  EXPECT_TRUE(is(cpu::default_tile(1000, 169), 8, 32));  // 5 x 32 + 16 (9 columns)
+  EXPECT_TRUE(is(cpu::default_tile(64, 111), 8, 32));    // 3 x 32 + 16 (15 columns)
   EXPECT_TRUE(is(cpu::default_tile(36, 3136), 12, 32));  // 40 vs 36 rows
   EXPECT_TRUE(is(cpu::default_tile(1, 1000), 1, 32));    // Gemm with one row: matrix-vector
 }

@@ -19,6 +19,10 @@ namespace tessera::cpu {
 constexpr int64_t kMR = 6;
 constexpr int64_t kNR = 16;
 
+// A partial last column panel of at most this many columns runs as a column tail (vectors down
+// the rows, one broadcast of B per column) instead of a padded tile.
+constexpr int64_t kTailColumns = 6;
+
 struct GemmTile {
   int64_t mr = kMR, nr = kNR;
 };

@@ -166,7 +166,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
 // costs K x ceil(MR / lanes) narrow FMAs instead of a whole tile's MR x NR / lanes. A 7x7 output
 // (49 columns) in 16- or 32-wide tiles computed 64 columns; resnet's 7x7 stage ran ~1.35x ORT.
 // Two accumulators per vector (even and odd k) keep a one-column tail off the FMA latency.
-constexpr int64_t kTailCols = 6;
+constexpr int64_t kTailCols = kTailColumns;
 constexpr size_t kTailLanes = kLanes > 8 ? 8 : kLanes;
 #if HWY_HAVE_SCALABLE
 using DT = hn::FixedTag<float, kTailLanes>;
