@@ -7,6 +7,9 @@ set -euo pipefail
 build=${1:?build dir}
 out=${2:?output dir}
 cmake --install "$build" --prefix "$out" >/dev/null
+command -v patchelf >/dev/null ||
+  echo "bundle: patchelf not found (apt-get install patchelf): carried libraries keep their run" \
+    "paths, so the tuner's dlopen()ed libxgboost will not find libdmlc beside it" >&2
 libdir="$out/lib"
 # Libraries every target system has (glibc, the C++ runtime, the GPU driver) are not carried.
 skip='^(linux-vdso|ld-linux|libc\.|libm\.|libdl\.|libpthread\.|librt\.|libgcc_s|libstdc\+\+|libcuda|libnvidia)'

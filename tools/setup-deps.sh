@@ -13,6 +13,7 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev                       # tests
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device
   libvulkan-dev
+  patchelf                                        # tools/bundle.sh: $ORIGIN run paths
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
