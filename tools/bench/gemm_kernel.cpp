@@ -3,18 +3,22 @@
 // plugin feeds B: packed panels (im2col-like convs), B read in place at a cache-line-aligned base,
 // and in place at a base 4 floats off a line (what a 1x1 conv over a 7x7 or 13x13 plane reads),
 // for each register tile the running target offers. It prints GFLOPS per variant and each
-// variant's time relative to the packed one, on the calling thread (one task).
+// variant's time relative to the packed one, on the calling thread (one task). Each variant's C is
+// checked against a naive dot product at 64 sampled elements; a mismatch is reported and the exit
+// status is 1.
 //
 //   tessera-gemm-bench [M N K [ldb]] [--repeat R] [--mc N] [--nc N] [--kc N] [--whole] [--cold]
 //
 // --mc/--nc/--kc set the task blocking (default one task, all of K); --whole packs all of B
-// before the row panels run (the b_whole knob: late resnet layers); --cold evicts the caches
+// before the row panels run (the b_whole knob: late resnet layers; B is then never read in place,
+// so only the packed variant runs); --cold evicts the caches
 // before each run (weights streaming from memory, as in a network larger than the caches).
 //
 // A diagnostic for kernel work; whole-network speed against ONNX Runtime is
 // tools/bench/cpu_compare.py.
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
@@ -110,7 +114,7 @@ int main(int argc, char** argv) {
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
   std::vector<float> w(static_cast<size_t>(m * k));
   for (float& x : w) x = u(rng);
-  // B twice over with room for a 4-float shift; aligned to a cache line by hand.
+  // B with room for a 4-float shift; aligned to a cache line by hand.
   std::vector<float> bstore(static_cast<size_t>(k * ldb + 64));
   for (float& x : bstore) x = u(rng);
   float* b_aligned = bstore.data();
@@ -127,6 +131,27 @@ int main(int argc, char** argv) {
       static_cast<long long>(blk.kc), blk.b_whole ? ", B packed whole" : "", repeat,
       cold ? " (cold caches)" : "", tessera::cpu::simd_best_target().c_str());
   std::printf("%-6s %-22s %10s %8s %8s\n", "tile", "B", "us", "GFLOPS", "/packed");
+  // C(i, j) against a naive dot product over K, at 64 sampled elements.
+  std::uniform_int_distribution<int64_t> pick_i(0, m - 1), pick_j(0, n - 1);
+  int failures = 0;
+  auto check = [&](const float* b, const char* what) {
+    for (int s = 0; s < 64; ++s) {
+      const int64_t i = pick_i(rng), j = pick_j(rng);
+      double want = 0, scale = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double t = static_cast<double>(w[i * k + p]) * b[p * ldb + j];
+        want += t;
+        scale += std::abs(t);
+      }
+      const double got = c[i * n + j];
+      if (std::abs(got - want) > 1e-4 * scale + 1e-6) {
+        std::fprintf(stderr, "tessera-gemm-bench: %s: C(%lld, %lld) = %g, expected %g\n", what,
+                     static_cast<long long>(i), static_cast<long long>(j), got, want);
+        ++failures;
+        return;
+      }
+    }
+  };
   for (const GemmTile& t : tessera::cpu::gemm_tiles()) {
     PackedMatrix a;
     tessera::cpu::pack_a(w.data(), m, k, k, 1, &a, t.mr);
@@ -147,16 +172,18 @@ int main(int argc, char** argv) {
     for (const Variant& v : {Variant{"packed panels", b_aligned, false},
                              Variant{"in place, line-aligned", b_aligned, true},
                              Variant{"in place, 16 B off", b_off, true}}) {
+      if (v.direct && blk.b_whole) continue;  // sgemm_panels packs all of B then
       GemmBlocking vb = tb;
       vb.b_direct = v.direct;
       const auto pack = packer(v.b);
       const double s = best_seconds(repeat, [&] {
         tessera::cpu::sgemm_panels(a, n, pack, c.data(), n, e, vb, v.direct ? v.b : nullptr, ldb);
       });
+      check(v.b, v.name);
       if (!v.direct) packed = s;
       std::printf("%lldx%-4lld %-22s %10.1f %8.1f %8.2f\n", static_cast<long long>(t.mr),
                   static_cast<long long>(t.nr), v.name, s * 1e6, flops / s * 1e-9, s / packed);
     }
   }
-  return 0;
+  return failures == 0 ? 0 : 1;
 }

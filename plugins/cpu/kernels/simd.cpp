@@ -67,6 +67,11 @@ HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_
                       e.residual ? e.residual + i0 * ldc + j0 : nullptr, e.lo, e.hi};
 }
 
+// A panel's k steps the micro-kernel prefetches ahead. Late layers' weights (resnet-50's 4 MiB
+// 1x1 convs at 7x7) do not stay in cache between runs of a network: streamed from memory with
+// only the hardware prefetchers, such a conv ran ~1.8x its time with warm caches.
+constexpr int64_t kPrefetchSteps = 256;
+
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
 // (rows < MR or cols < NR) go through a stack buffer so stores never pass the end of C. With K
 // blocking, a tile is visited once per K chunk: kFirst starts from zero (else from C), kLast
@@ -75,11 +80,6 @@ HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_
 // them to the stack around the K loop, which cost most of the time at small K (1x1 convs).
 // Per k step: NR / lanes loads of B, MR broadcasts of A (folded into the FMA as a memory operand
 // on AVX-512), MR * NR / lanes independent FMAs.
-// A panel's k steps the micro-kernel prefetches ahead. Late layers' weights (resnet-50's 4 MiB
-// 1x1 convs at 7x7) do not stay in cache between runs of a network: streamed from memory with
-// only the hardware prefetchers, such a conv ran ~1.8x its time with warm caches.
-constexpr int64_t kPrefetchSteps = 256;
-
 template <int MR, int NR, bool kFirst, bool kLast, class Rows>
 HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
                                     float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
