@@ -400,12 +400,7 @@ void run_all(const std::string& t) {
                             ConvCase{9, 4, 37, 6, 3, 1, 1, 1}}) {
     winograd(t, c);
   }
-  for (const PoolCase& c : {PoolCase{3, 17, 19, 3, 2, 1, false}, PoolCase{2, 23, 37, 3, 2, 0, true},
-                            PoolCase{4, 5, 6, 2, 1, 0, false}, PoolCase{2, 13, 41, 3, 1, 1, false},
-                            PoolCase{3, 7, 5, 3, 2, 1, true}, PoolCase{2, 9, 70, 5, 2, 2, false},
-                            PoolCase{2, 11, 11, 3, 3, 1, false}}) {
-    max_pool_case(t, c);
-  }
+  for (const PoolCase& c : test::pool_cases()) max_pool_case(t, c);
   elementwise(t);
 }
 

@@ -18,6 +18,20 @@ struct PoolCase {
   bool ceil;
 };
 
+// The MaxPool cases both suites run. The 3x3 stride-2 ones take the direct kernel: squeezenet's
+// 111- and 27-wide rows (full vectors plus an overlapping last block; 8 lanes), resnet's pad-1
+// stem pool (a scalar left edge), rows of 6 outputs (4 lanes), pad 2, and rows too short for any
+// vector.
+inline std::vector<PoolCase> pool_cases() {
+  return {PoolCase{3, 17, 19, 3, 2, 1, false}, PoolCase{2, 23, 37, 3, 2, 0, true},
+          PoolCase{4, 5, 6, 2, 1, 0, false},   PoolCase{2, 13, 41, 3, 1, 1, false},
+          PoolCase{3, 7, 5, 3, 2, 1, true},    PoolCase{2, 9, 70, 5, 2, 2, false},
+          PoolCase{2, 11, 11, 3, 3, 1, false}, PoolCase{2, 111, 111, 3, 2, 0, true},
+          PoolCase{3, 27, 27, 3, 2, 0, true},  PoolCase{3, 112, 112, 3, 2, 1, false},
+          PoolCase{2, 14, 13, 3, 2, 0, true},  PoolCase{2, 6, 8, 3, 2, 2, false},
+          PoolCase{2, 4, 4, 3, 2, 1, true},    PoolCase{2, 4, 3, 3, 2, 1, false}};
+}
+
 // The kernel's geometry for `c` (output size as ONNX computes it).
 inline ConvGeometry pool_geometry(const PoolCase& c) {
   auto out_dim = [&](int64_t in) {

@@ -1,7 +1,8 @@
-// Max pooling, separably: per output row, the vertical max of its window's input rows (unit-stride
-// vectors over the whole row), then the horizontal max over that one row, with stride 2 read from
-// its even and odd columns. A 3x3 window costs about 3 + 3 / stride vector maxes per output vector
-// instead of 9, and the -inf padding is only the two ends of one row buffer.
+// Max pooling. 3x3 windows at stride 2 read the input rows directly and take their three taps from
+// the even and odd lanes of column maxes (MaxPool3x3S2Row). Other windows go separably: per output
+// row, the vertical max of its window's input rows (unit-stride vectors over the whole row), then
+// the horizontal max over that one row, with stride 2 read from its even and odd columns; the
+// -inf padding is only the two ends of one row buffer.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/pool.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -118,6 +119,94 @@ HWY_ATTR void MaxPoolPlane(const float* plane, const ConvGeometry* geom, float l
   }
 }
 
+// 3x3 windows at stride 2, the max pool of every zoo network, straight from the input rows with no
+// row buffer. Max is idempotent, so a window clipped by padding or ceil_mode repeats one of its
+// rows or columns instead of reading -inf. A vector block of n outputs starting at column x0
+// needs the column maxes v[x0 .. x0 + 2n]: two loads give v[x0 ..) and two more v[x0 + 1 ..);
+// their even and odd lanes are the window's three taps, and nothing is stored in between (the
+// generic kernel's stores and reloads had cost ~3x the loads of this one).
+#if HWY_TARGET != HWY_SCALAR  // no ConcatEven/ConcatOdd there; the scalar loop below does it all
+template <class D>
+HWY_ATTR void MaxPool3x3S2Row(D d, const float* r0, const float* r1, const float* r2,
+                              const ConvGeometry& g, int64_t ox_lo, int64_t ox_hi, float lo,
+                              float hi, float* dst) {
+  using V = hn::Vec<D>;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  const V vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  auto column_max = [&](int64_t x) {
+    return hn::Max(hn::Max(hn::LoadU(d, r0 + x), hn::LoadU(d, r1 + x)), hn::LoadU(d, r2 + x));
+  };
+  auto block = [&](int64_t ox0) {
+    const int64_t x0 = 2 * ox0 - g.pl;
+    const V a = column_max(x0), b = column_max(x0 + n);
+    const V c = column_max(x0 + 1), e = column_max(x0 + 1 + n);
+    const V m =
+        hn::Max(hn::Max(hn::ConcatEven(d, b, a), hn::ConcatOdd(d, b, a)), hn::ConcatOdd(d, e, c));
+    hn::StoreU(hn::Min(hn::Max(m, vlo), vhi), d, dst + ox0);
+  };
+  int64_t ox = ox_lo;
+  for (; ox + n <= ox_hi; ox += n) block(ox);
+  if (ox < ox_hi) block(ox_hi - n);  // overlaps the previous block; same values again
+}
+
+// Outputs [ox_lo, ox_hi) of one row in the widest vectors that fit them; returns the end of what
+// it wrote (ox_lo when the row is narrower than 4 lanes).
+HWY_ATTR int64_t MaxPool3x3S2Vectors(const float* r0, const float* r1, const float* r2,
+                                     const ConvGeometry& g, int64_t ox_lo, int64_t ox_hi, float lo,
+                                     float hi, float* dst) {
+  const hn::ScalableTag<float> full;
+  const hn::CappedTag<float, 8> eight;
+  const hn::CappedTag<float, 4> four;
+  const int64_t inner = ox_hi - ox_lo;
+  if (inner >= static_cast<int64_t>(hn::Lanes(full))) {
+    MaxPool3x3S2Row(full, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
+  } else if (inner >= 8 && hn::Lanes(eight) == 8) {
+    MaxPool3x3S2Row(eight, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
+  } else if (inner >= 4 && hn::Lanes(four) == 4) {
+    MaxPool3x3S2Row(four, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
+  } else {
+    return ox_lo;
+  }
+  return ox_hi;
+}
+#endif
+
+// Planes [c0, c1) of a 3x3 stride-2 pool (MaxPool3x3S2Row). Outputs whose window leaves the row
+// (at most one at each end) are done in scalars; the rest in the widest vectors that fit them.
+HWY_ATTR void MaxPool3x3S2Planes(const float* x, const ConvGeometry* geom, float lo, float hi,
+                                 float* y, int64_t c0, int64_t c1) {
+  const ConvGeometry& g = *geom;
+  // Outputs [ox_lo, ox_hi) have their whole window inside the row: 2 ox - pl >= 0 and
+  // 2 ox - pl + 2 <= w - 1.
+  const int64_t ox_lo = std::min(g.ow, (g.pl + 1) / 2);
+  [[maybe_unused]] const int64_t ox_hi =
+      g.w + g.pl >= 3 ? std::min(g.ow, (g.w + g.pl - 3) / 2 + 1) : 0;
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* plane = x + c * g.h * g.w;
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      const int64_t ya = std::max<int64_t>(0, oy * g.sh - g.pt);
+      const int64_t yb = std::min(g.h, oy * g.sh - g.pt + 3) - 1;
+      const float* r0 = plane + ya * g.w;
+      const float* r1 = plane + std::min(ya + 1, yb) * g.w;
+      const float* r2 = plane + yb * g.w;
+      float* dst = y + (c * g.oh + oy) * g.ow;
+      int64_t done_hi = ox_lo;  // outputs [ox_lo, done_hi) are written by vectors
+#if HWY_TARGET != HWY_SCALAR
+      done_hi = MaxPool3x3S2Vectors(r0, r1, r2, g, ox_lo, std::max(ox_lo, ox_hi), lo, hi, dst);
+#endif
+      auto scalar = [&](int64_t ox) {
+        const int64_t xa = std::max<int64_t>(0, 2 * ox - g.pl);
+        const int64_t xb = std::min(g.w, 2 * ox - g.pl + 3);
+        float m = -std::numeric_limits<float>::infinity();
+        for (int64_t ix = xa; ix < xb; ++ix) m = std::max({m, r0[ix], r1[ix], r2[ix]});
+        dst[ox] = std::min(std::max(m, lo), hi);
+      };
+      for (int64_t ox = 0; ox < ox_lo; ++ox) scalar(ox);
+      for (int64_t ox = done_hi; ox < g.ow; ++ox) scalar(ox);
+    }
+  }
+}
+
 // Planes [c0, c1). Only the rows' ends need -inf: the vertical pass writes [pl, pl + w) of every
 // row before it is read, and the phases are written whole. So they are set once per block of
 // planes (filling per plane had cost more than pooling the 13x13 planes of squeezenet's last
@@ -151,14 +240,26 @@ namespace tessera::cpu {
 
 HWY_EXPORT(MaxPoolScratchFloats);
 HWY_EXPORT(MaxPoolPlanes);
+HWY_EXPORT(MaxPool3x3S2Planes);
 
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
   if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0 || g.kh <= 0 || g.kw <= 0 ||
       g.kw > kMaxPoolWidth) {
     return false;
   }
-  const int64_t floats = HWY_DYNAMIC_DISPATCH(MaxPoolScratchFloats)(&g);
   const int64_t grain = std::max<int64_t>(1, 4096 / (g.oh * g.ow));
+  // Every window keeps at least one input row and column (so a clipped one can repeat them).
+  const bool some_input =
+      g.pt < 3 && g.pl < 3 && (g.oh - 1) * g.sh - g.pt < g.h && (g.ow - 1) * g.sw - g.pl < g.w;
+  if (g.kh == 3 && g.kw == 3 && g.sw == 2 && some_input) {
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, g.c, grain),
+                      [&](const tbb::blocked_range<int64_t>& r) {
+                        HWY_DYNAMIC_DISPATCH(MaxPool3x3S2Planes)
+                        (x, &g, lo, hi, y, r.begin(), r.end());
+                      });
+    return true;
+  }
+  const int64_t floats = HWY_DYNAMIC_DISPATCH(MaxPoolScratchFloats)(&g);
   tbb::parallel_for(
       tbb::blocked_range<int64_t>(0, g.c, grain), [&](const tbb::blocked_range<int64_t>& r) {
         HWY_DYNAMIC_DISPATCH(MaxPoolPlanes)
