@@ -1,5 +1,6 @@
-// Compile: pick fusions (Conv+BatchNormalization, then +Relu/Clip; Gemm/MatMul/Add/BN + Relu/Clip)
-// where the intermediate value has no other reader, then build one step per kept node.
+// Compile: pick fusions (Conv+BatchNormalization, then +Add, +Relu/Clip, +MaxPool; Gemm/MatMul/Add/
+// BN + Relu/Clip) where the intermediate value has no other reader, then build one step per kept
+// node.
 #include "region.hpp"
 
 #include <sched.h>
@@ -145,13 +146,37 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
       }
     }
+    // A 3x3 stride-2 MaxPool after a stem conv (and its Relu) pools the conv's rows while they
+    // are in cache: the full-size conv output is never stored.
+    std::optional<NodeView> pool;
+    if (op == "Conv" && residual < 0) {
+      const int32_t r = only_reader(output, n);
+      if (r >= 0 && region.node(r).op_type() == "MaxPool" &&
+          query_pool(region, region.node(r)).empty() && conv_pool_fusable(node, region.node(r))) {
+        pool.emplace(region.node(r));
+        absorbed[static_cast<size_t>(r)] = true;
+        output = pool->output_index(0);
+        notes_.push_back(std::string(node.name()) + ": fused " + pool->describe());
+      }
+    }
     const NodeView* bn_ptr = bn ? &*bn : nullptr;
     const plugin::NodeConfig* config = nullptr;
     for (const plugin::NodeConfig& c : node_configs) {
       if (c.node == n) config = &c;
     }
-    BuildContext ctx{region,    node,     threads, output,  act,    bn_ptr,
-                     &external, &aliases, &views_, &notes_, config, residual};
+    BuildContext ctx{region,
+                     node,
+                     threads,
+                     output,
+                     act,
+                     bn_ptr,
+                     &external,
+                     &aliases,
+                     &views_,
+                     &notes_,
+                     config,
+                     residual,
+                     pool ? &*pool : nullptr};
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);

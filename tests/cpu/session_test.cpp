@@ -86,12 +86,48 @@ TEST(CpuSession, ConvBnReluPoolGemm) {
                 .output("y")
                 .build();
   const std::vector<RegionProfile> profile = expect_matches_reference(std::move(g));
-  // One cpu region of 7 nodes; BN and Relu were absorbed by the conv, so they have no own time.
+  // One cpu region of 7 nodes; BN, Relu and the 3x3 stride-2 MaxPool were absorbed by the conv
+  // (phase_gemm_conv_pool), so they have no own time.
   ASSERT_EQ(profile.size(), 1u);
   ASSERT_EQ(profile[0].node_times_us.size(), 7u);
   EXPECT_GT(profile[0].node_times_us[0], 0.0);
   EXPECT_EQ(profile[0].node_times_us[1], 0.0);
   EXPECT_EQ(profile[0].node_times_us[2], 0.0);
+  EXPECT_EQ(profile[0].node_times_us[3], 0.0);
+}
+
+// The conv+pool fusion over many blocks of pooled rows, on 1 and 2 threads (a row two threads'
+// ranges share is computed by both): squeezenet's stem shape scaled down (no pads, ceil_mode),
+// and resnet's (pads on both), each with a Relu between.
+TEST(CpuSession, ConvReluMaxPoolFusedAcrossRowBlocks) {
+  struct Case {
+    std::vector<int64_t> in;
+    int64_t k, conv_pad, pool_pad, ceil;
+  };
+  for (const Case& c : {Case{{1, 3, 57, 61}, 3, 0, 0, 1}, Case{{2, 3, 46, 38}, 7, 3, 1, 0}}) {
+    for (const int threads : {1, 2}) {
+      SCOPED_TRACE("k " + std::to_string(c.k) + " threads " + std::to_string(threads));
+      Attributes conv = ints("pads", std::vector<int64_t>(4, c.conv_pad), ints("strides", {2, 2}));
+      Attributes pool =
+          ints("kernel_shape", {3, 3},
+               ints("strides", {2, 2}, ints("pads", std::vector<int64_t>(4, c.pool_pad))));
+      pool.set("ceil_mode", c.ceil);
+      Graph g = GraphBuilder()
+                    .input("x", c.in)
+                    .constant("w", random_tensor({16, 3, c.k, c.k}, 8))
+                    .constant("b", random_tensor({16}, 9))
+                    .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
+                    .node("Relu", {"c"}, {"r"}, {}, "relu")
+                    .node("MaxPool", {"r"}, {"y"}, pool, "pool")
+                    .output("y")
+                    .build();
+      const std::vector<RegionProfile> profile =
+          expect_matches_reference(std::move(g), 11, threads);
+      ASSERT_EQ(profile.size(), 1u);
+      ASSERT_EQ(profile[0].node_times_us.size(), 3u);
+      EXPECT_EQ(profile[0].node_times_us[2], 0.0);  // the pool ran inside the conv's step
+    }
+  }
 }
 
 TEST(CpuSession, SingleThreadGivesSameAnswer) {

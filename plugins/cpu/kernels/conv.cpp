@@ -1,9 +1,13 @@
 // im2col for the convolutions that run as GEMM, whole-matrix and one packed B panel at a time (the
 // depthwise kernel is SIMD code in simd.cpp).
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <utility>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -146,8 +150,17 @@ bool phase_gemm_applies(const ConvGeometry& g) {
          g.c > 0 && g.oc > 0 && g.pt >= 0 && g.pl >= 0;
 }
 
-void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
-                     const Epilogue& epilogue, int64_t nr, float* y) {
+namespace {
+
+// The stride x stride phase planes of x (zero-padded; rows and columns cover every tap of a whole
+// last tile) in per-thread scratch, and each weight row's offset into them.
+struct PhasePlanes {
+  const float* q;
+  const int64_t* off;
+  int64_t pitch;  // floats per phase-plane row
+};
+
+PhasePlanes phase_planes(const float* x, const ConvGeometry& g, int64_t nr) {
   const int64_t s = g.sh;
   // Phase (py, px) row r, column j holds padded input (s r + py, s j + px). Output (oy, ox) tap
   // (ky, kx) reads padded (s oy + ky, s ox + kx): phase (ky % s, kx % s), row oy + ky / s,
@@ -157,7 +170,7 @@ void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& 
   const int64_t plane = rows * pitch;
   const int64_t phases = s * s;
   static thread_local std::vector<int64_t> offsets;
-  float* q = thread_scratch<struct PhasePlanes>(phases * g.c * plane);
+  float* q = thread_scratch<struct PhaseScratch>(phases * g.c * plane);
   // Only phases some tap reads are filled (a 1x1 stride-2 conv reads one of four).
   const int64_t used_py = std::min(s, g.kh), used_px = std::min(s, g.kw);
   tbb::parallel_for(int64_t{0}, phases * g.c * rows, [&](int64_t t) {
@@ -191,13 +204,79 @@ void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& 
       }
     }
   }
-  const int64_t* off = offsets.data();
+  return {q, offsets.data(), pitch};
+}
+
+}  // namespace
+
+void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
+                     const Epilogue& epilogue, int64_t nr, float* y) {
+  const PhasePlanes p = phase_planes(x, g, nr);
   const int64_t ldc = g.oh * g.ow;
   tbb::parallel_for(int64_t{0}, g.oh, [&](int64_t oy) {
     Epilogue row = epilogue;
     if (row.residual) row.residual += oy * g.ow;
-    gemm_offset_rows(a, q + oy * pitch, off, g.ow, nr, y + oy * g.ow, ldc, row);
+    gemm_offset_rows(a, p.q + oy * p.pitch, p.off, g.ow, nr, y + oy * g.ow, ldc, row);
   });
+}
+
+bool phase_gemm_pool_applies(const ConvGeometry& g, const ConvGeometry& pool) {
+  return phase_gemm_applies(g) && max_pool_3x3s2_applies(pool) && pool.c == g.oc &&
+         pool.h == g.oh && pool.w == g.ow;
+}
+
+void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMatrix& a,
+                          const Epilogue& epilogue, int64_t nr, const ConvGeometry& pool,
+                          float* y) {
+  const PhasePlanes p = phase_planes(x, g, nr);
+  // Conv rows [r0, r1) that pooled rows [py0, py1) read: sh py - pt .. sh py - pt + 2, clipped.
+  auto conv_rows = [&](int64_t py0, int64_t py1) {
+    const int64_t r0 = std::max<int64_t>(0, py0 * pool.sh - pool.pt);
+    const int64_t r1 = std::min(g.oh, (py1 - 1) * pool.sh - pool.pt + 3);
+    return std::make_pair(r0, r1);
+  };
+  // Per channel, a block's conv rows sit at a fixed pitch in this thread's scratch.
+  const int64_t most_rows = (kConvPoolRows - 1) * pool.sh + 3;
+  const int64_t ldc = most_rows * g.ow;
+  const int64_t blocks = (pool.oh + kConvPoolRows - 1) / kConvPoolRows;
+  // One contiguous range of blocks per thread (static partitioner): a row shared by two blocks
+  // is computed twice only where two threads' ranges meet.
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, blocks),
+      [&](const auto& range) {
+        float* rows = thread_scratch<struct ConvPoolRows>(g.oc * ldc);
+        int64_t have0 = 0, have1 = 0;  // conv rows [have0, have1) are in scratch
+        for (int64_t b = range.begin(); b < range.end(); ++b) {
+          const int64_t py0 = b * kConvPoolRows, py1 = std::min(pool.oh, py0 + kConvPoolRows);
+          const auto [r0, r1] = conv_rows(py0, py1);
+          // Rows the previous block of this task computed too (the one its last window shares
+          // with this block's first) move to the front instead of being computed again.
+          int64_t from = r0;
+          if (have0 <= r0 && r0 < have1) {
+            for (int64_t o = 0; o < g.oc; ++o) {
+              float* plane = rows + o * ldc;
+              std::memmove(plane, plane + (r0 - have0) * g.ow,
+                           sizeof(float) * static_cast<size_t>((have1 - r0) * g.ow));
+            }
+            from = have1;
+          }
+          for (int64_t r = from; r < r1; ++r) {
+            gemm_offset_rows(a, p.q + r * p.pitch, p.off, g.ow, nr, rows + (r - r0) * g.ow, ldc,
+                             epilogue);
+          }
+          have0 = r0;
+          have1 = r1;
+          // Pooled row py0 + i starts at local row sh i - (pt + r0 - sh py0).
+          ConvGeometry local = pool;
+          local.h = r1 - r0;
+          local.oh = py1 - py0;
+          local.pt = pool.pt + r0 - py0 * pool.sh;
+          max_pool_3x3s2_planes(rows, ldc, local, -std::numeric_limits<float>::infinity(),
+                                std::numeric_limits<float>::infinity(), y + py0 * pool.ow,
+                                pool.oh * pool.ow, 0, g.oc);
+        }
+      },
+      tbb::static_partitioner());
 }
 
 }  // namespace tessera::cpu

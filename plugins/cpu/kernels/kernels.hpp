@@ -165,6 +165,15 @@ bool phase_gemm_applies(const ConvGeometry& g);
 void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
                      const Epilogue& epilogue, int64_t nr, float* y);
 
+// phase_gemm_conv fused with the 3x3 stride-2 max pool that reads its output (the stems of
+// squeezenet and resnet): per task of kConvPoolRows pooled rows, the conv rows they read are
+// computed into per-thread scratch and pooled from there, so the full-size conv output (3 MiB for
+// squeezenet) is never written to memory and read back. The epilogue must have no residual.
+constexpr int64_t kConvPoolRows = 4;
+bool phase_gemm_pool_applies(const ConvGeometry& g, const ConvGeometry& pool);
+void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMatrix& a,
+                          const Epilogue& epilogue, int64_t nr, const ConvGeometry& pool, float* y);
+
 // Winograd F(2x2, 3x3): 3x3, stride 1, group 1 convs (any pads; dilation 1 is the caller's check).
 bool winograd_applies(const ConvGeometry& g);
 // U = G g G^T of weights w [M, C, 3, 3]: 16 matrices [M x C] (xi = 4 i + j), packed mr-row panels.
@@ -188,6 +197,12 @@ void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights&
 // Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
 // Returns false (nothing written) for horizontal strides other than 1 and 2.
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
+// The direct 3x3 stride-2 kernel max_pool uses where it applies (every window keeps an input row
+// and column), for planes [c0, c1) on the calling thread: plane c read from x + c * x_plane,
+// written to y + c * y_plane.
+bool max_pool_3x3s2_applies(const ConvGeometry& g);
+void max_pool_3x3s2_planes(const float* x, int64_t x_plane, const ConvGeometry& g, float lo,
+                           float hi, float* y, int64_t y_plane, int64_t c0, int64_t c1);
 
 // Depthwise conv over flattened planes (kernels/depthwise.cpp) for "same"-shaped 3x3 and 5x5
 // convs: stride 1 with an output as large as the input, or stride 2 with even H and W halved.

@@ -173,8 +173,10 @@ HWY_ATTR int64_t MaxPool3x3S2Vectors(const float* r0, const float* r1, const flo
 
 // Planes [c0, c1) of a 3x3 stride-2 pool (MaxPool3x3S2Row). Outputs whose window leaves the row
 // (at most one at each end) are done in scalars; the rest in the widest vectors that fit them.
-HWY_ATTR void MaxPool3x3S2Planes(const float* x, const ConvGeometry* geom, float lo, float hi,
-                                 float* y, int64_t c0, int64_t c1) {
+// Plane c is read from x + c * x_plane and written to y + c * y_plane.
+HWY_ATTR void MaxPool3x3S2Planes(const float* x, int64_t x_plane, const ConvGeometry* geom,
+                                 float lo, float hi, float* y, int64_t y_plane, int64_t c0,
+                                 int64_t c1) {
   const ConvGeometry& g = *geom;
   // Outputs [ox_lo, ox_hi) have their whole window inside the row: 2 ox - pl >= 0 and
   // 2 ox - pl + 2 <= w - 1.
@@ -182,14 +184,14 @@ HWY_ATTR void MaxPool3x3S2Planes(const float* x, const ConvGeometry* geom, float
   [[maybe_unused]] const int64_t ox_hi =
       g.w + g.pl >= 3 ? std::min(g.ow, (g.w + g.pl - 3) / 2 + 1) : 0;
   for (int64_t c = c0; c < c1; ++c) {
-    const float* plane = x + c * g.h * g.w;
+    const float* plane = x + c * x_plane;
     for (int64_t oy = 0; oy < g.oh; ++oy) {
       const int64_t ya = std::max<int64_t>(0, oy * g.sh - g.pt);
       const int64_t yb = std::min(g.h, oy * g.sh - g.pt + 3) - 1;
       const float* r0 = plane + ya * g.w;
       const float* r1 = plane + std::min(ya + 1, yb) * g.w;
       const float* r2 = plane + yb * g.w;
-      float* dst = y + (c * g.oh + oy) * g.ow;
+      float* dst = y + c * y_plane + oy * g.ow;
       int64_t done_hi = ox_lo;  // outputs [ox_lo, done_hi) are written by vectors
 #if HWY_TARGET != HWY_SCALAR
       done_hi = MaxPool3x3S2Vectors(r0, r1, r2, g, ox_lo, std::max(ox_lo, ox_hi), lo, hi, dst);
@@ -242,21 +244,29 @@ HWY_EXPORT(MaxPoolScratchFloats);
 HWY_EXPORT(MaxPoolPlanes);
 HWY_EXPORT(MaxPool3x3S2Planes);
 
+bool max_pool_3x3s2_applies(const ConvGeometry& g) {
+  // Every window keeps at least one input row and column (so a clipped one can repeat them).
+  const bool some_input = g.oh > 0 && g.ow > 0 && g.pt >= 0 && g.pl >= 0 && g.pt < 3 && g.pl < 3 &&
+                          (g.oh - 1) * g.sh - g.pt < g.h && (g.ow - 1) * g.sw - g.pl < g.w;
+  return g.kh == 3 && g.kw == 3 && g.sw == 2 && g.sh >= 1 && some_input;
+}
+
+void max_pool_3x3s2_planes(const float* x, int64_t x_plane, const ConvGeometry& g, float lo,
+                           float hi, float* y, int64_t y_plane, int64_t c0, int64_t c1) {
+  HWY_DYNAMIC_DISPATCH(MaxPool3x3S2Planes)(x, x_plane, &g, lo, hi, y, y_plane, c0, c1);
+}
+
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
   if (!(g.sw == 1 || g.sw == 2) || g.oh <= 0 || g.ow <= 0 || g.kh <= 0 || g.kw <= 0 ||
       g.kw > kMaxPoolWidth) {
     return false;
   }
   const int64_t grain = std::max<int64_t>(1, 4096 / (g.oh * g.ow));
-  // Every window keeps at least one input row and column (so a clipped one can repeat them).
-  const bool some_input =
-      g.pt < 3 && g.pl < 3 && (g.oh - 1) * g.sh - g.pt < g.h && (g.ow - 1) * g.sw - g.pl < g.w;
-  if (g.kh == 3 && g.kw == 3 && g.sw == 2 && some_input) {
-    tbb::parallel_for(tbb::blocked_range<int64_t>(0, g.c, grain),
-                      [&](const tbb::blocked_range<int64_t>& r) {
-                        HWY_DYNAMIC_DISPATCH(MaxPool3x3S2Planes)
-                        (x, &g, lo, hi, y, r.begin(), r.end());
-                      });
+  if (max_pool_3x3s2_applies(g)) {
+    tbb::parallel_for(
+        tbb::blocked_range<int64_t>(0, g.c, grain), [&](const tbb::blocked_range<int64_t>& r) {
+          max_pool_3x3s2_planes(x, g.h * g.w, g, lo, hi, y, g.oh * g.ow, r.begin(), r.end());
+        });
     return true;
   }
   const int64_t floats = HWY_DYNAMIC_DISPATCH(MaxPoolScratchFloats)(&g);

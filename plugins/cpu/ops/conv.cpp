@@ -130,6 +130,18 @@ std::vector<Config> tunable_conv(const RegionView& region, const NodeView& node,
   }
 }
 
+bool conv_pool_fusable(const NodeView& conv, const NodeView& pool) {
+  try {
+    const ConvGeometry g = conv_attrs(conv).g;
+    ConvGeometry pg = pool_geometry(pool);
+    pg.c = pg.oc = g.oc;  // per image: the conv step loops over the batch
+    return !is_depthwise(g) && g.group == 1 && phase_gemm_pool_applies(g, pg) &&
+           pool.input(0)->dims[1] == g.oc;
+  } catch (const plugin::Failure&) {
+    return false;
+  }
+}
+
 std::string query_conv(const RegionView&, const NodeView& node) {
   try {
     conv_attrs(node);
@@ -198,6 +210,12 @@ Step build_conv(BuildContext& ctx) {
   for (const Config& c : configs) {
     if (ctx.config != nullptr && ctx.config->schedule == c.schedule->id) heuristic = c;
   }
+  if (ctx.pool != nullptr) {
+    // Fused with the MaxPool after it: phase planes are the schedule that computes whole rows.
+    for (const Config& c : configs) {
+      if (std::string(c.schedule->id) == "conv2d.nchw.phase_gemm") heuristic = c;
+    }
+  }
   const Config config = choose_config(ctx, heuristic, direct ? "conv2d 1x1 as " : "");
   if (std::string(config.schedule->id) == "conv2d.nchw.winograd") {
     auto u = std::make_shared<WinogradWeights>();
@@ -214,6 +232,20 @@ Step build_conv(BuildContext& ctx) {
     auto a = std::make_shared<PackedMatrix>();
     pack_a(weights->data(), g.oc, k_per_group, k_per_group, 1, a.get(), tile_rows(config));
     const int64_t nr = config.get("tile_cols");
+    if (ctx.pool != nullptr) {
+      ConvGeometry pg = pool_geometry(*ctx.pool);
+      pg.c = pg.oc = g.oc;
+      const int64_t pooled = g.oc * pg.oh * pg.ow;
+      return [=](std::vector<float*>& v) {
+        Epilogue e;
+        e.row_bias = bias->data();
+        e.lo = act.lo;
+        e.hi = act.hi;
+        for (int64_t n = 0; n < batch; ++n) {
+          phase_gemm_conv_pool(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, pg, v[out] + n * pooled);
+        }
+      };
+    }
     return [=](std::vector<float*>& v) {
       Epilogue e;
       e.row_bias = bias->data();

@@ -44,7 +44,8 @@ struct BuildContext {
   std::vector<View>* views;           // values placed inside others (set before each run)
   std::vector<std::string>* notes;    // chosen schedules, for messages
   const plugin::NodeConfig* config;   // requested by core (pack or tuner), nullptr = heuristic
-  int32_t residual = -1;  // Conv: value of a fused Add's other input, added before `act`
+  int32_t residual = -1;           // Conv: value of a fused Add's other input, added before `act`
+  const NodeView* pool = nullptr;  // Conv: fused MaxPool after `act` (conv_pool_fusable)
 };
 
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
@@ -90,6 +91,12 @@ std::string query_activation(const RegionView&, const NodeView&);
 Step build_activation(BuildContext&);
 std::string query_batch_norm(const RegionView&, const NodeView&);
 Step build_batch_norm(BuildContext&);
+// A MaxPool/AveragePool node's window as the kernels take it (c = batch x channels planes).
+ConvGeometry pool_geometry(const NodeView& pool);
+// Whether `pool` (a supported MaxPool reading conv's output) can run inside conv's step: a
+// non-depthwise conv on phase planes, with a 3x3 stride-2 pool (phase_gemm_conv_pool).
+bool conv_pool_fusable(const NodeView& conv, const NodeView& pool);
+
 std::string query_pool(const RegionView&, const NodeView&);
 Step build_pool(BuildContext&);
 std::string query_global_average_pool(const RegionView&, const NodeView&);

@@ -28,31 +28,38 @@ std::string query_pool(const RegionView& region, const NodeView& node) {
   return "";
 }
 
-Step build_pool(BuildContext& ctx) {
-  const NodeView& node = ctx.node;
+ConvGeometry pool_geometry(const NodeView& node) {
   const tsr_tensor* x = node.input(0);
   const tsr_tensor* y = node.output(0);
   const std::vector<int64_t> k = node.attr_ints("kernel_shape", {});
   const std::vector<int64_t> s = node.attr_ints("strides", {1, 1});
   const std::vector<int64_t> p = node.attr_ints("pads", {0, 0, 0, 0});
-  const bool is_max = node.op_type() == "MaxPool";
-  const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
-  const int64_t planes = x->dims[0] * x->dims[1], h = x->dims[2], w = x->dims[3];
-  const int64_t oh = y->dims[2], ow = y->dims[3];
-  const int32_t in = node.input_index(0), out = ctx.output;
-  const Activation act = ctx.act;
   ConvGeometry g;
-  g.c = g.oc = planes;
-  g.h = h;
-  g.w = w;
-  g.oh = oh;
-  g.ow = ow;
+  g.c = g.oc = x->dims[0] * x->dims[1];
+  g.h = x->dims[2];
+  g.w = x->dims[3];
+  g.oh = y->dims[2];
+  g.ow = y->dims[3];
   g.kh = k[0];
   g.kw = k[1];
   g.sh = s[0];
   g.sw = s[1];
   g.pt = p[0];
   g.pl = p[1];
+  return g;
+}
+
+Step build_pool(BuildContext& ctx) {
+  const NodeView& node = ctx.node;
+  const std::vector<int64_t> k = node.attr_ints("kernel_shape", {});
+  const std::vector<int64_t> s = node.attr_ints("strides", {1, 1});
+  const std::vector<int64_t> p = node.attr_ints("pads", {0, 0, 0, 0});
+  const bool is_max = node.op_type() == "MaxPool";
+  const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
+  const ConvGeometry g = pool_geometry(node);
+  const int64_t planes = g.c, h = g.h, w = g.w, oh = g.oh, ow = g.ow;
+  const int32_t in = node.input_index(0), out = ctx.output;
+  const Activation act = ctx.act;
   return [=](std::vector<float*>& v) {
     // The SIMD kernel pads each plane with -inf, so every window is a plain vector max.
     if (is_max && max_pool(v[in], g, act.lo, act.hi, v[out])) return;
