@@ -93,6 +93,23 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     return producer[static_cast<size_t>(other)] < n ? other : -1;
   };
 
+  // The BatchNormalization that alone reads conv's output `value` and can fold into it, or -1.
+  auto bn_after = [&](const NodeView& conv, int32_t value, int32_t after) -> int32_t {
+    const int32_t r = only_reader(value, after);
+    if (r < 0) return -1;
+    const NodeView bn = region.node(r);
+    const bool folds = bn.op_type() == "BatchNormalization" &&
+                       query_batch_norm(region, bn).empty() && bn.input(1) != nullptr &&
+                       numel(*bn.input(1)) == conv.output(0)->dims[1];
+    return folds ? r : -1;
+  };
+  // The Relu/Clip that alone reads `value` and can run in its producer's epilogue, or -1.
+  auto activation_after = [&](int32_t value, int32_t after, Activation* act) -> int32_t {
+    const int32_t r = only_reader(value, after);
+    if (r < 0 || !query_activation(region, region.node(r)).empty()) return -1;
+    return activation_of(region, region.node(r), act) ? r : -1;
+  };
+
   profile_.assign(static_cast<size_t>(region.num_nodes()), 0.0);
   std::vector<std::vector<int32_t>> step_values;
   std::vector<bool> absorbed(static_cast<size_t>(region.num_nodes()), false);
@@ -111,10 +128,8 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     std::optional<NodeView> bn;
     const std::string op(node.op_type());
     if (op == "Conv") {
-      const int32_t r = only_reader(output, n);
-      if (r >= 0 && region.node(r).op_type() == "BatchNormalization" &&
-          query_batch_norm(region, region.node(r)).empty() && region.node(r).input(1) != nullptr &&
-          numel(*region.node(r).input(1)) == node.output(0)->dims[1]) {
+      const int32_t r = bn_after(node, output, n);
+      if (r >= 0) {
         bn.emplace(region.node(r));
         absorbed[static_cast<size_t>(r)] = true;
         output = bn->output_index(0);
@@ -138,9 +153,8 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     Activation act;
     if (op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add" ||
         op == "BatchNormalization") {
-      const int32_t r = only_reader(output, last);
-      if (r >= 0 && query_activation(region, region.node(r)).empty() &&
-          activation_of(region, region.node(r), &act)) {
+      const int32_t r = activation_after(output, last, &act);
+      if (r >= 0) {
         absorbed[static_cast<size_t>(r)] = true;
         output = region.node(r).output_index(0);
         notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
@@ -157,6 +171,34 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         absorbed[static_cast<size_t>(r)] = true;
         output = pool->output_index(0);
         notes_.push_back(std::string(node.name()) + ": fused " + pool->describe());
+      }
+    }
+    // A depthwise conv after a 1x1 conv (mobilenet_v2's expansions) computes its rows from the
+    // 1x1 conv's rows while they are in cache: the expanded tensor is never stored.
+    std::optional<NodeView> dw, dw_bn;
+    Activation dw_act;
+    if (op == "Conv" && residual < 0 && !pool) {
+      const int32_t r = only_reader(output, n);
+      if (r >= 0 && region.node(r).op_type() == "Conv" &&
+          query_conv(region, region.node(r)).empty() &&
+          conv_depthwise_fusable(node, region.node(r))) {
+        dw.emplace(region.node(r));
+        absorbed[static_cast<size_t>(r)] = true;
+        output = dw->output_index(0);
+        notes_.push_back(std::string(node.name()) + ": fused " + dw->describe());
+        const int32_t b = bn_after(*dw, output, r);
+        if (b >= 0) {
+          dw_bn.emplace(region.node(b));
+          absorbed[static_cast<size_t>(b)] = true;
+          output = dw_bn->output_index(0);
+          notes_.push_back(std::string(dw->name()) + ": folded " + dw_bn->describe());
+        }
+        const int32_t a = activation_after(output, b >= 0 ? b : r, &dw_act);
+        if (a >= 0) {
+          absorbed[static_cast<size_t>(a)] = true;
+          output = region.node(a).output_index(0);
+          notes_.push_back(std::string(dw->name()) + ": fused " + region.node(a).describe());
+        }
       }
     }
     const NodeView* bn_ptr = bn ? &*bn : nullptr;
@@ -176,15 +218,21 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      &notes_,
                      config,
                      residual,
-                     pool ? &*pool : nullptr};
+                     pool ? &*pool : nullptr,
+                     dw ? &*dw : nullptr,
+                     dw_bn ? &*dw_bn : nullptr,
+                     dw_act};
     try {
       steps_.push_back(entry->build(ctx));
       step_node_.push_back(n);
       // What the step may read or write: the kept node's inputs and outputs and the value the
-      // fused chain ends in (absorbed nodes only add constants).
+      // fused chain ends in (absorbed nodes only add constants). A fused node's own first output
+      // is never written (the chain's end is), so it gets no buffer.
       std::vector<int32_t> touched = {output, residual};
       for (int32_t i = 0; i < node.num_inputs(); ++i) touched.push_back(node.input_index(i));
-      for (int32_t i = 0; i < node.num_outputs(); ++i) touched.push_back(node.output_index(i));
+      for (int32_t i = output == node.output_index(0) ? 0 : 1; i < node.num_outputs(); ++i) {
+        touched.push_back(node.output_index(i));
+      }
       step_values.push_back(std::move(touched));
     } catch (const plugin::Failure&) {
       throw;

@@ -160,6 +160,12 @@ struct PhasePlanes {
   int64_t pitch;  // floats per phase-plane row
 };
 
+// A per-thread table of B row offsets (gemm_offset_rows).
+std::vector<int64_t>* thread_offsets() {
+  static thread_local std::vector<int64_t> offsets;
+  return &offsets;
+}
+
 PhasePlanes phase_planes(const float* x, const ConvGeometry& g, int64_t nr) {
   const int64_t s = g.sh;
   // Phase (py, px) row r, column j holds padded input (s r + py, s j + px). Output (oy, ox) tap
@@ -274,6 +280,79 @@ void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMat
           max_pool_3x3s2_planes(rows, ldc, local, -std::numeric_limits<float>::infinity(),
                                 std::numeric_limits<float>::infinity(), y + py0 * pool.ow,
                                 pool.oh * pool.ow, 0, g.oc);
+        }
+      },
+      tbb::static_partitioner());
+}
+
+bool pointwise_depthwise_applies(const ConvGeometry& pw, const ConvGeometry& dw) {
+  const bool pointwise = pw.kh == 1 && pw.kw == 1 && pw.sh == 1 && pw.sw == 1 && pw.pt == 0 &&
+                         pw.pl == 0 && pw.group == 1 && pw.oh == pw.h && pw.ow == pw.w;
+  return pointwise && depthwise_rows_3x3_applies(dw) && dw.c == pw.oc && dw.h == pw.oh &&
+         dw.w == pw.ow;
+}
+
+void pointwise_depthwise_conv(const float* x, const ConvGeometry& pw, const PackedMatrix& a,
+                              const Epilogue& epilogue, int64_t nr, const ConvGeometry& dw,
+                              const float* dw_weights, const float* dw_bias, float lo, float hi,
+                              float* y) {
+  const int64_t w = pw.w, plane = pw.h * pw.w, s = dw.sh;
+  // Pointwise rows [r0, r1) that depthwise rows [oy0, oy1) read: s oy - 1 .. s oy + 1, clipped.
+  auto input_rows = [&](int64_t oy0, int64_t oy1) {
+    return std::make_pair(std::max<int64_t>(0, s * oy0 - 1), std::min(pw.h, s * (oy1 - 1) + 2));
+  };
+  const int64_t most_rows = s * (kPointwiseDepthwiseRows - 1) + 3;
+  const int64_t ld = most_rows * w;  // a channel's rows in scratch
+  const int64_t blocks = (dw.oh + kPointwiseDepthwiseRows - 1) / kPointwiseDepthwiseRows;
+  const int64_t k = a.cols;
+  constexpr int64_t kGuard = 16;  // readable floats around the rows (depthwise_rows_3x3)
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, blocks),
+      [&](const auto& range) {
+        float* scratch = thread_scratch<struct PointwiseDepthwiseRows>(pw.oc * ld + 2 * kGuard);
+        float* rows = scratch + kGuard;
+        std::fill(scratch, rows, 0.0f);
+        std::fill(rows + pw.oc * ld, rows + pw.oc * ld + kGuard, 0.0f);
+        std::vector<int64_t>& off = *thread_offsets();
+        int64_t have0 = 0, have1 = 0;  // pointwise rows [have0, have1) are in scratch
+        for (int64_t b = range.begin(); b < range.end(); ++b) {
+          const int64_t oy0 = b * kPointwiseDepthwiseRows;
+          const int64_t oy1 = std::min(dw.oh, oy0 + kPointwiseDepthwiseRows);
+          const auto [r0, r1] = input_rows(oy0, oy1);
+          // Rows the task's previous block computed move to the front.
+          int64_t from = r0;
+          if (have0 <= r0 && r0 < have1) {
+            for (int64_t o = 0; o < pw.oc; ++o) {
+              float* p = rows + o * ld;
+              std::memmove(p, p + (r0 - have0) * w,
+                           sizeof(float) * static_cast<size_t>((have1 - r0) * w));
+            }
+            from = have1;
+          }
+          if (from < r1) {
+            // The pointwise conv of rows [from, r1): columns from * w .. of a K x (H W) GEMM
+            // whose B rows are the input planes, read in place. A run that would read past the
+            // end of the input (whole nr-wide tiles) reads a copy instead.
+            const int64_t n = (r1 - from) * w, padded = (n + nr - 1) / nr * nr;
+            const float* b0 = x + from * w;
+            off.resize(static_cast<size_t>(k));
+            for (int64_t p = 0; p < k; ++p) off[static_cast<size_t>(p)] = p * plane;
+            if (from * w + padded > plane) {
+              float* copy = thread_scratch<struct PointwiseDepthwiseTail>(k * padded);
+              for (int64_t p = 0; p < k; ++p) {
+                std::memcpy(copy + p * padded, b0 + p * plane,
+                            sizeof(float) * static_cast<size_t>(n));
+                std::fill(copy + p * padded + n, copy + (p + 1) * padded, 0.0f);
+                off[static_cast<size_t>(p)] = p * padded;
+              }
+              b0 = copy;
+            }
+            gemm_offset_rows(a, b0, off.data(), n, nr, rows + (from - r0) * w, ld, epilogue);
+          }
+          have0 = r0;
+          have1 = r1;
+          depthwise_rows_3x3(rows, ld, r0, r1, dw, dw_weights, dw_bias, lo, hi, y + oy0 * dw.ow,
+                             dw.oh * dw.ow, oy0, oy1, 0, pw.oc);
         }
       },
       tbb::static_partitioner());

@@ -196,6 +196,112 @@ HWY_ATTR void DepthwiseLinearChannels(const float* x, const float* w, const floa
   }
 }
 
+// Output columns [ox_lo, ox_hi) of one output row of a 3x3 pad-1 depthwise conv at stride S, in
+// n-lane blocks (the last one shifted back to end at ox_hi). rows[ky] is input row s oy - 1 + ky,
+// or nullptr outside the plane. Column taps kx = 0, 1, 2 sum separately so the taps that fall off
+// the row (ox = 0 for kx = 0; ox = w - 1 for kx = 2 at stride 1) can be masked out: their loads
+// read a neighbouring row or the caller's guard instead.
+#if HWY_TARGET != HWY_SCALAR  // no ConcatEven/ConcatOdd there: DepthwiseRows3x3 goes scalar
+template <int S, class D>
+HWY_ATTR void DepthwiseRow3x3(D d, const float* const* rows, const float* wk, int64_t w,
+                              int64_t ox_lo, int64_t ox_hi, float bias, float lo, float hi,
+                              float* dst) {
+  using V = hn::Vec<D>;
+  const int64_t n = static_cast<int64_t>(hn::Lanes(d));
+  const V vb = hn::Set(d, bias), vlo = hn::Set(d, lo), vhi = hn::Set(d, hi);
+  V wv[9];
+  for (int t = 0; t < 9; ++t) wv[t] = hn::Set(d, wk[t]);
+  const hn::RebindToSigned<D> di;
+  const auto lane = hn::Iota(di, 0);
+  auto block = [&](int64_t ox0) HWY_ATTR {
+    V acc[3] = {hn::Zero(d), hn::Zero(d), hn::Zero(d)};
+    const int64_t x0 = S * ox0 - 1;
+    for (int ky = 0; ky < 3; ++ky) {
+      const float* r = rows[ky];
+      if (r == nullptr) continue;
+      V tap[3];
+      if constexpr (S == 1) {
+        for (int kx = 0; kx < 3; ++kx) tap[kx] = hn::LoadU(d, r + x0 + kx);
+      } else {
+        const V a = hn::LoadU(d, r + x0), b = hn::LoadU(d, r + x0 + n);
+        const V c = hn::LoadU(d, r + x0 + 1), e = hn::LoadU(d, r + x0 + 1 + n);
+        tap[0] = hn::ConcatEven(d, b, a);
+        tap[1] = hn::ConcatOdd(d, b, a);
+        tap[2] = hn::ConcatOdd(d, e, c);
+      }
+      for (int kx = 0; kx < 3; ++kx) acc[kx] = hn::MulAdd(wv[ky * 3 + kx], tap[kx], acc[kx]);
+    }
+    if (ox0 == 0) {  // column -1 is padding
+      acc[0] = hn::IfThenZeroElse(hn::RebindMask(d, hn::Eq(lane, hn::Zero(di))), acc[0]);
+    }
+    if (S == 1 && ox0 + n == w) {  // column w is padding
+      const auto last = hn::Eq(lane, hn::Set(di, static_cast<int32_t>(n - 1)));
+      acc[2] = hn::IfThenZeroElse(hn::RebindMask(d, last), acc[2]);
+    }
+    const V sum = hn::Add(hn::Add(hn::Add(acc[0], acc[1]), acc[2]), vb);
+    hn::StoreU(hn::Min(hn::Max(sum, vlo), vhi), d, dst + ox0);
+  };
+  int64_t ox = ox_lo;
+  for (; ox + n <= ox_hi; ox += n) block(ox);
+  if (ox < ox_hi) block(ox_hi - n);
+}
+#endif
+
+// Channels [c0, c1), output rows [oy0, oy1) of a 3x3 pad-1 depthwise conv at stride s (1, or 2
+// with even w) from rows [r0, r1) of its input: channel c's row iy at src + c * src_plane +
+// (iy - r0) * w, with at least 16 readable floats before the first channel and after the last.
+// Output row oy of channel c goes to y + c * y_plane + (oy - oy0) * ow.
+HWY_ATTR void DepthwiseRows3x3(const float* src, int64_t src_plane, int64_t r0, int64_t r1,
+                               int64_t w, int64_t s, int64_t ow, const float* wts,
+                               const float* bias, float lo, float hi, float* y, int64_t y_plane,
+                               int64_t oy0, int64_t oy1, int64_t c0, int64_t c1) {
+  for (int64_t c = c0; c < c1; ++c) {
+    const float* plane = src + c * src_plane;
+    const float* wk = wts + c * 9;
+    const float b = bias != nullptr ? bias[c] : 0.0f;
+    for (int64_t oy = oy0; oy < oy1; ++oy) {
+      const float* rows[3];
+      for (int64_t ky = 0; ky < 3; ++ky) {
+        const int64_t iy = s * oy - 1 + ky;
+        rows[ky] = iy >= r0 && iy < r1 ? plane + (iy - r0) * w : nullptr;
+      }
+      float* dst = y + c * y_plane + (oy - oy0) * ow;
+      int64_t done = 0;
+#if HWY_TARGET != HWY_SCALAR
+      const hn::ScalableTag<float> full;
+      const hn::CappedTag<float, 8> eight;
+      const hn::CappedTag<float, 4> four;
+      auto run = [&](auto d) HWY_ATTR {
+        if (s == 1) {
+          DepthwiseRow3x3<1>(d, rows, wk, w, 0, ow, b, lo, hi, dst);
+        } else {
+          DepthwiseRow3x3<2>(d, rows, wk, w, 0, ow, b, lo, hi, dst);
+        }
+        done = ow;
+      };
+      if (ow >= static_cast<int64_t>(hn::Lanes(full))) {
+        run(full);
+      } else if (ow >= 8 && hn::Lanes(eight) == 8) {
+        run(eight);
+      } else if (ow >= 4 && hn::Lanes(four) == 4) {
+        run(four);
+      }
+#endif
+      for (int64_t ox = done; ox < ow; ++ox) {
+        float acc = b;
+        for (int64_t ky = 0; ky < 3; ++ky) {
+          if (rows[ky] == nullptr) continue;
+          for (int64_t kx = 0; kx < 3; ++kx) {
+            const int64_t ix = s * ox - 1 + kx;
+            if (ix >= 0 && ix < w) acc += wk[ky * 3 + kx] * rows[ky][ix];
+          }
+        }
+        dst[ox] = std::min(std::max(acc, lo), hi);
+      }
+    }
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -209,12 +315,29 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 
 HWY_EXPORT(DepthwiseLinearChannels);
+HWY_EXPORT(DepthwiseRows3x3);
 
 namespace {
 int64_t floor_div(int64_t a, int64_t b) {
   return (a - ((a % b) + b) % b) / b;
 }
 }  // namespace
+
+void depthwise_rows_3x3(const float* src, int64_t src_plane, int64_t r0, int64_t r1,
+                        const ConvGeometry& g, const float* w, const float* bias, float lo,
+                        float hi, float* y, int64_t y_plane, int64_t oy0, int64_t oy1, int64_t c0,
+                        int64_t c1) {
+  HWY_DYNAMIC_DISPATCH(DepthwiseRows3x3)
+  (src, src_plane, r0, r1, g.w, g.sh, g.ow, w, bias, lo, hi, y, y_plane, oy0, oy1, c0, c1);
+}
+
+bool depthwise_rows_3x3_applies(const ConvGeometry& g) {
+  const bool shape = g.sh == 1
+                         ? g.oh == g.h && g.ow == g.w
+                         : g.sh == 2 && g.w % 2 == 0 && g.oh == (g.h + 1) / 2 && g.ow == g.w / 2;
+  return g.kh == 3 && g.kw == 3 && g.pt == 1 && g.pl == 1 && g.sh == g.sw && shape &&
+         g.group == g.c && g.c == g.oc;
+}
 
 bool depthwise_linear_applies(const ConvGeometry& g) {
   const bool window = (g.kh == 3 && g.kw == 3) || (g.kh == 5 && g.kw == 5);

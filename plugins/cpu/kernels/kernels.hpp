@@ -174,6 +174,18 @@ bool phase_gemm_pool_applies(const ConvGeometry& g, const ConvGeometry& pool);
 void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMatrix& a,
                           const Epilogue& epilogue, int64_t nr, const ConvGeometry& pool, float* y);
 
+// A 1x1 stride-1 conv (the expansion of a mobilenet_v2 block) fused with the 3x3 pad-1 depthwise
+// conv that reads its output: per task of kPointwiseDepthwiseRows depthwise rows, the pointwise
+// rows they read are computed into per-thread scratch (with `epilogue`: bias, clamp; no residual)
+// and the depthwise rows (weights [C x 9], bias, clamp [lo, hi]) computed from there, so the
+// expanded tensor (6x the block's input; 4.6 MiB at mobilenet_v2's 112x112) is never stored.
+constexpr int64_t kPointwiseDepthwiseRows = 4;
+bool pointwise_depthwise_applies(const ConvGeometry& pw, const ConvGeometry& dw);
+void pointwise_depthwise_conv(const float* x, const ConvGeometry& pw, const PackedMatrix& a,
+                              const Epilogue& epilogue, int64_t nr, const ConvGeometry& dw,
+                              const float* dw_weights, const float* dw_bias, float lo, float hi,
+                              float* y);
+
 // Winograd F(2x2, 3x3): 3x3, stride 1, group 1 convs (any pads; dilation 1 is the caller's check).
 bool winograd_applies(const ConvGeometry& g);
 // U = G g G^T of weights w [M, C, 3, 3]: 16 matrices [M x C] (xi = 4 i + j), packed mr-row panels.
@@ -210,6 +222,17 @@ bool depthwise_linear_applies(const ConvGeometry& g);
 // Returns false (nothing written) where it does not apply.
 bool depthwise_linear(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                       float lo, float hi, float* y);
+
+// Rows of a 3x3 pad-1 depthwise conv (stride 1 "same", or stride 2 on an even width), on the
+// calling thread: channels [c0, c1), output rows [oy0, oy1), from input rows [r0, r1) (all the
+// rows those output rows read that exist) held per channel at src + c * src_plane with row pitch
+// g.w; at least 16 readable floats before the first channel and after the last (edge taps read
+// them, then are masked). Output row oy of channel c goes to y + c * y_plane + (oy - oy0) * g.ow.
+bool depthwise_rows_3x3_applies(const ConvGeometry& g);
+void depthwise_rows_3x3(const float* src, int64_t src_plane, int64_t r0, int64_t r1,
+                        const ConvGeometry& g, const float* w, const float* bias, float lo,
+                        float hi, float* y, int64_t y_plane, int64_t oy0, int64_t oy1, int64_t c0,
+                        int64_t c1);
 
 // Depthwise conv (group == C == OC) with per-channel bias and clamp, parallel over channels.
 // Runs depthwise_linear where it applies, else padded rows (simd.cpp).

@@ -151,32 +151,92 @@ std::string query_conv(const RegionView&, const NodeView& node) {
   return "";
 }
 
+namespace {
+
+// A conv's effective weights and bias, with a following BatchNormalization (or nullptr) folded
+// in: y = s * (conv(x) + b - mean) + beta, s = gamma / sqrt(var + eps).
+struct FoldedWeights {
+  std::shared_ptr<std::vector<float>> weights, bias;
+};
+
+FoldedWeights fold_weights(const NodeView& node, const NodeView* bn, const ConvGeometry& g) {
+  const tsr_tensor* wt = node.input(1);
+  const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
+  FoldedWeights f;
+  f.weights = std::make_shared<std::vector<float>>(
+      static_cast<const float*>(wt->data), static_cast<const float*>(wt->data) + numel(*wt));
+  f.bias = std::make_shared<std::vector<float>>(static_cast<size_t>(g.oc), 0.0f);
+  if (const float* b = constant_f32(node.input(2))) std::copy(b, b + g.oc, f.bias->begin());
+  if (bn != nullptr) {
+    const float* gamma = constant_f32(bn->input(1));
+    const float* beta = constant_f32(bn->input(2));
+    const float* mean = constant_f32(bn->input(3));
+    const float* var = constant_f32(bn->input(4));
+    const float eps = bn->attr_float("epsilon", 1e-5f);
+    for (int64_t o = 0; o < g.oc; ++o) {
+      const float s = gamma[o] / std::sqrt(var[o] + eps);
+      for (int64_t i = 0; i < k_per_group; ++i) (*f.weights)[o * k_per_group + i] *= s;
+      (*f.bias)[o] = s * ((*f.bias)[o] - mean[o]) + beta[o];
+    }
+  }
+  return f;
+}
+
+}  // namespace
+
+bool conv_depthwise_fusable(const NodeView& pointwise, const NodeView& depthwise) {
+  try {
+    const ConvAttrs pw = conv_attrs(pointwise), dw = conv_attrs(depthwise);
+    // Rows narrower than 28 keep the whole-plane depthwise kernel (its flat vectors waste less
+    // of a vector on 7- and 14-wide rows than rows of vectors would).
+    return pw.batch == dw.batch && is_depthwise(dw.g) && pw.g.ow >= 28 &&
+           pointwise_depthwise_applies(pw.g, dw.g);
+  } catch (const plugin::Failure&) {
+    return false;
+  }
+}
+
+namespace {
+
+// A pointwise conv fused with the depthwise conv after it (region.cpp): ctx.dw and its folded
+// BatchNormalization and activation.
+Step build_pointwise_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batch,
+                               const FoldedWeights& pw) {
+  const ConvGeometry dg = conv_attrs(*ctx.dw).g;
+  const FoldedWeights dw = fold_weights(*ctx.dw, ctx.dw_bn, dg);
+  // The pointwise conv runs on phase-plane rows (its B rows read in place), so its tile is the
+  // phase schedule's; a config the tuner or a pack gives for the node is used where it names it.
+  Config heuristic = default_phase_config(g.oc, g.ow);
+  const Config config = choose_config(ctx, heuristic, "conv2d 1x1 fused with depthwise as ");
+  auto a = std::make_shared<PackedMatrix>();
+  pack_a(pw.weights->data(), g.oc, g.c, g.c, 1, a.get(), tile_rows(config));
+  const int64_t nr = config.get("tile_cols");
+  const Activation act = ctx.act, dact = ctx.dw_act;
+  const int32_t in = ctx.node.input_index(0), out = ctx.output;
+  const int64_t out_plane = dg.oc * dg.oh * dg.ow;
+  return [=](std::vector<float*>& v) {
+    Epilogue e;
+    e.row_bias = pw.bias->data();
+    e.lo = act.lo;
+    e.hi = act.hi;
+    for (int64_t n = 0; n < batch; ++n) {
+      pointwise_depthwise_conv(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, dg, dw.weights->data(),
+                               dw.bias->data(), dact.lo, dact.hi, v[out] + n * out_plane);
+    }
+  };
+}
+
+}  // namespace
+
 Step build_conv(BuildContext& ctx) {
   const ConvAttrs attrs = conv_attrs(ctx.node);
   const ConvGeometry g = attrs.g;
   const int64_t batch = attrs.batch;
-  const tsr_tensor* wt = ctx.node.input(1);
   const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
   const int64_t oc_per_group = g.oc / g.group;
-
-  // Effective weights and bias, with BatchNormalization folded in:
-  // y = s * (conv(x) + b - mean) + beta, s = gamma / sqrt(var + eps).
-  auto weights = std::make_shared<std::vector<float>>(
-      static_cast<const float*>(wt->data), static_cast<const float*>(wt->data) + numel(*wt));
-  auto bias = std::make_shared<std::vector<float>>(static_cast<size_t>(g.oc), 0.0f);
-  if (const float* b = constant_f32(ctx.node.input(2))) std::copy(b, b + g.oc, bias->begin());
-  if (ctx.bn != nullptr) {
-    const float* gamma = constant_f32(ctx.bn->input(1));
-    const float* beta = constant_f32(ctx.bn->input(2));
-    const float* mean = constant_f32(ctx.bn->input(3));
-    const float* var = constant_f32(ctx.bn->input(4));
-    const float eps = ctx.bn->attr_float("epsilon", 1e-5f);
-    for (int64_t o = 0; o < g.oc; ++o) {
-      const float s = gamma[o] / std::sqrt(var[o] + eps);
-      for (int64_t i = 0; i < k_per_group; ++i) (*weights)[o * k_per_group + i] *= s;
-      (*bias)[o] = s * ((*bias)[o] - mean[o]) + beta[o];
-    }
-  }
+  const FoldedWeights folded = fold_weights(ctx.node, ctx.bn, g);
+  if (ctx.dw != nullptr) return build_pointwise_depthwise(ctx, g, batch, folded);
+  const std::shared_ptr<std::vector<float>> weights = folded.weights, bias = folded.bias;
   const Activation act = ctx.act;
   const int32_t in = ctx.node.input_index(0);
   const int32_t out = ctx.output;

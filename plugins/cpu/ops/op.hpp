@@ -46,6 +46,11 @@ struct BuildContext {
   const plugin::NodeConfig* config;   // requested by core (pack or tuner), nullptr = heuristic
   int32_t residual = -1;           // Conv: value of a fused Add's other input, added before `act`
   const NodeView* pool = nullptr;  // Conv: fused MaxPool after `act` (conv_pool_fusable)
+  // Conv: a fused depthwise Conv after `act` (conv_depthwise_fusable), its folded
+  // BatchNormalization (or nullptr) and its activation; `output` is the depthwise chain's.
+  const NodeView* dw = nullptr;
+  const NodeView* dw_bn = nullptr;
+  Activation dw_act;
 };
 
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
@@ -96,6 +101,9 @@ ConvGeometry pool_geometry(const NodeView& pool);
 // Whether `pool` (a supported MaxPool reading conv's output) can run inside conv's step: a
 // non-depthwise conv on phase planes, with a 3x3 stride-2 pool (phase_gemm_conv_pool).
 bool conv_pool_fusable(const NodeView& conv, const NodeView& pool);
+// Whether `depthwise` (a Conv reading pointwise's output) can run inside pointwise's step: a 1x1
+// stride-1 conv and a 3x3 pad-1 depthwise conv (pointwise_depthwise_conv) on rows >= 28 wide.
+bool conv_depthwise_fusable(const NodeView& pointwise, const NodeView& depthwise);
 
 std::string query_pool(const RegionView&, const NodeView&);
 Step build_pool(BuildContext&);
