@@ -555,6 +555,21 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
           c.data(), n, Epilogue{}, chunked);
       expect_close(c.data(), want_mm);
     }
+    // Depthwise rows (the pointwise+depthwise fusion's kernel), against the reference conv.
+    for (const test::DepthwiseRowsCase& c : test::depthwise_rows_cases()) {
+      SCOPED_TRACE("depthwise rows h=" + std::to_string(c.h) + " w=" + std::to_string(c.w) +
+                   " s=" + std::to_string(c.stride));
+      const ConvCase cc{c.c, c.h, c.w, c.c, 3, c.stride, 1, c.c};
+      const Tensor dx = random_tensor({1, c.c, c.h, c.w}, 26);
+      const Tensor dwt = random_tensor({c.c, 1, 3, 3}, 27), db = random_tensor({c.c}, 28);
+      Tensor want = reference_conv(cc, dx, dwt, db, geometry(cc));
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.4f), 0.8f);
+      }
+      const std::vector<float> got = test::depthwise_by_rows(dx.data<float>(), dwt.data<float>(),
+                                                             db.data<float>(), c, -0.4f, 0.8f);
+      expect_close(got.data(), want);
+    }
     // Max pools: the 3x3 stride-2 kernel picks its vector width per row, so each target takes
     // other paths (16, 8, 4 lanes or scalars).
     for (const PoolCase& c : test::pool_cases()) {

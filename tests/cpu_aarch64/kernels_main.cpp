@@ -268,6 +268,20 @@ void global_average(const std::string& t) {
   }
 }
 
+void depthwise_rows(const std::string& t, const test::DepthwiseRowsCase& c) {
+  const ConvCase cc{c.c, c.h, c.w, c.c, 3, c.stride, 1, c.c};
+  const ConvGeometry g = geometry(cc);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 26);
+  const Tensor w = random_tensor({c.c, 1, 3, 3}, 27);
+  const Tensor b = random_tensor({c.c}, 28);
+  Tensor want = reference_conv(cc, x, w, b, g);
+  clamp_tensor(&want, -0.4f, 0.8f);
+  const std::vector<float> got =
+      test::depthwise_by_rows(x.data<float>(), w.data<float>(), b.data<float>(), c, -0.4f, 0.8f);
+  check_close(t, "depthwise_rows_3x3 rows=" + std::to_string(c.rows) + " " + conv_name(cc),
+              got.data(), want);
+}
+
 void depthwise(const std::string& t, const ConvCase& c) {
   const ConvGeometry g = geometry(c);
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 10);
@@ -401,6 +415,7 @@ void run_all(const std::string& t) {
     winograd(t, c);
   }
   for (const PoolCase& c : test::pool_cases()) max_pool_case(t, c);
+  for (const test::DepthwiseRowsCase& c : test::depthwise_rows_cases()) depthwise_rows(t, c);
   elementwise(t);
 }
 

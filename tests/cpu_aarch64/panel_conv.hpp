@@ -4,7 +4,9 @@
 // conv; read in place when direct), then sgemm_panels with the row bias and clamp epilogue.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -30,6 +32,57 @@ inline std::vector<PoolCase> pool_cases() {
           PoolCase{3, 27, 27, 3, 2, 0, true},  PoolCase{3, 112, 112, 3, 2, 1, false},
           PoolCase{2, 14, 13, 3, 2, 0, true},  PoolCase{2, 6, 8, 3, 2, 2, false},
           PoolCase{2, 4, 4, 3, 2, 1, true},    PoolCase{2, 4, 3, 3, 2, 1, false}};
+}
+
+// A 3x3 pad-1 depthwise conv over [1, c, h, w] at `stride`, run by depthwise_rows_3x3 in blocks
+// of `rows` output rows (as pointwise_depthwise_conv runs it).
+struct DepthwiseRowsCase {
+  int64_t c, h, w, stride, rows;
+};
+
+// Widths with full vectors and an overlapping last block (30, 34), 8- and 4-lane rows (7, 8, 14),
+// rows too short for a vector (3, 4), odd heights at stride 2 (a last window past the bottom).
+inline std::vector<DepthwiseRowsCase> depthwise_rows_cases() {
+  return {DepthwiseRowsCase{3, 9, 30, 1, 4}, DepthwiseRowsCase{2, 5, 7, 1, 2},
+          DepthwiseRowsCase{2, 4, 3, 1, 3},  DepthwiseRowsCase{3, 9, 34, 2, 4},
+          DepthwiseRowsCase{2, 8, 28, 2, 1}, DepthwiseRowsCase{2, 7, 8, 2, 2},
+          DepthwiseRowsCase{1, 5, 4, 2, 4},  DepthwiseRowsCase{2, 12, 16, 1, 4}};
+}
+
+inline ConvGeometry depthwise_rows_geometry(const DepthwiseRowsCase& c) {
+  ConvGeometry g;
+  g.c = g.oc = g.group = c.c;
+  g.h = c.h;
+  g.w = c.w;
+  g.kh = g.kw = 3;
+  g.sh = g.sw = c.stride;
+  g.pt = g.pl = 1;
+  g.oh = (c.h - 1) / c.stride + 1;
+  g.ow = (c.w - 1) / c.stride + 1;
+  return g;
+}
+
+// depthwise_rows_3x3 block by block, each block's input rows copied between NaN guards: a tap that
+// reads a guard and is not masked out turns its output into NaN.
+inline std::vector<float> depthwise_by_rows(const float* x, const float* w, const float* bias,
+                                            const DepthwiseRowsCase& c, float lo, float hi) {
+  const ConvGeometry g = depthwise_rows_geometry(c);
+  std::vector<float> y(static_cast<size_t>(g.c * g.oh * g.ow));
+  for (int64_t oy0 = 0; oy0 < g.oh; oy0 += c.rows) {
+    const int64_t oy1 = std::min(g.oh, oy0 + c.rows);
+    const int64_t r0 = std::max<int64_t>(0, c.stride * oy0 - 1);
+    const int64_t r1 = std::min(g.h, c.stride * (oy1 - 1) + 2);
+    const int64_t plane = (r1 - r0) * g.w;
+    std::vector<float> buf(static_cast<size_t>(g.c * plane + 32),
+                           std::numeric_limits<float>::quiet_NaN());
+    for (int64_t ch = 0; ch < g.c; ++ch) {
+      std::copy(x + (ch * g.h + r0) * g.w, x + (ch * g.h + r1) * g.w,
+                buf.begin() + 16 + ch * plane);
+    }
+    depthwise_rows_3x3(buf.data() + 16, plane, r0, r1, g, w, bias, lo, hi, y.data() + oy0 * g.ow,
+                       g.oh * g.ow, oy0, oy1, 0, g.c);
+  }
+  return y;
 }
 
 // The kernel's geometry for `c` (output size as ONNX computes it).
