@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "microarchitecture.hpp"
 #include "region.hpp"
 
 namespace {
@@ -43,11 +44,8 @@ std::string cpuinfo_field(const std::string& key) {
   return "";
 }
 
-// The x86 micro-architecture from /proc/cpuinfo's family and model ("Zen 5", "Emerald Rapids",
-// else "family F model M"; "" on other CPUs). It joins the device name so a pack tuned on one
-// generation is not applied to another behind the same model name: virtual machines report
-// "AMD EPYC" for Zen 4 and Zen 5 alike, which differ in 512-bit FMA ports, and the Zen 4 pack
-// made mobilenet_v2 and resnet-18 3% slower on Zen 5 than the heuristics.
+// The x86 micro-architecture from /proc/cpuinfo's family and model (microarchitecture.hpp);
+// "" when they are missing or not numbers.
 std::string x86_microarchitecture(const std::string& vendor) {
   const std::string family_text = cpuinfo_field("cpu family"), model_text = cpuinfo_field("model");
   char* end = nullptr;
@@ -55,20 +53,7 @@ std::string x86_microarchitecture(const std::string& vendor) {
   if (family_text.empty() || *end != '\0') return "";
   const long model = std::strtol(model_text.c_str(), &end, 10);
   if (model_text.empty() || *end != '\0') return "";
-  if (vendor == "AuthenticAMD") {
-    if (family == 23) return model < 0x30 ? "Zen" : "Zen 2";
-    if (family == 25) return (model >= 0x10 && model <= 0x1f) || model >= 0x60 ? "Zen 4" : "Zen 3";
-    if (family == 26) return "Zen 5";
-  } else if (vendor == "GenuineIntel" && family == 6) {
-    static const std::map<long, const char*> kIntel = {
-        {85, "Skylake-SP"},       {106, "Ice Lake-SP"},    {108, "Ice Lake-SP"},
-        {143, "Sapphire Rapids"}, {207, "Emerald Rapids"}, {173, "Granite Rapids"},
-        {151, "Alder Lake"},      {154, "Alder Lake"},     {183, "Raptor Lake"},
-        {186, "Raptor Lake"},     {191, "Raptor Lake"},    {170, "Meteor Lake"}};
-    const auto it = kIntel.find(model);
-    if (it != kIntel.end()) return it->second;
-  }
-  return "family " + std::to_string(family) + " model " + std::to_string(model);
+  return tessera::cpu::x86_microarchitecture(vendor, family, model);
 }
 
 std::string arm_vendor(const std::string& implementer) {

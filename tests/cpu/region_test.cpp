@@ -10,6 +10,7 @@
 
 #include "graph_builder.hpp"
 #include "kernels/kernels.hpp"
+#include "microarchitecture.hpp"
 #include "plugins/region_desc.hpp"
 #include "region.hpp"
 #include "schedules.hpp"
@@ -91,6 +92,29 @@ plugin::NodeConfig conv_config(std::vector<plugin::KnobValue> knobs,
 // Concat inputs computed in the region are written straight into their slice of the output, also
 // through nested Concats whose output is the region's (a core buffer known only at run time) and
 // when another node reads the input afterwards; a region input is still copied.
+// The micro-architecture joins the device name, which packs are matched by. Oracle: the vendors'
+// family/model tables (AMD's family 17h/19h/1Ah model ranges, Intel's family 6 model numbers).
+TEST(CpuDeviceName, MicroarchitectureFromFamilyAndModel) {
+  struct Row {
+    const char* vendor;
+    long family, model;
+    const char* want;
+  };
+  for (const Row& r :
+       {Row{"AuthenticAMD", 23, 0x01, "Zen"}, Row{"AuthenticAMD", 23, 0x31, "Zen 2"},
+        Row{"AuthenticAMD", 25, 0x01, "Zen 3"}, Row{"AuthenticAMD", 25, 0x21, "Zen 3"},
+        Row{"AuthenticAMD", 25, 0x11, "Zen 4"}, Row{"AuthenticAMD", 25, 0x61, "Zen 4"},
+        Row{"AuthenticAMD", 26, 0x02, "Zen 5"}, Row{"AuthenticAMD", 21, 0x02, "family 21 model 2"},
+        Row{"GenuineIntel", 6, 85, "Skylake-SP"}, Row{"GenuineIntel", 6, 143, "Sapphire Rapids"},
+        Row{"GenuineIntel", 6, 207, "Emerald Rapids"},
+        Row{"GenuineIntel", 6, 999, "family 6 model 999"},
+        Row{"GenuineIntel", 15, 6, "family 15 model 6"},
+        Row{"HygonGenuine", 24, 1, "family 24 model 1"}}) {
+    EXPECT_EQ(cpu::x86_microarchitecture(r.vendor, r.family, r.model), r.want)
+        << r.vendor << " family " << r.family << " model " << r.model;
+  }
+}
+
 TEST(CpuRegion, ConcatInputsWrittenInPlace) {
   Attributes axis1, pad1;
   axis1.set("axis", int64_t{1});
