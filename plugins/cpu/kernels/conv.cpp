@@ -226,6 +226,108 @@ void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& 
   });
 }
 
+namespace {
+
+// The driver of the row-block fusions. A producer's output (`channels` planes `width` wide) is
+// consumed in `blocks` blocks; block b reads producer rows rows_of(b) = [r0, r1). Each thread
+// takes one contiguous range of blocks (static partitioner) and holds its block's rows in
+// scratch, [channels][most_rows][width] between kRowGuard readable zeros; rows the previous block
+// of the range computed too move to the front instead of being computed again (a row shared by
+// two blocks is computed twice only where two threads' ranges meet). produce(from, to, dst, ld)
+// writes producer rows [from, to) at dst (channel stride ld); consume(b, rows, ld, r0, r1) reads
+// the block's rows.
+constexpr int64_t kRowGuard = 16;
+
+template <class RowsOf, class Produce, class Consume>
+void fused_row_blocks(int64_t blocks, int64_t channels, int64_t width, int64_t most_rows,
+                      RowsOf rows_of, Produce produce, Consume consume) {
+  const int64_t ld = most_rows * width;
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, blocks),
+      [&](const auto& range) {
+        float* scratch = thread_scratch<struct FusedRows>(channels * ld + 2 * kRowGuard);
+        float* rows = scratch + kRowGuard;
+        std::fill(scratch, rows, 0.0f);
+        std::fill(rows + channels * ld, rows + channels * ld + kRowGuard, 0.0f);
+        int64_t have0 = 0, have1 = 0;  // producer rows [have0, have1) are in scratch
+        for (int64_t b = range.begin(); b < range.end(); ++b) {
+          const auto [r0, r1] = rows_of(b);
+          int64_t from = r0;
+          if (have0 <= r0 && r0 < have1) {
+            for (int64_t c = 0; c < channels; ++c) {
+              float* plane = rows + c * ld;
+              std::memmove(plane, plane + (r0 - have0) * width,
+                           sizeof(float) * static_cast<size_t>((have1 - r0) * width));
+            }
+            from = have1;
+          }
+          if (from < r1) produce(from, r1, rows + (from - r0) * width, ld);
+          have0 = r0;
+          have1 = r1;
+          consume(b, rows, ld, r0, r1);
+        }
+      },
+      tbb::static_partitioner());
+}
+
+// Producer rows of the phase-plane conv g: its output rows [from, to) at dst (channel stride ld).
+auto phase_rows(const PhasePlanes& p, const ConvGeometry& g, const PackedMatrix& a, int64_t nr,
+                const Epilogue& epilogue) {
+  return [&p, &g, &a, nr, &epilogue](int64_t from, int64_t to, float* dst, int64_t ld) {
+    for (int64_t r = from; r < to; ++r) {
+      gemm_offset_rows(a, p.q + r * p.pitch, p.off, g.ow, nr, dst + (r - from) * g.ow, ld,
+                       epilogue);
+    }
+  };
+}
+
+// Producer rows of the 1x1 stride-1 conv pw on x: columns from * w .. to * w of a K x (H W) GEMM
+// whose B rows are the input planes, read in place. A run that would read past the end of the
+// input (whole nr-wide tiles) reads a zero-padded copy instead.
+auto pointwise_rows(const float* x, const ConvGeometry& pw, const PackedMatrix& a, int64_t nr,
+                    const Epilogue& epilogue) {
+  return [x, &pw, &a, nr, &epilogue](int64_t from, int64_t to, float* dst, int64_t ld) {
+    const int64_t plane = pw.h * pw.w, k = a.cols;
+    const int64_t n = (to - from) * pw.w, padded = (n + nr - 1) / nr * nr;
+    const float* b0 = x + from * pw.w;
+    std::vector<int64_t>& off = *thread_offsets();
+    off.resize(static_cast<size_t>(k));
+    for (int64_t p = 0; p < k; ++p) off[static_cast<size_t>(p)] = p * plane;
+    if (from * pw.w + padded > plane) {
+      float* copy = thread_scratch<struct PointwiseTail>(k * padded);
+      for (int64_t p = 0; p < k; ++p) {
+        std::memcpy(copy + p * padded, b0 + p * plane, sizeof(float) * static_cast<size_t>(n));
+        std::fill(copy + p * padded + n, copy + (p + 1) * padded, 0.0f);
+        off[static_cast<size_t>(p)] = p * padded;
+      }
+      b0 = copy;
+    }
+    gemm_offset_rows(a, b0, off.data(), n, nr, dst, ld, epilogue);
+  };
+}
+
+// Blocks of kConvDepthwiseRows depthwise rows over the producer's output (channels dw.c): the
+// producer rows [s oy - 1, s oy + 1] they read, clipped.
+template <class Produce>
+void depthwise_row_blocks(const ConvGeometry& dw, const float* dw_weights, const float* dw_bias,
+                          float lo, float hi, float* y, Produce produce) {
+  const int64_t s = dw.sh, rows = kConvDepthwiseRows;
+  fused_row_blocks((dw.oh + rows - 1) / rows, dw.c, dw.w, s * (rows - 1) + 3,
+                   [&](int64_t b) {
+                     const int64_t oy0 = b * rows, oy1 = std::min(dw.oh, oy0 + rows);
+                     return std::make_pair(std::max<int64_t>(0, s * oy0 - 1),
+                                           std::min(dw.h, s * (oy1 - 1) + 2));
+                   },
+                   produce,
+                   [&](int64_t b, const float* in, int64_t ld, int64_t r0, int64_t r1) {
+                     const int64_t oy0 = b * rows, oy1 = std::min(dw.oh, oy0 + rows);
+                     depthwise_rows_3x3(in, ld, r0, r1, dw, dw_weights, dw_bias, lo, hi,
+                                        y + oy0 * dw.ow, dw.oh * dw.ow, oy0, oy1, 0, dw.c);
+                   });
+}
+
+}  // namespace
+
 bool phase_gemm_pool_applies(const ConvGeometry& g, const ConvGeometry& pool) {
   return phase_gemm_applies(g) && max_pool_3x3s2_applies(pool) && pool.c == g.oc &&
          pool.h == g.oh && pool.w == g.ow;
@@ -235,54 +337,27 @@ void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMat
                           const Epilogue& epilogue, int64_t nr, const ConvGeometry& pool,
                           float* y) {
   const PhasePlanes p = phase_planes(x, g, nr);
-  // Conv rows [r0, r1) that pooled rows [py0, py1) read: sh py - pt .. sh py - pt + 2, clipped.
-  auto conv_rows = [&](int64_t py0, int64_t py1) {
-    const int64_t r0 = std::max<int64_t>(0, py0 * pool.sh - pool.pt);
-    const int64_t r1 = std::min(g.oh, (py1 - 1) * pool.sh - pool.pt + 3);
-    return std::make_pair(r0, r1);
-  };
-  // Per channel, a block's conv rows sit at a fixed pitch in this thread's scratch.
-  const int64_t most_rows = (kConvPoolRows - 1) * pool.sh + 3;
-  const int64_t ldc = most_rows * g.ow;
-  const int64_t blocks = (pool.oh + kConvPoolRows - 1) / kConvPoolRows;
-  // One contiguous range of blocks per thread (static partitioner): a row shared by two blocks
-  // is computed twice only where two threads' ranges meet.
-  tbb::parallel_for(
-      tbb::blocked_range<int64_t>(0, blocks),
-      [&](const auto& range) {
-        float* rows = thread_scratch<struct ConvPoolRows>(g.oc * ldc);
-        int64_t have0 = 0, have1 = 0;  // conv rows [have0, have1) are in scratch
-        for (int64_t b = range.begin(); b < range.end(); ++b) {
-          const int64_t py0 = b * kConvPoolRows, py1 = std::min(pool.oh, py0 + kConvPoolRows);
-          const auto [r0, r1] = conv_rows(py0, py1);
-          // Rows the previous block of this task computed too (the one its last window shares
-          // with this block's first) move to the front instead of being computed again.
-          int64_t from = r0;
-          if (have0 <= r0 && r0 < have1) {
-            for (int64_t o = 0; o < g.oc; ++o) {
-              float* plane = rows + o * ldc;
-              std::memmove(plane, plane + (r0 - have0) * g.ow,
-                           sizeof(float) * static_cast<size_t>((have1 - r0) * g.ow));
-            }
-            from = have1;
-          }
-          for (int64_t r = from; r < r1; ++r) {
-            gemm_offset_rows(a, p.q + r * p.pitch, p.off, g.ow, nr, rows + (r - r0) * g.ow, ldc,
-                             epilogue);
-          }
-          have0 = r0;
-          have1 = r1;
-          // Pooled row py0 + i starts at local row sh i - (pt + r0 - sh py0).
-          ConvGeometry local = pool;
-          local.h = r1 - r0;
-          local.oh = py1 - py0;
-          local.pt = pool.pt + r0 - py0 * pool.sh;
-          max_pool_3x3s2_planes(rows, ldc, local, -std::numeric_limits<float>::infinity(),
-                                std::numeric_limits<float>::infinity(), y + py0 * pool.ow,
-                                pool.oh * pool.ow, 0, g.oc);
-        }
+  const int64_t rows = kConvPoolRows;
+  fused_row_blocks(
+      (pool.oh + rows - 1) / rows, g.oc, g.ow, (rows - 1) * pool.sh + 3,
+      // Conv rows that pooled rows [py0, py1) read: sh py - pt .. sh py - pt + 2, clipped.
+      [&](int64_t b) {
+        const int64_t py0 = b * rows, py1 = std::min(pool.oh, py0 + rows);
+        return std::make_pair(std::max<int64_t>(0, py0 * pool.sh - pool.pt),
+                              std::min(g.oh, (py1 - 1) * pool.sh - pool.pt + 3));
       },
-      tbb::static_partitioner());
+      phase_rows(p, g, a, nr, epilogue),
+      [&](int64_t b, const float* in, int64_t ld, int64_t r0, int64_t r1) {
+        // Pooled row py0 + i starts at local row sh i - (pt + r0 - sh py0).
+        const int64_t py0 = b * rows, py1 = std::min(pool.oh, py0 + rows);
+        ConvGeometry local = pool;
+        local.h = r1 - r0;
+        local.oh = py1 - py0;
+        local.pt = pool.pt + r0 - py0 * pool.sh;
+        max_pool_3x3s2_planes(in, ld, local, -std::numeric_limits<float>::infinity(),
+                              std::numeric_limits<float>::infinity(), y + py0 * pool.ow,
+                              pool.oh * pool.ow, 0, g.oc);
+      });
 }
 
 bool pointwise_depthwise_applies(const ConvGeometry& pw, const ConvGeometry& dw) {
@@ -296,66 +371,7 @@ void pointwise_depthwise_conv(const float* x, const ConvGeometry& pw, const Pack
                               const Epilogue& epilogue, int64_t nr, const ConvGeometry& dw,
                               const float* dw_weights, const float* dw_bias, float lo, float hi,
                               float* y) {
-  const int64_t w = pw.w, plane = pw.h * pw.w, s = dw.sh;
-  // Pointwise rows [r0, r1) that depthwise rows [oy0, oy1) read: s oy - 1 .. s oy + 1, clipped.
-  auto input_rows = [&](int64_t oy0, int64_t oy1) {
-    return std::make_pair(std::max<int64_t>(0, s * oy0 - 1), std::min(pw.h, s * (oy1 - 1) + 2));
-  };
-  const int64_t most_rows = s * (kPointwiseDepthwiseRows - 1) + 3;
-  const int64_t ld = most_rows * w;  // a channel's rows in scratch
-  const int64_t blocks = (dw.oh + kPointwiseDepthwiseRows - 1) / kPointwiseDepthwiseRows;
-  const int64_t k = a.cols;
-  constexpr int64_t kGuard = 16;  // readable floats around the rows (depthwise_rows_3x3)
-  tbb::parallel_for(
-      tbb::blocked_range<int64_t>(0, blocks),
-      [&](const auto& range) {
-        float* scratch = thread_scratch<struct PointwiseDepthwiseRows>(pw.oc * ld + 2 * kGuard);
-        float* rows = scratch + kGuard;
-        std::fill(scratch, rows, 0.0f);
-        std::fill(rows + pw.oc * ld, rows + pw.oc * ld + kGuard, 0.0f);
-        std::vector<int64_t>& off = *thread_offsets();
-        int64_t have0 = 0, have1 = 0;  // pointwise rows [have0, have1) are in scratch
-        for (int64_t b = range.begin(); b < range.end(); ++b) {
-          const int64_t oy0 = b * kPointwiseDepthwiseRows;
-          const int64_t oy1 = std::min(dw.oh, oy0 + kPointwiseDepthwiseRows);
-          const auto [r0, r1] = input_rows(oy0, oy1);
-          // Rows the task's previous block computed move to the front.
-          int64_t from = r0;
-          if (have0 <= r0 && r0 < have1) {
-            for (int64_t o = 0; o < pw.oc; ++o) {
-              float* p = rows + o * ld;
-              std::memmove(p, p + (r0 - have0) * w,
-                           sizeof(float) * static_cast<size_t>((have1 - r0) * w));
-            }
-            from = have1;
-          }
-          if (from < r1) {
-            // The pointwise conv of rows [from, r1): columns from * w .. of a K x (H W) GEMM
-            // whose B rows are the input planes, read in place. A run that would read past the
-            // end of the input (whole nr-wide tiles) reads a copy instead.
-            const int64_t n = (r1 - from) * w, padded = (n + nr - 1) / nr * nr;
-            const float* b0 = x + from * w;
-            off.resize(static_cast<size_t>(k));
-            for (int64_t p = 0; p < k; ++p) off[static_cast<size_t>(p)] = p * plane;
-            if (from * w + padded > plane) {
-              float* copy = thread_scratch<struct PointwiseDepthwiseTail>(k * padded);
-              for (int64_t p = 0; p < k; ++p) {
-                std::memcpy(copy + p * padded, b0 + p * plane,
-                            sizeof(float) * static_cast<size_t>(n));
-                std::fill(copy + p * padded + n, copy + (p + 1) * padded, 0.0f);
-                off[static_cast<size_t>(p)] = p * padded;
-              }
-              b0 = copy;
-            }
-            gemm_offset_rows(a, b0, off.data(), n, nr, rows + (from - r0) * w, ld, epilogue);
-          }
-          have0 = r0;
-          have1 = r1;
-          depthwise_rows_3x3(rows, ld, r0, r1, dw, dw_weights, dw_bias, lo, hi, y + oy0 * dw.ow,
-                             dw.oh * dw.ow, oy0, oy1, 0, pw.oc);
-        }
-      },
-      tbb::static_partitioner());
+  depthwise_row_blocks(dw, dw_weights, dw_bias, lo, hi, y, pointwise_rows(x, pw, a, nr, epilogue));
 }
 
 }  // namespace tessera::cpu

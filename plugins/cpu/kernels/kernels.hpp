@@ -175,11 +175,12 @@ void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMat
                           const Epilogue& epilogue, int64_t nr, const ConvGeometry& pool, float* y);
 
 // A 1x1 stride-1 conv (the expansion of a mobilenet_v2 block) fused with the 3x3 pad-1 depthwise
-// conv that reads its output: per task of kPointwiseDepthwiseRows depthwise rows, the pointwise
-// rows they read are computed into per-thread scratch (with `epilogue`: bias, clamp; no residual)
-// and the depthwise rows (weights [C x 9], bias, clamp [lo, hi]) computed from there, so the
-// expanded tensor (6x the block's input; 4.6 MiB at mobilenet_v2's 112x112) is never stored.
-constexpr int64_t kPointwiseDepthwiseRows = 4;
+// conv that reads its output: per task of kConvDepthwiseRows depthwise rows, the pointwise rows
+// they read are computed into per-thread scratch (B rows read in place; `epilogue`: bias, clamp,
+// no residual) and the depthwise rows (weights [C x 9], bias, clamp [lo, hi]) computed from
+// there, so the expanded tensor (6x the block's input; 4.6 MiB at mobilenet_v2's 112x112) is
+// never stored.
+constexpr int64_t kConvDepthwiseRows = 4;
 bool pointwise_depthwise_applies(const ConvGeometry& pw, const ConvGeometry& dw);
 void pointwise_depthwise_conv(const float* x, const ConvGeometry& pw, const PackedMatrix& a,
                               const Epilogue& epilogue, int64_t nr, const ConvGeometry& dw,

@@ -184,13 +184,16 @@ FoldedWeights fold_weights(const NodeView& node, const NodeView* bn, const ConvG
 
 }  // namespace
 
-bool conv_depthwise_fusable(const NodeView& pointwise, const NodeView& depthwise) {
+bool conv_depthwise_fusable(const NodeView& conv, const NodeView& depthwise) {
   try {
-    const ConvAttrs pw = conv_attrs(pointwise), dw = conv_attrs(depthwise);
+    const ConvAttrs c = conv_attrs(conv), dw = conv_attrs(depthwise);
+    const ConvGeometry& g = c.g;
     // Rows narrower than 28 keep the whole-plane depthwise kernel (its flat vectors waste less
-    // of a vector on 7- and 14-wide rows than rows of vectors would).
-    return pw.batch == dw.batch && is_depthwise(dw.g) && pw.g.ow >= 28 &&
-           pointwise_depthwise_applies(pw.g, dw.g);
+    // of a vector on 7- and 14-wide rows than rows of vectors would). A stride-2 stem on phase
+    // planes (mobilenet_v2's, 3 -> 32 at 112x112) fused with its depthwise conv measured no
+    // faster than the two apart (1 thread: 333-419 us against 208 + 116), so only 1x1 convs fuse.
+    return c.batch == dw.batch && is_depthwise(dw.g) && g.ow >= 28 &&
+           pointwise_depthwise_applies(g, dw.g);
   } catch (const plugin::Failure&) {
     return false;
   }
@@ -198,27 +201,34 @@ bool conv_depthwise_fusable(const NodeView& pointwise, const NodeView& depthwise
 
 namespace {
 
-// A pointwise conv fused with the depthwise conv after it (region.cpp): ctx.dw and its folded
+// The GEMM epilogue of a conv: per-output-channel bias (rows of C), then the fused activation.
+Epilogue bias_clamp(const float* bias, const Activation& act) {
+  Epilogue e;
+  e.row_bias = bias;
+  e.lo = act.lo;
+  e.hi = act.hi;
+  return e;
+}
+
+// A conv fused with the depthwise conv after it (region.cpp): ctx.dw and its folded
 // BatchNormalization and activation.
-Step build_pointwise_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batch,
-                               const FoldedWeights& pw) {
+Step build_conv_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batch,
+                          const FoldedWeights& conv) {
   const ConvGeometry dg = conv_attrs(*ctx.dw).g;
   const FoldedWeights dw = fold_weights(*ctx.dw, ctx.dw_bn, dg);
-  // The pointwise conv runs on phase-plane rows (its B rows read in place), so its tile is the
-  // phase schedule's; a config the tuner or a pack gives for the node is used where it names it.
+  // The conv runs on rows (its B rows read in place), so its tile is the phase schedule's; a
+  // config the tuner or a pack gives for the node is used where it names it.
   Config heuristic = default_phase_config(g.oc, g.ow);
-  const Config config = choose_config(ctx, heuristic, "conv2d 1x1 fused with depthwise as ");
+  const Config config = choose_config(ctx, heuristic, "conv2d fused with depthwise as ");
+  const int64_t k = g.c * g.kh * g.kw;
   auto a = std::make_shared<PackedMatrix>();
-  pack_a(pw.weights->data(), g.oc, g.c, g.c, 1, a.get(), tile_rows(config));
+  pack_a(conv.weights->data(), g.oc, k, k, 1, a.get(), tile_rows(config));
   const int64_t nr = config.get("tile_cols");
   const Activation act = ctx.act, dact = ctx.dw_act;
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
   const int64_t out_plane = dg.oc * dg.oh * dg.ow;
   return [=](std::vector<float*>& v) {
-    Epilogue e;
-    e.row_bias = pw.bias->data();
-    e.lo = act.lo;
-    e.hi = act.hi;
+    const Epilogue e = bias_clamp(conv.bias->data(), act);
     for (int64_t n = 0; n < batch; ++n) {
       pointwise_depthwise_conv(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, dg, dw.weights->data(),
                                dw.bias->data(), dact.lo, dact.hi, v[out] + n * out_plane);
@@ -235,7 +245,7 @@ Step build_conv(BuildContext& ctx) {
   const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
   const int64_t oc_per_group = g.oc / g.group;
   const FoldedWeights folded = fold_weights(ctx.node, ctx.bn, g);
-  if (ctx.dw != nullptr) return build_pointwise_depthwise(ctx, g, batch, folded);
+  if (ctx.dw != nullptr) return build_conv_depthwise(ctx, g, batch, folded);
   const std::shared_ptr<std::vector<float>> weights = folded.weights, bias = folded.bias;
   const Activation act = ctx.act;
   const int32_t in = ctx.node.input_index(0);
@@ -297,20 +307,14 @@ Step build_conv(BuildContext& ctx) {
       pg.c = pg.oc = g.oc;
       const int64_t pooled = g.oc * pg.oh * pg.ow;
       return [=](std::vector<float*>& v) {
-        Epilogue e;
-        e.row_bias = bias->data();
-        e.lo = act.lo;
-        e.hi = act.hi;
+        const Epilogue e = bias_clamp(bias->data(), act);
         for (int64_t n = 0; n < batch; ++n) {
           phase_gemm_conv_pool(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, pg, v[out] + n * pooled);
         }
       };
     }
     return [=](std::vector<float*>& v) {
-      Epilogue e;
-      e.row_bias = bias->data();
-      e.lo = act.lo;
-      e.hi = act.hi;
+      Epilogue e = bias_clamp(bias->data(), act);
       for (int64_t n = 0; n < batch; ++n) {
         e.residual = residual(v, n);
         phase_gemm_conv(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, v[out] + n * g.oc * cols);
@@ -343,11 +347,8 @@ Step build_conv(BuildContext& ctx) {
             im2col_panel(x, g, grp * cpg, cpg, j0, panel, nr);
           };
         }
-        Epilogue e;
-        e.row_bias = bias->data() + grp * oc_per_group;
+        Epilogue e = bias_clamp(bias->data() + grp * oc_per_group, act);
         e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
-        e.lo = act.lo;
-        e.hi = act.hi;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,
                      cols, e, blocking);
       }

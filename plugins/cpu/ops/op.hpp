@@ -101,9 +101,9 @@ ConvGeometry pool_geometry(const NodeView& pool);
 // Whether `pool` (a supported MaxPool reading conv's output) can run inside conv's step: a
 // non-depthwise conv on phase planes, with a 3x3 stride-2 pool (phase_gemm_conv_pool).
 bool conv_pool_fusable(const NodeView& conv, const NodeView& pool);
-// Whether `depthwise` (a Conv reading pointwise's output) can run inside pointwise's step: a 1x1
-// stride-1 conv and a 3x3 pad-1 depthwise conv (pointwise_depthwise_conv) on rows >= 28 wide.
-bool conv_depthwise_fusable(const NodeView& pointwise, const NodeView& depthwise);
+// Whether `depthwise` (a Conv reading conv's output) can run inside conv's step: a 1x1 stride-1
+// conv, then a 3x3 pad-1 depthwise conv (pointwise_depthwise_conv), on rows >= 28 wide.
+bool conv_depthwise_fusable(const NodeView& conv, const NodeView& depthwise);
 
 std::string query_pool(const RegionView&, const NodeView&);
 Step build_pool(BuildContext&);
