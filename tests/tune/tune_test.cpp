@@ -133,6 +133,7 @@ TEST(TuneLog, RoundTripAndBest) {
               {{"wg_x", 16}, {"outputs_per_item", 4}},
               12.5,
               "",
+              "",
               ""};
   LogRecord b = a;
   b.median_us = 9.25;
@@ -153,6 +154,53 @@ TEST(TuneLog, RoundTripAndBest) {
   ASSERT_EQ(best.size(), 1u);
   EXPECT_DOUBLE_EQ(best.begin()->second.median_us, 9.25);
   EXPECT_EQ(best.begin()->second.knobs[0].second, 8);
+}
+
+// Finalists measured again ("verify" records) decide: a config whose single search trial was the
+// fastest loses to one whose median over the rounds is lower; workloads without verify records
+// keep their fastest trial. The stage survives the log's JSON.
+TEST(TuneLog, VerifiedMediansDecideOverTheFastestTrial) {
+  LogRecord lucky{"Conv|in=1x3x8x8",
+                  "cpu",
+                  "dev",
+                  "conv2d.nchw.im2col_gemm",
+                  "ok",
+                  "",
+                  "t",
+                  {{"mc", 48}},
+                  5.0,
+                  "",
+                  "",
+                  ""};
+  LogRecord steady = lucky;
+  steady.knobs[0].second = 96;
+  steady.median_us = 6.0;
+  LogRecord other = lucky;
+  other.workload = "Conv|in=1x3x9x9";
+  other.median_us = 4.0;
+  std::vector<LogRecord> records = {lucky, steady, other};
+  auto verify = [&](const LogRecord& r, double us) {
+    LogRecord v = r;
+    v.stage = "verify";
+    v.median_us = us;
+    const auto parsed = parse_log_line(to_json_line(v));
+    EXPECT_TRUE(parsed && parsed->stage == "verify");
+    records.push_back(*parsed);
+  };
+  for (const double us : {9.0, 11.0, 10.0}) verify(lucky, us);  // median 10
+  for (const double us : {7.0, 30.0, 8.0}) verify(steady, us);  // median 8: one slow round
+  LogRecord failed = lucky;
+  failed.stage = "verify";
+  failed.status = "timeout";
+  records.push_back(failed);
+  const auto best = best_records(records);
+  ASSERT_EQ(best.size(), 2u);
+  const LogRecord& conv8 = best.at({"cpu", "Conv|in=1x3x8x8"});
+  EXPECT_EQ(conv8.knobs[0].second, 96);
+  EXPECT_DOUBLE_EQ(conv8.median_us, 8.0);
+  EXPECT_EQ(conv8.stage, "verify");
+  EXPECT_DOUBLE_EQ(best.at({"cpu", "Conv|in=1x3x9x9"}).median_us, 4.0);
+  EXPECT_TRUE(parse_log_line(to_json_line(lucky))->stage.empty());
 }
 
 std::string tiny_conv_model() {
@@ -478,6 +526,26 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
     std::vector<std::pair<std::string, int64_t>> kv;
     for (const Knob& k : e.knobs) kv.emplace_back(k.name, k.value);
     EXPECT_TRUE(space.find(e.schedule, kv)) << e.schedule;
+  }
+  // Verification: each task's 2 fastest configs and its default again, 3 rounds each; the
+  // task's best is then a verified median, and the pack takes it.
+  {
+    TuneOptions v = o;
+    v.log_path.clear();
+    v.trials = 4;
+    v.verify = 2;
+    const TuneReport verified = run_tuning(v);
+    std::map<std::string, int> rounds;  // per task workload
+    for (const LogRecord& r : verified.records) {
+      if (r.stage == "verify") ++rounds[r.workload];
+    }
+    for (const TaskResult& t : verified.tasks) {
+      ASSERT_TRUE(t.best);
+      EXPECT_EQ(t.best->stage, "verify");
+      EXPECT_GT(rounds[t.task.workload], 0);
+      EXPECT_EQ(rounds[t.task.workload] % kVerifyRounds, 0);
+      EXPECT_LE(rounds[t.task.workload], 3 * kVerifyRounds);  // 2 finalists and the default
+    }
   }
   // Resume: the logged configs are skipped, the best is restored, new trials are new configs.
   o.resume = true;

@@ -24,10 +24,12 @@ namespace {
 
 void print_tune_usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: tessera tune MODEL.onnx|DEPLOY.yaml [--targets LIST] [--trials N] [--budget SECONDS]\n"
+               "usage: tessera tune MODEL.onnx|DEPLOY.yaml [--targets LIST] [--trials N] [--budget "
+               "SECONDS]\n"
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
-               "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n\n"
+               "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
+               "         [--verify N]\n\n"
                "Measures candidate configs of each tunable node (one-node regions in a child\n"
                "process, by default a persistent worker serving many candidates; --isolation\n"
                "candidate starts one per candidate, for drivers that leak state), appends one\n"
@@ -37,7 +39,11 @@ void print_tune_usage(std::FILE* out) {
                "--compile-jobs N compiles a batch's candidates in N workers at once before\n"
                "measuring them one at a time (default: 2 with worker isolation, 1 with\n"
                "candidate isolation; 1 = the measuring worker compiles; 0 = the number of\n"
-               "cores).\n");
+               "cores).\n"
+               "--verify N (default 5; 0 = off) measures each task's N fastest configs and its\n"
+               "default again after the search, in 3 rounds taking turns, and keeps the lowest\n"
+               "median over the rounds: on a noisy machine the fastest single trial is often a\n"
+               "config that ran in a fast moment. It runs after --budget.\n");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -69,7 +75,7 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed", "compile-jobs", "isolation"},
+               "timeout", "seed", "compile-jobs", "isolation", "verify"},
               {"resume", "force"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
@@ -98,6 +104,9 @@ int cmd_tune(int argc, char** argv) {
     options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
     options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1));
     options.isolation = args.get("isolation", "worker");
+    options.verify = static_cast<int>(args.get_int("verify", 5));
+    if (options.verify < 0)
+      throw Error("tune: --verify must be 0 or more, got " + args.get("verify"));
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");

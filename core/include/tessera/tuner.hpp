@@ -224,12 +224,17 @@ struct LogRecord {
   // Appended later (older logs lack them: ""): the device's driver version and the tuner command
   // line that measured the record (for `tessera pack build`).
   std::string driver, command;
+  // "" for a search trial; "verify" for a finalist measured again after the search (see
+  // TuneOptions::verify): where a workload has such records, they decide its best config.
+  std::string stage;
 };
 std::string to_json_line(const LogRecord& r);
 // nullopt for a line that is not a record (blank, truncated by a crash).
 std::optional<LogRecord> parse_log_line(const std::string& line);
 std::vector<LogRecord> read_log(const std::string& path);  // missing file: empty
-// The fastest ok record per (plugin, workload).
+// The best ok record per (plugin, workload): among finalists measured again ("verify" records),
+// where the workload has them, the config with the lowest median over its rounds (that median
+// as its time); else the fastest single search trial.
 std::map<std::pair<std::string, std::string>, LogRecord> best_records(
     const std::vector<LogRecord>& records);
 // A pack of the best record per workload of `plugin` measured on `device`.
@@ -269,10 +274,17 @@ struct TuneOptions {
   std::string cache_dir;   // the plugins' kernel cache the compile step warms; "" = their default
   std::string worker_exe;  // "" = this executable
   std::string command;     // the command line, recorded in each log record ("" = none)
+  // After the search, each task's `verify` fastest distinct configs and its default are measured
+  // again, kVerifyRounds rounds taking turns, and the lowest median over the rounds wins: the
+  // fastest single trial of a noisy machine is often a config that ran in a fast moment (the
+  // winner's curse). 0 = keep the fastest trial. Runs after `budget_s`, not counted in `trials`.
+  int verify = 0;
   // The model already imported from `model` (saves a second import); null = import `model`.
   std::shared_ptr<const Graph> graph;
   std::function<void(const std::string&)> progress;  // one line per event (task list, errors)
 };
+
+inline constexpr int kVerifyRounds = 3;
 
 struct TaskResult {
   TuneTask task;
