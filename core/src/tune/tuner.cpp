@@ -404,10 +404,10 @@ TuneReport run_tuning(const TuneOptions& options,
     req.cache_dir = options.cache_dir;
     return req;
   };
-  // Logs one trial's outcome and feeds it to the searcher.
-  auto record = [&](size_t t, const Point& p, const MeasureRequest& req, const MeasureResult& m) {
+  // Appends one measurement's record to the log and the report.
+  auto log_record = [&](size_t t, const MeasureRequest& req, const MeasureResult& m,
+                        const std::string& stage) {
     const TuneTask& task = tasks[t];
-    State& s = states[t];
     LogRecord r;
     r.workload = task.workload;
     r.plugin = task.plugin;
@@ -420,11 +420,19 @@ TuneReport run_tuning(const TuneOptions& options,
     r.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
     r.driver = report.devices[task.plugin].driver;
     r.command = options.command;
+    r.stage = stage;
     if (log.is_open()) {
       log << to_json_line(r) << "\n";
       log.flush();
     }
     report.records.push_back(r);
+    return r;
+  };
+  // Logs one trial's outcome and feeds it to the searcher.
+  auto record = [&](size_t t, const Point& p, const MeasureRequest& req, const MeasureResult& m) {
+    const TuneTask& task = tasks[t];
+    State& s = states[t];
+    const LogRecord r = log_record(t, req, m, "");
     const double cost = m.status == "ok" ? m.median_us : kInf;
     s.searcher->update(p, cost);
     count(t, r, cost);
@@ -562,25 +570,7 @@ TuneReport run_tuning(const TuneOptions& options,
     for (int round = 0; round < kVerifyRounds; ++round) {
       for (const auto& [t, p] : finalists) {
         const MeasureRequest req = request_for(t, p);
-        const MeasureResult m = workers[0]->measure(req);
-        LogRecord r;
-        r.workload = tasks[t].workload;
-        r.plugin = tasks[t].plugin;
-        r.device = report.devices[tasks[t].plugin].name;
-        r.schedule = req.schedule;
-        r.knobs = req.knobs;
-        r.status = m.status;
-        r.median_us = m.median_us;
-        r.error = m.error;
-        r.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
-        r.driver = report.devices[tasks[t].plugin].driver;
-        r.command = options.command;
-        r.stage = "verify";
-        if (log.is_open()) {
-          log << to_json_line(r) << "\n";
-          log.flush();
-        }
-        report.records.push_back(std::move(r));
+        log_record(t, req, workers[0]->measure(req), "verify");
       }
     }
     // Each task's best and its default's time, both as verified (so the speed-up compares
