@@ -130,13 +130,23 @@ std::vector<Config> tunable_conv(const RegionView& region, const NodeView& node,
   }
 }
 
+namespace {
+
+// The pool's window over one image (the fused conv step loops over the batch): its channels as
+// planes, not batch x channels.
+ConvGeometry image_pool_geometry(const NodeView& pool) {
+  ConvGeometry g = pool_geometry(pool);
+  g.c = g.oc = pool.input(0)->dims[1];
+  return g;
+}
+
+}  // namespace
+
 bool conv_pool_fusable(const NodeView& conv, const NodeView& pool) {
   try {
     const ConvGeometry g = conv_attrs(conv).g;
-    ConvGeometry pg = pool_geometry(pool);
-    pg.c = pg.oc = g.oc;  // per image: the conv step loops over the batch
-    return !is_depthwise(g) && g.group == 1 && phase_gemm_pool_applies(g, pg) &&
-           pool.input(0)->dims[1] == g.oc;
+    // phase_gemm_pool_applies checks group 1 and that the pool has the conv's channels.
+    return !is_depthwise(g) && phase_gemm_pool_applies(g, image_pool_geometry(pool));
   } catch (const plugin::Failure&) {
     return false;
   }
@@ -303,8 +313,7 @@ Step build_conv(BuildContext& ctx) {
     pack_a(weights->data(), g.oc, k_per_group, k_per_group, 1, a.get(), tile_rows(config));
     const int64_t nr = config.get("tile_cols");
     if (ctx.pool != nullptr) {
-      ConvGeometry pg = pool_geometry(*ctx.pool);
-      pg.c = pg.oc = g.oc;
+      const ConvGeometry pg = image_pool_geometry(*ctx.pool);
       const int64_t pooled = g.oc * pg.oh * pg.ow;
       return [=](std::vector<float*>& v) {
         const Epilogue e = bias_clamp(bias->data(), act);

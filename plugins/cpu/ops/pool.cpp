@@ -51,9 +51,7 @@ ConvGeometry pool_geometry(const NodeView& node) {
 
 Step build_pool(BuildContext& ctx) {
   const NodeView& node = ctx.node;
-  const std::vector<int64_t> k = node.attr_ints("kernel_shape", {});
-  const std::vector<int64_t> s = node.attr_ints("strides", {1, 1});
-  const std::vector<int64_t> p = node.attr_ints("pads", {0, 0, 0, 0});
+  const std::vector<int64_t> p = node.attr_ints("pads", {0, 0, 0, 0});  // p[2], p[3]: bottom, right
   const bool is_max = node.op_type() == "MaxPool";
   const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
   const ConvGeometry g = pool_geometry(node);
@@ -67,10 +65,10 @@ Step build_pool(BuildContext& ctx) {
       const float* src = v[in] + pl * h * w;
       float* dst = v[out] + pl * oh * ow;
       for (int64_t oy = 0; oy < oh; ++oy) {
-        const int64_t y0 = oy * s[0] - p[0], y1 = y0 + k[0];
+        const int64_t y0 = oy * g.sh - g.pt, y1 = y0 + g.kh;
         const int64_t ya = std::max<int64_t>(0, y0), yb = std::min(h, y1);
         for (int64_t ox = 0; ox < ow; ++ox) {
-          const int64_t x0 = ox * s[1] - p[1], x1 = x0 + k[1];
+          const int64_t x0 = ox * g.sw - g.pl, x1 = x0 + g.kw;
           const int64_t xa = std::max<int64_t>(0, x0), xb = std::min(w, x1);
           float acc = is_max ? -std::numeric_limits<float>::infinity() : 0.0f;
           for (int64_t iy = ya; iy < yb; ++iy) {
