@@ -74,10 +74,12 @@ double macs(const NodeView& node) {
   if (op == "Conv" && w != nullptr && w->rank == 4) {
     return out * static_cast<double>(w->dims[1] * w->dims[2] * w->dims[3]);
   }
-  if ((op == "Gemm" || op == "MatMul") && node.input(0) != nullptr && node.input(0)->rank == 2) {
-    const tsr_tensor* a = node.input(0);
-    const bool trans_a = op == "Gemm" && node.attr_int("transA", 0) != 0;
-    return out * static_cast<double>(trans_a ? a->dims[0] : a->dims[1]);
+  const tsr_tensor* a = node.input(0);
+  if (op == "Gemm" && a != nullptr && a->rank == 2) {
+    return out * static_cast<double>(node.attr_int("transA", 0) != 0 ? a->dims[0] : a->dims[1]);
+  }
+  if (op == "MatMul" && a != nullptr && a->rank >= 1) {
+    return out * static_cast<double>(a->dims[a->rank - 1]);
   }
   return 0;
 }

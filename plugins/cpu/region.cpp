@@ -86,7 +86,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
   // `value`'s producer `n`: a same-shape float32 Add whose other input is ready before n runs.
   // -1 otherwise.
   auto residual_input = [&](const NodeView& add, int32_t value, int32_t n) -> int32_t {
-    if (add.op_type() != "Add" || !query_add(region, add).empty()) return -1;
+    if (!same_shape_add(add)) return -1;
     const int32_t a = add.input_index(0), b = add.input_index(1);
     const int32_t other = a == value ? b : a;
     if (other < 0 || other == value) return -1;
@@ -106,8 +106,47 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
   // The Relu/Clip that alone reads `value` and can run in its producer's epilogue, or -1.
   auto activation_after = [&](int32_t value, int32_t after, Activation* act) -> int32_t {
     const int32_t r = only_reader(value, after);
-    if (r < 0 || !query_activation(region, region.node(r)).empty()) return -1;
+    if (r < 0 || !query_unary(region, region.node(r)).empty()) return -1;
     return activation_of(region, region.node(r), act) ? r : -1;
+  };
+  // The Mul that makes `sigmoid` (reading `x`) a SiLU: it alone reads the Sigmoid's output and
+  // multiplies it by x. -1 otherwise.
+  auto silu_mul = [&](const NodeView& sigmoid, int32_t x, int32_t after) -> int32_t {
+    if (sigmoid.op_type() != "Sigmoid" || sigmoid.input_index(0) != x) return -1;
+    const int32_t m = sole_reader(sigmoid.output_index(0), after);
+    if (m < 0) return -1;
+    const NodeView mul = region.node(m);
+    const int32_t s = sigmoid.output_index(0);
+    const bool pair = mul.op_type() == "Mul" && mul.num_inputs() == 2 &&
+                      ((mul.input_index(0) == x && mul.input_index(1) == s) ||
+                       (mul.input_index(0) == s && mul.input_index(1) == x));
+    return pair && query_binary(region, mul).empty() ? m : -1;
+  };
+  // A pointwise op that alone reads `value` (or the Sigmoid-Mul pair of a SiLU, both reading
+  // it and nothing else) and can run in place right after its producer: fills `post` and the
+  // nodes it absorbs, returns the value the chain ends in, or -1.
+  auto pointwise_after = [&](int32_t value, int32_t after, UnaryFn* post,
+                             std::vector<int32_t>* nodes) -> int32_t {
+    if (is_output[static_cast<size_t>(value)]) return -1;
+    const std::vector<int32_t>& r = readers[static_cast<size_t>(value)];
+    if (r.size() == 1 && r[0] > after) {
+      const NodeView u = region.node(r[0]);
+      if (u.input_index(0) != value || !query_unary(region, u).empty()) return -1;
+      if (!unary_fn_of(region, u, post) || post->is_clamp_only()) return -1;
+      nodes->push_back(r[0]);
+      return u.output_index(0);
+    }
+    if (r.size() == 2 && r[0] > after && r[1] > after) {
+      for (int32_t s : r) {
+        const int32_t m = silu_mul(region.node(s), value, after);
+        if (m < 0 || (m != r[0] && m != r[1])) continue;
+        *post = UnaryFn{};
+        post->op = UnaryOp::kSilu;
+        nodes->insert(nodes->end(), {s, m});
+        return region.node(m).output_index(0);
+      }
+    }
+    return -1;
   };
 
   profile_.assign(static_cast<size_t>(region.num_nodes()), 0.0);
@@ -150,13 +189,31 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
       }
     }
+    // A Sigmoid whose reader multiplies it by the Sigmoid's input computes SiLU in one pass.
+    bool silu = false;
+    if (op == "Sigmoid") {
+      const int32_t m = silu_mul(node, node.input_index(0), n);
+      if (m >= 0) {
+        silu = true;
+        absorbed[static_cast<size_t>(m)] = true;
+        output = region.node(m).output_index(0);
+        last = m;
+        notes_.push_back(std::string(node.name()) + ": SiLU with " + region.node(m).describe());
+      }
+    }
+    // Ops whose steps clamp their result with ctx.act (a fused Relu/Clip).
+    const bool takes_clamp = op == "Conv" || op == "Gemm" || op == "MatMul" ||
+                             op == "BatchNormalization" || op == "GlobalAveragePool" ||
+                             query_binary(region, node).empty() ||
+                             query_unary(region, node).empty() ||
+                             op.rfind("Reduce", 0) == 0;
     Activation act;
-    if (op == "Conv" || op == "Gemm" || op == "MatMul" || op == "Add" ||
-        op == "BatchNormalization") {
+    if (takes_clamp) {
       const int32_t r = activation_after(output, last, &act);
       if (r >= 0) {
         absorbed[static_cast<size_t>(r)] = true;
         output = region.node(r).output_index(0);
+        last = r;
         notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
       }
     }
@@ -201,6 +258,24 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         }
       }
     }
+    // A pointwise op after the chain (HardSwish, SiLU, Sigmoid, GELU, ...) runs in place over
+    // the chain's output right after its step. Not after ops whose output aliases another
+    // value (reshape-likes, Concat's in-place inputs) or after a pointwise op itself.
+    UnaryFn post;
+    const bool writes_own_buffer = op != "Flatten" && op != "Reshape" && op != "Squeeze" &&
+                                   op != "Unsqueeze" && op != "Identity" && op != "Dropout" &&
+                                   op != "Concat" && !query_unary(region, node).empty();
+    if (writes_own_buffer && !silu) {
+      std::vector<int32_t> fused;
+      const int32_t end = pointwise_after(output, std::max(last, n), &post, &fused);
+      if (end >= 0) {
+        for (int32_t f : fused) {
+          absorbed[static_cast<size_t>(f)] = true;
+          notes_.push_back(std::string(node.name()) + ": fused " + region.node(f).describe());
+        }
+        output = end;
+      }
+    }
     const NodeView* bn_ptr = bn ? &*bn : nullptr;
     const plugin::NodeConfig* config = nullptr;
     for (const plugin::NodeConfig& c : node_configs) {
@@ -221,9 +296,20 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      pool ? &*pool : nullptr,
                      dw ? &*dw : nullptr,
                      dw_bn ? &*dw_bn : nullptr,
-                     dw_act};
+                     dw_act,
+                     post,
+                     silu};
     try {
-      steps_.push_back(entry->build(ctx));
+      Step step = entry->build(ctx);
+      if (!post.is_clamp_only()) {
+        const int64_t count = numel(region.value(output));
+        step = [step = std::move(step), post, output, count](std::vector<float*>& v) {
+          step(v);
+          unary_parallel(post, v[static_cast<size_t>(output)], v[static_cast<size_t>(output)],
+                         count);
+        };
+      }
+      steps_.push_back(std::move(step));
       step_node_.push_back(n);
       // What the step may read or write: the kept node's inputs and outputs and the value the
       // fused chain ends in (absorbed nodes only add constants). A fused node's own first output

@@ -411,14 +411,15 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
 }
 
 TEST(CpuRegionMemory, IntermediatesWithDisjointLifetimesShareMemory) {
-  // x -> relu -> a -> relu -> b -> relu -> c -> relu -> y: a (steps 0-1) and c (steps 2-3) may
-  // share a buffer, b (steps 1-2) overlaps both. 4 KiB each: 8 KiB instead of 12.
+  // x -> softmax -> a -> softmax -> b -> softmax -> c -> softmax -> y (softmaxes never fuse):
+  // a (steps 0-1) and c (steps 2-3) may share a buffer, b (steps 1-2) overlaps both. 4 KiB
+  // each: 8 KiB instead of 12.
   const Graph g = GraphBuilder()
                       .input("x", {1, 4, 16, 16})
-                      .node("Relu", {"x"}, {"a"}, {}, "r0")
-                      .node("Relu", {"a"}, {"b"}, {}, "r1")
-                      .node("Relu", {"b"}, {"c"}, {}, "r2")
-                      .node("Relu", {"c"}, {"y"}, {}, "r3")
+                      .node("Softmax", {"x"}, {"a"}, {}, "r0")
+                      .node("Softmax", {"a"}, {"b"}, {}, "r1")
+                      .node("Softmax", {"b"}, {"c"}, {}, "r2")
+                      .node("Softmax", {"c"}, {"y"}, {}, "r3")
                       .output("y")
                       .build();
   const std::vector<std::string> notes = compile_and_check({}, 1, g);

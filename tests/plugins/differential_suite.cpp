@@ -26,6 +26,251 @@ Graph conv(Shape x, Shape w, Attributes a, bool bias) {
   return b.node("Conv", {"x", "w", bias ? "bias" : ""}, {"y"}, a).output("y").build();
 }
 
+Tensor ints(std::vector<int64_t> v) {
+  const int64_t n = static_cast<int64_t>(v.size());
+  return Tensor::from_vector<int64_t>({n}, std::move(v));
+}
+
+Tensor scalar(float v) { return Tensor::from_vector<float>({}, {v}); }
+
+// The ops and patterns of exported torchvision / timm networks: activations of modern mobile
+// nets, broadcasting, squeeze-excitation, channel shuffle, LayerNorm, attention, segmentation
+// heads.
+void add_modern_network_cases(std::vector<DifferentialCase>* out) {
+  using V = std::vector<int64_t>;
+  std::vector<DifferentialCase>& c = *out;
+  for (const char* op : {"HardSigmoid", "HardSwish", "Tanh", "Erf", "Exp", "Neg", "Abs", "Floor",
+                         "Ceil", "LeakyRelu", "Elu", "Selu", "Softplus", "Mish"}) {
+    c.push_back({std::string("Unary") + op, [op] { return unary(op, {2, 3, 5, 7}); }});
+  }
+  // Log, Sqrt and Reciprocal of |x| + 0.5: finite everywhere.
+  for (const char* op : {"Log", "Sqrt", "Reciprocal"}) {
+    c.push_back({std::string("Unary") + op, [op] {
+                   return GraphBuilder()
+                       .input("x", {3, 40})
+                       .constant("half", scalar(0.5f))
+                       .node("Abs", {"x"}, {"a"})
+                       .node("Add", {"a", "half"}, {"p"})
+                       .node(op, {"p"}, {"y"})
+                       .output("y")
+                       .build();
+                 }});
+  }
+  c.push_back({"SubBroadcastRow", [] { return binary("Sub", {2, 3, 17}, {17}); }});
+  c.push_back({"DivPerChannel", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 4, 5, 5})
+                     .constant("s", Tensor::from_vector<float>({4, 1, 1}, {2.f, -4.f, 0.5f, 8.f}))
+                     .node("Div", {"x", "s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"MulBothBroadcast", [] { return binary("Mul", {3, 1, 6}, {1, 4, 1}); }});
+  c.push_back({"MaxBroadcast", [] { return binary("Max", {2, 3, 4}, {3, 1}); }});
+  c.push_back({"MinSameShape", [] { return binary("Min", {5, 9}, {5, 9}); }});
+  c.push_back({"PowSquare", [] {
+                 return GraphBuilder()
+                     .input("x", {4, 9})
+                     .constant("two", scalar(2.0f))
+                     .node("Pow", {"x", "two"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"PRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 3, 4, 4})
+                     .constant("slope", Tensor::from_vector<float>({3, 1, 1}, {0.1f, 0.2f, 0.3f}))
+                     .node("PRelu", {"x", "slope"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Conv + SiLU (Sigmoid and Mul both read the conv), as timm and torchvision export it.
+  c.push_back({"ConvSiLU", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 4, 9, 9})
+                     .constant("w", random_tensor({8, 4, 3, 3}, 41))
+                     .node("Conv", {"x", "w"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1}}}))
+                     .node("Sigmoid", {"c"}, {"s"})
+                     .node("Mul", {"c", "s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"SiLUAlone", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 50})
+                     .node("Sigmoid", {"x"}, {"s"})
+                     .node("Mul", {"s", "x"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ConvHardSwish", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 3, 10, 10})
+                     .constant("w", random_tensor({6, 3, 3, 3}, 42))
+                     .constant("b", random_tensor({6}, 43))
+                     .node("Conv", {"x", "w", "b"}, {"c"},
+                           attrs({{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}))
+                     .node("HardSwish", {"c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Squeeze-excitation: pooled scales through two 1x1 convs and a gate, multiplied back.
+  c.push_back({"SqueezeExcitation", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 8, 6, 6})
+                     .constant("w1", random_tensor({4, 8, 1, 1}, 44))
+                     .constant("b1", random_tensor({4}, 45))
+                     .constant("w2", random_tensor({8, 4, 1, 1}, 46))
+                     .constant("b2", random_tensor({8}, 47))
+                     .node("GlobalAveragePool", {"x"}, {"p"})
+                     .node("Conv", {"p", "w1", "b1"}, {"f1"})
+                     .node("Relu", {"f1"}, {"r"})
+                     .node("Conv", {"r", "w2", "b2"}, {"f2"})
+                     .node("HardSigmoid", {"f2"}, {"g"},
+                           attrs({{"alpha", 1.0f / 6.0f}, {"beta", 0.5f}}))
+                     .node("Mul", {"x", "g"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ReduceMeanSpatial", [] {
+                 return unary("ReduceMean", {2, 6, 5, 7},
+                              attrs({{"axes", V{2, 3}}, {"keepdims", int64_t{1}}}));
+               }});
+  c.push_back({"ReduceMeanLastAxis", [] {
+                 return unary("ReduceMean", {3, 4, 33}, attrs({{"axes", V{-1}}}));
+               }});
+  c.push_back({"ReduceMaxMiddleAxis", [] {
+                 return unary("ReduceMax", {2, 5, 6}, attrs({{"axes", V{1}}, {"keepdims", int64_t{0}}}));
+               }});
+  c.push_back({"ReduceSumAll", [] { return unary("ReduceSum", {4, 5, 3}); }});
+  c.push_back({"ChannelShuffle", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 8, 5, 5})
+                     .constant("s1", ints({1, 2, 4, 5, 5}))
+                     .constant("s2", ints({1, 8, 5, 5}))
+                     .node("Reshape", {"x", "s1"}, {"r"})
+                     .node("Transpose", {"r"}, {"t"}, attrs({{"perm", V{0, 2, 1, 3, 4}}}))
+                     .node("Reshape", {"t", "s2"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"TransposeToChannelsLast", [] {
+                 return unary("Transpose", {2, 3, 4, 5}, attrs({{"perm", V{0, 2, 3, 1}}}));
+               }});
+  c.push_back({"SliceSteps", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 6, 9})
+                     .constant("starts", ints({1, 8}))
+                     .constant("ends", ints({5, 0}))
+                     .constant("axes", ints({1, 2}))
+                     .constant("steps", ints({2, -3}))
+                     .node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"SplitChannels", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 6, 3, 3})
+                     .constant("split", ints({2, 4}))
+                     .node("Split", {"x", "split"}, {"a", "b"}, attrs({{"axis", int64_t{1}}}))
+                     .output("a")
+                     .output("b")
+                     .build();
+               }});
+  c.push_back({"GatherClassToken", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 5, 8})
+                     .constant("i", Tensor::from_vector<int64_t>({}, {0}))
+                     .node("Gather", {"x", "i"}, {"y"}, attrs({{"axis", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"PadReflect", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 2, 5, 6})
+                     .constant("pads", ints({0, 0, 2, 1, 0, 0, 1, 3}))
+                     .node("Pad", {"x", "pads"}, {"y"}, attrs({{"mode", std::string("reflect")}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"PadConstant", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 2, 4, 4})
+                     .constant("pads", ints({0, 1, 1, 0, 0, 0, 2, 2}))
+                     .constant("v", scalar(0.25f))
+                     .node("Pad", {"x", "pads", "v"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ExpandRows", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 1})
+                     .constant("shape", ints({2, 3, 6}))
+                     .node("Expand", {"x", "shape"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  for (const char* mode : {"nearest", "linear"}) {
+    c.push_back({std::string("Resize2x_") + mode, [mode] {
+                   return GraphBuilder()
+                       .input("x", {1, 3, 5, 7})
+                       .constant("roi", Tensor::from_vector<float>({0}, {}))
+                       .constant("scales", Tensor::from_vector<float>({4}, {1.f, 1.f, 2.f, 2.f}))
+                       .node("Resize", {"x", "roi", "scales"}, {"y"},
+                             attrs({{"mode", std::string(mode)}}))
+                       .output("y")
+                       .build();
+                 }});
+  }
+  c.push_back({"ResizeAlignCornersSizes", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 2, 6, 6})
+                     .constant("roi", Tensor::from_vector<float>({0}, {}))
+                     .constant("scales", Tensor::from_vector<float>({0}, {}))
+                     .constant("sizes", ints({1, 2, 11, 4}))
+                     .node("Resize", {"x", "roi", "scales", "sizes"}, {"y"},
+                           attrs({{"mode", std::string("linear")},
+                                  {"coordinate_transformation_mode",
+                                   std::string("align_corners")}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"LayerNormLastAxis", [] {
+                 return GraphBuilder(17)
+                     .input("x", {2, 7, 24})
+                     .constant("g", random_tensor({24}, 48))
+                     .constant("b", random_tensor({24}, 49))
+                     .node("LayerNormalization", {"x", "g", "b"}, {"y"},
+                           attrs({{"epsilon", 1e-6f}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"SoftmaxInnerAxis", [] {
+                 return unary("Softmax", {2, 5, 3, 4}, attrs({{"axis", int64_t{1}}}));
+               }});
+  c.push_back({"MatMulBatched", [] { return binary("MatMul", {2, 3, 4, 6}, {2, 3, 6, 5}); }});
+  c.push_back({"MatMulBatchBroadcast", [] { return binary("MatMul", {2, 1, 4, 6}, {3, 6, 5}); }});
+  c.push_back({"MatMulLinearWeights", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 5, 12})
+                     .constant("w", random_tensor({12, 7}, 50))
+                     .node("MatMul", {"x", "w"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ConvDilatedDepthwise", [] {
+                 return conv({1, 6, 11, 11}, {6, 1, 3, 3},
+                             attrs({{"group", int64_t{6}},
+                                    {"dilations", V{2, 2}},
+                                    {"pads", V{2, 2, 2, 2}}}),
+                             true);
+               }});
+  c.push_back({"ConvGrouped3x3", [] {
+                 return conv({1, 8, 7, 7}, {12, 2, 3, 3},
+                             attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
+}
+
 std::vector<DifferentialCase> make_cases() {
   using V = std::vector<int64_t>;
   std::vector<DifferentialCase> c;
@@ -119,6 +364,7 @@ std::vector<DifferentialCase> make_cases() {
                      .output("y")
                      .build();
                }});
+  add_modern_network_cases(&c);
   return c;
 }
 

@@ -21,6 +21,10 @@ struct Target {
   PluginDeviceInfo info;
   // Device works on host memory directly: region boundaries cost it no transfer.
   bool host_memory() const { return info.kind == "cpu"; }
+  // The reference plugin: the oracle's naive loops, a last resort. Island merge-back never moves
+  // nodes onto it that another target listed by the user runs; nodes only land there when no
+  // other target supports them or when the user put it first.
+  bool last_resort() const { return plugin != nullptr && plugin->name() == "reference"; }
 };
 
 struct NodeAnswer {

@@ -25,7 +25,7 @@ void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_co
       for (int64_t kx = 0; kx < g.kw; ++kx) {
         float* dst = col + ((ci * g.kh + ky) * g.kw + kx) * cols;
         for (int64_t oy = 0; oy < g.oh; ++oy) {
-          const int64_t iy = oy * g.sh - g.pt + ky;
+          const int64_t iy = oy * g.sh - g.pt + ky * g.dil_h;
           float* row = dst + oy * g.ow;
           if (iy < 0 || iy >= g.h) {
             std::fill(row, row + g.ow, 0.0f);
@@ -33,7 +33,7 @@ void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_co
           }
           const float* src = plane + iy * g.w;
           for (int64_t ox = 0; ox < g.ow; ++ox) {
-            const int64_t ix = ox * g.sw - g.pl + kx;
+            const int64_t ix = ox * g.sw - g.pl + kx * g.dil_w;
             row[ox] = ix >= 0 && ix < g.w ? src[ix] : 0.0f;
           }
         }
@@ -75,13 +75,13 @@ void Im2colPanelT(const float* x, const ConvGeometry& g, int64_t c_begin, int64_
         for (int64_t r = 0; r < nruns; ++r) {
           const Run& run = runs[r];
           float* dst = row + run.off;
-          const int64_t iy = run.oy * g.sh - g.pt + ky;
+          const int64_t iy = run.oy * g.sh - g.pt + ky * g.dil_h;
           if (iy < 0 || iy >= g.h) {
             std::fill(dst, dst + run.len, 0.0f);
             continue;
           }
-          // ix = (ox0 + t) * sw - pl + kx must lie in [0, w): t in [lo, hi).
-          const int64_t base = run.ox0 * g.sw - g.pl + kx;
+          // ix = (ox0 + t) * sw - pl + kx * dil_w must lie in [0, w): t in [lo, hi).
+          const int64_t base = run.ox0 * g.sw - g.pl + kx * g.dil_w;
           int64_t lo = base >= 0 ? 0 : div_sw(-base + g.sw - 1);
           int64_t hi = g.w - 1 - base >= 0 ? div_sw(g.w - 1 - base) + 1 : 0;
           lo = std::min(lo, run.len);
@@ -147,7 +147,7 @@ void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, fl
 
 bool phase_gemm_applies(const ConvGeometry& g) {
   return g.group == 1 && g.sh == g.sw && (g.sh == 1 || g.sh == 2) && g.oh > 0 && g.ow > 0 &&
-         g.c > 0 && g.oc > 0 && g.pt >= 0 && g.pl >= 0;
+         g.c > 0 && g.oc > 0 && g.pt >= 0 && g.pl >= 0 && !g.dilated();
 }
 
 namespace {
@@ -363,7 +363,7 @@ void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMat
 bool pointwise_depthwise_applies(const ConvGeometry& pw, const ConvGeometry& dw) {
   const bool pointwise = pw.kh == 1 && pw.kw == 1 && pw.sh == 1 && pw.sw == 1 && pw.pt == 0 &&
                          pw.pl == 0 && pw.group == 1 && pw.oh == pw.h && pw.ow == pw.w;
-  return pointwise && depthwise_rows_3x3_applies(dw) && dw.c == pw.oc && dw.h == pw.oh &&
+  return pointwise && !pw.dilated() && depthwise_rows_3x3_applies(dw) && dw.c == pw.oc && dw.h == pw.oh &&
          dw.w == pw.ow;
 }
 

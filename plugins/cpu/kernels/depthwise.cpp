@@ -336,14 +336,16 @@ bool depthwise_rows_3x3_applies(const ConvGeometry& g) {
                          ? g.oh == g.h && g.ow == g.w
                          : g.sh == 2 && g.w % 2 == 0 && g.oh == (g.h + 1) / 2 && g.ow == g.w / 2;
   return g.kh == 3 && g.kw == 3 && g.pt == 1 && g.pl == 1 && g.sh == g.sw && shape &&
-         g.group == g.c && g.c == g.oc;
+         g.group == g.c && g.c == g.oc && !g.dilated();
 }
 
 bool depthwise_linear_applies(const ConvGeometry& g) {
   const bool window = (g.kh == 3 && g.kw == 3) || (g.kh == 5 && g.kw == 5);
   const bool depthwise = g.group == g.c && g.group == g.oc && g.c > 0;
   const bool pads = g.pt >= 0 && g.pt < g.kh && g.pl >= 0 && g.pl < g.kw;
-  if (!window || !depthwise || !pads || g.sh != g.sw || g.h <= 0 || g.w <= 0) return false;
+  if (!window || !depthwise || !pads || g.sh != g.sw || g.h <= 0 || g.w <= 0 || g.dilated()) {
+    return false;
+  }
   if (g.sh == 1) return g.oh == g.h && g.ow == g.w;
   return g.sh == 2 && g.h % 2 == 0 && g.w % 2 == 0 && g.oh == g.h / 2 && g.ow == g.w / 2;
 }

@@ -140,6 +140,8 @@ struct ConvGeometry {
   int64_t sh = 1, sw = 1;          // strides
   int64_t pt = 0, pl = 0;          // top/left pads (bottom/right follow from oh/ow)
   int64_t group = 1;
+  int64_t dil_h = 1, dil_w = 1;  // dilations: only the im2col path and depthwise_conv take > 1
+  bool dilated() const { return dil_h != 1 || dil_w != 1; }
 };
 
 // im2col for one group: rows (c, ky, kx), columns (oy, ox); zero where the window is in padding.
@@ -236,7 +238,8 @@ void depthwise_rows_3x3(const float* src, int64_t src_plane, int64_t r0, int64_t
                         int64_t c1);
 
 // Depthwise conv (group == C == OC) with per-channel bias and clamp, parallel over channels.
-// Runs depthwise_linear where it applies, else padded rows (simd.cpp).
+// Runs depthwise_linear where it applies, padded rows (simd.cpp) otherwise, and a direct loop
+// over taps for dilated convs (the atrous stages of segmentation backbones).
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y);
 

@@ -779,8 +779,48 @@ int64_t padded_scratch_floats(const ConvGeometry& g) {
 }
 }  // namespace
 
+namespace {
+
+// One channel of a dilated depthwise conv: per output row, each tap adds a weighted run of the
+// input row (unit stride at stride 1, so the compiler vectorises it) to an accumulator row.
+void depthwise_dilated_channel(const float* x, const float* w, const ConvGeometry& g, float bias,
+                               float lo, float hi, float* y) {
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    float* out = y + oy * g.ow;
+    std::fill(out, out + g.ow, bias);
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      const int64_t iy = oy * g.sh - g.pt + ky * g.dil_h;
+      if (iy < 0 || iy >= g.h) continue;
+      const float* row = x + iy * g.w;
+      for (int64_t kx = 0; kx < g.kw; ++kx) {
+        const float wk = w[ky * g.kw + kx];
+        // ix = ox * sw - pl + kx * dil_w in [0, w): ox in [ox0, ox1).
+        const int64_t base = kx * g.dil_w - g.pl;
+        const int64_t ox0 = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+        const int64_t ox1 = base >= g.w ? 0 : std::min(g.ow, (g.w - 1 - base) / g.sw + 1);
+        if (g.sw == 1) {
+          const float* src = row + base;
+          for (int64_t ox = ox0; ox < ox1; ++ox) out[ox] += wk * src[ox];
+        } else {
+          for (int64_t ox = ox0; ox < ox1; ++ox) out[ox] += wk * row[ox * g.sw + base];
+        }
+      }
+    }
+    for (int64_t ox = 0; ox < g.ow; ++ox) out[ox] = std::min(std::max(out[ox], lo), hi);
+  }
+}
+
+}  // namespace
+
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
                     float lo, float hi, float* y) {
+  if (g.dilated()) {
+    tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+      depthwise_dilated_channel(x + c * g.h * g.w, w + c * g.kh * g.kw, g, bias ? bias[c] : 0.0f,
+                                lo, hi, y + c * g.oh * g.ow);
+    });
+    return;
+  }
   if (depthwise_linear(x, w, bias, g, lo, hi, y)) return;
   if ((g.sw == 1 || g.sw == 2) && g.oh > 0 && g.ow > 0) {
     const int64_t floats = padded_scratch_floats(g);

@@ -181,7 +181,7 @@ HWY_EXPORT(WinogradLanes);
 
 bool winograd_applies(const ConvGeometry& g) {
   return g.kh == 3 && g.kw == 3 && g.sh == 1 && g.sw == 1 && g.group == 1 && g.oh > 0 && g.ow > 0 &&
-         g.c > 0 && g.oc > 0;
+         g.c > 0 && g.oc > 0 && !g.dilated();
 }
 
 void winograd_weights(const float* w, int64_t m, int64_t c, int64_t mr, WinogradWeights* out) {

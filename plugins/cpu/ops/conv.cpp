@@ -31,11 +31,14 @@ ConvAttrs conv_attrs(const NodeView& node) {
   if (w->data == nullptr) fail("weights must be a constant");
   const tsr_tensor* b = node.input(2);
   if (b != nullptr && constant_f32(b) == nullptr) fail("bias must be a float32 constant");
-  for (int64_t d : node.attr_ints("dilations", {1, 1})) {
-    if (d != 1) fail("dilations other than 1 are not implemented");
+  const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
+  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1) {
+    fail("dilations must be 2 values >= 1");
   }
   ConvAttrs a;
   ConvGeometry& g = a.g;
+  g.dil_h = dilations[0];
+  g.dil_w = dilations[1];
   a.batch = x->dims[0];
   g.c = x->dims[1];
   g.h = x->dims[2];
@@ -61,8 +64,8 @@ ConvAttrs conv_attrs(const NodeView& node) {
     g.pt = pads[0];
     g.pl = pads[1];
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    const int64_t th = std::max<int64_t>(0, (g.oh - 1) * g.sh + g.kh - g.h);
-    const int64_t tw = std::max<int64_t>(0, (g.ow - 1) * g.sw + g.kw - g.w);
+    const int64_t th = std::max<int64_t>(0, (g.oh - 1) * g.sh + (g.kh - 1) * g.dil_h + 1 - g.h);
+    const int64_t tw = std::max<int64_t>(0, (g.ow - 1) * g.sw + (g.kw - 1) * g.dil_w + 1 - g.w);
     g.pt = auto_pad == "SAME_UPPER" ? th / 2 : th - th / 2;
     g.pl = auto_pad == "SAME_UPPER" ? tw / 2 : tw - tw / 2;
   } else if (auto_pad != "VALID") {

@@ -1,4 +1,4 @@
-// Gemm and 2-D MatMul on the packed SGEMM. A constant right operand (the usual weights) is packed
+// Gemm on the packed SGEMM. A constant right operand (the usual weights) is packed
 // once at compile time, with Gemm's alpha folded in; beta * C becomes the column-bias epilogue.
 #include <memory>
 #include <optional>
@@ -32,7 +32,8 @@ std::optional<Config> tunable_gemm(const RegionView& region, const NodeView& nod
   const std::string why = gemm ? query_gemm(region, node) : query_matmul(region, node);
   if (!why.empty()) return std::nullopt;
   const tsr_tensor* y = node.output(0);
-  return default_gemm_config(y->dims[0], y->dims[1], threads);
+  const int64_t rows = gemm ? y->dims[0] : matmul_gemm_rows(node);
+  return default_gemm_config(rows, y->dims[y->rank - 1], threads);
 }
 
 Step build_gemm(BuildContext& ctx) {
@@ -78,39 +79,6 @@ Step build_gemm(BuildContext& ctx) {
     }
     Epilogue e;
     e.col_bias = bias->empty() ? nullptr : bias->data();
-    e.lo = act.lo;
-    e.hi = act.hi;
-    sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
-  };
-}
-
-std::string query_matmul(const RegionView& region, const NodeView& node) {
-  (void)region;
-  const tsr_tensor* a = node.input(0);
-  const tsr_tensor* b = node.input(1);
-  if (!is_f32(a) || !is_f32(b) || !is_f32(node.output(0))) return "only float32 is implemented";
-  if (a->rank != 2 || b->rank != 2) return "only 2-D MatMul is implemented";
-  return "";
-}
-
-Step build_matmul(BuildContext& ctx) {
-  const NodeView& node = ctx.node;
-  const tsr_tensor* a = node.input(0);
-  const tsr_tensor* b = node.input(1);
-  const int64_t m = a->dims[0], k = a->dims[1], n = b->dims[1];
-  const Config config = choose_config(ctx, default_gemm_config(m, n, ctx.threads));
-  const GemmBlocking blocking = gemm_blocking(config);
-  const int64_t mr = tile_rows(config), nr = blocking.nr;
-  auto packed_b = std::make_shared<PackedMatrix>();
-  const bool constant_b = b->data != nullptr;
-  if (constant_b) pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get(), nr);
-  auto packed_a = std::make_shared<PackedMatrix>();
-  const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
-  const Activation act = ctx.act;
-  return [=](std::vector<float*>& v) {
-    pack_a(v[ia], m, k, k, 1, packed_a.get(), mr);
-    if (!constant_b) pack_b(v[ib], k, n, n, 1, packed_b.get(), nr);
-    Epilogue e;
     e.lo = act.lo;
     e.hi = act.hi;
     sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);

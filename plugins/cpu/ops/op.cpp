@@ -1,6 +1,8 @@
 // The op table of the cpu plugin and helpers shared by the op files.
 #include "ops/op.hpp"
 
+#include <algorithm>
+
 namespace tessera::cpu {
 
 const std::vector<OpEntry>& op_table() {
@@ -8,18 +10,66 @@ const std::vector<OpEntry>& op_table() {
       {"Conv", query_conv, build_conv},
       {"Gemm", query_gemm, build_gemm},
       {"MatMul", query_matmul, build_matmul},
-      {"Add", query_add, build_add},
-      {"Relu", query_activation, build_activation},
-      {"Clip", query_activation, build_activation},
+      {"Add", query_binary, build_binary},
+      {"Sub", query_binary, build_binary},
+      {"Mul", query_binary, build_binary},
+      {"Div", query_binary, build_binary},
+      {"Min", query_binary, build_binary},
+      {"Max", query_binary, build_binary},
+      {"Sum", query_binary, build_binary},
+      {"Mean", query_binary, build_binary},
+      {"Pow", query_binary, build_binary},
+      {"PRelu", query_binary, build_binary},
+      {"Relu", query_unary, build_unary},
+      {"Clip", query_unary, build_unary},
+      {"Sigmoid", query_unary, build_unary},
+      {"HardSigmoid", query_unary, build_unary},
+      {"HardSwish", query_unary, build_unary},
+      {"Tanh", query_unary, build_unary},
+      {"Erf", query_unary, build_unary},
+      {"Gelu", query_unary, build_unary},
+      {"Exp", query_unary, build_unary},
+      {"Log", query_unary, build_unary},
+      {"Sqrt", query_unary, build_unary},
+      {"Reciprocal", query_unary, build_unary},
+      {"Abs", query_unary, build_unary},
+      {"Neg", query_unary, build_unary},
+      {"Floor", query_unary, build_unary},
+      {"Ceil", query_unary, build_unary},
+      {"LeakyRelu", query_unary, build_unary},
+      {"Elu", query_unary, build_unary},
+      {"Selu", query_unary, build_unary},
+      {"Softplus", query_unary, build_unary},
+      {"Mish", query_unary, build_unary},
+      {"ReduceMean", query_reduce, build_reduce},
+      {"ReduceSum", query_reduce, build_reduce},
+      {"ReduceMax", query_reduce, build_reduce},
+      {"ReduceMin", query_reduce, build_reduce},
+      {"ReduceL1", query_reduce, build_reduce},
+      {"ReduceL2", query_reduce, build_reduce},
+      {"ReduceSumSquare", query_reduce, build_reduce},
+      {"ReduceLogSumExp", query_reduce, build_reduce},
       {"BatchNormalization", query_batch_norm, build_batch_norm},
       {"MaxPool", query_pool, build_pool},
       {"AveragePool", query_pool, build_pool},
       {"GlobalAveragePool", query_global_average_pool, build_global_average_pool},
       {"Softmax", query_softmax, build_softmax},
+      {"LogSoftmax", query_softmax, build_softmax},
+      {"LayerNormalization", query_layer_norm, build_layer_norm},
+      {"Transpose", query_transpose, build_transpose},
+      {"Slice", query_slice, build_slice},
+      {"Split", query_split, build_split},
+      {"Gather", query_gather, build_gather},
+      {"Expand", query_expand, build_expand},
+      {"Pad", query_pad, build_pad},
+      {"Resize", query_resize, build_resize},
+      {"Upsample", query_resize, build_resize},
       {"Flatten", query_view, build_view},
       {"Reshape", query_view, build_view},
       {"Dropout", query_view, build_view},
       {"Identity", query_view, build_view},
+      {"Squeeze", query_view, build_view},
+      {"Unsqueeze", query_view, build_view},
       {"Concat", query_concat, build_concat},
   };
   return table;
@@ -46,6 +96,22 @@ int64_t numel(const tsr_tensor& t) {
 
 const float* constant_f32(const tsr_tensor* t) {
   return is_f32(t) && t->data != nullptr ? static_cast<const float*>(t->data) : nullptr;
+}
+
+bool constant_ints(const tsr_tensor* t, std::vector<int64_t>* out) {
+  if (t == nullptr || t->data == nullptr) return false;
+  const int64_t n = numel(*t);
+  out->resize(static_cast<size_t>(n));
+  if (t->dtype == TSR_DTYPE_INT64) {
+    const int64_t* p = static_cast<const int64_t*>(t->data);
+    std::copy(p, p + n, out->begin());
+  } else if (t->dtype == TSR_DTYPE_INT32) {
+    const int32_t* p = static_cast<const int32_t*>(t->data);
+    std::copy(p, p + n, out->begin());
+  } else {
+    return false;
+  }
+  return true;
 }
 
 bool activation_of(const RegionView& region, const NodeView& node, Activation* act) {

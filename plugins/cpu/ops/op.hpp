@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise.hpp"
 #include "schedules.hpp"
 #include "tessera/plugin.hpp"
 
@@ -51,6 +52,11 @@ struct BuildContext {
   const NodeView* dw = nullptr;
   const NodeView* dw_bn = nullptr;
   Activation dw_act;
+  // A pointwise op fused after the node (and after `act`): region.cpp runs it in place over
+  // `output` right after the node's step, while the data is still in cache.
+  UnaryFn post;
+  // Sigmoid: its only reader multiplies it by the Sigmoid's input, so the step computes SiLU.
+  bool silu = false;
 };
 
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
@@ -75,6 +81,8 @@ bool is_f32(const tsr_tensor* t);
 std::vector<int64_t> dims(const tsr_tensor& t);
 int64_t numel(const tsr_tensor& t);
 const float* constant_f32(const tsr_tensor* t);  // nullptr when not a float32 constant
+// An int32/int64 constant's values as int64; false when t is absent, not constant or not integer.
+bool constant_ints(const tsr_tensor* t, std::vector<int64_t>* out);
 // Relu or Clip with constant bounds: fills `act` and returns true.
 bool activation_of(const RegionView& region, const NodeView& node, Activation* act);
 
@@ -89,11 +97,19 @@ Step build_conv(BuildContext&);
 std::string query_gemm(const RegionView&, const NodeView&);
 Step build_gemm(BuildContext&);
 std::string query_matmul(const RegionView&, const NodeView&);
+// Rows of the GEMM a MatMul runs: batch * M with constant 2-D weights (one GEMM), else M.
+int64_t matmul_gemm_rows(const NodeView& node);
 Step build_matmul(BuildContext&);
-std::string query_add(const RegionView&, const NodeView&);
-Step build_add(BuildContext&);
-std::string query_activation(const RegionView&, const NodeView&);
-Step build_activation(BuildContext&);
+// Broadcasting arithmetic (binary.cpp): Add, Sub, Mul, Div, Min, Max, Pow, PRelu, Sum, Mean.
+std::string query_binary(const RegionView&, const NodeView&);
+Step build_binary(BuildContext&);
+// A two-input float32 Add whose inputs and output share one shape (a residual Add).
+bool same_shape_add(const NodeView& node);
+// Pointwise activations and math (unary.cpp); unary_fn_of maps a node to its function (Relu and
+// Clip to a clamp) and returns false for ops or attributes it does not cover.
+bool unary_fn_of(const RegionView& region, const NodeView& node, UnaryFn* fn);
+std::string query_unary(const RegionView&, const NodeView&);
+Step build_unary(BuildContext&);
 std::string query_batch_norm(const RegionView&, const NodeView&);
 Step build_batch_norm(BuildContext&);
 // A MaxPool/AveragePool node's window as the kernels take it (c = batch x channels planes).
@@ -109,8 +125,29 @@ std::string query_pool(const RegionView&, const NodeView&);
 Step build_pool(BuildContext&);
 std::string query_global_average_pool(const RegionView&, const NodeView&);
 Step build_global_average_pool(BuildContext&);
+// Reductions over adjacent axes (reduce.cpp).
+std::string query_reduce(const RegionView&, const NodeView&);
+Step build_reduce(BuildContext&);
 std::string query_softmax(const RegionView&, const NodeView&);
 Step build_softmax(BuildContext&);
+std::string query_layer_norm(const RegionView&, const NodeView&);
+Step build_layer_norm(BuildContext&);
+// Data movement: strided copies (transpose.cpp, slice.cpp, split.cpp, gather.cpp, expand.cpp),
+// pads (pad.cpp) and spatial resizing (resize.cpp).
+std::string query_transpose(const RegionView&, const NodeView&);
+Step build_transpose(BuildContext&);
+std::string query_slice(const RegionView&, const NodeView&);
+Step build_slice(BuildContext&);
+std::string query_split(const RegionView&, const NodeView&);
+Step build_split(BuildContext&);
+std::string query_gather(const RegionView&, const NodeView&);
+Step build_gather(BuildContext&);
+std::string query_expand(const RegionView&, const NodeView&);
+Step build_expand(BuildContext&);
+std::string query_pad(const RegionView&, const NodeView&);
+Step build_pad(BuildContext&);
+std::string query_resize(const RegionView&, const NodeView&);
+Step build_resize(BuildContext&);
 std::string query_view(const RegionView&, const NodeView&);
 Step build_view(BuildContext&);
 std::string query_concat(const RegionView&, const NodeView&);

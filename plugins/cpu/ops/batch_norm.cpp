@@ -1,5 +1,5 @@
-// Elementwise ops: same-shape Add (with a fused Relu/Clip), Relu, Clip, and BatchNormalization as
-// a per-channel affine when it could not be folded into a Conv.
+// BatchNormalization as a per-channel affine (with a fused Relu/Clip) where it could not be folded
+// into a Conv.
 #include <tbb/parallel_for.h>
 
 #include <cmath>
@@ -8,37 +8,6 @@
 #include "ops/op.hpp"
 
 namespace tessera::cpu {
-
-std::string query_add(const RegionView& region, const NodeView& node) {
-  (void)region;
-  const tsr_tensor* a = node.input(0);
-  const tsr_tensor* b = node.input(1);
-  if (!is_f32(a) || !is_f32(b) || !is_f32(node.output(0))) return "only float32 is implemented";
-  if (dims(*a) != dims(*b)) return "only same-shape Add is implemented (no broadcasting)";
-  return "";
-}
-
-Step build_add(BuildContext& ctx) {
-  const int32_t a = ctx.node.input_index(0), b = ctx.node.input_index(1), out = ctx.output;
-  const int64_t n = numel(*ctx.node.output(0));
-  const Activation act = ctx.act;
-  return [=](std::vector<float*>& v) { add_clamp(v[a], v[b], v[out], n, act.lo, act.hi); };
-}
-
-std::string query_activation(const RegionView& region, const NodeView& node) {
-  if (!is_f32(node.input(0)) || !is_f32(node.output(0))) return "only float32 is implemented";
-  Activation act;
-  if (!activation_of(region, node, &act)) return "Clip bounds must be float32 scalar constants";
-  return "";
-}
-
-Step build_activation(BuildContext& ctx) {
-  Activation act;
-  activation_of(ctx.region, ctx.node, &act);
-  const int32_t in = ctx.node.input_index(0), out = ctx.output;
-  const int64_t n = numel(*ctx.node.output(0));
-  return [=](std::vector<float*>& v) { clamp_copy(v[in], v[out], n, act.lo, act.hi); };
-}
 
 std::string query_batch_norm(const RegionView& region, const NodeView& node) {
   (void)region;

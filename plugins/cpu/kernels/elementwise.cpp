@@ -1,0 +1,418 @@
+// Highway source of the elementwise kernels (kernels/elementwise.hpp): activations, broadcast
+// binary runs, reductions, LayerNorm and Softmax rows. foreach_target.h re-includes this file
+// once per enabled target; HWY_DYNAMIC_DISPATCH picks the best one on the first call.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/elementwise.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+#include <hwy/contrib/math/math-inl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/elementwise.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+using DF = hn::ScalableTag<float>;
+using VF = hn::Vec<DF>;
+
+// The largest vector any target has (SVE at 2048 bits): tails are copied into a buffer this
+// size and computed as one whole vector, so tails and bodies round identically.
+constexpr size_t kMaxLanes = 64;
+
+// Applies f (vector -> vector) to x[0, n) into y, whole vectors then the tail through a buffer.
+template <class F>
+HWY_INLINE void MapRun(const float* x, float* y, int64_t n, const F& f) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) hn::StoreU(f(hn::LoadU(d, x + i)), d, y + i);
+  if (i < n) {
+    HWY_ALIGN float buf[kMaxLanes] = {};
+    std::copy(x + i, x + n, buf);
+    hn::Store(f(hn::Load(d, buf)), d, buf);
+    std::copy(buf, buf + (n - i), y + i);
+  }
+}
+
+// erf(x) by Abramowitz & Stegun 7.1.26 (|error| <= 1.5e-7): sign(x) (1 - t p(t) e^{-x^2}),
+// t = 1 / (1 + 0.3275911 |x|).
+HWY_INLINE VF Erf(DF d, VF x) {
+  const VF ax = hn::Abs(x);
+  const VF t = hn::Div(hn::Set(d, 1.0f), hn::MulAdd(hn::Set(d, 0.3275911f), ax, hn::Set(d, 1.0f)));
+  VF p = hn::Set(d, 1.061405429f);
+  p = hn::MulAdd(p, t, hn::Set(d, -1.453152027f));
+  p = hn::MulAdd(p, t, hn::Set(d, 1.421413741f));
+  p = hn::MulAdd(p, t, hn::Set(d, -0.284496736f));
+  p = hn::MulAdd(p, t, hn::Set(d, 0.254829592f));
+  p = hn::Mul(p, t);
+  const VF e = hn::Exp(d, hn::Neg(hn::Mul(ax, ax)));
+  const VF r = hn::NegMulAdd(p, e, hn::Set(d, 1.0f));
+  return hn::CopySign(r, x);
+}
+
+HWY_INLINE VF Sigmoid(DF d, VF x) {
+  // e^-x overflows past 88; the clamp keeps it finite and the result rounds to 0 there anyway.
+  const VF e = hn::Exp(d, hn::Min(hn::Neg(x), hn::Set(d, 88.0f)));
+  return hn::Div(hn::Set(d, 1.0f), hn::Add(hn::Set(d, 1.0f), e));
+}
+
+HWY_INLINE VF Softplus(DF d, VF x) {
+  // max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
+  return hn::Add(hn::Max(x, hn::Zero(d)), hn::Log1p(d, hn::Exp(d, hn::Neg(hn::Abs(x)))));
+}
+
+HWY_INLINE VF Apply(DF d, const UnaryFn& f, VF x) {
+  const VF zero = hn::Zero(d), one = hn::Set(d, 1.0f);
+  switch (f.op) {
+    case UnaryOp::kIdentity:
+      return x;
+    case UnaryOp::kSigmoid:
+      return Sigmoid(d, x);
+    case UnaryOp::kHardSigmoid:
+      return hn::Min(hn::Max(hn::MulAdd(hn::Set(d, f.alpha), x, hn::Set(d, f.beta)), zero), one);
+    case UnaryOp::kHardSwish:
+      return hn::Mul(
+          x, hn::Min(hn::Max(hn::MulAdd(hn::Set(d, 1.0f / 6.0f), x, hn::Set(d, 0.5f)), zero), one));
+    case UnaryOp::kSilu:
+      return hn::Mul(x, Sigmoid(d, x));
+    case UnaryOp::kTanh:
+      return hn::Tanh(d, x);
+    case UnaryOp::kErf:
+      return Erf(d, x);
+    case UnaryOp::kGelu: {
+      const VF e = Erf(d, hn::Mul(x, hn::Set(d, 0.70710678118654752f)));
+      return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), hn::Add(one, e));
+    }
+    case UnaryOp::kGeluTanh: {
+      const VF x3 = hn::Mul(hn::Mul(x, x), x);
+      const VF inner =
+          hn::Mul(hn::Set(d, 0.79788456080286536f), hn::MulAdd(hn::Set(d, 0.044715f), x3, x));
+      return hn::Mul(hn::Mul(hn::Set(d, 0.5f), x), hn::Add(one, hn::Tanh(d, inner)));
+    }
+    case UnaryOp::kExp:
+      return hn::Exp(d, x);
+    case UnaryOp::kLog: {
+      // Highway's Log covers (0, FLT_MAX]; 0 gives -inf and negative inputs NaN as std::log does.
+      const VF safe = hn::IfThenElse(hn::Gt(x, zero), x, one);
+      const VF edge = hn::IfThenElse(hn::Eq(x, zero),
+                                     hn::Set(d, -std::numeric_limits<float>::infinity()),
+                                     hn::Set(d, std::numeric_limits<float>::quiet_NaN()));
+      return hn::IfThenElse(hn::Gt(x, zero), hn::Log(d, safe), edge);
+    }
+    case UnaryOp::kSqrt:
+      return hn::Sqrt(x);
+    case UnaryOp::kReciprocal:
+      return hn::Div(one, x);
+    case UnaryOp::kAbs:
+      return hn::Abs(x);
+    case UnaryOp::kNeg:
+      return hn::Neg(x);
+    case UnaryOp::kFloor:
+      return hn::Floor(x);
+    case UnaryOp::kCeil:
+      return hn::Ceil(x);
+    case UnaryOp::kLeakyRelu:
+      return hn::IfThenElse(hn::Lt(x, zero), hn::Mul(hn::Set(d, f.alpha), x), x);
+    case UnaryOp::kElu:
+    case UnaryOp::kSelu: {
+      const VF neg = hn::Mul(hn::Set(d, f.alpha), hn::Expm1(d, hn::Min(x, zero)));
+      const VF r = hn::IfThenElse(hn::Gt(x, zero), x, neg);
+      return f.op == UnaryOp::kSelu ? hn::Mul(hn::Set(d, f.gamma), r) : r;
+    }
+    case UnaryOp::kSoftplus:
+      return Softplus(d, x);
+    case UnaryOp::kMish:
+      return hn::Mul(x, hn::Tanh(d, Softplus(d, x)));
+    case UnaryOp::kSquare:
+      return hn::Mul(x, x);
+  }
+  return x;
+}
+
+HWY_ATTR void UnaryRun(const UnaryFn* fn, const float* x, float* y, int64_t n) {
+  const DF d;
+  const UnaryFn f = *fn;
+  const VF lo = hn::Set(d, f.lo), hi = hn::Set(d, f.hi);
+  MapRun(x, y, n, [&](VF v) { return hn::Min(hn::Max(Apply(d, f, v), lo), hi); });
+}
+
+HWY_INLINE VF Combine(DF d, BinaryOp op, VF a, VF b) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return hn::Add(a, b);
+    case BinaryOp::kSub:
+      return hn::Sub(a, b);
+    case BinaryOp::kMul:
+      return hn::Mul(a, b);
+    case BinaryOp::kDiv:
+      return hn::Div(a, b);
+    case BinaryOp::kMin:
+      return hn::Min(a, b);
+    case BinaryOp::kMax:
+      return hn::Max(a, b);
+    case BinaryOp::kPRelu:
+      return hn::IfThenElse(hn::Lt(a, hn::Zero(d)), hn::Mul(a, b), a);
+    case BinaryOp::kPow:
+      break;  // scalar, in BinaryRun
+  }
+  return a;
+}
+
+template <BinaryOp kOp>
+HWY_INLINE void BinaryRunT(const float* a, int64_t sa, const float* b, int64_t sb, float* y,
+                           int64_t n, float lo_s, float hi_s) {
+  const DF d;
+  const VF lo = hn::Set(d, lo_s), hi = hn::Set(d, hi_s);
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto load = [&](const float* p, int64_t s, int64_t i) {
+    return s == 0 ? hn::Set(d, p[0]) : hn::LoadU(d, p + i);
+  };
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const VF r = Combine(d, kOp, load(a, sa, i), load(b, sb, i));
+    hn::StoreU(hn::Min(hn::Max(r, lo), hi), d, y + i);
+  }
+  if (i < n) {
+    HWY_ALIGN float ba[kMaxLanes] = {}, bb[kMaxLanes] = {};
+    for (int64_t j = i; j < n; ++j) {
+      ba[j - i] = a[j * sa];
+      bb[j - i] = b[j * sb];
+    }
+    // Unused lanes of a division stay 0 / 0: NaN there is never stored.
+    const VF r = Combine(d, kOp, hn::Load(d, ba), hn::Load(d, bb));
+    hn::Store(hn::Min(hn::Max(r, lo), hi), d, ba);
+    std::copy(ba, ba + (n - i), y + i);
+  }
+}
+
+HWY_ATTR void BinaryRun(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t sb,
+                        float* y, int64_t n, float lo, float hi) {
+  switch (op) {
+    case BinaryOp::kAdd:
+      return BinaryRunT<BinaryOp::kAdd>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kSub:
+      return BinaryRunT<BinaryOp::kSub>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kMul:
+      return BinaryRunT<BinaryOp::kMul>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kDiv:
+      return BinaryRunT<BinaryOp::kDiv>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kMin:
+      return BinaryRunT<BinaryOp::kMin>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kMax:
+      return BinaryRunT<BinaryOp::kMax>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kPRelu:
+      return BinaryRunT<BinaryOp::kPRelu>(a, sa, b, sb, y, n, lo, hi);
+    case BinaryOp::kPow:
+      // Negative bases with integral exponents and the zero cases follow std::pow exactly.
+      for (int64_t i = 0; i < n; ++i) {
+        y[i] = std::min(std::max(std::pow(a[i * sa], b[i * sb]), lo), hi);
+      }
+      return;
+  }
+}
+
+HWY_ATTR float ReduceRun(ReduceOp op, const float* x, int64_t n) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float inf = std::numeric_limits<float>::infinity();
+  if (op == ReduceOp::kMax || op == ReduceOp::kMin || op == ReduceOp::kLogSumExp) {
+    const bool is_min = op == ReduceOp::kMin;
+    VF acc = hn::Set(d, is_min ? inf : -inf);
+    int64_t i = 0;
+    for (; i + lanes <= n; i += lanes) {
+      const VF v = hn::LoadU(d, x + i);
+      acc = is_min ? hn::Min(acc, v) : hn::Max(acc, v);
+    }
+    float r = hn::GetLane(is_min ? hn::MinOfLanes(d, acc) : hn::MaxOfLanes(d, acc));
+    for (; i < n; ++i) r = is_min ? std::min(r, x[i]) : std::max(r, x[i]);
+    if (op != ReduceOp::kLogSumExp) return r;
+    const float mx = r;
+    if (std::isinf(mx)) return mx;
+    VF sum = hn::Zero(d);
+    const VF vmx = hn::Set(d, mx);
+    for (i = 0; i + lanes <= n; i += lanes) {
+      sum = hn::Add(sum, hn::Exp(d, hn::Sub(hn::LoadU(d, x + i), vmx)));
+    }
+    float s = hn::GetLane(hn::SumOfLanes(d, sum));
+    for (; i < n; ++i) s += std::exp(x[i] - mx);
+    return mx + std::log(s);
+  }
+  VF acc0 = hn::Zero(d), acc1 = hn::Zero(d);
+  auto term = [&](VF v) {
+    if (op == ReduceOp::kSumSquare || op == ReduceOp::kL2) return hn::Mul(v, v);
+    if (op == ReduceOp::kL1) return hn::Abs(v);
+    return v;
+  };
+  int64_t i = 0;
+  for (; i + 2 * lanes <= n; i += 2 * lanes) {
+    acc0 = hn::Add(acc0, term(hn::LoadU(d, x + i)));
+    acc1 = hn::Add(acc1, term(hn::LoadU(d, x + i + lanes)));
+  }
+  float s = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
+  for (; i < n; ++i) {
+    const float v = x[i];
+    s += op == ReduceOp::kSumSquare || op == ReduceOp::kL2 ? v * v
+         : op == ReduceOp::kL1                             ? std::fabs(v)
+                                                           : v;
+  }
+  if (op == ReduceOp::kMean) return n > 0 ? s / static_cast<float>(n) : s;
+  if (op == ReduceOp::kL2) return std::sqrt(s);
+  return s;
+}
+
+HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, bool first) {
+  const DF d;
+  auto lift = [&](VF v) {
+    if (op == ReduceOp::kSumSquare || op == ReduceOp::kL2) return hn::Mul(v, v);
+    if (op == ReduceOp::kL1) return hn::Abs(v);
+    return v;
+  };
+  if (first) {
+    MapRun(x, acc, n, lift);
+    return;
+  }
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  int64_t i = 0;
+  auto combine = [&](VF a, VF v) {
+    if (op == ReduceOp::kMax) return hn::Max(a, v);
+    if (op == ReduceOp::kMin) return hn::Min(a, v);
+    return hn::Add(a, lift(v));
+  };
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(combine(hn::LoadU(d, acc + i), hn::LoadU(d, x + i)), d, acc + i);
+  }
+  for (; i < n; ++i) {
+    const float v = x[i];
+    if (op == ReduceOp::kMax) {
+      acc[i] = std::max(acc[i], v);
+    } else if (op == ReduceOp::kMin) {
+      acc[i] = std::min(acc[i], v);
+    } else {
+      acc[i] += op == ReduceOp::kSumSquare || op == ReduceOp::kL2 ? v * v
+                : op == ReduceOp::kL1                             ? std::fabs(v)
+                                                                  : v;
+    }
+  }
+}
+
+HWY_ATTR void LayerNormRun(const float* x, int64_t n, const float* scale, const float* bias,
+                           float eps, float* y) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const float mean = ReduceRun(ReduceOp::kMean, x, n);
+  // Variance from centred values: one more pass, but no cancellation for large means.
+  const VF vm = hn::Set(d, mean);
+  VF acc = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const VF c = hn::Sub(hn::LoadU(d, x + i), vm);
+    acc = hn::MulAdd(c, c, acc);
+  }
+  float var = hn::GetLane(hn::SumOfLanes(d, acc));
+  for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
+  var /= static_cast<float>(std::max<int64_t>(n, 1));
+  const float inv = 1.0f / std::sqrt(var + eps);
+  const VF vinv = hn::Set(d, inv);
+  for (i = 0; i + lanes <= n; i += lanes) {
+    VF v = hn::Mul(hn::Sub(hn::LoadU(d, x + i), vm), vinv);
+    if (scale != nullptr) v = hn::Mul(v, hn::LoadU(d, scale + i));
+    if (bias != nullptr) v = hn::Add(v, hn::LoadU(d, bias + i));
+    hn::StoreU(v, d, y + i);
+  }
+  for (; i < n; ++i) {
+    float v = (x[i] - mean) * inv;
+    if (scale != nullptr) v *= scale[i];
+    if (bias != nullptr) v += bias[i];
+    y[i] = v;
+  }
+}
+
+HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
+  const DF d;
+  const float mx = ReduceRun(ReduceOp::kMax, x, n);
+  const VF vmx = hn::Set(d, mx);
+  if (log) {
+    const float lse = std::log(
+        [&] {
+          float s = 0.0f;
+          for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - mx);
+          return s;
+        }());
+    const VF shift = hn::Set(d, mx + lse);
+    MapRun(x, y, n, [&](VF v) { return hn::Sub(v, shift); });
+    return;
+  }
+  MapRun(x, y, n, [&](VF v) { return hn::Exp(d, hn::Sub(v, vmx)); });
+  const float inv = 1.0f / ReduceRun(ReduceOp::kSum, y, n);
+  const VF vinv = hn::Set(d, inv);
+  MapRun(y, y, n, [&](VF v) { return hn::Mul(v, vinv); });
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+#include <tbb/parallel_for.h>
+
+namespace tessera::cpu {
+
+HWY_EXPORT(UnaryRun);
+HWY_EXPORT(BinaryRun);
+HWY_EXPORT(ReduceRun);
+HWY_EXPORT(ReduceRows);
+HWY_EXPORT(LayerNormRun);
+HWY_EXPORT(SoftmaxRun);
+
+void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
+  HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, x, y, n);
+}
+
+void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n) {
+  // 16K floats (64 KiB) per task: enough work per task, and chunks stay in L2.
+  constexpr int64_t kChunk = 1 << 14;
+  tbb::parallel_for(int64_t{0}, (n + kChunk - 1) / kChunk, [&](int64_t i) {
+    const int64_t b = i * kChunk;
+    HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, x + b, y + b, std::min(kChunk, n - b));
+  });
+}
+
+void binary_run(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
+                int64_t n, float lo, float hi) {
+  HWY_DYNAMIC_DISPATCH(BinaryRun)(op, a, sa, b, sb, y, n, lo, hi);
+}
+
+float reduce_run(ReduceOp op, const float* x, int64_t n) {
+  return HWY_DYNAMIC_DISPATCH(ReduceRun)(op, x, n);
+}
+
+void reduce_rows(ReduceOp op, const float* x, float* acc, int64_t n, bool first) {
+  HWY_DYNAMIC_DISPATCH(ReduceRows)(op, x, acc, n, first);
+}
+
+void reduce_finish(ReduceOp op, float* acc, int64_t n, int64_t count) {
+  if (op == ReduceOp::kMean) {
+    const float inv = 1.0f / static_cast<float>(std::max<int64_t>(count, 1));
+    for (int64_t i = 0; i < n; ++i) acc[i] *= inv;
+  } else if (op == ReduceOp::kL2) {
+    for (int64_t i = 0; i < n; ++i) acc[i] = std::sqrt(acc[i]);
+  }
+}
+
+void layer_norm_run(const float* x, int64_t n, const float* scale, const float* bias, float eps,
+                    float* y) {
+  HWY_DYNAMIC_DISPATCH(LayerNormRun)(x, n, scale, bias, eps, y);
+}
+
+void softmax_run(const float* x, float* y, int64_t n, bool log) {
+  HWY_DYNAMIC_DISPATCH(SoftmaxRun)(x, y, n, log);
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,77 @@
+// Elementwise, reduction and normalisation kernels of the cpu plugin (kernels/elementwise.cpp):
+// plain functions over float32 runs, one Highway source dispatched at run time. The op steps in
+// ops/ map graph shapes (broadcasting, axes) onto these runs; tests compare both with core's
+// reference kernels.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+namespace tessera::cpu {
+
+// A pointwise function y = f(x), then a clamp to [lo, hi] (Relu and Clip are kIdentity with
+// bounds). One struct describes every activation a step runs alone or in a producer's epilogue.
+enum class UnaryOp : int32_t {
+  kIdentity,
+  kSigmoid,      // 1 / (1 + e^-x)
+  kHardSigmoid,  // max(0, min(1, alpha x + beta))
+  kHardSwish,    // x * max(0, min(1, x / 6 + 1 / 2))
+  kSilu,         // x * sigmoid(x): the Sigmoid-Mul pair exporters write for SiLU / Swish
+  kTanh,
+  kErf,
+  kGelu,         // 0.5 x (1 + erf(x / sqrt 2))
+  kGeluTanh,     // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  kExp,
+  kLog,
+  kSqrt,
+  kReciprocal,
+  kAbs,
+  kNeg,
+  kFloor,
+  kCeil,
+  kLeakyRelu,    // x >= 0 ? x : alpha x
+  kElu,          // x >= 0 ? x : alpha (e^x - 1)
+  kSelu,         // gamma (x > 0 ? x : alpha (e^x - 1))
+  kSoftplus,     // log(1 + e^x)
+  kMish,         // x tanh(softplus(x))
+  kSquare,       // x * x (Pow with exponent 2)
+};
+
+struct UnaryFn {
+  UnaryOp op = UnaryOp::kIdentity;
+  float alpha = 0.0f, beta = 0.0f, gamma = 0.0f;
+  float lo = -std::numeric_limits<float>::infinity();
+  float hi = std::numeric_limits<float>::infinity();
+  bool is_clamp_only() const { return op == UnaryOp::kIdentity; }
+};
+
+// y[i] = fn(x[i]) for i < n on the calling thread (x == y is allowed).
+void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n);
+// The same over n elements in parallel chunks (inside the caller's task_arena).
+void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n);
+
+enum class BinaryOp : int32_t { kAdd, kSub, kMul, kDiv, kMin, kMax, kPow, kPRelu };
+
+// y[i] = a[i * sa] op b[i * sb] for i < n, sa and sb each 0 (a broadcast scalar) or 1, on the
+// calling thread; then the clamp of `act` (lo, hi) when the op is followed by one.
+void binary_run(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
+                int64_t n, float lo, float hi);
+
+enum class ReduceOp : int32_t { kSum, kMean, kMax, kMin, kSumSquare, kL2, kL1, kLogSumExp };
+
+// The reduction of the contiguous run x[0, n) (the mean divides by n; L2 takes the root).
+float reduce_run(ReduceOp op, const float* x, int64_t n);
+// acc[j] = combine(acc[j], x[j]) for j < n: reduces an outer axis row by row (strided axes).
+// The first row is a copy (or square/abs for kSumSquare, kL2, kL1): `first` says which.
+void reduce_rows(ReduceOp op, const float* x, float* acc, int64_t n, bool first);
+// Finishes rows reduced with reduce_rows: the mean's division by `count`, L2's root.
+void reduce_finish(ReduceOp op, float* acc, int64_t n, int64_t count);
+
+// Normalises one row of n values: y = (x - mean) / sqrt(var + eps) * scale + bias (scale and
+// bias of n values, either may be nullptr).
+void layer_norm_run(const float* x, int64_t n, const float* scale, const float* bias, float eps,
+                    float* y);
+// Softmax (or LogSoftmax) of one contiguous row of n values.
+void softmax_run(const float* x, float* y, int64_t n, bool log);
+
+}  // namespace tessera::cpu

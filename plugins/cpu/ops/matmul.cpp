@@ -1,0 +1,91 @@
+// MatMul (numpy semantics, rank >= 2 operands) on the packed SGEMM. A constant 2-D right operand
+// (the weights of a linear layer) is packed once at compile time, and a left operand of any rank
+// is then one [batch * M, K] matrix. Otherwise the batch dims broadcast and each product packs
+// its operands at run time (attention's Q K^T and P V).
+#include <memory>
+
+#include "ops/loops.hpp"
+#include "ops/op.hpp"
+
+namespace tessera::cpu {
+
+std::string query_matmul(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  if (!is_f32(a) || !is_f32(b) || !is_f32(node.output(0))) return "only float32 is implemented";
+  if (a->rank < 2 || b->rank < 2) return "1-D operands are not implemented";
+  if (a->dims[a->rank - 1] != b->dims[b->rank - 2]) return "inner dimensions differ";
+  if (numel(*node.output(0)) == 0) return "empty output";
+  if (b->rank == 2 && b->data != nullptr) return "";
+  BroadcastPlan plan;
+  const std::vector<int64_t> ya = dims(*a), yb = dims(*b), y = dims(*node.output(0));
+  return plan_broadcast(std::vector<int64_t>(y.begin(), y.end() - 2),
+                        {std::vector<int64_t>(ya.begin(), ya.end() - 2),
+                         std::vector<int64_t>(yb.begin(), yb.end() - 2)},
+                        &plan);
+}
+
+int64_t matmul_gemm_rows(const NodeView& node) {
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  const int64_t k = a->dims[a->rank - 1];
+  return b->rank == 2 && b->data != nullptr ? numel(*a) / k : a->dims[a->rank - 2];
+}
+
+Step build_matmul(BuildContext& ctx) {
+  const NodeView& node = ctx.node;
+  const tsr_tensor* a = node.input(0);
+  const tsr_tensor* b = node.input(1);
+  const int64_t k = a->dims[a->rank - 1], n = b->dims[b->rank - 1];
+  const int64_t m = a->dims[a->rank - 2];
+  const bool constant_b = b->rank == 2 && b->data != nullptr;
+  const int64_t rows = matmul_gemm_rows(node);
+  const Config config = choose_config(ctx, default_gemm_config(rows, n, ctx.threads));
+  const GemmBlocking blocking = gemm_blocking(config);
+  const int64_t mr = tile_rows(config), nr = blocking.nr;
+  const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
+  const Activation act = ctx.act;
+  if (constant_b) {
+    auto packed_b = std::make_shared<PackedMatrix>();
+    pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get(), nr);
+    auto packed_a = std::make_shared<PackedMatrix>();
+    return [=](std::vector<float*>& v) {
+      pack_a(v[ia], rows, k, k, 1, packed_a.get(), mr);
+      Epilogue e;
+      e.lo = act.lo;
+      e.hi = act.hi;
+      sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
+    };
+  }
+  const std::vector<int64_t> da = dims(*a), db = dims(*b), dy = dims(*node.output(0));
+  BroadcastPlan plan;
+  plan_broadcast(std::vector<int64_t>(dy.begin(), dy.end() - 2),
+                 {std::vector<int64_t>(da.begin(), da.end() - 2),
+                  std::vector<int64_t>(db.begin(), db.end() - 2)},
+                 &plan);
+  // Batch items as (a offset, b offset) in matrices, in output order.
+  auto items = std::make_shared<std::vector<std::pair<int64_t, int64_t>>>();
+  for (int64_t o = 0; o < plan.outer_count(); ++o) {
+    int64_t off[8];
+    plan.offsets(o, off);
+    for (int64_t r = 0; r < plan.run; ++r) {
+      items->emplace_back(off[0] + r * plan.step[0], off[1] + r * plan.step[1]);
+    }
+  }
+  auto packed_a = std::make_shared<PackedMatrix>();
+  auto packed_b = std::make_shared<PackedMatrix>();
+  return [=](std::vector<float*>& v) {
+    Epilogue e;
+    e.lo = act.lo;
+    e.hi = act.hi;
+    for (size_t i = 0; i < items->size(); ++i) {
+      const auto [oa, ob] = (*items)[i];
+      pack_a(v[ia] + oa * m * k, m, k, k, 1, packed_a.get(), mr);
+      pack_b(v[ib] + ob * k * n, k, n, n, 1, packed_b.get(), nr);
+      sgemm_packed(*packed_a, *packed_b, v[out] + static_cast<int64_t>(i) * m * n, n, e, blocking);
+    }
+  };
+}
+
+}  // namespace tessera::cpu
