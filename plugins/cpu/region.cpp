@@ -301,7 +301,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      silu};
     try {
       Step step = entry->build(ctx);
-      if (!post.is_clamp_only()) {
+      if (!post.is_clamp_only() && !ctx.post_done) {
         const int64_t count = numel(region.value(output));
         step = [step = std::move(step), post, output, count](std::vector<float*>& v) {
           step(v);

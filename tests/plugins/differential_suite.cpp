@@ -103,6 +103,35 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  c.push_back({"DepthwiseSiLU", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 16, 14, 14})
+                     .constant("w", random_tensor({16, 1, 3, 3}, 51))
+                     .node("Conv", {"x", "w"}, {"c"},
+                           attrs({{"pads", V{1, 1, 1, 1}}, {"group", int64_t{16}}}))
+                     .node("Sigmoid", {"c"}, {"s"})
+                     .node("Mul", {"s", "c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"Pointwise1x1HardSwish", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 24, 20, 20})
+                     .constant("w", random_tensor({40, 24, 1, 1}, 52))
+                     .node("Conv", {"x", "w"}, {"c"})
+                     .node("HardSwish", {"c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"MatMulTanh", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 7, 20})
+                     .constant("w", random_tensor({20, 33}, 53))
+                     .node("MatMul", {"x", "w"}, {"m"})
+                     .node("Tanh", {"m"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ConvHardSwish", [] {
                  return GraphBuilder()
                      .input("x", {1, 3, 10, 10})

@@ -351,7 +351,7 @@ bool depthwise_linear_applies(const ConvGeometry& g) {
 }
 
 bool depthwise_linear(const float* x, const float* w, const float* bias, const ConvGeometry& g,
-                      float lo, float hi, float* y) {
+                      float lo, float hi, float* y, const UnaryFn* post) {
   if (!depthwise_linear_applies(g)) return false;
   LinearPlan p;
   const int64_t s = g.sh;
@@ -388,6 +388,10 @@ bool depthwise_linear(const float* x, const float* w, const float* bias, const C
                       HWY_DYNAMIC_DISPATCH(DepthwiseLinearChannels)
                       (x, w, bias, &g, &p, lo, hi, y, r.begin(), r.end(),
                        thread_scratch<struct DepthwiseLinearScratch>(floats));
+                      if (post != nullptr) {
+                        unary_rows(*post, y + r.begin() * p.n, p.n, 1,
+                                   (r.end() - r.begin()) * p.n);
+                      }
                     });
   return true;
 }

@@ -374,6 +374,14 @@ void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, x, y, n);
 }
 
+void unary_rows(const UnaryFn& fn, float* y, int64_t ldc, int64_t rows, int64_t cols) {
+  if (ldc == cols) {
+    HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, y, y, rows * cols);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, y + r * ldc, y + r * ldc, cols);
+}
+
 void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n) {
   // 16K floats (64 KiB) per task: enough work per task, and chunks stay in L2.
   constexpr int64_t kChunk = 1 << 14;

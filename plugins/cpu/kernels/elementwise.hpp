@@ -47,6 +47,9 @@ struct UnaryFn {
 
 // y[i] = fn(x[i]) for i < n on the calling thread (x == y is allowed).
 void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n);
+// y = fn(y) over a rows x cols block of row stride ldc, on the calling thread: a kernel's
+// epilogue for a block it just finished.
+void unary_rows(const UnaryFn& fn, float* y, int64_t ldc, int64_t rows, int64_t cols);
 // The same over n elements in parallel chunks (inside the caller's task_arena).
 void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n);
 

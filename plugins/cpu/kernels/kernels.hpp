@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/elementwise.hpp"
+
 namespace tessera::cpu {
 
 // Register tile of the SGEMM micro-kernel: mr rows of C by nr columns. kMR x kNR is the default
@@ -80,6 +82,9 @@ struct Epilogue {
   const float* residual = nullptr;  // added before the clamp: laid out like C, same row stride
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
+  // A pointwise op after the clamp (SiLU, HardSwish, GELU, ...), applied to each task's block of
+  // C once it is final, while the block is still in L1/L2; nullptr for none.
+  const UnaryFn* post = nullptr;
 };
 
 // GEMM blocking: row panels and column panels per parallel task.
@@ -224,7 +229,7 @@ void max_pool_3x3s2_planes(const float* x, int64_t x_plane, const ConvGeometry& 
 bool depthwise_linear_applies(const ConvGeometry& g);
 // Returns false (nothing written) where it does not apply.
 bool depthwise_linear(const float* x, const float* w, const float* bias, const ConvGeometry& g,
-                      float lo, float hi, float* y);
+                      float lo, float hi, float* y, const UnaryFn* post = nullptr);
 
 // Rows of a 3x3 pad-1 depthwise conv (stride 1 "same", or stride 2 on an even width), on the
 // calling thread: channels [c0, c1), output rows [oy0, oy1), from input rows [r0, r1) (all the
@@ -241,6 +246,6 @@ void depthwise_rows_3x3(const float* src, int64_t src_plane, int64_t r0, int64_t
 // Runs depthwise_linear where it applies, padded rows (simd.cpp) otherwise, and a direct loop
 // over taps for dilated convs (the atrous stages of segmentation backbones).
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
-                    float lo, float hi, float* y);
+                    float lo, float hi, float* y, const UnaryFn* post = nullptr);
 
 }  // namespace tessera::cpu

@@ -351,6 +351,11 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
     }
     if (kn == 0) break;
   }
+  if (e->post != nullptr) {
+    const int64_t i0 = p0 * MR, j0 = q0 * NR;
+    unary_rows(*e->post, c + i0 * ldc + j0, ldc, std::min(p1 * MR, m) - i0,
+               std::min(q1 * NR, n) - j0);
+  }
 }
 
 // The compiled tiles (compiled_gemm_tiles lists them from the same macro).
@@ -395,6 +400,7 @@ HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* 
                       TileAt(*e, i0, j0, ldc), true, true);
     }
   }
+  if (e->post != nullptr) unary_rows(*e->post, c, ldc, m, n);
 }
 
 HWY_ATTR void PhaseBlock(const PackedMatrix* a, int64_t nr, const float* b, const int64_t* off,
@@ -813,28 +819,35 @@ void depthwise_dilated_channel(const float* x, const float* w, const ConvGeometr
 }  // namespace
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
-                    float lo, float hi, float* y) {
+                    float lo, float hi, float* y, const UnaryFn* post) {
+  const int64_t plane = g.oh * g.ow;
+  // The post op runs on each channel's plane right after it is computed (still in L2).
+  auto finish = [&](int64_t c) {
+    if (post != nullptr) unary_rows(*post, y + c * plane, plane, 1, plane);
+  };
   if (g.dilated()) {
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
       depthwise_dilated_channel(x + c * g.h * g.w, w + c * g.kh * g.kw, g, bias ? bias[c] : 0.0f,
-                                lo, hi, y + c * g.oh * g.ow);
+                                lo, hi, y + c * plane);
+      finish(c);
     });
     return;
   }
-  if (depthwise_linear(x, w, bias, g, lo, hi, y)) return;
+  if (depthwise_linear(x, w, bias, g, lo, hi, y, post)) return;
   if ((g.sw == 1 || g.sw == 2) && g.oh > 0 && g.ow > 0) {
     const int64_t floats = padded_scratch_floats(g);
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
       HWY_DYNAMIC_DISPATCH(DepthwisePaddedChannel)
-      (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi,
-       y + c * g.oh * g.ow, thread_scratch<struct DepthwisePaddedScratch>(floats));
+      (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi, y + c * plane,
+       thread_scratch<struct DepthwisePaddedScratch>(floats));
+      finish(c);
     });
     return;
   }
   tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
     HWY_DYNAMIC_DISPATCH(DepthwiseChannel)
-    (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi,
-     y + c * g.oh * g.ow);
+    (x + c * g.h * g.w, w + c * g.kh * g.kw, &g, bias ? bias[c] : 0.0f, lo, hi, y + c * plane);
+    finish(c);
   });
 }
 

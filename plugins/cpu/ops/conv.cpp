@@ -272,13 +272,15 @@ Step build_conv(BuildContext& ctx) {
 
   if (is_depthwise(g)) {
     choose_config(ctx, Config{&schedule("conv2d.nchw.depthwise_direct"), {}});
-    // The depthwise kernels have no residual input: it is added in a second pass.
+    // The depthwise kernels have no residual input: it is added in a second pass, and a post op
+    // then runs after that pass (in region.cpp).
     const float inf = std::numeric_limits<float>::infinity();
+    const std::shared_ptr<const UnaryFn> post = res >= 0 ? nullptr : take_post(ctx);
     return [=](std::vector<float*>& v) {
       for (int64_t n = 0; n < batch; ++n) {
         float* y = v[out] + n * out_plane;
         depthwise_conv(v[in] + n * g.c * g.h * g.w, weights->data(), bias->data(), g,
-                       res >= 0 ? -inf : act.lo, res >= 0 ? inf : act.hi, y);
+                       res >= 0 ? -inf : act.lo, res >= 0 ? inf : act.hi, y, post.get());
         if (res >= 0) add_clamp(y, residual(v, n), y, out_plane, act.lo, act.hi);
       }
     };
@@ -325,8 +327,10 @@ Step build_conv(BuildContext& ctx) {
         }
       };
     }
+    const std::shared_ptr<const UnaryFn> post = take_post(ctx);
     return [=](std::vector<float*>& v) {
       Epilogue e = bias_clamp(bias->data(), act);
+      e.post = post.get();
       for (int64_t n = 0; n < batch; ++n) {
         e.residual = residual(v, n);
         phase_gemm_conv(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, v[out] + n * g.oc * cols);
@@ -342,6 +346,7 @@ Step build_conv(BuildContext& ctx) {
     pack_a(weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
            k_per_group, 1, &(*packed)[static_cast<size_t>(grp)], tile_rows(config));
   }
+  const std::shared_ptr<const UnaryFn> post = take_post(ctx);
   return [=](std::vector<float*>& v) {
     const int64_t cpg = g.c / g.group;
     for (int64_t n = 0; n < batch; ++n) {
@@ -360,6 +365,7 @@ Step build_conv(BuildContext& ctx) {
           };
         }
         Epilogue e = bias_clamp(bias->data() + grp * oc_per_group, act);
+        e.post = post.get();
         e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,
                      cols, e, blocking);

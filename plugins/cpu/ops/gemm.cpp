@@ -71,6 +71,7 @@ Step build_gemm(BuildContext& ctx) {
   auto packed_a = std::make_shared<PackedMatrix>();
   const int32_t in = node.input_index(0), out = ctx.output;
   const Activation act = ctx.act;
+  const std::shared_ptr<const UnaryFn> post = take_post(ctx);
   return [=](std::vector<float*>& v) {
     if (trans_a) {
       pack_a(v[in], m, k, 1, lda, packed_a.get(), mr);
@@ -81,6 +82,7 @@ Step build_gemm(BuildContext& ctx) {
     e.col_bias = bias->empty() ? nullptr : bias->data();
     e.lo = act.lo;
     e.hi = act.hi;
+    e.post = post.get();
     sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
   };
 }

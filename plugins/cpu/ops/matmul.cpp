@@ -46,6 +46,7 @@ Step build_matmul(BuildContext& ctx) {
   const int64_t mr = tile_rows(config), nr = blocking.nr;
   const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
   const Activation act = ctx.act;
+  const std::shared_ptr<const UnaryFn> post = take_post(ctx);
   if (constant_b) {
     auto packed_b = std::make_shared<PackedMatrix>();
     pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get(), nr);
@@ -55,6 +56,7 @@ Step build_matmul(BuildContext& ctx) {
       Epilogue e;
       e.lo = act.lo;
       e.hi = act.hi;
+      e.post = post.get();
       sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
     };
   }
@@ -79,6 +81,7 @@ Step build_matmul(BuildContext& ctx) {
     Epilogue e;
     e.lo = act.lo;
     e.hi = act.hi;
+    e.post = post.get();
     for (size_t i = 0; i < items->size(); ++i) {
       const auto [oa, ob] = (*items)[i];
       pack_a(v[ia] + oa * m * k, m, k, k, 1, packed_a.get(), mr);

@@ -139,6 +139,12 @@ bool activation_of(const RegionView& region, const NodeView& node, Activation* a
   return true;
 }
 
+std::shared_ptr<const UnaryFn> take_post(BuildContext& ctx) {
+  if (ctx.post.is_clamp_only()) return nullptr;
+  ctx.post_done = true;
+  return std::make_shared<const UnaryFn>(ctx.post);
+}
+
 Config choose_config(BuildContext& ctx, const Config& heuristic, const std::string& prefix) {
   std::string why;
   const Config config = apply_node_config(ctx.config, heuristic, &why);

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -57,7 +58,14 @@ struct BuildContext {
   UnaryFn post;
   // Sigmoid: its only reader multiplies it by the Sigmoid's input, so the step computes SiLU.
   bool silu = false;
+  // Set by a builder whose kernels apply `post` themselves (block by block, in cache); region.cpp
+  // otherwise runs it as a pass after the step.
+  bool post_done = false;
 };
+
+// The post op for a kernel's Epilogue::post, owned by the step (nullptr when there is none), and
+// marks it done in ctx.
+std::shared_ptr<const UnaryFn> take_post(BuildContext& ctx);
 
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
 // (with a note saying why the request was dropped). Notes the choice either way.
