@@ -212,5 +212,12 @@ TEST(SoftmaxBadInput, NamesNodeAndAttribute) {
   }
 }
 
+TEST(OutputSizeBadInput, OverflowingOutputNamesTheNode) {
+  // Each dim fits int64 but the element count does not: the registry's check names the node.
+  const Node node = make_node("Tile", 2);
+  expect_error(node, 13, {f32({1, 1}, {1}), i64({2}, {int64_t{1} << 40, int64_t{1} << 40})},
+               "output 0: shape [1099511627776, 1099511627776] overflows int64");
+}
+
 }  // namespace
 }  // namespace tessera::testing
