@@ -52,6 +52,15 @@ TransposeGeometry transpose_geometry(const InferContext& ctx, const Shape& x, co
     ctx.fail("attribute 'kernel_shape' " + shape_str(attr_ints(ctx, "kernel_shape", {})) +
              " does not match the weight's spatial dims " + shape_str(g.kernel));
   }
+  for (size_t i = 0; i < n; ++i) {
+    if (g.kernel[i] <= 0) {
+      ctx.fail("weight (input 1) " + shape_str(w) + " has an empty kernel dim " +
+               std::to_string(i));
+    }
+    if (x[2 + i] <= 0) {
+      ctx.fail("input 0 " + shape_str(x) + " has an empty spatial dim " + std::to_string(i));
+    }
+  }
   g.strides = spatial_attr(ctx, "strides", n, 1, 1);
   g.dilations = spatial_attr(ctx, "dilations", n, 1, 1);
   const std::vector<int64_t> out_pad = spatial_attr(ctx, "output_padding", n, 0, 0);

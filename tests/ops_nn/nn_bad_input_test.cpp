@@ -96,6 +96,10 @@ TEST(ConvTransposeBadInput, NamesNodeAndAttribute) {
   node = make_node("ConvTranspose", 2);
   node.attrs.set("kernel_shape", std::vector<int64_t>{3});
   expect_error(node, 11, {x, w}, "attribute 'kernel_shape' [3] does not match");
+  expect_error(make_node("ConvTranspose", 2), 11, {x, Tensor(DType::kFloat32, {2, 1, 0})},
+               "has an empty kernel dim 0");
+  expect_error(make_node("ConvTranspose", 2), 11, {Tensor(DType::kFloat32, {1, 2, 0}), w},
+               "has an empty spatial dim 0");
   expect_error(make_node("ConvTranspose", 3), 11, {x, w, f32({2}, {0, 0})},
                "bias (input 2) has shape [2]; expected [1]");
 }
