@@ -45,7 +45,9 @@ const Tensor& InferContext::constant_input(size_t i) const {
   return *info.constant;
 }
 
-void InferContext::fail(const std::string& message) const { throw Error(where + ": " + message); }
+void InferContext::fail(const std::string& message) const {
+  throw Error(where + ": " + message);
+}
 
 void InferContext::unsupported(const std::string& message) const {
   throw UnsupportedError(where + ": " + message);
@@ -91,7 +93,11 @@ std::vector<OutputInfo> infer_node(const Node& node, int64_t opset, const std::s
     if (ctx.outputs[i].dtype == DType::kUndefined) {
       ctx.fail("shape inference left output " + std::to_string(i) + " without a dtype");
     }
-    shape_numel(ctx.outputs[i].shape);  // rejects negative or overflowing dims
+    try {
+      shape_numel(ctx.outputs[i].shape);  // rejects negative or overflowing dims
+    } catch (const Error& e) {
+      ctx.fail("output " + std::to_string(i) + ": " + e.what());
+    }
   }
   return ctx.outputs;
 }

@@ -149,5 +149,59 @@ TEST(Passes, ConstantNodesFoldAndDeadNodesGo) {
   EXPECT_EQ(out[0].to_float_vector(), (std::vector<float>{2, -4}));
 }
 
+// Resize's sizes as PyTorch's F.interpolate(size=...) exports them: Concat(Slice(Shape(X), 0, 2),
+// [4, 6]). Folding makes them a constant, so the output shape is known at load time; roi (which
+// decides values, not the shape) stays a graph input and is read when the kernel runs.
+TEST(Passes, ResizeSizesFromAShapeChainAndRoiAtRunTime) {
+  ModelBuilder m(13);
+  m.input("X", onnx::TensorProto::FLOAT, {1, 1, 2, 3});
+  m.node("Shape", {"X"}, {"S"}, "shape");
+  m.raw_int64("starts", {1}, {0});
+  m.raw_int64("ends", {1}, {2});
+  m.raw_int64("hw", {2}, {4, 6});
+  m.node("Slice", {"S", "starts", "ends"}, {"NC"}, "slice");
+  ModelBuilder::add_int_attr(m.node("Concat", {"NC", "hw"}, {"Sizes"}, "concat"), "axis", 0);
+  m.raw_float("no_scales", {0}, {});
+  m.node("Resize", {"X", "", "no_scales", "Sizes"}, {"Y"}, "resize");
+  m.output("Y", onnx::TensorProto::FLOAT, {1, 1, 4, 6});
+  const Graph g = import_onnx_bytes(m.bytes(), "resize.onnx", "");
+  EXPECT_EQ(g.value(g.find_value("Y")).shape, (Shape{1, 1, 4, 6}));
+  // Nearest, half_pixel, x2 on both axes: every input element becomes a 2x2 block.
+  const auto out =
+      run_reference(g, {{"X", Tensor::from_vector<float>({1, 1, 2, 3}, {1, 2, 3, 4, 5, 6})}});
+  const std::vector<float> y = out[0].to_float_vector();
+  for (size_t i = 0; i < y.size(); ++i) {
+    const size_t r = i / 6 / 2, c = i % 6 / 2;
+    EXPECT_EQ(y[i], static_cast<float>(r * 3 + c + 1)) << i;
+  }
+
+  ModelBuilder crop(13);
+  crop.input("X", onnx::TensorProto::FLOAT, {1, 1, 4, 4});
+  crop.input("roi", onnx::TensorProto::FLOAT, {8});
+  crop.raw_float("no_scales", {0}, {});
+  crop.raw_int64("sizes", {4}, {1, 1, 3, 3});
+  auto* n = crop.node("Resize", {"X", "roi", "no_scales", "sizes"}, {"Y"}, "crop");
+  auto* a = n->add_attribute();
+  a->set_name("coordinate_transformation_mode");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s("tf_crop_and_resize");
+  auto* mode = n->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("linear");
+  crop.output("Y", onnx::TensorProto::FLOAT, {1, 1, 3, 3});
+  const Graph cg = import_onnx_bytes(crop.bytes(), "crop.onnx", "");
+  std::vector<float> x(16);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i + 1);
+  const auto cy = run_reference(
+      cg, {{"X", Tensor::from_vector<float>({1, 1, 4, 4}, x)},
+           {"roi", Tensor::from_vector<float>({8}, {0, 0, 0.4f, 0.6f, 1, 1, 0.6f, 0.8f})}});
+  // ONNX Runtime 1.32 gives these for the same node (tests/ops_nn/ort_crosscheck_test.cpp).
+  const std::vector<float> expected = {7.6f, 7.9f, 8.2f, 8.8f, 9.1f, 9.4f, 10, 10.3f, 10.6f};
+  const std::vector<float> got = cy[0].to_float_vector();
+  ASSERT_EQ(got.size(), expected.size());
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-4f) << i;
+}
+
 }  // namespace
 }  // namespace tessera

@@ -1,8 +1,9 @@
 // Cases where the spec leaves room for interpretation (ceil_mode windows with count_include_pad,
-// negative pads with edge/reflect, Resize rounding and output sizes, MaxPool indices), checked
-// against values ONNX Runtime 1.32 produced for the same node and inputs (CPU provider; the
-// generating script built one-node models with onnx.helper). Hand-derived tests are the main
-// oracle; these pin the choices to what users will compare against.
+// negative pads with edge/reflect, Resize rounding, output sizes, cubic, crop and antialias,
+// ConvTranspose's auto_pad split, MaxPool indices), checked against values ONNX Runtime 1.32
+// produced for the same node and inputs (CPU provider; the generating script built one-node
+// models with onnx.helper). Hand-derived tests are the main oracle; these pin the choices to what
+// users will compare against.
 #include <gtest/gtest.h>
 
 #include "nn_test_util.hpp"
@@ -107,6 +108,68 @@ TEST(OrtCrossCheck, ResizeDownsampling) {
   Node near = make_node("Resize", 3);
   expect_near(run(near, 13, {f32({1, 10}, x), Tensor(), f32({2}, {1, 0.7f})})[0], {1, 7},
               {0, 2, 3, 4, 6, 7, 9});
+}
+
+TEST(OrtCrossCheck, ResizeCubicCropAndAntialias) {
+  // cubic align_corners by scales 4x4 * 0.8 -> 3x3: the integer output length again (the ONNX
+  // reference's test_resize_downsample_scales_cubic_align_corners uses 3.2).
+  Node ac = make_node("Resize", 3);
+  ac.attrs.set("mode", std::string("cubic"));
+  ac.attrs.set("coordinate_transformation_mode", std::string("align_corners"));
+  expect_near(run(ac, 13, {ramp({1, 1, 4, 4}), Tensor(), f32({4}, {1, 1, 0.8f, 0.8f})})[0],
+              {1, 1, 3, 3}, {1, 2.5f, 4, 7, 8.5f, 10, 13, 14.5f, 16}, 1e-4f);
+  // cubic a = -0.5 with exclude_outside, half_pixel, 4x4 x2: first row and a middle one.
+  Node eo = make_node("Resize", 3);
+  eo.attrs.set("mode", std::string("cubic"));
+  eo.attrs.set("exclude_outside", int64_t{1});
+  eo.attrs.set("cubic_coeff_a", -0.5f);
+  const std::vector<float> y =
+      values(run(eo, 13, {ramp({1, 1, 4, 4}), Tensor(), f32({4}, {1, 1, 2, 2})})[0]);
+  const std::vector<float> ort_row0 = {0.55882347f, 0.814942f, 1.3569825f, 1.897059f,
+                                       2.397059f,   2.937135f, 3.4791756f, 3.7352934f};
+  const std::vector<float> ort_row3 = {5.9117646f, 6.1678834f, 6.709924f, 7.25f,
+                                       7.75f,      8.290076f,  8.832117f, 9.088235f};
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_NEAR(y[i], ort_row0[i], 1e-4f) << i;
+    EXPECT_NEAR(y[24 + i], ort_row3[i], 1e-4f) << i;
+  }
+  // tf_crop_and_resize, linear inside the box, and nearest with a box reaching outside
+  // (extrapolation_value 10 there).
+  Node crop = make_node("Resize", 4);
+  crop.attrs.set("mode", std::string("linear"));
+  crop.attrs.set("coordinate_transformation_mode", std::string("tf_crop_and_resize"));
+  crop.attrs.set("extrapolation_value", 10.0f);
+  expect_near(run(crop, 13,
+                  {ramp({1, 1, 4, 4}), f32({8}, {0, 0, 0.4f, 0.6f, 1, 1, 0.6f, 0.8f}), Tensor(),
+                   i64({4}, {1, 1, 3, 3})})[0],
+              {1, 1, 3, 3}, {7.6f, 7.9f, 8.2f, 8.8f, 9.1f, 9.4f, 10, 10.3f, 10.6f}, 1e-4f);
+  crop.attrs.set("mode", std::string("nearest"));
+  expect_near(run(crop, 13,
+                  {ramp({1, 1, 4, 4}), f32({8}, {0, 0, -0.4f, 0.6f, 1, 1, 0.6f, 1.2f}), Tensor(),
+                   i64({4}, {1, 1, 3, 3})})[0],
+              {1, 1, 3, 3}, {10, 10, 10, 3, 4, 10, 11, 12, 10});
+  // antialias, 4x4 * 0.6 -> 2x2.
+  Node aa = make_node("Resize", 3);
+  aa.attrs.set("mode", std::string("linear"));
+  aa.attrs.set("antialias", int64_t{1});
+  expect_near(run(aa, 18, {ramp({1, 1, 4, 4}), Tensor(), f32({4}, {1, 1, 0.6f, 0.6f})})[0],
+              {1, 1, 2, 2}, {2.875f, 4.5f, 9.375f, 11.0f}, 1e-4f);
+  aa.attrs.set("mode", std::string("cubic"));
+  expect_near(run(aa, 18, {ramp({1, 1, 4, 4}), Tensor(), f32({4}, {1, 1, 0.6f, 0.6f})})[0],
+              {1, 1, 2, 2}, {2.5180712f, 4.2858858f, 9.5893297f, 11.357143f}, 1e-4f);
+}
+
+TEST(OrtCrossCheck, ConvTransposeAutoPadSplit) {
+  // ONNX Runtime, like the spec, puts the odd pad at the start for SAME_UPPER's output
+  // (x [1, 2], kernel [1, 1, 1], stride 2; full output [1, 1, 3, 2, 2]).
+  Node node = make_node("ConvTranspose", 2);
+  node.attrs.set("strides", std::vector<int64_t>{2});
+  node.attrs.set("auto_pad", std::string("SAME_UPPER"));
+  const Tensor x = f32({1, 1, 2}, {1, 2});
+  const Tensor w = f32({1, 1, 3}, {1, 1, 1});
+  expect_near(run(node, 11, {x, w})[0], {1, 1, 4}, {1, 1, 3, 2});
+  node.attrs.set("auto_pad", std::string("SAME_LOWER"));
+  expect_near(run(node, 11, {x, w})[0], {1, 1, 4}, {1, 3, 2, 2});
 }
 
 }  // namespace
