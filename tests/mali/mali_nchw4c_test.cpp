@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "opencl_plugin_test_util.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -68,7 +69,7 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     plugin_ = load_mali();
     ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-mali.so did not load: " << dlerror();
     device_ = usable_device(plugin_);
-    if (device_ < 0) GTEST_SKIP() << "no OpenCL device";
+    if (device_ < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
     setenv("TESSERA_MALI_LAYOUT", GetParam().c_str(), 1);
   }
@@ -184,6 +185,8 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
         grid.push_back(std::move(r));
       }
     }
+    // A caller loops over the grid: an empty one would pass with nothing checked.
+    EXPECT_FALSE(grid.empty()) << "describe_node listed no config for node " << node;
     return grid;
   }
 
@@ -611,7 +614,7 @@ TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {
   const tsr_plugin* plugin = load_mali();
   ASSERT_NE(plugin, nullptr);
   const int32_t device = usable_device(plugin);
-  if (device < 0) GTEST_SKIP() << "no OpenCL device";
+  if (device < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
   char text[512] = "";
   opencl_test::TinyRegion t("relu0", "Relu");
   setenv("TESSERA_MALI_LAYOUT", "nhwc", 1);
