@@ -126,7 +126,7 @@ def skip_reason(output):
                 if nxt.startswith("[  SKIPPED ]") or nxt.startswith("["):
                     break
                 reason.append(nxt.strip())
-            return " ".join(r for r in reason if r) or "(no reason given)"
+            return "\n".join(r for r in reason if r) or "(no reason given)"
     return "(no reason given)"
 
 
@@ -135,6 +135,8 @@ def gtest_cases(path):
     run, skipped, failed = 0, [], []
     for case in ET.parse(path).getroot().iter("testcase"):
         name = f"{case.get('classname')}.{case.get('name')}"
+        if case.get("status") == "notrun" or case.get("result") == "suppressed":
+            continue  # another shard's case, or filtered out
         if case.get("result") == "skipped" or case.find("skipped") is not None:
             el = case.find("skipped")
             message = el.get("message", "") if el is not None else ""
@@ -151,8 +153,9 @@ def gtest_cases(path):
 def group_reason(reason):
     # "needs an OpenCL device: probe found none" groups as "needs an OpenCL device"; other
     # reasons (the conformance cases' "ops not registered: X") group by their first words.
-    m = re.match(r"(needs [^:]+|CI requires [^:]+|[^:]{1,60})", reason)
-    return m.group(1) if m else reason[:60]
+    first = reason.strip().split("\n", 1)[0]
+    m = re.match(r"(needs [^:]+|CI requires [^:]+|[^:]{1,60})", first)
+    return m.group(1).strip() if m else first[:60]
 
 
 def results(build, expected, junit, slow):

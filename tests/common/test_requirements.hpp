@@ -1,6 +1,6 @@
 // Skips that name what this machine lacks. A test skips only for a named, expected condition (no
-// OpenCL device, no ONNX Runtime, no libxgboost); its message starts with "needs <requirement>:"
-// so that tools/run-tests.sh can list the reasons in its final table. In CI ($CI is "true") the
+// OpenCL device, no ONNX Runtime, no libxgboost); its message's first line is "needs
+// <requirement>" (the detail follows on the next), which tools/run-tests.sh's table groups by. In CI ($CI is "true") the
 // machine must have every such tool, so the same condition fails the test instead of skipping:
 // a CI run cannot turn green because PoCL or a Python package went missing.
 #pragma once
@@ -29,6 +29,6 @@ inline std::string requirement_message(const std::string& requirement) {
 //   if (!device) TESSERA_SKIP_WITHOUT("an OpenCL device") << probe.error;
 #define TESSERA_SKIP_WITHOUT(requirement)                                                   \
   return GTEST_MESSAGE_(                                                                    \
-      (::tessera_test::requirement_message(requirement) + ": ").c_str(),                    \
+      ::tessera_test::requirement_message(requirement).c_str(),                              \
       ::tessera_test::in_ci() ? ::testing::TestPartResult::kFatalFailure                    \
                               : ::testing::TestPartResult::kSkip)
