@@ -12,10 +12,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=$(nproc)
 slow=()
-labels=(-LE slow)
+labels=(-LE '^slow$')
 if [ "${1:-}" = "--slow" ]; then
   slow=(--slow)
-  labels=(-L slow)
+  labels=(-L '^slow$')
 elif [ $# -gt 0 ]; then
   echo "usage: $0 [--slow]" >&2
   exit 2
