@@ -7,12 +7,20 @@ build=${1:-$root/build}
 shift || true
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-if [ ! -f "$build/build.ninja" ]; then
-  cmake -S "$root" -B "$build" -G Ninja "${launcher[@]}" "$@" >/dev/null
-fi
-# Progress lines ([12/345] ...) are dropped; warnings, errors and the summary stay.
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
+# Configure every time (a second or two): a tool installed after the first configure (the aarch64
+# cross tools, OpenCL, Python) registers its suites now instead of staying NOTFOUND in the cache.
+# The summary shows which optional suites are registered and, for the others, what they need.
+if ! cmake -S "$root" -B "$build" -G Ninja "${launcher[@]}" "$@" >"$log" 2>&1; then
+  cat "$log"
+  echo "configure failed in $build" >&2
+  exit 1
+fi
+echo "configure: $build"
+grep -E '^-- (suite |.*plugin|OpenCL)' "$log" | sed 's/^-- /  /' || true
+grep -iE 'warning|error' "$log" || true
+# Progress lines ([12/345] ...) are dropped; warnings, errors and the summary stay.
 # shellcheck disable=SC2086
 if ! ninja -C "$build" -j"$(nproc)" ${TESSERA_BUILD_TARGETS:-} >"$log" 2>&1; then
   grep -vE '^\[[0-9]+/[0-9]+\] ' "$log" | tail -n 200

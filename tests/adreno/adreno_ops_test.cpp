@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include "opencl_plugin_test_util.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -41,7 +42,7 @@ class AdrenoOpsTest : public ::testing::Test {
       if (infos[i].score > 0 && device_ < 0) device_ = i;
       if (infos[i].unusable_reason) reasons += std::string(" ") + infos[i].unusable_reason;
     }
-    if (device_ < 0) GTEST_SKIP() << "no OpenCL device with image support:" << reasons;
+    if (device_ < 0) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << reasons;
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
   }
 

@@ -10,6 +10,7 @@
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
 #include "tessera_opencl/runtime.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -24,7 +25,7 @@ bool any_image_device() {
 }
 
 TEST(AdrenoSession, ConvReluPoolMatchesReference) {
-  if (!any_image_device()) GTEST_SKIP() << "no OpenCL device with image support";
+  if (!any_image_device()) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
   const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
   const Attributes pool = opencl_test::pool_2x2_stride2();
   Graph g = test::GraphBuilder()
@@ -62,7 +63,7 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
 // A node whose tensor exceeds the device's image2d width is answered unsupported with the reason
 // and falls back to the reference plugin; the values still match.
 TEST(AdrenoSession, TooWideForImageFallsBackToReference) {
-  if (!any_image_device()) GTEST_SKIP() << "no OpenCL device with image support";
+  if (!any_image_device()) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
   Graph g = test::GraphBuilder()
                 .input("x", {1, 4, 2, 70000})
                 .input("z", {1, 4, 2, 8})

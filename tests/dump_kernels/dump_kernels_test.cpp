@@ -15,6 +15,7 @@
 #include "../plugins/graph_builder.hpp"
 #include "tessera/session.hpp"
 #include "tessera_opencl/runtime.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -146,14 +147,14 @@ void check_dump(const std::string& plugin) {
 }
 
 TEST(DumpKernels, MaliWritesEmbeddedSources) {
-  if (opencl::probe_devices().devices.empty()) GTEST_SKIP() << "no OpenCL device";
+  if (opencl::probe_devices().devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
   check_dump("mali");
 }
 
 TEST(DumpKernels, AdrenoWritesEmbeddedSources) {
   bool images = false;
   for (const auto& d : opencl::probe_devices().devices) images |= d.image_support;
-  if (!images) GTEST_SKIP() << "no OpenCL device with image support (adreno needs images)";
+  if (!images) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "adreno needs images";
   check_dump("adreno");
 }
 

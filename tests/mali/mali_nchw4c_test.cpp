@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -17,6 +18,7 @@
 #include <sstream>
 
 #include "opencl_plugin_test_util.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -68,7 +70,7 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     plugin_ = load_mali();
     ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-mali.so did not load: " << dlerror();
     device_ = usable_device(plugin_);
-    if (device_ < 0) GTEST_SKIP() << "no OpenCL device";
+    if (device_ < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
     setenv("TESSERA_MALI_LAYOUT", GetParam().c_str(), 1);
   }
@@ -139,9 +141,49 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     return kernels;
   }
 
-  // Every schedule describe_node lists for node `node` of `c` with every candidate of its
-  // build-time knobs (wg_x at its default), as requests; `names` gets the schedule names,
-  // heuristic's first.
+  // $TESSERA_FULL_GRID=1 (the slow set's tessera_mali_full_grid) runs every config of the knob
+  // grids; otherwise each schedule runs a sample in which every value of every knob appears: as
+  // many configs as its longest knob has values instead of their product (each config is a
+  // kernel build, and PoCL takes a second or two per build).
+  static bool full_grid() {
+    const char* env = std::getenv("TESSERA_FULL_GRID");
+    return env != nullptr && std::string(env) == "1";
+  }
+
+  static std::vector<std::vector<int64_t>> cartesian_product(
+      const std::vector<std::vector<int64_t>>& values) {
+    std::vector<std::vector<int64_t>> points = {{}};
+    for (const auto& v : values) {
+      std::vector<std::vector<int64_t>> next;
+      for (const auto& p : points) {
+        for (int64_t x : v) {
+          next.push_back(p);
+          next.back().push_back(x);
+        }
+      }
+      points = std::move(next);
+    }
+    return points;
+  }
+
+  // Config i takes value i (mod its count) of each knob: every value appears at least once.
+  static std::vector<std::vector<int64_t>> each_value_once(
+      const std::vector<std::vector<int64_t>>& values) {
+    size_t longest = values.empty() ? 1 : 0;
+    for (const auto& v : values) {
+      if (v.empty()) return {};
+      longest = std::max(longest, v.size());
+    }
+    std::vector<std::vector<int64_t>> points(longest);
+    for (size_t i = 0; i < longest; ++i) {
+      for (const auto& v : values) points[i].push_back(v[i % v.size()]);
+    }
+    return points;
+  }
+
+  // Every schedule describe_node lists for node `node` of `c` with the candidates of its
+  // build-time knobs (wg_x at its default; all of them or a sample, see full_grid()), as
+  // requests; `names` gets the schedule names, heuristic's first.
   std::vector<Request> every_config(Case& c, int32_t node, std::vector<std::string>* names) {
     tsr_node_tuning tuning{};
     tuning.struct_size = sizeof(tuning);
@@ -163,18 +205,8 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
           values.emplace_back(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
         }
       }
-      // Cartesian product of the knob values.
-      std::vector<std::vector<int64_t>> points = {{}};
-      for (const auto& v : values) {
-        std::vector<std::vector<int64_t>> next;
-        for (const auto& p : points) {
-          for (int64_t x : v) {
-            next.push_back(p);
-            next.back().push_back(x);
-          }
-        }
-        points = std::move(next);
-      }
+      const std::vector<std::vector<int64_t>> points =
+          full_grid() ? cartesian_product(values) : each_value_once(values);
       for (const auto& p : points) {
         Request r;
         r.node = node;
@@ -184,6 +216,8 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
         grid.push_back(std::move(r));
       }
     }
+    // A caller loops over the grid: an empty one would pass with nothing checked.
+    EXPECT_FALSE(grid.empty()) << "describe_node listed no config for node " << node;
     return grid;
   }
 
@@ -611,7 +645,7 @@ TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {
   const tsr_plugin* plugin = load_mali();
   ASSERT_NE(plugin, nullptr);
   const int32_t device = usable_device(plugin);
-  if (device < 0) GTEST_SKIP() << "no OpenCL device";
+  if (device < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
   char text[512] = "";
   opencl_test::TinyRegion t("relu0", "Relu");
   setenv("TESSERA_MALI_LAYOUT", "nhwc", 1);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "opencl_plugin_test_util.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -43,7 +44,7 @@ class MaliOpsTest : public ::testing::Test {
       }
     }
     if (device_ < 0) {
-      GTEST_SKIP() << "no OpenCL device: "
+      TESSERA_SKIP_WITHOUT("an OpenCL device")
                    << (count > 0 && infos[0].unusable_reason ? infos[0].unusable_reason : "none");
     }
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/opencl/kernel-cache";

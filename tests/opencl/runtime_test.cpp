@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "tessera_opencl/runtime.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera::opencl {
 namespace {
@@ -22,7 +23,7 @@ class OpenClRuntimeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ProbeResult probe = probe_devices();
-    if (probe.devices.empty()) GTEST_SKIP() << "no OpenCL device: " << probe.error;
+    if (probe.devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << probe.error;
     device_ = probe.devices.front();
     cache_dir_ = std::filesystem::temp_directory_path() /
                  ("tessera-opencl-test-" + std::to_string(::getpid()) + "-" +
@@ -69,7 +70,7 @@ TEST_F(OpenClRuntimeTest, ProbeReportsDeviceProperties) {
     pocl |= d.platform_name.find("Portable Computing Language") != std::string::npos;
   }
   // clinfo -l lists PoCL on the CI machines; other machines need not have it.
-  if (!pocl) GTEST_SKIP() << "PoCL is not installed here";
+  if (!pocl) TESSERA_SKIP_WITHOUT("PoCL") << "clinfo -l lists no Portable Computing Language platform";
   SUCCEED();
 }
 

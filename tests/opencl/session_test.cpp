@@ -9,6 +9,7 @@
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
 #include "tessera_opencl/runtime.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 using opencl_test::random_tensor;
 
 TEST(MaliSession, MixedGraphMatchesReference) {
-  if (opencl::probe_devices().devices.empty()) GTEST_SKIP() << "no OpenCL device";
+  if (opencl::probe_devices().devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
   const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
   const Attributes pool = opencl_test::pool_2x2_stride2();
   Graph g = test::GraphBuilder()

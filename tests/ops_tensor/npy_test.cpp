@@ -12,6 +12,7 @@
 
 #include "op_test_util.hpp"
 #include "tessera/npy.hpp"
+#include "test_requirements.hpp"
 
 namespace fs = std::filesystem;
 
@@ -145,7 +146,7 @@ TEST_F(Npy, MalformedFilesNameThePath) {
 }
 
 TEST_F(Npy, ReadsFilesWrittenByNumpy) {
-  if (!have_numpy()) GTEST_SKIP() << "python3 with numpy is not available";
+  if (!have_numpy()) TESSERA_SKIP_WITHOUT("Python with numpy") << "python3 -c 'import numpy' failed";
   const std::string script =
       "import numpy as np, sys\n"
       "d = sys.argv[1]\n"
@@ -181,7 +182,7 @@ TEST_F(Npy, ReadsFilesWrittenByNumpy) {
 }
 
 TEST_F(Npy, NumpyReadsOurFiles) {
-  if (!have_numpy()) GTEST_SKIP() << "python3 with numpy is not available";
+  if (!have_numpy()) TESSERA_SKIP_WITHOUT("Python with numpy") << "python3 -c 'import numpy' failed";
   write_npy(path("ours.npy"), f32({2, 2}, {1, 2, 3, 4.5f}), false);
   write_npy(path("scalar.npy"), i64({}, {-9}), false);
   const std::string check =

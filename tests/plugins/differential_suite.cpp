@@ -7,6 +7,7 @@
 #include "graph_builder.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
+#include "test_requirements.hpp"
 
 namespace tessera::test {
 namespace {
@@ -444,7 +445,7 @@ TEST_P(PluginDifferentialTest, MatchesReference) {
     unusable += " [" + d.name + ": " + d.unusable_reason + "]";
   }
   if (!usable)
-    GTEST_SKIP() << "plugin '" << plugin_name << "' has no usable device here:" << unusable;
+    TESSERA_SKIP_WITHOUT("a device for plugin '" + plugin_name + "'") << unusable;
 
   const Graph graph = c->build();
   SessionOptions options;

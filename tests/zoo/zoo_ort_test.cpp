@@ -16,6 +16,7 @@
 #include "tessera/onnx_import.hpp"
 #include "tessera/reference_runner.hpp"
 #include "zoo.hpp"
+#include "test_requirements.hpp"
 
 namespace {
 
@@ -33,7 +34,7 @@ std::string quoted(const std::string& s) {
 
 // Builds `name`, runs it with the reference kernels, and has ORT check the outputs.
 void compare_with_ort(const std::string& name, int64_t batch) {
-  if (!have_onnxruntime()) GTEST_SKIP() << "python3 with onnx, onnxruntime and numpy not found";
+  if (!have_onnxruntime()) TESSERA_SKIP_WITHOUT("ONNX Runtime") << "python3 -c 'import onnx, onnxruntime, numpy' failed";
   std::string id;
   for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   const fs::path dir =

@@ -211,7 +211,8 @@ std::optional<MeasureRequest> decode_request(const std::string& line);
 std::string encode_result(const MeasureResult& result);
 std::optional<MeasureResult> decode_result(const std::string& line);
 // The child side: serves requests on `fd` until the parent closes it. Returns the exit code.
-// $TESSERA_TUNE_WORKER_FAULT = "crash" / "hang" makes it abort / sleep at start-up (tests);
+// $TESSERA_TUNE_WORKER_FAULT = "crash" makes it abort at start-up, "hang" sleep after reporting
+// its first phase (tests);
 // "crash-compile" aborts after compiling a compile-only request.
 int serve_worker(int fd);
 

@@ -306,7 +306,12 @@ int serve_worker(int fd) {
   const char* fault = std::getenv("TESSERA_TUNE_WORKER_FAULT");
   const std::string fault_kind = fault ? fault : "";
   if (fault_kind == "crash") std::abort();
-  if (fault_kind == "hang") std::this_thread::sleep_for(std::chrono::hours(1));
+  if (fault_kind == "hang") {
+    // Hangs inside a candidate (after its first phase marker), where the per-candidate timeout
+    // applies, rather than during start-up, which has its own wider allowance.
+    write_all(fd, "phase compiling\n");
+    std::this_thread::sleep_for(std::chrono::hours(1));
+  }
   WorkerState state;
   std::string pending;
   char buf[4096];
