@@ -284,5 +284,28 @@ TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
   }
 }
 
+// A one-node cpu island between reference nodes: the reference estimate of a tiny Sigmoid is
+// below cpu's, but with no transfers to save the naive loops never take work cpu runs.
+TEST(CpuSession, CpuIslandBetweenReferenceNodesStaysOnCpu) {
+  Graph g = GraphBuilder()
+                .input("x", {1, 4, 5, 5})
+                .node("GlobalMaxPool", {"x"}, {"a"}, {}, "pool1")
+                .node("Sigmoid", {"a"}, {"b"}, {}, "sigmoid")
+                .node("GlobalMaxPool", {"b"}, {"y"}, {}, "pool2")
+                .output("y")
+                .build();
+  const Graph reference_graph = g;
+  const auto inputs = test::random_inputs(g, 4);
+  Session session(std::move(g), cpu_options());
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, p.node == "sigmoid" ? "cpu" : "reference") << p.node << ": " << p.reason;
+  }
+  const Tensor got = session.run(inputs)[0];
+  const Tensor want = run_reference(reference_graph, inputs)[0];
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-6f) << i;
+  }
+}
+
 }  // namespace
 }  // namespace tessera

@@ -225,7 +225,10 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
         if (edge.second != kHost && edge.second != current) neighbours.insert(edge.second);
       }
       for (int t : neighbours) {
-        if (targets[static_cast<size_t>(t)].last_resort()) continue;
+        if (targets[static_cast<size_t>(t)].last_resort() &&
+            targets[static_cast<size_t>(current)].host_memory()) {
+          continue;
+        }
         bool ok = true;
         for (int n : group) ok = ok && allowed(n, t);
         if (!ok) continue;

@@ -22,8 +22,9 @@ struct Target {
   // Device works on host memory directly: region boundaries cost it no transfer.
   bool host_memory() const { return info.kind == "cpu"; }
   // The reference plugin: the oracle's naive loops, a last resort. Island merge-back never moves
-  // nodes onto it that another target listed by the user runs; nodes only land there when no
-  // other target supports them or when the user put it first.
+  // nodes from a host-memory target (cpu) onto it: with no transfers to save, only a wrong
+  // estimate could make the naive loops look faster. A GPU island may still merge back when its
+  // boundary copies cost more than it saves.
   bool last_resort() const { return plugin != nullptr && plugin->name() == "reference"; }
 };
 
