@@ -6,6 +6,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -122,9 +123,53 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                        (mul.input_index(0) == s && mul.input_index(1) == x));
     return pair && query_binary(region, mul).empty() ? m : -1;
   };
-  // A pointwise op that alone reads `value` (or the Sigmoid-Mul pair of a SiLU, both reading
-  // it and nothing else) and can run in place right after its producer: fills `post` and the
-  // nodes it absorbs, returns the value the chain ends in, or -1.
+  // Whether node input i is a float32 scalar constant within 1e-4 of `want`.
+  auto is_scalar = [&](const NodeView& node, int32_t i, float want) {
+    const tsr_tensor* t = node.input(i);
+    const float* v = constant_f32(t);
+    return v != nullptr && numel(*t) == 1 && std::fabs(v[0] - want) <= 1e-4f;
+  };
+  // The sole later reader of `value` when it is `op` reading `value` as one of its inputs, or -1.
+  auto next_op = [&](int32_t value, int32_t after, const char* op) -> int32_t {
+    const int32_t r = sole_reader(value, after);
+    return r >= 0 && region.node(r).op_type() == op ? r : -1;
+  };
+  // GELU as PyTorch exports it before opset 20, reading x from `div` (one of x's two readers):
+  // Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5). Returns the nodes after x, or an empty list.
+  auto gelu_erf_chain = [&](const NodeView& div, int32_t x, int32_t after) {
+    std::vector<int32_t> none;
+    if (div.op_type() != "Div" || div.input_index(0) != x || !is_scalar(div, 1, 1.41421356f))
+      return none;
+    const int32_t e = next_op(div.output_index(0), after, "Erf");
+    if (e < 0) return none;
+    const int32_t a = next_op(region.node(e).output_index(0), after, "Add");
+    if (a < 0) return none;
+    const NodeView add = region.node(a);
+    const int32_t erf_out = region.node(e).output_index(0);
+    const int32_t one = add.input_index(0) == erf_out ? 1 : 0;
+    if (add.input_index(1 - one) != erf_out || !is_scalar(add, one, 1.0f)) return none;
+    const int32_t m = next_op(add.output_index(0), after, "Mul");
+    if (m < 0) return none;
+    const NodeView mul = region.node(m);
+    const bool pair = (mul.input_index(0) == x && mul.input_index(1) == add.output_index(0)) ||
+                      (mul.input_index(1) == x && mul.input_index(0) == add.output_index(0));
+    if (!pair) return none;
+    const int32_t h = next_op(mul.output_index(0), after, "Mul");
+    if (h < 0) return none;
+    const NodeView half = region.node(h);
+    const int32_t k = half.input_index(0) == mul.output_index(0) ? 1 : 0;
+    if (half.input_index(1 - k) != mul.output_index(0) || !is_scalar(half, k, 0.5f)) return none;
+    for (int32_t n : {e, a, m, h}) {
+      if (!query_unary(region, region.node(n)).empty() &&
+          !query_binary(region, region.node(n)).empty()) {
+        return none;
+      }
+    }
+    return std::vector<int32_t>{e, a, m, h};
+  };
+  // A pointwise op that alone reads `value` (or the Sigmoid-Mul pair of a SiLU, or PyTorch's
+  // Erf form of GELU, whose first nodes both read it) and can run in place right after its
+  // producer: fills `post` and the nodes it absorbs, returns the value the chain ends in, or -1.
   auto pointwise_after = [&](int32_t value, int32_t after, UnaryFn* post,
                              std::vector<int32_t>* nodes) -> int32_t {
     if (is_output[static_cast<size_t>(value)]) return -1;
@@ -144,6 +189,16 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         post->op = UnaryOp::kSilu;
         nodes->insert(nodes->end(), {s, m});
         return region.node(m).output_index(0);
+      }
+      for (int32_t d : r) {
+        const std::vector<int32_t> chain = gelu_erf_chain(region.node(d), value, after);
+        // The chain's Mul must be x's other reader.
+        if (chain.empty() || (chain[2] != r[0] && chain[2] != r[1])) continue;
+        *post = UnaryFn{};
+        post->op = UnaryOp::kGelu;
+        nodes->push_back(d);
+        nodes->insert(nodes->end(), chain.begin(), chain.end());
+        return region.node(chain.back()).output_index(0);
       }
     }
     return -1;

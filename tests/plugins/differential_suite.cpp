@@ -133,6 +133,23 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // GELU as PyTorch exports it before opset 20: Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5).
+  c.push_back({"MatMulGeluErfChain", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 6, 16})
+                     .constant("w", random_tensor({16, 24}, 54))
+                     .constant("sqrt2", scalar(1.4142135623730951f))
+                     .constant("one", scalar(1.0f))
+                     .constant("half", scalar(0.5f))
+                     .node("MatMul", {"x", "w"}, {"m"})
+                     .node("Div", {"m", "sqrt2"}, {"d"})
+                     .node("Erf", {"d"}, {"e"})
+                     .node("Add", {"e", "one"}, {"a"})
+                     .node("Mul", {"m", "a"}, {"p"})
+                     .node("Mul", {"p", "half"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ConvHardSwish", [] {
                  return GraphBuilder()
                      .input("x", {1, 3, 10, 10})
