@@ -9,8 +9,7 @@ namespace tessera::ops {
 namespace {
 
 void infer_abs(InferContext& ctx) {
-  infer_unary(ctx, {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8,
-                    DType::kUInt8});
+  infer_unary(ctx, kNumericDTypes);
 }
 
 void compute_abs(ComputeContext& ctx) {

@@ -39,8 +39,7 @@ ArgMaxAttrs read_attrs(const InferContext& ctx) {
 
 void infer_arg_max(InferContext& ctx) {
   ctx.expect_inputs(1, 1);
-  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32,
-                       DType::kInt8, DType::kUInt8});
+  ctx.expect_dtype(0, kNumericDTypes);
   const ArgMaxAttrs a = read_attrs(ctx);
   Shape y = ctx.input(0).shape;
   if (a.keepdims) {

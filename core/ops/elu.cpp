@@ -15,8 +15,7 @@ void infer_elu(InferContext& ctx) {
 
 void compute_elu(ComputeContext& ctx) {
   const float alpha = ctx.node.attrs.get_float("alpha", 1.0f);
-  compute_float_activation(ctx,
-                           [alpha](float v) { return v >= 0.0f ? v : alpha * std::expm1(v); });
+  compute_float_activation(ctx, [alpha](float v) { return v >= 0.0f ? v : alpha * std::expm1(v); });
 }
 
 }  // namespace

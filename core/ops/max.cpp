@@ -7,7 +7,9 @@
 namespace tessera::ops {
 namespace {
 
-void infer_max(InferContext& ctx) { infer_variadic_max_min(ctx); }
+void infer_max(InferContext& ctx) {
+  infer_variadic_max_min(ctx);
+}
 
 void compute_max(ComputeContext& ctx) {
   compute_variadic(

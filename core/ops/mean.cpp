@@ -6,7 +6,9 @@
 namespace tessera::ops {
 namespace {
 
-void infer_mean(InferContext& ctx) { infer_variadic(ctx, {DType::kFloat32, DType::kFloat16}); }
+void infer_mean(InferContext& ctx) {
+  infer_variadic(ctx, kFloatDTypes);
+}
 
 void compute_mean(ComputeContext& ctx) {
   compute_variadic(

@@ -19,7 +19,7 @@ namespace {
 void infer_pow(InferContext& ctx) {
   ctx.expect_inputs(2, 2);
   if (ctx.opset < 12) {
-    ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16});
+    ctx.expect_dtype(0, kFloatDTypes);
     if (ctx.input(1).dtype != ctx.input(0).dtype) {
       ctx.fail(std::string("input 1 (exponent) has dtype ") + dtype_name(ctx.input(1).dtype) +
                " but input 0 has " + dtype_name(ctx.input(0).dtype) +
@@ -27,8 +27,7 @@ void infer_pow(InferContext& ctx) {
     }
   } else {
     ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32});
-    ctx.expect_dtype(1, {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32,
-                         DType::kInt8, DType::kUInt8});
+    ctx.expect_dtype(1, kNumericDTypes);
   }
   ctx.outputs.at(0) = {ctx.input(0).dtype,
                        broadcast_shapes(ctx.input(0).shape, ctx.input(1).shape, ctx.where)};
@@ -38,8 +37,8 @@ void infer_pow(InferContext& ctx) {
 template <typename T>
 T integer_pow(T base, int64_t exp, const std::string& where) {
   if (exp < 0) {
-    if (base == 0) throw Error(where + ": integer 0 raised to the negative power " +
-                               std::to_string(exp));
+    if (base == 0)
+      throw Error(where + ": integer 0 raised to the negative power " + std::to_string(exp));
     if (base == 1) return 1;
     if constexpr (std::is_signed_v<T>) {
       if (base == -1) return exp % 2 == 0 ? 1 : -1;

@@ -11,7 +11,7 @@ namespace {
 constexpr int64_t kAxesInputOpset = 18;
 
 void infer_reduce_l2(InferContext& ctx) {
-  infer_reduce(ctx, kAxesInputOpset, {DType::kFloat32, DType::kFloat16});
+  infer_reduce(ctx, kAxesInputOpset, kFloatDTypes);
 }
 
 void compute_reduce_l2(ComputeContext& ctx) {

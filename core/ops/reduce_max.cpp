@@ -9,7 +9,9 @@ namespace {
 
 constexpr int64_t kAxesInputOpset = 18;
 
-void infer_reduce_max(InferContext& ctx) { infer_reduce_max_min(ctx, kAxesInputOpset); }
+void infer_reduce_max(InferContext& ctx) {
+  infer_reduce_max_min(ctx, kAxesInputOpset);
+}
 
 void compute_reduce_max(ComputeContext& ctx) {
   const std::vector<bool> reduce = reduced_axes_for_compute(ctx, kAxesInputOpset);

@@ -10,7 +10,7 @@ namespace {
 constexpr int64_t kAxesInputOpset = 18;
 
 void infer_reduce_mean(InferContext& ctx) {
-  infer_reduce(ctx, kAxesInputOpset, {DType::kFloat32, DType::kFloat16});
+  infer_reduce(ctx, kAxesInputOpset, kFloatDTypes);
 }
 
 void compute_reduce_mean(ComputeContext& ctx) {

@@ -10,9 +10,7 @@ namespace {
 constexpr int64_t kAxesInputOpset = 18;
 
 void infer_reduce_prod(InferContext& ctx) {
-  infer_reduce(ctx, kAxesInputOpset,
-               {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8,
-                DType::kUInt8});
+  infer_reduce(ctx, kAxesInputOpset, kNumericDTypes);
 }
 
 void compute_reduce_prod(ComputeContext& ctx) {

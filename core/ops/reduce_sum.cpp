@@ -9,9 +9,7 @@ namespace {
 constexpr int64_t kAxesInputOpset = 13;
 
 void infer_reduce_sum(InferContext& ctx) {
-  infer_reduce(ctx, kAxesInputOpset,
-               {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8,
-                DType::kUInt8});
+  infer_reduce(ctx, kAxesInputOpset, kNumericDTypes);
 }
 
 void compute_reduce_sum(ComputeContext& ctx) {

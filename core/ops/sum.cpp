@@ -6,7 +6,9 @@
 namespace tessera::ops {
 namespace {
 
-void infer_sum(InferContext& ctx) { infer_variadic(ctx, {DType::kFloat32, DType::kFloat16}); }
+void infer_sum(InferContext& ctx) {
+  infer_variadic(ctx, kFloatDTypes);
+}
 
 void compute_sum(ComputeContext& ctx) {
   compute_variadic(

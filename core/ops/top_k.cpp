@@ -50,8 +50,8 @@ TopKAttrs read_attrs(const InferContext& ctx) {
   }
   const int64_t dim = x[static_cast<size_t>(a.axis)];
   if (a.k < 0 || a.k > dim) {
-    ctx.fail(k_name + " = " + std::to_string(a.k) + " is out of range [0, " +
-             std::to_string(dim) + "] for axis " + std::to_string(a.axis) + " of " + shape_str(x));
+    ctx.fail(k_name + " = " + std::to_string(a.k) + " is out of range [0, " + std::to_string(dim) +
+             "] for axis " + std::to_string(a.axis) + " of " + shape_str(x));
   }
   if (ctx.opset < 11) {
     for (const char* name : {"largest", "sorted"}) {
@@ -68,11 +68,11 @@ TopKAttrs read_attrs(const InferContext& ctx) {
 }
 
 void infer_top_k(InferContext& ctx) {
-  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32,
-                       DType::kInt8, DType::kUInt8});
+  ctx.expect_dtype(0, kNumericDTypes);
   const TopKAttrs a = read_attrs(ctx);
   if (ctx.outputs.size() != 2) {
-    ctx.fail("has " + std::to_string(ctx.outputs.size()) + " outputs; expected 2 (Values, Indices)");
+    ctx.fail("has " + std::to_string(ctx.outputs.size()) +
+             " outputs; expected 2 (Values, Indices)");
   }
   Shape y = ctx.input(0).shape;
   y[static_cast<size_t>(a.axis)] = a.k;

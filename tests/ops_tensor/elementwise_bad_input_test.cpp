@@ -10,8 +10,12 @@ namespace {
 const Tensor kX = f32({2, 3}, {1, 2, 3, 4, 5, 6});
 const Tensor kI32 = i32({2}, {1, 2});
 
-Tensor u8(Shape shape, std::vector<uint8_t> v) { return Tensor::from_vector(shape, v); }
-Tensor i8(Shape shape, std::vector<int8_t> v) { return Tensor::from_vector(shape, v); }
+Tensor u8(Shape shape, std::vector<uint8_t> v) {
+  return Tensor::from_vector(shape, v);
+}
+Tensor i8(Shape shape, std::vector<int8_t> v) {
+  return Tensor::from_vector(shape, v);
+}
 
 Node named(const std::string& op, size_t inputs, size_t outputs = 1) {
   return make_node(op, std::vector<Tensor>(inputs, kX), outputs, "bad_" + op);
@@ -62,9 +66,10 @@ TEST(ElementwiseBadInput, ArithmeticDtypesAndShapes) {
     SCOPED_TRACE(op);
     expect_infer_error(named(op, 2), 14, {i8({1}, {1}), u8({1}, {1})},
                        "inputs have different dtypes (int8 and uint8)");
-    expect_infer_error(named(op, 2), 14,
-                       {Tensor::from_vector<bool>({1}, {true}), Tensor::from_vector<bool>({1}, {true})},
-                       "input 0 has dtype bool");
+    expect_infer_error(
+        named(op, 2), 14,
+        {Tensor::from_vector<bool>({1}, {true}), Tensor::from_vector<bool>({1}, {true})},
+        "input 0 has dtype bool");
     expect_infer_error(named(op, 2), 14, {kX, f32({2}, {1, 2})}, "cannot broadcast shapes");
   }
 }

@@ -13,11 +13,16 @@ namespace {
 
 constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
 
-Tensor u8(Shape shape, std::vector<uint8_t> v) { return Tensor::from_vector(shape, v); }
-Tensor i8(Shape shape, std::vector<int8_t> v) { return Tensor::from_vector(shape, v); }
+Tensor u8(Shape shape, std::vector<uint8_t> v) {
+  return Tensor::from_vector(shape, v);
+}
+Tensor i8(Shape shape, std::vector<int8_t> v) {
+  return Tensor::from_vector(shape, v);
+}
 
 TEST(ElementwiseValues, SqueezeExcitationScaleBroadcastsOverSpatialDims) {
-  // x[n, c, h, w] = 100n + 10c + 2h + w, s[n, c] = (n + 1) * (c + 1) / 4: [2, 3, 2, 2] * [2, 3, 1, 1].
+  // x[n, c, h, w] = 100n + 10c + 2h + w, s[n, c] = (n + 1) * (c + 1) / 4: [2, 3, 2, 2] * [2, 3, 1,
+  // 1].
   const int64_t N = 2, C = 3, H = 2, W = 2;
   std::vector<float> xv, sv, expected;
   for (int64_t n = 0; n < N; ++n) {
@@ -97,8 +102,7 @@ TEST(ElementwiseValues, EluSeluSoftplusAtOpset6) {
   // numpy: np.where(x >= 0, x, alpha * (np.exp(x) - 1)) in float64, alpha = 2.
   Node elu = make_node("Elu", {x});
   elu.attrs.set("alpha", 2.0f);
-  expect_floats_near(run1(elu, 6, {x}),
-                     {-1.9004259f, -1.2642411f, -0.78693867f, 0, 0.5f, 2, 30});
+  expect_floats_near(run1(elu, 6, {x}), {-1.9004259f, -1.2642411f, -0.78693867f, 0, 0.5f, 2, 30});
   // numpy with the spec's default alpha and gamma.
   const Node selu = make_node("Selu", {x});
   expect_floats_near(run1(selu, 6, {x}),
@@ -106,8 +110,7 @@ TEST(ElementwiseValues, EluSeluSoftplusAtOpset6) {
   Node selu2 = make_node("Selu", {x});
   selu2.attrs.set("alpha", 1.0f);
   selu2.attrs.set("gamma", 2.0f);
-  expect_floats_near(run1(selu2, 6, {x}),
-                     {-1.9004259f, -1.2642411f, -0.78693867f, 0, 1, 4, 60});
+  expect_floats_near(run1(selu2, 6, {x}), {-1.9004259f, -1.2642411f, -0.78693867f, 0, 1, 4, 60});
   // np.log1p(np.exp(x)): no overflow at +-100.
   const Tensor s = f32({5}, {-100, -1, 0, 1, 100});
   expect_floats_near(run1(make_node("Softplus", {s}), 1, {s}),
@@ -173,8 +176,7 @@ TEST(ElementwiseValues, ReduceOpsOnIntegers) {
   const Tensor l = i64({3}, {-3, 7, 2});
   EXPECT_EQ(values<int64_t>(run1(make_node("ReduceProd", {l}), 18, {l})),
             (std::vector<int64_t>{-42}));
-  EXPECT_EQ(values<int64_t>(run1(make_node("ReduceMax", {l}), 18, {l})),
-            (std::vector<int64_t>{7}));
+  EXPECT_EQ(values<int64_t>(run1(make_node("ReduceMax", {l}), 18, {l})), (std::vector<int64_t>{7}));
   EXPECT_EQ(values<int64_t>(run1(make_node("ReduceMin", {l}), 18, {l})),
             (std::vector<int64_t>{-3}));
 }
@@ -229,8 +231,7 @@ TEST(ElementwiseValues, PowIntegerAndMixedTypes) {
   // float base, int64 exponent, broadcast [2, 1] ^ [2].
   const Tensor fb = f32({2, 1}, {2, -3});
   const Tensor ie = i64({2}, {3, -2});
-  expect_floats_near(run1(make_node("Pow", {fb, ie}), 15, {fb, ie}),
-                     {8, 0.25f, -27, 1.0f / 9});
+  expect_floats_near(run1(make_node("Pow", {fb, ie}), 15, {fb, ie}), {8, 0.25f, -27, 1.0f / 9});
   // 0 to a negative integer power has no integer value.
   const Tensor zero = i32({1}, {0});
   const Tensor neg = i32({1}, {-1});
@@ -245,7 +246,8 @@ TEST(ElementwiseValues, GeluTanhAndFloat16) {
     const double x = v;
     exact.push_back(static_cast<float>(0.5 * x * (1 + std::erf(x / std::sqrt(2.0)))));
     approx.push_back(static_cast<float>(
-        0.5 * x * (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)))));
+        0.5 * x *
+        (1 + std::tanh(std::sqrt(2 / 3.14159265358979323846) * (x + 0.044715 * x * x * x)))));
   }
   const Tensor x = f32({5}, xs);
   expect_floats_near(run1(make_node("Gelu", {x}), 20, {x}), exact, 1e-6f);

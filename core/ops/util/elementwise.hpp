@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -46,6 +47,12 @@ void dispatch_dtype(DType dtype, const std::string& where, Fn&& fn) {
   }
   throw Error(where + ": no kernel for dtype " + dtype_name(dtype));
 }
+
+// The dtypes of the kernels that compute on every numeric type (no bool), and of the float-only
+// ones; for expect_dtype.
+inline constexpr std::initializer_list<DType> kNumericDTypes = {
+    DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8, DType::kUInt8};
+inline constexpr std::initializer_list<DType> kFloatDTypes = {DType::kFloat32, DType::kFloat16};
 
 // Calls fn(T{}) like dispatch_dtype, but only for the numeric dtypes (no bool): for kernels
 // whose arithmetic means nothing on bool. Throws naming `where` for any other dtype.
@@ -290,8 +297,7 @@ inline Shape legacy_broadcast_shape(const Node& node, const Shape& a, const Shap
 // Shape inference shared by Add, Sub, Mul and Div: same dtype on both sides, numpy broadcasting.
 inline void infer_arithmetic(InferContext& ctx) {
   ctx.expect_inputs(2, 2);
-  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16, DType::kInt32, DType::kInt64,
-                       DType::kInt8, DType::kUInt8});
+  ctx.expect_dtype(0, kNumericDTypes);
   const InputInfo& a = ctx.input(0);
   const InputInfo& b = ctx.input(1);
   if (a.dtype != b.dtype) {
@@ -315,13 +321,12 @@ void compute_arithmetic(ComputeContext& ctx, Op op) {
         legacy_broadcast_shape(ctx.node, a.shape(), b.shape(), "node '" + ctx.node.name + "'"));
   }
   Tensor& out = ctx.outputs[0];
-  dispatch_numeric(a.dtype(), "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")",
-                   [&](auto tag) {
-                     using T = decltype(tag);
-                     broadcast_binary<T, T>(a, b, out, [&](T x, T y) {
-                       return from_compute<T>(op(to_compute(x), to_compute(y)));
-                     });
-                   });
+  dispatch_numeric(
+      a.dtype(), "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")", [&](auto tag) {
+        using T = decltype(tag);
+        broadcast_binary<T, T>(
+            a, b, out, [&](T x, T y) { return from_compute<T>(op(to_compute(x), to_compute(y))); });
+      });
 }
 
 }  // namespace tessera::ops

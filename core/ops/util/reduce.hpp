@@ -52,7 +52,8 @@ inline std::vector<bool> reduced_axes(const InferContext& ctx, int64_t axes_inpu
     axes = attr_ints(ctx, "axes", {});
   }
   std::vector<bool> reduce(static_cast<size_t>(rank), axes.empty() && !noop);
-  for (int64_t a : normalize_axes(axes, rank, ctx.where, what)) reduce[static_cast<size_t>(a)] = true;
+  for (int64_t a : normalize_axes(axes, rank, ctx.where, what))
+    reduce[static_cast<size_t>(a)] = true;
   return reduce;
 }
 
@@ -87,9 +88,7 @@ inline void infer_reduce_max_min(InferContext& ctx, int64_t axes_input_opset) {
                  {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8,
                   DType::kUInt8, DType::kBool});
   } else {
-    infer_reduce(ctx, axes_input_opset,
-                 {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8,
-                  DType::kUInt8});
+    infer_reduce(ctx, axes_input_opset, kNumericDTypes);
   }
 }
 
@@ -138,8 +137,7 @@ void reduce_elements(const Tensor& xt, const std::vector<bool>& reduce, Tensor& 
   }
   T* y = yt.data<T>();
   for (int64_t o = 0; o < out_count; ++o) {
-    y[o] = from_compute<T>(
-        static_cast<ComputeType<T>>(finish(acc[static_cast<size_t>(o)], group)));
+    y[o] = from_compute<T>(static_cast<ComputeType<T>>(finish(acc[static_cast<size_t>(o)], group)));
   }
 }
 

@@ -38,10 +38,9 @@ inline void infer_variadic(InferContext& ctx, std::initializer_list<DType> allow
 // Max and Min: float32 and float16, and the integer types from opset 12.
 inline void infer_variadic_max_min(InferContext& ctx) {
   if (ctx.opset >= 12) {
-    infer_variadic(ctx, {DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32,
-                         DType::kInt8, DType::kUInt8});
+    infer_variadic(ctx, kNumericDTypes);
   } else {
-    infer_variadic(ctx, {DType::kFloat32, DType::kFloat16});
+    infer_variadic(ctx, kFloatDTypes);
   }
 }
 
