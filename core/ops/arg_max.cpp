@@ -25,7 +25,8 @@ ArgMaxAttrs read_attrs(const InferContext& ctx) {
   ArgMaxAttrs a;
   a.axis = normalize_axis(attr_int(ctx, "axis", 0), static_cast<int64_t>(x.size()), ctx.where);
   a.keepdims = attr_bool(ctx, "keepdims", true);
-  if (ctx.opset < 12 && ctx.node.attrs.has("select_last_index")) {
+  // Before opset 12 only the default 0 is meaningful; any other value would be ignored.
+  if (ctx.opset < 12 && attr_int(ctx, "select_last_index", 0) != 0) {
     ctx.fail("attribute 'select_last_index' exists from opset 12 on; this model imports opset " +
              std::to_string(ctx.opset));
   }

@@ -54,8 +54,9 @@ TopKAttrs read_attrs(const InferContext& ctx) {
              "] for axis " + std::to_string(a.axis) + " of " + shape_str(x));
   }
   if (ctx.opset < 11) {
+    // Only the default 1 is meaningful before opset 11; any other value would be ignored.
     for (const char* name : {"largest", "sorted"}) {
-      if (ctx.node.attrs.has(name)) {
+      if (attr_int(ctx, name, 1) != 1) {
         ctx.fail(std::string("attribute '") + name +
                  "' exists from opset 11 on; this model imports opset " +
                  std::to_string(ctx.opset));

@@ -168,6 +168,24 @@ TEST(ElementwiseValues, ReduceOpsWithAxesAttribute) {
   expect_floats_near(run1(l2, 13, {kM}), {std::sqrt(14.0f), std::sqrt(77.0f)});
 }
 
+TEST(ElementwiseValues, DefaultValuedAttributesBeforeTheirOpsetAreTolerated) {
+  Node sum = make_node("ReduceSum", {kM});
+  sum.attrs.set("noop_with_empty_axes", int64_t{0});
+  expect_floats_near(run1(sum, 11, {kM}), {5});  // 1 - 2 + 3 + 4 + 5 - 6
+  Node arg = make_node("ArgMax", {kM});
+  arg.attrs.set("select_last_index", int64_t{0});
+  arg.attrs.set("axis", int64_t{1});
+  EXPECT_EQ(values<int64_t>(run1(arg, 11, {kM})), (std::vector<int64_t>{2, 1}));
+  const Tensor x = f32({3}, {1, 3, 2});
+  const Tensor k = i64({1}, {2});
+  Node top = make_node("TopK", {x, k}, 2);
+  top.attrs.set("largest", int64_t{1});
+  top.attrs.set("sorted", int64_t{1});
+  const std::vector<Tensor> out = run(top, 10, {x, k});
+  EXPECT_EQ(values<float>(out[0]), (std::vector<float>{3, 2}));
+  EXPECT_EQ(values<int64_t>(out[1]), (std::vector<int64_t>{1, 2}));
+}
+
 TEST(ElementwiseValues, ReduceOpsOnIntegers) {
   const Tensor a = i8({2, 2}, {100, 100, -128, -1});
   Node sum = make_node("ReduceSum", {a, i64({1}, {1})});

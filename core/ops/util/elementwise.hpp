@@ -181,16 +181,15 @@ inline float finite_float_attr(const InferContext& ctx, const std::string& name,
   return v;
 }
 
-// ln(1 + e^x) without overflow: for x > 0 it is x + ln(1 + e^-x), which keeps e^x out of range.
+// ln(1 + e^x) without overflow: for x > 0 it is computed as x + ln(1 + e^-x), so e^x is never
+// evaluated where it would be infinite.
 inline float softplus(float x) {
   return x > 0.0f ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
 }
 
 // Shape inference of a one-input, one-output activation: the output is like the input.
 inline void infer_float_activation(InferContext& ctx) {
-  ctx.expect_inputs(1, 1);
-  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16});
-  ctx.outputs[0] = {ctx.input(0).dtype, ctx.input(0).shape};
+  infer_unary(ctx, kFloatDTypes);
 }
 
 // y[i] = f(x[i]) for float32, or for float16 through float32 (what fp16 storage means here).

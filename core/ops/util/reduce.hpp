@@ -45,7 +45,8 @@ inline std::vector<bool> reduced_axes(const InferContext& ctx, int64_t axes_inpu
       ctx.fail("takes one input before opset " + since + " (axes is an attribute), got " +
                std::to_string(ctx.num_inputs()));
     }
-    if (ctx.node.attrs.has("noop_with_empty_axes")) {
+    // A stray 0 (the default) changes nothing and is tolerated; anything else would be ignored.
+    if (attr_int(ctx, "noop_with_empty_axes", 0) != 0) {
       ctx.fail("attribute 'noop_with_empty_axes' exists from opset " + since + " on; this model " +
                "imports opset " + std::to_string(ctx.opset));
     }
