@@ -1,5 +1,5 @@
-// Add: elementwise a + b with numpy broadcasting (float32, float16, int32, int64). Integer
-// overflow wraps as in numpy.
+// Add: elementwise a + b with numpy broadcasting (float32, float16, int64, int32, int8,
+// uint8). Integer overflow wraps as in numpy.
 #include "op.hpp"
 #include "util/elementwise.hpp"
 

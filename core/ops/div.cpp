@@ -1,6 +1,7 @@
-// Div: elementwise a / b with numpy broadcasting. Integer division truncates toward zero, as
-// ONNX Runtime and the ONNX reference implementation do (not numpy's floor division: -7 / 2 is
-// -3); an integer division by zero is an error naming the node.
+// Div: elementwise a / b with numpy broadcasting (float32, float16, int64, int32, int8, uint8).
+// Integer division truncates toward zero, as ONNX Runtime and the ONNX reference implementation
+// do (not numpy's floor division: -7 / 2 is -3); an integer division by zero is an error naming
+// the node.
 #include <limits>
 
 #include "op.hpp"
@@ -17,7 +18,9 @@ void compute_div(ComputeContext& ctx) {
     if constexpr (std::is_integral_v<T>) {
       if (y == 0) throw Error(where + ": integer division by zero");
       // lowest / -1 overflows; wrap to lowest like the two's-complement hardware result.
-      if (y == -1) return wrapping_sub(T{0}, x);
+      if constexpr (std::is_signed_v<T>) {
+        if (y == -1) return wrapping_sub(T{0}, x);
+      }
       return static_cast<T>(x / y);
     } else {
       return x / y;

@@ -1,10 +1,13 @@
 // Shared pieces of the elementwise op files: the float activation template (float32, and float16
-// computed in float32), the broadcasting binary-op loop, and a dtype dispatcher. Header-only for
-// the same reason as broadcast.hpp.
+// computed in float32), the numeric unary template, the broadcasting binary-op loop, NaN-aware
+// min/max, and dtype dispatchers. Header-only for the same reason as broadcast.hpp.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -45,11 +48,148 @@ void dispatch_dtype(DType dtype, const std::string& where, Fn&& fn) {
   throw Error(where + ": no kernel for dtype " + dtype_name(dtype));
 }
 
+// The dtypes of the kernels that compute on every numeric type (no bool), and of the float-only
+// ones; for expect_dtype.
+inline constexpr std::initializer_list<DType> kNumericDTypes = {
+    DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt32, DType::kInt8, DType::kUInt8};
+inline constexpr std::initializer_list<DType> kFloatDTypes = {DType::kFloat32, DType::kFloat16};
+
+// Calls fn(T{}) like dispatch_dtype, but only for the numeric dtypes (no bool): for kernels
+// whose arithmetic means nothing on bool. Throws naming `where` for any other dtype.
+template <typename Fn>
+void dispatch_numeric(DType dtype, const std::string& where, Fn&& fn) {
+  if (dtype == DType::kBool) throw Error(where + ": no kernel for dtype bool");
+  dispatch_dtype(dtype, where, [&](auto tag) {
+    if constexpr (!std::is_same_v<decltype(tag), bool>) fn(tag);
+  });
+}
+
+// Calls fn(float{}) for float32 and fn(uint16_t{}) for float16; throws naming `where` for any
+// other dtype.
+template <typename Fn>
+void dispatch_float(DType dtype, const std::string& where, Fn&& fn) {
+  if (dtype == DType::kFloat32) return fn(float{});
+  if (dtype == DType::kFloat16) return fn(uint16_t{});
+  throw Error(where + ": no kernel for dtype " + dtype_name(dtype) + " (float32 and float16 only)");
+}
+
+// float16 elements are stored as uint16_t bits and computed in float; every other element type
+// is computed as itself. (No uint16 dtype exists, so uint16_t always means float16.)
+template <typename T>
+using ComputeType = std::conditional_t<std::is_same_v<T, uint16_t>, float, T>;
+
+template <typename T>
+ComputeType<T> to_compute(T v) {
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    return half_to_float(v);
+  } else {
+    return v;
+  }
+}
+template <typename T>
+T from_compute(ComputeType<T> v) {
+  if constexpr (std::is_same_v<T, uint16_t>) {
+    return float_to_half(v);
+  } else {
+    return v;
+  }
+}
+
+// Shape inference of a one-input, one-output op whose output is like its input, for the listed
+// input dtypes.
+inline void infer_unary(InferContext& ctx, std::initializer_list<DType> allowed) {
+  ctx.expect_inputs(1, 1);
+  ctx.expect_dtype(0, allowed);
+  ctx.outputs[0] = {ctx.input(0).dtype, ctx.input(0).shape};
+}
+
+// y[i] = f(x[i]) for every numeric dtype; `f` is generic and sees float for float16.
+template <typename F>
+void compute_numeric_unary(ComputeContext& ctx, F f) {
+  const Tensor& x = ctx.input(0);
+  Tensor& y = ctx.outputs[0];
+  dispatch_numeric(x.dtype(), "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")",
+                   [&](auto tag) {
+                     using T = decltype(tag);
+                     const T* in = x.data<T>();
+                     T* out = y.data<T>();
+                     for (int64_t i = 0; i < x.numel(); ++i) {
+                       out[i] = from_compute<T>(static_cast<ComputeType<T>>(f(to_compute(in[i]))));
+                     }
+                   });
+}
+
+// max/min that return NaN when either side is NaN, as numpy's maximum/minimum and the ONNX
+// reference do (std::max would return whichever side the comparison happened to pick).
+template <typename T>
+T max_propagating_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return a < b ? b : a;
+}
+template <typename T>
+T min_propagating_nan(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(a)) return a;
+    if (std::isnan(b)) return b;
+  }
+  return b < a ? b : a;
+}
+
+// The identity of max (-inf for floats, the lowest value for integers, false for bool) and of
+// min (+inf, the highest value, true): what a max or min over zero elements gives.
+template <typename T>
+T lowest_or_neg_inf() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return -std::numeric_limits<T>::infinity();
+  } else {
+    return std::numeric_limits<T>::lowest();
+  }
+}
+template <typename T>
+T highest_or_inf() {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::numeric_limits<T>::infinity();
+  } else {
+    return std::numeric_limits<T>::max();
+  }
+}
+
+// Fails naming the node when the model's opset predates the op (Gelu at opset 17 is not an
+// ONNX op, whatever a converter meant by it).
+inline void expect_opset_at_least(const InferContext& ctx, int64_t since) {
+  if (ctx.opset < since) {
+    ctx.fail(ctx.node.op_type + " exists from opset " + std::to_string(since) +
+             " of the default domain; this model imports opset " + std::to_string(ctx.opset));
+  }
+}
+
+// Reads float attribute `name` in an infer function; fails naming the node and attribute when it
+// is not a float or is NaN or infinite.
+inline float finite_float_attr(const InferContext& ctx, const std::string& name, float fallback) {
+  float v = fallback;
+  try {
+    v = ctx.node.attrs.get_float(name, fallback);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+  if (!std::isfinite(v)) {
+    ctx.fail("attribute '" + name + "' = " + std::to_string(v) + " must be a finite number");
+  }
+  return v;
+}
+
+// ln(1 + e^x) without overflow: for x > 0 it is computed as x + ln(1 + e^-x), so e^x is never
+// evaluated where it would be infinite.
+inline float softplus(float x) {
+  return x > 0.0f ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+}
+
 // Shape inference of a one-input, one-output activation: the output is like the input.
 inline void infer_float_activation(InferContext& ctx) {
-  ctx.expect_inputs(1, 1);
-  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16});
-  ctx.outputs[0] = {ctx.input(0).dtype, ctx.input(0).shape};
+  infer_unary(ctx, kFloatDTypes);
 }
 
 // y[i] = f(x[i]) for float32, or for float16 through float32 (what fp16 storage means here).
@@ -93,7 +233,7 @@ inline void broadcast_copy(const Tensor& in, Tensor& out) {
 }
 
 // Integer + - * wrap around like numpy (done in unsigned arithmetic: signed overflow is undefined
-// in C++); floats use plain arithmetic.
+// in C++, and uint8/int8 operands promote to int); floats use plain arithmetic.
 template <typename T>
 T wrapping_add(T x, T y) {
   if constexpr (std::is_integral_v<T>) {
@@ -156,7 +296,7 @@ inline Shape legacy_broadcast_shape(const Node& node, const Shape& a, const Shap
 // Shape inference shared by Add, Sub, Mul and Div: same dtype on both sides, numpy broadcasting.
 inline void infer_arithmetic(InferContext& ctx) {
   ctx.expect_inputs(2, 2);
-  ctx.expect_dtype(0, {DType::kFloat32, DType::kFloat16, DType::kInt32, DType::kInt64});
+  ctx.expect_dtype(0, kNumericDTypes);
   const InputInfo& a = ctx.input(0);
   const InputInfo& b = ctx.input(1);
   if (a.dtype != b.dtype) {
@@ -169,7 +309,8 @@ inline void infer_arithmetic(InferContext& ctx) {
 }
 
 // Kernel shared by Add, Sub, Mul and Div: out = op(a, b) with broadcasting. `op` is a generic
-// callable invoked with float, int32_t or int64_t pairs (float16 goes through float).
+// callable invoked with float, int64_t, int32_t, int8_t or uint8_t pairs (float16 goes through
+// float) and returns the same type.
 template <typename Op>
 void compute_arithmetic(ComputeContext& ctx, Op op) {
   const Tensor& a = ctx.input(0);
@@ -179,23 +320,12 @@ void compute_arithmetic(ComputeContext& ctx, Op op) {
         legacy_broadcast_shape(ctx.node, a.shape(), b.shape(), "node '" + ctx.node.name + "'"));
   }
   Tensor& out = ctx.outputs[0];
-  switch (a.dtype()) {
-    case DType::kFloat32:
-      return broadcast_binary<float, float>(a, b, out, [&](float x, float y) { return op(x, y); });
-    case DType::kFloat16:
-      return broadcast_binary<uint16_t, uint16_t>(a, b, out, [&](uint16_t x, uint16_t y) {
-        return float_to_half(op(half_to_float(x), half_to_float(y)));
+  dispatch_numeric(
+      a.dtype(), "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")", [&](auto tag) {
+        using T = decltype(tag);
+        broadcast_binary<T, T>(
+            a, b, out, [&](T x, T y) { return from_compute<T>(op(to_compute(x), to_compute(y))); });
       });
-    case DType::kInt32:
-      return broadcast_binary<int32_t, int32_t>(a, b, out,
-                                                [&](int32_t x, int32_t y) { return op(x, y); });
-    case DType::kInt64:
-      return broadcast_binary<int64_t, int64_t>(a, b, out,
-                                                [&](int64_t x, int64_t y) { return op(x, y); });
-    default:
-      throw Error("node '" + ctx.node.name + "' (" + ctx.node.op_type + "): no kernel for " +
-                  dtype_name(a.dtype()));
-  }
 }
 
 }  // namespace tessera::ops
