@@ -1,10 +1,12 @@
 // Input loading/generation and the Runner used by `run` and `bench`.
 #include "run_common.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "tessera/deploy_config.hpp"
 #include "tessera/npy.hpp"
@@ -79,6 +81,34 @@ std::string safe_file_name(const std::string& name) {
   }
   if (out == "." || out == "..") out = "_" + out;
   return out;
+}
+
+std::vector<std::string> output_file_names(const std::vector<std::string>& value_names,
+                                           std::vector<std::string>& notes) {
+  // 255 bytes is the usual limit of one path component; room is left for ".NNN.npy".
+  constexpr size_t kMaxStem = 200;
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::set<std::string> taken;  // lower-cased file names
+  std::vector<std::string> files;
+  for (const std::string& name : value_names) {
+    std::string stem = safe_file_name(name);
+    if (stem.size() > kMaxStem) stem.resize(kMaxStem);
+    std::string file = stem + ".npy";
+    for (int n = 2; taken.count(lower(file)) != 0; ++n)
+      file = stem + "." + std::to_string(n) + ".npy";
+    if (file != stem + ".npy" || stem != name) {
+      notes.push_back("output '" + name + "' is written as '" + file + "'" +
+                      (file != stem + ".npy"
+                           ? " (another output already maps to '" + stem + ".npy')"
+                           : " (characters unsafe in file names replaced)"));
+    }
+    taken.insert(lower(file));
+    files.push_back(file);
+  }
+  return files;
 }
 
 namespace {

@@ -274,7 +274,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
 }
 
 DeployConfig load_deploy_config(const std::string& path) {
-  return parse_deploy_config(read_file(path), path);
+  return parse_deploy_config(read_file(path, "deployment YAML", kMaxYamlFileBytes), path);
 }
 
 }  // namespace tessera
