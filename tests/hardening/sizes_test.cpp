@@ -163,6 +163,28 @@ TEST(HugeShapes, PadResult) {
                     HasSubstr("overflows int64 byte size")));
 }
 
+TEST(HugeShapes, PoolingWindowGeometryOverflow) {
+  // Untrusted attributes: (kernel - 1) * dilation and in + pads used to wrap (signed overflow).
+  ModelBuilder dilated(13);
+  dilated.input("X", onnx::TensorProto::FLOAT, {1, 1, 8});
+  auto* pool = dilated.node("MaxPool", {"X"}, {"Y"}, "pool");
+  ModelBuilder::add_ints_attr(pool, "kernel_shape", {k2to62});
+  ModelBuilder::add_ints_attr(pool, "dilations", {4});
+  dilated.output("Y", onnx::TensorProto::FLOAT);
+  EXPECT_THAT(import_error(dilated, "dilated.onnx"),
+              AllOf(HasSubstr("node 'pool' (MaxPool)"), HasSubstr("window geometry"),
+                    HasSubstr("overflows int64")));
+
+  ModelBuilder padded(13);
+  padded.input("X", onnx::TensorProto::FLOAT, {1, 1, 8});
+  pool = padded.node("MaxPool", {"X"}, {"Y"}, "pool");
+  ModelBuilder::add_ints_attr(pool, "kernel_shape", {2});
+  ModelBuilder::add_ints_attr(pool, "pads", {k2to62, k2to62});
+  padded.output("Y", onnx::TensorProto::FLOAT);
+  EXPECT_THAT(import_error(padded, "padded.onnx"),
+              AllOf(HasSubstr("node 'pool' (MaxPool)"), HasSubstr("overflows int64")));
+}
+
 TEST(MemoryLimit, ValueOverTheLimitIsRefusedAtLoad) {
   const MemoryLimitGuard limit(64 << 20);
   ModelBuilder m;
