@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "plugins/plugin_file_check.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -274,6 +275,8 @@ PluginHost::PluginHost(const PluginHostOptions& options) {
       boost::system::error_code ec;
       if (!fs::is_directory(dir.path, ec)) {
         dir.status = "not found";
+      } else if (std::string why = plugin_checks::dir_problem(dir.path); !why.empty()) {
+        dir.status = "refused: " + why;
       } else {
         search_dir(dir);
         continue;  // search_dir records it
@@ -308,6 +311,11 @@ void PluginHost::load_candidate(const std::string& path, const std::string& file
   auto refuse = [&](const std::string& name, const std::string& reason) {
     refusals_.push_back({path, name, reason});
   };
+  // dlopen maps whatever it is given: a truncated file dies with SIGBUS inside the loader.
+  if (std::string why = plugin_checks::file_problem(path); !why.empty()) {
+    refuse(file_name_plugin, "not loadable: " + why);
+    return;
+  }
   auto library = std::make_unique<LoadedPlugin::Library>();
   boost::system::error_code ec;
   ::dlerror();
