@@ -17,6 +17,7 @@ namespace tessera {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -106,6 +107,41 @@ TEST(PluginFiles, WorldWritableFileOrDirectoryIsRefused) {
   ASSERT_EQ(host.dirs().size(), 1u);
   EXPECT_THAT(host.dirs()[0].status,
               StartsWith("refused: the directory is writable by every user (mode 0777)"));
+}
+
+const PluginRefusal* refusal_of(const PluginHost& host, const std::string& path) {
+  for (const PluginRefusal& r : host.refusals()) {
+    if (r.path == path) return &r;
+  }
+  return nullptr;
+}
+
+TEST(PluginFiles, EnvironmentPluginShadowingABundledOneIsRefusedUnlessAllowed) {
+  // A copy of the bundled reference plugin under the same name on TESSERA_PLUGIN_PATH.
+  const fs::path dir = test::scratch_dir() / "shadow";
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms(0755));
+  const fs::path copy = dir / "libtessera-plugin-reference.so";
+  fs::copy_file(kReference, copy);
+  ::setenv("TESSERA_PLUGIN_PATH", dir.c_str(), 1);
+  PluginHostOptions o;
+  o.use_environment = true;
+  o.use_default_dirs = true;
+  const PluginHost refused(o);
+  o.allow_shadowing = true;
+  const PluginHost allowed(o);
+  ::unsetenv("TESSERA_PLUGIN_PATH");
+
+  const PluginRefusal* r = refusal_of(refused, copy.string());
+  ASSERT_NE(r, nullptr);
+  EXPECT_THAT(r->reason, AllOf(HasSubstr("shadows the bundled plugin 'reference'"),
+                               HasSubstr("allow_plugin_shadowing: true")));
+  ASSERT_NE(refused.find("reference"), nullptr);
+  EXPECT_TRUE(fs::equivalent(fs::path(refused.find("reference")->path()).parent_path(),
+                             fs::path(TESSERA_PLUGIN_BUILD_DIR)));
+  // Allowed by the deployment: the copy wins (searched first) and the bundled one is the duplicate.
+  ASSERT_NE(allowed.find("reference"), nullptr);
+  EXPECT_EQ(allowed.find("reference")->path(), copy.string());
 }
 
 }  // namespace

@@ -199,6 +199,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   w.min_island_nodes = config.partition.min_island_nodes;
   w.allow_fallback = config.partition.allow_fallback;
   w.plugin_dirs = config.plugin_dirs;
+  w.allow_plugin_shadowing = config.allow_plugin_shadowing;
   w.pack_mode = config.packs.mode;
   w.pack_files = config.packs.files;
   w.description = "deployment " + path + " (model " + model + ")";
@@ -245,6 +246,7 @@ SessionOptions session_options(const Workload& workload) {
   }
   options.precision = workload.precision;
   options.plugin_dirs = workload.plugin_dirs;
+  options.allow_plugin_shadowing = workload.allow_plugin_shadowing;
   options.cache_dir = workload.cache_dir;
   options.pack_mode = workload.pack_mode;
   options.pack_files = workload.pack_files;

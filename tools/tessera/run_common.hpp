@@ -42,6 +42,7 @@ struct Workload {
   std::map<std::string, TargetSettings> target_settings;
   std::string precision = "fp32";
   std::vector<std::string> plugin_dirs;
+  bool allow_plugin_shadowing = false;  // the deployment's allow_plugin_shadowing
   std::string cache_dir;
   PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
   std::vector<std::string> pack_files;

@@ -167,7 +167,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   }
   MapReader root(file, doc.root, "",
                  {"schema_version", "model", "zoo", "inputs", "targets", "precision", "plugin_dirs",
-                  "packs", "cache_dir", "partition"});
+                  "allow_plugin_shadowing", "packs", "cache_dir", "partition"});
   root.integer("schema_version", 1, 1, 1);
 
   DeployConfig cfg;
@@ -236,6 +236,8 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
     }
     cfg.plugin_dirs.push_back(dir);
   }
+
+  cfg.allow_plugin_shadowing = root.boolean("allow_plugin_shadowing", false);
 
   if (root.has("packs")) {
     MapReader p(file, root.map("packs"), "packs", {"mode", "files"});

@@ -374,6 +374,7 @@ Session::Session(Graph graph, const SessionOptions& options)
         host_options.dirs = options.plugin_dirs;
         host_options.use_environment = options.use_plugin_environment;
         host_options.use_default_dirs = options.use_default_plugin_dirs;
+        host_options.allow_shadowing = options.allow_plugin_shadowing;
         return std::make_shared<const PluginHost>(host_options);
       }()) {}
 
