@@ -49,12 +49,12 @@ TEST(CmdPack, MergeWritesFasterEntriesAndNeedsForceToReplace) {
   EXPECT_DOUBLE_EQ(m.entries[1].time_us, 5);
   EXPECT_DOUBLE_EQ(m.entries[2].time_us, 7.5);
 
-  const std::string before = read_file(out);
+  const std::string before = read_file(out, "file", kMaxYamlFileBytes);
   EXPECT_THAT(error_of([&] {
                 run_pack({"merge", "-o", out, fixture("merge_a.yaml")});
               }),
               HasSubstr("'" + out + "' already exists; pass --force"));
-  EXPECT_EQ(read_file(out), before);
+  EXPECT_EQ(read_file(out, "file", kMaxYamlFileBytes), before);
   ASSERT_EQ(run_pack({"merge", "--force", "-o", out, fixture("merge_a.yaml")}), 0);
   const Pack only_a = load_pack(out);
   ASSERT_EQ(only_a.entries.size(), 2u);

@@ -31,13 +31,13 @@ TEST(WriteFileAtomic, WritesAndReplacesOnlyWithOverwrite) {
   std::string big(3 << 20, 'x');
   big[12345] = 'y';
   write_file_atomic(path, big, false);
-  EXPECT_EQ(read_file(path), big);
+  EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), big);
   const std::string msg = error_of([&] { write_file_atomic(path, "new", false); });
   EXPECT_EQ(msg, "output file '" + path +
                      "' already exists; pass --force to replace it (nothing was written)");
-  EXPECT_EQ(read_file(path), big);
+  EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), big);
   write_file_atomic(path, "new", true);
-  EXPECT_EQ(read_file(path), "new");
+  EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), "new");
   EXPECT_EQ(entries_in(dir.path()), 1u);  // no temporary left behind
 }
 
@@ -79,12 +79,12 @@ TEST(WriteFileAtomic, WriteFailingHalfwayKeepsTheOldFileWhole) {
   ::setrlimit(RLIMIT_FSIZE, &old_limit);
   std::signal(SIGXFSZ, old_handler);
   EXPECT_THAT(msg, HasSubstr("(for '" + path + "')"));
-  EXPECT_EQ(read_file(path), "old contents\n");
+  EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), "old contents\n");
   EXPECT_EQ(entries_in(dir.path()), 1u);  // the partial temporary was removed
 }
 
 TEST(ReadFile, MissingFileNamed) {
-  EXPECT_THAT(error_of([] { read_file("/no/such/file.yaml"); }),
+  EXPECT_THAT(error_of([] { read_file("/no/such/file.yaml", "file", kMaxYamlFileBytes); }),
               HasSubstr("cannot open '/no/such/file.yaml'"));
 }
 

@@ -310,17 +310,17 @@ TEST(PackMerge, WrittenPackReloadsAndIsNotOverwrittenWithoutForce) {
   ASSERT_EQ(back.entries.size(), 3u);
   EXPECT_DOUBLE_EQ(back.entries[0].time_us, 80);
   EXPECT_EQ(back.measured.when, "2026-11-23");
-  const std::string before = read_file(out);
+  const std::string before = read_file(out, "file", kMaxYamlFileBytes);
   EXPECT_THAT(error_of([&] { write_file_atomic(out, "other", false); }),
               HasSubstr("'" + out + "' already exists; pass --force"));
-  EXPECT_EQ(read_file(out), before);
+  EXPECT_EQ(read_file(out, "file", kMaxYamlFileBytes), before);
 }
 
 TEST(PackScan, LoadsGoodPacksAndWarnsAboutBadOnes) {
   testing::ScratchDir dir;
-  dir.write("mali/a.yaml", read_file(fixture("pack_family.yaml")));
+  dir.write("mali/a.yaml", read_file(fixture("pack_family.yaml"), "file", kMaxYamlFileBytes));
   dir.write("mali/b.yaml", "schema_version: 1\nplugin: mali\nmatch: {vendor: ARM}\nbogus: 1\n");
-  dir.write("mali/c.yaml", read_file(fixture("pack_other_plugin.yaml")));
+  dir.write("mali/c.yaml", read_file(fixture("pack_other_plugin.yaml"), "file", kMaxYamlFileBytes));
   dir.write("mali/notes.txt", "not a pack");
   const PackScan scan = scan_packs(dir.path(), "mali");
   ASSERT_EQ(scan.packs.size(), 1u);

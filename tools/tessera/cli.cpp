@@ -2,7 +2,13 @@
 #include "cli.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+
+#include "tessera/checked_math.hpp"
 
 namespace tessera::cli {
 
@@ -57,20 +63,88 @@ std::vector<std::string> Args::get_all(const std::string& name) const {
   return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
-int64_t Args::get_int(const std::string& name, int64_t fallback) const {
+namespace {
+
+[[noreturn]] void bad_number(const std::string& name, const std::string& text,
+                             const std::string& what) {
+  throw Error("option --" + name + " expects " + what + ", got '" + text + "'");
+}
+
+}  // namespace
+
+int64_t Args::get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const {
   if (!has(name)) return fallback;
   const std::string text = get(name);
-  size_t used = 0;
+  const std::string range = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   int64_t value = 0;
-  try {
-    value = std::stoll(text, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used != text.size() || text.empty()) {
-    throw Error("option --" + name + " expects an integer, got '" + text + "'");
+  // from_chars takes no leading '+' or spaces and reports overflow: "4294967297" for an int
+  // option is an out-of-range error here, never a silent wrap.
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || value < min ||
+      value > max) {
+    bad_number(name, text, range);
   }
   return value;
+}
+
+double Args::get_number(const std::string& name, double fallback, double min, double max) const {
+  if (!has(name)) return fallback;
+  const std::string text = get(name);
+  char range[96];
+  std::snprintf(range, sizeof range, "a number from %g to %g", min, max);
+  const bool plain = !text.empty() &&
+                     text.find_first_not_of("0123456789.-eE") == std::string::npos &&
+                     text[0] != 'e' && text[0] != 'E';
+  char* end = nullptr;
+  errno = 0;
+  const double value = plain ? std::strtod(text.c_str(), &end) : 0.0;
+  if (!plain || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value) ||
+      value < min || value > max) {
+    bad_number(name, text, range);
+  }
+  return value;
+}
+
+int64_t Args::get_bytes(const std::string& name, int64_t fallback) const {
+  if (!has(name)) return fallback;
+  const std::string text = get(name);
+  const char* what = "a byte count such as 512M or 8G (suffixes K, M, G, T)";
+  std::string digits = text;
+  int shift = 0;
+  if (!digits.empty()) {
+    switch (digits.back()) {
+      case 'K':
+      case 'k':
+        shift = 10;
+        break;
+      case 'M':
+      case 'm':
+        shift = 20;
+        break;
+      case 'G':
+      case 'g':
+        shift = 30;
+        break;
+      case 'T':
+      case 't':
+        shift = 40;
+        break;
+      default:
+        break;
+    }
+    if (shift != 0) digits.pop_back();
+  }
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || value < 1 ||
+      !try_mul(value, int64_t{1} << shift, value)) {
+    bad_number(name, text, what);
+  }
+  return value;
+}
+
+void apply_memory_limit_option(const Args& args) {
+  if (args.has(kMemoryLimitOption)) set_memory_limit(args.get_bytes(kMemoryLimitOption, 0));
 }
 
 std::string json_string(const std::string& s) {
@@ -123,13 +197,12 @@ std::map<std::string, Shape> parse_input_shapes(const std::vector<std::string>& 
     }
     Shape shape;
     for (const std::string& dim : split_list(spec.substr(eq + 1))) {
-      try {
-        size_t used = 0;
-        shape.push_back(std::stoll(dim, &used));
-        if (used != dim.size() || shape.back() < 0) throw Error("");
-      } catch (const std::exception&) {
+      int64_t value = 0;
+      const auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
+      if (ec != std::errc() || end != dim.data() + dim.size() || value < 0) {
         throw Error("--input-shape " + spec + ": '" + dim + "' is not a non-negative integer");
       }
+      shape.push_back(value);
     }
     shapes[spec.substr(0, eq)] = shape;
   }

@@ -24,8 +24,13 @@ class Args {
   std::string get(const std::string& name, const std::string& fallback = "") const;
   // Every value given for a repeatable option, in order.
   std::vector<std::string> get_all(const std::string& name) const;
-  // Parses an integer option; errors name the option.
-  int64_t get_int(const std::string& name, int64_t fallback) const;
+  // Parses an integer option strictly (decimal digits with an optional '-', nothing else) and
+  // checks it lies in [min, max]; errors name the option, the text and the range.
+  int64_t get_int(const std::string& name, int64_t fallback, int64_t min, int64_t max) const;
+  // The same for a finite decimal number (NaN and infinities are refused).
+  double get_number(const std::string& name, double fallback, double min, double max) const;
+  // A byte count: digits with an optional K, M, G or T suffix (powers of 1024), at least 1.
+  int64_t get_bytes(const std::string& name, int64_t fallback) const;
   const std::vector<std::string>& positionals() const { return positionals_; }
 
  private:
@@ -33,6 +38,12 @@ class Args {
   std::map<std::string, bool> flags_;
   std::vector<std::string> positionals_;
 };
+
+// Applies --memory-limit BYTES[K|M|G|T] (every command that loads a model takes it): tensors and
+// session plans above it are refused by name before anything is allocated.
+void apply_memory_limit_option(const Args& args);
+// The option name every model-loading command adds to its value options.
+constexpr const char* kMemoryLimitOption = "memory-limit";
 
 // `s` as a JSON string literal, quotes included (for the commands' --json output).
 std::string json_string(const std::string& s);

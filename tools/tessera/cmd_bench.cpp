@@ -99,7 +99,8 @@ class ProfileCollector {
 
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
-            {"targets", "threads", "repeat", "warmup", "seed", "input-shape", "pack", "precision"},
+            {"targets", "threads", "repeat", "warmup", "seed", "input-shape", "pack", "precision",
+             kMemoryLimitOption},
             {"json", "no-packs", "profile", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
@@ -108,22 +109,21 @@ int cmd_bench(int argc, char** argv) {
         "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n");
     return args.flag("help") ? 0 : 2;
   }
-  const int64_t repeat = args.get_int("repeat", 30);
-  const int64_t warmup = args.get_int("warmup", 3);
-  if (repeat < 1 || warmup < 0) throw Error("--repeat must be >= 1 and --warmup >= 0");
+  const int64_t repeat = args.get_int("repeat", 30, 1, 1000000);
+  const int64_t warmup = args.get_int("warmup", 3, 0, 1000000);
+  apply_memory_limit_option(args);
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
   if (args.has("threads")) {
-    const int64_t threads = args.get_int("threads", 0);
-    if (threads < 0 || threads > 1024) throw Error("--threads must be between 0 and 1024");
+    const int64_t threads = args.get_int("threads", 0, 0, 1024);
     workload.threads = static_cast<int32_t>(threads);
   }
   const int32_t threads = workload.threads;
   const std::string description = workload.description;
-  const auto inputs =
-      load_or_generate_inputs(workload.graph, {}, static_cast<uint64_t>(args.get_int("seed", 0)));
+  const auto inputs = load_or_generate_inputs(
+      workload.graph, {}, static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
   Runner runner(std::move(workload));
   for (int64_t i = 0; i < warmup; ++i) runner.run(inputs);
   std::vector<double> ms;

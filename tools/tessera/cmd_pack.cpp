@@ -125,7 +125,7 @@ int run_build(const std::vector<std::string>& args) {
   parse_output_args("build", args, &output, &force, &logs);
   if (logs.empty()) throw Error("pack build: give at least one tuner log (LOG.jsonl)");
   const Pack pack = tune::pack_from_logs(logs);
-  write_file_atomic(output, serialize_pack(pack), force);
+  write_file_atomic(output, serialize_validated_pack(pack, output), force);
   std::printf("wrote %s: plugin '%s', %s, %zu entries from %zu log(s)\n", output.c_str(),
               pack.plugin.c_str(), match_text(pack).c_str(), pack.entries.size(), logs.size());
   return 0;
@@ -156,7 +156,7 @@ int run_merge(const std::vector<std::string>& args) {
   for (const std::string& f : files) packs.push_back(load_pack(f));
   std::vector<std::string> notes;
   const Pack merged = merge_packs(packs, &notes);
-  write_file_atomic(output, serialize_pack(merged), force);
+  write_file_atomic(output, serialize_validated_pack(merged, output), force);
   for (const std::string& n : notes) std::printf("  %s\n", n.c_str());
   std::printf("wrote %s: %zu entries from %zu pack(s)\n", output.c_str(), merged.entries.size(),
               files.size());

@@ -96,7 +96,8 @@ std::filesystem::path prepare_dump_dir(const std::string& arg) {
 
 int cmd_plan(int argc, char** argv) {
   Args args(argc, argv,
-            {"targets", "input-shape", "plugin-dir", "pack", "precision", "dump-kernels"},
+            {"targets", "input-shape", "plugin-dir", "pack", "precision", "dump-kernels",
+             kMemoryLimitOption},
             {"json", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
@@ -108,11 +109,13 @@ int cmd_plan(int argc, char** argv) {
         "  --no-packs            no tuned packs: the schedules' heuristics only\n"
         "  --precision P         fp32 (default), fp16 or fp16-acc32\n"
         "  --json                print a JSON array, one object per node\n"
+        "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
         "  --dump-kernels DIR    write the OpenCL C source of every kernel program the plan\n"
         "                        builds (mali, adreno) into DIR as <kernel>.cl; an existing\n"
         "                        different file is kept and the new one named <kernel>.2.cl\n");
     return args.flag("help") ? 0 : 2;
   }
+  apply_memory_limit_option(args);
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
   for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);

@@ -28,13 +28,15 @@ void print_usage() {
       "  --repeat N            timed runs after one warm-up (default 10)\n"
       "  --pack FILE           use exactly this tuned pack (repeatable)\n"
       "  --no-packs            no tuned packs: the schedules' heuristics only\n"
-      "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n");
+      "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
+      "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n");
 }
 
 // Top-5 of the last axis of the first row, for 1000-class classifiers.
 void print_top5(const std::string& name, const Tensor& output) {
+  // numel: a [0, 1000] output has the class axis but no row to read.
   if (output.dtype() != DType::kFloat32 || output.shape().empty() ||
-      output.shape().back() != 1000) {
+      output.shape().back() != 1000 || output.numel() < 1000) {
     return;
   }
   const float* row = output.data<float>();
@@ -51,18 +53,18 @@ void print_top5(const std::string& name, const Tensor& output) {
 }  // namespace
 
 int cmd_run(int argc, char** argv) {
-  Args args(
-      argc, argv,
-      {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision"},
-      {"force", "no-packs", "help"});
+  Args args(argc, argv,
+            {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
+             kMemoryLimitOption},
+            {"force", "no-packs", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
   }
   const std::string model_path = args.positionals()[0];
-  const int64_t repeat = args.get_int("repeat", 10);
-  if (repeat < 1) throw Error("--repeat must be at least 1");
-  const uint64_t seed = static_cast<uint64_t>(args.get_int("seed", 0));
+  const int64_t repeat = args.get_int("repeat", 10, 1, 1000000);
+  const uint64_t seed = static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX));
+  apply_memory_limit_option(args);
 
   const auto t_import = std::chrono::steady_clock::now();
   Workload workload = load_workload(model_path, args.get("targets", ""),
@@ -105,8 +107,13 @@ int cmd_run(int argc, char** argv) {
   if (args.has("output-dir")) {
     const std::filesystem::path dir = args.get("output-dir");
     std::filesystem::create_directories(dir);
+    std::vector<std::string> names;
+    for (ValueId id : g.outputs) names.push_back(g.value(id).name);
+    std::vector<std::string> notes;
+    const std::vector<std::string> files = output_file_names(names, notes);
+    for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
     for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string file = (dir / (safe_file_name(g.value(g.outputs[i]).name) + ".npy"));
+      const std::string file = dir / files[i];
       write_npy(file, outputs[i], args.flag("force"));
       std::printf("wrote %s\n", file.c_str());
     }

@@ -29,7 +29,7 @@ void print_tune_usage(std::FILE* out) {
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
-               "         [--verify N]\n\n"
+               "         [--verify N] [--memory-limit BYTES]\n\n"
                "Measures candidate configs of each tunable node (one-node regions in a child\n"
                "process, by default a persistent worker serving many candidates; --isolation\n"
                "candidate starts one per candidate, for drivers that leak state), appends one\n"
@@ -43,7 +43,9 @@ void print_tune_usage(std::FILE* out) {
                "--verify N (default 5; 0 = off) measures each task's N fastest configs and its\n"
                "default again after the search, in 3 rounds taking turns, and keeps the lowest\n"
                "median over the rounds: on a noisy machine the fastest single trial is often a\n"
-               "config that ran in a fast moment. It runs after --budget.\n");
+               "config that ran in a fast moment. It runs after --budget.\n"
+               "Numbers are checked: --trials 1..1e8, --budget 0..604800 s (0 = none),\n"
+               "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000.\n");
 }
 
 std::string command_line(int argc, char** argv) {
@@ -75,12 +77,13 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed", "compile-jobs", "isolation", "verify"},
+               "timeout", "seed", "compile-jobs", "isolation", "verify", kMemoryLimitOption},
               {"resume", "force"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
       return 2;
     }
+    apply_memory_limit_option(args);
     tune::TuneOptions options;
     options.model = args.positionals()[0];
     options.targets = split_list(args.get("targets"));
@@ -93,20 +96,20 @@ int cmd_tune(int argc, char** argv) {
       if (options.targets.empty()) options.targets = workload.targets;
     }
     if (options.targets.empty()) throw Error("tune: --targets is required, e.g. mali:any");
-    options.trials = static_cast<int>(args.get_int("trials", 64));
-    options.budget_s = std::stod(args.get("budget", "0"));
+    options.trials = static_cast<int>(args.get_int("trials", 64, 1, 100000000));
+    // 0 = no time budget; a week is more than any tuning run takes.
+    options.budget_s = args.get_number("budget", 0, 0, 7 * 24 * 3600.0);
     options.tuner = args.get("tuner", "xgb");
-    options.early_stopping = static_cast<int>(args.get_int("early-stopping", 0));
+    options.early_stopping = static_cast<int>(args.get_int("early-stopping", 0, 0, 100000000));
     options.log_path = args.get("log");
     options.resume = args.flag("resume");
-    options.repeats = static_cast<int>(args.get_int("repeats", 5));
-    options.timeout_s = std::stod(args.get("timeout", "30"));
-    options.seed = static_cast<uint64_t>(args.get_int("seed", 1));
-    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1));
+    options.repeats = static_cast<int>(args.get_int("repeats", 5, 1, 100000));
+    // A measurement needs some time; 0 would fail every candidate as a timeout.
+    options.timeout_s = args.get_number("timeout", 30, 0.001, 24 * 3600.0);
+    options.seed = static_cast<uint64_t>(args.get_int("seed", 1, 0, INT64_MAX));
+    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1, -1, 1024));
     options.isolation = args.get("isolation", "worker");
-    options.verify = static_cast<int>(args.get_int("verify", 5));
-    if (options.verify < 0)
-      throw Error("tune: --verify must be 0 or more, got " + args.get("verify"));
+    options.verify = static_cast<int>(args.get_int("verify", 5, 0, 1000));
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");
@@ -137,7 +140,7 @@ int cmd_tune(int argc, char** argv) {
       const Pack pack = tune::pack_from_records(report.records, plugin, report.devices.at(plugin),
                                                 command_line(argc, argv));
       if (pack.entries.empty()) throw Error("tune: no successful measurement, no pack written");
-      write_file_atomic(pack_path, serialize_pack(pack), args.flag("force"));
+      write_file_atomic(pack_path, serialize_validated_pack(pack, pack_path), args.flag("force"));
       std::printf("wrote %s (%zu entries)\n", pack_path.c_str(), pack.entries.size());
     }
     return 0;

@@ -18,8 +18,8 @@ int cmd_zoo(int argc, char** argv) {
   const std::string name = args.positionals()[0];
   const std::string output = args.get("output", name + ".onnx");
   zoo::ZooOptions options;
-  options.batch = args.get_int("batch", 1);
-  options.seed = static_cast<uint64_t>(args.get_int("seed", 0));
+  options.batch = args.get_int("batch", 1, 1, 4096);
+  options.seed = static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX));
   if (options.batch < 1) throw Error("--batch must be at least 1");
   zoo::write_zoo_model(name, options, output, args.flag("force"));
   std::printf("wrote %s (batch %lld, seed %llu) to %s\n", name.c_str(),

@@ -1,10 +1,12 @@
 // Input loading/generation and the Runner used by `run` and `bench`.
 #include "run_common.hpp"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "tessera/deploy_config.hpp"
 #include "tessera/npy.hpp"
@@ -79,6 +81,34 @@ std::string safe_file_name(const std::string& name) {
   }
   if (out == "." || out == "..") out = "_" + out;
   return out;
+}
+
+std::vector<std::string> output_file_names(const std::vector<std::string>& value_names,
+                                           std::vector<std::string>& notes) {
+  // 255 bytes is the usual limit of one path component; room is left for ".NNN.npy".
+  constexpr size_t kMaxStem = 200;
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+  };
+  std::set<std::string> taken;  // lower-cased file names
+  std::vector<std::string> files;
+  for (const std::string& name : value_names) {
+    std::string stem = safe_file_name(name);
+    if (stem.size() > kMaxStem) stem.resize(kMaxStem);
+    std::string file = stem + ".npy";
+    for (int n = 2; taken.count(lower(file)) != 0; ++n)
+      file = stem + "." + std::to_string(n) + ".npy";
+    if (file != stem + ".npy" || stem != name) {
+      notes.push_back("output '" + name + "' is written as '" + file + "'" +
+                      (file != stem + ".npy"
+                           ? " (another output already maps to '" + stem + ".npy')"
+                           : " (characters unsafe in file names replaced)"));
+    }
+    taken.insert(lower(file));
+    files.push_back(file);
+  }
+  return files;
 }
 
 namespace {
@@ -169,6 +199,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   w.min_island_nodes = config.partition.min_island_nodes;
   w.allow_fallback = config.partition.allow_fallback;
   w.plugin_dirs = config.plugin_dirs;
+  w.allow_plugin_shadowing = config.allow_plugin_shadowing;
   w.pack_mode = config.packs.mode;
   w.pack_files = config.packs.files;
   w.description = "deployment " + path + " (model " + model + ")";
@@ -215,6 +246,7 @@ SessionOptions session_options(const Workload& workload) {
   }
   options.precision = workload.precision;
   options.plugin_dirs = workload.plugin_dirs;
+  options.allow_plugin_shadowing = workload.allow_plugin_shadowing;
   options.cache_dir = workload.cache_dir;
   options.pack_mode = workload.pack_mode;
   options.pack_files = workload.pack_files;

@@ -24,6 +24,13 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
 // A value name made safe as a file name (path separators and odd characters become '_').
 std::string safe_file_name(const std::string& name);
 
+// One distinct, safe file name per graph output ("<name>.npy"): safe_file_name, cut to a length
+// every file system takes, and made unique ignoring case (two outputs "a/b" and "a_b", or "X"
+// and "x" on a case-insensitive file system, would otherwise overwrite each other) by adding
+// ".2", ".3", ... before ".npy". Each rename is described in `notes` for the user to see.
+std::vector<std::string> output_file_names(const std::vector<std::string>& value_names,
+                                           std::vector<std::string>& notes);
+
 // What `run`, `bench` and `plan` execute: a model file, or a deployment YAML naming the model (or
 // a zoo network, generated into the cache directory on first use), its targets and options.
 struct Workload {
@@ -35,6 +42,7 @@ struct Workload {
   std::map<std::string, TargetSettings> target_settings;
   std::string precision = "fp32";
   std::vector<std::string> plugin_dirs;
+  bool allow_plugin_shadowing = false;  // the deployment's allow_plugin_shadowing
   std::string cache_dir;
   PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
   std::vector<std::string> pack_files;

@@ -76,6 +76,7 @@ struct DeployConfig {
   std::vector<TargetSpec> targets;  // never empty
   Precision precision = Precision::kFp32;
   std::vector<std::string> plugin_dirs;  // absolute, existing directories
+  bool allow_plugin_shadowing = false;   // TESSERA_PLUGIN_PATH may replace a bundled plugin
   PackSettings packs;
   std::string cache_dir;  // absolute; empty = the tool's default
   PartitionSettings partition;

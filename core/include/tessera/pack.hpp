@@ -61,6 +61,11 @@ Pack load_pack(const std::string& path);
 Pack parse_pack(const std::string& text, const std::string& file);
 // Deterministic YAML text for a pack (entries in the given order).
 std::string serialize_pack(const Pack& pack);
+// serialize_pack, then the text parsed back as `tessera pack validate` reads it: throws
+// tessera::Error naming `output` and the problem when a reader would refuse the pack (a knob
+// name or workload a log carried that the schema does not allow), so what a writer puts on disk
+// always loads.
+std::string serialize_validated_pack(const Pack& pack, const std::string& output);
 
 // Packs found for one plugin, and why others were not loaded.
 struct PackScan {

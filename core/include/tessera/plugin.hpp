@@ -37,6 +37,7 @@
 #include <thread>
 #include <vector>
 
+#include "tessera/checked_math.hpp"
 #include "tessera/plugin_abi.h"
 
 namespace tessera::plugin {
@@ -72,14 +73,29 @@ inline size_t dtype_size(int32_t dtype) {
   }
 }
 
+// Element count; throws Failure(TSR_INVALID_ARGUMENT) on a negative dim or int64 overflow, so a
+// plugin never sizes a buffer from a wrapped count. Core refuses such shapes first; this keeps a
+// plugin safe on its own (tests, other hosts).
 inline int64_t tensor_numel(const tsr_tensor& t) {
   int64_t n = 1;
-  for (int32_t i = 0; i < t.rank; ++i) n *= t.dims[i];
+  for (int32_t i = 0; i < t.rank; ++i) {
+    if (t.dims[i] < 0 || !tessera::try_mul(n, t.dims[i], n)) {
+      throw Failure(TSR_INVALID_ARGUMENT, "tensor dims overflow int64 or are negative (dim " +
+                                              std::to_string(i) + " = " +
+                                              std::to_string(t.dims[i]) + ")");
+    }
+  }
   return n;
 }
 
+// Byte size; throws Failure(TSR_INVALID_ARGUMENT) when it overflows int64 (2^62 float32
+// elements fit as a count but not as bytes).
 inline size_t tensor_nbytes(const tsr_tensor& t) {
-  return static_cast<size_t>(tensor_numel(t)) * dtype_size(t.dtype);
+  int64_t bytes = 0;
+  if (!tessera::try_mul(tensor_numel(t), static_cast<int64_t>(dtype_size(t.dtype)), bytes)) {
+    throw Failure(TSR_INVALID_ARGUMENT, "tensor byte size overflows int64");
+  }
+  return static_cast<size_t>(bytes);
 }
 
 inline std::vector<int64_t> tensor_shape(const tsr_tensor& t) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -132,6 +133,11 @@ struct PluginHostOptions {
   // Search the install's plugin directory (relative to libtessera.so) and, when running from a
   // build tree, <build>/plugins/lib.
   bool use_default_dirs = true;
+  // A plugin found on TESSERA_PLUGIN_PATH whose name is also a bundled plugin's (one in the
+  // default directories) is refused unless this is set (a deployment's
+  // `allow_plugin_shadowing: true`): an environment variable alone must not silently replace the
+  // code a deployment was tested with.
+  bool allow_shadowing = false;
 };
 
 class PluginHost {
@@ -151,7 +157,12 @@ class PluginHost {
 
  private:
   void search_dir(const PluginDir& dir);
-  void load_candidate(const std::string& path, const std::string& file_name_plugin);
+  void load_candidate(const PluginDir& dir, const std::string& path,
+                      const std::string& file_name_plugin);
+
+  // Plugin names (from file names) in the default directories, and where each was found.
+  std::map<std::string, std::string> bundled_;
+  bool allow_shadowing_ = false;
 
   std::vector<PluginDir> dirs_;
   std::vector<std::shared_ptr<LoadedPlugin>> plugins_;

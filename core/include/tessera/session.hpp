@@ -37,6 +37,9 @@ struct SessionOptions {
   std::vector<std::string> plugin_dirs;
   bool use_plugin_environment = true;   // search TESSERA_PLUGIN_PATH
   bool use_default_plugin_dirs = true;  // search the install / build-tree plugin directories
+  // Let a plugin on TESSERA_PLUGIN_PATH replace a bundled one of the same name (see
+  // PluginHostOptions::allow_shadowing).
+  bool allow_plugin_shadowing = false;
   int32_t threads = 0;                  // 0 = each plugin's default
   // Keyed by an entry of `targets` as written there ("cpu", "mali:any").
   std::map<std::string, TargetSettings> target_settings;

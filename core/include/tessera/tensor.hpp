@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "tessera/checked_math.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -38,10 +39,23 @@ using Shape = std::vector<int64_t>;
 
 // Number of elements; throws on negative dims or int64 overflow.
 int64_t shape_numel(const Shape& shape);
+// Bytes of a tensor of `dtype` and `shape`; throws naming both when the count or the byte size
+// overflows int64 (2^62 float32 elements fit as a count but not as bytes).
+int64_t shape_nbytes(const Shape& shape, DType dtype);
 // "[1, 3, 224, 224]".
 std::string shape_str(const Shape& shape);
-// Row-major strides in elements.
+// Row-major strides in elements; throws on overflow (a zero dim can hide huge inner strides).
 std::vector<int64_t> shape_strides(const Shape& shape);
+
+// The most bytes Tessera lets one model's tensors take: one tensor, and everything a session
+// plans (constants plus buffers), is refused above it with the value's name and size before
+// anything is allocated. Defaults to the machine's physical memory; process-wide.
+int64_t memory_limit();
+// bytes <= 0 restores the default (physical memory).
+void set_memory_limit(int64_t bytes);
+// Throws tessera::Error "<what> needs N bytes, more than the memory limit of M bytes ..." when
+// bytes > memory_limit().
+void check_memory_limit(int64_t bytes, const std::string& what);
 
 // IEEE 754 binary16 conversions (round to nearest even).
 uint16_t float_to_half(float value);
@@ -82,7 +96,8 @@ struct DTypeOf<bool> {
 class Tensor {
  public:
   Tensor() = default;
-  // Allocates zero-filled storage for shape_numel(shape) elements.
+  // Allocates zero-filled storage for shape_numel(shape) elements. Throws tessera::Error when the
+  // byte size overflows or exceeds memory_limit(), never allocating then.
   Tensor(DType dtype, Shape shape);
 
   // Copies `values` into a new tensor; values.size() must equal shape_numel(shape).

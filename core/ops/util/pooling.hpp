@@ -146,10 +146,14 @@ inline Window resolve_window(const InferContext& ctx, const std::vector<int64_t>
   for (size_t i = 0; i < n; ++i) {
     const int64_t in = spatial[i];
     const int64_t s = w.strides[i];
-    const int64_t eff_k = (w.kernel[i] - 1) * w.dilations[i] + 1;  // dilated window extent
+    // Attributes are untrusted: a huge kernel, dilation or pad must not wrap the geometry.
+    const char* what = "window geometry (kernel, dilations, pads)";
+    const int64_t eff_k =  // dilated window extent
+        checked_add(checked_mul(w.kernel[i] - 1, w.dilations[i], what), 1, what);
     if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-      const int64_t out = (in + s - 1) / s;
-      const int64_t total = std::max<int64_t>(0, (out - 1) * s + eff_k - in);
+      const int64_t out = checked_add(in, s - 1, what) / s;
+      const int64_t total = std::max<int64_t>(
+          0, checked_add(checked_mul(out - 1, s, what), eff_k - in, what));
       const int64_t small = total / 2;
       w.pads_begin[i] = auto_pad == "SAME_UPPER" ? small : total - small;
       w.pads_end[i] = total - w.pads_begin[i];
@@ -160,7 +164,8 @@ inline Window resolve_window(const InferContext& ctx, const std::vector<int64_t>
       w.pads_begin[i] = pads[i];
       w.pads_end[i] = pads[n + i];
     }
-    const int64_t span = in + w.pads_begin[i] + w.pads_end[i] - eff_k;
+    const int64_t span =
+        checked_add(checked_add(in, w.pads_begin[i], what), w.pads_end[i], what) - eff_k;
     if (span < 0) {
       ctx.fail("spatial dim " + std::to_string(i) + ": the window (kernel " +
                std::to_string(w.kernel[i]) + ", dilation " + std::to_string(w.dilations[i]) +
@@ -212,10 +217,12 @@ struct PlaneSizes {
 inline PlaneSizes plane_sizes(const std::vector<int64_t>& in_spatial, const Window& win,
                               const std::vector<int64_t>& kernel) {
   PlaneSizes sizes;
+  // The kernel's extent is not bounded by any tensor size (huge pads make room for it).
+  const char* what = "pooling plane size";
   for (size_t i = 0; i < win.rank(); ++i) {
-    sizes.in *= in_spatial[i];
-    sizes.out *= win.output[i];
-    sizes.kernel *= kernel[i];
+    sizes.in = checked_mul(sizes.in, in_spatial[i], what);
+    sizes.out = checked_mul(sizes.out, win.output[i], what);
+    sizes.kernel = checked_mul(sizes.kernel, kernel[i], what);
   }
   return sizes;
 }

@@ -167,7 +167,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   }
   MapReader root(file, doc.root, "",
                  {"schema_version", "model", "zoo", "inputs", "targets", "precision", "plugin_dirs",
-                  "packs", "cache_dir", "partition"});
+                  "allow_plugin_shadowing", "packs", "cache_dir", "partition"});
   root.integer("schema_version", 1, 1, 1);
 
   DeployConfig cfg;
@@ -237,6 +237,8 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
     cfg.plugin_dirs.push_back(dir);
   }
 
+  cfg.allow_plugin_shadowing = root.boolean("allow_plugin_shadowing", false);
+
   if (root.has("packs")) {
     MapReader p(file, root.map("packs"), "packs", {"mode", "files"});
     const std::string mode = p.choice("mode", "auto", {"auto", "files", "none"});
@@ -274,7 +276,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
 }
 
 DeployConfig load_deploy_config(const std::string& path) {
-  return parse_deploy_config(read_file(path), path);
+  return parse_deploy_config(read_file(path, "deployment YAML", kMaxYamlFileBytes), path);
 }
 
 }  // namespace tessera

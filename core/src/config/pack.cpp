@@ -189,7 +189,24 @@ Pack parse_pack(const std::string& text, const std::string& file) {
 }
 
 Pack load_pack(const std::string& path) {
-  return parse_pack(read_file(path), path);
+  return parse_pack(read_file(path, "pack", kMaxYamlFileBytes), path);
+}
+
+std::string serialize_validated_pack(const Pack& pack, const std::string& output) {
+  std::string text = serialize_pack(pack);
+  Pack back;
+  try {
+    back = parse_pack(text, output);
+  } catch (const Error& e) {
+    throw Error("the pack for '" + output + "' would not load, so it is not written: " + e.what());
+  }
+  if (back.schema_version != kPackSchemaVersion || back.entries.size() != pack.entries.size()) {
+    throw Error("the pack for '" + output + "' reads back with schema_version " +
+                std::to_string(back.schema_version) + " and " +
+                std::to_string(back.entries.size()) + " of its " +
+                std::to_string(pack.entries.size()) + " entries, so it is not written");
+  }
+  return text;
 }
 
 PackScan scan_packs(const std::string& schedules_dir, const std::string& plugin) {

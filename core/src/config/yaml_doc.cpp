@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -172,7 +173,19 @@ void walk_guard(const YAML::Node& node, const std::string& file, const YamlLimit
       path.pop_back();
     }
   } else if (node.IsMap()) {
+    // yaml-cpp keeps both entries of a repeated key and lookups see only the first, so a second
+    // `time_us:` or `targets:` would be silently ignored; refuse it instead.
+    std::map<std::string, YAML::Mark> seen;
     for (const auto& kv : node) {
+      if (kv.first.IsScalar()) {
+        const auto [it, fresh] = seen.emplace(kv.first.Scalar(), kv.first.Mark());
+        if (!fresh) {
+          path.push_back(kv.first.Scalar());
+          throw Error(position(file, kv.first.Mark()) + ": " + join_path(path) +
+                      ": duplicate key '" + kv.first.Scalar() + "' (first given at line " +
+                      std::to_string(it->second.line + 1) + ")");
+        }
+      }
       path.push_back(kv.first.IsScalar() ? kv.first.Scalar() : std::string("?"));
       walk_guard(kv.first, file, limits, path, visited);
       walk_guard(kv.second, file, limits, path, visited);
@@ -224,7 +237,8 @@ YamlDoc load_yaml_text(const std::string& text, const std::string& file, const Y
 }
 
 YamlDoc load_yaml_file(const std::string& path, const YamlLimits& limits) {
-  return load_yaml_text(read_file(path), path, limits);
+  return load_yaml_text(read_file(path, "YAML file", static_cast<int64_t>(limits.max_bytes)), path,
+                        limits);
 }
 
 std::string location(const std::string& file, const YAML::Node& node) {

@@ -136,6 +136,7 @@ struct Session::Impl {
 
   void build(const SessionOptions& options);
   void plan_buffers();
+  void check_plan_memory(const std::vector<size_t>& buffer_sizes) const;
 };
 
 DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
@@ -297,8 +298,10 @@ void Session::Impl::plan_buffers() {
   for (size_t s = 0; s < steps.size(); ++s) {
     for (ValueId v : steps[s].outputs) {
       const Value& value = graph.value(v);
-      const size_t bytes = std::max<size_t>(
-          1, static_cast<size_t>(shape_numel(value.shape)) * dtype_size(value.dtype));
+      // Shape inference already refused values over the limit; this stays checked because a
+      // wrapped size here would be a buffer smaller than what the kernel writes.
+      const size_t bytes =
+          static_cast<size_t>(std::max<int64_t>(1, shape_nbytes(value.shape, value.dtype)));
       int best = -1;
       for (size_t b = 0; b < sizes.size(); ++b) {
         if (busy_until[b] >= static_cast<int>(s)) continue;
@@ -325,11 +328,44 @@ void Session::Impl::plan_buffers() {
       ++plan.boundary_values;
     }
   }
+  check_plan_memory(sizes);
   buffers.clear();
   for (size_t bytes : sizes) buffers.emplace_back(bytes);
   plan.buffers = static_cast<int>(buffers.size());
   plan.buffer_bytes = 0;
   for (size_t bytes : sizes) plan.buffer_bytes += bytes;
+}
+
+// Refuses a plan whose constants, boundary buffers and outputs together exceed the memory limit,
+// before the buffers are allocated, naming the largest value so the user knows what to shrink.
+void Session::Impl::check_plan_memory(const std::vector<size_t>& buffer_sizes) const {
+  const char* what = "session memory plan";
+  int64_t total = 0;
+  int64_t largest = -1;
+  const Value* largest_value = nullptr;
+  auto count = [&](const Value& v) {
+    const int64_t bytes = shape_nbytes(v.shape, v.dtype);
+    total = checked_add(total, bytes, what);
+    if (bytes > largest) {
+      largest = bytes;
+      largest_value = &v;
+    }
+  };
+  for (const Value& v : graph.values) {
+    if (v.constant) count(v);
+  }
+  for (ValueId id : graph.outputs) count(graph.value(id));
+  for (size_t bytes : buffer_sizes) total = checked_add(total, static_cast<int64_t>(bytes), what);
+  if (total > memory_limit()) {
+    std::string detail;
+    if (largest_value != nullptr) {
+      detail = " (largest value '" + largest_value->name +
+               "': " + dtype_name(largest_value->dtype) + " " + shape_str(largest_value->shape) +
+               ", " + bytes_str(largest) + ")";
+    }
+    check_memory_limit(total, (graph.source.empty() ? std::string("the model") : graph.source) +
+                                  ": constants, buffers and outputs" + detail);
+  }
 }
 
 Session::Session(Graph graph, const SessionOptions& options)
@@ -338,6 +374,7 @@ Session::Session(Graph graph, const SessionOptions& options)
         host_options.dirs = options.plugin_dirs;
         host_options.use_environment = options.use_plugin_environment;
         host_options.use_default_dirs = options.use_default_plugin_dirs;
+        host_options.allow_shadowing = options.allow_plugin_shadowing;
         return std::make_shared<const PluginHost>(host_options);
       }()) {}
 

@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "tessera/file_util.hpp"
 
 namespace tessera {
 namespace {
@@ -188,31 +189,35 @@ std::string make_header(const Tensor& tensor, int& major) {
 }  // namespace
 
 Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open for reading: ") + std::strerror(errno));
+  // The largest header numpy writes is far below 16 MiB; the data must fit the memory limit.
+  constexpr int64_t kMaxHeaderBytes = int64_t{1} << 24;
+  int64_t max_bytes = 0;
+  if (!try_add(memory_limit(), kMaxHeaderBytes + 12, max_bytes)) max_bytes = INT64_MAX;
+  const InputFile in(path, ".npy file", max_bytes);
   unsigned char pre[12] = {};
-  in.read(reinterpret_cast<char*>(pre), 10);
-  if (in.gcount() != 10 || std::memcmp(pre, kMagic, kMagicLen) != 0) {
+  if (in.read_at(0, pre, 10) != 10 || std::memcmp(pre, kMagic, kMagicLen) != 0) {
     fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
   }
   const int major = pre[6];
   size_t header_len = 0;
+  int64_t header_start = 10;
   if (major == 1) {
     header_len = read_le(pre + 8, 2);
   } else if (major == 2 || major == 3) {
-    in.read(reinterpret_cast<char*>(pre + 10), 2);
-    if (in.gcount() != 2) fail(path, "truncated .npy preamble");
+    if (in.read_at(10, pre + 10, 2) != 2) fail(path, "truncated .npy preamble");
     header_len = read_le(pre + 8, 4);
+    header_start = 12;
   } else {
     fail(path, "unsupported .npy format version " + std::to_string(major) + "." +
                    std::to_string(pre[7]) + " (supported: 1.0, 2.0, 3.0)");
   }
   // Guards a huge allocation from a corrupt length; real headers are a few hundred bytes.
-  if (header_len > (1u << 24))
+  if (static_cast<int64_t>(header_len) > kMaxHeaderBytes)
     fail(path, "implausible .npy header length " + std::to_string(header_len));
   std::string header(header_len, '\0');
-  in.read(header.data(), static_cast<std::streamsize>(header_len));
-  if (static_cast<size_t>(in.gcount()) != header_len) fail(path, "truncated .npy header");
+  if (in.read_at(header_start, header.data(), header_len) != header_len) {
+    fail(path, "truncated .npy header");
+  }
 
   std::string descr;
   bool fortran_order = false;
@@ -222,21 +227,32 @@ Tensor read_npy(const std::string& path) {
     fail(path, "Fortran-order arrays are not supported; save with np.ascontiguousarray(a)");
   }
   const DType dtype = dtype_from_descr(path, descr);
+  int64_t nbytes = 0;
+  try {
+    nbytes = shape_nbytes(shape, dtype);
+  } catch (const Error& e) {
+    fail(path, std::string("bad .npy shape: ") + e.what());
+  }
+  // The file must hold exactly the data the header declares; checked before allocating, so a
+  // header declaring a huge shape over no data costs nothing.
+  const int64_t data_start = header_start + static_cast<int64_t>(header_len);
+  const int64_t found = in.size() - data_start;
+  if (found < nbytes) {
+    fail(path, "data is truncated: shape " + shape_str(shape) + " of " + descr + " needs " +
+                   std::to_string(nbytes) + " bytes, found " + std::to_string(found));
+  }
+  if (found > nbytes) {
+    fail(path, "has bytes after the " + std::to_string(nbytes) + " bytes of data for " +
+                   shape_str(shape) + " " + descr);
+  }
   Tensor tensor;
   try {
     tensor = Tensor(dtype, shape);
   } catch (const Error& e) {
     fail(path, std::string("bad .npy shape: ") + e.what());
   }
-  in.read(static_cast<char*>(tensor.raw()), static_cast<std::streamsize>(tensor.nbytes()));
-  if (static_cast<size_t>(in.gcount()) != tensor.nbytes()) {
-    fail(path, "data is truncated: shape " + shape_str(shape) + " of " + descr + " needs " +
-                   std::to_string(tensor.nbytes()) + " bytes, found " +
-                   std::to_string(in.gcount()));
-  }
-  if (in.peek() != std::char_traits<char>::eof()) {
-    fail(path, "has bytes after the " + std::to_string(tensor.nbytes()) + " bytes of data for " +
-                   shape_str(shape) + " " + descr);
+  if (in.read_at(data_start, tensor.raw(), tensor.nbytes()) != tensor.nbytes()) {
+    fail(path, "data is truncated (the file shrank while it was read)");
   }
   if (dtype == DType::kBool) {
     // Any byte other than 0/1 is not a valid C++ bool; normalise like numpy does on reads.
@@ -248,9 +264,6 @@ Tensor read_npy(const std::string& path) {
 
 void write_npy(const std::string& path, const Tensor& tensor, bool overwrite) {
   if (tensor.empty()) fail(path, "write_npy: tensor has no dtype");
-  if (!overwrite && std::filesystem::exists(path)) {
-    fail(path, "already exists; refusing to replace it (pass overwrite to allow)");
-  }
   int major = 1;
   const std::string header = make_header(tensor, major);
   std::string bytes(kMagic, kMagicLen);
@@ -261,42 +274,12 @@ void write_npy(const std::string& path, const Tensor& tensor, bool overwrite) {
     bytes += static_cast<char>((len >> (8 * i)) & 0xff);
   bytes += header;
 
-  // The temporary sits in the same directory so the rename cannot cross file systems.
-  static int counter = 0;
-  const std::string tmp =
-      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(++counter);
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) fail(path, "cannot create temporary file " + tmp + ": " + std::strerror(errno));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
-            std::fwrite(tensor.raw(), 1, tensor.nbytes(), f) == tensor.nbytes() &&
-            std::fflush(f) == 0 && fsync(fileno(f)) == 0;
-  const int write_errno = errno;
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) {
-    std::remove(tmp.c_str());
-    fail(path, std::string("writing failed: ") + std::strerror(write_errno));
-  }
-  int rc = 0;
-  int err = 0;
-  if (overwrite) {
-    rc = std::rename(tmp.c_str(), path.c_str());
-    err = errno;
-  } else {
-    // link() fails with EEXIST instead of replacing, closing the gap after the exists() check.
-    rc = link(tmp.c_str(), path.c_str());
-    err = errno;
-    if (rc != 0 && (err == EPERM || err == ENOTSUP || err == EOPNOTSUPP)) {
-      rc = std::rename(tmp.c_str(), path.c_str());  // a file system without hard links
-      err = errno;
-    }
-  }
-  std::remove(tmp.c_str());  // after link(), or on failure; already gone after a rename
-  if (rc != 0) {
-    if (err == EEXIST) {
-      fail(path, "already exists; refusing to replace it (pass overwrite to allow)");
-    }
-    fail(path, std::string("cannot move the finished file into place: ") + std::strerror(err));
-  }
+  // write_file_atomic: a mkstemp temporary beside `path` (never a predictable name a planted
+  // symlink could redirect), then rename, or link when replacing is not allowed.
+  write_file_atomic(path,
+                    {std::string_view(bytes),
+                     std::string_view(static_cast<const char*>(tensor.raw()), tensor.nbytes())},
+                    overwrite);
 }
 
 }  // namespace tessera

@@ -1,8 +1,12 @@
 // Tensor storage, dtype tables and half-precision conversion.
 #include "tessera/tensor.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstring>
 #include <limits>
+#include <new>
 
 namespace tessera {
 
@@ -52,12 +56,19 @@ int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape) {
     if (d < 0) throw Error("shape " + shape_str(shape) + " has a negative dimension");
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) {
+    if (!try_mul(n, d, n))
       throw Error("shape " + shape_str(shape) + " overflows int64 element count");
-    }
-    n *= d;
   }
   return n;
+}
+
+int64_t shape_nbytes(const Shape& shape, DType dtype) {
+  int64_t bytes = 0;
+  if (!try_mul(shape_numel(shape), static_cast<int64_t>(dtype_size(dtype)), bytes)) {
+    throw Error("shape " + shape_str(shape) + " of " + dtype_name(dtype) +
+                " overflows int64 byte size");
+  }
+  return bytes;
 }
 
 std::string shape_str(const Shape& shape) {
@@ -68,8 +79,52 @@ std::string shape_str(const Shape& shape) {
 
 std::vector<int64_t> shape_strides(const Shape& shape) {
   std::vector<int64_t> strides(shape.size(), 1);
-  for (size_t i = shape.size(); i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  for (size_t i = shape.size(); i-- > 1;) {
+    if (shape[i] < 0 || !try_mul(strides[i], shape[i], strides[i - 1])) {
+      throw Error("shape " + shape_str(shape) +
+                  " has a negative dimension or overflows int64 strides");
+    }
+  }
   return strides;
+}
+
+namespace {
+
+int64_t physical_memory_bytes() {
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page = ::sysconf(_SC_PAGE_SIZE);
+  int64_t bytes = 0;
+  if (pages <= 0 || page <= 0 ||
+      !try_mul(static_cast<int64_t>(pages), static_cast<int64_t>(page), bytes)) {
+    return std::numeric_limits<int64_t>::max();  // unknown: only overflow checks apply
+  }
+  return bytes;
+}
+
+// 0 = not set: physical memory.
+std::atomic<int64_t> g_memory_limit{0};
+
+}  // namespace
+
+int64_t memory_limit() {
+  const int64_t set = g_memory_limit.load(std::memory_order_relaxed);
+  if (set > 0) return set;
+  static const int64_t physical = physical_memory_bytes();
+  return physical;
+}
+
+void set_memory_limit(int64_t bytes) {
+  g_memory_limit.store(bytes > 0 ? bytes : 0, std::memory_order_relaxed);
+}
+
+void check_memory_limit(int64_t bytes, const std::string& what) {
+  const int64_t limit = memory_limit();
+  if (bytes > limit) {
+    const bool is_default = g_memory_limit.load(std::memory_order_relaxed) == 0;
+    throw Error(what + " needs " + bytes_str(bytes) + ", more than the memory limit of " +
+                bytes_str(limit) + (is_default ? " (physical memory)" : "") +
+                "; nothing was allocated (raise the limit with --memory-limit)");
+  }
 }
 
 uint16_t float_to_half(float value) {
@@ -126,9 +181,23 @@ float half_to_float(uint16_t bits) {
 Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   if (dtype_size(dtype_) == 0) throw Error("Tensor: undefined dtype");
   numel_ = shape_numel(shape_);
-  const size_t bytes = nbytes();
+  const int64_t bytes = shape_nbytes(shape_, dtype_);
+  if (bytes > memory_limit()) {  // the message is built only when it is needed
+    check_memory_limit(bytes,
+                       std::string("tensor ") + dtype_name(dtype_) + " " + shape_str(shape_));
+  }
+  if (static_cast<uint64_t>(bytes) > std::numeric_limits<size_t>::max() / 2) {
+    throw Error("tensor " + std::string(dtype_name(dtype_)) + " " + shape_str(shape_) +
+                " is larger than this machine's address space");
+  }
   // Never a null pointer, so data() of an empty tensor is still valid to pass around.
-  storage_ = std::shared_ptr<std::byte[]>(new std::byte[bytes == 0 ? 1 : bytes]());
+  try {
+    storage_ =
+        std::shared_ptr<std::byte[]>(new std::byte[bytes == 0 ? 1 : static_cast<size_t>(bytes)]());
+  } catch (const std::bad_alloc&) {
+    throw Error("tensor " + std::string(dtype_name(dtype_)) + " " + shape_str(shape_) +
+                ": cannot allocate " + bytes_str(bytes) + " (out of memory)");
+  }
 }
 
 void Tensor::check_type(size_t elem_size, DType expected) const {

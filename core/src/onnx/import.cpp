@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "onnx/tensor_proto.hpp"
+#include "tessera/file_util.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
 
@@ -26,17 +27,6 @@ constexpr int64_t kMinOpset = 7;
 // (Pad wrap, AveragePool dilations, Resize half_pixel_symmetric/antialias) or new element types,
 // which import rejects by name; the ONNX node tests at those opsets run and pass.
 constexpr int64_t kMaxOpset = 21;
-
-std::string read_whole_file(const std::string& path, const char* what) {
-  std::error_code ec;
-  if (fs::is_directory(path, ec)) throw Error(path + ": is a directory, expected " + what);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open " + what + " (no such file, or not readable)");
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw Error(path + ": read error");
-  return buffer.str();
-}
 
 // Parses with a raised total-bytes limit: the protobuf default (64 MiB) rejects many real models.
 template <typename Message>
@@ -480,7 +470,7 @@ Graph import_model(const std::string& bytes, const std::string& source, const st
 }  // namespace
 
 Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
-  const std::string bytes = read_whole_file(path, "an ONNX model");
+  const std::string bytes = read_file(path, "ONNX model", kMaxModelFileBytes);
   fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
   return import_model(bytes, path, dir.string(), options);
@@ -492,7 +482,7 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
 }
 
 Tensor read_onnx_tensor_file(const std::string& path) {
-  const std::string bytes = read_whole_file(path, "a TensorProto file");
+  const std::string bytes = read_file(path, "TensorProto file", kMaxModelFileBytes);
   onnx::TensorProto proto;
   if (!parse_message(bytes, proto)) {
     throw Error(path + ": not a valid ONNX TensorProto (protobuf parse failed)");

@@ -3,11 +3,11 @@
 
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <system_error>
 
 #include "tessera/error.hpp"
+#include "tessera/file_util.hpp"
 
 namespace tessera::importer {
 namespace fs = std::filesystem;
@@ -143,12 +143,11 @@ ExternalRange locate_external(const onnx::TensorProto& proto, const TensorOrigin
 
 void read_external(const ExternalRange& range, const TensorOrigin& origin, Tensor& tensor) {
   if (tensor.nbytes() == 0) return;
-  std::ifstream in(range.path, std::ios::binary);
-  in.seekg(range.offset);
-  if (!in ||
-      !in.read(static_cast<char*>(tensor.raw()), static_cast<std::streamsize>(tensor.nbytes()))) {
-    throw Error(origin.model + ": " + origin.what + ": external data file '" + range.location +
-                "': read failed");
+  const std::string what = origin.model + ": " + origin.what + ": external data file";
+  const InputFile in(range.path.string(), what.c_str(), std::numeric_limits<int64_t>::max());
+  if (in.read_at(range.offset, tensor.raw(), tensor.nbytes()) != tensor.nbytes()) {
+    throw Error(what + " '" + range.location + "': read failed (the file is shorter than " +
+                "offset + length)");
   }
 }
 
@@ -171,16 +170,15 @@ Tensor tensor_from_proto(const onnx::TensorProto& proto, const TensorOrigin& ori
     }
   }
   int64_t numel = 0;
+  int64_t nbytes = 0;
   try {
     numel = shape_numel(shape);
-  } catch (const Error&) {
-    throw Error(where + ": dims " + shape_str(shape) + " overflow the element count");
+    nbytes = shape_nbytes(shape, dtype);
+  } catch (const Error& e) {
+    throw Error(where + ": dims " + e.what());
   }
-  const auto elem = static_cast<int64_t>(dtype_size(dtype));
-  if (numel > std::numeric_limits<int64_t>::max() / elem) {
-    throw Error(where + ": dims " + shape_str(shape) + " overflow the byte size");
-  }
-  const int64_t nbytes = numel * elem;
+  // Before any allocation: an initializer claiming more than the limit is refused by name.
+  check_memory_limit(nbytes, where + " (" + dtype_name(dtype) + " " + shape_str(shape) + ")");
   const std::string need = "dims " + shape_str(shape) + " of " + dtype_name(dtype) + " need " +
                            std::to_string(nbytes) + " bytes";
 

@@ -53,12 +53,31 @@ Tensor shape_of(const Node& node, int64_t opset, const Shape& shape) {
   return Tensor::from_vector<int64_t>({static_cast<int64_t>(dims.size())}, dims);
 }
 
+// Refuses a value whose byte size overflows or exceeds the memory limit, naming it, before any
+// plugin or kernel sees its shape (a wrapped byte size would become a tiny buffer).
+void check_value_size(const Value& v, const std::string& where) {
+  const std::string what =
+      where + "value '" + v.name + "' (" + dtype_name(v.dtype) + " " + shape_str(v.shape) + ")";
+  int64_t bytes = 0;
+  try {
+    bytes = shape_nbytes(v.shape, v.dtype);
+  } catch (const Error& e) {
+    throw Error(what + ": " + e.what());
+  }
+  check_memory_limit(bytes, what);
+}
+
 class Sweep {
  public:
   Sweep(Graph& graph, bool fold, int64_t max_elements)
       : graph_(graph), fold_(fold), max_elements_(max_elements) {}
 
   void run() {
+    const std::string source = graph_.source.empty() ? "" : graph_.source + ": ";
+    for (ValueId id : graph_.inputs) {
+      const Value& v = graph_.value(id);
+      if (v.shape_known && v.dtype != DType::kUndefined) check_value_size(v, source + "input ");
+    }
     const std::vector<int> producer = graph_.producers();
     std::vector<bool> done(graph_.nodes.size(), false);
     std::vector<bool> folded(graph_.nodes.size(), false);
@@ -121,6 +140,7 @@ class Sweep {
       v.dtype = outs[i].dtype;
       v.shape = outs[i].shape;
       v.shape_known = true;
+      check_value_size(v, where + ": output ");
     }
   }
 

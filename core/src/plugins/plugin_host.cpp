@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "plugins/plugin_file_check.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -245,7 +246,31 @@ std::vector<PluginDir> default_data_dirs(const std::string& sub) {
   return dirs;
 }
 
-PluginHost::PluginHost(const PluginHostOptions& options) {
+namespace {
+
+// libtessera-plugin-NAME.so -> NAME, or "" for any other file name.
+std::string plugin_name_of_file(const std::string& file) {
+  const size_t plen = std::char_traits<char>::length(kPrefix);
+  const size_t slen = std::char_traits<char>::length(kSuffix);
+  if (file.size() <= plen + slen || file.compare(0, plen, kPrefix) != 0 ||
+      file.compare(file.size() - slen, slen, kSuffix) != 0) {
+    return "";
+  }
+  return file.substr(plen, file.size() - plen - slen);
+}
+
+}  // namespace
+
+PluginHost::PluginHost(const PluginHostOptions& options)
+    : allow_shadowing_(options.allow_shadowing) {
+  // The bundled plugins' names, so that one on TESSERA_PLUGIN_PATH cannot silently replace them.
+  for (const PluginDir& d : default_dirs()) {
+    boost::system::error_code ec;
+    for (fs::directory_iterator it(d.path, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = plugin_name_of_file(it->path().filename().string());
+      if (!name.empty()) bundled_.emplace(name, d.path);
+    }
+  }
   std::vector<PluginDir> wanted;
   for (const std::string& d : options.dirs) wanted.push_back({d, "caller", ""});
   if (options.use_environment) {
@@ -274,6 +299,8 @@ PluginHost::PluginHost(const PluginHostOptions& options) {
       boost::system::error_code ec;
       if (!fs::is_directory(dir.path, ec)) {
         dir.status = "not found";
+      } else if (std::string why = plugin_checks::dir_problem(dir.path); !why.empty()) {
+        dir.status = "refused: " + why;
       } else {
         search_dir(dir);
         continue;  // search_dir records it
@@ -287,27 +314,36 @@ void PluginHost::search_dir(const PluginDir& dir) {
   std::vector<std::pair<std::string, std::string>> candidates;  // path, name from the file name
   boost::system::error_code ec;
   for (fs::directory_iterator it(dir.path, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string file = it->path().filename().string();
-    const size_t plen = std::char_traits<char>::length(kPrefix);
-    const size_t slen = std::char_traits<char>::length(kSuffix);
-    if (file.size() <= plen + slen || file.compare(0, plen, kPrefix) != 0 ||
-        file.compare(file.size() - slen, slen, kSuffix) != 0) {
-      continue;
-    }
-    candidates.emplace_back(it->path().string(), file.substr(plen, file.size() - plen - slen));
+    const std::string name = plugin_name_of_file(it->path().filename().string());
+    if (!name.empty()) candidates.emplace_back(it->path().string(), name);
   }
   std::sort(candidates.begin(), candidates.end());
   PluginDir searched = dir;
   searched.status = ec ? "error listing: " + ec.message()
                        : "searched (" + std::to_string(candidates.size()) + " candidates)";
   dirs_.push_back(searched);
-  for (const auto& [path, name] : candidates) load_candidate(path, name);
+  for (const auto& [path, name] : candidates) load_candidate(dir, path, name);
 }
 
-void PluginHost::load_candidate(const std::string& path, const std::string& file_name_plugin) {
+void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
+                                const std::string& file_name_plugin) {
   auto refuse = [&](const std::string& name, const std::string& reason) {
     refusals_.push_back({path, name, reason});
   };
+  boost::system::error_code same_ec;
+  if (auto b = bundled_.find(file_name_plugin);
+      b != bundled_.end() && dir.origin == "TESSERA_PLUGIN_PATH" && !allow_shadowing_ &&
+      !fs::equivalent(dir.path, b->second, same_ec)) {
+    refuse(file_name_plugin, "shadows the bundled plugin '" + file_name_plugin + "' in " +
+                                 b->second + "; to use this one instead, set " +
+                                 "allow_plugin_shadowing: true in the deployment");
+    return;
+  }
+  // dlopen maps whatever it is given: a truncated file dies with SIGBUS inside the loader.
+  if (std::string why = plugin_checks::file_problem(path); !why.empty()) {
+    refuse(file_name_plugin, "not loadable: " + why);
+    return;
+  }
   auto library = std::make_unique<LoadedPlugin::Library>();
   boost::system::error_code ec;
   ::dlerror();

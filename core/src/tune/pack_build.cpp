@@ -1,11 +1,11 @@
 // pack_from_logs: `tessera pack build` turns tuner JSON-lines logs into one tuned pack (one plugin,
 // one device), keeping the fastest ok record per workload.
 #include <algorithm>
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "tessera/error.hpp"
+#include "tessera/file_util.hpp"
 #include "tessera/tuner.hpp"
 
 namespace tessera::tune {
@@ -38,8 +38,11 @@ Pack pack_from_logs(const std::vector<std::string>& log_paths) {
   std::vector<std::string> commands;
   std::string how = "tessera pack build";
   for (const std::string& path : log_paths) {
-    if (!std::ifstream(path)) {
-      throw Error("pack build: cannot read tuner log '" + path + "' (check the path)");
+    try {
+      const InputFile log_file(path, "tuner log",
+                               kMaxTuneLogBytes);  // a regular file, not too large
+    } catch (const Error& e) {
+      throw Error(std::string("pack build: ") + e.what());
     }
     std::vector<LogRecord> log = read_log(path);
     if (log.empty()) {

@@ -4,10 +4,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <sstream>
@@ -160,7 +160,9 @@ std::optional<LogRecord> parse_log_line(const std::string& line) {
 
 std::vector<LogRecord> read_log(const std::string& path) {
   std::vector<LogRecord> out;
-  std::ifstream in(path);
+  // A log that does not exist yet is an empty one (--resume of a first run).
+  if (::access(path.c_str(), F_OK) != 0 && errno == ENOENT) return out;
+  std::istringstream in(read_file(path, "tuning log", kMaxTuneLogBytes));
   std::string line;
   while (std::getline(in, line)) {
     if (auto r = parse_log_line(line)) out.push_back(std::move(*r));
@@ -302,10 +304,15 @@ TuneReport run_tuning(const TuneOptions& options,
   std::vector<LogRecord> previous;
   if (options.resume && !options.log_path.empty()) previous = read_log(options.log_path);
   report.records = previous;
-  std::ofstream log;
+  std::unique_ptr<AppendFile> log;
   if (!options.log_path.empty()) {
-    log.open(options.log_path, std::ios::app);
-    if (!log) throw Error("tuner: cannot open log '" + options.log_path + "' for appending");
+    bool repaired = false;
+    log = std::make_unique<AppendFile>(options.log_path, "tuning log", &repaired);
+    if (repaired && options.progress) {
+      options.progress("log '" + options.log_path +
+                       "' ended in a partial line (an interrupted run); it is kept, ended with a "
+                       "newline, and skipped on reading");
+    }
   }
 
   struct State {
@@ -421,10 +428,7 @@ TuneReport run_tuning(const TuneOptions& options,
     r.driver = report.devices[task.plugin].driver;
     r.command = options.command;
     r.stage = stage;
-    if (log.is_open()) {
-      log << to_json_line(r) << "\n";
-      log.flush();
-    }
+    if (log) log->append_line(to_json_line(r));
     report.records.push_back(r);
     return r;
   };

@@ -98,11 +98,36 @@ int reap(pid_t pid, double grace_s) {
   return wstatus;
 }
 
+// This process's private directory for its workers' stderr files: made by mkdtemp (mode 0700, an
+// unpredictable name, never an existing directory), so no other user can plant a file or symlink
+// in it; removed with its files when the process exits.
+class WorkerDir {
+ public:
+  static const std::string& path() {
+    static const WorkerDir dir;
+    return dir.path_;
+  }
+
+ private:
+  WorkerDir() : owner_(getpid()) {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "tessera-tune-XXXXXX").string();
+    if (::mkdtemp(tmpl.data()) == nullptr) {
+      throw Error("tuner: cannot create a temporary directory '" + tmpl +
+                  "': " + std::strerror(errno));
+    }
+    path_ = tmpl;
+  }
+  ~WorkerDir() {
+    if (getpid() != owner_) return;  // a forked child leaves the parent's directory alone
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string path_;
+  pid_t owner_;
+};
+
 std::string worker_dir() {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("tessera-tune-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return dir.string();
+  return WorkerDir::path();
 }
 
 }  // namespace
@@ -198,8 +223,9 @@ bool MeasureWorker::start(std::string* error) {
   posix_spawn_file_actions_init(&actions);
   // The child's chatter (driver warnings) stays out of the progress output and the stream.
   posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                   0644);
+  // O_EXCL | O_NOFOLLOW: the name is new in a private directory; never reuse or follow a link.
+  posix_spawn_file_actions_addopen(&actions, 2, err_path_.c_str(),
+                                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   posix_spawn_file_actions_adddup2(&actions, child_end, 3);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, exe_.c_str(), &actions, nullptr, argv.data(), environ);
@@ -232,7 +258,7 @@ void MeasureWorker::stop() {
 std::string MeasureWorker::new_stderr() {
   std::string text;
   try {
-    text = read_file(err_path_);
+    text = read_file(err_path_, "worker log", kMaxTuneLogBytes);
   } catch (const std::exception&) {
   }
   text = text.substr(std::min(text.size(), err_offset_));
