@@ -20,6 +20,7 @@ Prints one line per network: NAME PATH (or a JSON object per line with --json, a
 seconds and whether the cache answered).
 """
 import argparse
+import glob
 import hashlib
 import json
 import os
@@ -61,15 +62,16 @@ def default_cache_dir():
 
 
 def versions():
-    import torch
-    import torchvision
-    try:
-        import timm
-        timm_version = timm.__version__
-    except ImportError:
-        timm_version = "absent"
-    return {"torch": torch.__version__, "torchvision": torchvision.__version__,
-            "timm": timm_version}
+    """torch, torchvision and timm versions from the installed packages' metadata: importing
+    torch only to read its version would cost a cache hit two seconds."""
+    from importlib import metadata
+    found = {}
+    for package in ("torch", "torchvision", "timm"):
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = "absent"
+    return found
 
 
 def cache_key(name):
@@ -175,6 +177,10 @@ def cached_export(name, cache_dir):
         return path, 0.0, True
     start = time.perf_counter()
     export(name, path)
+    # Exports of an older recipe or older versions are never read again.
+    for stale in glob.glob(os.path.join(cache_dir, f"{name}-" + "[0-9a-f]" * 12 + ".onnx")):
+        if stale != path:
+            os.remove(stale)
     return path, time.perf_counter() - start, False
 
 
