@@ -24,6 +24,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import statistics
 import sys
 import tempfile
@@ -41,10 +42,12 @@ CPU_COMPARE = os.path.join(HERE, "cpu_compare.py")
 
 def openvino_worker(model, threads, repeat, warmup):
     """One OpenVINO measurement in this process, printed as cpu_compare's workers do."""
+    # A home and cache of its own and telemetry off (shared PEERS.md), set before the import.
+    cache = tempfile.mkdtemp(prefix="tessera-ov-")
+    os.environ["HOME"] = cache
+    os.environ["OPENVINO_TELEMETRY_OPT_OUT"] = "1"
     import numpy as np
     import openvino as ov
-    cache = tempfile.mkdtemp(prefix="tessera-ov-")
-    os.environ.setdefault("OPENVINO_TELEMETRY_OPT_OUT", "1")
     core = ov.Core()
     compiled = core.compile_model(model, "CPU", {
         "INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
@@ -61,6 +64,7 @@ def openvino_worker(model, threads, repeat, warmup):
         request.infer(feeds)
         times.append((time.perf_counter() - t) * 1e3)
     times.sort()
+    shutil.rmtree(cache, ignore_errors=True)
     print(json.dumps({"median_ms": statistics.median(times),
                       "p90_ms": times[min(len(times) - 1, int(0.9 * (len(times) - 1) + 0.5))],
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
