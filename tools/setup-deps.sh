@@ -14,6 +14,7 @@ APT_PACKAGES=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device
   libvulkan-dev
   patchelf                                        # tools/bundle.sh: $ORIGIN run paths
+  python3-torch python3-torchvision               # real-model corpus: PyTorch's ONNX exporter
 )
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -39,5 +40,15 @@ if ((${#pip_missing[@]})); then
   # the documented opt-out for a build machine. pyenv/venv pythons ignore the flag's absence.
   $PY -m pip install -q "${pip_missing[@]}" 2>/dev/null ||
     $PY -m pip install -q --break-system-packages "${pip_missing[@]}"
+fi
+# timm (real-model corpus: convnext, mobilevit, efficientvit, fastvit, repvit) for Debian's torch
+# 1.13: 0.9.16 exports all five with it; --no-deps keeps pip from replacing Debian's torch
+# (timm's hub and safetensors imports are optional and no weights are downloaded).
+TORCH_PY=/usr/bin/python3
+TIMM_VERSION=0.9.16
+if ! $TORCH_PY -c "import timm, sys; sys.exit(timm.__version__ != '$TIMM_VERSION')" 2>/dev/null; then
+  echo "setup: installing timm $TIMM_VERSION for $TORCH_PY"
+  $TORCH_PY -m pip install -q --no-deps --break-system-packages --root-user-action=ignore \
+    "timm==$TIMM_VERSION"
 fi
 echo "setup: dependencies present"

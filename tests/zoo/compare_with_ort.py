@@ -14,6 +14,32 @@ import numpy as np
 import onnxruntime as ort
 
 
+def ort_session(model, threads=1):
+    """An ONNX Runtime CPU session with `threads` intra-op threads and one inter-op thread."""
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def compare(tag, name, label, ours, reference, rtol):
+    """Checks max|ours - reference| <= rtol * max|reference| (and same dtype, shape, all finite),
+    prints one line `TAG NAME LABEL: ...` and returns whether it passed. Also used by
+    tests/real_models/check_network.py."""
+    if ours.shape != reference.shape or ours.dtype != reference.dtype:
+        print(f"{tag} {name} {label}: Tessera gave {ours.dtype}{list(ours.shape)}, "
+              f"ORT {reference.dtype}{list(reference.shape)}")
+        return False
+    diff = np.abs(ours.astype(np.float64) - reference.astype(np.float64))
+    max_diff = float(diff.max())
+    scale = float(np.abs(reference).max())
+    relative = max_diff / scale if scale > 0 else max_diff
+    passed = bool(np.all(np.isfinite(ours))) and max_diff <= rtol * scale
+    print(f"{tag} {name} {label}: max_abs_diff={max_diff:.3e} max_abs_ort={scale:.3e} "
+          f"relative={relative:.3e} {'ok' if passed else 'FAIL'} (rtol {rtol:g})")
+    return passed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", required=True, help="the .onnx file")
@@ -25,10 +51,7 @@ def main():
                         help="allowed max|diff| relative to max|ORT output| (default 1e-4)")
     args = parser.parse_args()
 
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1
-    options.inter_op_num_threads = 1
-    session = ort.InferenceSession(args.model, options, providers=["CPUExecutionProvider"])
+    session = ort_session(args.model)
     data = np.load(args.input)
     ort_output, ort_logits = session.run(["output", "logits"], {"data": data})
 
@@ -36,20 +59,7 @@ def main():
     name = args.name or args.model
     for label, path, reference in (("output", args.expected, ort_output),
                                    ("logits", args.expected_logits, ort_logits)):
-        ours = np.load(path)
-        if ours.shape != reference.shape or ours.dtype != reference.dtype:
-            print(f"zoo-vs-ort {name} {label}: Tessera gave {ours.dtype}{list(ours.shape)}, "
-                  f"ORT {reference.dtype}{list(reference.shape)}")
-            ok = False
-            continue
-        diff = np.abs(ours.astype(np.float64) - reference.astype(np.float64))
-        max_diff = float(diff.max())
-        scale = float(np.abs(reference).max())
-        relative = max_diff / scale if scale > 0 else max_diff
-        passed = bool(np.all(np.isfinite(ours))) and max_diff <= args.rtol * scale
-        print(f"zoo-vs-ort {name} {label}: max_abs_diff={max_diff:.3e} max_abs_ort={scale:.3e} "
-              f"relative={relative:.3e} {'ok' if passed else 'FAIL'} (rtol {args.rtol:g})")
-        ok = ok and passed
+        ok = compare("zoo-vs-ort", name, label, np.load(path), reference, args.rtol) and ok
     # Top-5 classes per batch row: reported, not asserted (near-ties may legitimately reorder).
     ours_logits = np.load(args.expected_logits)
     same = all(list(np.argsort(-ours_logits[i])[:5]) == list(np.argsort(-ort_logits[i])[:5])

@@ -146,12 +146,12 @@ int cmd_bench(int argc, char** argv) {
         "\"repeat\": %lld, \"threads\": %d, \"peak_rss_mb\": %.1f, \"nodes\": {",
         percentile(ms, 0.5), percentile(ms, 0.9), ms.front(), mean, static_cast<long long>(repeat),
         threads, peak_rss_mb());
-    bool first = true;
+    // "nodes" is the older name of "nodes_by_plugin"; both stay for the scripts that read it.
+    std::string counts;
     for (const auto& [plugin, count] : per_plugin) {
-      std::printf("%s\"%s\": %d", first ? "" : ", ", plugin.c_str(), count);
-      first = false;
+      counts += (counts.empty() ? "" : ", ") + json_string(plugin) + ": " + std::to_string(count);
     }
-    std::printf("}");
+    std::printf("%s}, \"nodes_by_plugin\": {%s}", counts.c_str(), counts.c_str());
     if (profile) {
       std::printf(", \"profile\": [");
       for (size_t i = 0; i < rows.size(); ++i) {

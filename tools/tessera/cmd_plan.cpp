@@ -36,6 +36,7 @@ void print_json(const ExecutionPlan& plan) {
     std::fprintf(stderr, "pack for %s (%s): level %s: %s\n", p.target.c_str(), p.device.c_str(),
                  p.level.c_str(), p.reason.c_str());
   }
+  std::fprintf(stderr, "nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
   for (const std::string& w : plan.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
 }
 
@@ -65,6 +66,7 @@ void print_table(const ExecutionPlan& plan) {
   }
   std::printf("boundary values: %d in %d host buffer(s), %zu bytes\n", plan.boundary_values,
               plan.buffers, plan.buffer_bytes);
+  std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 

@@ -278,13 +278,26 @@ void Runner::print_placement() const {
     std::printf("  %-32s %-20s -> %-10s region %d\n", n.node.c_str(), n.op_type.c_str(),
                 n.plugin.c_str(), n.region);
   }
+  std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
-std::map<std::string, int> Runner::nodes_per_plugin() const {
+std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan) {
   std::map<std::string, int> counts;
-  for (const NodePlacement& n : impl_->session->plan().nodes) ++counts[n.plugin];
+  for (const NodePlacement& n : plan.nodes) ++counts[n.plugin];
   return counts;
+}
+
+std::string nodes_per_plugin_text(const ExecutionPlan& plan) {
+  std::string text;
+  for (const auto& [plugin, count] : nodes_per_plugin(plan)) {
+    text += (text.empty() ? "" : " ") + plugin + "=" + std::to_string(count);
+  }
+  return text;
+}
+
+std::map<std::string, int> Runner::nodes_per_plugin() const {
+  return cli::nodes_per_plugin(impl_->session->plan());
 }
 
 const Graph& Runner::graph() const {

@@ -74,6 +74,11 @@ void apply_precision_option(Workload& workload, const std::string& precision);
 // The Session options a workload asks for (targets, threads, precision, plugin dirs, packs).
 SessionOptions session_options(const Workload& workload);
 
+// Plugin name -> number of the plan's graph nodes placed on it, and the same as one line of text
+// ("cpu=120 reference=3") for `plan` and `run`.
+std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan);
+std::string nodes_per_plugin_text(const ExecutionPlan& plan);
+
 // Executes a prepared graph on the workload's targets.
 class Runner {
  public:
