@@ -69,6 +69,7 @@ const std::vector<OpEntry>& op_table() {
       {"Dropout", query_view, build_view},
       {"Identity", query_view, build_view},
       {"Squeeze", query_view, build_view},
+      {"Cast", query_view, build_view},
       {"Unsqueeze", query_view, build_view},
       {"Concat", query_concat, build_concat},
   };

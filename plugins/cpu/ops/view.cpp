@@ -1,6 +1,6 @@
-// Reshape-like ops (Flatten, Reshape, Dropout in inference, Identity) and Concat. The first four
-// move no data: their output aliases the input buffer, unless it is a region output (core owns
-// that buffer), where one copy is needed.
+// Reshape-like ops (Flatten, Reshape, Squeeze, Unsqueeze, Dropout in inference, Identity, a
+// float32-to-float32 Cast) and Concat. The reshape-likes move no data: their output aliases the
+// input buffer, unless it is a region output (core owns that buffer), where one copy is needed.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
