@@ -2,6 +2,8 @@
 // packed panel by panel inside each task (a strided copy for 1x1 stride 1, im2col otherwise).
 // Weights are packed once at compile time; a following BatchNormalization is folded into them and a
 // following Relu/Clip runs in the GEMM epilogue.
+#include <tbb/parallel_for.h>
+
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -347,12 +349,22 @@ Step build_conv(BuildContext& ctx) {
            k_per_group, 1, &(*packed)[static_cast<size_t>(grp)], tile_rows(config));
   }
   const std::shared_ptr<const UnaryFn> post = take_post(ctx);
+  // Grouped convs (regnet's group width 8: 26 groups of 8 rows) run their groups as parallel
+  // tasks, each GEMM inside them parallel as well: one group alone is too little work to spread
+  // over the threads. A whole-B GEMM keeps its packed B in a per-thread buffer across a wait, which
+  // a thread stealing another group's task would overwrite, so grouped convs pack B by panel.
+  GemmBlocking group_blocking = blocking;
+  if (g.group > 1 && blocking.b_whole) {
+    group_blocking.b_whole = false;
+    ctx.notes->push_back(std::string(ctx.node.name()) +
+                         ": groups run in parallel, B packed by panel (b_whole off)");
+  }
   return [=](std::vector<float*>& v) {
     const int64_t cpg = g.c / g.group;
     for (int64_t n = 0; n < batch; ++n) {
       const float* x = v[in] + n * g.c * g.h * g.w;
       float* y = v[out] + n * g.oc * cols;
-      for (int64_t grp = 0; grp < g.group; ++grp) {
+      tbb::parallel_for(int64_t{0}, g.group, [&](int64_t grp) {
         PanelPacker pack;
         const float* b = direct ? x + grp * cpg * cols : nullptr;
         if (direct) {
@@ -368,8 +380,8 @@ Step build_conv(BuildContext& ctx) {
         e.post = post.get();
         e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,
-                     cols, e, blocking);
-      }
+                     cols, e, group_blocking);
+      });
     }
   };
 }
