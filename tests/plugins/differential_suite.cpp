@@ -314,6 +314,20 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                                     {"pads", V{2, 2, 2, 2}}}),
                              true);
                }});
+  // regnet's group width 8 at stride 2, then a Relu (phase planes group by group).
+  c.push_back({"ConvGroupWidth8Stride2Relu", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 32, 15, 15})
+                     .constant("w", random_tensor({32, 8, 3, 3}, 55))
+                     .constant("b", random_tensor({32}, 56))
+                     .node("Conv", {"x", "w", "b"}, {"c"},
+                           attrs({{"group", int64_t{4}},
+                                  {"strides", V{2, 2}},
+                                  {"pads", V{1, 1, 1, 1}}}))
+                     .node("Relu", {"c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ConvGrouped3x3", [] {
                  return conv({1, 8, 7, 7}, {12, 2, 3, 3},
                              attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);
