@@ -328,6 +328,16 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // ASPP at a rate past the map: only the centre tap reads the input (a 1x1 conv), and a rate
+  // where the outer taps read it for some rows.
+  c.push_back({"ConvDilatedDeadTaps", [] {
+                 return conv({1, 6, 5, 5}, {4, 6, 3, 3},
+                             attrs({{"dilations", V{6, 6}}, {"pads", V{6, 6, 6, 6}}}), true);
+               }});
+  c.push_back({"ConvDilatedPartlyLiveTaps", [] {
+                 return conv({1, 3, 7, 6}, {4, 3, 3, 3},
+                             attrs({{"dilations", V{5, 4}}, {"pads", V{5, 4, 5, 4}}}), true);
+               }});
   c.push_back({"ConvGrouped3x3", [] {
                  return conv({1, 8, 7, 7}, {12, 2, 3, 3},
                              attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);

@@ -17,7 +17,49 @@ namespace {
 struct ConvAttrs {
   ConvGeometry g;
   int64_t batch = 1;
+  // The first window row and column g keeps of the weights (drop_dead_taps), and their full
+  // extents.
+  int64_t ky0 = 0, kx0 = 0, kh_full = 1, kw_full = 1;
 };
+
+// First and last kernel taps along one axis that read the input for some output position; a tap
+// reading only padding (ASPP's rate-24 and rate-36 3x3 convs on a 14x14 map: every tap but the
+// centre) contributes nothing. Returns false when no tap reads the input.
+bool live_taps(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t dilation,
+               int64_t taps, int64_t* first, int64_t* last) {
+  *first = -1;
+  for (int64_t k = 0; k < taps; ++k) {
+    for (int64_t o = 0; o < out; ++o) {
+      const int64_t i = o * stride - pad + k * dilation;
+      if (i >= 0 && i < in) {
+        if (*first < 0) *first = k;
+        *last = k;
+        break;
+      }
+    }
+  }
+  return *first >= 0;
+}
+
+// Shrinks the window to its live taps (the pads move with it), so a dilated conv whose outer taps
+// only ever read padding runs as the smaller conv it is; a window left 1 tap wide drops its
+// dilation, and a 1x1 result takes the direct GEMM path.
+void drop_dead_taps(ConvAttrs* a) {
+  ConvGeometry& g = a->g;
+  int64_t y0, y1, x0, x1;
+  if (!live_taps(g.h, g.oh, g.sh, g.pt, g.dil_h, g.kh, &y0, &y1) ||
+      !live_taps(g.w, g.ow, g.sw, g.pl, g.dil_w, g.kw, &x0, &x1)) {
+    return;
+  }
+  a->ky0 = y0;
+  a->kx0 = x0;
+  g.pt -= y0 * g.dil_h;
+  g.pl -= x0 * g.dil_w;
+  g.kh = y1 - y0 + 1;
+  g.kw = x1 - x0 + 1;
+  if (g.kh == 1) g.dil_h = 1;
+  if (g.kw == 1) g.dil_w = 1;
+}
 
 // Throws plugin::Failure when the node is outside what the kernels do.
 ConvAttrs conv_attrs(const NodeView& node) {
@@ -73,6 +115,9 @@ ConvAttrs conv_attrs(const NodeView& node) {
   } else if (auto_pad != "VALID") {
     fail("auto_pad '" + auto_pad + "' is not implemented");
   }
+  a.kh_full = g.kh;
+  a.kw_full = g.kw;
+  drop_dead_taps(&a);
   return a;
 }
 
@@ -196,12 +241,21 @@ struct FoldedWeights {
   std::shared_ptr<std::vector<float>> weights, bias;
 };
 
-FoldedWeights fold_weights(const NodeView& node, const NodeView* bn, const ConvGeometry& g) {
+FoldedWeights fold_weights(const NodeView& node, const NodeView* bn, const ConvAttrs& attrs) {
+  const ConvGeometry& g = attrs.g;
   const tsr_tensor* wt = node.input(1);
   const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
   FoldedWeights f;
-  f.weights = std::make_shared<std::vector<float>>(
-      static_cast<const float*>(wt->data), static_cast<const float*>(wt->data) + numel(*wt));
+  // The live window [ky0, ky0 + kh) x [kx0, kx0 + kw) of each [oc, c / group] filter.
+  const float* w = static_cast<const float*>(wt->data);
+  f.weights = std::make_shared<std::vector<float>>();
+  f.weights->reserve(static_cast<size_t>(g.oc * k_per_group));
+  for (int64_t f_c = 0; f_c < g.oc * (g.c / g.group); ++f_c) {
+    for (int64_t ky = 0; ky < g.kh; ++ky) {
+      const float* row = w + (f_c * attrs.kh_full + attrs.ky0 + ky) * attrs.kw_full + attrs.kx0;
+      f.weights->insert(f.weights->end(), row, row + g.kw);
+    }
+  }
   f.bias = std::make_shared<std::vector<float>>(static_cast<size_t>(g.oc), 0.0f);
   if (const float* b = constant_f32(node.input(2))) std::copy(b, b + g.oc, f.bias->begin());
   if (bn != nullptr) {
@@ -251,8 +305,9 @@ Epilogue bias_clamp(const float* bias, const Activation& act) {
 // BatchNormalization and activation.
 Step build_conv_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batch,
                           const FoldedWeights& conv) {
-  const ConvGeometry dg = conv_attrs(*ctx.dw).g;
-  const FoldedWeights dw = fold_weights(*ctx.dw, ctx.dw_bn, dg);
+  const ConvAttrs dw_attrs = conv_attrs(*ctx.dw);
+  const ConvGeometry dg = dw_attrs.g;
+  const FoldedWeights dw = fold_weights(*ctx.dw, ctx.dw_bn, dw_attrs);
   // The conv runs on rows (its B rows read in place), so its tile is the phase schedule's; a
   // config the tuner or a pack gives for the node is used where it names it.
   Config heuristic = default_phase_config(g.oc, g.ow);
@@ -281,7 +336,7 @@ Step build_conv(BuildContext& ctx) {
   const int64_t batch = attrs.batch;
   const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
   const int64_t oc_per_group = g.oc / g.group;
-  const FoldedWeights folded = fold_weights(ctx.node, ctx.bn, g);
+  const FoldedWeights folded = fold_weights(ctx.node, ctx.bn, attrs);
   if (ctx.dw != nullptr) return build_conv_depthwise(ctx, g, batch, folded);
   const std::shared_ptr<std::vector<float>> weights = folded.weights, bias = folded.bias;
   const Activation act = ctx.act;
