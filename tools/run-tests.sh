@@ -46,9 +46,12 @@ launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 [ -f "$san/build.ninja" ] || cmake -S "$root" -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DTESSERA_SANITIZE=address,undefined -DTESSERA_BUILD_OPENCL=OFF "${launcher[@]}" >/dev/null
-# The suites that feed bad input (models, plugins) and test unloading; their test plugins and
-# the reference plugin are dependencies of the test targets.
-san_targets=(tessera_import_tests tessera_plugin_tests)
+# The suites that feed bad input (models, plugins, files, YAML, packs), test unloading, and run
+# every core op's index arithmetic (ops_tensor, ops_nn); their test plugins and the reference
+# plugin are dependencies of the test targets. Not yet here: the cpu, OpenCL, tune and zoo suites.
+san_targets=(tessera_import_tests tessera_plugin_tests tessera_hardening_tests
+             tessera_ops_tensor_tests tessera_ops_nn_tests tessera_config_tests
+             tessera_packs_tests)
 TESSERA_BUILD_TARGETS="${san_targets[*]}" "$root/tools/build.sh" "$san"
 echo "== test (sanitizers: ${san_targets[*]})"
 regex=$(IFS='|'; echo "${san_targets[*]}")
