@@ -338,6 +338,18 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return conv({1, 3, 7, 6}, {4, 3, 3, 3},
                              attrs({{"dilations", V{5, 4}}, {"pads", V{5, 4, 5, 4}}}), true);
                }});
+  // A pointwise op after a view (a float32 Cast aliases its input) must not run in place: the
+  // Add still reads the Cast's input.
+  c.push_back({"SigmoidAfterCastView", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 4})
+                     .node("Relu", {"x"}, {"a"})
+                     .node("Cast", {"a"}, {"b"}, attrs({{"to", int64_t{1}}}))
+                     .node("Sigmoid", {"b"}, {"c"})
+                     .node("Add", {"a", "c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ConvGrouped3x3", [] {
                  return conv({1, 8, 7, 7}, {12, 2, 3, 3},
                              attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);
