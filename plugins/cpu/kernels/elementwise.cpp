@@ -217,6 +217,18 @@ HWY_ATTR void BinaryRun(BinaryOp op, const float* a, int64_t sa, const float* b,
   }
 }
 
+// The term a sum-like reduction adds for v: v^2 (SumSquare, L2), |v| (L1), else v.
+HWY_INLINE VF Lift(ReduceOp op, VF v) {
+  if (op == ReduceOp::kSumSquare || op == ReduceOp::kL2) return hn::Mul(v, v);
+  if (op == ReduceOp::kL1) return hn::Abs(v);
+  return v;
+}
+HWY_INLINE float LiftScalar(ReduceOp op, float v) {
+  if (op == ReduceOp::kSumSquare || op == ReduceOp::kL2) return v * v;
+  if (op == ReduceOp::kL1) return std::fabs(v);
+  return v;
+}
+
 HWY_ATTR float ReduceRun(ReduceOp op, const float* x, int64_t n) {
   const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -244,23 +256,13 @@ HWY_ATTR float ReduceRun(ReduceOp op, const float* x, int64_t n) {
     return mx + std::log(s);
   }
   VF acc0 = hn::Zero(d), acc1 = hn::Zero(d);
-  auto term = [&](VF v) {
-    if (op == ReduceOp::kSumSquare || op == ReduceOp::kL2) return hn::Mul(v, v);
-    if (op == ReduceOp::kL1) return hn::Abs(v);
-    return v;
-  };
   int64_t i = 0;
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
-    acc0 = hn::Add(acc0, term(hn::LoadU(d, x + i)));
-    acc1 = hn::Add(acc1, term(hn::LoadU(d, x + i + lanes)));
+    acc0 = hn::Add(acc0, Lift(op, hn::LoadU(d, x + i)));
+    acc1 = hn::Add(acc1, Lift(op, hn::LoadU(d, x + i + lanes)));
   }
   float s = hn::GetLane(hn::SumOfLanes(d, hn::Add(acc0, acc1)));
-  for (; i < n; ++i) {
-    const float v = x[i];
-    s += op == ReduceOp::kSumSquare || op == ReduceOp::kL2 ? v * v
-         : op == ReduceOp::kL1                             ? std::fabs(v)
-                                                           : v;
-  }
+  for (; i < n; ++i) s += LiftScalar(op, x[i]);
   if (op == ReduceOp::kMean) return n > 0 ? s / static_cast<float>(n) : s;
   if (op == ReduceOp::kL2) return std::sqrt(s);
   return s;
@@ -268,13 +270,8 @@ HWY_ATTR float ReduceRun(ReduceOp op, const float* x, int64_t n) {
 
 HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, bool first) {
   const DF d;
-  auto lift = [&](VF v) {
-    if (op == ReduceOp::kSumSquare || op == ReduceOp::kL2) return hn::Mul(v, v);
-    if (op == ReduceOp::kL1) return hn::Abs(v);
-    return v;
-  };
   if (first) {
-    MapRun(x, acc, n, lift);
+    MapRun(x, acc, n, [&](VF v) { return Lift(op, v); });
     return;
   }
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
@@ -282,7 +279,7 @@ HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, boo
   auto combine = [&](VF a, VF v) {
     if (op == ReduceOp::kMax) return hn::Max(a, v);
     if (op == ReduceOp::kMin) return hn::Min(a, v);
-    return hn::Add(a, lift(v));
+    return hn::Add(a, Lift(op, v));
   };
   for (; i + lanes <= n; i += lanes) {
     hn::StoreU(combine(hn::LoadU(d, acc + i), hn::LoadU(d, x + i)), d, acc + i);
@@ -294,9 +291,7 @@ HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, boo
     } else if (op == ReduceOp::kMin) {
       acc[i] = std::min(acc[i], v);
     } else {
-      acc[i] += op == ReduceOp::kSumSquare || op == ReduceOp::kL2 ? v * v
-                : op == ReduceOp::kL1                             ? std::fabs(v)
-                                                                  : v;
+      acc[i] += LiftScalar(op, v);
     }
   }
 }

@@ -120,15 +120,10 @@ Step build_binary(BuildContext& ctx) {
       });
     }
     if (mean) {
-      UnaryFn scale;
-      scale.op = UnaryOp::kIdentity;
-      scale.lo = act.lo;
-      scale.hi = act.hi;
       // y * (1 / count) then the clamp: a Mul by a scalar through the same run kernel.
-      const float k = inv_count;
       tbb::parallel_for(int64_t{0}, (n + 4095) / 4096, [&](int64_t c) {
         const int64_t b = c * 4096, len = std::min<int64_t>(4096, n - b);
-        binary_run(BinaryOp::kMul, y + b, 1, &k, 0, y + b, len, scale.lo, scale.hi);
+        binary_run(BinaryOp::kMul, y + b, 1, &inv_count, 0, y + b, len, act.lo, act.hi);
       });
     }
   };

@@ -34,7 +34,7 @@ struct ReduceShape {
 };
 
 // "" and the [outer, reduced, inner] split, or why the node is outside what the step does.
-std::string reduce_shape(const RegionView& region, const NodeView& node, ReduceShape* shape) {
+std::string reduce_shape(const NodeView& node, ReduceShape* shape) {
   const tsr_tensor* x = node.input(0);
   const int64_t rank = x->rank;
   std::vector<int64_t> axes;
@@ -49,7 +49,6 @@ std::string reduce_shape(const RegionView& region, const NodeView& node, ReduceS
     axes = node.attr_ints("axes", {});
     axes_given = true;
   }
-  (void)region;
   std::set<int64_t> reduce;
   if (!axes_given || axes.empty()) {
     if (axes_given && node.attr_int("noop_with_empty_axes", 0) != 0) {
@@ -91,11 +90,12 @@ std::string reduce_shape(const RegionView& region, const NodeView& node, ReduceS
 }  // namespace
 
 std::string query_reduce(const RegionView& region, const NodeView& node) {
+  (void)region;
   ReduceOp op;
   if (!reduce_op_of(node.op_type(), &op)) return "not a reduction";
   if (!is_f32(node.input(0)) || !is_f32(node.output(0))) return "only float32 is implemented";
   ReduceShape s;
-  const std::string why = reduce_shape(region, node, &s);
+  const std::string why = reduce_shape(node, &s);
   if (!why.empty()) return why;
   if (s.reduced == 0) return "empty reductions are not implemented";
   if (op == ReduceOp::kLogSumExp && s.inner != 1) {
@@ -108,7 +108,7 @@ Step build_reduce(BuildContext& ctx) {
   ReduceOp op = ReduceOp::kSum;
   reduce_op_of(ctx.node.op_type(), &op);
   ReduceShape s;
-  reduce_shape(ctx.region, ctx.node, &s);
+  reduce_shape(ctx.node, &s);
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
   const Activation act = ctx.act;
   return [=](std::vector<float*>& v) {
