@@ -16,6 +16,15 @@
 
 namespace tessera::ops {
 
+// Thrown by InferContext::constant_input when the value is not known at load time; `value` is
+// the node's input, so the graph passes can tell which graph inputs it comes from.
+class ConstantNeeded : public UnsupportedError {
+ public:
+  ConstantNeeded(const std::string& message, ValueId value)
+      : UnsupportedError(message), value(value) {}
+  ValueId value;
+};
+
 // What shape inference knows of one input.
 struct InputInfo {
   bool present = false;              // false for an omitted optional input

@@ -38,9 +38,10 @@ const InputInfo& InferContext::input(size_t i) const {
 const Tensor& InferContext::constant_input(size_t i) const {
   const InputInfo& info = input(i);
   if (info.constant == nullptr) {
-    unsupported("input " + std::to_string(i) +
-                " must be a constant (an initializer or computable at load time); "
-                "dynamic values here are not supported");
+    throw ConstantNeeded(where + ": input " + std::to_string(i) +
+                             " must be a constant (an initializer or computable at load time); "
+                             "dynamic values here are not supported",
+                         i < node.inputs.size() ? node.inputs[i] : kNoValue);
   }
   return *info.constant;
 }

@@ -35,7 +35,29 @@ TEST_F(ShippedFamilies, AllDescriptorsLoad) {
   EXPECT_THAT(ids, ::testing::UnorderedElementsAre(
                        "adreno-5xx", "adreno-6xx", "adreno-7xx", "cortex-a53", "cortex-a55",
                        "cortex-a76", "cortex-a78", "cortex-x1", "mali-bifrost", "mali-midgard",
-                       "mali-valhall", "nvidia-opencl", "pocl-cpu", "x86-64-cpu"));
+                       "mali-valhall", "nvidia-opencl", "pocl-cpu", "reference-naive",
+                       "x86-64-cpu"));
+}
+
+// The partitioner prices every node from these figures: a shipped family without them would
+// fall back to its plugin's guess.
+TEST_F(ShippedFamilies, EveryFamilyGivesThroughput) {
+  for (const DeviceFamily& f : *families_) {
+    EXPECT_GT(f.params.gflops_per_unit, 0) << f.id;
+    EXPECT_GT(f.params.memory_gbps, 0) << f.id;
+    EXPECT_GT(f.params.launch_us, 0) << f.id;
+    if (f.kind == DeviceKind::kGpu) EXPECT_GT(f.params.transfer_gbps, 0) << f.id;
+  }
+}
+
+TEST_F(ShippedFamilies, ReferencePluginIsPricedAsNaiveLoops) {
+  // What the reference plugin's probe reports.
+  const FamilyMatch m = match("Tessera", "host CPU (reference)", "naive kernels", 1);
+  ASSERT_TRUE(m.family.has_value()) << m.reason;
+  EXPECT_EQ(m.family->id, "reference-naive");
+  const FamilyMatch x86 = match("AuthenticAMD", "AMD EPYC 7B13 (zen3)", "highway AVX2", 2);
+  ASSERT_TRUE(x86.family.has_value()) << x86.reason;
+  EXPECT_GT(x86.family->params.gflops_per_unit, 20 * m.family->params.gflops_per_unit);
 }
 
 TEST_F(ShippedFamilies, PoclCpuDevice) {

@@ -82,7 +82,7 @@ const std::map<std::string, std::string>& known_differences() {
 
 struct Counts {
   int passed = 0;
-  int passed_frozen = 0;  // of `passed`: ran with inputs frozen into initializers
+  int passed_by_value = 0;  // of `passed`: prepared for their input values (value inputs)
   int expected_unsupported = 0;
   int documented_differences = 0;
   int skipped = 0;
@@ -101,9 +101,9 @@ class SummaryPrinter : public ::testing::Environment {
               << " expected-unsupported, " << c.documented_differences
               << " documented differences from the ONNX reference, " << c.skipped
               << " skipped (ops not in list)" << std::endl;
-    if (c.passed_frozen > 0) {
-      std::cout << "conformance: " << c.passed_frozen << " of the passes ran with their inputs "
-                << "frozen as constants (ops that need load-time values)" << std::endl;
+    if (c.passed_by_value > 0) {
+      std::cout << "conformance: " << c.passed_by_value << " of the passes were prepared for "
+                << "their input values (inputs that decide shapes)" << std::endl;
     }
     if (c.failed > 0) std::cout << "conformance: " << c.failed << " failed" << std::endl;
   }
@@ -212,20 +212,6 @@ std::string compare(const Tensor& expected, const Tensor& actual) {
          " elements differ; first at " + first.str();
 }
 
-// The model with the data set's inputs stored as initializers (kept in graph.input too, which
-// ONNX allows: such inputs are constants).
-std::string freeze_inputs(const onnx::ModelProto& model, const std::vector<std::string>& names,
-                          const DataSet& set) {
-  onnx::ModelProto frozen = model;
-  for (size_t i = 0; i < names.size() && i < set.input_files.size(); ++i) {
-    std::ifstream in(set.input_files[i], std::ios::binary);
-    onnx::TensorProto* init = frozen.mutable_graph()->add_initializer();
-    if (!init->ParseFromIstream(&in)) throw Error(set.input_files[i].string() + ": parse failed");
-    init->set_name(names[i]);
-  }
-  return frozen.SerializeAsString();
-}
-
 // Compares one data set's results; appends failure descriptions.
 void check_outputs(const Graph& graph, const DataSet& set, const std::vector<Tensor>& outputs,
                    std::vector<std::string>& failures) {
@@ -245,11 +231,11 @@ void check_outputs(const Graph& graph, const DataSet& set, const std::vector<Ten
 
 // Imports and runs every data set; returns failure descriptions (empty when all match).
 //
-// The node tests feed values such as Slice's starts or Expand's shape as runtime inputs, while
-// Tessera needs them at load time. When import says so, each data set is run again with its
-// inputs frozen into initializers: the same inference and reference kernels run, at load time.
+// The node tests feed values such as Slice's starts or Expand's shape as runtime inputs. Import
+// leaves such a graph unprepared with those inputs as value inputs, and the reference runner
+// prepares it for each data set's values: the path a Session takes (`by_value` reports it).
 std::vector<std::string> run_case(const fs::path& case_dir, const onnx::ModelProto& model,
-                                  bool& frozen) {
+                                  bool& by_value) {
   const std::string model_path = (case_dir / "model.onnx").string();
   std::set<std::string> initializers;
   for (const auto& init : model.graph().initializer()) initializers.insert(init.name());
@@ -268,22 +254,10 @@ std::vector<std::string> run_case(const fs::path& case_dir, const onnx::ModelPro
     }
   }
   std::vector<std::string> failures;
-  frozen = false;
-  Graph graph;
-  try {
-    graph = import_onnx_file(model_path, options);
-  } catch (const UnsupportedError& e) {
-    if (std::string(e.what()).find("must be a constant") == std::string::npos) throw;
-    frozen = true;
-  }
+  const Graph graph = import_onnx_file(model_path, options);
+  by_value = !graph.value_inputs.empty();
   if (deferred) std::rethrow_exception(deferred);
   for (const DataSet& set : sets) {
-    if (frozen) {
-      const Graph g =
-          import_onnx_bytes(freeze_inputs(model, input_names, set), model_path, case_dir.string());
-      check_outputs(g, set, run_reference(g, {}), failures);
-      continue;
-    }
     std::map<std::string, Tensor> feeds;
     for (size_t i = 0; i < input_names.size() && i < set.inputs.size(); ++i) {
       feeds[input_names[i]] = set.inputs[i];
@@ -304,9 +278,9 @@ TEST_P(OnnxNodeTest, Run) {
   // is raised at import whether or not its op is registered, so no entry waits on an op.
   auto known = known_unsupported().find(name);
   if (known != known_unsupported().end()) {
-    bool frozen = false;
+    bool by_value = false;
     try {
-      run_case(case_dir, model, frozen);
+      run_case(case_dir, model, by_value);
     } catch (const UnsupportedError& e) {
       EXPECT_NE(std::string(e.what()).find(known->second), std::string::npos)
           << "UnsupportedError does not contain the reason listed in known_unsupported.txt ('"
@@ -330,13 +304,13 @@ TEST_P(OnnxNodeTest, Run) {
   }
 
   std::vector<std::string> failures;
-  bool frozen = false;
+  bool by_value = false;
   try {
-    failures = run_case(case_dir, model, frozen);
+    failures = run_case(case_dir, model, by_value);
   } catch (const std::exception& e) {
     failures.push_back(e.what());
   }
-  if (frozen) std::cout << "  (inputs frozen as constants: the model needs load-time values)\n";
+  if (by_value) std::cout << "  (prepared for its input values: inputs decide shapes)\n";
   if (auto diff = known_differences().find(name); diff != known_differences().end()) {
     if (failures.empty()) {
       ++counts().failed;
@@ -348,7 +322,7 @@ TEST_P(OnnxNodeTest, Run) {
   }
   if (failures.empty()) {
     ++counts().passed;
-    if (frozen) ++counts().passed_frozen;
+    if (by_value) ++counts().passed_by_value;
     return;
   }
   ++counts().failed;

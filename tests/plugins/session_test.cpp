@@ -115,27 +115,38 @@ TEST(Session, BroadcastAddIsRefusedByHalfrefWithItsReason) {
   expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
 }
 
-// Sigmoid -> Relu x k -> Sigmoid on a 1x64x56x56 tensor, with islandgpu (a "gpu": pays host
-// transfers of 802816 bytes each way at 5 GB/s + 10 us launch) before reference.
-Graph island_graph(int relus) {
+// Sigmoid -> Relu x k -> Sigmoid on a 1x64x56x56 tensor (or Add -> Relu x k -> Add), with
+// islandgpu (a "gpu" running Relu only: pays host transfers of 802816 bytes each way at 5 GB/s +
+// 10 us launch) for the Relus.
+Graph island_graph(int relus, const std::string& edge_op = "Sigmoid") {
   GraphBuilder b;
-  b.input("x", {1, 64, 56, 56}).node("Sigmoid", {"x"}, {"v0"}, {}, "head");
+  auto edge = [&](const std::string& in, const std::string& out, const std::string& name) {
+    if (edge_op == "Add") {
+      b.node("Add", {in, in}, {out}, {}, name);
+    } else {
+      b.node(edge_op, {in}, {out}, {}, name);
+    }
+  };
+  b.input("x", {1, 64, 56, 56});
+  edge("x", "v0", "head");
   for (int i = 0; i < relus; ++i) {
     b.node("Relu", {"v" + std::to_string(i)}, {"v" + std::to_string(i + 1)}, {},
            "relu" + std::to_string(i));
   }
-  return b.node("Sigmoid", {"v" + std::to_string(relus)}, {"y"}, {}, "tail").output("y").build();
+  edge("v" + std::to_string(relus), "y", "tail");
+  return b.output("y").build();
 }
 
 TEST(Partitioner, TinyGpuIslandMergesBackWhenTransfersLose) {
-  // One Relu: 20 us + 10 us launch + 2 * 160.6 us transfers on islandgpu vs ~200.8 us on reference.
-  const Graph g = island_graph(1);
-  Session session(g, targets({"islandgpu", "reference"}), test_host());
+  // One Relu between halfref's Adds: 20 us + 10 us launch + 2 * 160.6 us transfers on islandgpu
+  // vs 20 us on halfref (host memory, no transfers).
+  const Graph g = island_graph(1, "Add");
+  Session session(g, targets({"islandgpu", "halfref", "reference"}), test_host());
   const NodePlacement& relu = placement(session, "relu0");
-  EXPECT_EQ(relu.plugin, "reference");
+  EXPECT_EQ(relu.plugin, "halfref");
   EXPECT_NE(relu.reason.find("islandgpu: supported, est 20 us, but this island of 1 node(s) "
-                             "costs est 351 us with boundary transfers vs 201 us on reference "
-                             "-> merged back: reference: supported"),
+                             "costs est 351 us with boundary transfers vs 20 us on halfref "
+                             "-> merged back: halfref: supported"),
             std::string::npos)
       << relu.reason;
   EXPECT_EQ(session.plan().regions.size(), 1u);
@@ -143,8 +154,26 @@ TEST(Partitioner, TinyGpuIslandMergesBackWhenTransfersLose) {
   expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
 }
 
+TEST(Partitioner, IslandNeverMovesOntoReferenceByEstimate) {
+  // The same one-Relu island between reference's Sigmoids. Without device families, reference
+  // is priced by its plugin's guess (~201 us), below the island's 351 us: still the naive
+  // kernels only take nodes no target before them can run.
+  const Graph g = island_graph(1);
+  SessionOptions options = targets({"islandgpu", "reference"});
+  options.use_default_data_dirs = false;
+  Session session(g, options, test_host());
+  EXPECT_TRUE(session.plan().packs.at(1).family.empty());
+  const NodePlacement& relu = placement(session, "relu0");
+  EXPECT_EQ(relu.plugin, "islandgpu");
+  EXPECT_EQ(relu.reason, "islandgpu: supported, est 20 us");
+  EXPECT_EQ(session.plan().regions.size(), 3u);
+  const auto inputs = test::random_inputs(g);
+  expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
+}
+
 TEST(Partitioner, GpuIslandThatWinsStays) {
-  // Four Relus: 80 + 10 + 321 us on islandgpu vs ~803 us on reference: the island stays.
+  // Four Relus between reference's Sigmoids: 80 + 10 + 321 us on islandgpu, far below the naive
+  // loops' estimate for them: the island stays.
   const Graph g = island_graph(4);
   Session session(g, targets({"islandgpu", "reference"}), test_host());
   for (int i = 0; i < 4; ++i) {

@@ -2,8 +2,10 @@
 """Checks one real-model corpus network on Tessera's cpu plugin against ONNX Runtime.
 
 Exports the network (tools/real_models/export.py, cached) with an interpreter that has torch, runs
-it with `tessera run --targets cpu` on a seeded input, runs ONNX Runtime on the same input, and
-checks max|tessera - ort| <= rtol * max|ort| (tests/zoo/compare_with_ort.py's check).
+it with `tessera run --targets cpu` on a seeded input of batch 1 and of batch 2 (the corpus is
+exported with an open batch: Tessera plans batch 1 and plans again for batch 2), runs ONNX Runtime
+on the same inputs, and checks max|tessera - ort| <= rtol * max|ort| for each
+(tests/zoo/compare_with_ort.py's check).
 
 A network that the cpu plugin cannot yet run alone is listed in needs_reference.txt (beside this
 script, one `NAME  reason` a line) and runs with `--targets cpu,reference`. A listed network whose
@@ -93,37 +95,43 @@ def check(tessera, name, rtol, threads):
     targets = corpus.targets_for(name, listed)
 
     work = tempfile.mkdtemp(prefix=f"tessera-real-{name}-")
-    ok = False
+    ok = True
     try:
         session = ort_session(model)
         spec = session.get_inputs()[0]
-        data = np.random.default_rng(2024).uniform(-1.7, 1.7, spec.shape).astype(np.float32)
-        input_path = os.path.join(work, "input.npy")
-        np.save(input_path, data)
-        cmd = [tessera, "run", model, "--targets", targets, "--input", f"{spec.name}={input_path}",
-               "--output-dir", work, "--repeat", "1", "--force"]
-        if threads:
-            cmd += ["--threads", str(threads)]
-        ours_run, tessera_s = run(cmd)
-        if ours_run.returncode != 0:
-            print(f"real-models {name}: `{' '.join(cmd)}` failed:\n{ours_run.stdout[-3000:]}"
-                  f"{ours_run.stderr[-3000:]}")
-            if targets == "cpu":
-                print(f"real-models {name}: if the cpu plugin cannot run it alone yet, list it in "
-                      f"{corpus.NEEDS_REFERENCE} with the reason")
-            return 1
-        counts = corpus.nodes_by_plugin(ours_run.stdout)
-        share = corpus.cpu_share(counts)
-        start = time.perf_counter()
-        outputs = session.run(None, {spec.name: data})
-        ort_s = time.perf_counter() - start
-        ok = True
-        for meta, reference in zip(session.get_outputs(), outputs):
-            ours = np.load(os.path.join(work, f"{meta.name}.npy"))
-            ok = compare("real-models", name, meta.name, ours, reference, rtol) and ok
-        print(f"real-models {name}: targets {targets}; nodes by plugin "
-              f"{' '.join(f'{k}={v}' for k, v in counts.items())} ({share:.0f}% on cpu); "
-              f"tessera run {tessera_s:.1f} s (2 runs), ORT {ort_s:.2f} s")
+        # Batch 1 (what the importer plans first) and, the corpus being exported with an open
+        # batch, batch 2: the session prepares and plans the graph again for it.
+        for batch in (1, 2):
+            shape = [batch] + [int(d) for d in spec.shape[1:]]
+            data = np.random.default_rng(2024 + batch).uniform(-1.7, 1.7, shape).astype(np.float32)
+            input_path = os.path.join(work, f"input_b{batch}.npy")
+            np.save(input_path, data)
+            out_dir = os.path.join(work, f"b{batch}")
+            cmd = [tessera, "run", model, "--targets", targets, "--input",
+                   f"{spec.name}={input_path}", "--output-dir", out_dir, "--repeat", "1", "--force"]
+            if threads:
+                cmd += ["--threads", str(threads)]
+            ours_run, tessera_s = run(cmd)
+            if ours_run.returncode != 0:
+                print(f"real-models {name}: `{' '.join(cmd)}` failed:\n{ours_run.stdout[-3000:]}"
+                      f"{ours_run.stderr[-3000:]}")
+                if targets == "cpu":
+                    print(f"real-models {name}: if the cpu plugin cannot run it alone yet, list it "
+                          f"in {corpus.NEEDS_REFERENCE} with the reason")
+                ok = False
+                return 1
+            counts = corpus.nodes_by_plugin(ours_run.stdout)
+            share = corpus.cpu_share(counts)
+            start = time.perf_counter()
+            outputs = session.run(None, {spec.name: data})
+            ort_s = time.perf_counter() - start
+            for meta, reference in zip(session.get_outputs(), outputs):
+                ours = np.load(os.path.join(out_dir, f"{meta.name}.npy"))
+                ok = compare("real-models", f"{name} batch {batch}", meta.name, ours, reference,
+                             rtol) and ok
+            print(f"real-models {name} batch {batch}: targets {targets}; nodes by plugin "
+                  f"{' '.join(f'{k}={v}' for k, v in counts.items())} ({share:.0f}% on cpu); "
+                  f"tessera run {tessera_s:.1f} s (2 runs), ORT {ort_s:.2f} s")
     finally:
         if ok:
             shutil.rmtree(work, ignore_errors=True)

@@ -49,7 +49,12 @@ def openvino_worker(model, threads, repeat, warmup):
     import numpy as np
     import openvino as ov
     core = ov.Core()
-    compiled = core.compile_model(model, "CPU", {
+    network = core.read_model(model)
+    # An open batch (the corpus exports one) is fixed at 1, as Tessera and ORT run it.
+    network.reshape({i.get_any_name(): [d.get_length() if d.is_static else 1
+                                        for d in i.get_partial_shape()]
+                     for i in network.inputs})
+    compiled = core.compile_model(network, "CPU", {
         "INFERENCE_NUM_THREADS": threads, "PERFORMANCE_HINT": "LATENCY",
         "INFERENCE_PRECISION_HINT": "f32", "CACHE_DIR": cache})
     request = compiled.create_infer_request()

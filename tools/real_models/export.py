@@ -161,8 +161,11 @@ def export(name, path):
     os.close(fd)
     try:
         with torch.no_grad():
+            # The batch stays open (dim_param "batch"), as deployments export it: the importer
+            # plans batch 1 first and a session plans again for the batch a run brings.
             torch.onnx.export(model, x, tmp, opset_version=OPSET, input_names=["input"],
-                              output_names=["output"], do_constant_folding=True)
+                              output_names=["output"], do_constant_folding=True,
+                              dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

@@ -26,10 +26,12 @@ void print_json(const ExecutionPlan& plan) {
     const NodePlacement& n = plan.nodes[i];
     std::printf(
         "  {\"name\": %s, \"op_type\": %s, \"plugin\": %s, \"device\": %s, "
-        "\"region\": %d, \"reason\": %s, \"config\": %s}%s\n",
+        "\"region\": %d, \"reason\": %s, \"config\": %s, \"estimate_us\": %.3f, "
+        "\"estimate\": %s}%s\n",
         json_string(n.node).c_str(), json_string(n.op_type).c_str(), json_string(n.plugin).c_str(),
         json_string(n.device).c_str(), n.region, json_string(n.reason).c_str(),
-        json_string(n.config).c_str(), i + 1 < plan.nodes.size() ? "," : "");
+        json_string(n.config).c_str(), n.estimate_us, json_string(n.estimate).c_str(),
+        i + 1 < plan.nodes.size() ? "," : "");
   }
   std::printf("]\n");
   for (const DevicePackPlan& p : plan.packs) {
@@ -56,6 +58,7 @@ void print_table(const ExecutionPlan& plan) {
   for (const NodePlacement& n : plan.nodes) {
     std::printf("%-28s %-18s %-12s %6d  %s\n", n.node.c_str(), n.op_type.c_str(), n.plugin.c_str(),
                 n.region, n.reason.c_str());
+    if (!n.estimate.empty()) std::printf("%-28s estimate: %s\n", "", n.estimate.c_str());
     if (!n.config.empty()) std::printf("%-28s config: %s\n", "", n.config.c_str());
   }
   std::printf("\nregions: %zu\n", plan.regions.size());
@@ -64,6 +67,10 @@ void print_table(const ExecutionPlan& plan) {
                 r.id, r.plugin.c_str(), r.device.c_str(), r.nodes.size(), r.inputs.size(),
                 r.outputs.size(), r.estimated_us);
   }
+  double total_us = 0;
+  for (const RegionPlacement& r : plan.regions) total_us += r.estimated_us;
+  std::printf("estimated total: %.0f us (node estimates: work against each device family's "
+              "throughput, targets/devices/*.yaml)\n", total_us);
   std::printf("boundary values: %d in %d host buffer(s), %zu bytes\n", plan.boundary_values,
               plan.buffers, plan.buffer_bytes);
   std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());

@@ -78,12 +78,15 @@ int cmd_run(int argc, char** argv) {
   const auto t_compile = std::chrono::steady_clock::now();
   Runner runner(std::move(workload));
   const auto t_ready = std::chrono::steady_clock::now();
-  runner.print_placement();
+  // A graph whose shapes depend on input values is planned by its first run.
+  const bool planned_by_run = !runner.graph().value_inputs.empty();
+  if (!planned_by_run) runner.print_placement();
   using Ms = std::chrono::duration<double, std::milli>;
   std::printf("start-up: import %.1f ms, load plugins + partition + compile %.1f ms\n",
               Ms(t_compile - t_import).count(), Ms(t_ready - t_compile).count());
 
   std::vector<Tensor> outputs = runner.run(inputs);  // warm-up, also the outputs we report
+  if (planned_by_run) runner.print_placement();
   std::vector<double> times_ms;
   for (int64_t i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();

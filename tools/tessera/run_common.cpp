@@ -1,6 +1,7 @@
 // Input loading/generation and the Runner used by `run` and `bench`.
 #include "run_common.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -33,10 +34,15 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     if (!is_input) throw Error("--input " + spec + ": the model has no input named '" + name + "'");
     Tensor t = read_npy(file);
     const Value& v = graph.value(id);
-    if (t.dtype() != v.dtype || t.shape() != v.shape) {
+    // Dims the model leaves open may take another size: the session plans for it.
+    bool fits = t.dtype() == v.dtype && t.shape().size() == v.shape.size();
+    for (size_t i = 0; fits && i < v.shape.size(); ++i) {
+      fits = t.shape()[i] == v.shape[i] || (i < v.open_dims.size() && v.open_dims[i]);
+    }
+    if (!fits) {
       throw Error("--input " + spec + ": " + file + " holds " + dtype_name(t.dtype()) + " " +
                   shape_str(t.shape()) + " but input '" + name + "' is " + dtype_name(v.dtype) +
-                  " " + shape_str(v.shape));
+                  " " + shape_str(v.shape) + (v.open_dims.empty() ? "" : " (open dims may differ)"));
     }
     inputs[name] = t;
   }
@@ -45,6 +51,12 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
   for (ValueId id : graph.inputs) {
     const Value& v = graph.value(id);
     if (inputs.count(v.name)) continue;
+    if (std::find(graph.value_inputs.begin(), graph.value_inputs.end(), id) !=
+        graph.value_inputs.end()) {
+      throw Error("input '" + v.name + "' decides shapes (its values are read when the graph is " +
+                  "planned), so random values would not do: give it with --input " + v.name +
+                  "=FILE.npy");
+    }
     generated = true;
     Tensor t(v.dtype, v.shape);
     if (v.dtype == DType::kFloat32) {
@@ -272,6 +284,10 @@ void Runner::print_placement() const {
   for (const std::string& t : plan.targets) std::printf("  %s\n", t.c_str());
   for (const DevicePackPlan& p : plan.packs) {
     std::printf("  pack for %s: %s\n", p.target.c_str(), p.reason.c_str());
+  }
+  if (!plan.value_inputs.empty()) {
+    std::printf("planned for inputs: %s\n  (values of %s decide shapes: other values plan again)\n",
+                plan.input_signature.c_str(), plan.value_inputs.c_str());
   }
   std::printf("placement (%zu nodes, %zu regions):\n", plan.nodes.size(), plan.regions.size());
   for (const NodePlacement& n : plan.nodes) {

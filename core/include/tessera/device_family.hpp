@@ -61,6 +61,12 @@ struct HardwareParams {
   int subgroup_size = 1;           // warp / wave / SIMD width, 1 = not applicable
   bool fp16 = false;               // native half-precision arithmetic
   bool image_support = false;      // image2d textures usable for tensors
+  // Throughput, for the partitioner's estimates (core/src/partition/cost_model.hpp); 0 = not
+  // given, and then the plugin's own estimate is used.
+  double gflops_per_unit = 0;  // fp32 peak GFLOP/s of one compute unit (core, shader core, CU)
+  double memory_gbps = 0;      // memory bandwidth the device reaches, GB/s
+  double launch_us = 0;        // fixed cost of one node: a kernel launch, a task dispatch
+  double transfer_gbps = 0;    // host <-> device copies, GB/s; 0 = the device uses host memory
 };
 
 // One targets/devices/<family>.yaml. Patterns are ECMAScript regexes searched case-insensitively.

@@ -55,6 +55,10 @@ struct Value {
   bool shape_known = false;
   // Set for initializers and for values folded to constants; shape/dtype then match it.
   std::shared_ptr<const Tensor> constant;
+  // Graph inputs only: per dimension, true where the model leaves it open (a dim_param such as
+  // "batch", or no value). `shape` holds the size planned first; a Session plans again when a run
+  // brings another size there. Empty = every dimension fixed.
+  std::vector<bool> open_dims;
 };
 
 struct Node {
@@ -73,6 +77,17 @@ class Graph {
   std::vector<Node> nodes;  // kept in topological order by topological_sort()
   std::vector<ValueId> inputs;   // runtime inputs (initializers excluded)
   std::vector<ValueId> outputs;
+
+  // Set by prepare_graph once every shape is inferred and shape computations are folded.
+  bool prepared = false;
+  // Set by prepare_graph: the graph as it was before preparation folded the input shapes into
+  // constants (Shape -> Gather -> Reshape chains). A Session prepares it again for inputs of
+  // other sizes in open dims or, with value_inputs, other values.
+  std::shared_ptr<const Graph> unprepared;
+  // Graph inputs whose values decide shapes (a Reshape's shape, Slice's starts or Resize's sizes
+  // fed at run time): a graph with any cannot be prepared before those values are known; a
+  // Session prepares and plans it per set of values (see prepare_for_inputs).
+  std::vector<ValueId> value_inputs;
 
   // Adds a value; throws if the name is already taken.
   ValueId add_value(Value value);

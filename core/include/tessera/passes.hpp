@@ -1,9 +1,28 @@
 // Graph passes run after import.
 #pragma once
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tessera/error.hpp"
 #include "tessera/graph.hpp"
 
 namespace tessera {
+
+// Thrown by shape inference when a node needs, at load time, values that come from graph inputs
+// (a Reshape whose shape is a graph input): `inputs` are those graph inputs. prepare_graph turns
+// it into Graph::value_inputs; prepare_for_inputs freezes them to the given values.
+class InputValuesNeeded : public UnsupportedError {
+ public:
+  InputValuesNeeded(const std::string& message, std::vector<ValueId> inputs)
+      : UnsupportedError(message), inputs(std::move(inputs)) {}
+  std::vector<ValueId> inputs;
+};
+
+// Graph inputs larger than this (elements) are never frozen to decide shapes: a node that needs
+// the values of, say, an image input at load time is an error, not a re-plan per run.
+constexpr int64_t kMaxValueInputElements = int64_t{1} << 16;
 
 // Infers dtype and shape of every value in topological order; throws naming the node on error.
 void infer_shapes(Graph& graph);
@@ -14,7 +33,22 @@ void infer_shapes(Graph& graph);
 // Nodes whose outputs would exceed `max_elements` per output are left in place.
 void fold_constants(Graph& graph, int64_t max_elements = int64_t{1} << 24);
 
-// infer_shapes + fold_constants + remove_dead_nodes, the standard preparation after import.
+// infer_shapes + fold_constants + remove_dead_nodes, the standard preparation after import. Keeps
+// the graph as it was before in graph.unprepared and sets graph.prepared. When shapes depend on
+// the values of graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false)
+// with those inputs in graph.value_inputs; prepare_for_inputs prepares it once values are known.
 void prepare_graph(Graph& graph);
+
+// A prepared copy of `graph` (its unprepared form when it was prepared) for these inputs: every
+// graph input takes the given tensor's shape, which may differ from the planned one only in the
+// dimensions the model leaves open (Value::open_dims), and every value input becomes a constant
+// holding the given values (and leaves graph.inputs). Value inputs found on the way are added to
+// the result's value_inputs. Throws tessera::Error naming the input on a missing tensor or a
+// dtype, rank or fixed-dimension mismatch, and naming the node when inference fails.
+Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>& inputs);
+
+// Whether `graph` can be prepared again for other input shapes or values (it keeps its
+// unprepared form, or was never prepared).
+bool can_prepare_again(const Graph& graph);
 
 }  // namespace tessera

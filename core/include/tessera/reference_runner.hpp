@@ -10,7 +10,9 @@
 
 namespace tessera {
 
-// `inputs` maps graph input names to tensors whose dtype and shape must match the graph.
+// `inputs` maps graph input names to tensors whose dtype and shape must match the graph, except
+// where the graph can be prepared for them (open dimensions, value inputs: see
+// prepare_for_inputs).
 // Returns the graph outputs in graph.outputs order. Throws naming the input or node on error.
 std::vector<Tensor> run_reference(const Graph& graph, const std::map<std::string, Tensor>& inputs);
 

@@ -4,9 +4,16 @@
 // compiles every region (falling back to the next target when a compile fails), and plans host
 // buffers for the values crossing region boundaries, reusing memory by liveness.
 //
+// Shapes decided at run time: the graph given keeps its unprepared form (Graph::unprepared), so a
+// run whose inputs differ in a dimension the model leaves open (a symbolic batch), or that brings
+// new values for inputs that decide shapes (Graph::value_inputs: a Reshape's shape, Resize's
+// sizes fed at run time), prepares the graph again for those inputs, plans and compiles it, and
+// keeps the plan per input signature (SessionOptions::plan_cache_size), as MNN's resize does.
+//
 // Thread safety: a Session may be shared between threads. run() and profile() are serialized by
 // an internal mutex (the boundary buffers are shared), so concurrent run() calls are safe but do
-// not overlap; plan() and graph() are immutable after construction and need no locking.
+// not overlap. plan() and graph() describe the plan of the latest run (the first plan before
+// any); a reference stays valid until a run plans for other inputs while that plan is dropped.
 #pragma once
 
 #include <map>
@@ -49,6 +56,10 @@ struct SessionOptions {
   int32_t min_island_nodes = 1;
   // false: a region that fails to compile is an error instead of moving to the next target.
   bool allow_fallback = true;
+  // Plans kept, one per input signature (input shapes, and the values of inputs that decide
+  // shapes); the least recently used is dropped beyond this. Only the running plan holds its
+  // boundary buffers.
+  int32_t plan_cache_size = 8;
   // Absolute; "" = none. Plugins that build kernel programs write their sources there (one
   // <kernel>.cl per program, never replacing a different file of the same name).
   std::string dump_kernels_dir;
@@ -99,6 +110,10 @@ struct NodePlacement {
   int region = -1;
   // "mali: unsupported: op Resize not implemented -> reference: supported, est 3.1 us"
   std::string reason;
+  // The estimate on the chosen target and its parts: "61 us: compute 5.2 us (2.1 GFLOP at
+  // 115 GFLOP/s), memory 60 us (1.2 MB at 20 GB/s), launch 2 us [x86-64-cpu]".
+  std::string estimate;
+  double estimate_us = 0.0;
   // Where the node's schedule config came from: "relu.blocked{block=4} from pack FILE (device
   // match)" or "heuristic (no pack entry for workload '...')".
   std::string config;
@@ -120,6 +135,14 @@ struct ExecutionPlan {
   std::vector<RegionPlacement> regions;  // execution order
   std::vector<DevicePackPlan> packs;     // per resolved target, in target order
   std::vector<std::string> warnings;     // fallbacks, skipped targets, refused pack entries
+  // The inputs this plan was prepared for: "x: float32 [4, 3, 224, 224]; shape: int64 [2] = 4,-1".
+  std::string input_signature;
+  // Inputs whose values decide shapes ("'shape', 'sizes'"), "" for none: each new set of values
+  // is prepared and planned again.
+  std::string value_inputs;
+  // 1 for the first plan a Session makes, 2 for the next, ...; a run that reuses a cached plan
+  // keeps its number. 0 before the first plan.
+  int plan_number = 0;
   int boundary_values = 0;               // values living in host buffers between regions
   int buffers = 0;                       // buffers they share after liveness reuse
   size_t buffer_bytes = 0;

@@ -163,7 +163,8 @@ DeviceFamily load_device_family(const std::string& path) {
   if (root.has("params")) {
     MapReader p(path, root.map("params"), "params",
                 {"preferred_vector_width", "max_work_group_size", "local_memory_bytes",
-                 "subgroup_size", "fp16", "image_support"});
+                 "subgroup_size", "fp16", "image_support", "gflops_per_unit", "memory_gbps",
+                 "launch_us", "transfer_gbps"});
     HardwareParams& hw = f.params;
     hw.preferred_vector_width =
         static_cast<int>(p.integer("preferred_vector_width", hw.preferred_vector_width, 1, 64));
@@ -173,6 +174,10 @@ DeviceFamily load_device_family(const std::string& path) {
     hw.subgroup_size = static_cast<int>(p.integer("subgroup_size", hw.subgroup_size, 1, 1024));
     hw.fp16 = p.boolean("fp16", hw.fp16);
     hw.image_support = p.boolean("image_support", hw.image_support);
+    hw.gflops_per_unit = p.number("gflops_per_unit", hw.gflops_per_unit, 0, 1e6);
+    hw.memory_gbps = p.number("memory_gbps", hw.memory_gbps, 0, 1e5);
+    hw.launch_us = p.number("launch_us", hw.launch_us, 0, 1e6);
+    hw.transfer_gbps = p.number("transfer_gbps", hw.transfer_gbps, 0, 1e5);
   }
   return f;
 }

@@ -2,10 +2,31 @@
 #include "tessera/reference_runner.hpp"
 
 #include "../../ops/op.hpp"
+#include "tessera/passes.hpp"
 
 namespace tessera {
+namespace {
 
-std::vector<Tensor> run_reference(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
+// Whether `graph` must be prepared again for these inputs: it needs input values, or an input's
+// shape differs from the planned one in a dimension the model leaves open.
+bool needs_preparation(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
+  if (!graph.value_inputs.empty()) return true;
+  if (graph.unprepared == nullptr) return false;
+  for (ValueId id : graph.inputs) {
+    const Value& v = graph.value(id);
+    auto it = inputs.find(v.name);
+    if (it != inputs.end() && it->second.shape() != v.shape && !v.open_dims.empty()) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Tensor> run_reference(const Graph& given, const std::map<std::string, Tensor>& inputs) {
+  Graph prepared;
+  const bool again = needs_preparation(given, inputs);
+  if (again) prepared = prepare_for_inputs(given, inputs);
+  const Graph& graph = again ? prepared : given;
   const std::string where = graph.source.empty() ? "graph" : graph.source;
   std::vector<Tensor> slots(graph.values.size());
   for (size_t i = 0; i < graph.values.size(); ++i) {
@@ -24,7 +45,7 @@ std::vector<Tensor> run_reference(const Graph& graph, const std::map<std::string
   }
   for (const auto& [name, tensor] : inputs) {
     bool known = false;
-    for (ValueId id : graph.inputs) known = known || graph.value(id).name == name;
+    for (ValueId id : given.inputs) known = known || given.value(id).name == name;
     if (!known) throw Error(where + ": '" + name + "' is not an input of the model");
   }
   for (const Node& node : graph.nodes) {

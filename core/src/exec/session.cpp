@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
+#include <list>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "partition/partitioner.hpp"
 #include "plugins/pack_apply.hpp"
 #include "tessera/error.hpp"
+#include "tessera/passes.hpp"
 
 namespace tessera {
 
@@ -32,6 +35,22 @@ std::vector<std::string> parse_target_list(const std::string& list) {
 namespace {
 
 using partition::Target;
+
+// A value input's elements for a plan's signature: exact (floats to 9 digits, which round-trip).
+std::string tensor_values_text(const Tensor& t) {
+  std::string text;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (i) text += ",";
+    if (t.dtype() == DType::kFloat32 || t.dtype() == DType::kFloat16) {
+      char number[32];
+      std::snprintf(number, sizeof(number), "%.9g", t.scalar_as_double(i));
+      text += number;
+    } else {
+      text += std::to_string(t.scalar_as_int64(i));
+    }
+  }
+  return text;
+}
 
 // Picks the device of `plugin` matching `selector`: the best score > 0.
 std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions& options,
@@ -119,24 +138,45 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
 
 }  // namespace
 
-struct Session::Impl {
-  Graph graph;
-  std::shared_ptr<const PluginHost> host;
-  ExecutionPlan plan;
-
+// One preparation of the graph for one input signature: partitioned, compiled, buffers planned.
+struct Planned {
   struct Step {
     std::shared_ptr<PluginRegion> region;
     std::vector<ValueId> inputs, outputs;
   };
+  Graph graph;
+  ExecutionPlan plan;
   std::vector<Step> steps;
-  std::vector<int> value_buffer;                // per value: buffer index, -1 if none
-  std::vector<std::vector<std::byte>> buffers;  // boundary buffers, reused by liveness
+  std::vector<int> value_buffer;    // per value: buffer index, -1 if none
+  std::vector<size_t> buffer_sizes;  // boundary buffers, reused by liveness
+};
+
+struct Session::Impl {
+  Graph given;  // as the caller passed it; prepared again per signature when it can be
+  std::shared_ptr<const PluginHost> host;
+  SessionOptions options;
+  // Resolved once: targets, their packs, and the plan parts every preparation shares.
+  std::vector<Target> targets;
+  std::vector<detail::DevicePacks> device_packs;
+  ExecutionPlan base_plan;
+  std::vector<ValueId> value_inputs;  // graph inputs whose values decide shapes
+  bool replans = false;               // other shapes or values may be prepared and planned
+  int plans_made = 0;
+  // Plans by input signature, most recently used first; `current` ran last and owns `buffers`.
+  std::list<std::pair<std::string, std::shared_ptr<Planned>>> plans;
+  std::shared_ptr<Planned> current;
+  std::vector<std::vector<std::byte>> buffers;
+  ExecutionPlan waiting_plan;  // plan() before the first run of a graph that needs input values
   std::vector<RegionProfile> last_profile;
   mutable std::mutex mutex;
 
-  void build(const SessionOptions& options);
-  void plan_buffers();
-  void check_plan_memory(const std::vector<size_t>& buffer_sizes) const;
+  void resolve();
+  std::shared_ptr<Planned> build(Graph graph) const;
+  void plan_buffers(Planned& p) const;
+  void check_plan_memory(const Planned& p) const;
+  std::string signature(const std::map<std::string, Tensor>* inputs) const;
+  Planned& planned_for(const std::map<std::string, Tensor>& inputs);
+  void make_current(const std::shared_ptr<Planned>& p);
 };
 
 DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
@@ -147,28 +187,49 @@ DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDevice
   return packs.plan;
 }
 
-void Session::Impl::build(const SessionOptions& options) {
-  std::vector<Target> targets = resolve_targets(*host, options, plan);
+void Session::Impl::resolve() {
+  targets = resolve_targets(*host, options, base_plan);
   // Packs first: a bad --pack file fails before any compile work.
   const detail::PackSources pack_sources = detail::load_pack_sources(options);
-  for (const std::string& w : pack_sources.warnings) plan.warnings.push_back(w);
-  std::vector<detail::DevicePacks> device_packs;
-  for (const Target& t : targets) {
+  for (const std::string& w : pack_sources.warnings) base_plan.warnings.push_back(w);
+  for (Target& t : targets) {
     device_packs.push_back(
         detail::select_device_packs(pack_sources, t.spec, t.plugin->name(), t.info));
-    plan.packs.push_back(device_packs.back().plan);
+    base_plan.packs.push_back(device_packs.back().plan);
+    // The family's throughput prices this target's nodes; a CPU uses as many cores as it has
+    // threads.
+    for (const DeviceFamily& f : pack_sources.families) {
+      if (f.id != device_packs.back().plan.family) continue;
+      int64_t units = std::max<int64_t>(t.info.compute_units, 1);
+      int32_t threads = options.threads;
+      const auto per_target = options.target_settings.find(t.spec);
+      if (per_target != options.target_settings.end() && per_target->second.threads > 0) {
+        threads = per_target->second.threads;
+      }
+      if (t.host_memory() && threads > 0) units = std::min<int64_t>(units, threads);
+      t.throughput = partition::device_throughput(f, units);
+    }
   }
   for (const Pack& p : pack_sources.file_packs) {
     const bool used = std::any_of(targets.begin(), targets.end(),
                                   [&](const Target& t) { return t.plugin->name() == p.plugin; });
     if (!used) {
-      plan.warnings.push_back("--pack " + p.file + " is for plugin '" + p.plugin +
-                              "', which is not among the targets; ignored");
+      base_plan.warnings.push_back("--pack " + p.file + " is for plugin '" + p.plugin +
+                                   "', which is not among the targets; ignored");
     }
   }
   for (const detail::DevicePacks& d : device_packs) {
-    for (const std::string& w : d.plan.warnings) plan.warnings.push_back("packs: " + w);
+    for (const std::string& w : d.plan.warnings) base_plan.warnings.push_back("packs: " + w);
   }
+}
+
+std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
+  auto result = std::make_shared<Planned>();
+  result->graph = std::move(prepared);
+  result->plan = base_plan;
+  const Graph& graph = result->graph;
+  ExecutionPlan& plan = result->plan;
+  std::vector<Planned::Step>& steps = result->steps;
   // Per (target, graph node): the config outcome of the node's latest compile on that target.
   std::map<std::pair<int, int>, detail::NodeConfigOutcome> config_outcomes;
 
@@ -245,7 +306,7 @@ void Session::Impl::build(const SessionOptions& options) {
   for (size_t r = 0; r < regions.size(); ++r) {
     const int t = assignment.target[static_cast<size_t>(regions[r][0])];
     const Target& target = targets[static_cast<size_t>(t)];
-    Step step;
+    Planned::Step step;
     step.region = compiled.at({t, regions[r]});
     step.inputs = step.region->input_values();
     step.outputs = step.region->output_values();
@@ -271,8 +332,10 @@ void Session::Impl::build(const SessionOptions& options) {
                             target.plugin->name(),
                             target.info.name,
                             region_of[n],
-                            assignment.reason[n],
-                            ""};
+                            assignment.reason[n]};
+    const partition::NodeAnswer& answer = answers[n][static_cast<size_t>(t)];
+    placement.estimate = answer.estimate;
+    placement.estimate_us = answer.cost_us;
     auto it = config_outcomes.find({t, static_cast<int>(n)});
     if (it != config_outcomes.end()) {
       placement.config = it->second.text;
@@ -280,12 +343,17 @@ void Session::Impl::build(const SessionOptions& options) {
     }
     plan.nodes.push_back(std::move(placement));
   }
-  plan_buffers();
+  plan_buffers(*result);
+  return result;
 }
 
 // Values produced by a region get a host buffer; a buffer is reused once every reader of its
 // previous value has run. Graph outputs are never reused (they are copied out at the end).
-void Session::Impl::plan_buffers() {
+void Session::Impl::plan_buffers(Planned& p) const {
+  const Graph& graph = p.graph;
+  const std::vector<Planned::Step>& steps = p.steps;
+  std::vector<int>& value_buffer = p.value_buffer;
+  ExecutionPlan& plan = p.plan;
   const int kForever = INT_MAX;
   std::vector<int> last_use(graph.values.size(), -1);
   for (size_t s = 0; s < steps.size(); ++s) {
@@ -328,17 +396,18 @@ void Session::Impl::plan_buffers() {
       ++plan.boundary_values;
     }
   }
-  check_plan_memory(sizes);
-  buffers.clear();
-  for (size_t bytes : sizes) buffers.emplace_back(bytes);
-  plan.buffers = static_cast<int>(buffers.size());
+  p.buffer_sizes = std::move(sizes);
+  check_plan_memory(p);
+  plan.buffers = static_cast<int>(p.buffer_sizes.size());
   plan.buffer_bytes = 0;
-  for (size_t bytes : sizes) plan.buffer_bytes += bytes;
+  for (size_t bytes : p.buffer_sizes) plan.buffer_bytes += bytes;
 }
 
 // Refuses a plan whose constants, boundary buffers and outputs together exceed the memory limit,
 // before the buffers are allocated, naming the largest value so the user knows what to shrink.
-void Session::Impl::check_plan_memory(const std::vector<size_t>& buffer_sizes) const {
+void Session::Impl::check_plan_memory(const Planned& p) const {
+  const Graph& graph = p.graph;
+  const std::vector<size_t>& buffer_sizes = p.buffer_sizes;
   const char* what = "session memory plan";
   int64_t total = 0;
   int64_t largest = -1;
@@ -381,48 +450,140 @@ Session::Session(Graph graph, const SessionOptions& options)
 Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<const PluginHost> host)
     : impl_(std::make_unique<Impl>()) {
   if (!host) throw Error("Session: no plugin host given");
-  impl_->graph = std::move(graph);
-  impl_->host = std::move(host);
-  impl_->build(options);
+  if (options.plan_cache_size < 1) {
+    throw Error("Session: plan_cache_size must be at least 1, got " +
+                std::to_string(options.plan_cache_size));
+  }
+  Impl& impl = *impl_;
+  impl.given = std::move(graph);
+  impl.host = std::move(host);
+  impl.options = options;
+  impl.value_inputs = impl.given.value_inputs;
+  impl.replans = impl.given.unprepared != nullptr || !impl.value_inputs.empty();
+  impl.resolve();
+  if (!impl.value_inputs.empty()) {
+    // Shapes depend on input values: each run's values are prepared and planned (then cached).
+    impl.waiting_plan = impl.base_plan;
+    std::string names;
+    for (ValueId id : impl.value_inputs) {
+      names += (names.empty() ? "'" : ", '") + impl.given.value(id).name + "'";
+    }
+    impl.waiting_plan.warnings.push_back(
+        "shapes depend on the values of input(s) " + names +
+        ": the graph is prepared and planned at the first run, and again for other values");
+    impl.waiting_plan.value_inputs = names;
+    return;
+  }
+  auto first = impl.build(impl.given);
+  first->plan.plan_number = ++impl.plans_made;
+  first->plan.input_signature = impl.signature(nullptr);
+  impl.plans.emplace_front(first->plan.input_signature, first);
+  impl.make_current(first);
 }
 
 Session::~Session() = default;
 
+// "x: float32 [1, 3, 224, 224]; shape: int64 [2] = 1,-1" from the tensors given, or from the
+// given graph's inputs (nullptr). Values are part of it only for value inputs.
+std::string Session::Impl::signature(const std::map<std::string, Tensor>* inputs) const {
+  std::string text;
+  for (ValueId id : given.inputs) {
+    const Value& v = given.value(id);
+    const Tensor* t = nullptr;
+    if (inputs != nullptr) {
+      auto it = inputs->find(v.name);
+      if (it != inputs->end()) t = &it->second;
+    }
+    text += (text.empty() ? "" : "; ") + v.name + ": " + dtype_name(t ? t->dtype() : v.dtype) +
+            " " + shape_str(t ? t->shape() : v.shape);
+    if (t != nullptr &&
+        std::find(value_inputs.begin(), value_inputs.end(), id) != value_inputs.end()) {
+      text += " = " + tensor_values_text(*t);
+    }
+  }
+  return text;
+}
+
+void Session::Impl::make_current(const std::shared_ptr<Planned>& p) {
+  if (current == p) return;
+  // Only the plan that runs holds boundary buffers: cached plans keep their compiled regions,
+  // not their memory.
+  buffers.clear();
+  current = p;
+  for (size_t bytes : p->buffer_sizes) buffers.emplace_back(bytes);
+}
+
+Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs) {
+  const std::string where = given.source.empty() ? "graph" : given.source;
+  for (const auto& [name, tensor] : inputs) {
+    const ValueId id = given.find_value(name);
+    if (id == kNoValue ||
+        std::find(given.inputs.begin(), given.inputs.end(), id) == given.inputs.end()) {
+      throw Error(where + ": '" + name + "' is not an input of the model");
+    }
+  }
+  for (ValueId id : given.inputs) {
+    const Value& v = given.value(id);
+    if (inputs.count(v.name) == 0) throw Error(where + ": no tensor given for input '" + v.name + "'");
+  }
+  const std::string key = signature(&inputs);
+  for (auto it = plans.begin(); it != plans.end(); ++it) {
+    if (it->first != key) continue;
+    plans.splice(plans.begin(), plans, it);
+    make_current(it->second);
+    return *current;
+  }
+  if (!replans) {
+    // A graph prepared without its unprepared form (built in memory) runs only as planned.
+    for (ValueId id : given.inputs) {
+      const Value& v = given.value(id);
+      const Tensor& t = inputs.at(v.name);
+      if (t.dtype() != v.dtype || t.shape() != v.shape) {
+        throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
+                    shape_str(v.shape) + ", got " + dtype_name(t.dtype()) + " " +
+                    shape_str(t.shape()));
+      }
+    }
+  }
+  Graph prepared = prepare_for_inputs(given, inputs);
+  for (ValueId id : prepared.value_inputs) {
+    if (std::find(value_inputs.begin(), value_inputs.end(), id) == value_inputs.end()) {
+      value_inputs.push_back(id);
+    }
+  }
+  auto p = build(std::move(prepared));
+  p->plan.plan_number = ++plans_made;
+  p->plan.input_signature = signature(&inputs);  // with any value inputs found just now
+  for (ValueId id : value_inputs) {
+    p->plan.value_inputs += (p->plan.value_inputs.empty() ? "'" : ", '") +
+                            given.value(id).name + "'";
+  }
+  plans.emplace_front(p->plan.input_signature, p);
+  while (plans.size() > static_cast<size_t>(options.plan_cache_size)) plans.pop_back();
+  make_current(p);
+  return *current;
+}
+
 std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  const Graph& graph = impl_->graph;
-  const std::string where = graph.source.empty() ? "graph" : graph.source;
+  Planned& planned = impl_->planned_for(inputs);
+  const Graph& graph = planned.graph;
   std::vector<const void*> location(graph.values.size(), nullptr);
   for (size_t i = 0; i < graph.values.size(); ++i) {
     if (graph.values[i].constant) location[i] = graph.values[i].constant->raw();
   }
-  for (const auto& [name, tensor] : inputs) {
-    const ValueId id = graph.find_value(name);
-    if (id == kNoValue ||
-        std::find(graph.inputs.begin(), graph.inputs.end(), id) == graph.inputs.end()) {
-      throw Error(where + ": '" + name + "' is not an input of the model");
-    }
-  }
   for (ValueId id : graph.inputs) {
-    const Value& v = graph.value(id);
-    auto it = inputs.find(v.name);
-    if (it == inputs.end()) throw Error(where + ": no tensor given for input '" + v.name + "'");
-    if (it->second.dtype() != v.dtype || it->second.shape() != v.shape) {
-      throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
-                  shape_str(v.shape) + ", got " + dtype_name(it->second.dtype()) + " " +
-                  shape_str(it->second.shape()));
-    }
-    location[static_cast<size_t>(id)] = it->second.raw();
+    location[static_cast<size_t>(id)] = inputs.at(graph.value(id).name).raw();
   }
   std::vector<RegionProfile> profile;
-  for (size_t s = 0; s < impl_->steps.size(); ++s) {
-    Impl::Step& step = impl_->steps[s];
+  for (size_t s = 0; s < planned.steps.size(); ++s) {
+    Planned::Step& step = planned.steps[s];
     std::vector<const void*> in;
     std::vector<void*> out;
     for (ValueId v : step.inputs) in.push_back(location[static_cast<size_t>(v)]);
     for (ValueId v : step.outputs) {
-      void* p =
-          impl_->buffers[static_cast<size_t>(impl_->value_buffer[static_cast<size_t>(v)])].data();
+      void* p = impl_->buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])]
+                    .data();
       out.push_back(p);
       location[static_cast<size_t>(v)] = p;
     }
@@ -445,7 +606,8 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
 }
 
 const ExecutionPlan& Session::plan() const {
-  return impl_->plan;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->current ? impl_->current->plan : impl_->waiting_plan;
 }
 
 std::vector<RegionProfile> Session::profile() const {
@@ -454,7 +616,8 @@ std::vector<RegionProfile> Session::profile() const {
 }
 
 const Graph& Session::graph() const {
-  return impl_->graph;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->current ? impl_->current->graph : impl_->given;
 }
 const PluginHost& Session::plugin_host() const {
   return *impl_->host;

@@ -4,6 +4,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -255,6 +256,15 @@ class ModelImporter {
       v.dtype = d.dtype;
       v.shape = input_shape(in.name(), d, context);
       v.shape_known = true;
+      // Dims the model leaves open keep that status when --input-shape gives them a size: the
+      // size is what is planned first, and a run may bring another.
+      v.open_dims.assign(v.shape.size(), !d.has_shape);
+      for (size_t i = 0; d.has_shape && i < d.dims.size() && i < v.shape.size(); ++i) {
+        v.open_dims[i] = !d.dims[i].has_value();
+      }
+      if (std::none_of(v.open_dims.begin(), v.open_dims.end(), [](bool b) { return b; })) {
+        v.open_dims.clear();
+      }
       graph_.inputs.push_back(id);
       names += (names.empty() ? "" : ", ") + in.name();
     }

@@ -109,6 +109,16 @@ std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
       a.supported = status == TSR_OK && support.supported == 1;
       a.cost_us = support.cost_us;
       a.reason = support.reason;
+      if (a.supported) {
+        if (targets[t].throughput.known()) {
+          const Estimate e = estimate(node_work(graph, graph.nodes[n]), targets[t].throughput);
+          a.cost_us = e.us;
+          a.estimate = e.text;
+        } else {
+          a.estimate = format_us(a.cost_us) + " us (the plugin's estimate: no device family " +
+                       "with throughput figures matched this device)";
+        }
+      }
       if (status != TSR_OK) {
         a.reason = "query failed (status " + std::to_string(status) + ")" +
                    (a.reason.empty() ? "" : ": " + a.reason);
@@ -134,6 +144,10 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
     const NodeAnswer& a = answers[static_cast<size_t>(n)][static_cast<size_t>(t)];
     return targets[static_cast<size_t>(t)].spec + ": supported, est " + format_us(a.cost_us) +
            " us" + (a.reason.empty() ? "" : " (" + a.reason + ")");
+  };
+  auto launch_us = [&](int t) {
+    const Throughput& tp = targets[static_cast<size_t>(t)].throughput;
+    return tp.known() ? tp.launch_us : kLaunchOverheadUs;
   };
 
   Assignment result;
@@ -172,7 +186,9 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
   constexpr int kHost = -1;  // graph inputs/outputs live in host memory
   auto transfer_us = [&](ValueId v, int t) {
     if (t == kHost || targets[static_cast<size_t>(t)].host_memory()) return 0.0;
-    return static_cast<double>(value_bytes(graph.value(v))) / kTransferBytesPerUs;
+    const Throughput& tp = targets[static_cast<size_t>(t)].throughput;
+    const double bytes_per_us = tp.transfer_gbps > 0 ? tp.transfer_gbps * 1e3 : kTransferBytesPerUs;
+    return static_cast<double>(value_bytes(graph.value(v))) / bytes_per_us;
   };
   for (size_t pass = 0; pass < num_nodes * targets.size() + 1; ++pass) {
     bool changed = false;
@@ -207,9 +223,7 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
       auto cost_on = [&](int t) {
         double cost = 0;
         for (int n : group) cost += answers[static_cast<size_t>(n)][static_cast<size_t>(t)].cost_us;
-        if (t == current && !targets[static_cast<size_t>(t)].host_memory()) {
-          cost += kLaunchOverheadUs;
-        }
+        if (t == current && !targets[static_cast<size_t>(t)].host_memory()) cost += launch_us(t);
         for (const auto& [v, other] : edges) {
           if (other != t) cost += transfer_us(v, t) + transfer_us(v, other);
         }
@@ -225,10 +239,6 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
         if (edge.second != kHost && edge.second != current) neighbours.insert(edge.second);
       }
       for (int t : neighbours) {
-        if (targets[static_cast<size_t>(t)].last_resort() &&
-            targets[static_cast<size_t>(current)].host_memory()) {
-          continue;
-        }
         bool ok = true;
         for (int n : group) ok = ok && allowed(n, t);
         if (!ok) continue;
@@ -237,6 +247,8 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
           cheapest = t;
           cheapest_cost = c;
         }
+        // The deployment's min_island_nodes may send an island to reference; an estimate never.
+        if (targets[static_cast<size_t>(t)].last_resort()) continue;
         if (c < best_cost - 1e-9) {
           best = t;
           best_cost = c;

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "partition/cost_model.hpp"
 #include "tessera/graph.hpp"
 #include "tessera/plugin_host.hpp"
 
@@ -19,23 +20,27 @@ struct Target {
   std::string spec;  // as the user wrote it: "mali:any"
   int32_t device = 0;
   PluginDeviceInfo info;
+  // From the device's family descriptor; unknown: the plugin's own estimates are used.
+  Throughput throughput;
   // Device works on host memory directly: region boundaries cost it no transfer.
   bool host_memory() const { return info.kind == "cpu"; }
-  // The reference plugin: the oracle's naive loops, a last resort. Island merge-back never moves
-  // nodes from a host-memory target (cpu) onto it: with no transfers to save, only a wrong
-  // estimate could make the naive loops look faster. A GPU island may still merge back when its
-  // boundary copies cost more than it saves.
+  // The reference plugin: the oracle's naive loops, a last resort. Island merge-back by estimate
+  // never moves nodes onto it: a node lands there only when no target before it in the user's
+  // order can run it, when the user put it first, or by the deployment's min_island_nodes.
   bool last_resort() const { return plugin != nullptr && plugin->name() == "reference"; }
 };
 
 struct NodeAnswer {
   bool supported = false;
+  // The estimate from the node's work and the device's throughput (cost_model.hpp) where the
+  // device's family gives throughput figures, else the plugin's own estimate.
   double cost_us = 0.0;
+  std::string estimate;  // how cost_us was reached, for `tessera plan`
   std::string reason;
 };
 
-// Assumed cost model for boundaries of non-host devices (no measurement yet): a host<->device copy
-// at this bandwidth plus a fixed launch overhead per region.
+// For devices whose family gives no throughput: a host<->device copy at this bandwidth plus a
+// fixed launch overhead per region.
 constexpr double kTransferBytesPerUs = 5000.0;  // 5 GB/s
 constexpr double kLaunchOverheadUs = 10.0;
 

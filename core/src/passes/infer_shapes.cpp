@@ -3,6 +3,7 @@
 // Inference and folding share one sweep because they depend on each other: PyTorch exports
 // compute Reshape's target shape with Shape -> Gather -> Concat, and Reshape can only be inferred
 // once that chain has been folded to a constant.
+#include <algorithm>
 #include <memory>
 #include <unordered_set>
 
@@ -121,6 +122,9 @@ class Sweep {
     std::vector<ops::OutputInfo> outs;
     try {
       outs = ops::infer_node(node, graph_.opset, where, std::move(infos));
+    } catch (const ops::ConstantNeeded& e) {
+      throw_values_needed(e);
+      rethrow_with(where);
     } catch (...) {
       rethrow_with(where);
     }
@@ -142,6 +146,44 @@ class Sweep {
       v.shape_known = true;
       check_value_size(v, where + ": output ");
     }
+  }
+
+  // When the value a node needs at load time comes from small graph inputs only, throws
+  // InputValuesNeeded naming them; returns otherwise (the caller reports the plain error).
+  void throw_values_needed(const ops::ConstantNeeded& e) {
+    if (e.value == kNoValue) return;
+    const std::vector<int> producer = graph_.producers();
+    std::vector<ValueId> roots;
+    std::vector<ValueId> stack{e.value};
+    std::vector<char> seen(graph_.values.size(), 0);
+    while (!stack.empty()) {
+      const ValueId v = stack.back();
+      stack.pop_back();
+      if (v == kNoValue || seen[static_cast<size_t>(v)]) continue;
+      seen[static_cast<size_t>(v)] = 1;
+      const Value& value = graph_.value(v);
+      if (value.constant) continue;
+      const int p = producer[static_cast<size_t>(v)];
+      if (p < 0) {
+        if (std::find(graph_.inputs.begin(), graph_.inputs.end(), v) == graph_.inputs.end()) {
+          return;  // neither produced nor an input: the graph's own error applies
+        }
+        if (!value.shape_known || shape_numel(value.shape) > kMaxValueInputElements) return;
+        roots.push_back(v);
+        continue;
+      }
+      const Node& n = graph_.nodes[static_cast<size_t>(p)];
+      // Shape and Size read only their input's shape, which is known by now.
+      if (n.op_type == "Shape" || n.op_type == "Size") continue;
+      for (ValueId in : n.inputs) stack.push_back(in);
+    }
+    if (roots.empty()) return;
+    std::sort(roots.begin(), roots.end());
+    std::string names;
+    for (ValueId r : roots) names += (names.empty() ? "'" : ", '") + graph_.value(r).name + "'";
+    throw InputValuesNeeded(std::string(e.what()) + " (it comes from the values of graph input" +
+                                (roots.size() > 1 ? "s " : " ") + names + ")",
+                            std::move(roots));
   }
 
   bool try_fold(const Node& node) {

@@ -1,12 +1,109 @@
-// The standard preparation run after import.
+// The standard preparation run after import, and its re-run for the inputs of one run.
+#include <algorithm>
+#include <set>
+
 #include "tessera/passes.hpp"
 
 namespace tessera {
+namespace {
+
+std::string dims_text(const Value& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const bool open = i < v.open_dims.size() && v.open_dims[i];
+    s += (i ? ", " : "") + (open ? std::string("?") : std::to_string(v.shape[i]));
+  }
+  return s + "]";
+}
+
+// Sets each input's shape from its tensor; a value input becomes a constant with a private copy
+// of the values (the caller may reuse its tensors after the run).
+void bind_inputs(Graph& g, const std::map<std::string, Tensor>& inputs,
+                 const std::set<ValueId>& value_inputs) {
+  const std::string where = g.source.empty() ? "graph" : g.source;
+  for (ValueId id : g.inputs) {
+    Value& v = g.value(id);
+    auto it = inputs.find(v.name);
+    if (it == inputs.end()) throw Error(where + ": no tensor given for input '" + v.name + "'");
+    const Tensor& t = it->second;
+    bool fits = t.dtype() == v.dtype && t.shape().size() == v.shape.size();
+    for (size_t i = 0; fits && i < v.shape.size(); ++i) {
+      const bool open = i < v.open_dims.size() && v.open_dims[i];
+      fits = open || t.shape()[i] == v.shape[i];
+    }
+    if (!fits) {
+      throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
+                  dims_text(v) + " ('?' = a dimension the model leaves open), got " +
+                  dtype_name(t.dtype()) + " " + shape_str(t.shape()));
+    }
+    v.shape = t.shape();
+    if (value_inputs.count(id)) v.constant = std::make_shared<const Tensor>(t.clone());
+  }
+  g.inputs.erase(std::remove_if(g.inputs.begin(), g.inputs.end(),
+                                [&](ValueId id) { return value_inputs.count(id) != 0; }),
+                 g.inputs.end());
+}
+
+}  // namespace
 
 void prepare_graph(Graph& graph) {
   graph.topological_sort();
-  fold_constants(graph);  // infers every shape as it goes
+  auto before = std::make_shared<Graph>(graph);
+  before->unprepared.reset();
+  before->prepared = false;
+  try {
+    fold_constants(graph);  // infers every shape as it goes
+  } catch (const InputValuesNeeded& e) {
+    graph = std::move(*before);
+    for (ValueId id : e.inputs) {
+      if (std::find(graph.value_inputs.begin(), graph.value_inputs.end(), id) ==
+          graph.value_inputs.end()) {
+        graph.value_inputs.push_back(id);
+      }
+    }
+    return;
+  }
   graph.remove_dead_nodes();
+  graph.prepared = true;
+  graph.unprepared = std::move(before);
+}
+
+bool can_prepare_again(const Graph& graph) {
+  return !graph.prepared || graph.unprepared != nullptr;
+}
+
+Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
+  std::shared_ptr<const Graph> origin = graph.prepared ? graph.unprepared : nullptr;
+  if (graph.prepared && origin == nullptr) {
+    throw Error((graph.source.empty() ? std::string("graph") : graph.source) +
+                ": cannot be prepared for other inputs (its unprepared form was not kept)");
+  }
+  if (origin == nullptr) {
+    auto copy = std::make_shared<Graph>(graph);
+    copy->topological_sort();
+    origin = std::move(copy);
+  }
+  std::set<ValueId> value_inputs(graph.value_inputs.begin(), graph.value_inputs.end());
+  value_inputs.insert(origin->value_inputs.begin(), origin->value_inputs.end());
+  // Each pass either succeeds or freezes at least one more input, so this ends.
+  for (;;) {
+    Graph g = *origin;
+    g.unprepared.reset();
+    bind_inputs(g, inputs, value_inputs);
+    try {
+      fold_constants(g);
+    } catch (const InputValuesNeeded& e) {
+      const size_t before = value_inputs.size();
+      value_inputs.insert(e.inputs.begin(), e.inputs.end());
+      if (value_inputs.size() == before) throw UnsupportedError(e.what());
+      continue;
+    }
+    g.remove_dead_nodes();
+    g.prepared = true;
+    g.unprepared = origin;
+    g.value_inputs.assign(value_inputs.begin(), value_inputs.end());
+    return g;
+  }
 }
 
 }  // namespace tessera

@@ -35,6 +35,14 @@ double node_flops(const Graph& graph, const Node& node) {
     if (!w || w->shape.size() < 2) return 0;
     return 2 * outputs * product(*w, 1);
   }
+  if (node.op_type == "ConvTranspose") {
+    // Each input element is scattered into W's M/group x KH x KW outputs (weights [C, M/group,
+    // ...]).
+    const Value* x = input(graph, node, 0);
+    const Value* w = input(graph, node, 1);
+    if (!x || !w || w->shape.size() < 2) return 0;
+    return 2 * product(*x, 0) * product(*w, 1);
+  }
   if (node.op_type == "Gemm" || node.op_type == "MatMul") {
     const Value* a = input(graph, node, 0);
     if (!a || !a->shape_known || a->shape.empty()) return 0;

@@ -1,6 +1,7 @@
 // A partial test plugin built with the helper: runs only Relu and same-shape Add (float32).
-// Built twice: "halfref" (a host-memory "cpu" device) and "islandgpu" (a "gpu" device, 10x cheaper
-// per element than the reference estimate, so islands and transfer costs can be tested).
+// Built twice: "halfref" (a host-memory "cpu" device) and "islandgpu" (a "gpu" device that runs
+// Relu only, so that an island of Relus sits between halfref's Adds and island merge-back and
+// transfer costs can be tested).
 // If TESSERA_TEST_SHUTDOWN_LOG names a file, the plugin object appends a line to it when it is
 // destroyed (in shutdown), so tests can count shutdown calls. Target options (ABI 1.2): `record`
 // (an absolute file path) makes each compile append "threads=N record=PATH" to that file, so tests
@@ -96,7 +97,12 @@ class HalfRefPlugin : public Plugin {
   }
 
   Support query(int32_t device, const RegionView& region, const NodeView& node) override {
-    const bool relu = node.op_type() == "Relu", add = node.op_type() == "Add";
+    const bool relu = node.op_type() == "Relu";
+#ifdef HALFREF_RELU_ONLY
+    const bool add = false;
+#else
+    const bool add = node.op_type() == "Add";
+#endif
     if (!relu && !add) return Support::no("op " + std::string(node.op_type()) + " not implemented");
     for (int32_t i = 0; i < node.num_inputs(); ++i) {
       if (node.input(i) == nullptr || node.input(i)->dtype != TSR_DTYPE_FLOAT32) {
