@@ -99,14 +99,15 @@ class ProfileCollector {
 
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
-            {"targets", "threads", "repeat", "warmup", "seed", "input-shape", "pack", "precision",
-             kMemoryLimitOption},
+            {"targets", "threads", "repeat", "warmup", "seed", "input", "input-shape", "pack",
+             "precision", kMemoryLimitOption},
             {"json", "no-packs", "profile", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
-        "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n");
+        "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n"
+        "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n");
     return args.flag("help") ? 0 : 2;
   }
   const int64_t repeat = args.get_int("repeat", 30, 1, 1000000);
@@ -122,10 +123,14 @@ int cmd_bench(int argc, char** argv) {
   }
   const int32_t threads = workload.threads;
   const std::string description = workload.description;
-  const auto inputs = load_or_generate_inputs(
-      workload.graph, {}, static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
+  const auto inputs =
+      load_or_generate_inputs(workload.graph, args.get_all("input"),
+                              static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
   Runner runner(std::move(workload));
   for (int64_t i = 0; i < warmup; ++i) runner.run(inputs);
+  // A graph whose shapes depend on input values is planned by its first run: that run is not
+  // timed, whatever --warmup says.
+  if (warmup == 0 && runner.plan().input_signature.empty()) runner.run(inputs);
   std::vector<double> ms;
   const bool profile = args.flag("profile");
   ProfileCollector collector(runner.plan());
