@@ -166,7 +166,18 @@ std::vector<int64_t>* thread_offsets() {
   return &offsets;
 }
 
-PhasePlanes phase_planes(const float* x, const ConvGeometry& g, int64_t nr) {
+// fn(i) for i in [0, n): as parallel tasks, or in order on the calling thread (for callers that
+// are already one of many parallel tasks and use per-thread scratch across the loop).
+template <class Fn>
+void for_each_index(bool parallel, int64_t n, const Fn& fn) {
+  if (parallel) {
+    tbb::parallel_for(int64_t{0}, n, fn);
+  } else {
+    for (int64_t i = 0; i < n; ++i) fn(i);
+  }
+}
+
+PhasePlanes phase_planes(const float* x, const ConvGeometry& g, int64_t nr, bool parallel = true) {
   const int64_t s = g.sh;
   // Phase (py, px) row r, column j holds padded input (s r + py, s j + px). Output (oy, ox) tap
   // (ky, kx) reads padded (s oy + ky, s ox + kx): phase (ky % s, kx % s), row oy + ky / s,
@@ -179,7 +190,7 @@ PhasePlanes phase_planes(const float* x, const ConvGeometry& g, int64_t nr) {
   float* q = thread_scratch<struct PhaseScratch>(phases * g.c * plane);
   // Only phases some tap reads are filled (a 1x1 stride-2 conv reads one of four).
   const int64_t used_py = std::min(s, g.kh), used_px = std::min(s, g.kw);
-  tbb::parallel_for(int64_t{0}, phases * g.c * rows, [&](int64_t t) {
+  for_each_index(parallel, phases * g.c * rows, [&](int64_t t) {
     const int64_t r = t % rows, c = (t / rows) % g.c, ph = t / (rows * g.c);
     const int64_t py = ph / s, px = ph % s;
     if (py >= used_py || px >= used_px) return;
@@ -216,10 +227,10 @@ PhasePlanes phase_planes(const float* x, const ConvGeometry& g, int64_t nr) {
 }  // namespace
 
 void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
-                     const Epilogue& epilogue, int64_t nr, float* y) {
-  const PhasePlanes p = phase_planes(x, g, nr);
+                     const Epilogue& epilogue, int64_t nr, float* y, bool parallel) {
+  const PhasePlanes p = phase_planes(x, g, nr, parallel);
   const int64_t ldc = g.oh * g.ow;
-  tbb::parallel_for(int64_t{0}, g.oh, [&](int64_t oy) {
+  for_each_index(parallel, g.oh, [&](int64_t oy) {
     Epilogue row = epilogue;
     if (row.residual) row.residual += oy * g.ow;
     gemm_offset_rows(a, p.q + oy * p.pitch, p.off, g.ow, nr, y + oy * g.ow, ldc, row);

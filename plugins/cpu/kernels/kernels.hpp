@@ -167,10 +167,11 @@ void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, fl
 // window tap (c, ky, kx) for output row oy, columns ox.. is one unit-stride run at a fixed offset.
 // No im2col panels are packed: for the small-C stride-2 stems of mobile networks (K = 27) packing
 // had cost as much as the FMAs. `a` holds the weights [OC x C*KH*KW] packed (tile_rows panels);
-// parallel over output rows.
+// parallel over output rows, or (parallel = false) all on the calling thread, for a caller that
+// runs many such convs as parallel tasks (the groups of a grouped conv).
 bool phase_gemm_applies(const ConvGeometry& g);
 void phase_gemm_conv(const float* x, const ConvGeometry& g, const PackedMatrix& a,
-                     const Epilogue& epilogue, int64_t nr, float* y);
+                     const Epilogue& epilogue, int64_t nr, float* y, bool parallel = true);
 
 // phase_gemm_conv fused with the 3x3 stride-2 max pool that reads its output (the stems of
 // squeezenet and resnet): per task of kConvPoolRows pooled rows, the conv rows they read are

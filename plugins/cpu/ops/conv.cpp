@@ -3,6 +3,7 @@
 // Weights are packed once at compile time; a following BatchNormalization is folded into them and a
 // following Relu/Clip runs in the GEMM epilogue.
 #include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <cmath>
 #include <limits>
@@ -393,8 +394,11 @@ Step build_conv(BuildContext& ctx) {
     };
   }
   if (std::string(config.schedule->id) == "conv2d.nchw.phase_gemm" && g.group > 1) {
-    // Group by group on phase planes (prefer_grouped_phase); the groups run one after another,
-    // each parallel over its output rows, as the phase planes live in per-thread scratch.
+    // Group by group on phase planes (prefer_grouped_phase). With groups enough to keep every
+    // thread busy (regnet's later stages: 55 groups on a 7x7 map) each group is one task run
+    // entirely on its thread, so its phase planes stay in that thread's scratch; otherwise the
+    // groups run one after another, each parallel over its rows (two parallel loops per group
+    // had cost more than the 8x72 GEMMs themselves on the small maps).
     const ConvGeometry one = group_geometry(g);
     auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
     for (int64_t grp = 0; grp < g.group; ++grp) {
@@ -404,15 +408,21 @@ Step build_conv(BuildContext& ctx) {
     const int64_t nr = config.get("tile_cols");
     const std::shared_ptr<const UnaryFn> post = take_post(ctx);
     return [=](std::vector<float*>& v) {
+      const bool by_group = g.group >= 2 * tbb::this_task_arena::max_concurrency();
       for (int64_t n = 0; n < batch; ++n) {
         const float* x = v[in] + n * g.c * g.h * g.w;
         float* y = v[out] + n * g.oc * cols;
-        for (int64_t grp = 0; grp < g.group; ++grp) {
+        auto run_group = [&](int64_t grp) {
           Epilogue e = bias_clamp(bias->data() + grp * oc_per_group, act);
           e.post = post.get();
           e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
           phase_gemm_conv(x + grp * one.c * g.h * g.w, one, (*packed)[static_cast<size_t>(grp)],
-                          e, nr, y + grp * oc_per_group * cols);
+                          e, nr, y + grp * oc_per_group * cols, !by_group);
+        };
+        if (by_group) {
+          tbb::parallel_for(int64_t{0}, g.group, run_group);
+        } else {
+          for (int64_t grp = 0; grp < g.group; ++grp) run_group(grp);
         }
       }
     };
