@@ -354,6 +354,27 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return conv({1, 8, 7, 7}, {12, 2, 3, 3},
                              attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
+  // regnet's later stages: many groups of width 8 on a small map, one group per task.
+  c.push_back({"ConvManyGroupsOfEight", [] {
+                 return conv({1, 96, 7, 9}, {96, 8, 3, 3},
+                             attrs({{"group", int64_t{12}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
+  // Dilated "same" depthwise convs (lraspp's 5x5 dilation 2) run as d x d undilated phases; odd
+  // sizes give phases of unequal size.
+  c.push_back({"DepthwiseDilated5x5Same", [] {
+                 return conv({1, 6, 14, 15}, {6, 1, 5, 5},
+                             attrs({{"group", int64_t{6}},
+                                    {"dilations", V{2, 2}},
+                                    {"pads", V{4, 4, 4, 4}}}),
+                             true);
+               }});
+  c.push_back({"DepthwiseDilated3x3Rate3", [] {
+                 return conv({1, 4, 13, 17}, {4, 1, 3, 3},
+                             attrs({{"group", int64_t{4}},
+                                    {"dilations", V{3, 3}},
+                                    {"pads", V{3, 3, 3, 3}}}),
+                             true);
+               }});
 }
 
 std::vector<DifferentialCase> make_cases() {

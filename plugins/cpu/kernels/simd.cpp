@@ -816,6 +816,49 @@ void depthwise_dilated_channel(const float* x, const float* w, const ConvGeometr
   }
 }
 
+// Dilated "same" stride-1 depthwise convs (the dilated last stages of segmentation backbones)
+// as d x d plain ones: the outputs of phase (ry, rx), rows ry + d a and columns rx + d b, read
+// only input phase (ry, rx), d apart, so on that phase's sub-plane they are the undilated conv
+// with pads (k - 1) / 2, which the padded SIMD kernel runs. The tap loop above ran lraspp's
+// 5x5 dilation-2 convs at a sixth of ONNX Runtime's speed.
+bool dilated_phases_apply(const ConvGeometry& g) {
+  const int64_t d = g.dil_h;
+  return g.dilated() && g.dil_w == d && g.sh == 1 && g.sw == 1 && g.kh == g.kw &&
+         g.kh % 2 == 1 && g.pt == d * (g.kh - 1) / 2 && g.pl == d * (g.kw - 1) / 2 &&
+         g.oh == g.h && g.ow == g.w && g.h / d >= 4 && g.w / d >= 4;
+}
+
+void depthwise_dilated_phases(const float* x, const float* w, const ConvGeometry& g, float bias,
+                              float lo, float hi, float* y) {
+  const int64_t d = g.dil_h;
+  ConvGeometry pg = g;
+  pg.c = pg.oc = pg.group = 1;
+  pg.dil_h = pg.dil_w = 1;
+  pg.pt = pg.pl = (g.kh - 1) / 2;
+  pg.h = pg.oh = (g.h + d - 1) / d;
+  pg.w = pg.ow = (g.w + d - 1) / d;
+  const int64_t kernel_floats = padded_scratch_floats(pg);  // the largest phase needs the most
+  const int64_t sub = pg.h * pg.w;
+  float* scratch = thread_scratch<struct DilatedPhaseScratch>(kernel_floats + 2 * sub);
+  float* sub_in = scratch + kernel_floats;
+  float* sub_out = sub_in + sub;
+  for (int64_t ry = 0; ry < d; ++ry) {
+    for (int64_t rx = 0; rx < d; ++rx) {
+      pg.h = pg.oh = (g.h - ry + d - 1) / d;
+      pg.w = pg.ow = (g.w - rx + d - 1) / d;
+      for (int64_t a = 0; a < pg.h; ++a) {
+        const float* row = x + (ry + d * a) * g.w + rx;
+        for (int64_t b = 0; b < pg.w; ++b) sub_in[a * pg.w + b] = row[d * b];
+      }
+      HWY_DYNAMIC_DISPATCH(DepthwisePaddedChannel)(sub_in, w, &pg, bias, lo, hi, sub_out, scratch);
+      for (int64_t a = 0; a < pg.h; ++a) {
+        float* row = y + (ry + d * a) * g.w + rx;
+        for (int64_t b = 0; b < pg.w; ++b) row[d * b] = sub_out[a * pg.w + b];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
@@ -826,9 +869,16 @@ void depthwise_conv(const float* x, const float* w, const float* bias, const Con
     if (post != nullptr) unary_rows(*post, y + c * plane, plane, 1, plane);
   };
   if (g.dilated()) {
+    const bool phases = dilated_phases_apply(g);
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-      depthwise_dilated_channel(x + c * g.h * g.w, w + c * g.kh * g.kw, g, bias ? bias[c] : 0.0f,
-                                lo, hi, y + c * plane);
+      const float* xc = x + c * g.h * g.w;
+      const float* wc = w + c * g.kh * g.kw;
+      const float b = bias ? bias[c] : 0.0f;
+      if (phases) {
+        depthwise_dilated_phases(xc, wc, g, b, lo, hi, y + c * plane);
+      } else {
+        depthwise_dilated_channel(xc, wc, g, b, lo, hi, y + c * plane);
+      }
       finish(c);
     });
     return;
