@@ -26,9 +26,12 @@ TESSERA_FUZZ_TARGET(pack) {
     for (size_t i = 0; i < pack.entries.size(); ++i) {
       const tessera::PackEntry& a = pack.entries[i];
       const tessera::PackEntry& b = back.entries[i];
-      tessera::fuzz::fuzz_require(a.workload == b.workload && a.schedule == b.schedule &&
-                                      a.knobs.size() == b.knobs.size(),
-                                  "serialize + parse changed entry " + std::to_string(i));
+      tessera::fuzz::fuzz_require(
+          a.workload == b.workload && a.schedule == b.schedule && a.knobs.size() == b.knobs.size(),
+          "serialize + parse changed entry " + std::to_string(i) + ": workload '" + a.workload +
+              "' -> '" + b.workload + "', schedule '" + a.schedule + "' -> '" + b.schedule +
+              "', " + std::to_string(a.knobs.size()) + " -> " + std::to_string(b.knobs.size()) +
+              " knobs");
     }
     try {
       const tessera::Pack merged = tessera::merge_packs({pack, pack});
