@@ -51,9 +51,12 @@ command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 # plugin are dependencies of the test targets. Not yet here: the cpu, OpenCL, tune and zoo suites.
 san_targets=(tessera_import_tests tessera_plugin_tests tessera_hardening_tests
              tessera_ops_tensor_tests tessera_ops_nn_tests tessera_config_tests
-             tessera_packs_tests)
+             tessera_packs_tests tessera_fuzz_tests)
 TESSERA_BUILD_TARGETS="${san_targets[*]}" "$root/tools/build.sh" "$san"
 echo "== test (sanitizers: ${san_targets[*]})"
 regex=$(IFS='|'; echo "${san_targets[*]}")
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L "$regex" --timeout 900)
+# The parsers' libFuzzer harnesses (tests/fuzz), clang + ASan + UBSan, a bounded time each.
+echo "== fuzz (tools/run-fuzz.sh, ${TESSERA_FUZZ_SECONDS:-20} s per target)"
+"$root/tools/run-fuzz.sh" "${TESSERA_FUZZ_SECONDS:-20}"

@@ -11,6 +11,7 @@ APT_PACKAGES=(
   libtbb-dev libhwy-dev                           # CPU plugin: threads, portable SIMD
   libxgboost-dev                                  # tuner's learned cost model
   libgtest-dev libgmock-dev                       # tests
+  clang libclang-rt-dev                           # tools/run-fuzz.sh: libFuzzer (clang's runtime)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device
   libvulkan-dev
   patchelf                                        # tools/bundle.sh: $ORIGIN run paths

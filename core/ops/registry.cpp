@@ -86,6 +86,9 @@ std::vector<OutputInfo> infer_node(const Node& node, int64_t opset, const std::s
     throw UnsupportedError(where + ": op type '" + node.op_type + "' is not supported");
   }
   InferContext ctx(node, opset, where);
+  // Every ONNX op has at least one output, and the op files fill ctx.outputs[0] after checking
+  // only their inputs: a node listing none is refused here, for all of them.
+  if (node.outputs.empty()) ctx.fail("lists no outputs; every " + node.op_type + " has one");
   ctx.inputs = std::move(inputs);
   ctx.outputs.resize(node.outputs.size());
   def->infer(ctx);

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -61,6 +63,51 @@ std::string line_key(const std::string& text, size_t start) {
   while (end < text.size() && text[end] != '\n' && text[end] != ':' && end - start < 64) ++end;
   if (end < text.size() && text[end] == ':') return text.substr(start, end - start);
   return "?";
+}
+
+// YAML text is Unicode; these files must be UTF-8. yaml-cpp passes other bytes through to scalars
+// but its emitter writes U+FFFD in their place, so a pack holding them would load and then be
+// written back (pack build, merge, tune --pack) with different workload keys. Refused here,
+// with the position: malformed or overlong sequences, surrogates, code points above U+10FFFF,
+// and the noncharacters (U+FDD0..U+FDEF, U+xxFFFE/U+xxFFFF) the emitter also replaces.
+void check_utf8(const std::string& text, const std::string& file) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const size_t n = text.size();
+  size_t line = 1, line_start = 0;
+  for (size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      if (c == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+      ++i;
+      continue;
+    }
+    const size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+    uint32_t cp = len == 4 ? c & 0x07u : len == 3 ? c & 0x0Fu : c & 0x1Fu;
+    bool ok = len != 0 && c <= 0xF4 && i + len <= n;
+    for (size_t k = 1; ok && k < len; ++k) {
+      ok = (p[i + k] & 0xC0) == 0x80;
+      cp = (cp << 6) | (p[i + k] & 0x3Fu);
+    }
+    const uint32_t min_cp = len == 4 ? 0x10000 : len == 3 ? 0x800 : 0x80;
+    const char* why = !ok ? "is not valid UTF-8"
+                      : cp < min_cp ? "is an overlong UTF-8 sequence"
+                      : (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF
+                          ? "encodes no Unicode character"
+                      : (cp >= 0xFDD0 && cp <= 0xFDEF) || (cp & 0xFFFE) == 0xFFFE
+                          ? "is a Unicode noncharacter"
+                          : nullptr;
+    if (why != nullptr) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", c);
+      throw Error(file + ":" + std::to_string(line) + ":" + std::to_string(i - line_start + 1) +
+                  ": the byte " + byte + " here " + why +
+                  " (YAML files are read as UTF-8 text; save the file as UTF-8)");
+    }
+    i += len;
+  }
 }
 
 // Scans the raw text for nesting depth before yaml-cpp sees it. yaml-cpp's recursive-descent
@@ -222,6 +269,7 @@ YamlDoc load_yaml_text(const std::string& text, const std::string& file, const Y
     throw Error(file + ": file is " + std::to_string(text.size()) + " bytes, more than the " +
                 std::to_string(limits.max_bytes) + " allowed for a YAML document");
   }
+  check_utf8(text, file);
   prescan_depth(text, file, limits.max_depth);
   YamlDoc doc;
   doc.file = file;

@@ -44,7 +44,11 @@ tsr_tensor RegionDesc::describe(const std::string& name, DType dtype, const Shap
 }
 
 void RegionDesc::convert_attributes(const Node& node, std::vector<tsr_attribute>& out) {
-  for (const auto& [name, value] : node.attrs.all()) {
+  for (const auto& attr : node.attrs.all()) {
+    // Named copies, not a structured binding: C++17 lambdas (clang's fuzz build) cannot
+    // capture binding names.
+    const std::string& name = attr.first;
+    const auto& value = attr.second;
     tsr_attribute a{};
     a.struct_size = sizeof(tsr_attribute);
     a.name = keep(name);

@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses of tests/fuzz (clang, ASan + UBSan, coverage over core) into
+# build-fuzz/ and runs each for a bounded time on a seed corpus assembled here from the
+# repository's own files (tests/fuzz/seeds and regressions, the ONNX backend node models
+# fetched by the conformance suite, configs/, schedules/, tests/config/data/).
+#   tools/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 30 s, all of: onnx npy config pack
+# Prints one line per target (executions, coverage, seconds). Exits 1 when a fuzzer found a crash,
+# sanitizer report, leak, out-of-memory or hang (-timeout=5 s), naming the target and the input it
+# saved; tests/fuzz/README.md says how to replay it and keep it as a regression.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+secs=${1:-30}
+[ $# -gt 0 ] && shift
+case "$secs" in ''|*[!0-9]*) echo "usage: $0 [SECONDS_PER_TARGET] [TARGET...]" >&2; exit 2 ;; esac
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(onnx npy config pack)
+build=${TESSERA_FUZZ_BUILD:-$root/build-fuzz}
+for t in "${targets[@]}"; do
+  [ -f "$root/tests/fuzz/fuzz_$t.cpp" ] || { echo "run-fuzz: unknown target '$t'" >&2; exit 2; }
+done
+
+echo "== build (libFuzzer + ASan + UBSan, clang: $build)"
+start=$(date +%s)
+if [ ! -f "$build/build.ninja" ]; then
+  # The compiler is fixed at the first configure; tools/build.sh reconfigures with the cache.
+  CC=clang CXX=clang++ "$root/tools/build.sh" "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DTESSERA_FUZZ=ON -DTESSERA_SANITIZE=address,undefined -DTESSERA_BUILD_OPENCL=OFF
+fi
+TESSERA_BUILD_TARGETS="${targets[*]/#/tessera_fuzz_}" "$root/tools/build.sh" "$build" >/dev/null
+echo "built in $(($(date +%s) - start)) s"
+
+# Seeds, assembled afresh each run (nothing large is committed).
+seeds="$build/fuzz-seeds"
+rm -rf "$seeds"
+mkdir -p "$seeds"/{onnx,npy,config,pack}
+for t in onnx npy config pack; do
+  find "$root/tests/fuzz/seeds/$t" "$root/tests/fuzz/regressions/$t" -type f \
+    ! -name '*.expected' ! -name '.*' -exec cp -t "$seeds/$t" {} +
+done
+# The ONNX backend node models (one small model per op case), when the conformance suite has
+# fetched them into the Release build.
+node_tests="$root/build/onnx-node-tests"
+if [ -d "$node_tests" ]; then
+  for m in "$node_tests"/*/model.onnx; do
+    [ -f "$m" ] && cp "$m" "$seeds/onnx/$(basename "$(dirname "$m")").onnx"
+  done
+else
+  echo "note: $node_tests absent (the conformance suite fetches it): fewer onnx seeds"
+fi
+i=0
+for f in "$root"/configs/*.yaml "$root"/configs/examples/*.yaml; do
+  cp "$f" "$seeds/config/repo_$((i++))_$(basename "$f")"
+done
+for f in "$root"/schedules/*/*.yaml "$root"/tests/config/data/*.yaml; do
+  cp "$f" "$seeds/pack/repo_$((i++))_$(basename "$f")"
+done
+
+found=0
+for t in "${targets[@]}"; do
+  corpus="$build/fuzz-corpus/$t"       # grows between local runs; fresh in CI
+  findings="$build/fuzz-findings/$t"
+  log="$build/fuzz-logs/$t.log"
+  mkdir -p "$corpus" "$findings" "$(dirname "$log")"
+  dict=()
+  [ -f "$root/tests/fuzz/dict/$t.dict" ] && dict=(-dict="$root/tests/fuzz/dict/$t.dict")
+  rm -f "$findings"/crash-* "$findings"/timeout-* "$findings"/oom-* "$findings"/leak-*
+  status=0
+  # -close_fd_mask=1: core's notices on stdout would only slow the run; reports go to stderr.
+  "$build/tests/fuzz/tessera_fuzz_$t" "$corpus" "$seeds/$t" "${dict[@]}" \
+    -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
+    -artifact_prefix="$findings/" -print_final_stats=1 -close_fd_mask=1 >"$log" 2>&1 || status=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
+  cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -n 1)
+  secs_run=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
+  echo "fuzz $t: ${execs:-?} execs in ${secs_run:-?} s (${rate:-?}/s), ${cov:-cov: ?}, exit $status"
+  artifacts=$(find "$findings" -maxdepth 1 -type f \
+    \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | sort)
+  if [ "$status" -ne 0 ] || [ -n "$artifacts" ]; then
+    found=1
+    echo "fuzz $t: FOUND a problem; input(s): ${artifacts:-none saved (see the log)}" >&2
+    grep -E 'ERROR: |SUMMARY: |runtime error|fuzz invariant|terminate called|what\(\)' "$log" |
+      head -n 20 >&2 || true
+    echo "fuzz $t: full log $log; replay: $build/tests/fuzz/tessera_fuzz_$t FILE" >&2
+  fi
+done
+echo "fuzz: total $(($(date +%s) - start)) s"
+exit "$found"
