@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "knob_grid.hpp"
 #include "opencl_plugin_test_util.hpp"
 #include "test_requirements.hpp"
 
@@ -121,13 +122,41 @@ TEST_F(AdrenoOpsTest, ConvStridedDirectNarrowOutput) {
              attrs({{"strides", Ints{2, 2}}}));
 }
 
-// Every candidate of the conv knobs (outputs per work-item, work-group shape) gives the reference
-// values, forced through $TESSERA_ADRENO_KNOBS; odd output widths leave partial OPW strips.
+// The conv knobs describe_node lists (work-group shape, outputs per work-item) give the reference
+// values at every config checked, forced through $TESSERA_ADRENO_KNOBS: in CI a sample in which
+// every candidate of every knob appears, in the slow set the whole grid (knob_grid.hpp). Odd
+// output widths leave partial OPW strips.
 TEST_F(AdrenoOpsTest, ConvKnobSweep) {
-  for (const char* knobs :
-       {"opw=1,wg_x=0", "opw=2,wg_x=8,wg_y=2", "opw=4,wg_x=4,wg_y=4", "opw=2,wg_x=32,wg_y=1"}) {
+  Case described(
+      {{random_tensor({1, 5, 7, 11}, 50)},
+       {random_tensor({6, 5, 3, 3}, 51), true},
+       {random_tensor({6}, 52), true}},
+      {opencl_test::make_node_over_inputs("Conv", 3, attrs({{"pads", Ints{1, 1, 1, 1}}}))}, 13);
+  tsr_node_tuning tuning{};
+  tuning.struct_size = sizeof(tuning);
+  char described_text[512] = "";
+  ASSERT_EQ(plugin_->describe_node(device_, &described.region, 0, &tuning,
+                                   {described_text, sizeof(described_text)}),
+            TSR_OK)
+      << described_text;
+  ASSERT_GT(tuning.num_schedules, 0) << "describe_node lists no conv schedule";
+  // Copied out: the next describe_node call would overwrite the plugin's storage.
+  const tsr_schedule_desc& d = tuning.schedules[tuning.default_schedule];
+  const std::string schedule = d.name;
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> values;
+  for (int32_t k = 0; k < d.num_knobs; ++k) {
+    names.push_back(d.knobs[k].name);
+    values.emplace_back(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
+  }
+  for (const std::vector<int64_t>& point :
+       tessera_test::knob_grid("schedule " + schedule, values)) {
+    std::string knobs;
+    for (size_t k = 0; k < names.size(); ++k) {
+      knobs += (k ? "," : "") + names[k] + "=" + std::to_string(point[k]);
+    }
     SCOPED_TRACE(knobs);
-    setenv("TESSERA_ADRENO_KNOBS", knobs, 1);
+    setenv("TESSERA_ADRENO_KNOBS", knobs.c_str(), 1);
     check_node("Conv",
                {{random_tensor({1, 5, 7, 11}, 50)},
                 {random_tensor({6, 5, 3, 3}, 51), true},

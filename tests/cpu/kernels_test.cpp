@@ -12,6 +12,7 @@
 
 #include "../cpu_aarch64/panel_conv.hpp"
 #include "kernels/kernels.hpp"
+#include "knob_grid.hpp"
 #include "op.hpp"
 #include "tessera/graph.hpp"
 
@@ -47,6 +48,8 @@ void expect_close(const float* got, const Tensor& want) {
 
 // Every compiled micro-tile (any target runs any of them; AVX-512 offers them all to the tuner).
 const std::vector<GemmTile> kAllTiles = compiled_gemm_tiles();
+
+using tessera_test::knob_grid_indices;
 
 std::string tile_name(const GemmTile& t) {
   return "tile " + std::to_string(t.mr) + "x" + std::to_string(t.nr);
@@ -98,8 +101,13 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
   for (int64_t i = 0; i < want.numel(); ++i) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.5f), 2.0f);
   }
-  for (const GemmTile& tile : kAllTiles) {
-    SCOPED_TRACE(tile_name(tile));
+  const std::vector<GemmBlocking> blockings = {GemmBlocking{6, 16}, GemmBlocking{96, 512},
+                                               GemmBlocking{12, 48}};
+  for (const auto& p : knob_grid_indices("tile x blocking", {kAllTiles.size(), blockings.size()})) {
+    const GemmTile& tile = kAllTiles[p[0]];
+    const GemmBlocking& blocking = blockings[p[1]];
+    SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
+                 " nc=" + std::to_string(blocking.nc));
     PackedMatrix pa, pb;
     // Transposed operands are packed through their strides.
     pack_a(a.data<float>(), c.m, c.k, c.trans_a ? 1 : c.k, c.trans_a ? c.m : 1, &pa, tile.mr);
@@ -109,12 +117,8 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
     e.col_bias = bias.data<float>();
     e.lo = -0.5f;
     e.hi = 2.0f;
-    for (GemmBlocking blocking :
-         {GemmBlocking{6, 16}, GemmBlocking{96, 512}, GemmBlocking{12, 48}}) {
-      std::fill(got.begin(), got.end(), -7.0f);
-      sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
-      expect_close(got.data(), want);
-    }
+    sgemm_packed(pa, pb, got.data(), c.n, e, blocking);
+    expect_close(got.data(), want);
   }
 }
 
@@ -136,8 +140,12 @@ TEST(CpuKernels, EveryPartialPanelWidth) {
                      2.0f);
       }
     }
-    for (const GemmTile& tile : kAllTiles) {
-      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n));
+    // K in one pass (kc 0) and in chunks of 16.
+    const std::vector<int64_t> kcs = {0, 16};
+    for (const auto& p : knob_grid_indices("tile x kc", {kAllTiles.size(), kcs.size()})) {
+      const GemmTile& tile = kAllTiles[p[0]];
+      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n) +
+                   " kc=" + std::to_string(kcs[p[1]]));
       PackedMatrix pa;
       pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
       Epilogue e;
@@ -145,16 +153,14 @@ TEST(CpuKernels, EveryPartialPanelWidth) {
       e.residual = res.data<float>();
       e.lo = -0.5f;
       e.hi = 2.0f;
-      for (int64_t kc : {int64_t{0}, int64_t{16}}) {
-        GemmBlocking blocking{96, 512, kc};
-        blocking.nr = tile.nr;
-        std::vector<float> got(static_cast<size_t>(m * n), -7.0f);
-        const float* bp = b.data<float>();
-        sgemm_panels(
-            pa, n, [&](int64_t j0, float* panel) { copy_panel(bp, k, n, n, j0, panel, tile.nr); },
-            got.data(), n, e, blocking);
-        expect_close(got.data(), want);
-      }
+      GemmBlocking blocking{96, 512, kcs[p[1]]};
+      blocking.nr = tile.nr;
+      std::vector<float> got(static_cast<size_t>(m * n), -7.0f);
+      const float* bp = b.data<float>();
+      sgemm_panels(
+          pa, n, [&](int64_t j0, float* panel) { copy_panel(bp, k, n, n, j0, panel, tile.nr); },
+          got.data(), n, e, blocking);
+      expect_close(got.data(), want);
     }
   }
 }
@@ -252,21 +258,23 @@ TEST_P(CpuConv, PanelGemmMatchesReferenceEveryBlocking) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.5f), 0.7f);
   }
   const bool one_by_one = c.k == 1 && c.stride == 1 && c.pad == 0;
-  for (const GemmTile& tile : kAllTiles) {
-    for (GemmBlocking blocking : {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
-                                  GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
-                                  GemmBlocking{6, 48, 16, false, false}}) {
-      blocking.nr = tile.nr;
-      // 1x1: B is the input itself, read in place unless b_direct is off.
-      const std::vector<float> got =
-          test::panel_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, tile, blocking,
-                           one_by_one, -0.5f, 0.7f);
-      SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
-                   " nc=" + std::to_string(blocking.nc) + " kc=" + std::to_string(blocking.kc) +
-                   " whole=" + std::to_string(blocking.b_whole) +
-                   " direct=" + std::to_string(blocking.b_direct));
-      expect_close(got.data(), want);
-    }
+  const std::vector<GemmBlocking> blockings = {
+      GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 16, 5, false},
+      GemmBlocking{12, 32, 7, true}, GemmBlocking{768, 512, 0, true},
+      GemmBlocking{6, 48, 16, false, false}};
+  for (const auto& p : knob_grid_indices("tile x blocking", {kAllTiles.size(), blockings.size()})) {
+    const GemmTile& tile = kAllTiles[p[0]];
+    GemmBlocking blocking = blockings[p[1]];
+    blocking.nr = tile.nr;
+    // 1x1: B is the input itself, read in place unless b_direct is off.
+    const std::vector<float> got =
+        test::panel_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, tile, blocking,
+                         one_by_one, -0.5f, 0.7f);
+    SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
+                 " nc=" + std::to_string(blocking.nc) + " kc=" + std::to_string(blocking.kc) +
+                 " whole=" + std::to_string(blocking.b_whole) +
+                 " direct=" + std::to_string(blocking.b_direct));
+    expect_close(got.data(), want);
   }
 }
 
@@ -317,19 +325,22 @@ TEST_P(CpuWinograd, MatchesReferenceEveryTileAndClamp) {
       for (int64_t i = 0; i < want.numel(); ++i) {
         want.data<float>()[i] = std::min(std::max(want.data<float>()[i], lo), hi);
       }
-      for (const GemmTile& tile : kAllTiles) {
+      // Output tiles per task.
+      const std::vector<int64_t> task_tiles = {16, 32, 96};
+      for (const auto& p :
+           knob_grid_indices("tile x tiles per task", {kAllTiles.size(), task_tiles.size()})) {
+        const GemmTile& tile = kAllTiles[p[0]];
+        const int64_t tiles = task_tiles[p[1]];
         WinogradWeights u;
         winograd_weights(w.data<float>(), c.oc, c.c, tile.mr, &u);
-        for (const int64_t tiles : {16, 32, 96}) {
-          std::vector<float> got(static_cast<size_t>(c.oc * g.oh * g.ow), -7.0f);
-          winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr,
-                        with_bias ? res.data<float>() : nullptr, lo, hi,
-                        WinogradBlocking{tiles, tile.nr}, got.data());
-          SCOPED_TRACE(tile_name(tile) + " tiles=" + std::to_string(tiles) +
-                       " bias=" + std::to_string(with_bias) + " lo=" + std::to_string(lo) +
-                       " hi=" + std::to_string(hi));
-          expect_close(got.data(), want);
-        }
+        std::vector<float> got(static_cast<size_t>(c.oc * g.oh * g.ow), -7.0f);
+        winograd_conv(x.data<float>(), g, u, with_bias ? b.data<float>() : nullptr,
+                      with_bias ? res.data<float>() : nullptr, lo, hi,
+                      WinogradBlocking{tiles, tile.nr}, got.data());
+        SCOPED_TRACE(tile_name(tile) + " tiles=" + std::to_string(tiles) +
+                     " bias=" + std::to_string(with_bias) + " lo=" + std::to_string(lo) +
+                     " hi=" + std::to_string(hi));
+        expect_close(got.data(), want);
       }
     }
   }
@@ -351,7 +362,8 @@ TEST_P(CpuPhaseGemm, MatchesReferenceEveryTile) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], 0.0f), 0.6f);
   }
   const int64_t k = c.c * c.k * c.k;
-  for (const GemmTile& tile : kAllTiles) {
+  for (const auto& p : knob_grid_indices("tile", {kAllTiles.size()})) {
+    const GemmTile& tile = kAllTiles[p[0]];
     SCOPED_TRACE(tile_name(tile));
     PackedMatrix a;
     pack_a(w.data<float>(), c.oc, k, k, 1, &a, tile.mr);
@@ -535,7 +547,8 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
     std::vector<float> got(static_cast<size_t>(want_dw.numel()));
     depthwise_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, -1e30f, 1e30f, got.data());
     expect_close(got.data(), want_dw);
-    for (const GemmTile& tile : kAllTiles) {
+    for (const auto& p : knob_grid_indices("tile", {kAllTiles.size()})) {
+      const GemmTile& tile = kAllTiles[p[0]];
       SCOPED_TRACE(tile_name(tile));
       PackedMatrix pa, pb;
       pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
@@ -556,6 +569,7 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       expect_close(c.data(), want_mm);
     }
     // Depthwise rows (the pointwise+depthwise fusion's kernel), against the reference conv.
+    EXPECT_FALSE(test::depthwise_rows_cases().empty()) << "no depthwise rows case: nothing checked";
     for (const test::DepthwiseRowsCase& c : test::depthwise_rows_cases()) {
       SCOPED_TRACE("depthwise rows h=" + std::to_string(c.h) + " w=" + std::to_string(c.w) +
                    " s=" + std::to_string(c.stride));
@@ -572,8 +586,10 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
     }
     // Max pools: the 3x3 stride-2 kernel picks its vector width per row, so each target takes
     // other paths (16, 8, 4 lanes or scalars).
+    int pools = 0;
     for (const PoolCase& c : test::pool_cases()) {
       if (c.stride > 2) continue;
+      ++pools;
       SCOPED_TRACE("pool h=" + std::to_string(c.h) + " w=" + std::to_string(c.w));
       const Tensor px = random_tensor({1, c.c, c.h, c.w}, 25);
       const ConvGeometry pg = test::pool_geometry(c);
@@ -583,6 +599,7 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       ASSERT_TRUE(max_pool(px.data<float>(), pg, -1e30f, 1e30f, got.data()));
       expect_close(got.data(), want);
     }
+    EXPECT_GT(pools, 0) << "no pool case of stride 1 or 2: the pool loop checked nothing";
   }
   hwy::SetSupportedTargetsForTest(0);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());

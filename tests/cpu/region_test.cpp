@@ -10,6 +10,7 @@
 
 #include "graph_builder.hpp"
 #include "kernels/kernels.hpp"
+#include "knob_grid.hpp"
 #include "microarchitecture.hpp"
 #include "plugins/region_desc.hpp"
 #include "region.hpp"
@@ -227,7 +228,9 @@ TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
 
   // Every tile the target offers compiles and keeps the results (compile_and_check compares with
   // the reference plugin).
-  for (const cpu::GemmTile& t : cpu::gemm_tiles()) {
+  const std::vector<cpu::GemmTile> offered = cpu::gemm_tiles();
+  for (const auto& p : tessera_test::knob_grid_indices("offered tile", {offered.size()})) {
+    const cpu::GemmTile& t = offered[p[0]];
     SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr));
     plugin::NodeConfig g2 = gemm;
     g2.knobs = {{"tile_rows", t.mr}, {"tile_cols", t.nr}};
@@ -274,20 +277,23 @@ TEST(CpuNodeConfig, BadConfigsFallBackWithANote) {
 // Winograd, every offered tile and several task sizes, results still the reference runner's; on
 // the depthwise conv it does not apply and falls back with a note.
 TEST(CpuNodeConfig, WinogradScheduleByNodeConfig) {
-  for (const cpu::GemmTile& t : cpu::gemm_tiles()) {
-    for (const int64_t tiles : {32, 64}) {
-      SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr) + " tiles " +
-                   std::to_string(tiles));
-      const std::vector<std::string> notes = compile_and_check(
-          {conv_config({{"tiles", tiles}, {"tile_rows", t.mr}, {"tile_cols", t.nr}},
-                       "conv2d.nchw.winograd")},
-          2);
-      EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.winograd{tiles=" + std::to_string(tiles) +
-                                      ",tile_rows=" + std::to_string(t.mr) +
-                                      ",tile_cols=" + std::to_string(t.nr) + "} (node config)"))
-          << all_notes(notes);
-      EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
-    }
+  const std::vector<cpu::GemmTile> offered = cpu::gemm_tiles();
+  const std::vector<int64_t> task_tiles = {32, 64};
+  for (const auto& p : tessera_test::knob_grid_indices("offered tile x tiles",
+                                                       {offered.size(), task_tiles.size()})) {
+    const cpu::GemmTile& t = offered[p[0]];
+    const int64_t tiles = task_tiles[p[1]];
+    SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr) + " tiles " +
+                 std::to_string(tiles));
+    const std::vector<std::string> notes =
+        compile_and_check({conv_config({{"tiles", tiles}, {"tile_rows", t.mr}, {"tile_cols", t.nr}},
+                                       "conv2d.nchw.winograd")},
+                          2);
+    EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.winograd{tiles=" + std::to_string(tiles) +
+                                    ",tile_rows=" + std::to_string(t.mr) +
+                                    ",tile_cols=" + std::to_string(t.nr) + "} (node config)"))
+        << all_notes(notes);
+    EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
   }
   plugin::NodeConfig depthwise = conv_config({{"tiles", 32}}, "conv2d.nchw.winograd");
   depthwise.node = 2;

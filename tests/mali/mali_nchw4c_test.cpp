@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "knob_grid.hpp"
 #include "opencl_plugin_test_util.hpp"
 #include "test_requirements.hpp"
 
@@ -141,48 +142,8 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     return kernels;
   }
 
-  // $TESSERA_FULL_GRID=1 (the slow set's tessera_mali_full_grid) runs every config of the knob
-  // grids; otherwise each schedule runs a sample in which every value of every knob appears: as
-  // many configs as its longest knob has values instead of their product (each config is a
-  // kernel build, and PoCL takes a second or two per build).
-  static bool full_grid() {
-    const char* env = std::getenv("TESSERA_FULL_GRID");
-    return env != nullptr && std::string(env) == "1";
-  }
-
-  static std::vector<std::vector<int64_t>> cartesian_product(
-      const std::vector<std::vector<int64_t>>& values) {
-    std::vector<std::vector<int64_t>> points = {{}};
-    for (const auto& v : values) {
-      std::vector<std::vector<int64_t>> next;
-      for (const auto& p : points) {
-        for (int64_t x : v) {
-          next.push_back(p);
-          next.back().push_back(x);
-        }
-      }
-      points = std::move(next);
-    }
-    return points;
-  }
-
-  // Config i takes value i (mod its count) of each knob: every value appears at least once.
-  static std::vector<std::vector<int64_t>> each_value_once(
-      const std::vector<std::vector<int64_t>>& values) {
-    size_t longest = values.empty() ? 1 : 0;
-    for (const auto& v : values) {
-      if (v.empty()) return {};
-      longest = std::max(longest, v.size());
-    }
-    std::vector<std::vector<int64_t>> points(longest);
-    for (size_t i = 0; i < longest; ++i) {
-      for (const auto& v : values) points[i].push_back(v[i % v.size()]);
-    }
-    return points;
-  }
-
   // Every schedule describe_node lists for node `node` of `c` with the candidates of its
-  // build-time knobs (wg_x at its default; all of them or a sample, see full_grid()), as
+  // build-time knobs (wg_x at its default; all of them or a sample, see knob_grid.hpp), as
   // requests; `names` gets the schedule names, heuristic's first.
   std::vector<Request> every_config(Case& c, int32_t node, std::vector<std::string>* names) {
     tsr_node_tuning tuning{};
@@ -205,8 +166,10 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
           values.emplace_back(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
         }
       }
+      // A sample in CI, all of it in the slow set (each config is a kernel build, and PoCL
+      // takes a second or two per build).
       const std::vector<std::vector<int64_t>> points =
-          full_grid() ? cartesian_product(values) : each_value_once(values);
+          tessera_test::knob_grid("schedule " + std::string(d.name), values);
       for (const auto& p : points) {
         Request r;
         r.node = node;

@@ -1,5 +1,7 @@
 // The shared differential suite: op cases written once, run on any plugin (with `reference` as
-// the fallback for what it does not support) and compared with tessera::run_reference.
+// the fallback for what it does not support) and compared with tessera::run_reference. The
+// `reference` plugin itself runs run_reference's kernels, so its instantiation
+// (differential_reference_test.cpp) compares with ONNX Runtime instead.
 //
 // Adding a plugin is one line in its own test file:
 //   TESSERA_DIFFERENTIAL_SUITE(mali, "mali:any");
@@ -26,6 +28,14 @@ struct DifferentialCase {
 
 const std::vector<DifferentialCase>& differential_cases();
 std::vector<std::string> differential_case_names();
+// The case named `name`; fails the calling test (returns null) when there is none.
+const DifferentialCase* find_differential_case(const std::string& name);
+
+// Same count, dtypes and shapes; float32 within the case's tolerance, other dtypes bit-exact.
+// `oracle` names where `want` came from; `context` is appended to a mismatch (the placement).
+void expect_outputs_match(const DifferentialCase& c, const std::vector<Tensor>& got,
+                          const std::vector<Tensor>& want, const std::string& oracle,
+                          const std::string& context);
 
 // Param: (target spec, case name).
 class PluginDifferentialTest

@@ -78,6 +78,7 @@ TEST(TuneSearch, GridCoversTheSpaceAndEveryProposalIsValid) {
         s->update(p, synthetic_cost(space, p));
       }
     }
+    EXPECT_FALSE(seen.empty()) << kind << " proposed nothing: nothing was checked";
     if (kind == "grid") {
       EXPECT_EQ(seen.size(), space.size());
       EXPECT_TRUE(s->propose(1).empty());
@@ -565,6 +566,7 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
     for (const LogRecord& r : verified.records) {
       if (r.stage == "verify") ++rounds[r.workload];
     }
+    ASSERT_EQ(verified.tasks.size(), 2u);
     for (const TaskResult& t : verified.tasks) {
       ASSERT_TRUE(t.best);
       EXPECT_EQ(t.best->stage, "verify");
@@ -584,6 +586,7 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
     for (const auto& k : r.knobs) c += k.first + std::to_string(k.second);
     EXPECT_TRUE(configs.insert(c).second) << "config measured twice: " << c;
   }
+  ASSERT_EQ(again.tasks.size(), report.tasks.size());
   for (size_t t = 0; t < again.tasks.size(); ++t) {
     ASSERT_TRUE(again.tasks[t].best);
     EXPECT_LE(again.tasks[t].best->median_us, report.tasks[t].best->median_us);
