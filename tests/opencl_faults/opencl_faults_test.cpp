@@ -62,15 +62,18 @@ struct Live {
   std::string str() const {
     std::string s;
     for (int k = 0; k < CL_FAULT_OBJ_KIND_COUNT; ++k) {
-      s += std::string(s.empty() ? "" : ", ") + cl_fault_object_name(static_cast<cl_fault_object>(k)) +
-           " " + std::to_string(n[static_cast<size_t>(k)]);
+      s += std::string(s.empty() ? "" : ", ") +
+           cl_fault_object_name(static_cast<cl_fault_object>(k)) + " " +
+           std::to_string(n[static_cast<size_t>(k)]);
     }
     return s;
   }
   bool operator==(const Live& o) const { return n == o.n; }
 };
 
-std::ostream& operator<<(std::ostream& os, const Live& l) { return os << l.str(); }
+std::ostream& operator<<(std::ostream& os, const Live& l) {
+  return os << l.str();
+}
 
 // One plugin host for the whole process: the OpenCL plugins keep their per-device state in the
 // library (one context and program pool per device and cache directory), so two hosts loading
@@ -265,8 +268,8 @@ TEST_P(OpenClFaults, ProgramBuildFailureFallsBackAndNextSessionCompiles) {
   // The new cache directory has its own context and queue, kept for later sessions.
   EXPECT_EQ(after_strict[CL_FAULT_OBJ_CONTEXT], baseline_[CL_FAULT_OBJ_CONTEXT] + 1);
   EXPECT_EQ(after_strict[CL_FAULT_OBJ_QUEUE], baseline_[CL_FAULT_OBJ_QUEUE] + 1);
-  for (cl_fault_object k : {CL_FAULT_OBJ_MEM, CL_FAULT_OBJ_PROGRAM, CL_FAULT_OBJ_KERNEL,
-                            CL_FAULT_OBJ_EVENT}) {
+  for (cl_fault_object k :
+       {CL_FAULT_OBJ_MEM, CL_FAULT_OBJ_PROGRAM, CL_FAULT_OBJ_KERNEL, CL_FAULT_OBJ_EVENT}) {
     EXPECT_EQ(after_strict[k], baseline_[k]) << cl_fault_object_name(k) << " left behind";
   }
 
@@ -365,8 +368,7 @@ TEST_P(OpenClFaults, DeviceLostMidRunFailsRunsUntilResetThenRecovers) {
     expect_matches_reference(s->run(inputs()), "the next run, device back");
   }
   std::printf("  %s: device lost from each of %lld queue calls per run: %lld runs failed\n",
-              target_.c_str(), static_cast<long long>(calls),
-              static_cast<long long>(failed_runs));
+              target_.c_str(), static_cast<long long>(calls), static_cast<long long>(failed_runs));
   // Only the calls after the outputs were read (the profiling waits) may fail silently.
   EXPECT_GE(failed_runs, launches + 2) << "of " << calls << " queue calls per run";
   s.reset();

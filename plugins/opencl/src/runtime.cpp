@@ -583,8 +583,7 @@ void Context::write(const Buffer& buffer, const void* data, size_t bytes, size_t
 void Context::write_and_wait(const Buffer& buffer, const void* data, size_t bytes) {
   if (bytes == 0) return;
   check(clEnqueueWriteBuffer(queue_, buffer.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
-        "clEnqueueWriteBuffer(" + std::to_string(bytes) + " bytes, blocking)",
-        device_.describe());
+        "clEnqueueWriteBuffer(" + std::to_string(bytes) + " bytes, blocking)", device_.describe());
 }
 
 void Context::read(const Buffer& buffer, void* data, size_t bytes, size_t offset) {

@@ -160,9 +160,10 @@ cl_command_queue CL_API_CALL CreateCommandQueue(cl_context context, cl_device_id
   return q;
 }
 
-cl_command_queue CL_API_CALL CreateCommandQueueWithProperties(
-    cl_context context, cl_device_id device, const cl_queue_properties* properties,
-    cl_int* errcode_ret) {
+cl_command_queue CL_API_CALL CreateCommandQueueWithProperties(cl_context context,
+                                                              cl_device_id device,
+                                                              const cl_queue_properties* properties,
+                                                              cl_int* errcode_ret) {
   cl_command_queue q =
       g_next->clCreateCommandQueueWithProperties(context, device, properties, errcode_ret);
   track_new(q, CL_FAULT_OBJ_QUEUE);
@@ -171,8 +172,8 @@ cl_command_queue CL_API_CALL CreateCommandQueueWithProperties(
 
 // ---- memory objects ----
 
-cl_mem CL_API_CALL CreateBuffer(cl_context context, cl_mem_flags flags, size_t size,
-                                void* host_ptr, cl_int* errcode_ret) {
+cl_mem CL_API_CALL CreateBuffer(cl_context context, cl_mem_flags flags, size_t size, void* host_ptr,
+                                cl_int* errcode_ret) {
   cl_int error = CL_SUCCESS;
   if (counted_call_fails(CL_FAULT_CREATE_BUFFER, &error)) {
     return fail_create<cl_mem>(errcode_ret, error);
@@ -182,9 +183,8 @@ cl_mem CL_API_CALL CreateBuffer(cl_context context, cl_mem_flags flags, size_t s
   return m;
 }
 
-cl_mem CL_API_CALL CreateSubBuffer(cl_mem buffer, cl_mem_flags flags,
-                                   cl_buffer_create_type type, const void* info,
-                                   cl_int* errcode_ret) {
+cl_mem CL_API_CALL CreateSubBuffer(cl_mem buffer, cl_mem_flags flags, cl_buffer_create_type type,
+                                   const void* info, cl_int* errcode_ret) {
   cl_int error = CL_SUCCESS;
   if (counted_call_fails(CL_FAULT_CREATE_BUFFER, &error)) {
     return fail_create<cl_mem>(errcode_ret, error);
@@ -221,8 +221,8 @@ cl_mem CL_API_CALL CreateImage2D(cl_context context, cl_mem_flags flags,
 
 cl_mem CL_API_CALL CreateImage3D(cl_context context, cl_mem_flags flags,
                                  const cl_image_format* format, size_t width, size_t height,
-                                 size_t depth, size_t row_pitch, size_t slice_pitch,
-                                 void* host_ptr, cl_int* errcode_ret) {
+                                 size_t depth, size_t row_pitch, size_t slice_pitch, void* host_ptr,
+                                 cl_int* errcode_ret) {
   cl_int error = CL_SUCCESS;
   if (counted_call_fails(CL_FAULT_CREATE_IMAGE, &error)) {
     return fail_create<cl_mem>(errcode_ret, error);
@@ -247,8 +247,8 @@ cl_program CL_API_CALL CreateProgramWithBinary(cl_context context, cl_uint num_d
                                                const cl_device_id* devices, const size_t* lengths,
                                                const unsigned char** binaries,
                                                cl_int* binary_status, cl_int* errcode_ret) {
-  cl_program p = g_next->clCreateProgramWithBinary(context, num_devices, devices, lengths,
-                                                   binaries, binary_status, errcode_ret);
+  cl_program p = g_next->clCreateProgramWithBinary(context, num_devices, devices, lengths, binaries,
+                                                   binary_status, errcode_ret);
   track_new(p, CL_FAULT_OBJ_PROGRAM);
   return p;
 }
@@ -318,16 +318,16 @@ cl_event CL_API_CALL CreateUserEvent(cl_context context, cl_int* errcode_ret) {
 
 // ---- retain / release ----
 
-#define CL_FAULT_REFCOUNT(Type, Object)                                    \
-  cl_int CL_API_CALL Retain##Object(Type handle) {                         \
-    const cl_int err = g_next->clRetain##Object(handle);                   \
-    if (err == CL_SUCCESS) track_retain(handle);                           \
-    return err;                                                            \
-  }                                                                        \
-  cl_int CL_API_CALL Release##Object(Type handle) {                        \
-    const cl_int err = g_next->clRelease##Object(handle);                  \
-    if (err == CL_SUCCESS) track_release(handle);                          \
-    return err;                                                            \
+#define CL_FAULT_REFCOUNT(Type, Object)                   \
+  cl_int CL_API_CALL Retain##Object(Type handle) {        \
+    const cl_int err = g_next->clRetain##Object(handle);  \
+    if (err == CL_SUCCESS) track_retain(handle);          \
+    return err;                                           \
+  }                                                       \
+  cl_int CL_API_CALL Release##Object(Type handle) {       \
+    const cl_int err = g_next->clRelease##Object(handle); \
+    if (err == CL_SUCCESS) track_release(handle);         \
+    return err;                                           \
   }
 CL_FAULT_REFCOUNT(cl_context, Context)
 CL_FAULT_REFCOUNT(cl_command_queue, CommandQueue)
@@ -341,8 +341,8 @@ CL_FAULT_REFCOUNT(cl_event, Event)
 
 cl_int CL_API_CALL EnqueueNDRangeKernel(cl_command_queue queue, cl_kernel kernel, cl_uint dims,
                                         const size_t* offset, const size_t* global,
-                                        const size_t* local, cl_uint num_wait,
-                                        const cl_event* wait, cl_event* event) {
+                                        const size_t* local, cl_uint num_wait, const cl_event* wait,
+                                        cl_event* event) {
   cl_int error = CL_SUCCESS;
   if (queue_call_fails(queue, true, &error)) return error;
   return track_event(g_next->clEnqueueNDRangeKernel(queue, kernel, dims, offset, global, local,
@@ -358,11 +358,11 @@ cl_int CL_API_CALL EnqueueTask(cl_command_queue queue, cl_kernel kernel, cl_uint
 }
 
 // The other enqueue calls differ only in their arguments: one wrapper shape for all of them.
-#define CL_FAULT_ENQUEUE(Name, Params, Args)                              \
-  cl_int CL_API_CALL Name Params {                                        \
-    cl_int error = CL_SUCCESS;                                            \
-    if (queue_call_fails(q, false, &error)) return error;                 \
-    return track_event(g_next->cl##Name Args, event);                     \
+#define CL_FAULT_ENQUEUE(Name, Params, Args)              \
+  cl_int CL_API_CALL Name Params {                        \
+    cl_int error = CL_SUCCESS;                            \
+    if (queue_call_fails(q, false, &error)) return error; \
+    return track_event(g_next->cl##Name Args, event);     \
   }
 
 CL_FAULT_ENQUEUE(EnqueueReadBuffer,
@@ -374,9 +374,8 @@ CL_FAULT_ENQUEUE(EnqueueWriteBuffer,
                   const void* ptr, cl_uint num_wait, const cl_event* wait, cl_event* event),
                  (q, m, blocking, offset, size, ptr, num_wait, wait, event))
 CL_FAULT_ENQUEUE(EnqueueCopyBuffer,
-                 (cl_command_queue q, cl_mem src, cl_mem dst, size_t src_offset,
-                  size_t dst_offset, size_t size, cl_uint num_wait, const cl_event* wait,
-                  cl_event* event),
+                 (cl_command_queue q, cl_mem src, cl_mem dst, size_t src_offset, size_t dst_offset,
+                  size_t size, cl_uint num_wait, const cl_event* wait, cl_event* event),
                  (q, src, dst, src_offset, dst_offset, size, num_wait, wait, event))
 CL_FAULT_ENQUEUE(EnqueueFillBuffer,
                  (cl_command_queue q, cl_mem m, const void* pattern, size_t pattern_size,
@@ -389,16 +388,14 @@ CL_FAULT_ENQUEUE(EnqueueReadBufferRect,
                   size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch,
                   void* ptr, cl_uint num_wait, const cl_event* wait, cl_event* event),
                  (q, m, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
-                  buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_wait, wait,
-                  event))
+                  buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_wait, wait, event))
 CL_FAULT_ENQUEUE(EnqueueWriteBufferRect,
                  (cl_command_queue q, cl_mem m, cl_bool blocking, const size_t* buffer_origin,
                   const size_t* host_origin, const size_t* region, size_t buffer_row_pitch,
                   size_t buffer_slice_pitch, size_t host_row_pitch, size_t host_slice_pitch,
                   const void* ptr, cl_uint num_wait, const cl_event* wait, cl_event* event),
                  (q, m, blocking, buffer_origin, host_origin, region, buffer_row_pitch,
-                  buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_wait, wait,
-                  event))
+                  buffer_slice_pitch, host_row_pitch, host_slice_pitch, ptr, num_wait, wait, event))
 CL_FAULT_ENQUEUE(EnqueueCopyBufferRect,
                  (cl_command_queue q, cl_mem src, cl_mem dst, const size_t* src_origin,
                   const size_t* dst_origin, const size_t* region, size_t src_row_pitch,
@@ -455,14 +452,13 @@ CL_FAULT_ENQUEUE(EnqueueMigrateMemObjects,
 #undef CL_FAULT_ENQUEUE
 
 void* CL_API_CALL EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blocking,
-                                   cl_map_flags flags, size_t offset, size_t size,
-                                   cl_uint num_wait, const cl_event* wait, cl_event* event,
-                                   cl_int* errcode_ret) {
+                                   cl_map_flags flags, size_t offset, size_t size, cl_uint num_wait,
+                                   const cl_event* wait, cl_event* event, cl_int* errcode_ret) {
   cl_int error = CL_SUCCESS;
   if (queue_call_fails(q, false, &error)) return fail_create<void*>(errcode_ret, error);
   cl_int err = CL_SUCCESS;
-  void* p = g_next->clEnqueueMapBuffer(q, m, blocking, flags, offset, size, num_wait, wait, event,
-                                       &err);
+  void* p =
+      g_next->clEnqueueMapBuffer(q, m, blocking, flags, offset, size, num_wait, wait, event, &err);
   track_event(err, event);
   if (errcode_ret) *errcode_ret = err;
   return p;
@@ -513,7 +509,8 @@ cl_int parse_error(const std::string& text) {
       {"CL_BUILD_PROGRAM_FAILURE", CL_BUILD_PROGRAM_FAILURE},
       {"CL_DEVICE_NOT_AVAILABLE", CL_DEVICE_NOT_AVAILABLE},
       {"CL_INVALID_COMMAND_QUEUE", CL_INVALID_COMMAND_QUEUE},
-      {"CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST", CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
+      {"CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST",
+       CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST},
   };
   for (const auto& [name, code] : kNames) {
     if (text == name) return code;
@@ -581,9 +578,8 @@ void arm_from_environment() {
 
 // ---- the layer entry points (cl_loader_layers) ----
 
-CL_FAULT_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name,
-                                                  size_t param_value_size, void* param_value,
-                                                  size_t* param_value_size_ret) {
+CL_FAULT_EXPORT cl_int CL_API_CALL clGetLayerInfo(cl_layer_info param_name, size_t param_value_size,
+                                                  void* param_value, size_t* param_value_size_ret) {
   static const char kName[] = "tessera fault-injection test layer";
   const void* src = nullptr;
   size_t size = 0;
@@ -686,7 +682,9 @@ CL_FAULT_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries,
 
 // ---- control ----
 
-CL_FAULT_EXPORT int cl_fault_layer_active(void) { return g_active ? 1 : 0; }
+CL_FAULT_EXPORT int cl_fault_layer_active(void) {
+  return g_active ? 1 : 0;
+}
 
 CL_FAULT_EXPORT void cl_fault_arm(cl_fault_class fault_class, int64_t skip, int64_t times,
                                   int32_t error) {

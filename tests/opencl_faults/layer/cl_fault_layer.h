@@ -4,12 +4,13 @@
  * front of the real driver (PoCL in CI). The layer forwards every call and fails the calls a test
  * arms, one rule per fault class:
  *
- *   CL_FAULT_BUILD_PROGRAM   clBuildProgram                      default CL_BUILD_PROGRAM_FAILURE
- *   CL_FAULT_CREATE_BUFFER   clCreateBuffer, clCreateSubBuffer   default CL_MEM_OBJECT_ALLOCATION_FAILURE
- *   CL_FAULT_CREATE_IMAGE    clCreateImage, clCreateImage2D/3D   default CL_MEM_OBJECT_ALLOCATION_FAILURE
- *   CL_FAULT_ENQUEUE_KERNEL  clEnqueueNDRangeKernel, clEnqueueTask  default CL_OUT_OF_RESOURCES
- *   CL_FAULT_DEVICE_LOST     every clEnqueue* call, clFinish, clFlush and clWaitForEvents
- *                            ("the device went away mid-run")    default CL_OUT_OF_RESOURCES
+ *   class                    calls                               default error
+ *   CL_FAULT_BUILD_PROGRAM   clBuildProgram                      CL_BUILD_PROGRAM_FAILURE
+ *   CL_FAULT_CREATE_BUFFER   clCreateBuffer, clCreateSubBuffer   CL_MEM_OBJECT_ALLOCATION_FAILURE
+ *   CL_FAULT_CREATE_IMAGE    clCreateImage, clCreateImage2D/3D   CL_MEM_OBJECT_ALLOCATION_FAILURE
+ *   CL_FAULT_ENQUEUE_KERNEL  clEnqueueNDRangeKernel, ..Task      CL_OUT_OF_RESOURCES
+ *   CL_FAULT_DEVICE_LOST     every clEnqueue* call, clFinish,    CL_OUT_OF_RESOURCES
+ *                            clFlush, clWaitForEvents ("the device went away mid-run")
  *
  * A rule lets `skip` calls of its class through, then fails the next `times` calls (-1: every
  * call until cl_fault_reset). The same rules can come from the environment, read once when the

@@ -272,8 +272,8 @@ class PluginEntry {
         try {
           return lowering.finish();
         } catch (const ClError& e) {
-          throw ClError(e.code(), "binding the region's inputs and outputs: " +
-                                      std::string(e.what()));
+          throw ClError(e.code(),
+                        "binding the region's inputs and outputs: " + std::string(e.what()));
         }
       }();
       for (int32_t i = 0; i < region.num_nodes; ++i) {
