@@ -267,7 +267,6 @@ class PluginEntry {
           throw ClError(CL_BUILD_PROGRAM_FAILURE, view.where() + ": " + e.what());
         }
       }
-      lowering.current_node.clear();
       auto compiled = [&] {
         try {
           return lowering.finish();
