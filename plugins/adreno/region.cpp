@@ -162,8 +162,8 @@ cl_mem Lowering::constant_image(int64_t width, int64_t height, const std::vector
 
 cl_mem Lowering::constant_buffer(const std::vector<float>& values) {
   auto buf = std::make_shared<opencl::Buffer>(*context_, std::max<size_t>(values.size() * 4, 4));
-  if (!values.empty()) context_->write(*buf, values.data(), values.size() * sizeof(float));
-  context_->finish();  // `values` is temporary
+  // `values` is temporary: the write completes (or fails) before it goes.
+  context_->write_and_wait(*buf, values.data(), values.size() * sizeof(float));
   compiled_->buffers.push_back(buf);
   return buf->get();
 }

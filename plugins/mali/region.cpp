@@ -153,8 +153,8 @@ const opencl::Buffer& Lowering::buffer(int32_t id) {
 
 const opencl::Buffer& Lowering::upload(const std::vector<float>& values) {
   auto buf = std::make_shared<opencl::Buffer>(*context_, values.size() * sizeof(float));
-  context_->write(*buf, values.data(), values.size() * sizeof(float));
-  context_->finish();  // `values` is temporary: the write must complete before it goes
+  // `values` is temporary: the write completes (or fails) before it goes.
+  context_->write_and_wait(*buf, values.data(), values.size() * sizeof(float));
   compiled_->keep_alive.push_back(buf);
   return *buf;
 }

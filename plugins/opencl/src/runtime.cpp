@@ -580,6 +580,12 @@ void Context::write(const Buffer& buffer, const void* data, size_t bytes, size_t
         "clEnqueueWriteBuffer(" + std::to_string(bytes) + " bytes)", device_.describe());
 }
 
+void Context::write_and_wait(const Buffer& buffer, const void* data, size_t bytes) {
+  if (bytes == 0) return;
+  check(clEnqueueWriteBuffer(queue_, buffer.get(), CL_TRUE, 0, bytes, data, 0, nullptr, nullptr),
+        "clEnqueueWriteBuffer(" + std::to_string(bytes) + " bytes, blocking)", device_.describe());
+}
+
 void Context::read(const Buffer& buffer, void* data, size_t bytes, size_t offset) {
   if (bytes == 0) return;
   check(
@@ -597,6 +603,10 @@ void Context::copy(const Buffer& src, const Buffer& dst, size_t bytes, size_t sr
 
 void Context::finish() {
   check(clFinish(queue_), "clFinish", device_.describe());
+}
+
+void Context::drain() noexcept {
+  if (queue_) clFinish(queue_);
 }
 
 std::string default_cache_dir(const std::string& explicit_dir) {

@@ -226,26 +226,7 @@ class PluginEntry {
         runtime = std::make_unique<DeviceRuntime>();
         runtime->context = std::make_shared<Context>(*d, cache_dir);
       }
-      typename Traits::Lowering lowering =
-          Traits::make_lowering(*region, runtime->context, runtime->pool, options);
-      lowering.requests = requested_configs(options);
-      const char* dump = dump_dir(options);
-      lowering.record_sources = dump != nullptr;
-      for (int32_t i = 0; i < region->num_nodes; ++i) {
-        NodeView view(*region, i);
-        lowering.current_node = view.name();
-        try {
-          Traits::Registry::find_lowering(view.op_type())->lower(lowering, view, i);
-        } catch (const ClError& e) {
-          throw ClError(Traits::kWrapAllLowerErrors ? CL_BUILD_PROGRAM_FAILURE : e.code(),
-                        view.where() + ": " + e.what());
-        } catch (const std::exception& e) {
-          if (!Traits::kWrapAllLowerErrors) throw;
-          throw ClError(CL_BUILD_PROGRAM_FAILURE, view.where() + ": " + e.what());
-        }
-      }
-      auto compiled = lowering.finish();
-      if (dump) lowering.sources.write(dump, Traits::kName);
+      auto compiled = lower_region(*region, options, *runtime);
       *handle = new Handle{std::move(compiled)};
       return TSR_OK;
     } catch (const ClError& e) {
@@ -260,6 +241,48 @@ class PluginEntry {
     } catch (const std::exception& e) {
       write_message(message, prefixed(e.what()));
       return TSR_COMPILE_FAILED;
+    }
+  }
+
+  // Lowers every node of `region` and binds its inputs and outputs. A failure drains the queue
+  // before the Lowering (and the buffers and host data its enqueued writes use) goes away.
+  static auto lower_region(const tsr_region& region, const tsr_compile_options* options,
+                           DeviceRuntime& runtime) {
+    try {
+      typename Traits::Lowering lowering =
+          Traits::make_lowering(region, runtime.context, runtime.pool, options);
+      lowering.requests = requested_configs(options);
+      const char* dump = dump_dir(options);
+      lowering.record_sources = dump != nullptr;
+      for (int32_t i = 0; i < region.num_nodes; ++i) {
+        NodeView view(region, i);
+        lowering.current_node = view.name();
+        try {
+          Traits::Registry::find_lowering(view.op_type())->lower(lowering, view, i);
+        } catch (const ClError& e) {
+          throw ClError(Traits::kWrapAllLowerErrors ? CL_BUILD_PROGRAM_FAILURE : e.code(),
+                        view.where() + ": " + e.what());
+        } catch (const std::exception& e) {
+          if (!Traits::kWrapAllLowerErrors) throw;
+          throw ClError(CL_BUILD_PROGRAM_FAILURE, view.where() + ": " + e.what());
+        }
+      }
+      auto compiled = [&] {
+        try {
+          return lowering.finish();
+        } catch (const ClError& e) {
+          throw ClError(e.code(),
+                        "binding the region's inputs and outputs: " + std::string(e.what()));
+        }
+      }();
+      for (int32_t i = 0; i < region.num_nodes; ++i) {
+        compiled->node_labels.push_back(NodeView(region, i).where());
+      }
+      if (dump) lowering.sources.write(dump, Traits::kName);
+      return compiled;
+    } catch (...) {
+      runtime.context->drain();
+      throw;
     }
   }
 

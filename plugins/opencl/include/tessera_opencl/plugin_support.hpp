@@ -436,6 +436,7 @@ class CompiledSteps {
  public:
   std::shared_ptr<Context> context;
   int32_t num_nodes = 0;
+  std::vector<std::string> node_labels;  // per region node: "node 'conv1' (Conv)", for errors
   std::vector<std::shared_ptr<Buffer>> inputs;  // per region input
   std::vector<size_t> input_bytes;
   std::vector<std::shared_ptr<Buffer>> outputs;  // per region output
@@ -444,20 +445,52 @@ class CompiledSteps {
   std::vector<double> last_times_us;  // per node
 
   // Writes the inputs, launches every step, reads the outputs and records per-node times.
-  // Throws ClError naming the kernel and device.
+  // Throws ClError naming the node and kernel (or the phase: input, output, finish), the device
+  // and the CL error. On any failure the queue is drained first, so no command still reads `in`
+  // or writes `out` once this returns: the caller frees them.
   void execute(const void* const* in, void* const* out) {
-    for (size_t i = 0; i < inputs.size(); ++i) context->write(*inputs[i], in[i], input_bytes[i]);
-    std::vector<Event> events;
-    events.reserve(steps.size());
-    for (const Step& s : steps) events.push_back(context->launch(s.kernel, s.global, s.local));
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      context->read(*outputs[i], out[i], output_bytes[i]);
+    std::string phase;
+    try {
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        phase = "writing input " + std::to_string(i) + " of " + all_nodes();
+        context->write(*inputs[i], in[i], input_bytes[i]);
+      }
+      std::vector<Event> events;
+      events.reserve(steps.size());
+      for (const Step& s : steps) {
+        phase = label(s.node) + " [" + s.config + "]";
+        events.push_back(context->launch(s.kernel, s.global, s.local));
+      }
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        phase = "reading output " + std::to_string(i) + " of " + all_nodes();
+        context->read(*outputs[i], out[i], output_bytes[i]);
+      }
+      phase = "finishing " + all_nodes();
+      context->finish();
+      last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
+      for (size_t i = 0; i < steps.size(); ++i) {
+        last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
+      }
+    } catch (const ClError& e) {
+      context->drain();
+      throw ClError(e.code(), phase + ": " + e.what());
+    } catch (...) {
+      context->drain();
+      throw;
     }
-    context->finish();
-    last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
-    for (size_t i = 0; i < steps.size(); ++i) {
-      last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
-    }
+  }
+
+ private:
+  std::string label(int32_t node) const {
+    return node >= 0 && static_cast<size_t>(node) < node_labels.size()
+               ? node_labels[static_cast<size_t>(node)]
+               : "node #" + std::to_string(node);
+  }
+  // "the region of node 'a' (Conv) .. node 'b' (Relu)" for failures not tied to one launch.
+  std::string all_nodes() const {
+    if (node_labels.empty()) return "the region";
+    if (node_labels.size() == 1) return "the region of " + node_labels.front();
+    return "the region of " + node_labels.front() + " .. " + node_labels.back();
   }
 };
 

@@ -210,11 +210,18 @@ class Context {
   // Enqueues a 1-3 D range; `local` may be empty (driver chooses). Returns the profiling event.
   Event launch(const Kernel& kernel, const std::vector<size_t>& global,
                const std::vector<size_t>& local);
+  // Enqueues a write; `data` must stay valid until the queue finishes.
   void write(const Buffer& buffer, const void* data, size_t bytes, size_t offset = 0);
+  // Writes and returns once the driver has copied `data`, so the caller may free it at once, also
+  // when the call throws.
+  void write_and_wait(const Buffer& buffer, const void* data, size_t bytes);
   void read(const Buffer& buffer, void* data, size_t bytes, size_t offset = 0);
   void copy(const Buffer& src, const Buffer& dst, size_t bytes, size_t src_offset = 0,
             size_t dst_offset = 0);
   void finish();
+  // Waits for every enqueued command, ignoring errors: after a failure, nothing enqueued before
+  // may still read or write host memory or buffers the caller is about to free.
+  void drain() noexcept;
 
  private:
   cl_program build_from_source(const std::string& label, const std::string& source,
