@@ -188,8 +188,8 @@ void soak_thread(int t, const SoakOptions& o, Shared& shared) {
       const std::vector<Tensor> out = session->run(*shared.inputs);
       if (shared.oracle != nullptr) {
         const std::string diff = compare(out, *shared.oracle);
-        if (!diff.empty()) shared.fail("thread " + std::to_string(t) + " run " + std::to_string(k) +
-                                       ": " + diff);
+        if (!diff.empty())
+          shared.fail("thread " + std::to_string(t) + " run " + std::to_string(k) + ": " + diff);
       }
       ++shared.runs;
     }
