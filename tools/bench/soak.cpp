@@ -13,8 +13,9 @@
 // MS milliseconds.
 //
 // Prints RSS over time, then RSS at start (model loaded, no session), after warm-up (the first F
-// of all runs: allocator arenas, kernel caches and thread pools reach their size there), at the
-// end (sessions alive) and after teardown, and the growth after warm-up: end minus warm-up, and
+// of all runs: allocator arenas, kernel caches and thread pools reach their size there; the median
+// over the next tenth of the runs), at the end (the median over the last tenth, sessions alive)
+// and after teardown, and the growth after warm-up: end minus warm-up, and
 // the least-squares slope of RSS over runs done, both per 1000 runs. Exits 1 when the growth after
 // warm-up exceeds --max-growth-mb, or (with at least 1000 runs after warm-up) the slope exceeds
 // --max-growth-mb-per-1000; 1 also when an output differs from the oracle.
@@ -199,6 +200,23 @@ void soak_thread(int t, const SoakOptions& o, Shared& shared) {
   shared.finish_and_wait();
 }
 
+// Median RSS of the samples taken while the run count was in [from, to] (the nearest sample when
+// none was).
+int64_t median_rss(const std::vector<Sample>& samples, int64_t from, int64_t to) {
+  std::vector<int64_t> rss;
+  for (const Sample& s : samples) {
+    if (s.runs >= from && s.runs <= to) rss.push_back(s.rss_kib);
+  }
+  if (rss.empty()) {
+    const auto it = std::find_if(samples.begin(), samples.end(),
+                                 [&](const Sample& s) { return s.runs >= from; });
+    return it != samples.end() ? it->rss_kib : samples.back().rss_kib;
+  }
+  std::nth_element(rss.begin(), rss.begin() + static_cast<std::ptrdiff_t>(rss.size() / 2),
+                   rss.end());
+  return rss[rss.size() / 2];
+}
+
 // Least-squares slope of RSS (KiB) over runs done, in MiB per 1000 runs.
 double slope_mb_per_1000(const std::vector<Sample>& samples) {
   if (samples.size() < 2) return 0.0;
@@ -234,14 +252,18 @@ int report(const SoakOptions& o, const std::vector<Sample>& samples, int64_t rss
                 mib(s.rss_kib), dt > 0 ? static_cast<double>(s.runs - prev.runs) / dt : 0.0);
   }
   const Sample& end = samples.back();
-  const int64_t warm_runs =
-      static_cast<int64_t>(std::ceil(o.warmup_fraction * static_cast<double>(end.runs)));
+  const double total = static_cast<double>(end.runs);
+  const int64_t warm_runs = static_cast<int64_t>(std::ceil(o.warmup_fraction * total));
   const auto warm_it = std::find_if(samples.begin(), samples.end(),
                                     [&](const Sample& s) { return s.runs >= warm_runs; });
-  const Sample& warm = *warm_it;
   const std::vector<Sample> after(warm_it, samples.end());
-  const int64_t runs_after = end.runs - warm.runs;
-  const double growth = mib(end.rss_kib - warm.rss_kib);
+  // RSS moves by a few MiB while sessions are rebuilt, so single samples are noisy: the levels
+  // compared are medians over the tenth of the runs right after warm-up and the last tenth.
+  const int64_t tenth = static_cast<int64_t>(std::ceil(0.1 * total));
+  const int64_t warm_rss = median_rss(after, warm_runs, warm_runs + tenth);
+  const int64_t end_rss = median_rss(after, end.runs - tenth, end.runs);
+  const int64_t runs_after = end.runs - warm_runs;
+  const double growth = mib(end_rss - warm_rss);
   const double per_1000 = runs_after > 0 ? growth * 1000.0 / static_cast<double>(runs_after) : 0;
   const double slope = slope_mb_per_1000(after);
   int64_t peak = 0;
@@ -250,10 +272,12 @@ int report(const SoakOptions& o, const std::vector<Sample>& samples, int64_t rss
               static_cast<long long>(end.runs), o.threads, o.sessions, end.seconds,
               end.seconds > 0 ? static_cast<double>(end.runs) / end.seconds : 0.0);
   std::printf("RSS start              %.1f MiB (model loaded, no session)\n", mib(rss_start));
-  std::printf("RSS after warm-up      %.1f MiB (at run %lld, %.0f%% of the runs)\n",
-              mib(warm.rss_kib), static_cast<long long>(warm.runs), 100.0 * o.warmup_fraction);
-  std::printf("RSS end                %.1f MiB (sessions alive; peak %.1f MiB)\n", mib(end.rss_kib),
-              mib(peak));
+  std::printf("RSS after warm-up      %.1f MiB (median over runs %lld to %lld)\n", mib(warm_rss),
+              static_cast<long long>(warm_runs), static_cast<long long>(warm_runs + tenth));
+  std::printf(
+      "RSS end                %.1f MiB (median over the last %lld runs, sessions alive; "
+      "peak %.1f MiB)\n",
+      mib(end_rss), static_cast<long long>(tenth), mib(peak));
   std::printf("RSS after teardown     %.1f MiB\n", mib(rss_teardown));
   std::printf("growth after warm-up   %+.2f MiB over %lld runs = %+.3f MiB per 1000 runs\n", growth,
               static_cast<long long>(runs_after), per_1000);
