@@ -41,22 +41,51 @@ status=0
 [ "$status" -eq 0 ] || exit 1
 [ ${#slow[@]} -eq 0 ] || exit 0
 echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
-san="$root/build-asan"
+# Sanitizer trees: build-asan (gcc, Debug, ASan + UBSan) and build-tsan (gcc, RelWithDebInfo,
+# ThreadSanitizer). Each builds only the targets its suites need; the suites' plugins are
+# dependencies of the test targets. Cold build and run times on the 2-core CI machine are in
+# tests/SANITIZERS.md, with what each suite leaves out and why.
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+san="$root/build-asan"
 [ -f "$san/build.ninja" ] || cmake -S "$root" -B "$san" -G Ninja -DCMAKE_BUILD_TYPE=Debug \
   -DTESSERA_SANITIZE=address,undefined -DTESSERA_BUILD_OPENCL=OFF "${launcher[@]}" >/dev/null
-# The suites that feed bad input (models, plugins, files, YAML, packs), test unloading, and run
-# every core op's index arithmetic (ops_tensor, ops_nn); their test plugins and the reference
-# plugin are dependencies of the test targets. Not yet here: the cpu, OpenCL, tune and zoo suites.
+# Bad input (models, plugins, files, YAML, packs), unloading, every core op's index arithmetic
+# (ops_tensor, ops_nn), the cpu plugin (its kernels, fusions and the differential suite), the
+# tuner and its worker processes, the zoo networks' build and import, and the concurrency suite.
+# Not here: OpenCL (PoCL under ASan: see tests/SANITIZERS.md) and the zoo suite's ONNX Runtime
+# comparisons of whole networks on the reference kernels (minutes each at -O0; the Release run
+# has them).
 san_targets=(tessera_import_tests tessera_plugin_tests tessera_hardening_tests
              tessera_ops_tensor_tests tessera_ops_nn_tests tessera_config_tests
-             tessera_packs_tests tessera_fuzz_tests)
+             tessera_packs_tests tessera_fuzz_tests tessera_cpu_tests tessera_tune_tests
+             tessera_zoo_tests tessera_concurrency_tests)
+san_exclude='ZooVersusOrt|^soak\.'
 TESSERA_BUILD_TARGETS="${san_targets[*]}" "$root/tools/build.sh" "$san"
-echo "== test (sanitizers: ${san_targets[*]})"
+echo "== test (ASan + UBSan: ${san_targets[*]})"
 regex=$(IFS='|'; echo "${san_targets[*]}")
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j"$jobs" -L "$regex" --timeout 900)
+  ctest --output-on-failure -j"$jobs" -L "$regex" -E "$san_exclude" --timeout 900)
+# ThreadSanitizer: opt-in (TESSERA_TSAN=1) until its two open findings are fixed
+# (tests/SANITIZERS.md): plugin host teardown racing another host's calls into the same plugin,
+# and oneTBB (not built with TSan) hiding its task hand-offs.
+if [ "${TESSERA_TSAN:-0}" = 1 ]; then
+  echo "== build (ThreadSanitizer)"
+  # -O1 and up keep TSan's slowdown to about 5-15x. tools/tsan.supp lists the findings outside
+  # Tessera (libstdc++), none in its code; oneTBB: see tests/SANITIZERS.md.
+  tsan="$root/build-tsan"
+  [ -f "$tsan/build.ninja" ] || cmake -S "$root" -B "$tsan" -G Ninja \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_BUILD_OPENCL=OFF \
+    "${launcher[@]}" >/dev/null
+  # The suites that run sessions from several threads: the concurrency suite (threads with their
+  # own sessions and threads sharing one).
+  tsan_targets=(tessera_concurrency_tests)
+  TESSERA_BUILD_TARGETS="${tsan_targets[*]}" "$root/tools/build.sh" "$tsan"
+  echo "== test (TSan: ${tsan_targets[*]})"
+  regex=$(IFS='|'; echo "${tsan_targets[*]}")
+  (cd "$tsan" && TSAN_OPTIONS="suppressions=$root/tools/tsan.supp halt_on_error=1 history_size=4" \
+    ctest --output-on-failure -j"$jobs" -L "$regex" -LE '^soak$' --timeout 900)
+fi
 # The parsers' libFuzzer harnesses (tests/fuzz), clang + ASan + UBSan, a bounded time each.
 echo "== fuzz (tools/run-fuzz.sh, ${TESSERA_FUZZ_SECONDS:-20} s per target)"
 "$root/tools/run-fuzz.sh" "${TESSERA_FUZZ_SECONDS:-20}"

@@ -154,7 +154,6 @@ class CpuPlugin : public tessera::plugin::Plugin {
     const std::string uarch = x86_microarchitecture(d.vendor);
     if (!uarch.empty()) d.name += " (" + uarch + ")";
     d.driver_version = "highway " + tessera::cpu::simd_best_target() + " + oneTBB";
-    cores_ = tessera::cpu::physical_cores();
     d.compute_units = cores_;
     const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
     d.memory_bytes = pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : 0;
@@ -219,7 +218,8 @@ class CpuPlugin : public tessera::plugin::Plugin {
 
  private:
   tbb::task_scheduler_handle tbb_handle_;
-  int32_t cores_ = 1;
+  // Fixed at load: query() reads it from any thread while another host may be probing.
+  const int32_t cores_ = tessera::cpu::physical_cores();
 };
 
 }  // namespace

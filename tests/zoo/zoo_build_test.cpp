@@ -96,9 +96,12 @@ TEST_P(ZooNetwork, BatchNormStatisticsAreNonTrivial) {
   for (const auto& t : model.graph().initializer()) inits[t.name()] = &t;
   auto values = [&](const std::string& name) {
     const onnx::TensorProto* t = inits.at(name);
+    // Initializers written as float_data have no raw_data; memcpy must not get the empty
+    // vector's null data() even for 0 bytes.
+    if (t->raw_data().empty())
+      return std::vector<float>(t->float_data().begin(), t->float_data().end());
     std::vector<float> v(static_cast<size_t>(t->raw_data().size() / sizeof(float)));
     std::memcpy(v.data(), t->raw_data().data(), v.size() * sizeof(float));
-    if (v.empty()) v.assign(t->float_data().begin(), t->float_data().end());
     return v;
   };
   int batch_norms = 0;

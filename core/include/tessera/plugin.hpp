@@ -32,6 +32,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -390,7 +391,10 @@ struct Host {
   };
   struct State {
     std::unique_ptr<Plugin> plugin;
-    std::vector<DeviceInfo> devices;  // keeps the strings handed out by probe alive
+    // Every string probe has handed out, kept until shutdown as the ABI promises: a second
+    // plugin host in the process may probe again while the first still copies its answer, so an
+    // answer's strings must outlive the next probe. A set, so repeated probes add nothing.
+    std::set<std::string> probed_strings;
     // Per calling thread, kept here rather than in thread_local variables: glibc pins a library
     // that has live thread_local destructors, so a plugin using them could not be unloaded.
     // shutdown() clears it.
@@ -408,21 +412,24 @@ struct Host {
     return guarded(message, [&] {
       std::lock_guard<std::mutex> lock(s.mutex);
       if (!s.plugin) s.plugin = std::make_unique<T>();
-      s.devices = s.plugin->probe(selector ? selector : "");
-      const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(s.devices.size()));
+      const std::vector<DeviceInfo> devices = s.plugin->probe(selector ? selector : "");
+      auto keep = [&s](const std::string& text) {
+        return s.probed_strings.insert(text).first->c_str();
+      };
+      const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(devices.size()));
       for (int32_t i = 0; i < n; ++i) {
-        const DeviceInfo& d = s.devices[static_cast<size_t>(i)];
+        const DeviceInfo& d = devices[static_cast<size_t>(i)];
         tsr_device_info info{};
         info.struct_size = sizeof(tsr_device_info);
-        info.vendor = d.vendor.c_str();
-        info.name = d.name.c_str();
-        info.driver_version = d.driver_version.c_str();
-        info.kind = d.kind.c_str();
+        info.vendor = keep(d.vendor);
+        info.name = keep(d.name);
+        info.driver_version = keep(d.driver_version);
+        info.kind = keep(d.kind);
         info.compute_units = d.compute_units;
         info.memory_bytes = d.memory_bytes;
-        info.features = d.features.c_str();
+        info.features = keep(d.features);
         info.score = d.score;
-        info.unusable_reason = d.unusable_reason.c_str();
+        info.unusable_reason = keep(d.unusable_reason);
         out[i] = info;
       }
       *count = n;
@@ -450,7 +457,8 @@ struct Host {
   static std::vector<TargetOption> to_options(const tsr_target_option* options, int32_t count) {
     std::vector<TargetOption> out;
     for (int32_t i = 0; i < count && options != nullptr; ++i) {
-      out.push_back({options[i].name ? options[i].name : "", options[i].value ? options[i].value : ""});
+      out.push_back(
+          {options[i].name ? options[i].name : "", options[i].value ? options[i].value : ""});
     }
     return out;
   }
@@ -485,8 +493,8 @@ struct Host {
             opts.node_configs.push_back(std::move(config));
           }
         }
-        if (options->struct_size >= offsetof(tsr_compile_options, target_options) +
-                                        sizeof(options->target_options) &&
+        if (options->struct_size >=
+                offsetof(tsr_compile_options, target_options) + sizeof(options->target_options) &&
             options->target_options != nullptr) {
           opts.target_options = to_options(options->target_options, options->num_target_options);
         }
@@ -559,7 +567,7 @@ struct Host {
       State& s = state();
       std::lock_guard<std::mutex> lock(s.mutex);
       s.plugin.reset();
-      s.devices.clear();
+      s.probed_strings.clear();
       s.described.clear();
     });
   }
