@@ -261,11 +261,18 @@ TEST(CpuSession, PoolsSoftmaxConcatReshapeMatMul) {
   expect_matches_reference(std::move(g));
 }
 
+// A node cpu refuses (AveragePool with ceil_mode), for the fallback tests.
+Attributes ceil_pool() {
+  Attributes a = ints("kernel_shape", {2, 2}, ints("strides", {2, 2}));
+  a.set("ceil_mode", int64_t{1});
+  return a;
+}
+
 TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
   Graph g = GraphBuilder()
                 .input("x", {1, 16, 32, 32})
                 .constant("w", random_tensor({32, 16, 3, 3}, 1))
-                .node("GlobalMaxPool", {"x"}, {"t"}, {}, "pool")
+                .node("AveragePool", {"x"}, {"t"}, ceil_pool(), "pool")
                 .node("Conv", {"t", "w"}, {"c"}, ints("pads", {1, 1, 1, 1}), "conv")
                 .node("Relu", {"c"}, {"y"}, {}, "relu")
                 .output("y")
@@ -289,9 +296,9 @@ TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
 TEST(CpuSession, CpuIslandBetweenReferenceNodesStaysOnCpu) {
   Graph g = GraphBuilder()
                 .input("x", {1, 4, 5, 5})
-                .node("GlobalMaxPool", {"x"}, {"a"}, {}, "pool1")
+                .node("AveragePool", {"x"}, {"a"}, ceil_pool(), "pool1")
                 .node("Sigmoid", {"a"}, {"b"}, {}, "sigmoid")
-                .node("GlobalMaxPool", {"b"}, {"y"}, {}, "pool2")
+                .node("AveragePool", {"b"}, {"y"}, ceil_pool(), "pool2")
                 .output("y")
                 .build();
   const Graph reference_graph = g;
