@@ -142,7 +142,9 @@ Step build_conv_transpose(BuildContext& ctx) {
   const TransposeGeometry g = geometry(node);
   const int64_t cg = g.c / g.group, mg = g.m / g.group;
   const int64_t taps = g.kh * g.kw, rows = mg * taps, cols = g.h * g.w;
-  const Config config = choose_config(ctx, default_gemm_config(rows, cols, ctx.threads));
+  // The GEMM is shaped like a 1x1 conv's (K = input channels, columns = input pixels), so it takes
+  // that schedule's heuristic and reads the input in place as B.
+  const Config config = choose_config(ctx, default_conv_config(rows, cols, cg, ctx.threads));
   const GemmBlocking blocking = gemm_blocking(config);
   const int64_t mr = tile_rows(config);
   // A_g = W_g^T: row (mg, ky, kx), column c is w[(g * cg + c) * rows + row].
@@ -155,16 +157,20 @@ Step build_conv_transpose(BuildContext& ctx) {
   const int32_t bias = node.num_inputs() > 2 ? node.input_index(2) : -1;
   const int64_t plane = g.oh * g.ow;
   return [=](std::vector<float*>& v) {
-    // B and col live in the calling thread's buffers, so sessions run from several threads at
-    // once never share them.
-    static thread_local PackedMatrix packed_b;
+    // col lives in the calling thread's buffer, so sessions run from several threads at once
+    // never share it.
     float* col = thread_scratch<ColTag>(rows * cols);
     const float* b = bias >= 0 ? v[bias] : nullptr;
+    const int64_t nr = blocking.nr;
     for (int64_t n = 0; n < g.batch; ++n) {
       for (int64_t grp = 0; grp < g.group; ++grp) {
-        pack_b(v[in] + (n * g.c + grp * cg) * cols, cg, cols, cols, 1, &packed_b, blocking.nr);
-        sgemm_packed((*packed)[static_cast<size_t>(grp)], packed_b, col, cols, Epilogue{},
-                     blocking);
+        // B = X_g, [cg, H * W] row-major: read in place, only a partial last panel is packed.
+        const float* xg = v[in] + (n * g.c + grp * cg) * cols;
+        const PanelPacker pack = [=](int64_t j0, float* panel) {
+          copy_panel(xg, cg, cols, cols, j0, panel, nr);
+        };
+        sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, col, cols, Epilogue{},
+                     blocking, xg, cols);
         float* y = v[out] + (n * g.m + grp * mg) * plane;
         tbb::parallel_for(int64_t{0}, mg, [&](int64_t m) {
           float* p = y + m * plane;
