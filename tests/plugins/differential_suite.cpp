@@ -418,6 +418,16 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                                               {"auto_pad", std::string("SAME_UPPER")}}),
                                        true);
                }});
+  // Weights as a graph input (the ONNX node tests give them so): packed at run time.
+  c.push_back({"ConvTransposeRuntimeWeights", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 4, 3, 5})
+                     .input("w", {4, 2, 3, 3})
+                     .node("ConvTranspose", {"x", "w"}, {"y"},
+                           attrs({{"group", int64_t{2}}, {"strides", V{2, 1}}}))
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ConvTranspose1D", [] {
                  return conv_transpose({2, 3, 7}, {3, 4, 3},
                                        attrs({{"strides", V{2}}, {"pads", V{1, 0}}}), true);

@@ -1,7 +1,7 @@
 // ConvTranspose (1-D and 2-D, NCHW, float32) as the packed GEMM plus col2im: per image and group,
 // col = W_g^T [M/g * kh * kw, C/g] x X_g [C/g, H * W], then every column of col is scattered
-// (added) into the output plane at the position its window tap lands on. The weights are packed
-// once at compile time (the GEMM's A); the input is the B operand read as it is laid out.
+// (added) into the output plane at the position its window tap lands on. Constant weights are
+// packed once at compile time (the GEMM's A); the input is the B operand read as it is laid out.
 // Groups, strides, dilations, pads, output_padding, output_shape and auto_pad follow core's op
 // (core/ops/conv_transpose.cpp); the output shape core inferred decides the extent.
 #include <tbb/parallel_for.h>
@@ -126,7 +126,6 @@ std::string query_conv_transpose(const RegionView& region, const NodeView& node)
   const tsr_tensor* w = node.input(1);
   if (!is_f32(x) || !is_f32(w) || !is_f32(node.output(0))) return "only float32 is implemented";
   if (x->rank != 3 && x->rank != 4) return "only 1-D and 2-D ConvTranspose are implemented";
-  if (w->data == nullptr) return "the weights must be a constant";
   const tsr_tensor* b = node.num_inputs() > 2 ? node.input(2) : nullptr;
   if (b != nullptr && !is_f32(b)) return "bias must be float32";
   const int64_t group = node.attr_int("group", 1);
@@ -147,12 +146,18 @@ Step build_conv_transpose(BuildContext& ctx) {
   const Config config = choose_config(ctx, default_conv_config(rows, cols, cg, ctx.threads));
   const GemmBlocking blocking = gemm_blocking(config);
   const int64_t mr = tile_rows(config);
-  // A_g = W_g^T: row (mg, ky, kx), column c is w[(g * cg + c) * rows + row].
-  const float* w = static_cast<const float*>(node.input(1)->data);
-  auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
-  for (int64_t grp = 0; grp < g.group; ++grp) {
-    pack_a(w + grp * cg * rows, rows, cg, 1, rows, &(*packed)[static_cast<size_t>(grp)], mr);
-  }
+  // A_g = W_g^T: row (mg, ky, kx), column c is w[(g * cg + c) * rows + row]. Constant weights
+  // are packed once here; weights given at run time (the ONNX node tests) are packed per run.
+  const auto pack_weights = [=](const float* w, std::vector<PackedMatrix>* out) {
+    out->resize(static_cast<size_t>(g.group));
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      pack_a(w + grp * cg * rows, rows, cg, 1, rows, &(*out)[static_cast<size_t>(grp)], mr);
+    }
+  };
+  const float* constant_w = static_cast<const float*>(node.input(1)->data);
+  auto packed = std::make_shared<std::vector<PackedMatrix>>();
+  if (constant_w != nullptr) pack_weights(constant_w, packed.get());
+  const int32_t weights = node.input_index(1);
   const int32_t in = node.input_index(0), out = ctx.output;
   const int32_t bias = node.num_inputs() > 2 ? node.input_index(2) : -1;
   const int64_t plane = g.oh * g.ow;
@@ -160,6 +165,9 @@ Step build_conv_transpose(BuildContext& ctx) {
     // col lives in the calling thread's buffer, so sessions run from several threads at once
     // never share it.
     float* col = thread_scratch<ColTag>(rows * cols);
+    static thread_local std::vector<PackedMatrix> run_packed;
+    if (packed->empty()) pack_weights(v[weights], &run_packed);
+    const std::vector<PackedMatrix>& a = packed->empty() ? run_packed : *packed;
     const float* b = bias >= 0 ? v[bias] : nullptr;
     const int64_t nr = blocking.nr;
     for (int64_t n = 0; n < g.batch; ++n) {
@@ -169,7 +177,7 @@ Step build_conv_transpose(BuildContext& ctx) {
         const PanelPacker pack = [=](int64_t j0, float* panel) {
           copy_panel(xg, cg, cols, cols, j0, panel, nr);
         };
-        sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, col, cols, Epilogue{},
+        sgemm_panels(a[static_cast<size_t>(grp)], cols, pack, col, cols, Epilogue{},
                      blocking, xg, cols);
         float* y = v[out] + (n * g.m + grp * mg) * plane;
         tbb::parallel_for(int64_t{0}, mg, [&](int64_t m) {
