@@ -1,4 +1,5 @@
-// MaxPool (ONNX opsets 1-18): N-D max pooling over NC<spatial> float32 tensors with strides,
+// MaxPool (ONNX opsets 1-18): N-D max pooling over NC<spatial> tensors (float32; int8 and uint8
+// from opset 12, as the spec adds them) with strides,
 // dilations, explicit pads or auto_pad, ceil_mode, and the optional Indices output (int64 flat
 // indices into the input, row-major or, with storage_order = 1, column-major spatial order).
 #include <algorithm>
@@ -14,7 +15,9 @@ namespace {
 
 void infer_max_pool(InferContext& ctx) {
   ctx.expect_inputs(1, 1);
-  const std::vector<int64_t> spatial = nchw_spatial(ctx);
+  const std::vector<int64_t> spatial =
+      ctx.opset >= 12 ? nchw_spatial(ctx, {DType::kFloat32, DType::kInt8, DType::kUInt8})
+                      : nchw_spatial(ctx);
   const int64_t storage_order = attr_int(ctx, "storage_order", 0);
   if (storage_order != 0 && storage_order != 1) {
     ctx.fail("attribute 'storage_order' = " + std::to_string(storage_order) +
@@ -26,14 +29,17 @@ void infer_max_pool(InferContext& ctx) {
   const Shape& x = ctx.input(0).shape;
   Shape y = {x[0], x[1]};
   y.insert(y.end(), win.output.begin(), win.output.end());
-  ctx.outputs.at(0) = {DType::kFloat32, y};
+  ctx.outputs.at(0) = {ctx.input(0).dtype, y};
   if (ctx.outputs.size() > 2)
     ctx.fail("has " + std::to_string(ctx.outputs.size()) +
              " outputs; MaxPool has at most 2 (Y, Indices)");
   if (ctx.outputs.size() == 2) ctx.outputs[1] = {DType::kInt64, y};
 }
 
-void compute_max_pool(ComputeContext& ctx) {
+// Integers start from their lowest value where floats start from -inf, so a window entirely in
+// padding yields the type's lowest value.
+template <typename T>
+void max_pool_typed(ComputeContext& ctx) {
   const Tensor& xt = ctx.input(0);
   const Shape& x = xt.shape();
   const std::vector<int64_t> kernel = ctx.node.attrs.get_ints("kernel_shape");
@@ -44,16 +50,17 @@ void compute_max_pool(ComputeContext& ctx) {
   const PlaneSizes sizes = plane_sizes(in_spatial, win, kernel);
   const int64_t in_size = sizes.in, out_size = sizes.out, k_size = sizes.kernel;
   const bool want_indices = ctx.outputs.size() == 2 && ctx.node.outputs[1] != kNoValue;
-  const float* xd = xt.data<float>();
-  float* yd = ctx.outputs[0].data<float>();
+  const T* xd = xt.data<T>();
+  T* yd = ctx.outputs[0].data<T>();
   int64_t* id = want_indices ? ctx.outputs[1].data<int64_t>() : nullptr;
 
   std::vector<int64_t> o(nsp), k(nsp), pos(nsp);
   for (int64_t plane = 0; plane < x[0] * x[1]; ++plane) {
-    const float* x_plane = xd + plane * in_size;
+    const T* x_plane = xd + plane * in_size;
     std::fill(o.begin(), o.end(), 0);
     for (int64_t oi = 0; oi < out_size; ++oi, next_index(o, win.output)) {
-      float best = -std::numeric_limits<float>::infinity();
+      T best = std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity()
+                                                     : std::numeric_limits<T>::lowest();
       int64_t best_index = -1;
       std::fill(k.begin(), k.end(), 0);
       for (int64_t ki = 0; ki < k_size; ++ki, next_index(k, kernel)) {
@@ -82,6 +89,20 @@ void compute_max_pool(ComputeContext& ctx) {
       yd[plane * out_size + oi] = best;
       if (id) id[plane * out_size + oi] = best_index < 0 ? -1 : plane * in_size + best_index;
     }
+  }
+}
+
+void compute_max_pool(ComputeContext& ctx) {
+  switch (ctx.input(0).dtype()) {
+    case DType::kInt8:
+      max_pool_typed<int8_t>(ctx);
+      break;
+    case DType::kUInt8:
+      max_pool_typed<uint8_t>(ctx);
+      break;
+    default:
+      max_pool_typed<float>(ctx);
+      break;
   }
 }
 

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <map>
 
 #include "graph_builder.hpp"
 #include "tessera/reference_runner.hpp"
@@ -261,11 +263,18 @@ TEST(CpuSession, PoolsSoftmaxConcatReshapeMatMul) {
   expect_matches_reference(std::move(g));
 }
 
+// A node cpu refuses (AveragePool with ceil_mode), for the fallback tests.
+Attributes ceil_pool() {
+  Attributes a = ints("kernel_shape", {2, 2}, ints("strides", {2, 2}));
+  a.set("ceil_mode", int64_t{1});
+  return a;
+}
+
 TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
   Graph g = GraphBuilder()
                 .input("x", {1, 16, 32, 32})
                 .constant("w", random_tensor({32, 16, 3, 3}, 1))
-                .node("GlobalMaxPool", {"x"}, {"t"}, {}, "pool")
+                .node("AveragePool", {"x"}, {"t"}, ceil_pool(), "pool")
                 .node("Conv", {"t", "w"}, {"c"}, ints("pads", {1, 1, 1, 1}), "conv")
                 .node("Relu", {"c"}, {"y"}, {}, "relu")
                 .output("y")
@@ -289,9 +298,9 @@ TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
 TEST(CpuSession, CpuIslandBetweenReferenceNodesStaysOnCpu) {
   Graph g = GraphBuilder()
                 .input("x", {1, 4, 5, 5})
-                .node("GlobalMaxPool", {"x"}, {"a"}, {}, "pool1")
+                .node("AveragePool", {"x"}, {"a"}, ceil_pool(), "pool1")
                 .node("Sigmoid", {"a"}, {"b"}, {}, "sigmoid")
-                .node("GlobalMaxPool", {"b"}, {"y"}, {}, "pool2")
+                .node("AveragePool", {"b"}, {"y"}, ceil_pool(), "pool2")
                 .output("y")
                 .build();
   const Graph reference_graph = g;
@@ -305,6 +314,35 @@ TEST(CpuSession, CpuIslandBetweenReferenceNodesStaysOnCpu) {
   for (int64_t i = 0; i < want.numel(); ++i) {
     EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-6f) << i;
   }
+}
+
+// An integer division by zero is an error naming the node (as core's kernel says), never a crash
+// or a silent value; the same graph without a zero divisor matches the reference kernels.
+TEST(CpuSession, Int8DivisionByZeroNamesTheNode) {
+  const Graph g = GraphBuilder()
+                      .input("a", {2, 5}, DType::kUInt8)
+                      .input("b", {5}, DType::kUInt8)
+                      .node("Div", {"a", "b"}, {"y"}, {}, "int_div")
+                      .output("y")
+                      .build();
+  Session session(g, cpu_options());
+  ASSERT_EQ(session.plan().nodes.at(0).plugin, "cpu") << session.plan().nodes.at(0).reason;
+  const Tensor a = Tensor::from_vector<uint8_t>({2, 5}, {200, 7, 9, 255, 0, 1, 2, 3, 4, 5});
+  std::map<std::string, Tensor> inputs = {
+      {"a", a}, {"b", Tensor::from_vector<uint8_t>({5}, {3, 2, 0, 7, 1})}};
+  try {
+    session.run(inputs);
+    FAIL() << "a division by zero ran";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("int_div"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("integer division by zero"), std::string::npos)
+        << e.what();
+  }
+  inputs["b"] = Tensor::from_vector<uint8_t>({5}, {3, 2, 9, 7, 1});
+  const Tensor got = session.run(inputs)[0];
+  const Tensor want = run_reference(g, inputs)[0];
+  ASSERT_EQ(got.nbytes(), want.nbytes());
+  EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0);
 }
 
 }  // namespace

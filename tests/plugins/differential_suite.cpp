@@ -379,6 +379,204 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                }});
 }
 
+Graph conv_transpose(Shape x, Shape w, Attributes a, bool bias) {
+  GraphBuilder b;
+  b.input("x", x).constant("w", random_tensor(w, 61));
+  if (bias) b.constant("bias", random_tensor({w[1] * a.get_int("group", 1)}, 62));
+  return b.node("ConvTranspose", {"x", "w", bias ? "bias" : ""}, {"y"}, a).output("y").build();
+}
+
+Graph normalization(const std::string& op, Shape x, int64_t params, Attributes a, int64_t opset) {
+  return GraphBuilder(opset)
+      .input("x", x)
+      .constant("scale", random_tensor({params}, 63))
+      .constant("bias", random_tensor({params}, 64))
+      .node(op, {"x", "scale", "bias"}, {"y"}, a)
+      .output("y")
+      .build();
+}
+
+Graph int8_binary(const std::string& op, DType dtype, Shape a, Shape b) {
+  return GraphBuilder()
+      .input("a", a, dtype)
+      .input("b", b, dtype)
+      .node(op, {"a", "b"}, {"y"})
+      .output("y")
+      .build();
+}
+
+// The core ops the cpu plugin runs beyond the zoo's: transposed convs (decoders, segmentation
+// heads), block rearrangements, Tile, instance and group norms, index ops; and the int8/uint8
+// arithmetic and max pooling ONNX defines (wrap-around, truncating division).
+void add_op_set_cases(std::vector<DifferentialCase>* out) {
+  using V = std::vector<int64_t>;
+  std::vector<DifferentialCase>& c = *out;
+  c.push_back({"ConvTransposeStride2OutputPadding", [] {
+                 return conv_transpose({1, 4, 5, 6}, {4, 3, 3, 3},
+                                       attrs({{"strides", V{2, 2}},
+                                              {"pads", V{1, 1, 1, 1}},
+                                              {"output_padding", V{1, 1}}}),
+                                       true);
+               }});
+  c.push_back({"ConvTransposeUpsample2x2", [] {
+                 return conv_transpose({1, 8, 6, 7}, {8, 4, 2, 2}, attrs({{"strides", V{2, 2}}}),
+                                       true);
+               }});
+  c.push_back({"ConvTransposeGroupsDilated", [] {
+                 return conv_transpose({2, 6, 4, 5}, {6, 2, 3, 2},
+                                       attrs({{"group", int64_t{3}},
+                                              {"dilations", V{2, 1}},
+                                              {"strides", V{1, 3}},
+                                              {"pads", V{0, 1, 2, 0}}}),
+                                       true);
+               }});
+  c.push_back({"ConvTransposeOutputShape", [] {
+                 return conv_transpose({1, 2, 3, 3}, {2, 3, 3, 3},
+                                       attrs({{"strides", V{3, 2}}, {"output_shape", V{10, 8}}}),
+                                       false);
+               }});
+  c.push_back({"ConvTransposeSameUpper", [] {
+                 return conv_transpose({1, 3, 5, 4}, {3, 2, 3, 3},
+                                       attrs({{"strides", V{2, 2}},
+                                              {"auto_pad", std::string("SAME_UPPER")}}),
+                                       true);
+               }});
+  // Weights as a graph input (the ONNX node tests give them so): packed at run time.
+  c.push_back({"ConvTransposeRuntimeWeights", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 4, 3, 5})
+                     .input("w", {4, 2, 3, 3})
+                     .node("ConvTranspose", {"x", "w"}, {"y"},
+                           attrs({{"group", int64_t{2}}, {"strides", V{2, 1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ConvTranspose1D", [] {
+                 return conv_transpose({2, 3, 7}, {3, 4, 3},
+                                       attrs({{"strides", V{2}}, {"pads", V{1, 0}}}), true);
+               }});
+  for (const char* mode : {"DCR", "CRD"}) {
+    c.push_back({std::string("DepthToSpace") + mode, [mode] {
+                   return unary("DepthToSpace", {2, 8, 3, 5},
+                                attrs({{"blocksize", int64_t{2}}, {"mode", std::string(mode)}}));
+                 }});
+  }
+  c.push_back({"DepthToSpaceBlock3", [] {
+                 return unary("DepthToSpace", {1, 18, 2, 3}, attrs({{"blocksize", int64_t{3}}}));
+               }});
+  c.push_back({"SpaceToDepth", [] {
+                 return unary("SpaceToDepth", {2, 3, 6, 4}, attrs({{"blocksize", int64_t{2}}}));
+               }});
+  c.push_back({"TileEveryAxis", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 1, 3})
+                     .constant("r", ints({2, 3, 2}))
+                     .node("Tile", {"x", "r"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"TileRows", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 5})
+                     .constant("r", ints({4, 1}))
+                     .node("Tile", {"x", "r"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"InstanceNorm", [] {
+                 return normalization("InstanceNormalization", {2, 3, 5, 7}, 3,
+                                      attrs({{"epsilon", 1e-3f}}), 13);
+               }});
+  c.push_back({"InstanceNorm1D", [] {
+                 return normalization("InstanceNormalization", {2, 4, 33}, 4, {}, 13);
+               }});
+  // Opset 18: one scale per group; opset 21: one per channel, on a 5-D input.
+  c.push_back({"GroupNormPerGroupScale", [] {
+                 return normalization("GroupNormalization", {2, 6, 4, 5}, 3,
+                                      attrs({{"num_groups", int64_t{3}}}), 18);
+               }});
+  c.push_back({"GroupNormPerChannelScale", [] {
+                 return normalization("GroupNormalization", {1, 8, 3, 3, 2}, 8,
+                                      attrs({{"num_groups", int64_t{4}}, {"epsilon", 1e-4f}}),
+                                      21);
+               }});
+  c.push_back({"GlobalMaxPool", [] { return unary("GlobalMaxPool", {2, 5, 4, 3}); }});
+  c.push_back({"ArgMaxMiddleAxis", [] {
+                 return unary("ArgMax", {3, 7, 5}, attrs({{"axis", int64_t{1}}}));
+               }});
+  c.push_back({"ArgMaxLastAxisNoKeepdims", [] {
+                 return unary("ArgMax", {4, 9},
+                              attrs({{"axis", int64_t{-1}},
+                                     {"keepdims", int64_t{0}},
+                                     {"select_last_index", int64_t{1}}}));
+               }});
+  c.push_back({"TopKLargestLastAxis", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 11})
+                     .constant("k", ints({4}))
+                     .node("TopK", {"x", "k"}, {"v", "i"})
+                     .output("v")
+                     .output("i")
+                     .build();
+               }});
+  c.push_back({"TopKSmallestMiddleAxis", [] {
+                 return GraphBuilder(13)
+                     .input("x", {2, 6, 5})
+                     .constant("k", ints({3}))
+                     .node("TopK", {"x", "k"}, {"v", "i"},
+                           attrs({{"axis", int64_t{1}}, {"largest", int64_t{0}}}))
+                     .output("v")
+                     .output("i")
+                     .build();
+               }});
+  c.push_back({"AddUInt8Broadcast", [] {
+                 return int8_binary("Add", DType::kUInt8, {2, 3, 17}, {3, 1});
+               }});
+  c.push_back({"SubInt8", [] { return int8_binary("Sub", DType::kInt8, {5, 33}, {5, 33}); }});
+  c.push_back({"MulUInt8Scalar", [] { return int8_binary("Mul", DType::kUInt8, {4, 9}, {}); }});
+  c.push_back({"MaxInt8Broadcast", [] {
+                 return int8_binary("Max", DType::kInt8, {3, 1, 6}, {1, 4, 1});
+               }});
+  // A constant divisor without zeros (a zero is an error): -1 and -128 / -1 wrap-around.
+  c.push_back({"DivInt8", [] {
+                 return GraphBuilder()
+                     .input("a", {2, 4, 5}, DType::kInt8)
+                     .constant("b", Tensor::from_vector<int8_t>({4, 1}, {3, -1, -7, 127}))
+                     .node("Div", {"a", "b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"DivUInt8", [] {
+                 return GraphBuilder()
+                     .input("a", {3, 21}, DType::kUInt8)
+                     .constant("b", Tensor::from_vector<uint8_t>({}, {7}))
+                     .node("Div", {"a", "b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"MaxPoolUInt8", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 3, 9, 9}, DType::kUInt8)
+                     .node("MaxPool", {"x"}, {"y"},
+                           attrs({{"kernel_shape", V{3, 3}},
+                                  {"strides", V{2, 2}},
+                                  {"pads", V{1, 1, 1, 1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"MaxPoolInt8CeilDilated", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 2, 8, 7}, DType::kInt8)
+                     .node("MaxPool", {"x"}, {"y"},
+                           attrs({{"kernel_shape", V{2, 3}},
+                                  {"strides", V{2, 2}},
+                                  {"dilations", V{2, 1}},
+                                  {"ceil_mode", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+}
+
 std::vector<DifferentialCase> make_cases() {
   using V = std::vector<int64_t>;
   std::vector<DifferentialCase> c;
@@ -473,6 +671,7 @@ std::vector<DifferentialCase> make_cases() {
                      .build();
                }});
   add_modern_network_cases(&c);
+  add_op_set_cases(&c);
   return c;
 }
 

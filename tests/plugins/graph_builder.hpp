@@ -1,6 +1,7 @@
 // Tiny in-memory graph builder for plugin/session tests (shapes inferred by core's pass).
 #pragma once
 
+#include <limits>
 #include <map>
 #include <random>
 #include <string>
@@ -76,11 +77,29 @@ inline Tensor random_tensor(Shape shape, uint32_t seed) {
   return Tensor::from_vector(std::move(shape), values);
 }
 
-// Random data for every graph input.
+// Seeded integers spread over the whole range of T (int8/uint8 inputs reach the wrap-around).
+template <typename T>
+Tensor random_int_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(std::numeric_limits<T>::lowest(),
+                                          std::numeric_limits<T>::max());
+  std::vector<T> values(static_cast<size_t>(shape_numel(shape)));
+  for (T& v : values) v = static_cast<T>(dist(rng));
+  return Tensor::from_vector(std::move(shape), values);
+}
+
+// Random data for every graph input: normal floats, or integers over the dtype's range.
 inline std::map<std::string, Tensor> random_inputs(const Graph& g, uint32_t seed = 1) {
   std::map<std::string, Tensor> inputs;
   for (ValueId id : g.inputs) {
-    inputs[g.value(id).name] = random_tensor(g.value(id).shape, seed++);
+    const Value& v = g.value(id);
+    if (v.dtype == DType::kUInt8) {
+      inputs[v.name] = random_int_tensor<uint8_t>(v.shape, seed++);
+    } else if (v.dtype == DType::kInt8) {
+      inputs[v.name] = random_int_tensor<int8_t>(v.shape, seed++);
+    } else {
+      inputs[v.name] = random_tensor(v.shape, seed++);
+    }
   }
   return inputs;
 }

@@ -190,8 +190,9 @@ inline std::vector<int64_t> required_kernel_shape(const InferContext& ctx) {
 }
 
 // Checks input 0 is float32 with rank >= 3 (N, C, spatial...) and returns its spatial dims.
-inline std::vector<int64_t> nchw_spatial(const InferContext& ctx) {
-  ctx.expect_dtype(0, {DType::kFloat32});
+inline std::vector<int64_t> nchw_spatial(const InferContext& ctx,
+                                         std::initializer_list<DType> dtypes = {DType::kFloat32}) {
+  ctx.expect_dtype(0, dtypes);
   const Shape& x = ctx.input(0).shape;
   if (x.size() < 3) {
     ctx.fail("input 0 has shape " + shape_str(x) +

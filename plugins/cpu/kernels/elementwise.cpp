@@ -296,8 +296,8 @@ HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, boo
   }
 }
 
-HWY_ATTR void LayerNormRun(const float* x, int64_t n, const float* scale, const float* bias,
-                           float eps, float* y) {
+HWY_ATTR void NormMoments(const float* x, int64_t n, float eps, float* mean_out,
+                          float* inv_out) {
   const DF d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const float mean = ReduceRun(ReduceOp::kMean, x, n);
@@ -312,9 +312,20 @@ HWY_ATTR void LayerNormRun(const float* x, int64_t n, const float* scale, const 
   float var = hn::GetLane(hn::SumOfLanes(d, acc));
   for (; i < n; ++i) var += (x[i] - mean) * (x[i] - mean);
   var /= static_cast<float>(std::max<int64_t>(n, 1));
-  const float inv = 1.0f / std::sqrt(var + eps);
+  *mean_out = mean;
+  *inv_out = 1.0f / std::sqrt(var + eps);
+}
+
+HWY_ATTR void LayerNormRun(const float* x, int64_t n, const float* scale, const float* bias,
+                           float eps, float* y) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  float mean, inv;
+  NormMoments(x, n, eps, &mean, &inv);
+  const VF vm = hn::Set(d, mean);
   const VF vinv = hn::Set(d, inv);
-  for (i = 0; i + lanes <= n; i += lanes) {
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
     VF v = hn::Mul(hn::Sub(hn::LoadU(d, x + i), vm), vinv);
     if (scale != nullptr) v = hn::Mul(v, hn::LoadU(d, scale + i));
     if (bias != nullptr) v = hn::Add(v, hn::LoadU(d, bias + i));
@@ -326,6 +337,12 @@ HWY_ATTR void LayerNormRun(const float* x, int64_t n, const float* scale, const 
     if (bias != nullptr) v += bias[i];
     y[i] = v;
   }
+}
+
+HWY_ATTR void ScaleShiftRun(const float* x, int64_t n, float a, float b, float* y) {
+  const DF d;
+  const VF va = hn::Set(d, a), vb = hn::Set(d, b);
+  MapRun(x, y, n, [&](VF v) { return hn::MulAdd(v, va, vb); });
 }
 
 HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
@@ -363,6 +380,8 @@ HWY_EXPORT(BinaryRun);
 HWY_EXPORT(ReduceRun);
 HWY_EXPORT(ReduceRows);
 HWY_EXPORT(LayerNormRun);
+HWY_EXPORT(NormMoments);
+HWY_EXPORT(ScaleShiftRun);
 HWY_EXPORT(SoftmaxRun);
 
 void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
@@ -411,6 +430,14 @@ void reduce_finish(ReduceOp op, float* acc, int64_t n, int64_t count) {
 void layer_norm_run(const float* x, int64_t n, const float* scale, const float* bias, float eps,
                     float* y) {
   HWY_DYNAMIC_DISPATCH(LayerNormRun)(x, n, scale, bias, eps, y);
+}
+
+void norm_moments(const float* x, int64_t n, float eps, float* mean, float* inv_std) {
+  HWY_DYNAMIC_DISPATCH(NormMoments)(x, n, eps, mean, inv_std);
+}
+
+void scale_shift_run(const float* x, int64_t n, float a, float b, float* y) {
+  HWY_DYNAMIC_DISPATCH(ScaleShiftRun)(x, n, a, b, y);
 }
 
 void softmax_run(const float* x, float* y, int64_t n, bool log) {

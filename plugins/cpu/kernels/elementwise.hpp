@@ -74,6 +74,11 @@ void reduce_finish(ReduceOp op, float* acc, int64_t n, int64_t count);
 // bias of n values, either may be nullptr).
 void layer_norm_run(const float* x, int64_t n, const float* scale, const float* bias, float eps,
                     float* y);
+// The mean of x[0, n) and 1 / sqrt(variance + eps), the variance from centred values: the
+// statistics of a LayerNorm row, an InstanceNorm plane or a GroupNorm group.
+void norm_moments(const float* x, int64_t n, float eps, float* mean, float* inv_std);
+// y[i] = x[i] * a + b for i < n (x == y is allowed): a normalised channel's scale and shift.
+void scale_shift_run(const float* x, int64_t n, float a, float b, float* y);
 // Softmax (or LogSoftmax) of one contiguous row of n values.
 void softmax_run(const float* x, float* y, int64_t n, bool log);
 

@@ -36,9 +36,9 @@ struct Stage {
 }  // namespace
 
 std::string query_binary(const RegionView& region, const NodeView& node) {
-  (void)region;
   BinaryOp op;
   if (!binary_op_of(node.op_type(), &op)) return "not a broadcasting arithmetic op";
+  if (is_int8_binary(node)) return query_binary_int8(region, node);
   const tsr_tensor* y = node.output(0);
   if (!is_f32(y)) return "only float32 is implemented";
   std::vector<std::vector<int64_t>> shapes;
@@ -64,6 +64,7 @@ bool same_shape_add(const NodeView& node) {
 
 Step build_binary(BuildContext& ctx) {
   const NodeView& node = ctx.node;
+  if (is_int8_binary(node)) return build_binary_int8(ctx);
   BinaryOp op = BinaryOp::kAdd;
   binary_op_of(node.op_type(), &op);
   const std::vector<int64_t> out_dims = dims(*node.output(0));

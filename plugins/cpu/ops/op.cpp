@@ -72,6 +72,15 @@ const std::vector<OpEntry>& op_table() {
       {"Cast", query_view, build_view},
       {"Unsqueeze", query_view, build_view},
       {"Concat", query_concat, build_concat},
+      {"ConvTranspose", query_conv_transpose, build_conv_transpose},
+      {"DepthToSpace", query_depth_to_space, build_depth_to_space},
+      {"SpaceToDepth", query_space_to_depth, build_space_to_depth},
+      {"Tile", query_tile, build_tile},
+      {"InstanceNormalization", query_group_norm, build_group_norm},
+      {"GroupNormalization", query_group_norm, build_group_norm},
+      {"GlobalMaxPool", query_global_max_pool, build_global_max_pool},
+      {"ArgMax", query_arg_max, build_arg_max},
+      {"TopK", query_top_k, build_top_k},
   };
   return table;
 }

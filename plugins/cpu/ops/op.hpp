@@ -111,6 +111,11 @@ Step build_matmul(BuildContext&);
 // Broadcasting arithmetic (binary.cpp): Add, Sub, Mul, Div, Min, Max, Pow, PRelu, Sum, Mean.
 std::string query_binary(const RegionView&, const NodeView&);
 Step build_binary(BuildContext&);
+// The same ops on int8/uint8 (binary_int8.cpp): Add, Sub, Mul, Div, Min, Max with wrap-around and
+// truncating division; query_binary and build_binary hand such nodes to these.
+bool is_int8_binary(const NodeView& node);
+std::string query_binary_int8(const RegionView&, const NodeView&);
+Step build_binary_int8(BuildContext&);
 // A two-input float32 Add whose inputs and output share one shape (a residual Add).
 bool same_shape_add(const NodeView& node);
 // Pointwise activations and math (unary.cpp); unary_fn_of maps a node to its function (Relu and
@@ -131,6 +136,10 @@ bool conv_depthwise_fusable(const NodeView& conv, const NodeView& depthwise);
 
 std::string query_pool(const RegionView&, const NodeView&);
 Step build_pool(BuildContext&);
+// MaxPool on int8/uint8 (pool_int8.cpp); query_pool and build_pool hand such nodes to these.
+bool is_int8_pool(const NodeView& node);
+std::string query_pool_int8(const RegionView&, const NodeView&);
+Step build_pool_int8(BuildContext&);
 std::string query_global_average_pool(const RegionView&, const NodeView&);
 Step build_global_average_pool(BuildContext&);
 // Reductions over adjacent axes (reduce.cpp).
@@ -160,5 +169,26 @@ std::string query_view(const RegionView&, const NodeView&);
 Step build_view(BuildContext&);
 std::string query_concat(const RegionView&, const NodeView&);
 Step build_concat(BuildContext&);
+// Transposed conv as GEMM + col2im (conv_transpose.cpp).
+std::string query_conv_transpose(const RegionView&, const NodeView&);
+Step build_conv_transpose(BuildContext&);
+// Block rearrangements and repeats as strided copies (depth_to_space.cpp, space_to_depth.cpp,
+// tile.cpp).
+std::string query_depth_to_space(const RegionView&, const NodeView&);
+Step build_depth_to_space(BuildContext&);
+std::string query_space_to_depth(const RegionView&, const NodeView&);
+Step build_space_to_depth(BuildContext&);
+std::string query_tile(const RegionView&, const NodeView&);
+Step build_tile(BuildContext&);
+// InstanceNormalization and GroupNormalization (group_norm.cpp).
+std::string query_group_norm(const RegionView&, const NodeView&);
+Step build_group_norm(BuildContext&);
+std::string query_global_max_pool(const RegionView&, const NodeView&);
+Step build_global_max_pool(BuildContext&);
+// Index-producing ops: ArgMax (arg_max.cpp), TopK (top_k.cpp); int64 outputs.
+std::string query_arg_max(const RegionView&, const NodeView&);
+Step build_arg_max(BuildContext&);
+std::string query_top_k(const RegionView&, const NodeView&);
+Step build_top_k(BuildContext&);
 
 }  // namespace tessera::cpu

@@ -10,7 +10,7 @@
 namespace tessera::cpu {
 
 std::string query_pool(const RegionView& region, const NodeView& node) {
-  (void)region;
+  if (is_int8_pool(node)) return query_pool_int8(region, node);
   const tsr_tensor* x = node.input(0);
   if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
   if (x->rank != 4) return "only 2-D pooling (rank 4) is implemented";
@@ -51,6 +51,7 @@ ConvGeometry pool_geometry(const NodeView& node) {
 
 Step build_pool(BuildContext& ctx) {
   const NodeView& node = ctx.node;
+  if (is_int8_pool(node)) return build_pool_int8(ctx);
   const std::vector<int64_t> p = node.attr_ints("pads", {0, 0, 0, 0});  // p[2], p[3]: bottom, right
   const bool is_max = node.op_type() == "MaxPool";
   const bool include_pad = node.attr_int("count_include_pad", 0) != 0;
