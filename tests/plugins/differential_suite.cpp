@@ -396,8 +396,9 @@ Graph normalization(const std::string& op, Shape x, int64_t params, Attributes a
       .build();
 }
 
+// Opset 14: Add/Sub/Mul/Div take int8/uint8 from there (ONNX Runtime refuses them below).
 Graph int8_binary(const std::string& op, DType dtype, Shape a, Shape b) {
-  return GraphBuilder()
+  return GraphBuilder(14)
       .input("a", a, dtype)
       .input("b", b, dtype)
       .node(op, {"a", "b"}, {"y"})
@@ -539,7 +540,7 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                }});
   // A constant divisor without zeros (a zero is an error): -1 and -128 / -1 wrap-around.
   c.push_back({"DivInt8", [] {
-                 return GraphBuilder()
+                 return GraphBuilder(14)
                      .input("a", {2, 4, 5}, DType::kInt8)
                      .constant("b", Tensor::from_vector<int8_t>({4, 1}, {3, -1, -7, 127}))
                      .node("Div", {"a", "b"}, {"y"})
@@ -547,7 +548,7 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .build();
                }});
   c.push_back({"DivUInt8", [] {
-                 return GraphBuilder()
+                 return GraphBuilder(14)
                      .input("a", {3, 21}, DType::kUInt8)
                      .constant("b", Tensor::from_vector<uint8_t>({}, {7}))
                      .node("Div", {"a", "b"}, {"y"})
