@@ -118,6 +118,54 @@ TEST_F(Lifetime, SessionOutlivesTheHostItWasGiven) {
                                  "/libtessera-plugin-reference.so"));
 }
 
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// Two hosts (two Sessions built without a shared host) load the same plugin libraries, which keep
+// one plugin state each: the first host going away must not shut a plugin down under the second.
+TEST_F(Lifetime, TwoHostsShareThePluginAndItShutsDownOnce) {
+  const Graph g = relu_add_graph();
+  auto a = good_host();
+  auto b = good_host();
+  SessionOptions options;
+  options.targets = {"halfref", "reference"};
+  auto on_a = std::make_unique<Session>(g, options, a);
+  auto on_b = std::make_unique<Session>(g, options, b);
+  a.reset();
+  b.reset();
+  on_a.reset();  // host A's last user: its plugins are still used through host B
+  EXPECT_EQ(read_file(log_), "") << "a plugin shut down while another host still used it";
+  const auto inputs = test::random_inputs(g);
+  const auto got = on_b->run(inputs);
+  const auto want = run_reference(g, inputs);
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t i = 0; i < want[0].numel(); ++i) {
+    EXPECT_EQ(got[0].data<float>()[i], want[0].data<float>()[i]);
+  }
+  // A third host loading the library now shares the live plugin, and can compile with it.
+  auto c = good_host();
+  Session on_c(g, options, c);
+  EXPECT_EQ(on_c.plan().nodes.at(0).plugin, "halfref");
+  on_b.reset();
+  EXPECT_EQ(read_file(log_), "");
+  c.reset();
+  // on_c still holds host C; its destructor at scope end shuts each plugin down once.
+}
+
+TEST_F(Lifetime, LastOfSeveralHostsShutsDownEachPluginOnce) {
+  {
+    auto a = good_host();
+    auto b = good_host();
+    EXPECT_NE(b->find("halfref"), nullptr);
+  }
+  const std::string log = read_file(log_);
+  EXPECT_EQ(count(log, "halfref shutdown\n"), 1u) << log;
+  EXPECT_EQ(count(log, "islandgpu shutdown\n"), 1u) << log;
+}
+
 TEST_F(Lifetime, RefusedPluginsAreUnloaded) {
   const std::string lib =
       std::string(TESSERA_TEST_PLUGIN_BROKEN_DIR) + "/libtessera-plugin-wrongabi.so";

@@ -66,7 +66,8 @@ struct PluginNodeTuning {
 
 class LoadedPlugin {
  public:
-  ~LoadedPlugin();  // calls shutdown() (if any), then unloads the library
+  // Calls shutdown() (if any) when no other host holds the same plugin library, then unloads it.
+  ~LoadedPlugin();
   LoadedPlugin(const LoadedPlugin&) = delete;
   LoadedPlugin& operator=(const LoadedPlugin&) = delete;
 
@@ -96,19 +97,27 @@ class LoadedPlugin {
   // without one takes no options). No options: nothing to check.
   void check_options(const std::vector<std::pair<std::string, std::string>>& options) const;
   // Serializes calls into this plugin that the ABI does not promise to be reentrant (probe,
-  // query, compile). Execution of distinct regions does not take it.
-  std::mutex& call_mutex() const { return mutex_; }
+  // query, compile). Execution of distinct regions does not take it. One mutex per plugin
+  // library in the process: every host that loads the library shares the plugin's state.
+  std::mutex& call_mutex() const;
 
  private:
   friend class PluginHost;
   struct Library;
+  struct LibraryUse;
   LoadedPlugin() = default;
+  // The use record of `table`'s library, counted one more user.
+  static std::shared_ptr<LibraryUse> acquire(const tsr_plugin* table);
+  // Drops one use; the last one calls the plugin's shutdown (under the registry lock, so a host
+  // loading the library at the same time waits and then finds it fresh).
+  static void release(const tsr_plugin* table);
 
   std::unique_ptr<Library> library_;
   const tsr_plugin* table_ = nullptr;
   std::string name_, version_, description_, path_;
   std::vector<PluginDeviceInfo> devices_;
-  mutable std::mutex mutex_;
+  // Shared with every LoadedPlugin of the same library; shutdown runs when the last one goes.
+  std::shared_ptr<LibraryUse> use_;
 };
 
 // One candidate file that was not loaded.

@@ -9,6 +9,9 @@
 #include <boost/filesystem.hpp>
 #include <cstddef>
 #include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <sstream>
 
 #include "plugins/plugin_file_check.hpp"
@@ -19,6 +22,15 @@ namespace fs = boost::filesystem;
 
 struct LoadedPlugin::Library {
   boost::dll::shared_library lib;
+};
+
+// A plugin library is mapped once per process (dlopen shares the handle) and keeps one plugin
+// state however many hosts load it: two Sessions built without a shared host each load it. So
+// calls are serialized per library, and shutdown runs only when the last user lets go (it had run
+// per host, deleting the plugin object another host was still calling).
+struct LoadedPlugin::LibraryUse {
+  std::mutex calls;
+  int64_t users = 0;
 };
 
 namespace {
@@ -88,22 +100,59 @@ fs::path core_library_dir() {
   return fs::canonical(self, ec).parent_path();
 }
 
+std::mutex& uses_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 }  // namespace
+
+namespace {
+// The process's plugin libraries in use, by function table (one table per library).
+template <class Use>
+std::map<const tsr_plugin*, std::shared_ptr<Use>>& uses() {
+  static std::map<const tsr_plugin*, std::shared_ptr<Use>> u;
+  return u;
+}
+}  // namespace
+
+std::shared_ptr<LoadedPlugin::LibraryUse> LoadedPlugin::acquire(const tsr_plugin* table) {
+  std::lock_guard<std::mutex> lock(uses_mutex());
+  std::shared_ptr<LibraryUse>& use = uses<LibraryUse>()[table];
+  if (!use) use = std::make_shared<LibraryUse>();
+  ++use->users;
+  return use;
+}
+
+void LoadedPlugin::release(const tsr_plugin* table) {
+  std::lock_guard<std::mutex> lock(uses_mutex());
+  auto& all = uses<LibraryUse>();
+  auto it = all.find(table);
+  if (it == all.end() || --it->second->users > 0) return;
+  {
+    std::lock_guard<std::mutex> calls(it->second->calls);
+    if (has_slot(*table, &tsr_plugin::shutdown, offsetof(tsr_plugin, shutdown))) {
+      try {
+        table->shutdown();
+      } catch (...) {
+        // A plugin that throws out of shutdown still gets unloaded; nothing else to do here.
+      }
+    }
+  }
+  all.erase(it);
+}
+
+std::mutex& LoadedPlugin::call_mutex() const {
+  return use_->calls;
+}
 
 std::string plugin_abi_version() {
   return std::to_string(TESSERA_PLUGIN_ABI_MAJOR) + "." + std::to_string(TESSERA_PLUGIN_ABI_MINOR);
 }
 
 LoadedPlugin::~LoadedPlugin() {
-  if (table_ != nullptr &&
-      has_slot(*table_, &tsr_plugin::shutdown, offsetof(tsr_plugin, shutdown))) {
-    try {
-      table_->shutdown();
-    } catch (...) {
-      // A plugin that throws out of shutdown still gets unloaded; nothing else to do here.
-    }
-  }
-  library_.reset();  // unloads the library last
+  if (table_ != nullptr && use_ != nullptr) release(table_);
+  library_.reset();  // unloads the library last (dlclose: only when no host maps it any more)
 }
 
 bool LoadedPlugin::has_last_profile() const {
@@ -126,7 +175,7 @@ void LoadedPlugin::check_options(
   }
   std::vector<tsr_target_option> raw;
   for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(call_mutex());
   char text[512] = {0};
   tsr_status status;
   try {
@@ -146,7 +195,7 @@ PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* r
   if (!has_describe_node()) return out;
   const std::string who = "plugin '" + name_ + "' describe_node for node " + std::to_string(node) +
                           " ('" + str_or_empty(region->nodes[node].name) + "')";
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(call_mutex());
   tsr_node_tuning tuning{};
   tuning.struct_size = sizeof(tsr_node_tuning);
   char text[512] = {0};
@@ -195,7 +244,7 @@ PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* r
 }
 
 std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  std::lock_guard<std::mutex> lock(call_mutex());
   std::vector<PluginDeviceInfo> devices;
   const std::string reason =
       call_probe(*table_, selector.empty() ? nullptr : selector.c_str(), devices);
@@ -397,20 +446,22 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
     refuse(name, "duplicate name '" + name + "' (already loaded from " + other->path() + ")");
     return;
   }
+  std::shared_ptr<LoadedPlugin::LibraryUse> use = LoadedPlugin::acquire(table);
   std::vector<PluginDeviceInfo> devices;
-  std::string reason = call_probe(*table, nullptr, devices);
+  std::string reason;
+  {
+    std::lock_guard<std::mutex> lock(use->calls);
+    reason = call_probe(*table, nullptr, devices);
+  }
   if (!reason.empty()) {
-    // The plugin may have allocated state in the entry call or probe; let it clean up.
-    if (has_slot(*table, &tsr_plugin::shutdown, offsetof(tsr_plugin, shutdown))) {
-      try {
-        table->shutdown();
-      } catch (...) {
-      }
-    }
+    // The plugin may have allocated state in the entry call or probe; it cleans up in shutdown,
+    // unless another host still uses the library.
+    LoadedPlugin::release(table);
     refuse(name, reason);
     return;
   }
   std::shared_ptr<LoadedPlugin> plugin(new LoadedPlugin());
+  plugin->use_ = std::move(use);
   plugin->library_ = std::move(library);
   plugin->table_ = table;
   plugin->name_ = name;
