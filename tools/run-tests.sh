@@ -60,15 +60,16 @@ san_targets=(tessera_import_tests tessera_plugin_tests tessera_hardening_tests
              tessera_ops_tensor_tests tessera_ops_nn_tests tessera_config_tests
              tessera_packs_tests tessera_fuzz_tests tessera_cpu_tests tessera_tune_tests
              tessera_zoo_tests tessera_concurrency_tests)
-san_exclude='ZooVersusOrt|^soak\.'
+# Left out here as well: the tuner's end-to-end run on mali:any (OpenCL is off in this tree;
+# the Release run has it, and fails in CI without it).
+san_exclude='ZooVersusOrt|^soak\.|TuneEndToEnd\.TinyConvOnMaliAny'
 TESSERA_BUILD_TARGETS="${san_targets[*]}" "$root/tools/build.sh" "$san"
 echo "== test (ASan + UBSan: ${san_targets[*]})"
 regex=$(IFS='|'; echo "${san_targets[*]}")
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L "$regex" -E "$san_exclude" --timeout 900)
-# ThreadSanitizer: opt-in (TESSERA_TSAN=1) until its two open findings are fixed
-# (tests/SANITIZERS.md): plugin host teardown racing another host's calls into the same plugin,
-# and oneTBB (not built with TSan) hiding its task hand-offs.
+# ThreadSanitizer: opt-in (TESSERA_TSAN=1) until oneTBB built with TSan is part of it
+# (tests/SANITIZERS.md): Debian's oneTBB is not, so its task hand-offs read as races.
 if [ "${TESSERA_TSAN:-0}" = 1 ]; then
   echo "== build (ThreadSanitizer)"
   # -O1 and up keep TSan's slowdown to about 5-15x. tools/tsan.supp lists the findings outside
