@@ -2,6 +2,7 @@
 // copies the input's dim at that position (unless allowzero=1, opset 14, where 0 means an empty
 // dim); one -1 is inferred from the element count. Any dtype; the kernel returns a view.
 #include "op.hpp"
+#include "util/checked.hpp"
 
 namespace tessera::ops {
 namespace {
@@ -46,7 +47,7 @@ void infer_reshape(InferContext& ctx) {
       has_zero = has_zero || r == 0;
       out[i] = r;
     }
-    known *= out[i];
+    known = checked_mul(ctx, known, out[i], "the product of 'shape' " + shape_str(requested));
   }
   if (allowzero && has_zero && inferred >= 0) {
     ctx.fail("'shape' " + shape_str(requested) +
