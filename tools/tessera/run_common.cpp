@@ -11,6 +11,7 @@
 
 #include "tessera/deploy_config.hpp"
 #include "tessera/npy.hpp"
+#include "tessera/passes.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
 #include "zoo.hpp"
@@ -35,11 +36,7 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     Tensor t = read_npy(file);
     const Value& v = graph.value(id);
     // Dims the model leaves open may take another size: the session plans for it.
-    bool fits = t.dtype() == v.dtype && t.shape().size() == v.shape.size();
-    for (size_t i = 0; fits && i < v.shape.size(); ++i) {
-      fits = t.shape()[i] == v.shape[i] || (i < v.open_dims.size() && v.open_dims[i]);
-    }
-    if (!fits) {
+    if (!input_accepts(v, t.dtype(), t.shape())) {
       throw Error("--input " + spec + ": " + file + " holds " + dtype_name(t.dtype()) + " " +
                   shape_str(t.shape()) + " but input '" + name + "' is " + dtype_name(v.dtype) +
                   " " + shape_str(v.shape) + (v.open_dims.empty() ? "" : " (open dims may differ)"));

@@ -47,6 +47,10 @@ void prepare_graph(Graph& graph);
 // dtype, rank or fixed-dimension mismatch, and naming the node when inference fails.
 Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>& inputs);
 
+// Whether a tensor of `dtype` and `shape` can be fed to graph input `input`: same dtype and rank,
+// and the same size in every dimension the model fixes (Value::open_dims may differ).
+bool input_accepts(const Value& input, DType dtype, const Shape& shape);
+
 // Whether `graph` can be prepared again for other input shapes or values (it keeps its
 // unprepared form, or was never prepared).
 bool can_prepare_again(const Graph& graph);

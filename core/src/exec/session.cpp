@@ -327,12 +327,13 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     const int t = assignment.target[n];
     const Target& target = targets[static_cast<size_t>(t)];
-    NodePlacement placement{graph.nodes[n].name,
-                            graph.nodes[n].op_type,
-                            target.plugin->name(),
-                            target.info.name,
-                            region_of[n],
-                            assignment.reason[n]};
+    NodePlacement placement;
+    placement.node = graph.nodes[n].name;
+    placement.op_type = graph.nodes[n].op_type;
+    placement.plugin = target.plugin->name();
+    placement.device = target.info.name;
+    placement.region = region_of[n];
+    placement.reason = assignment.reason[n];
     const partition::NodeAnswer& answer = answers[n][static_cast<size_t>(t)];
     placement.estimate = answer.estimate;
     placement.estimate_us = answer.cost_us;

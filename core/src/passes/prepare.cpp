@@ -26,12 +26,7 @@ void bind_inputs(Graph& g, const std::map<std::string, Tensor>& inputs,
     auto it = inputs.find(v.name);
     if (it == inputs.end()) throw Error(where + ": no tensor given for input '" + v.name + "'");
     const Tensor& t = it->second;
-    bool fits = t.dtype() == v.dtype && t.shape().size() == v.shape.size();
-    for (size_t i = 0; fits && i < v.shape.size(); ++i) {
-      const bool open = i < v.open_dims.size() && v.open_dims[i];
-      fits = open || t.shape()[i] == v.shape[i];
-    }
-    if (!fits) {
+    if (!input_accepts(v, t.dtype(), t.shape())) {
       throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
                   dims_text(v) + " ('?' = a dimension the model leaves open), got " +
                   dtype_name(t.dtype()) + " " + shape_str(t.shape()));
@@ -45,6 +40,15 @@ void bind_inputs(Graph& g, const std::map<std::string, Tensor>& inputs,
 }
 
 }  // namespace
+
+bool input_accepts(const Value& input, DType dtype, const Shape& shape) {
+  if (dtype != input.dtype || shape.size() != input.shape.size()) return false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const bool open = i < input.open_dims.size() && input.open_dims[i];
+    if (!open && shape[i] != input.shape[i]) return false;
+  }
+  return true;
+}
 
 void prepare_graph(Graph& graph) {
   graph.topological_sort();

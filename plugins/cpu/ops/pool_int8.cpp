@@ -12,24 +12,19 @@
 namespace tessera::cpu {
 namespace {
 
-struct IntPool {
-  int64_t planes = 0, h = 0, w = 0, oh = 0, ow = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1, pt = 0, pl = 0;
-};
-
 template <typename T>
-void max_pool_plane(const T* x, const IntPool& p, T* y) {
+void max_pool_plane(const T* x, const ConvGeometry& p, T* y) {
   for (int64_t oy = 0; oy < p.oh; ++oy) {
     T* row = y + oy * p.ow;
     // A window entirely in padding has no element: the type's lowest value, as core's kernel.
     std::fill(row, row + p.ow, std::numeric_limits<T>::lowest());
     for (int64_t ky = 0; ky < p.kh; ++ky) {
-      const int64_t iy = oy * p.sh - p.pt + ky * p.dh;
+      const int64_t iy = oy * p.sh - p.pt + ky * p.dil_h;
       if (iy < 0 || iy >= p.h) continue;
       const T* src = x + iy * p.w;
       for (int64_t kx = 0; kx < p.kw; ++kx) {
-        // Output columns whose tap kx reads inside the row: ix = ox * sw - pl + kx * dw.
-        const int64_t tap = kx * p.dw - p.pl;
+        // Output columns whose tap kx reads inside the row: ix = ox * sw - pl + kx * dil_w.
+        const int64_t tap = kx * p.dil_w - p.pl;
         const int64_t ox0 = tap >= 0 ? 0 : (-tap + p.sw - 1) / p.sw;
         const int64_t last = p.w - 1 - tap;
         const int64_t ox1 = last < 0 ? 0 : std::min(p.ow, last / p.sw + 1);
@@ -45,11 +40,11 @@ void max_pool_plane(const T* x, const IntPool& p, T* y) {
 }
 
 template <typename T>
-Step int8_pool_step(const IntPool& p, int32_t in, int32_t out) {
+Step int8_pool_step(const ConvGeometry& p, int32_t in, int32_t out) {
   return [=](std::vector<float*>& v) {
     const T* x = reinterpret_cast<const T*>(v[in]);
     T* y = reinterpret_cast<T*>(v[out]);
-    tbb::parallel_for(int64_t{0}, p.planes, [&](int64_t c) {
+    tbb::parallel_for(int64_t{0}, p.c, [&](int64_t c) {
       max_pool_plane<T>(x + c * p.h * p.w, p, y + c * p.oh * p.ow);
     });
   };
@@ -81,27 +76,12 @@ std::string query_pool_int8(const RegionView& region, const NodeView& node) {
 Step build_pool_int8(BuildContext& ctx) {
   const NodeView& node = ctx.node;
   const tsr_tensor* x = node.input(0);
-  const tsr_tensor* y = node.output(0);
-  const std::vector<int64_t> k = node.attr_ints("kernel_shape", {});
-  const std::vector<int64_t> s = node.attr_ints("strides", {1, 1});
+  // pool_geometry's window, with the dilations and auto_pad VALID only MaxPool has here.
+  ConvGeometry p = pool_geometry(node);
   const std::vector<int64_t> d = node.attr_ints("dilations", {1, 1});
-  const bool valid = node.attr_string("auto_pad", "NOTSET") == "VALID";
-  const std::vector<int64_t> pads = valid ? std::vector<int64_t>{0, 0, 0, 0}
-                                          : node.attr_ints("pads", {0, 0, 0, 0});
-  IntPool p;
-  p.planes = x->dims[0] * x->dims[1];
-  p.h = x->dims[2];
-  p.w = x->dims[3];
-  p.oh = y->dims[2];
-  p.ow = y->dims[3];
-  p.kh = k[0];
-  p.kw = k[1];
-  p.sh = s[0];
-  p.sw = s[1];
-  p.dh = d[0];
-  p.dw = d[1];
-  p.pt = pads[0];
-  p.pl = pads[1];
+  p.dil_h = d[0];
+  p.dil_w = d[1];
+  if (node.attr_string("auto_pad", "NOTSET") == "VALID") p.pt = p.pl = 0;
   const int32_t in = node.input_index(0), out = ctx.output;
   if (x->dtype == TSR_DTYPE_INT8) return int8_pool_step<int8_t>(p, in, out);
   return int8_pool_step<uint8_t>(p, in, out);
