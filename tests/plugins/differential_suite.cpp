@@ -340,6 +340,40 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return conv({1, 3, 7, 6}, {4, 3, 3, 3},
                              attrs({{"dilations", V{5, 4}}, {"pads", V{5, 4, 5, 4}}}), true);
                }});
+  // deeplabv3's ASPP at rate 12 on a map a little larger than the rate: the outputs split into 9
+  // rectangles with 1, 2 or 4 live taps (tap-region GEMMs), then BatchNorm and Relu fused.
+  c.push_back({"ConvAsppRate12BnRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 24, 15, 14})
+                     .constant("w", random_tensor({20, 24, 3, 3}, 57))
+                     .constant("scale", random_tensor({20}, 58))
+                     .constant("shift", random_tensor({20}, 59))
+                     .constant("mean", random_tensor({20}, 60))
+                     .constant("var", positive_tensor({20}, 61))
+                     .node("Conv", {"x", "w"}, {"c"},
+                           attrs({{"dilations", V{12, 12}}, {"pads", V{12, 12, 12, 12}}}))
+                     .node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"b"})
+                     .node("Relu", {"b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Stride 2 with unequal rates and pads, a residual Add after it: rectangles whose B rows are
+  // strided copies, and the Add and clamp in the pass after the GEMMs.
+  c.push_back({"ConvDilatedStride2Residual", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 5, 17, 13})
+                     .input("r", {1, 7, 9, 7})
+                     .constant("w", random_tensor({7, 5, 3, 5}, 62))
+                     .constant("b", random_tensor({7}, 63))
+                     .node("Conv", {"x", "w", "b"}, {"c"},
+                           attrs({{"dilations", V{7, 3}},
+                                  {"strides", V{2, 2}},
+                                  {"pads", V{7, 6, 7, 6}}}))
+                     .node("Add", {"c", "r"}, {"a"})
+                     .node("Relu", {"a"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   // A pointwise op after a view (a float32 Cast aliases its input) must not run in place: the
   // Add still reads the Cast's input.
   c.push_back({"SigmoidAfterCastView", [] {

@@ -1,6 +1,7 @@
 // Tiny in-memory graph builder for plugin/session tests (shapes inferred by core's pass).
 #pragma once
 
+#include <cmath>
 #include <limits>
 #include <map>
 #include <random>
@@ -74,6 +75,15 @@ inline Tensor random_tensor(Shape shape, uint32_t seed) {
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> values(static_cast<size_t>(shape_numel(shape)));
   for (float& v : values) v = dist(rng);
+  return Tensor::from_vector(std::move(shape), values);
+}
+
+// Seeded floats in [0.5, ~4): variances and other inputs that must stay positive.
+inline Tensor positive_tensor(Shape shape, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<float> dist(0.0f, 1.0f);
+  std::vector<float> values(static_cast<size_t>(shape_numel(shape)));
+  for (float& v : values) v = 0.5f + std::fabs(dist(rng));
   return Tensor::from_vector(std::move(shape), values);
 }
 

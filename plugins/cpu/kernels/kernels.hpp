@@ -215,6 +215,29 @@ void winograd_conv(const float* x, const ConvGeometry& g, const WinogradWeights&
                    const float* bias, const float* residual, float lo, float hi,
                    const WinogradBlocking& blocking, float* y);
 
+// Dilated convs (group 1) as one GEMM per window tap over the output rectangle where that tap
+// reads the input (kernels/tap_regions.cpp): y = sum over taps of W[:, :, ky, kx] x (the input
+// shifted by the tap), so taps that read padding are never multiplied, as they are in im2col.
+struct TapRect {
+  int64_t ky = 0, kx = 0;
+  int64_t y0 = 0, y1 = 0, x0 = 0, x1 = 0;  // output rows [y0, y1), columns [x0, x1)
+};
+struct TapRegionPlan {
+  std::vector<TapRect> taps;  // taps that read the input somewhere, largest rectangle first
+  bool first_covers_output = false;  // taps[0] reads the input for every output
+  double live_share = 1.0;  // (tap, output) pairs that read the input, over all of them
+};
+bool tap_regions_apply(const ConvGeometry& g);
+TapRegionPlan plan_tap_regions(const ConvGeometry& g);
+// One packed A (oc x c, mr-row panels) per planned tap of weights w [OC, C, KH, KW].
+std::vector<PackedMatrix> pack_tap_weights(const float* w, const ConvGeometry& g,
+                                           const TapRegionPlan& plan, int64_t mr);
+// y [OC, OH, OW] = conv(x) + bias (no clamp: the caller's pass adds a residual, clamps and runs a
+// post op over the whole output), each tap's GEMM parallel with `blocking`'s tasks.
+void tap_region_conv(const float* x, const ConvGeometry& g, const TapRegionPlan& plan,
+                     const std::vector<PackedMatrix>& a, const float* bias,
+                     const GemmBlocking& blocking, float* y);
+
 // Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
 // Returns false (nothing written) for horizontal strides other than 1 and 2.
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
