@@ -99,6 +99,10 @@ class Tensor {
   // Allocates zero-filled storage for shape_numel(shape) elements. Throws tessera::Error when the
   // byte size overflows or exceeds memory_limit(), never allocating then.
   Tensor(DType dtype, Shape shape);
+  // The same checks and allocation, storage left uninitialised: for a tensor the caller writes in
+  // full at once (a session's outputs), where zero-filling would be a wasted pass over memory.
+  struct Uninitialized {};
+  Tensor(DType dtype, Shape shape, Uninitialized);
 
   // Copies `values` into a new tensor; values.size() must equal shape_numel(shape).
   template <typename T>
@@ -151,8 +155,8 @@ template <typename T>
 Tensor Tensor::from_vector(Shape shape, const std::vector<T>& values) {
   Tensor t(DTypeOf<T>::value, std::move(shape));
   if (static_cast<int64_t>(values.size()) != t.numel()) {
-    throw Error("Tensor::from_vector: " + std::to_string(values.size()) +
-                " values for shape " + shape_str(t.shape()));
+    throw Error("Tensor::from_vector: " + std::to_string(values.size()) + " values for shape " +
+                shape_str(t.shape()));
   }
   T* out = t.data<T>();
   for (size_t i = 0; i < values.size(); ++i) out[i] = values[i];

@@ -147,7 +147,7 @@ struct Planned {
   Graph graph;
   ExecutionPlan plan;
   std::vector<Step> steps;
-  std::vector<int> value_buffer;    // per value: buffer index, -1 if none
+  std::vector<int> value_buffer;     // per value: buffer index, -1 if none
   std::vector<size_t> buffer_sizes;  // boundary buffers, reused by liveness
 };
 
@@ -258,7 +258,8 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
       RegionCompileSettings target_settings = settings;
       const auto per_target = options.target_settings.find(target.spec);
       if (per_target != options.target_settings.end()) {
-        if (per_target->second.threads > 0) target_settings.num_threads = per_target->second.threads;
+        if (per_target->second.threads > 0)
+          target_settings.num_threads = per_target->second.threads;
         target_settings.target_options = per_target->second.options;
       }
       const detail::DevicePacks& packs = device_packs[static_cast<size_t>(t)];
@@ -525,7 +526,8 @@ Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs)
   }
   for (ValueId id : given.inputs) {
     const Value& v = given.value(id);
-    if (inputs.count(v.name) == 0) throw Error(where + ": no tensor given for input '" + v.name + "'");
+    if (inputs.count(v.name) == 0)
+      throw Error(where + ": no tensor given for input '" + v.name + "'");
   }
   const std::string key = signature(&inputs);
   for (auto it = plans.begin(); it != plans.end(); ++it) {
@@ -556,8 +558,8 @@ Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs)
   p->plan.plan_number = ++plans_made;
   p->plan.input_signature = signature(&inputs);  // with any value inputs found just now
   for (ValueId id : value_inputs) {
-    p->plan.value_inputs += (p->plan.value_inputs.empty() ? "'" : ", '") +
-                            given.value(id).name + "'";
+    p->plan.value_inputs +=
+        (p->plan.value_inputs.empty() ? "'" : ", '") + given.value(id).name + "'";
   }
   plans.emplace_front(p->plan.input_signature, p);
   while (plans.size() > static_cast<size_t>(options.plan_cache_size)) plans.pop_back();
@@ -576,6 +578,20 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
   for (ValueId id : graph.inputs) {
     location[static_cast<size_t>(id)] = inputs.at(graph.value(id).name).raw();
   }
+  // The returned tensors are allocated first and the steps producing graph outputs write into
+  // them, so an output is never copied out of the boundary buffers (for a segmentation map, 4 MiB
+  // zero-filled and copied per run). An output listed twice, or one no step produces (an input or
+  // a constant), is copied below.
+  std::vector<Tensor> outputs;
+  std::vector<void*> output_memory(graph.values.size(), nullptr);
+  for (ValueId id : graph.outputs) {
+    const Value& v = graph.value(id);
+    outputs.emplace_back(v.dtype, v.shape, Tensor::Uninitialized{});
+    if (output_memory[static_cast<size_t>(id)] == nullptr &&
+        location[static_cast<size_t>(id)] == nullptr) {
+      output_memory[static_cast<size_t>(id)] = outputs.back().raw();
+    }
+  }
   std::vector<RegionProfile> profile;
   for (size_t s = 0; s < planned.steps.size(); ++s) {
     Planned::Step& step = planned.steps[s];
@@ -583,8 +599,11 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
     std::vector<void*> out;
     for (ValueId v : step.inputs) in.push_back(location[static_cast<size_t>(v)]);
     for (ValueId v : step.outputs) {
-      void* p = impl_->buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])]
-                    .data();
+      void* p = output_memory[static_cast<size_t>(v)];
+      if (p == nullptr) {
+        p = impl_->buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])]
+                .data();
+      }
       out.push_back(p);
       location[static_cast<size_t>(v)] = p;
     }
@@ -595,12 +614,10 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
     profile.push_back(
         {static_cast<int>(s), step.region->plugin().name(), us, step.region->last_profile()});
   }
-  std::vector<Tensor> outputs;
-  for (ValueId id : graph.outputs) {
-    const Value& v = graph.value(id);
-    Tensor t(v.dtype, v.shape);
-    if (t.nbytes() > 0) std::memcpy(t.raw(), location[static_cast<size_t>(id)], t.nbytes());
-    outputs.push_back(std::move(t));
+  for (size_t i = 0; i < graph.outputs.size(); ++i) {
+    Tensor& t = outputs[i];
+    const void* produced = location[static_cast<size_t>(graph.outputs[i])];
+    if (t.nbytes() > 0 && produced != t.raw()) std::memcpy(t.raw(), produced, t.nbytes());
   }
   impl_->last_profile = std::move(profile);
   return outputs;

@@ -178,7 +178,12 @@ float half_to_float(uint16_t bits) {
   return f;
 }
 
-Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DType dtype, Shape shape) : Tensor(dtype, std::move(shape), Uninitialized{}) {
+  std::memset(storage_.get(), 0, nbytes() == 0 ? 1 : nbytes());
+}
+
+Tensor::Tensor(DType dtype, Shape shape, Uninitialized)
+    : dtype_(dtype), shape_(std::move(shape)) {
   if (dtype_size(dtype_) == 0) throw Error("Tensor: undefined dtype");
   numel_ = shape_numel(shape_);
   const int64_t bytes = shape_nbytes(shape_, dtype_);
@@ -193,7 +198,7 @@ Tensor::Tensor(DType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape
   // Never a null pointer, so data() of an empty tensor is still valid to pass around.
   try {
     storage_ =
-        std::shared_ptr<std::byte[]>(new std::byte[bytes == 0 ? 1 : static_cast<size_t>(bytes)]());
+        std::shared_ptr<std::byte[]>(new std::byte[bytes == 0 ? 1 : static_cast<size_t>(bytes)]);
   } catch (const std::bad_alloc&) {
     throw Error("tensor " + std::string(dtype_name(dtype_)) + " " + shape_str(shape_) +
                 ": cannot allocate " + bytes_str(bytes) + " (out of memory)");

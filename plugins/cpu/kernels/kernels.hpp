@@ -223,9 +223,9 @@ struct TapRect {
   int64_t y0 = 0, y1 = 0, x0 = 0, x1 = 0;  // output rows [y0, y1), columns [x0, x1)
 };
 struct TapRegionPlan {
-  std::vector<TapRect> taps;  // taps that read the input somewhere, largest rectangle first
+  std::vector<TapRect> taps;         // taps that read the input somewhere, largest rectangle first
   bool first_covers_output = false;  // taps[0] reads the input for every output
-  double live_share = 1.0;  // (tap, output) pairs that read the input, over all of them
+  double live_share = 1.0;           // (tap, output) pairs that read the input, over all of them
 };
 bool tap_regions_apply(const ConvGeometry& g);
 TapRegionPlan plan_tap_regions(const ConvGeometry& g);

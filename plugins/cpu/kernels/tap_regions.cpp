@@ -18,8 +18,8 @@ namespace tessera::cpu {
 namespace {
 
 // Output positions o along one axis with 0 <= o * stride - pad + k * dilation < in, as [lo, hi).
-void tap_interval(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t offset,
-                  int64_t* lo, int64_t* hi) {
+void tap_interval(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t offset, int64_t* lo,
+                  int64_t* hi) {
   // o * stride >= pad - offset  and  o * stride <= in - 1 + pad - offset.
   const int64_t need = pad - offset;
   *lo = need <= 0 ? 0 : (need + stride - 1) / stride;

@@ -26,8 +26,8 @@ struct ConvAttrs {
 // First and last kernel taps along one axis that read the input for some output position; a tap
 // reading only padding (ASPP's rate-24 and rate-36 3x3 convs on a 14x14 map: every tap but the
 // centre) contributes nothing. Returns false when no tap reads the input.
-bool live_taps(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t dilation,
-               int64_t taps, int64_t* first, int64_t* last) {
+bool live_taps(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t dilation, int64_t taps,
+               int64_t* first, int64_t* last) {
   *first = -1;
   for (int64_t k = 0; k < taps; ++k) {
     for (int64_t o = 0; o < out; ++o) {
@@ -420,8 +420,8 @@ Step build_conv(BuildContext& ctx) {
           Epilogue e = bias_clamp(bias->data() + grp * oc_per_group, act);
           e.post = post.get();
           e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
-          phase_gemm_conv(x + grp * one.c * g.h * g.w, one, (*packed)[static_cast<size_t>(grp)],
-                          e, nr, y + grp * oc_per_group * cols, !by_group);
+          phase_gemm_conv(x + grp * one.c * g.h * g.w, one, (*packed)[static_cast<size_t>(grp)], e,
+                          nr, y + grp * oc_per_group * cols, !by_group);
         };
         if (by_group) {
           tbb::parallel_for(int64_t{0}, g.group, run_group);
