@@ -565,9 +565,11 @@ HWY_ATTR void DepthwisePaddedBlock(D d, const float* pad, int64_t pw, int64_t ph
     for (int i = 0; i < NB; ++i) acc[r][i] = hn::Set(d, bias);
   }
   for (int64_t ky = 0; ky < g.kh; ++ky) {
-    const float* row = pad + (oy * g.sh + ky) * pw + xb;
+    const float* row = pad + (oy * g.sh + ky * g.dil_h) * pw + xb;
     for (int64_t kx = 0; kx < g.kw; ++kx) {
-      const float* src = g.sw == 1 ? row + kx : row + (kx & 1) * phase_floats + (kx >> 1);
+      // Dilated windows come only at stride 1 (DepthwisePaddedApplies).
+      const float* src =
+          g.sw == 1 ? row + kx * g.dil_w : row + (kx & 1) * phase_floats + (kx >> 1);
       const auto wv = hn::Set(d, wk[ky * g.kw + kx]);
       for (int r = 0; r < RB; ++r) {
         for (int i = 0; i < NB; ++i) {
@@ -630,7 +632,8 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
   // Per phase row; covers xb + (kw - 1) / sw + lanes, rounded to whole vectors.
-  const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
+  const int64_t khe = (g.kh - 1) * g.dil_h + 1, kwe = (g.kw - 1) * g.dil_w + 1;  // extents
+  const int64_t pw = (owr + kwe + lanes - 1) / lanes * lanes;
   const int64_t phases = g.sw;
   const int64_t rb = DepthwiseRowBlock(owr / lanes);
   // The plane runs in strips of output rows whose padded input rows fit in ~16 KiB, so they are
@@ -638,13 +641,13 @@ HWY_ATTR void DepthwisePaddedImpl(D d, const float* plane, const float* wk, cons
   // ran 3x slower than ONNX Runtime). Strips are whole row blocks; overlapping input rows
   // (kh - sh per strip) are padded twice.
   int64_t strip = rb;
-  while (strip < g.oh && ((2 * strip - 1) * g.sh + g.kh) * pw * phases <= 4096) strip *= 2;
-  const int64_t phase_floats = ((std::min(strip, g.oh) - 1) * g.sh + g.kh) * pw;
+  while (strip < g.oh && ((2 * strip - 1) * g.sh + khe) * pw * phases <= 4096) strip *= 2;
+  const int64_t phase_floats = ((std::min(strip, g.oh) - 1) * g.sh + khe) * pw;
   float* rowbuf = scratch + phases * phase_floats;  // 8 * owr floats (a row block's tail rows)
   const auto vfill = hn::Zero(d);
   for (int64_t oy0 = 0; oy0 < g.oh; oy0 += strip) {
     const int64_t oy1 = std::min(g.oh, oy0 + strip);
-    const int64_t r0 = oy0 * g.sh, r1 = (oy1 - 1) * g.sh + g.kh;
+    const int64_t r0 = oy0 * g.sh, r1 = (oy1 - 1) * g.sh + khe;
     for (int64_t r = r0; r < r1; ++r) {
       const int64_t iy = r - g.pt;
       const bool inside = iy >= 0 && iy < g.h;
@@ -780,8 +783,9 @@ namespace {
 int64_t padded_scratch_floats(const ConvGeometry& g) {
   const int64_t lanes = HWY_DYNAMIC_DISPATCH(DepthwisePaddedLanes)();
   const int64_t owr = (g.ow + lanes - 1) / lanes * lanes;
-  const int64_t pw = (owr + g.kw + lanes - 1) / lanes * lanes;
-  return g.sw * ((g.oh - 1) * g.sh + g.kh) * pw + 8 * owr + g.sw * pw;
+  const int64_t khe = (g.kh - 1) * g.dil_h + 1, kwe = (g.kw - 1) * g.dil_w + 1;
+  const int64_t pw = (owr + kwe + lanes - 1) / lanes * lanes;
+  return g.sw * ((g.oh - 1) * g.sh + khe) * pw + 8 * owr + g.sw * pw;
 }
 }  // namespace
 
@@ -816,49 +820,6 @@ void depthwise_dilated_channel(const float* x, const float* w, const ConvGeometr
   }
 }
 
-// Dilated "same" stride-1 depthwise convs (the dilated last stages of segmentation backbones)
-// as d x d plain ones: the outputs of phase (ry, rx), rows ry + d a and columns rx + d b, read
-// only input phase (ry, rx), d apart, so on that phase's sub-plane they are the undilated conv
-// with pads (k - 1) / 2, which the padded SIMD kernel runs. The tap loop above ran lraspp's
-// 5x5 dilation-2 convs at a sixth of ONNX Runtime's speed.
-bool dilated_phases_apply(const ConvGeometry& g) {
-  const int64_t d = g.dil_h;
-  return g.dilated() && g.dil_w == d && g.sh == 1 && g.sw == 1 && g.kh == g.kw &&
-         g.kh % 2 == 1 && g.pt == d * (g.kh - 1) / 2 && g.pl == d * (g.kw - 1) / 2 &&
-         g.oh == g.h && g.ow == g.w && g.h / d >= 4 && g.w / d >= 4;
-}
-
-void depthwise_dilated_phases(const float* x, const float* w, const ConvGeometry& g, float bias,
-                              float lo, float hi, float* y) {
-  const int64_t d = g.dil_h;
-  ConvGeometry pg = g;
-  pg.c = pg.oc = pg.group = 1;
-  pg.dil_h = pg.dil_w = 1;
-  pg.pt = pg.pl = (g.kh - 1) / 2;
-  pg.h = pg.oh = (g.h + d - 1) / d;
-  pg.w = pg.ow = (g.w + d - 1) / d;
-  const int64_t kernel_floats = padded_scratch_floats(pg);  // the largest phase needs the most
-  const int64_t sub = pg.h * pg.w;
-  float* scratch = thread_scratch<struct DilatedPhaseScratch>(kernel_floats + 2 * sub);
-  float* sub_in = scratch + kernel_floats;
-  float* sub_out = sub_in + sub;
-  for (int64_t ry = 0; ry < d; ++ry) {
-    for (int64_t rx = 0; rx < d; ++rx) {
-      pg.h = pg.oh = (g.h - ry + d - 1) / d;
-      pg.w = pg.ow = (g.w - rx + d - 1) / d;
-      for (int64_t a = 0; a < pg.h; ++a) {
-        const float* row = x + (ry + d * a) * g.w + rx;
-        for (int64_t b = 0; b < pg.w; ++b) sub_in[a * pg.w + b] = row[d * b];
-      }
-      HWY_DYNAMIC_DISPATCH(DepthwisePaddedChannel)(sub_in, w, &pg, bias, lo, hi, sub_out, scratch);
-      for (int64_t a = 0; a < pg.h; ++a) {
-        float* row = y + (ry + d * a) * g.w + rx;
-        for (int64_t b = 0; b < pg.w; ++b) row[d * b] = sub_out[a * pg.w + b];
-      }
-    }
-  }
-}
-
 }  // namespace
 
 void depthwise_conv(const float* x, const float* w, const float* bias, const ConvGeometry& g,
@@ -868,17 +829,12 @@ void depthwise_conv(const float* x, const float* w, const float* bias, const Con
   auto finish = [&](int64_t c) {
     if (post != nullptr) unary_rows(*post, y + c * plane, plane, 1, plane);
   };
-  if (g.dilated()) {
-    const bool phases = dilated_phases_apply(g);
+  // Dilated windows at stride 1 are contiguous runs of a padded row like undilated ones (the
+  // taps are d apart): the padded SIMD kernel runs them. Other dilated convs take the tap loop.
+  if (g.dilated() && !(g.sh == 1 && g.sw == 1 && g.oh > 0 && g.ow > 0)) {
     tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-      const float* xc = x + c * g.h * g.w;
-      const float* wc = w + c * g.kh * g.kw;
-      const float b = bias ? bias[c] : 0.0f;
-      if (phases) {
-        depthwise_dilated_phases(xc, wc, g, b, lo, hi, y + c * plane);
-      } else {
-        depthwise_dilated_channel(xc, wc, g, b, lo, hi, y + c * plane);
-      }
+      depthwise_dilated_channel(x + c * g.h * g.w, w + c * g.kh * g.kw, g, bias ? bias[c] : 0.0f,
+                                lo, hi, y + c * plane);
       finish(c);
     });
     return;
