@@ -9,6 +9,7 @@
 //   VALID: no pads; NOTSET: the pads attribute, output F - pad_begin - pad_end.
 // output_shape may name the spatial dims only or, as some exporters write it, N and C too.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@ namespace tessera::ops {
 namespace {
 
 struct TransposeGeometry {
-  std::vector<int64_t> kernel, strides, dilations, pads_begin, output;
+  std::vector<int64_t> kernel, strides, dilations, pads_begin, pads_end, output;
 };
 
 int64_t floor_div2(int64_t v) {
@@ -96,6 +97,7 @@ TransposeGeometry transpose_geometry(const InferContext& ctx, const Shape& x, co
   }
 
   g.pads_begin.assign(n, 0);
+  g.pads_end.assign(n, 0);
   g.output.assign(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const std::string dim = "spatial dim " + std::to_string(i);
@@ -116,11 +118,13 @@ TransposeGeometry transpose_geometry(const InferContext& ctx, const Shape& x, co
     if (target >= 0) {
       const int64_t total = full - target;
       g.pads_begin[i] = auto_pad == "SAME_UPPER" ? floor_div2(total) : total - floor_div2(total);
+      g.pads_end[i] = total - g.pads_begin[i];
       g.output[i] = target;
       continue;
     }
     if (auto_pad == "NOTSET") g.pads_begin[i] = pads[i];
     const int64_t end = auto_pad == "NOTSET" ? pads[n + i] : 0;
+    g.pads_end[i] = end;
     g.output[i] = full - g.pads_begin[i] - end;
     if (g.output[i] <= 0) {
       ctx.fail(dim + ": attribute 'pads' (" + std::to_string(g.pads_begin[i]) + ", " +
@@ -163,6 +167,27 @@ void infer_conv_transpose(InferContext& ctx) {
   y.insert(y.end(), g.output.begin(), g.output.end());
   ctx.outputs.at(0) = {DType::kFloat32, y};
 }
+
+}  // namespace
+
+std::optional<ExplicitWindow> conv_transpose_explicit_window(const Node& node, int64_t opset,
+                                                             const Shape& x, const Shape& w) {
+  InferContext ctx(node, opset, node_where(node));
+  const TransposeGeometry g = transpose_geometry(ctx, x, w);
+  ExplicitWindow e;
+  e.kernel = g.kernel;
+  e.strides = g.strides;
+  e.dilations = g.dilations;
+  e.pads = g.pads_begin;
+  e.pads.insert(e.pads.end(), g.pads_end.begin(), g.pads_end.end());
+  // output_shape past the full output extends it: pads cannot say that, so that node keeps it.
+  for (int64_t p : e.pads) {
+    if (p < 0) return std::nullopt;
+  }
+  return e;
+}
+
+namespace {
 
 // Gathers each output element from the inputs whose scattered kernel taps land on it:
 // out position o receives x[i] * w[k] where i * stride + k * dilation - pad_begin == o.

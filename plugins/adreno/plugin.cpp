@@ -3,6 +3,9 @@
 // the Lowering it compiles with. The entry functions themselves are the shared ones of
 // tessera_opencl/plugin_entry.hpp.
 //
+// Target options: `knob.<name>` (e.g. `knob.opw: 2`, `--targets 'adreno:any[knob.wg_x=8]'`)
+// forces that knob of every schedule that has it (schedules.hpp); others are refused.
+//
 // Precision: "fp32" (default) or "fp16" (activations stored in CL_HALF_FLOAT images, arithmetic
 // and weights in float; read_imagef converts on load, so no cl_khr_fp16 is needed).
 #include <memory>
@@ -10,6 +13,7 @@
 
 #include "ops/op.hpp"
 #include "region.hpp"
+#include "tessera/error.hpp"
 #include "tessera/plugin_abi.h"
 #include "tessera_opencl/plugin_entry.hpp"
 
@@ -89,9 +93,23 @@ struct Traits {
     return "";
   }
 
+  static std::string check_option(const std::string& name, const std::string& value) {
+    if (name.rfind(kKnobOptionPrefix, 0) == 0) return check_knob_option(name, value);
+    return "unknown option '" + name + "'; the adreno plugin takes 'knob.<name>' options " +
+           "(e.g. knob.opw: 2) that force a knob of every schedule that has it";
+  }
+
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
                                 ProgramPool& pool, const tsr_compile_options* options) {
-    return Lowering(region, std::move(context), pool, precision_of(options) != "fp32");
+    Lowering lowering(region, std::move(context), pool, precision_of(options) != "fp32");
+    // check_options accepted them; a core that skipped it still gets an error, not a guess.
+    for (const auto& [name, value] : opencl::support::target_options(options)) {
+      const std::string reason = check_option(name, value);
+      if (!reason.empty()) throw Error(reason);
+      lowering.forced_knobs.emplace_back(name.substr(std::string(kKnobOptionPrefix).size()),
+                                         opencl::support::option_int(name, value));
+    }
+    return lowering;
   }
 };
 

@@ -105,13 +105,24 @@ cl_mem Lowering::output_image(int32_t id, int32_t node) {
   return img->get();
 }
 
+Config Lowering::config_for(const std::string& schedule_id, int64_t work_dim0,
+                            const std::vector<std::pair<const char*, int32_t>>& overrides) const {
+  return apply_forced_knobs(default_config(schedule_id, device(), work_dim0, overrides),
+                            forced_knobs);
+}
+
+std::vector<Config> Lowering::forced(std::vector<Config> configs) const {
+  for (Config& c : configs) c = apply_forced_knobs(std::move(c), forced_knobs);
+  return configs;
+}
+
 cl_mem Lowering::input_image(int32_t id, int32_t node) {
   auto found = images_.find(id);
   if (found != images_.end()) return found->second->get();
   const tsr_tensor& t = region_.values[id];
   cl_mem src = input_buffer(id, node);
   cl_mem dst = output_image(id, node);
-  const Config config = default_config("layout.to_image", device(), texture_extent(t)[0]);
+  const Config config = config_for("layout.to_image", texture_extent(t)[0]);
   opencl::Kernel k = kernel(config);
   const auto d = view4(t);
   k.args().buffer(src).buffer(dst).i32x4(i32(d[0]), i32(d[1]), i32(d[2]), i32(d[3]));
@@ -140,7 +151,7 @@ cl_mem Lowering::input_buffer(int32_t id, int32_t node) {
   cl_mem dst = output_buffer(id, node);  // uploads constants; region inputs are written at run
   if (img == images_.end()) return dst;
   const tsr_tensor& t = region_.values[id];
-  const Config config = default_config("layout.to_buffer", device(), texture_extent(t)[0]);
+  const Config config = config_for("layout.to_buffer", texture_extent(t)[0]);
   opencl::Kernel k = kernel(config);
   const auto d = view4(t);
   k.args().buffer(img->second->get()).buffer(dst).i32x4(i32(d[0]), i32(d[1]), i32(d[2]), i32(d[3]));

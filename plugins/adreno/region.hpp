@@ -85,6 +85,13 @@ class Lowering {
 
   // Configs core asked for (tsr_compile_options.node_configs), by region node index.
   std::map<int32_t, opencl::support::RequestedConfig> requests;
+  // Knob values the target's `knob.<name>` options force on every schedule that has the knob.
+  ForcedKnobs forced_knobs;
+  // default_config(schedule_id, device(), work_dim0, overrides) with forced_knobs applied.
+  Config config_for(const std::string& schedule_id, int64_t work_dim0,
+                    const std::vector<std::pair<const char*, int32_t>>& overrides = {}) const;
+  // Each of `configs` with forced_knobs applied.
+  std::vector<Config> forced(std::vector<Config> configs) const;
   // Set by compile_region when tsr_compile_options.dump_dir is given: kernel() then records
   // each program it hands out (with `current_node` as its user) for writing after the compile.
   bool record_sources = false;

@@ -1,8 +1,8 @@
 // Knob spaces of the adreno schedules and their default heuristic.
 #include "schedules.hpp"
 
-#include <cstdlib>
-#include <sstream>
+#include <algorithm>
+#include <string>
 
 #include "tessera/error.hpp"
 
@@ -71,30 +71,53 @@ const Schedule& schedule(const std::string& id) {
   throw Error("adreno: unknown schedule '" + id + "'");
 }
 
-std::vector<std::pair<std::string, int32_t>> knob_overrides_from_env() {
-  std::vector<std::pair<std::string, int32_t>> out;
-  const char* env = std::getenv("TESSERA_ADRENO_KNOBS");
-  if (!env || !*env) return out;
-  std::stringstream list(env);
-  std::string item;
-  while (std::getline(list, item, ',')) {
-    const size_t eq = item.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      throw Error("adreno: TESSERA_ADRENO_KNOBS entry '" + item + "' is not knob=value");
-    }
-    try {
-      out.emplace_back(item.substr(0, eq), std::stoi(item.substr(eq + 1)));
-    } catch (const std::exception&) {
-      throw Error("adreno: TESSERA_ADRENO_KNOBS entry '" + item + "' has no integer value");
+std::string check_knob_option(const std::string& name, const std::string& value) {
+  const std::string knob = name.substr(std::string(kKnobOptionPrefix).size());
+  int32_t v = 0;
+  try {
+    v = opencl::support::option_int(name, value);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  bool found = false;
+  std::string candidates;
+  for (const Schedule& s : all_schedules()) {
+    for (const Knob& k : s.knobs) {
+      if (knob != k.name) continue;
+      found = true;
+      for (int32_t c : k.candidates) {
+        if (c == v) return "";
+        const std::string text = std::to_string(c);
+        if ((" " + candidates + ",").find(" " + text + ",") == std::string::npos) {
+          candidates += (candidates.empty() ? "" : ", ") + text;
+        }
+      }
     }
   }
-  return out;
+  if (!found) return "option '" + name + "': no adreno schedule has a knob '" + knob + "'";
+  return "option '" + name + "' = " + value + " is not a candidate of any schedule with that " +
+         "knob (candidates: " + candidates + ")";
+}
+
+Config apply_forced_knobs(Config config, const ForcedKnobs& forced) {
+  for (size_t i = 0; i < config.schedule->knobs.size(); ++i) {
+    const Knob& k = config.schedule->knobs[i];
+    for (const auto& [name, value] : forced) {
+      if (name != k.name) continue;
+      if (std::find(k.candidates.begin(), k.candidates.end(), value) == k.candidates.end()) {
+        throw Error("option '" + std::string(kKnobOptionPrefix) + name +
+                    "' = " + std::to_string(value) + " is not a candidate of schedule '" +
+                    config.schedule->id + "'");
+      }
+      config.values[i] = value;
+    }
+  }
+  return config;
 }
 
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
                       int64_t work_dim0,
                       const std::vector<std::pair<const char*, int32_t>>& overrides) {
-  const auto forced = knob_overrides_from_env();
   Config c;
   c.schedule = &schedule(schedule_id);
   for (const Knob& k : c.schedule->knobs) {
@@ -104,16 +127,6 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
     if (name == "wg_x") v = opencl::support::default_wg_x(*c.schedule, device, work_dim0, 32);
     for (const auto& [oname, value] : overrides) {
       if (name == oname) v = value;
-    }
-    for (const auto& [fname, value] : forced) {
-      if (name != fname) continue;
-      bool known = false;
-      for (int32_t cand : k.candidates) known |= cand == value;
-      if (!known) {
-        throw Error("adreno: TESSERA_ADRENO_KNOBS sets " + fname + "=" + std::to_string(value) +
-                    ", not a candidate of schedule '" + c.schedule->id + "'");
-      }
-      v = value;
     }
     c.values.push_back(v);
   }

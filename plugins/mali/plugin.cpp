@@ -2,16 +2,18 @@
 // selector "any"), per-node cost answers, precision and the Lowering it compiles with. The entry
 // functions themselves are the shared ones of tessera_opencl/plugin_entry.hpp.
 //
-// Environment: TESSERA_MALI_BUILD_OPTIONS is appended to every kernel build (for experiments
-// and for tests that force a build failure). TESSERA_MALI_LAYOUT picks the activation layout of
-// every region: "nchw4c" (default; region.hpp) or "nchw" (the NCHW kernels only, kept as the
-// fallback and for comparison).
-#include <cstdlib>
+// Target options (a deployment target's `options:` or `--targets 'mali:any[layout=nchw]'`):
+//   layout         the activation layout of every region: "nchw4c" (default; region.hpp) or
+//                  "nchw" (the NCHW kernels only, kept as the fallback and for comparison)
+//   build_options  text appended to every kernel build (for experiments, and for tests that
+//                  force a build failure)
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "ops/op.hpp"
 #include "region.hpp"
+#include "tessera/error.hpp"
 #include "tessera/plugin_abi.h"
 #include "tessera_opencl/plugin_entry.hpp"
 
@@ -71,10 +73,29 @@ struct Traits {
     return "";
   }
 
+  static std::string check_option(const std::string& name, const std::string& value) {
+    if (name == "layout") return parse_layout(value) ? "" : layout_choices(value);
+    if (name == "build_options") {
+      return value.find_first_of("\n\r") == std::string::npos
+                 ? ""
+                 : "option 'build_options' must be one line of OpenCL build options";
+    }
+    return "unknown option '" + name + "'; the mali plugin takes 'layout' (nchw4c, nchw) and " +
+           "'build_options' (text appended to every kernel build)";
+  }
+
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const tsr_compile_options* /*options*/) {
-    const char* extra = std::getenv("TESSERA_MALI_BUILD_OPTIONS");
-    return Lowering(region, std::move(context), pool, extra ? extra : "", configured_layout());
+                                ProgramPool& pool, const tsr_compile_options* options) {
+    std::string extra;
+    Layout layout = kDefaultLayout;
+    // check_options accepted them; a core that skipped it still gets an error, not a guess.
+    for (const auto& [name, value] : opencl::support::target_options(options)) {
+      const std::string reason = check_option(name, value);
+      if (!reason.empty()) throw Error(reason);
+      if (name == "layout") layout = *parse_layout(value);
+      if (name == "build_options") extra += (extra.empty() ? "" : " ") + value;
+    }
+    return Lowering(region, std::move(context), pool, extra, layout);
   }
 };
 

@@ -3,20 +3,20 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 
 #include "tessera/error.hpp"
 
 namespace tessera::mali {
 
-Layout configured_layout() {
-  const char* env = std::getenv("TESSERA_MALI_LAYOUT");
-  const std::string v = env ? env : "";
-  if (v.empty() || v == "nchw4c") return Layout::kNchw4c;
-  if (v == "nchw") return Layout::kNchw;
-  throw Error("mali: TESSERA_MALI_LAYOUT='" + v +
-              "' is not a layout; use 'nchw4c' (default) or 'nchw'");
+std::optional<Layout> parse_layout(const std::string& value) {
+  if (value == "nchw4c") return Layout::kNchw4c;
+  if (value == "nchw") return Layout::kNchw;
+  return std::nullopt;
+}
+
+std::string layout_choices(const std::string& value) {
+  return "option 'layout' = '" + value + "' is not a layout; use 'nchw4c' (default) or 'nchw'";
 }
 
 bool same_bytes_in_nchw4c(const tsr_tensor& t) {

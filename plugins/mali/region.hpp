@@ -7,11 +7,11 @@
 // CompiledRegion: the result; execute() writes inputs, launches every step, reads outputs.
 //
 // Activation layouts: each value of a region has a layout, NCHW or NCHW4c ([N][ceil(C/4)][H][W][4]
-// with zero padded lanes, kernels/layout.cl). The region layout (TESSERA_MALI_LAYOUT, default
-// nchw4c) decides whether NCHW4c is used at all. With nchw4c, each op's layout rule (ops/op.hpp)
-// picks the layout its outputs get from its inputs' layouts (Conv always NCHW4c; BatchNorm,
-// element-wise ops, pools and channel Concat follow their inputs; every other op NCHW), and
-// begin_node() converts an input exactly where its consumer needs the other layout (once per
+// with zero padded lanes, kernels/layout.cl). The region layout (the target option `layout`,
+// default nchw4c) decides whether NCHW4c is used at all. With nchw4c, each op's layout rule
+// (ops/op.hpp) picks the layout its outputs get from its inputs' layouts (Conv always NCHW4c;
+// BatchNorm, element-wise ops, pools and channel Concat follow their inputs; every other op NCHW),
+// and begin_node() converts an input exactly where its consumer needs the other layout (once per
 // value). Region inputs and constants arrive as NCHW; region outputs are converted back in
 // finish(). A [N, C, 1, 1] value with C % 4 == 0 has the same bytes in both layouts and is never
 // converted.
@@ -57,9 +57,13 @@ class ProgramPool : public opencl::support::ProgramPool {
 
 enum class Layout { kNchw, kNchw4c };
 
-// The region layout named by TESSERA_MALI_LAYOUT ("nchw4c", the default, or "nchw"); throws
-// tessera::Error naming the variable for anything else.
-Layout configured_layout();
+// The region layout of a target without a `layout` option; describe_node lists the schedules
+// of this layout (it is not given the target's options).
+inline constexpr Layout kDefaultLayout = Layout::kNchw4c;
+// The layout the option value names ("nchw4c" or "nchw"), or nullopt.
+std::optional<Layout> parse_layout(const std::string& value);
+// Why `value` is not a layout, naming the option and the choices.
+std::string layout_choices(const std::string& value);
 
 // Whether `t` is stored as NCHW4c with the same bytes as NCHW ([N, C, 1, 1], C % 4 == 0).
 bool same_bytes_in_nchw4c(const tsr_tensor& t);

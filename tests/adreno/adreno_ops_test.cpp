@@ -50,8 +50,10 @@ class AdrenoOpsTest : public ::testing::Test {
   // Runs the case on adreno with `precision`; returns the output (empty tensor on failure).
   Tensor run(Case& c, const char* precision = "fp32") {
     Tensor result;
-    return opencl_test::run_case(plugin_, device_, c, cache_dir_, precision, &result) ? result
-                                                                                      : Tensor();
+    return opencl_test::run_case(plugin_, device_, c, cache_dir_, precision, &result,
+                                 target_options_)
+               ? result
+               : Tensor();
   }
 
   // Largest |got - want| / max(1, |want|).
@@ -83,6 +85,8 @@ class AdrenoOpsTest : public ::testing::Test {
   const tsr_plugin* plugin_ = nullptr;
   int32_t device_ = -1;
   std::string cache_dir_;
+  // The target options every run passes (a deployment target's `options:`).
+  std::vector<std::pair<std::string, std::string>> target_options_;
 };
 
 TEST_F(AdrenoOpsTest, ConvDirect3x3PadBiasOddChannels) {
@@ -123,9 +127,9 @@ TEST_F(AdrenoOpsTest, ConvStridedDirectNarrowOutput) {
 }
 
 // The conv knobs describe_node lists (work-group shape, outputs per work-item) give the reference
-// values at every config checked, forced through $TESSERA_ADRENO_KNOBS: in CI a sample in which
-// every candidate of every knob appears, in the slow set the whole grid (knob_grid.hpp). Odd
-// output widths leave partial OPW strips.
+// values at every config checked, forced through the target options `knob.<name>`: in CI a sample
+// in which every candidate of every knob appears, in the slow set the whole grid (knob_grid.hpp).
+// Odd output widths leave partial OPW strips.
 TEST_F(AdrenoOpsTest, ConvKnobSweep) {
   Case described(
       {{random_tensor({1, 5, 7, 11}, 50)},
@@ -152,11 +156,12 @@ TEST_F(AdrenoOpsTest, ConvKnobSweep) {
   for (const std::vector<int64_t>& point :
        tessera_test::knob_grid("schedule " + schedule, values)) {
     std::string knobs;
+    target_options_.clear();
     for (size_t k = 0; k < names.size(); ++k) {
       knobs += (k ? "," : "") + names[k] + "=" + std::to_string(point[k]);
+      target_options_.emplace_back("knob." + names[k], std::to_string(point[k]));
     }
     SCOPED_TRACE(knobs);
-    setenv("TESSERA_ADRENO_KNOBS", knobs.c_str(), 1);
     check_node("Conv",
                {{random_tensor({1, 5, 7, 11}, 50)},
                 {random_tensor({6, 5, 3, 3}, 51), true},
@@ -169,17 +174,29 @@ TEST_F(AdrenoOpsTest, ConvKnobSweep) {
     check_node("Conv",
                {{random_tensor({1, 6, 5, 7}, 57)}, {random_tensor({5, 6, 1, 1}, 58), true}});
   }
-  setenv("TESSERA_ADRENO_KNOBS", "opw=3", 1);
-  Case c({{random_tensor({1, 4, 4, 4}, 59)}, {random_tensor({4, 4, 1, 1}, 60), true}},
-         {make_node("Conv", {0, 1})}, 13);
-  tsr_compile_options options{};
-  options.struct_size = sizeof(options);
-  tsr_region_handle handle = nullptr;
-  char text[1024] = "";
-  EXPECT_NE(plugin_->compile_region(device_, &c.region, &options, &handle, {text, sizeof(text)}),
-            TSR_OK);
-  EXPECT_NE(std::string(text).find("opw=3, not a candidate"), std::string::npos) << text;
-  unsetenv("TESSERA_ADRENO_KNOBS");
+  target_options_.clear();
+}
+
+// Knob options are checked before anything compiles: an unknown knob, a value no schedule has
+// and a non-integer are refused naming the option; anything else is refused as unknown.
+TEST_F(AdrenoOpsTest, KnobOptionsAreCheckedNamingTheOption) {
+  ASSERT_NE(plugin_->check_options, nullptr);
+  const auto refusal = [&](const char* name, const char* value) {
+    const tsr_target_option option{name, value};
+    char text[512] = "";
+    return plugin_->check_options(&option, 1, {text, sizeof(text)}) == TSR_OK ? std::string("ok")
+                                                                              : std::string(text);
+  };
+  EXPECT_EQ(refusal("knob.opw", "2"), "ok");
+  EXPECT_EQ(refusal("knob.wg_x", "8"), "ok");
+  EXPECT_EQ(refusal("knob.opw", "3"),
+            "adreno: option 'knob.opw' = 3 is not a candidate of any schedule with that knob "
+            "(candidates: 1, 2, 4)");
+  EXPECT_EQ(refusal("knob.opw", "two"), "adreno: option 'knob.opw' = 'two' is not an integer");
+  EXPECT_EQ(refusal("knob.tile", "2"),
+            "adreno: option 'knob.tile': no adreno schedule has a knob "
+            "'tile'");
+  EXPECT_NE(refusal("layout", "nchw").find("unknown option 'layout'"), std::string::npos);
 }
 
 TEST_F(AdrenoOpsTest, BatchNormalization) {

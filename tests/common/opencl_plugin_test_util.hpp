@@ -18,6 +18,7 @@
 
 #include "op.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/passes.hpp"
 #include "tessera/plugin_abi.h"
 #include "tessera/session.hpp"
 
@@ -144,6 +145,11 @@ struct Case {
       }
       auto out_infos = ops::infer_node(nodes[n], opset, "test", infos);
       values.push_back(ops::compute_node(nodes[n], opset, ptrs, out_infos).at(0));
+      // The plugin gets the node as core hands it over (auto_pad written out as pads); the
+      // reference above computed it from the attributes as written.
+      std::vector<Shape> shapes;
+      for (const ops::InputInfo& info : infos) shapes.push_back(info.shape);
+      normalise_window_attributes(nodes[n], opset, shapes);
     }
     for (size_t i = 0; i < values.size(); ++i) names.push_back("v" + std::to_string(i));
     tvalues.resize(values.size());
@@ -229,10 +235,12 @@ struct TinyRegion {
 };
 
 // Runs the case on `device` of `plugin` (every node must be claimed; `precision` nullptr leaves
-// the plugin's default) into `*result`, checking the per-node profile. Failures are reported with
-// EXPECT; returns false when the region did not compile or execute.
+// the plugin's default; `target_options` as a deployment target's `options:`) into `*result`,
+// checking the per-node profile. Failures are reported with EXPECT; returns false when the region
+// did not compile or execute.
 inline bool run_case(const tsr_plugin* plugin, int32_t device, Case& c,
-                     const std::string& cache_dir, const char* precision, Tensor* result) {
+                     const std::string& cache_dir, const char* precision, Tensor* result,
+                     const std::vector<std::pair<std::string, std::string>>& target_options = {}) {
   for (int32_t n = 0; n < c.region.num_nodes; ++n) {
     tsr_support support{};
     support.struct_size = sizeof(support);
@@ -243,6 +251,11 @@ inline bool run_case(const tsr_plugin* plugin, int32_t device, Case& c,
   options.struct_size = sizeof(options);
   options.cache_dir = cache_dir.c_str();
   options.precision = precision;
+  std::vector<tsr_target_option> raw_options;
+  for (const auto& [name, value] : target_options)
+    raw_options.push_back({name.c_str(), value.c_str()});
+  options.num_target_options = static_cast<int32_t>(raw_options.size());
+  options.target_options = raw_options.empty() ? nullptr : raw_options.data();
   tsr_region_handle handle = nullptr;
   char text[4096] = "";
   const tsr_status cs =

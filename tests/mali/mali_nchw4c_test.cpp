@@ -1,5 +1,5 @@
 // The mali plugin's activation layouts against the reference kernels (tessera::ops): every case
-// runs under both region layouts (TESSERA_MALI_LAYOUT = nchw4c and nchw) on an OpenCL device
+// runs under both region layouts (the target option layout = nchw4c and nchw) on an OpenCL device
 // selected with "any" (PoCL in CI). Conv cases run every schedule the plugin describes for the
 // node with every outputs_per_item / rows_per_item candidate (requested through node_configs),
 // with channel counts that are not multiples of 4, strides, pads, dilations and groups. Which
@@ -73,9 +73,8 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     device_ = usable_device(plugin_);
     if (device_ < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
-    setenv("TESSERA_MALI_LAYOUT", GetParam().c_str(), 1);
+    layout_ = GetParam();
   }
-  void TearDown() override { unsetenv("TESSERA_MALI_LAYOUT"); }
 
   bool nchw4c() const { return GetParam() == "nchw4c"; }
 
@@ -103,6 +102,9 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     options.num_node_configs = static_cast<int32_t>(configs.size());
     options.node_configs = configs.data();
     options.dump_dir = dump.c_str();
+    const tsr_target_option layout{"layout", layout_.c_str()};
+    options.num_target_options = 1;
+    options.target_options = &layout;
     tsr_region_handle handle = nullptr;
     char text[4096] = "";
     const tsr_status cs =
@@ -193,9 +195,24 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
 
   // Runs a one-Conv case with every schedule describe_node lists and every candidate of its
   // build-time knobs (wg_x at its default); returns the schedule names seen, heuristic's first.
+  // describe_node is not given the target's options, so it lists the default layout's (nchw4c)
+  // schedules; under layout=nchw the heuristic's NCHW kernel runs once instead, and the name
+  // returned is the schedule of the kernel that ran.
   std::vector<std::string> run_every_conv_schedule(const std::vector<In>& inputs, Attributes a) {
     Case c(inputs, {opencl_test::make_node_over_inputs("Conv", inputs.size(), std::move(a))}, 13);
     std::vector<std::string> names;
+    if (!nchw4c()) {
+      for (const std::string& kernel : run(c)) {
+        const std::string suffix = "_f32";
+        if (kernel.rfind("conv2d_", 0) != 0 || kernel.size() <= suffix.size() ||
+            kernel.compare(kernel.size() - suffix.size(), suffix.size(), suffix) != 0) {
+          continue;
+        }
+        names.push_back("conv2d.nchw." + kernel.substr(7, kernel.size() - 7 - suffix.size()));
+      }
+      EXPECT_EQ(names.size(), 1u) << "expected one NCHW conv kernel";
+      return names;
+    }
     for (const Request& r : every_config(c, 0, &names)) {
       SCOPED_TRACE(label(r));
       const std::set<std::string> kernels = run(c, {r});
@@ -257,6 +274,7 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
   std::vector<std::pair<std::string, std::string>> dumps_;  // (file stem, source) of each
   int32_t device_ = -1;
   std::string cache_dir_;
+  std::string layout_;  // the target option `layout` every compile passes
 };
 
 std::string first_or_empty(const std::vector<std::string>& v) {
@@ -604,21 +622,39 @@ TEST_P(MaliLayoutTest, GlobalAveragePoolEveryVec) {
   EXPECT_EQ(run_every_vec(plain, 0), 3);
 }
 
-TEST(MaliLayoutOption, UnknownLayoutFailsNamingTheVariable) {
+TEST(MaliLayoutOption, BadOptionsAreRefusedNamingTheOption) {
   const tsr_plugin* plugin = load_mali();
   ASSERT_NE(plugin, nullptr);
+  ASSERT_NE(plugin->check_options, nullptr);
+  const auto refusal = [&](const tsr_target_option& option) {
+    char text[512] = "";
+    const tsr_status st = plugin->check_options(&option, 1, {text, sizeof(text)});
+    return st == TSR_OK ? std::string("accepted") : std::string(text);
+  };
+  EXPECT_EQ(refusal({"layout", "nchw"}), "accepted");
+  EXPECT_EQ(refusal({"layout", "nchw4c"}), "accepted");
+  EXPECT_EQ(refusal({"build_options", "-cl-fast-relaxed-math"}), "accepted");
+  EXPECT_EQ(refusal({"layout", "nhwc"}),
+            "mali: option 'layout' = 'nhwc' is not a layout; use 'nchw4c' (default) or 'nchw'");
+  EXPECT_NE(refusal({"layuot", "nchw"}).find("unknown option 'layuot'"), std::string::npos);
+  EXPECT_NE(refusal({"build_options", "-DA\n-DB"}).find("'build_options'"), std::string::npos);
+
+  // A compile given an option check_options would refuse fails the same way, naming it.
   const int32_t device = usable_device(plugin);
   if (device < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
   char text[512] = "";
   opencl_test::TinyRegion t("relu0", "Relu");
-  setenv("TESSERA_MALI_LAYOUT", "nhwc", 1);
+  tsr_compile_options options{};
+  options.struct_size = sizeof(options);
+  const tsr_target_option bad{"layout", "nhwc"};
+  options.num_target_options = 1;
+  options.target_options = &bad;
   tsr_region_handle handle = nullptr;
   const tsr_status st =
-      plugin->compile_region(device, &t.region, nullptr, &handle, {text, sizeof(text)});
-  unsetenv("TESSERA_MALI_LAYOUT");
+      plugin->compile_region(device, &t.region, &options, &handle, {text, sizeof(text)});
   EXPECT_NE(st, TSR_OK);
   EXPECT_EQ(handle, nullptr);
-  EXPECT_NE(std::string(text).find("TESSERA_MALI_LAYOUT"), std::string::npos) << text;
+  EXPECT_NE(std::string(text).find("option 'layout' = 'nhwc'"), std::string::npos) << text;
 }
 
 INSTANTIATE_TEST_SUITE_P(mali, MaliLayoutTest, ::testing::Values("nchw4c", "nchw"),

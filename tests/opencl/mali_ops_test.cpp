@@ -239,15 +239,19 @@ TEST_F(MaliOpsTest, UnknownOpIsUnsupportedWithReason) {
 
 TEST_F(MaliOpsTest, KernelBuildFailureIsCompileFailedNamingDevice) {
   // Redefining the shared activation helper's name breaks every kernel: a real compiler error
-  // with a build log.
-  setenv("TESSERA_MALI_BUILD_OPTIONS", "-Dtsr_activate=)", 1);
+  // with a build log. The target option build_options carries it, as a deployment would.
+  const tsr_target_option extra{"build_options", "-Dtsr_activate=)"};
+  char text[8192] = "";
+  ASSERT_EQ(plugin_->check_options(&extra, 1, {text, sizeof(text)}), TSR_OK) << text;
   TinyRegion t("relu0", "Relu");
   tsr_region& region = t.region;
   tsr_region_handle handle = nullptr;
-  char text[8192] = "";
+  tsr_compile_options options{};
+  options.struct_size = sizeof(options);
+  options.num_target_options = 1;
+  options.target_options = &extra;
   const tsr_status st =
-      plugin_->compile_region(device_, &region, nullptr, &handle, {text, sizeof(text)});
-  unsetenv("TESSERA_MALI_BUILD_OPTIONS");
+      plugin_->compile_region(device_, &region, &options, &handle, {text, sizeof(text)});
   EXPECT_EQ(st, TSR_COMPILE_FAILED) << text;
   EXPECT_EQ(handle, nullptr);
   const std::string msg = text;

@@ -26,6 +26,8 @@ namespace tessera::tune {
 namespace {
 
 const char* kTessera = TESSERA_BINARY_DIR "/tools/tessera";
+// The shipped worker with faults injected (fault_worker.cpp), chosen by TESSERA_TEST_WORKER_FAULT.
+const char* kFaultWorker = TESSERA_TUNE_FAULT_WORKER;
 
 SearchSpace synthetic_space() {
   std::vector<int64_t> v;
@@ -243,19 +245,19 @@ TEST(TuneWorker, CrashAndHangAreClassifiedAndTuningContinues) {
   req.node = "n";
   req.target = "mali:any";
   req.timeout_s = 2;
-  setenv("TESSERA_TUNE_WORKER_FAULT", "crash", 1);
-  EXPECT_EQ(measure(kTessera, req).status, "crash");
+  setenv("TESSERA_TEST_WORKER_FAULT", "crash", 1);
+  EXPECT_EQ(measure(kFaultWorker, req).status, "crash");
   // The hang comes after the worker's first phase marker, so the candidate's own 2 s timeout
   // (not the wider start-up allowance) is what ends it.
-  setenv("TESSERA_TUNE_WORKER_FAULT", "hang", 1);
+  setenv("TESSERA_TEST_WORKER_FAULT", "hang", 1);
   const auto t0 = std::chrono::steady_clock::now();
-  const MeasureResult hung = measure(kTessera, req);
+  const MeasureResult hung = measure(kFaultWorker, req);
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(hung.status, "timeout");
   EXPECT_NE(hung.error.find("exceeded 2.0"), std::string::npos) << hung.error;
   EXPECT_LT(waited, 30.0) << "the hang waited out the start-up allowance: " << hung.error;
-  unsetenv("TESSERA_TUNE_WORKER_FAULT");
+  unsetenv("TESSERA_TEST_WORKER_FAULT");
   // A bad request is a compile-class failure, not a crash of the parent.
   const MeasureResult r = measure(kTessera, req);
   EXPECT_EQ(r.status, "compile");
@@ -304,7 +306,7 @@ std::set<std::string> worker_pids(const std::string& path) {
 // run time).
 TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
                      const std::string& isolation = "worker", bool faults = false,
-                     const std::string& log = "") {
+                     const std::string& log = "", const char* worker_exe = kTessera) {
   setenv("TESSERA_PLUGIN_PATH", TESSERA_TUNE_TEST_PLUGIN_DIR, 1);
   setenv("TESSERA_TUNETEST_LOG", compile_log.c_str(), 1);
   if (faults) setenv("TESSERA_TUNETEST_FAULTS", "1", 1);
@@ -318,7 +320,7 @@ TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
   o.batch = 16;  // after the default, the other configs are one batch
   o.repeats = 1;
   o.timeout_s = 6;
-  o.worker_exe = kTessera;
+  o.worker_exe = worker_exe;
   o.compile_jobs = compile_jobs;
   o.isolation = isolation;
   o.log_path = log;
@@ -380,9 +382,9 @@ TEST(TuneParallelCompile, BadCandidateIsClassifiedAndTheOthersMeasuredAsInSerial
 
   // Compiling children that crash end neither the batch nor the run: the measuring children
   // give the verdicts a serial run gives.
-  setenv("TESSERA_TUNE_WORKER_FAULT", "crash-compile", 1);
-  const TuneReport crashing = tune_relu(3, counts_path);
-  unsetenv("TESSERA_TUNE_WORKER_FAULT");
+  setenv("TESSERA_TEST_WORKER_FAULT", "crash-compile", 1);
+  const TuneReport crashing = tune_relu(3, counts_path, "worker", false, "", kFaultWorker);
+  unsetenv("TESSERA_TEST_WORKER_FAULT");
   got.clear();
   for (const LogRecord& r : crashing.records) got.push_back(outcome(r));
   EXPECT_EQ(got, expected);

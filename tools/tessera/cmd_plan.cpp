@@ -111,7 +111,8 @@ int cmd_plan(int argc, char** argv) {
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera plan MODEL.onnx|DEPLOY.yaml [options]\n"
-        "  --targets LIST        plugin priority, e.g. mali:any,reference (default: all usable)\n"
+        "  --targets LIST        plugin priority, e.g. mali:any,reference (default: all usable);\n"
+        "                        target options in brackets: 'mali:any[layout=nchw],reference'\n"
         "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
         "  --plugin-dir DIR      also search this absolute plugin directory (repeatable)\n"
         "  --pack FILE           use exactly this tuned pack (repeatable)\n"

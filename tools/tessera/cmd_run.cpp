@@ -19,7 +19,8 @@ void print_usage() {
   std::printf(
       "usage: tessera run MODEL.onnx|DEPLOY.yaml [options]\n"
       "  --targets LIST        plugin priority, e.g. cpu,reference or mali:any,reference\n"
-      "                        (overrides the deployment's targets)\n"
+      "                        (overrides the deployment's targets); an entry may carry its\n"
+      "                        target options: 'mali:any[layout=nchw],reference'\n"
       "  --input NAME=FILE.npy input tensor (repeatable); others get seeded random data\n"
       "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
       "  --seed S              seed for generated inputs (default 0)\n"

@@ -86,7 +86,9 @@ int cmd_tune(int argc, char** argv) {
     apply_memory_limit_option(args);
     tune::TuneOptions options;
     options.model = args.positionals()[0];
-    options.targets = split_list(args.get("targets"));
+    // The measuring workers compile with each plugin's default options: a target option would
+    // tune something other than what runs, so tune refuses targets that carry one.
+    options.targets = parse_target_list(args.get("targets"));
     if (is_deployment_file(options.model)) {
       // A deployment YAML names the model (or zoo network) and, unless --targets is given, the
       // targets to tune for.
@@ -94,6 +96,14 @@ int cmd_tune(int argc, char** argv) {
       options.model = workload.model_path;
       options.graph = std::make_shared<const Graph>(std::move(workload.graph));  // imported once
       if (options.targets.empty()) options.targets = workload.targets;
+      for (const auto& [spec, settings] : workload.target_settings) {
+        if (!settings.options.empty()) {
+          throw Error(settings.origin + ": target '" + spec +
+                      "': tune does not pass target options to its measuring workers; tune "
+                      "without them (--targets " +
+                      spec + ")");
+        }
+      }
     }
     if (options.targets.empty()) throw Error("tune: --targets is required, e.g. mali:any");
     options.trials = static_cast<int>(args.get_int("trials", 64, 1, 100000000));

@@ -133,6 +133,19 @@ std::string default_cache_dir() {
   return (std::filesystem::temp_directory_path() / "tessera-cache").string();
 }
 
+// The targets of a --targets list, with the options of entries that carry them.
+void set_target_override(Workload& w, const std::string& list) {
+  w.targets.clear();
+  w.target_settings.clear();
+  for (const TargetListEntry& e : parse_target_entries(list)) {
+    w.targets.push_back(e.spec);
+    if (e.options.empty()) continue;
+    TargetSettings& settings = w.target_settings[e.spec];
+    settings.options = e.options;
+    settings.origin = "--targets";
+  }
+}
+
 }  // namespace
 
 bool is_deployment_file(const std::string& path) {
@@ -148,7 +161,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   if (!is_deployment_file(path)) {
     w.graph = import_onnx_file(path, import_options);
     w.model_path = path;
-    w.targets = parse_target_list(targets_override);
+    set_target_override(w, targets_override);
     w.description = "model " + path;
     return w;
   }
@@ -191,7 +204,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
   }
   if (!targets_override.empty()) {
-    w.targets = parse_target_list(targets_override);
+    set_target_override(w, targets_override);
   } else {
     for (size_t i = 0; i < config.targets.size(); ++i) {
       const TargetSpec& t = config.targets[i];

@@ -27,6 +27,7 @@ using AttributeValue = std::variant<int64_t, float, std::string, std::vector<int
 class Attributes {
  public:
   void set(const std::string& name, AttributeValue value) { values_[name] = std::move(value); }
+  void erase(const std::string& name) { values_.erase(name); }
   bool has(const std::string& name) const { return values_.count(name) != 0; }
   const std::map<std::string, AttributeValue>& all() const { return values_; }
 

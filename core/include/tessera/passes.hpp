@@ -27,6 +27,16 @@ constexpr int64_t kMaxValueInputElements = int64_t{1} << 16;
 // Infers dtype and shape of every value in topological order; throws naming the node on error.
 void infer_shapes(Graph& graph);
 
+// Writes the window of a Conv, MaxPool, AveragePool or ConvTranspose node out in explicit form,
+// so plugins read one form only: kernel_shape, strides, dilations (where the op's opset has
+// them; all 1 otherwise) and pads (begin pads, then end pads) are set, auto_pad is dropped
+// (SAME_UPPER / SAME_LOWER / VALID become the pads they mean; ceil_mode, which SAME ignores, is
+// cleared with it), and ConvTranspose's output_shape becomes pads. `inputs` are the node's input
+// shapes (the shape inference sweep calls it once the node is inferred). Other ops, and a
+// ConvTranspose whose output_shape asks for more than the full output (negative pads, which the
+// pads attribute cannot hold), are left as they are.
+void normalise_window_attributes(Node& node, int64_t opset, const std::vector<Shape>& inputs);
+
 // Evaluates every node whose inputs are all constant with the reference kernels (Shape nodes
 // count as constant once their input shape is known) and replaces it by constants. This is what
 // folds the Shape -> Gather -> Concat -> Reshape chains PyTorch's exporter emits.

@@ -99,8 +99,22 @@ struct DevicePackPlan {
 DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
                                    const SessionOptions& options);
 
-// "mali:any,reference" -> {"mali:any", "reference"}; blanks dropped.
+// "mali:any,reference" -> {"mali:any", "reference"}; blanks dropped. Throws tessera::Error for
+// an entry with options (parse_target_entries reads those).
 std::vector<std::string> parse_target_list(const std::string& list);
+
+// One entry of a `--targets` list: "plugin[:device]" and the target's options in brackets, the
+// command line's form of a deployment target's `options:`.
+struct TargetListEntry {
+  std::string spec;                                          // "mali:any"
+  std::vector<std::pair<std::string, std::string>> options;  // name, value, as written
+};
+// "mali:any[layout=nchw,build_options=-DX],reference" -> {{"mali:any", {{"layout", "nchw"},
+// {"build_options", "-DX"}}}, {"reference", {}}}; commas inside brackets separate options, so a
+// value cannot hold ',' or ']' (write such a value in a deployment YAML). Blanks are dropped.
+// Throws tessera::Error naming the entry for an unclosed bracket, text after it, an option
+// without '=' or with an empty name, or a name given twice.
+std::vector<TargetListEntry> parse_target_entries(const std::string& list);
 
 struct NodePlacement {
   std::string node;

@@ -210,11 +210,17 @@ std::string encode_request(const MeasureRequest& request);
 std::optional<MeasureRequest> decode_request(const std::string& line);
 std::string encode_result(const MeasureResult& result);
 std::optional<MeasureResult> decode_result(const std::string& line);
+// Points where a test's measuring child injects faults (tests/tune/fault_worker.cpp: crashes,
+// hangs); the shipped `tessera tune --worker` sets none.
+struct WorkerHooks {
+  // Called once before the first request, with the function that reports a phase ("compiling",
+  // "running") to the parent.
+  std::function<void(const std::function<void(const char*)>& report_phase)> at_start;
+  // Called after a compile-only request compiled, before it is answered.
+  std::function<void()> after_compile_only;
+};
 // The child side: serves requests on `fd` until the parent closes it. Returns the exit code.
-// $TESSERA_TUNE_WORKER_FAULT = "crash" makes it abort at start-up, "hang" sleep after reporting
-// its first phase (tests);
-// "crash-compile" aborts after compiling a compile-only request.
-int serve_worker(int fd);
+int serve_worker(int fd, const WorkerHooks& hooks = {});
 
 // ---- log ----
 

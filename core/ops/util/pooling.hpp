@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -182,6 +183,18 @@ inline Window resolve_window(const InferContext& ctx, const std::vector<int64_t>
   }
   return w;
 }
+
+// A window in the explicit form core hands plugins (normalise_window_attributes): every
+// attribute written out, pads as begin pads then end pads, no auto_pad.
+struct ExplicitWindow {
+  std::vector<int64_t> kernel, strides, dilations, pads;
+};
+
+// ConvTranspose's window for input shape `x` and weight shape `w` in explicit form (the pads its
+// auto_pad or output_shape mean), or nullopt where that needs negative pads (an output_shape
+// beyond the full output). Throws like its shape inference. Defined in conv_transpose.cpp.
+std::optional<ExplicitWindow> conv_transpose_explicit_window(const Node& node, int64_t opset,
+                                                             const Shape& x, const Shape& w);
 
 // Kernel size: the kernel_shape attribute, required for pooling.
 inline std::vector<int64_t> required_kernel_shape(const InferContext& ctx) {

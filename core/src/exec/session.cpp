@@ -20,14 +20,81 @@
 
 namespace tessera {
 
-std::vector<std::string> parse_target_list(const std::string& list) {
-  std::vector<std::string> out;
-  std::stringstream ss(list);
+namespace {
+
+std::string trimmed(const std::string& text) {
+  const size_t b = text.find_first_not_of(" \t");
+  const size_t e = text.find_last_not_of(" \t");
+  return b == std::string::npos ? "" : text.substr(b, e - b + 1);
+}
+
+// "layout=nchw,build_options=-DX" of `entry` -> name/value pairs.
+std::vector<std::pair<std::string, std::string>> parse_entry_options(const std::string& text,
+                                                                     const std::string& entry) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::stringstream ss(text);
   std::string item;
   while (std::getline(ss, item, ',')) {
-    const size_t b = item.find_first_not_of(" \t");
-    const size_t e = item.find_last_not_of(" \t");
-    if (b != std::string::npos) out.push_back(item.substr(b, e - b + 1));
+    item = trimmed(item);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string name = trimmed(item.substr(0, eq));
+    if (eq == std::string::npos || name.empty()) {
+      throw Error("--targets entry '" + entry + "': option '" + item +
+                  "' is not name=value (e.g. mali:any[layout=nchw])");
+    }
+    for (const auto& [seen, value] : out) {
+      if (seen == name)
+        throw Error("--targets entry '" + entry + "': option '" + name + "' is given twice");
+    }
+    out.emplace_back(name, trimmed(item.substr(eq + 1)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<TargetListEntry> parse_target_entries(const std::string& list) {
+  std::vector<TargetListEntry> out;
+  size_t start = 0;
+  while (start <= list.size()) {
+    // An entry ends at the first comma outside brackets.
+    size_t end = start;
+    bool open = false;
+    while (end < list.size() && (open || list[end] != ',')) {
+      if (list[end] == '[') open = true;
+      if (list[end] == ']') open = false;
+      ++end;
+    }
+    const std::string entry = trimmed(list.substr(start, end - start));
+    start = end + 1;
+    if (entry.empty()) continue;
+    TargetListEntry e;
+    const size_t bracket = entry.find('[');
+    e.spec = trimmed(entry.substr(0, bracket));
+    if (bracket != std::string::npos) {
+      const size_t close = entry.find(']', bracket);
+      if (close == std::string::npos) {
+        throw Error("--targets entry '" + entry + "': '[' has no closing ']'");
+      }
+      if (close + 1 != entry.size()) {
+        throw Error("--targets entry '" + entry + "': text after the options' ']'");
+      }
+      e.options = parse_entry_options(entry.substr(bracket + 1, close - bracket - 1), entry);
+    }
+    if (e.spec.empty()) throw Error("--targets entry '" + entry + "' names no plugin");
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+std::vector<std::string> parse_target_list(const std::string& list) {
+  std::vector<std::string> out;
+  for (const TargetListEntry& e : parse_target_entries(list)) {
+    if (!e.options.empty()) {
+      throw Error("target '" + e.spec + "': options ('[...]') are not accepted here");
+    }
+    out.push_back(e.spec);
   }
   return out;
 }

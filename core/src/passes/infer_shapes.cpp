@@ -93,6 +93,7 @@ class Sweep {
         }
       }
       infer(node);
+      normalise(graph_.nodes[n]);
       if (fold_) folded[n] = try_fold(node);
       done[n] = true;
     }
@@ -105,6 +106,20 @@ class Sweep {
   }
 
  private:
+  // Writes the node's window attributes out (normalise_window_attributes) once its inputs'
+  // shapes are known, so plugins never see auto_pad.
+  void normalise(Node& node) {
+    std::vector<Shape> shapes;
+    for (ValueId in : node.inputs) {
+      shapes.push_back(in == kNoValue ? Shape{} : graph_.value(in).shape);
+    }
+    try {
+      normalise_window_attributes(node, graph_.opset, shapes);
+    } catch (...) {
+      rethrow_with(graph_.describe(node));
+    }
+  }
+
   void infer(const Node& node) {
     const std::string where = graph_.describe(node);
     std::vector<ops::InputInfo> infos;

@@ -17,7 +17,6 @@
 #include <memory>
 #include <random>
 #include <sstream>
-#include <thread>
 
 #include "op.hpp"
 #include "plugins/region_desc.hpp"
@@ -165,7 +164,7 @@ struct WorkerState {
 // Measures one request; `phase` is told "compiling" / "running" before each phase.
 MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
                            const std::function<void(const char*)>& phase,
-                           const std::string& fault_kind) {
+                           const WorkerHooks& hooks) {
   MeasureResult result;
   try {
     auto& graph_ptr = state.graphs[req.model];
@@ -201,7 +200,7 @@ MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
       return result;
     }
     if (req.compile_only) {
-      if (fault_kind == "crash-compile") std::abort();
+      if (hooks.after_compile_only) hooks.after_compile_only();
       plugin->table().release_region(handle);
       result.status = "ok";
       return result;
@@ -302,15 +301,9 @@ bool write_all(int fd, const std::string& text) {
 
 }  // namespace
 
-int serve_worker(int fd) {
-  const char* fault = std::getenv("TESSERA_TUNE_WORKER_FAULT");
-  const std::string fault_kind = fault ? fault : "";
-  if (fault_kind == "crash") std::abort();
-  if (fault_kind == "hang") {
-    // Hangs inside a candidate (after its first phase marker), where the per-candidate timeout
-    // applies, rather than during start-up, which has its own wider allowance.
-    write_all(fd, "phase compiling\n");
-    std::this_thread::sleep_for(std::chrono::hours(1));
+int serve_worker(int fd, const WorkerHooks& hooks) {
+  if (hooks.at_start) {
+    hooks.at_start([&](const char* phase) { write_all(fd, std::string("phase ") + phase + "\n"); });
   }
   WorkerState state;
   std::string pending;
@@ -330,8 +323,7 @@ int serve_worker(int fd) {
     if (auto req = decode_request(line)) {
       result = measure_here(
           state, *req,
-          [&](const char* phase) { write_all(fd, std::string("phase ") + phase + "\n"); },
-          fault_kind);
+          [&](const char* phase) { write_all(fd, std::string("phase ") + phase + "\n"); }, hooks);
     } else {
       result.status = "compile";
       result.error = "tuner worker: unreadable request line";

@@ -25,7 +25,7 @@ std::string check(const NodeView& node, const Device& device) {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const auto range = texel_range(node.output(0));
-  const Config config = default_config("eltwise.image.add", lw.device(), range[0]);
+  const Config config = lw.config_for("eltwise.image.add", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.input_image(node.input_id(0), index))

@@ -18,7 +18,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   opencl::support::fold_batch_norm(node, a, b);
   const auto dims = blocked_dims(x, node);
   const auto range = texel_range(x);
-  const Config config = default_config("eltwise.image.affine", lw.device(), range[0]);
+  const Config config = lw.config_for("eltwise.image.affine", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.input_image(node.input_id(0), index))

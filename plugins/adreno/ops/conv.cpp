@@ -120,8 +120,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     bias.assign(b, b + sh.M);
   }
   const auto e = weight_extent(sh);
-  const Config config = choose_config(lw, index, conv_options(node, Device{lw.device(), {}}));
-  // The config's opw, not the heuristic's: $TESSERA_ADRENO_KNOBS may have forced another.
+  const Config config =
+      choose_config(lw, index, lw.forced(conv_options(node, Device{lw.device(), {}})));
+  // The config's opw, not the heuristic's: a `knob.opw` target option may have forced another.
   const int64_t items = (y.dims[3] + config.get("opw") - 1) / config.get("opw");
   opencl::Kernel kernel = lw.kernel(config);
   const auto in = blocked_dims(x, node);

@@ -32,7 +32,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     cm = rows == 1 ? 0 : to_i32(cols, node);
     cn = cols == 1 ? 0 : 1;
   }
-  const Config config = default_config("gemm.buffer", lw.device(), N);
+  const Config config = lw.config_for("gemm.buffer", N);
   opencl::Kernel k = lw.kernel(config);
   cl_mem ab = lw.input_buffer(node.input_id(0), index);
   cl_mem bb = lw.input_buffer(node.input_id(1), index);

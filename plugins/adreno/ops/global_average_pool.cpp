@@ -11,7 +11,7 @@ std::string check(const NodeView& node, const Device& device) {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const auto in = blocked_dims(node.input(0), node);
-  const Config config = default_config("pool.image.global_avg", lw.device(), in[1]);
+  const Config config = lw.config_for("pool.image.global_avg", in[1]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.input_image(node.input_id(0), index))

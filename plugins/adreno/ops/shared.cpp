@@ -13,7 +13,7 @@ std::vector<size_t> texel_range(const tsr_tensor& t) {
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b) {
   const tsr_tensor& y = node.output(0);
   const auto range = texel_range(y);
-  const Config config = default_config("eltwise.image.unary", lw.device(), range[0]);
+  const Config config = lw.config_for("eltwise.image.unary", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.input_image(node.input_id(0), index))
@@ -42,7 +42,7 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   const auto in = blocked_dims(x, node);
   const auto out = blocked_dims(y, node);
   const auto range = texel_range(y);
-  const Config config = default_config("pool2d.image", lw.device(), range[0]);
+  const Config config = lw.config_for("pool2d.image", range[0]);
   opencl::Kernel kern = lw.kernel(config);
   kern.args()
       .buffer(lw.input_image(node.input_id(0), index))

@@ -102,20 +102,11 @@ ConvAttrs conv_attrs(const NodeView& node) {
   if (strides.size() != 2) fail("strides must have 2 values");
   g.sh = strides[0];
   g.sw = strides[1];
-  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
-    if (pads.size() != 4) fail("pads must have 4 values");
-    g.pt = pads[0];
-    g.pl = pads[1];
-  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    const int64_t th = std::max<int64_t>(0, (g.oh - 1) * g.sh + (g.kh - 1) * g.dil_h + 1 - g.h);
-    const int64_t tw = std::max<int64_t>(0, (g.ow - 1) * g.sw + (g.kw - 1) * g.dil_w + 1 - g.w);
-    g.pt = auto_pad == "SAME_UPPER" ? th / 2 : th - th / 2;
-    g.pl = auto_pad == "SAME_UPPER" ? tw / 2 : tw - tw / 2;
-  } else if (auto_pad != "VALID") {
-    fail("auto_pad '" + auto_pad + "' is not implemented");
-  }
+  // Core writes the pads out (auto_pad never reaches a plugin).
+  const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
+  if (pads.size() != 4) fail("pads must have 4 values");
+  g.pt = pads[0];
+  g.pl = pads[1];
   a.kh_full = g.kh;
   a.kw_full = g.kw;
   drop_dead_taps(&a);

@@ -20,7 +20,6 @@ std::string query_pool(const RegionView& region, const NodeView& node) {
   for (int64_t d : node.attr_ints("dilations", {1, 1})) {
     if (d != 1) return "dilations other than 1 are not implemented";
   }
-  if (node.attr_string("auto_pad", "NOTSET") != "NOTSET") return "auto_pad is not implemented";
   if (node.attr_int("ceil_mode", 0) != 0 && node.op_type() == "AveragePool") {
     return "AveragePool ceil_mode is not implemented";
   }

@@ -66,8 +66,6 @@ std::string query_pool_int8(const RegionView& region, const NodeView& node) {
   if (node.num_outputs() > 1 && node.output_index(1) >= 0)
     return "MaxPool Indices output is not implemented";
   if (node.attr_ints("kernel_shape", {}).size() != 2) return "kernel_shape must have 2 values";
-  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad != "NOTSET" && auto_pad != "VALID") return "auto_pad SAME_* is not implemented";
   if (node.attr_int("storage_order", 0) != 0) return "storage_order 1 is not implemented";
   if (numel(*node.output(0)) == 0) return "empty output";
   return "";
@@ -76,12 +74,11 @@ std::string query_pool_int8(const RegionView& region, const NodeView& node) {
 Step build_pool_int8(BuildContext& ctx) {
   const NodeView& node = ctx.node;
   const tsr_tensor* x = node.input(0);
-  // pool_geometry's window, with the dilations and auto_pad VALID only MaxPool has here.
+  // pool_geometry's window, with the dilations only MaxPool has here.
   ConvGeometry p = pool_geometry(node);
   const std::vector<int64_t> d = node.attr_ints("dilations", {1, 1});
   p.dil_h = d[0];
   p.dil_w = d[1];
-  if (node.attr_string("auto_pad", "NOTSET") == "VALID") p.pt = p.pl = 0;
   const int32_t in = node.input_index(0), out = ctx.output;
   if (x->dtype == TSR_DTYPE_INT8) return int8_pool_step<int8_t>(p, in, out);
   return int8_pool_step<uint8_t>(p, in, out);

@@ -36,9 +36,9 @@ std::vector<Config> nchw_options(const NodeView& node, const opencl::DeviceInfo&
   return out;
 }
 
-// What describe_node answers: the schedules of the layout regions compile with.
+// What describe_node answers: the schedules of the default region layout.
 std::vector<Config> conv_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  if (configured_layout() == Layout::kNchw4c) return conv_nchw4c_options(node, device);
+  if (kDefaultLayout == Layout::kNchw4c) return conv_nchw4c_options(node, device);
   return nchw_options(node, device);
 }
 

@@ -25,13 +25,13 @@ Config plane_config(const char* id, const opencl::DeviceInfo& device, int64_t ro
   return c;
 }
 
-// The schedule of the layout regions compile with first (under nchw4c the NCHW one runs when the
-// input arrives as NCHW).
+// The schedules describe_node lists: the default layout's first (under nchw4c the NCHW one runs
+// when the input arrives as NCHW).
 std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
   const tsr_tensor& x = node.input(0);
   const int64_t rows = x.dims[0] * x.dims[1];
   std::vector<Config> out = {plane_config("pool.global_avg", device, rows)};
-  if (configured_layout() == Layout::kNchw4c && x.rank == 4) {
+  if (kDefaultLayout == Layout::kNchw4c && x.rank == 4) {
     out.insert(out.begin(), plane_config("pool.global_avg.nchw4c", device, rows));
   }
   return out;

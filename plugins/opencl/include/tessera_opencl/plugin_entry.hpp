@@ -55,7 +55,10 @@ inline void write_reason(tsr_support* support, const std::string& text) {
 //   device(d)                            what OpLowering::check and the tuning functions take
 //   fill_support(view, support)          cost (and layout) of a supported node
 //   unsupported_precision(options)       "" or why options->precision cannot be compiled
-//   make_lowering(region, context, pool, options)
+//   check_option(name, value)            "" when the target option is known and its value
+//                                        valid, else why not (naming the option and what is
+//                                        allowed); the check_options slot asks it per option
+//   make_lowering(region, context, pool, options)  reads the target options it was given
 template <class Traits>
 class PluginEntry {
  private:
@@ -244,6 +247,26 @@ class PluginEntry {
     }
   }
 
+  // A deployment target's options, before any compile: every one must be known and valid.
+  static tsr_status check_options(const tsr_target_option* options, int32_t count,
+                                  tsr_message message) {
+    try {
+      for (int32_t i = 0; i < count && options; ++i) {
+        const std::string name = options[i].name ? options[i].name : "";
+        const std::string value = options[i].value ? options[i].value : "";
+        const std::string reason = Traits::check_option(name, value);
+        if (!reason.empty()) {
+          write_message(message, prefixed(reason));
+          return TSR_INVALID_ARGUMENT;
+        }
+      }
+      return TSR_OK;
+    } catch (const std::exception& e) {
+      write_message(message, prefixed(e.what()));
+      return TSR_INVALID_ARGUMENT;
+    }
+  }
+
   // Lowers every node of `region` and binds its inputs and outputs. A failure drains the queue
   // before the Lowering (and the buffers and host data its enqueued writes use) goes away.
   static auto lower_region(const tsr_region& region, const tsr_compile_options* options,
@@ -375,7 +398,7 @@ class PluginEntry {
       shutdown,
       last_profile,
       describe_node,
-      nullptr,  // check_options (ABI 1.2): no target options yet, so core refuses any given
+      check_options,
   };
 };
 

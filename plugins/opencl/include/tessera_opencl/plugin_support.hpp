@@ -13,6 +13,7 @@
 #include <array>
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@
 #include <optional>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tessera/error.hpp"
@@ -114,48 +116,25 @@ inline void write_message(tsr_message message, const std::string& text) {
   std::snprintf(message.text, message.capacity, "%s", text.c_str());
 }
 
-// Pads (top, left, bottom, right) of a 2-D window from auto_pad / pads and the known output size.
-inline std::array<int64_t, 4> window_pads_2d(const NodeView& node, const std::array<int64_t, 2>& in,
-                                             const std::array<int64_t, 2>& out,
-                                             const std::array<int64_t, 2>& kernel,
-                                             const std::array<int64_t, 2>& strides,
-                                             const std::array<int64_t, 2>& dilations) {
-  const std::string auto_pad = node.attr_string("auto_pad", "NOTSET");
-  if (auto_pad == "NOTSET") {
-    const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
-    if (pads.size() != 4) throw Error(node.where() + ": attribute 'pads' must have 4 values");
-    return {pads[0], pads[1], pads[2], pads[3]};
-  }
-  std::array<int64_t, 4> p = {0, 0, 0, 0};
-  if (auto_pad == "VALID") return p;
-  for (int d = 0; d < 2; ++d) {
-    const int64_t total = std::max<int64_t>(
-        0, (out[d] - 1) * strides[d] + (kernel[d] - 1) * dilations[d] + 1 - in[d]);
-    const int64_t begin = auto_pad == "SAME_LOWER" ? total - total / 2 : total / 2;
-    p[d] = begin;
-    p[d + 2] = total - begin;
-  }
-  return p;
-}
-
-// The 2-D window of a Conv or pooling node over NCHW input 0 and output 0: `kernel` (KH, KW),
-// the strides and dilations attributes (default 1) and the pads window_pads_2d derives.
+// The 2-D window of a Conv or pooling node: `kernel` (KH, KW) and the strides, dilations and
+// pads core wrote out for it (normalise_window_attributes: no auto_pad reaches a plugin).
 struct Window2d {
   std::array<int64_t, 2> kernel, strides, dilations;
   std::array<int64_t, 4> pads;  // top, left, bottom, right
 };
 
 inline Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& y = node.output(0);
   const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
   const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
+  const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
+  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
+    throw Error(node.where() + ": strides, dilations and pads must describe a 2-D window");
+  }
   Window2d w;
   w.kernel = kernel;
-  w.strides = {strides.at(0), strides.at(1)};
-  w.dilations = {dilations.at(0), dilations.at(1)};
-  w.pads = window_pads_2d(node, {x.dims[2], x.dims[3]}, {y.dims[2], y.dims[3]}, w.kernel, w.strides,
-                          w.dilations);
+  w.strides = {strides[0], strides[1]};
+  w.dilations = {dilations[0], dilations[1]};
+  w.pads = {pads[0], pads[1], pads[2], pads[3]};
   return w;
 }
 
@@ -345,6 +324,39 @@ inline std::map<int32_t, RequestedConfig> requested_configs(const tsr_compile_op
     out[c.node] = std::move(r);
   }
   return out;
+}
+
+// A deployment target's options (name, value) as text, in the order the user wrote them.
+using TargetOptions = std::vector<std::pair<std::string, std::string>>;
+
+// The target options of `options` (ABI 1.2), already accepted by check_options; empty when the
+// caller was built before ABI 1.2 (its struct_size does not cover the fields) or gave none.
+inline TargetOptions target_options(const tsr_compile_options* options) {
+  TargetOptions out;
+  if (!options || options->struct_size < offsetof(tsr_compile_options, target_options) +
+                                             sizeof(options->target_options)) {
+    return out;
+  }
+  for (int32_t i = 0; i < options->num_target_options && options->target_options; ++i) {
+    const tsr_target_option& o = options->target_options[i];
+    out.emplace_back(o.name ? o.name : "", o.value ? o.value : "");
+  }
+  return out;
+}
+
+// "opw=2" style integer text of option `name`; throws tessera::Error naming the option.
+inline int32_t option_int(const std::string& name, const std::string& value) {
+  size_t used = 0;
+  long long v = 0;
+  try {
+    v = std::stoll(value, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != value.size() || v < INT32_MIN || v > INT32_MAX) {
+    throw Error("option '" + name + "' = '" + value + "' is not an integer");
+  }
+  return static_cast<int32_t>(v);
 }
 
 // The requested config when it names one of `options`' schedules and gives every knob of it a
