@@ -624,6 +624,28 @@ std::vector<DifferentialCase> make_cases() {
                  return conv({1, 2, 10, 10}, {3, 2, 3, 3},
                              attrs({{"dilations", V{2, 2}}, {"pads", V{2, 2, 2, 2}}}), false);
                }});
+  // auto_pad reaches plugins as the explicit pads core writes out (normalise_window_attributes);
+  // the reference computes from auto_pad itself. Odd totals put the extra pad at the end
+  // (SAME_UPPER) or the start (SAME_LOWER); SAME ignores ceil_mode.
+  c.push_back({"ConvSameLowerStride2", [] {
+                 return conv({1, 3, 9, 8}, {4, 3, 3, 3},
+                             attrs({{"auto_pad", std::string("SAME_LOWER")}, {"strides", V{2, 2}}}),
+                             true);
+               }});
+  c.push_back({"MaxPoolSameUpperCeil", [] {
+                 return unary("MaxPool", {1, 2, 9, 8},
+                              attrs({{"kernel_shape", V{3, 3}},
+                                     {"strides", V{2, 2}},
+                                     {"ceil_mode", int64_t{1}},
+                                     {"auto_pad", std::string("SAME_UPPER")}}));
+               }});
+  c.push_back({"AveragePoolSameLowerIncludePad", [] {
+                 return unary("AveragePool", {1, 2, 7, 8},
+                              attrs({{"kernel_shape", V{3, 3}},
+                                     {"strides", V{2, 2}},
+                                     {"count_include_pad", int64_t{1}},
+                                     {"auto_pad", std::string("SAME_LOWER")}}));
+               }});
   c.push_back({"ConvDepthwise", [] {
                  return conv({1, 8, 7, 7}, {8, 1, 3, 3},
                              attrs({{"group", int64_t{8}}, {"pads", V{1, 1, 1, 1}}}), true);

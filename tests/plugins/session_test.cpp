@@ -379,5 +379,40 @@ TEST(Session, RefusedTargetOptionsNameTheOriginAndOption) {
   }
 }
 
+// --targets carries a target's options in brackets: commas inside them separate options, not
+// targets; a malformed entry is an error naming it.
+TEST(TargetList, EntriesCarryTheirOptions) {
+  using Options = std::vector<std::pair<std::string, std::string>>;
+  const std::vector<TargetListEntry> e =
+      parse_target_entries(" mali:any[layout=nchw, build_options=-DA=1 -DB],cpu , reference");
+  ASSERT_EQ(e.size(), 3u);
+  EXPECT_EQ(e[0].spec, "mali:any");
+  EXPECT_EQ(e[0].options, (Options{{"layout", "nchw"}, {"build_options", "-DA=1 -DB"}}));
+  EXPECT_EQ(e[1].spec, "cpu");
+  EXPECT_TRUE(e[1].options.empty());
+  EXPECT_EQ(e[2].spec, "reference");
+  EXPECT_EQ(parse_target_list("mali:any,reference"),
+            (std::vector<std::string>{"mali:any", "reference"}));
+  const auto error_of = [](const std::string& list) {
+    try {
+      parse_target_entries(list);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(error_of("mali[layout=nchw"),
+            "--targets entry 'mali[layout=nchw': '[' has no "
+            "closing ']'");
+  EXPECT_EQ(error_of("mali[layout]"),
+            "--targets entry 'mali[layout]': option 'layout' is not "
+            "name=value (e.g. mali:any[layout=nchw])");
+  EXPECT_EQ(error_of("mali[a=1,a=2]"),
+            "--targets entry 'mali[a=1,a=2]': option 'a' is given twice");
+  EXPECT_EQ(error_of("mali[a=1]x"), "--targets entry 'mali[a=1]x': text after the options' ']'");
+  EXPECT_EQ(error_of("[a=1]"), "--targets entry '[a=1]' names no plugin");
+  EXPECT_THROW(parse_target_list("mali[layout=nchw]"), Error);
+}
+
 }  // namespace
 }  // namespace tessera

@@ -88,7 +88,15 @@ int cmd_tune(int argc, char** argv) {
     options.model = args.positionals()[0];
     // The measuring workers compile with each plugin's default options: a target option would
     // tune something other than what runs, so tune refuses targets that carry one.
-    options.targets = parse_target_list(args.get("targets"));
+    for (const TargetListEntry& e : parse_target_entries(args.get("targets"))) {
+      if (!e.options.empty()) {
+        throw Error("--targets: target '" + e.spec +
+                    "': tune does not pass target options to its measuring workers; tune "
+                    "without them (--targets " +
+                    e.spec + ")");
+      }
+      options.targets.push_back(e.spec);
+    }
     if (is_deployment_file(options.model)) {
       // A deployment YAML names the model (or zoo network) and, unless --targets is given, the
       // targets to tune for.
