@@ -67,7 +67,8 @@ cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DTBB_SANITIZE=thread -DTBB_TEST=OFF -DTBB_EXAMPLES=OFF -DTBBMALLOC_BUILD=OFF \
   -DTBB_STRICT=OFF -DCMAKE_INSTALL_PREFIX="$prefix" >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; exit 1; }
-ninja -C "$work/build" -j"$(nproc)" tbb >"$work/build.log" 2>&1 || { tail -50 "$work/build.log"; exit 1; }
+ninja -C "$work/build" -j"$(nproc)" tbb >"$work/build.log" 2>&1 ||
+  { tail -50 "$work/build.log"; exit 1; }
 cmake --install "$work/build" --component runtime >/dev/null
 cmake --install "$work/build" --component devel >/dev/null
 touch "$stamp"

@@ -43,8 +43,8 @@ status=0
 echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
 # Sanitizer trees: build-asan (gcc, Debug, ASan + UBSan) and build-tsan (gcc, RelWithDebInfo,
 # ThreadSanitizer, linked with a oneTBB built with TSan). Each builds only the targets its suites
-# need; the suites' plugins are dependencies of the test targets. Cold build and run times on the 2-core CI machine are in
-# tests/SANITIZERS.md, with what each suite leaves out and why.
+# need; the suites' plugins are dependencies of the test targets. Cold build and run times on the
+# 2-core CI machine are in tests/SANITIZERS.md, with what each suite leaves out and why.
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 san="$root/build-asan"
