@@ -42,9 +42,9 @@ status=0
 [ ${#slow[@]} -eq 0 ] || exit 0
 echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer)"
 # Sanitizer trees: build-asan (gcc, Debug, ASan + UBSan) and build-tsan (gcc, RelWithDebInfo,
-# ThreadSanitizer). Each builds only the targets its suites need; the suites' plugins are
-# dependencies of the test targets. Cold build and run times on the 2-core CI machine are in
-# tests/SANITIZERS.md, with what each suite leaves out and why.
+# ThreadSanitizer, linked with a oneTBB built with TSan). Each builds only the targets its suites
+# need; the suites' plugins are dependencies of the test targets. Cold build and run times on the
+# 2-core CI machine are in tests/SANITIZERS.md, with what each suite leaves out and why.
 launcher=()
 command -v ccache >/dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 san="$root/build-asan"
@@ -68,20 +68,27 @@ echo "== test (ASan + UBSan: ${san_targets[*]})"
 regex=$(IFS='|'; echo "${san_targets[*]}")
 (cd "$san" && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --output-on-failure -j"$jobs" -L "$regex" -E "$san_exclude" --timeout 900)
-# ThreadSanitizer: opt-in (TESSERA_TSAN=1) until oneTBB built with TSan is part of it
-# (tests/SANITIZERS.md): Debian's oneTBB is not, so its task hand-offs read as races.
-if [ "${TESSERA_TSAN:-0}" = 1 ]; then
-  echo "== build (ThreadSanitizer)"
+# ThreadSanitizer over the suites that run sessions from several threads. oneTBB is built with
+# TSan from Debian's source first (tools/build-tbb-tsan.sh, about 30 s): Debian's libtbb is not
+# instrumented, so TSan could not see its task hand-offs and would report every parallel kernel
+# as a race. TESSERA_TSAN=0 skips this tree (a local run without network access).
+if [ "${TESSERA_TSAN:-1}" = 1 ]; then
+  echo "== build (ThreadSanitizer, with oneTBB built with TSan)"
+  tbb_tsan="$root/build-tbb-tsan/install"
+  "$root/tools/build-tbb-tsan.sh" "$tbb_tsan"
   # -O1 and up keep TSan's slowdown to about 5-15x. tools/tsan.supp lists the findings outside
-  # Tessera (libstdc++), none in its code; oneTBB: see tests/SANITIZERS.md.
+  # Tessera (libstdc++), none in its code and none in oneTBB.
   tsan="$root/build-tsan"
   [ -f "$tsan/build.ninja" ] || cmake -S "$root" -B "$tsan" -G Ninja \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTESSERA_SANITIZE=thread -DTESSERA_BUILD_OPENCL=OFF \
-    "${launcher[@]}" >/dev/null
+    -DTBB_DIR="$tbb_tsan/lib/cmake/TBB" "${launcher[@]}" >/dev/null
   # The suites that run sessions from several threads: the concurrency suite (threads with their
-  # own sessions and threads sharing one).
+  # own sessions and threads sharing one, two TBB threads per session).
   tsan_targets=(tessera_concurrency_tests)
-  TESSERA_BUILD_TARGETS="${tsan_targets[*]}" "$root/tools/build.sh" "$tsan"
+  # TBB_DIR is passed on every configure so a tree first configured with the system oneTBB
+  # moves to the instrumented one.
+  TESSERA_BUILD_TARGETS="${tsan_targets[*]}" "$root/tools/build.sh" "$tsan" \
+    -DTBB_DIR="$tbb_tsan/lib/cmake/TBB"
   echo "== test (TSan: ${tsan_targets[*]})"
   regex=$(IFS='|'; echo "${tsan_targets[*]}")
   (cd "$tsan" && TSAN_OPTIONS="suppressions=$root/tools/tsan.supp halt_on_error=1 history_size=4" \

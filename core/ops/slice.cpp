@@ -42,15 +42,21 @@ SliceDims resolve_slice(const Shape& in, const std::vector<int64_t>& starts,
     if (step == 0) throw Error(where + ": 'steps' " + shape_str(steps) + " contains 0");
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
     int64_t end = ends[i] < 0 ? ends[i] + dim : ends[i];
+    // The length is 1 + (span - 1) / |step| for a span of at least one index: span is at most
+    // dim + 1, so nothing overflows for any step, INT64_MAX and INT64_MIN included (|INT64_MIN|
+    // is taken as unsigned). ONNX Runtime and numpy give one element for such steps.
     int64_t len = 0;
     if (step > 0) {
       start = std::clamp<int64_t>(start, 0, dim);
       end = std::clamp<int64_t>(end, 0, dim);
-      if (end > start) len = (end - start + step - 1) / step;
+      if (end > start) len = (end - start - 1) / step + 1;
     } else {
       start = std::clamp<int64_t>(start, 0, dim - 1);
       end = std::clamp<int64_t>(end, -1, dim - 1);
-      if (start > end) len = (start - end + (-step) - 1) / (-step);
+      const uint64_t magnitude = uint64_t{0} - static_cast<uint64_t>(step);
+      if (start > end) {
+        len = static_cast<int64_t>(static_cast<uint64_t>(start - end - 1) / magnitude) + 1;
+      }
     }
     dims.start[a] = start;
     dims.step[a] = step;
@@ -121,6 +127,8 @@ void compute_slice(ComputeContext& ctx) {
     int64_t offset = 0;
     for (size_t d = 0; d < out_strides.size(); ++d) {
       const int64_t coord = (i / out_strides[d]) % y.shape()[d];
+      // coord * step lies within the slice's span (at most dim): a coord above 0 exists only
+      // when |step| is below the span.
       offset += (dims.start[d] + coord * dims.step[d]) * in_strides[d];
     }
     std::memcpy(dst + static_cast<size_t>(i) * size, src + static_cast<size_t>(offset) * size,

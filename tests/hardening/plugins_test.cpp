@@ -11,7 +11,11 @@
 #include <fstream>
 
 #include "model_builder.hpp"
+#include "tessera/deploy_config.hpp"
+#include "tessera/onnx_import.hpp"
 #include "tessera/plugin_host.hpp"
+#include "tessera/reference_runner.hpp"
+#include "tessera/session.hpp"
 
 namespace tessera {
 namespace {
@@ -142,6 +146,60 @@ TEST(PluginFiles, EnvironmentPluginShadowingABundledOneIsRefusedUnlessAllowed) {
   // Allowed by the deployment: the copy wins (searched first) and the bundled one is the duplicate.
   ASSERT_NE(allowed.find("reference"), nullptr);
   EXPECT_EQ(allowed.find("reference")->path(), copy.string());
+}
+
+// A relative `plugin_dirs` entry in a deployment YAML names a folder next to the YAML file,
+// whatever the process's working directory: the cwd here holds a decoy `plugins/` without the
+// plugin, and the YAML is loaded by a relative path. The resolved folder's plugin loads and runs
+// a model, whose output matches the reference runner.
+TEST(PluginFiles, RelativePluginDirsInYamlAreTheYamlFoldersNotTheCwd) {
+  const fs::path root = test::scratch_dir() / "relative";
+  const fs::path deploy = root / "deploy";
+  fs::create_directories(deploy / "plugins");
+  fs::create_directories(root / "plugins");  // the decoy a cwd-relative lookup would find
+  for (const fs::path& d : {root, deploy, deploy / "plugins", root / "plugins"}) {
+    fs::permissions(d, fs::perms(0755));
+  }
+  const fs::path copy = deploy / "plugins" / "libtessera-plugin-reference.so";
+  fs::copy_file(kReference, copy);
+  test::ModelBuilder m;
+  m.input("X", onnx::TensorProto::FLOAT, {4});
+  m.node("Relu", {"X"}, {"Y"}, "relu");
+  m.output("Y", onnx::TensorProto::FLOAT, {4});
+  m.save(deploy / "m.onnx");
+  std::ofstream(deploy / "d.yaml") << "model: m.onnx\nplugin_dirs: [plugins]\n";
+
+  const fs::path cwd = fs::current_path();
+  fs::current_path(root);
+  DeployConfig cfg;
+  try {
+    cfg = load_deploy_config("deploy/d.yaml");
+  } catch (...) {
+    fs::current_path(cwd);
+    throw;
+  }
+  fs::current_path(cwd);
+  ASSERT_EQ(cfg.plugin_dirs.size(), 1u);
+  EXPECT_EQ(cfg.plugin_dirs[0], (deploy / "plugins").string());
+
+  PluginHostOptions o;
+  o.dirs = cfg.plugin_dirs;
+  o.use_environment = false;
+  o.use_default_dirs = false;
+  const auto host = std::make_shared<const PluginHost>(o);
+  ASSERT_NE(host->find("reference"), nullptr);
+  EXPECT_EQ(host->find("reference")->path(), copy.string());
+
+  SessionOptions so;
+  so.targets = {"reference"};
+  so.pack_mode = PackMode::kNone;
+  Session session(import_onnx_file(cfg.model_path), so, host);
+  const Tensor x = Tensor::from_vector<float>({4}, {-2.0f, -0.5f, 0.0f, 3.0f});
+  const std::vector<Tensor> out = session.run({{"X", x}});
+  ASSERT_EQ(out.size(), 1u);
+  const std::vector<Tensor> oracle = run_reference(import_onnx_file(cfg.model_path), {{"X", x}});
+  EXPECT_EQ(out[0].to_float_vector(), oracle[0].to_float_vector());
+  EXPECT_EQ(out[0].to_float_vector(), (std::vector<float>{0, 0, 0, 3}));
 }
 
 }  // namespace

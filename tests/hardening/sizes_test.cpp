@@ -147,9 +147,12 @@ TEST(HugeShapes, RangeResult) {
   m.node("Range", {"start", "limit", "delta"}, {"R"}, "range");
   m.node("Add", {"X", "R"}, {"Y"}, "add");
   m.output("Y", onnx::TensorProto::INT64);
+  // Range itself refuses a count whose bytes overflow, naming its inputs.
   EXPECT_THAT(import_error(m, "range.onnx"),
-              AllOf(HasSubstr("node 'range' (Range)"), HasSubstr("value 'R'"),
-                    HasSubstr("overflows int64 byte size")));
+              AllOf(HasSubstr("node 'range' (Range)"),
+                    HasSubstr("= 2305843009213693952 of inputs 'start' 0, 'limit' "
+                              "2305843009213693952, 'delta' 1"),
+                    HasSubstr("gives a byte size that overflows int64")));
 }
 
 TEST(HugeShapes, PadResult) {
@@ -242,6 +245,57 @@ TEST(MemoryLimit, SessionPlanOverTheLimitIsRefused) {
   ASSERT_EQ(out.size(), 1u);
   const float* y = out[0].data<float>();
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], std::max(x[static_cast<size_t>(i)], 0.0f)) << i;
+}
+
+// Range and Slice whose counts come from graph inputs' values: the session prepares the graph
+// again with those values at run time, through the same shape inference as at load, so an
+// absurd count is refused there naming the node and the inputs, and extreme steps give ONNX
+// Runtime 1.32's results. The session keeps working after the refusal.
+TEST(RunTimeValues, RangeCountAndSliceStepFromInputs) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const auto scalar = [](int64_t v) { return Tensor::from_vector<int64_t>({}, {v}); };
+  ModelBuilder r(11);
+  for (const char* name : {"s", "l", "d"}) r.input(name, onnx::TensorProto::INT64, {});
+  r.node("Range", {"s", "l", "d"}, {"Y"}, "rng");
+  r.output("Y", onnx::TensorProto::INT64);
+  Session range(import_onnx_file(r.save(scratch_dir() / "range.onnx")), reference_only());
+  EXPECT_THAT(error_of([&] {
+                range.run({{"s", scalar(kMin)}, {"l", scalar(kMax)}, {"d", scalar(3)}});
+              }),
+              AllOf(HasSubstr("node 'rng' (Range)"),
+                    HasSubstr("inputs 'start' -9223372036854775808, 'limit' "
+                              "9223372036854775807, 'delta' 3"),
+                    HasSubstr("overflows int64")));
+  EXPECT_THAT(error_of([&] {
+                range.run({{"s", scalar(kMin)}, {"l", scalar(kMax)}, {"d", scalar(1)}});
+              }),
+              AllOf(HasSubstr("node 'rng' (Range)"), HasSubstr("does not fit in int64")));
+  std::vector<Tensor> out =
+      range.run({{"s", scalar(kMax)}, {"l", scalar(kMin)}, {"d", scalar(kMin)}});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].to_int64_vector(), (std::vector<int64_t>{kMax, -1}));
+  out = range.run({{"s", scalar(0)}, {"l", scalar(10)}, {"d", scalar(3)}});
+  EXPECT_EQ(out[0].to_int64_vector(), (std::vector<int64_t>{0, 3, 6, 9}));
+
+  ModelBuilder sl(13);
+  sl.input("X", onnx::TensorProto::FLOAT, {10});
+  sl.input("step", onnx::TensorProto::INT64, {1});
+  sl.raw_int64("starts", {1}, {9});
+  sl.raw_int64("ends", {1}, {kMin});
+  sl.raw_int64("axes", {1}, {0});
+  sl.node("Slice", {"X", "starts", "ends", "axes", "step"}, {"Y"}, "sl");
+  sl.output("Y", onnx::TensorProto::FLOAT);
+  Session slice(import_onnx_file(sl.save(scratch_dir() / "slice.onnx")), reference_only());
+  std::vector<float> x(10);
+  for (int i = 0; i < 10; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i);
+  const Tensor xt = Tensor::from_vector<float>({10}, x);
+  for (const auto& [step, expected] :
+       std::vector<std::pair<int64_t, std::vector<float>>>{{kMin, {9}}, {-4, {9, 5, 1}}}) {
+    out = slice.run({{"X", xt}, {"step", Tensor::from_vector<int64_t>({1}, {step})}});
+    ASSERT_EQ(out.size(), 1u);
+    EXPECT_EQ(out[0].to_float_vector(), expected) << "step " << step;
+  }
 }
 
 // A version 1.0 .npy file: preamble, the header dict padded to 64 bytes, then `data`.

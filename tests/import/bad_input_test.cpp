@@ -214,6 +214,38 @@ TEST(BadInput, OverflowingDims) {
   expect_import_error(input.save(dir / "overflow_input.onnx"), Kind::kError, {"'X'", "overflow"});
 }
 
+// An initializer that repeats a graph input's name (IR < 4 style) must match the input's
+// declaration: ONNX Runtime refuses a mismatch at load ("Shape of initializer W does not match").
+// The error names the value and both shapes; open dims match any size.
+TEST(BadInput, InitializerShadowingAnInputWithAnotherShapeOrType) {
+  const auto dir = scratch_dir();
+  const auto shadowed = [](int32_t declared_type, const std::vector<int64_t>& declared) {
+    ModelBuilder m(9);
+    m.input("X", onnx::TensorProto::FLOAT, {2, 2});
+    m.input("W", declared_type, declared);
+    m.raw_float("W", {2, 2}, {1, 2, 3, 4});
+    m.node("Add", {"X", "W"}, {"Y"}, "add");
+    m.output("Y", onnx::TensorProto::FLOAT, {2, 2});
+    return m;
+  };
+  expect_import_error(shadowed(onnx::TensorProto::FLOAT, {1, 3}).save(dir / "shape.onnx"),
+                      Kind::kError,
+                      {"input 'W' is declared with shape [1, 3]",
+                       "the initializer of the same name has shape [2, 2]"});
+  expect_import_error(shadowed(onnx::TensorProto::FLOAT, {4}).save(dir / "rank.onnx"), Kind::kError,
+                      {"input 'W'", "[4]", "[2, 2]"});
+  expect_import_error(
+      shadowed(onnx::TensorProto::INT64, {2, 2}).save(dir / "dtype.onnx"), Kind::kError,
+      {"input 'W' is declared int64 [2, 2]", "the initializer of the same name is float32 [2, 2]"});
+  // Matching declarations, with and without an open dim, import; W stays a constant.
+  for (const std::vector<int64_t>& declared : {std::vector<int64_t>{2, 2}, {-1, 2}}) {
+    const std::string path = shadowed(onnx::TensorProto::FLOAT, declared).save(dir / "ok.onnx");
+    const Graph g = import_onnx_file(path);
+    ASSERT_EQ(g.inputs.size(), 1u);
+    EXPECT_EQ(g.value(g.inputs[0]).name, "X");
+  }
+}
+
 TEST(BadInput, RawDataSizeDisagreesWithDims) {
   ModelBuilder m = valid_model();
   m.graph().mutable_initializer(0)->set_dims(0, 300);

@@ -1,5 +1,8 @@
 // Broadcasting helpers and the broadcasting ops (Add, Sub, Mul, Div, Equal, Where, Expand) plus
 // Range, against hand-computed values.
+#include <cmath>
+#include <limits>
+
 #include "op_test_util.hpp"
 #include "util/broadcast.hpp"
 
@@ -152,6 +155,41 @@ TEST(Range, IntegerFloatAndNegativeDelta) {
             (std::vector<int32_t>{5, 3}));
   expect_floats_near(range(f32({}, {1}), f32({}, {2}), f32({}, {0.25f})), {1, 1.25f, 1.5f, 1.75f});
   EXPECT_EQ(range(i64({}, {3}), i64({}, {1}), i64({}, {1})).numel(), 0);
+}
+
+// int64 inputs at the ends of the range: limit - start and the count are exact (128-bit), and
+// each element start + i * delta is right even where i * delta alone overflows. Expected values
+// are ONNX Runtime 1.32's for the same inputs.
+TEST(Range, ExactAtInt64Extremes) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const auto range = [](int64_t s, int64_t l, int64_t d) {
+    const std::vector<Tensor> in = {i64({}, {s}), i64({}, {l}), i64({}, {d})};
+    return values<int64_t>(run1(make_node("Range", in), 11, in));
+  };
+  EXPECT_EQ(range(kMax, kMin, kMin), (std::vector<int64_t>{kMax, -1}));
+  EXPECT_EQ(range(kMin, kMax, int64_t{1} << 62),
+            (std::vector<int64_t>{kMin, -(int64_t{1} << 62), 0, int64_t{1} << 62}));
+  EXPECT_EQ(range(kMin, kMax, kMax), (std::vector<int64_t>{kMin, -1, kMax - 1}));
+}
+
+// Counts that are not finite, do not fit in int64, or whose bytes overflow are refused naming
+// the node and the inputs (ONNX Runtime refuses each of these at run time).
+TEST(Range, AbsurdCountsNameTheNodeAndInputs) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const auto expect = [](const std::vector<Tensor>& in, const std::string& fragment) {
+    expect_infer_error(make_node("Range", in, 1, "rng"), 11, in, fragment);
+    expect_infer_error(make_node("Range", in, 1, "rng"), 11, in, "inputs 'start' ");
+  };
+  expect({i64({}, {kMin}), i64({}, {kMax}), i64({}, {1})}, "does not fit in int64");
+  expect({i64({}, {kMin}), i64({}, {kMax}), i64({}, {3})},
+         "= 6148914691236517205 of inputs 'start' -9223372036854775808, 'limit' "
+         "9223372036854775807, 'delta' 3 gives a byte size that overflows int64");
+  expect({f32({}, {0}), f32({}, {10}), f32({}, {std::nanf("")})}, "is not finite");
+  expect({f32({}, {0}), f32({}, {std::numeric_limits<float>::infinity()}), f32({}, {1})},
+         "is not finite");
+  expect({f32({}, {0}), f32({}, {1e30f}), f32({}, {1e-30f})}, "does not fit in int64");
 }
 
 }  // namespace

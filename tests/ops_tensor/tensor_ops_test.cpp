@@ -184,6 +184,24 @@ TEST(Slice, NegativeStepsAndClamping) {
   expect_floats_near(y, {9, 11, 5, 7});
 }
 
+// Steps of INT64_MIN and INT64_MAX: the length is computed without negating or adding to the
+// step, so they give one element, as ONNX Runtime 1.32 and numpy do (values taken from ONNX
+// Runtime on these inputs).
+TEST(Slice, ExtremeStepsGiveOneElementLikeOnnxRuntime) {
+  constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  const Tensor x = f32({10}, iota_f(10));
+  expect_floats_near(slice(x, {9}, {kMin}, {0}, {kMin}), {9});
+  expect_floats_near(slice(x, {0}, {kMax}, {0}, {kMax}), {0});
+  const Tensor m = f32({3, 4}, iota_f(12));
+  const Tensor last_row = slice(m, {-1}, {kMin}, {0}, {kMin});
+  EXPECT_EQ(last_row.shape(), (Shape{1, 4}));
+  expect_floats_near(last_row, {8, 9, 10, 11});
+  const Tensor corner = slice(m, {0, 3}, {kMax, kMin}, {0, 1}, {kMax, kMin});
+  EXPECT_EQ(corner.shape(), (Shape{1, 1}));
+  expect_floats_near(corner, {3});
+}
+
 TEST(Slice, AttributeFormBeforeOpset10) {
   const Tensor m = f32({3, 4}, iota_f(12));
   Node node = make_node("Slice", {m});

@@ -244,9 +244,14 @@ class ModelImporter {
     std::string names;
     for (const auto& in : g.input()) {
       auto it = ids_.find(in.name());
-      // Inputs that are also initializers (required before IR version 4) are constants here.
-      if (it != ids_.end() && graph_.value(it->second).constant) continue;
       const std::string context = source_ + ": input '" + in.name() + "'";
+      // Inputs that are also initializers (required before IR version 4) are constants here.
+      // The declaration must describe the initializer: ONNX Runtime refuses a mismatch at load,
+      // and taking either side silently would run the model with a shape it does not declare.
+      if (it != ids_.end() && graph_.value(it->second).constant) {
+        check_shadowed_input(in, graph_.value(it->second), context);
+        continue;
+      }
       if (in.name().empty()) throw Error(source_ + ": a graph input has no name");
       const Declared d = read_declared(in, context);
       if (d.dtype == DType::kUndefined) throw Error(context + " declares no element type");
@@ -274,6 +279,28 @@ class ModelImporter {
         throw Error(source_ + ": an input shape was given for '" + name +
                     "', which is not an input of the model (inputs: " + names + ")");
       }
+    }
+  }
+
+  // A graph input that an initializer of the same name shadows: its declared dtype and fixed
+  // dims must match the initializer's (open dims match any size).
+  void check_shadowed_input(const onnx::ValueInfoProto& in, const Value& init,
+                            const std::string& context) {
+    const Declared d = read_declared(in, context);
+    const std::string init_desc = std::string(dtype_name(init.dtype)) + " " + shape_str(init.shape);
+    if (d.dtype != DType::kUndefined && d.dtype != init.dtype) {
+      throw Error(context + " is declared " + dtype_name(d.dtype) + " " + dims_str(d) +
+                  " but the initializer of the same name is " + init_desc);
+    }
+    if (!d.has_shape) return;
+    bool same = d.dims.size() == init.shape.size();
+    for (size_t i = 0; same && i < d.dims.size(); ++i) {
+      same = !d.dims[i] || *d.dims[i] == init.shape[i];
+    }
+    if (!same) {
+      throw Error(context + " is declared with shape " + dims_str(d) +
+                  " but the initializer of the same name has shape " + shape_str(init.shape) +
+                  " (" + init_desc + ")");
     }
   }
 
