@@ -56,7 +56,9 @@ std::string slice_plan(const RegionView& region, const NodeView& node, CopyPlan*
   for (int64_t d = 0; d < rank; ++d) {
     const size_t u = static_cast<size_t>(d);
     if (out_dims[u] > 0) offset += begin[u] * in_strides[u];
-    strides[u] = step[u] * in_strides[u];
+    // An axis the output keeps one element of never steps, and its step may be as large as
+    // INT64_MIN (ONNX Runtime returns that one element): its stride is not computed.
+    strides[u] = out_dims[u] > 1 ? step[u] * in_strides[u] : 0;
   }
   *plan = merge_copy_plan(out_dims, strides, offset);
   return "";
