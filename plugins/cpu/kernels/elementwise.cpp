@@ -439,8 +439,22 @@ HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
     MapRun(x, y, n, [&](VF v) { return hn::Sub(v, shift); });
     return;
   }
-  MapRun(x, y, n, [&](VF v) { return hn::Exp(d, hn::Sub(v, vmx)); });
-  const float inv = 1.0f / ReduceRun(ReduceOp::kSum, y, n);
+  // e^(x - max) stored and summed in one pass; x - max <= 0, where the activations' exp is
+  // exact to 1.2e-7 and saturates below e^-87 (terms that no longer change the sum).
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  VF vsum = hn::Zero(d);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const VF e = ActivationExp(d, hn::Sub(hn::LoadU(d, x + i), vmx));
+    hn::StoreU(e, d, y + i);
+    vsum = hn::Add(vsum, e);
+  }
+  float sum = hn::GetLane(hn::SumOfLanes(d, vsum));
+  for (; i < n; ++i) {
+    y[i] = std::exp(x[i] - mx);
+    sum += y[i];
+  }
+  const float inv = 1.0f / sum;
   const VF vinv = hn::Set(d, inv);
   MapRun(y, y, n, [&](VF v) { return hn::Mul(v, vinv); });
 }
