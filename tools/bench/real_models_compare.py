@@ -143,7 +143,13 @@ def main():
                     peer_rounds[label].append(run_json(command(model, threads) + timing))
             ours = combine(ours_rounds)
             peer = {label: combine(r) for label, r in peer_rounds.items()}
-            rows.append((name, threads, targets, ours, peer, repeat))
+            # Each round's tessera run sits next to its peers' runs: the ratio is taken per round
+            # and the median of those reported, so a drift of the machine's speed slower than a
+            # round (seen here: the same binary 10 ms, then 15 ms, minutes apart) cancels out.
+            ratios = {label: sorted(o["median_ms"] / p["median_ms"]
+                                    for o, p in zip(ours_rounds, peer_rounds[label]))
+                      for label in peer_rounds}
+            rows.append((name, threads, targets, ours, peer, repeat, ratios))
             per_round = "; ".join(
                 f"{label} " + " ".join(f"{r['median_ms']:.2f}" for r in rounds)
                 for label, rounds in [("tessera", ours_rounds), *peer_rounds.items()])
@@ -152,17 +158,22 @@ def main():
     labels = [label for label, _ in peers]
     print(f"\nbatch 1, fp32; per runtime the median over {max(1, args.rounds)} alternating rounds "
           f"of the median of `runs` runs (at most {args.repeat}, about {args.budget_s:g} s) after "
-          f"up to {args.warmup} warm-up; load average before {load_before}, after {load_text()}")
+          f"up to {args.warmup} warm-up; ratios: the median of the per-round ratios (range: their "
+          f"smallest and largest); load average before {load_before}, after {load_text()}")
     print("| network | threads | runs | targets | tessera ms | " +
-          " | ".join(f"{label} ms" for label in labels) + " | tessera/ORT | " +
+          " | ".join(f"{label} ms" for label in labels) + " | tessera/ORT | ORT range | " +
           "".join(f"tessera/{label} | " for label in labels[1:]) + "nodes on cpu | nodes |")
-    print("|---" * (7 + 2 * len(labels)) + "|")
-    for name, threads, targets, ours, peer, repeat in rows:
+    print("|---" * (8 + 2 * len(labels)) + "|")
+    for name, threads, targets, ours, peer, repeat, ratios in rows:
         counts = ours.get("nodes_by_plugin", ours.get("nodes", {}))
         nodes = " ".join(f"{k}={v}" for k, v in counts.items())
         cells = [name, str(threads), str(repeat), targets, f"{ours['median_ms']:.2f}"]
         cells += [f"{peer[label]['median_ms']:.2f}" for label in labels]
-        cells += [f"{ours['median_ms'] / peer[label]['median_ms']:.2f}" for label in labels]
+        for i, label in enumerate(labels):
+            r = ratios[label]
+            cells.append(f"{statistics.median(r):.2f}")
+            if i == 0:
+                cells.append(f"{r[0]:.2f}-{r[-1]:.2f}")
         cells += [f"{corpus.cpu_share(counts):.0f}%", nodes]
         print("| " + " | ".join(cells) + " |")
     return 0
