@@ -357,6 +357,12 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // Enough input channels (K = 1152 for the full window) that the GEMM blocking runs K in chunks:
+  // each tap's product must be added to y once, after its last chunk.
+  c.push_back({"ConvAsppRate12ManyChannels", [] {
+                 return conv({1, 128, 14, 14}, {8, 128, 3, 3},
+                             attrs({{"dilations", V{12, 12}}, {"pads", V{12, 12, 12, 12}}}), true);
+               }});
   // Stride 2 with unequal rates and pads, a residual Add after it: rectangles whose B rows are
   // strided copies, and the Add and clamp in the pass after the GEMMs.
   c.push_back({"ConvDilatedStride2Residual", [] {

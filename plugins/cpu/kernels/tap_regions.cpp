@@ -104,30 +104,24 @@ void tap_region_conv(const float* x, const ConvGeometry& g, const TapRegionPlan&
         std::fill(row + width, row + nr, 0.0f);
       }
     };
-    // The first tap of a plan whose first tap covers the output writes y with the bias; every
-    // other tap adds to what is there (the epilogue's residual is y itself, same layout).
-    const bool assign = t == 0 && plan.first_covers_output;
-    if (rw == g.ow) {
-      // Whole output rows: C is a contiguous run of every channel's plane, written in place.
-      // When the tap's input rows are whole rows too (stride 1, no column shift, input as wide
-      // as the output), B is the input itself, read in place.
-      float* c = y + r.y0 * g.ow;
+    // B is the input itself, read in place, where the tap's input rows are whole rows (stride 1,
+    // no column shift, input as wide as the output, whole output rows); packed otherwise.
+    const bool in_place = g.sh == 1 && g.sw == 1 && dx == 0 && g.w == g.ow && rw == g.ow;
+    GemmBlocking panels = blocking;
+    panels.b_whole = !in_place;
+    panels.b_direct = in_place;
+    const float* direct_b = in_place ? x + (r.y0 + dy) * g.w : nullptr;
+    if (t == 0 && plan.first_covers_output) {
+      // Covers every output: writes y with the bias.
       Epilogue e;
-      e.row_bias = assign ? bias : nullptr;
-      e.residual = assign ? nullptr : c;
-      GemmBlocking direct = blocking;
-      const bool in_place = g.sh == 1 && g.sw == 1 && dx == 0 && g.w == g.ow;
-      direct.b_whole = !in_place;
-      direct.b_direct = in_place;
-      sgemm_panels(a[t], n, pack, c, plane, e, direct, x + (r.y0 + dy) * g.w, g.h * g.w);
+      e.row_bias = bias;
+      sgemm_panels(a[t], n, pack, y, plane, e, panels, direct_b, g.h * g.w);
       continue;
     }
-    // Part of each row (never the first tap of a plan whose first tap covers the output): the
-    // GEMM writes a block, added into y row by row.
-    GemmBlocking whole = blocking;
-    whole.b_whole = true;
+    // Every other tap adds its product to y. The GEMM writes a block that is then added: an
+    // epilogue residual aliasing C would read partial sums once K runs in chunks (kc).
     block.resize(static_cast<size_t>(g.oc * n));
-    sgemm_panels(a[t], n, pack, block.data(), n, Epilogue{}, whole);
+    sgemm_panels(a[t], n, pack, block.data(), n, Epilogue{}, panels, direct_b, g.h * g.w);
     tbb::parallel_for(int64_t{0}, g.oc, [&](int64_t o) {
       for (int64_t oy = 0; oy < rh; ++oy) {
         float* dst = y + o * plane + (r.y0 + oy) * g.ow + r.x0;
