@@ -227,6 +227,10 @@ struct TapRegionPlan {
   bool first_covers_output = false;  // taps[0] reads the input for every output
   double live_share = 1.0;           // (tap, output) pairs that read the input, over all of them
 };
+// Output positions o along one axis whose window tap at `offset` (k * dilation) reads the input:
+// 0 <= o * stride - pad + offset < in for o in [lo, hi) (lo == hi: none).
+void tap_output_range(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t offset,
+                      int64_t* lo, int64_t* hi);
 bool tap_regions_apply(const ConvGeometry& g);
 TapRegionPlan plan_tap_regions(const ConvGeometry& g);
 // One packed A (oc x c, mr-row panels) per planned tap of weights w [OC, C, KH, KW].

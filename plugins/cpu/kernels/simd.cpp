@@ -806,8 +806,8 @@ void depthwise_dilated_channel(const float* x, const float* w, const ConvGeometr
         const float wk = w[ky * g.kw + kx];
         // ix = ox * sw - pl + kx * dil_w in [0, w): ox in [ox0, ox1).
         const int64_t base = kx * g.dil_w - g.pl;
-        const int64_t ox0 = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
-        const int64_t ox1 = base >= g.w ? 0 : std::min(g.ow, (g.w - 1 - base) / g.sw + 1);
+        int64_t ox0, ox1;
+        tap_output_range(g.w, g.ow, g.sw, g.pl, kx * g.dil_w, &ox0, &ox1);
         if (g.sw == 1) {
           const float* src = row + base;
           for (int64_t ox = ox0; ox < ox1; ++ox) out[ox] += wk * src[ox];

@@ -15,11 +15,9 @@
 #include "kernels/kernels.hpp"
 
 namespace tessera::cpu {
-namespace {
 
-// Output positions o along one axis with 0 <= o * stride - pad + k * dilation < in, as [lo, hi).
-void tap_interval(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t offset, int64_t* lo,
-                  int64_t* hi) {
+void tap_output_range(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t offset,
+                      int64_t* lo, int64_t* hi) {
   // o * stride >= pad - offset  and  o * stride <= in - 1 + pad - offset.
   const int64_t need = pad - offset;
   *lo = need <= 0 ? 0 : (need + stride - 1) / stride;
@@ -27,8 +25,6 @@ void tap_interval(int64_t in, int64_t out, int64_t stride, int64_t pad, int64_t 
   *hi = top < 0 ? 0 : std::min(out, top / stride + 1);
   if (*hi < *lo) *hi = *lo;
 }
-
-}  // namespace
 
 bool tap_regions_apply(const ConvGeometry& g) {
   return g.group == 1 && g.oh > 0 && g.ow > 0 && g.c > 0 && g.oc > 0;
@@ -40,10 +36,10 @@ TapRegionPlan plan_tap_regions(const ConvGeometry& g) {
   int64_t live = 0;
   for (int64_t ky = 0; ky < g.kh; ++ky) {
     int64_t y0, y1;
-    tap_interval(g.h, g.oh, g.sh, g.pt, ky * g.dil_h, &y0, &y1);
+    tap_output_range(g.h, g.oh, g.sh, g.pt, ky * g.dil_h, &y0, &y1);
     for (int64_t kx = 0; kx < g.kw; ++kx) {
       int64_t x0, x1;
-      tap_interval(g.w, g.ow, g.sw, g.pl, kx * g.dil_w, &x0, &x1);
+      tap_output_range(g.w, g.ow, g.sw, g.pl, kx * g.dil_w, &x0, &x1);
       if (y1 > y0 && x1 > x0) {
         plan.taps.push_back(TapRect{ky, kx, y0, y1, x0, x1});
         live += (y1 - y0) * (x1 - x0);
