@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/flops.hpp"
 #include "tessera/graph.hpp"
 #include "tessera/pack.hpp"
 
@@ -130,10 +131,6 @@ std::vector<TuneTask> extract_tasks(const std::string& model_path,
 // The same for a graph already imported from a model file (graph.source).
 std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::string>& targets,
                                     std::map<std::string, DeviceDesc>* devices);
-
-// Multiply-adds x 2 of a Conv (2*N*M*OH*OW*C/group*KH*KW), Gemm or MatMul (2*M*N*K) with known
-// shapes; 0 for every other op (shown as "-" where GFLOPS are printed).
-double node_flops(const Graph& graph, const Node& node);
 
 // ---- measurement ----
 
