@@ -96,6 +96,11 @@ const std::vector<Schedule>& all_schedules() {
        {{"tiles", {32, 64, 128, 256}},
         {"tile_rows", tile_values(true)},
         {"tile_cols", tile_values(false)}}},
+      {"conv2d.nchw.gconv3x3_direct",
+       "grouped 3x3 convs of 4..16 channels per group, stride 1 or 2, direct "
+       "(f32_gconv2d_chw_3x3): per task (group x output rows) zero-padded phase planes, the "
+       "output flattened across rows, 8 output channels x 3 vectors of accumulators",
+       {}},
       {"conv2d.nchw.depthwise_direct",
        "depthwise direct, one task per channel, stride-1/2 specialised rows",
        {}},

@@ -384,6 +384,96 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{4, 6, 5, 3, 1, 1, 0, 1}, ConvCase{3, 12, 13, 17, 5, 2, 2, 1},
                       ConvCase{2, 3, 2, 4, 3, 1, 2, 1}, ConvCase{1, 8, 33, 6, 2, 2, 0, 1}));
 
+// The direct grouped 3x3 kernel (f32_gconv2d_chw_3x3) against the reference Conv, with bias,
+// residual and clamp: the output of every channel written once, nothing outside it touched.
+std::vector<float> gconv_expected(const ConvCase& c, const Tensor& x, const Tensor& w,
+                                  const Tensor& b, const Tensor* res, float lo, float hi) {
+  const ConvGeometry g = geometry(c);
+  Tensor want = reference_conv(c, x, w, b, g);
+  std::vector<float> out(want.data<float>(), want.data<float>() + want.numel());
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (res != nullptr) out[i] += res->data<float>()[i];
+    out[i] = std::min(std::max(out[i], lo), hi);
+  }
+  return out;
+}
+
+void check_gconv(const ConvCase& c, uint32_t seed) {
+  const ConvGeometry g = geometry(c);
+  ASSERT_TRUE(f32_gconv2d_chw_3x3_applies(g));
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, seed);
+  const Tensor w = random_tensor({c.oc, c.c / c.group, 3, 3}, seed + 1);
+  const Tensor b = random_tensor({c.oc}, seed + 2);
+  const Tensor res = random_tensor({1, c.oc, g.oh, g.ow}, seed + 3);
+  GconvWeights packed;
+  f32_gconv2d_chw_3x3_pack(w.data<float>(), g, &packed);
+  const int64_t n = c.oc * g.oh * g.ow;
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const bool with_residual : {false, true}) {
+    for (const auto& [lo, hi] : {std::pair<float, float>{-inf, inf}, {0.0f, 0.6f}}) {
+      SCOPED_TRACE("residual=" + std::to_string(with_residual) + " lo=" + std::to_string(lo) +
+                   " hi=" + std::to_string(hi));
+      const std::vector<float> want =
+          gconv_expected(c, x, w, b, with_residual ? &res : nullptr, lo, hi);
+      // Guards either side of the output must keep their values.
+      const int64_t guard = 64;
+      std::vector<float> buf(static_cast<size_t>(n + 2 * guard), -7.0f);
+      Epilogue e;
+      e.row_bias = b.data<float>();
+      e.residual = with_residual ? res.data<float>() : nullptr;
+      e.lo = lo;
+      e.hi = hi;
+      f32_gconv2d_chw_3x3(x.data<float>(), g, packed, e, buf.data() + guard);
+      for (int64_t i = 0; i < guard; ++i) {
+        ASSERT_EQ(buf[static_cast<size_t>(i)], -7.0f) << "guard before, element " << i;
+        ASSERT_EQ(buf[static_cast<size_t>(guard + n + i)], -7.0f) << "guard after, element " << i;
+      }
+      for (int64_t i = 0; i < n; ++i) {
+        const float wv = want[static_cast<size_t>(i)];
+        ASSERT_NEAR(buf[static_cast<size_t>(guard + i)], wv, 1e-4f * std::max(1.0f, std::fabs(wv)))
+            << "element " << i;
+      }
+    }
+  }
+}
+
+class CpuGconv3x3 : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(CpuGconv3x3, MatchesReferenceWithEpilogue) {
+  check_gconv(GetParam(), 41);
+}
+
+// {c, h, w, oc, k, stride, pad, group}: regnet's width 8 at stride 1 and 2 (even and odd input
+// sizes), 7x7 and 13x13 maps, 1-wide and 1-tall outputs, widths 6 and 12 (not a vector's
+// multiple), one group of 8, out-width 16 (two chunks) and 12 from 4, pads 0 and 2, and maps large
+// enough to be split into several row blocks per group.
+const std::vector<ConvCase>& gconv_cases() {
+  static const std::vector<ConvCase> cases = {
+      ConvCase{96, 7, 7, 96, 3, 1, 1, 12},  ConvCase{48, 13, 13, 48, 3, 1, 1, 6},
+      ConvCase{64, 14, 14, 64, 3, 2, 1, 8}, ConvCase{32, 15, 15, 32, 3, 2, 1, 4},
+      ConvCase{16, 2, 2, 16, 3, 2, 1, 2},   ConvCase{16, 1, 9, 16, 3, 1, 1, 2},
+      ConvCase{16, 9, 1, 16, 3, 1, 1, 2},   ConvCase{36, 13, 13, 36, 3, 1, 1, 6},
+      ConvCase{24, 14, 14, 24, 3, 2, 1, 2}, ConvCase{8, 9, 9, 8, 3, 1, 1, 1},
+      ConvCase{16, 11, 11, 32, 3, 1, 1, 2}, ConvCase{8, 10, 10, 24, 3, 2, 1, 2},
+      ConvCase{16, 12, 11, 16, 3, 1, 0, 2}, ConvCase{16, 9, 8, 16, 3, 2, 2, 2},
+      ConvCase{48, 56, 56, 48, 3, 2, 1, 6}, ConvCase{16, 61, 30, 16, 3, 1, 1, 2},
+  };
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, CpuGconv3x3, ::testing::ValuesIn(gconv_cases()));
+
+TEST(CpuKernels, Gconv3x3AppliesToFewChannelsPerGroup) {
+  EXPECT_TRUE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{440, 7, 7, 440, 3, 1, 1, 55})));
+  EXPECT_TRUE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{8, 9, 9, 8, 3, 1, 1, 1})));
+  // Depthwise, 2 channels per group, 32 per group, 5x5 windows, stride 3.
+  EXPECT_FALSE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{8, 9, 9, 8, 3, 1, 1, 8})));
+  EXPECT_FALSE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{8, 9, 9, 8, 3, 1, 1, 4})));
+  EXPECT_FALSE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{64, 9, 9, 64, 3, 1, 1, 2})));
+  EXPECT_FALSE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{16, 9, 9, 16, 5, 1, 2, 2})));
+  EXPECT_FALSE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{16, 9, 9, 16, 3, 3, 1, 2})));
+}
+
 TEST(CpuKernels, WinogradRefusesOtherConvs) {
   ConvGeometry g = geometry(ConvCase{4, 8, 8, 4, 3, 2, 1, 1});
   EXPECT_FALSE(winograd_applies(g));
@@ -600,6 +690,12 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       expect_close(got.data(), want);
     }
     EXPECT_GT(pools, 0) << "no pool case of stride 1 or 2: the pool loop checked nothing";
+    // The grouped 3x3 kernel: blocks of 1 or 3 vectors, exact masked stores or a stack buffer.
+    for (const ConvCase& c : gconv_cases()) {
+      SCOPED_TRACE("gconv c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +
+                   " w=" + std::to_string(c.w) + " s=" + std::to_string(c.stride));
+      check_gconv(c, 51);
+    }
   }
   hwy::SetSupportedTargetsForTest(0);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());

@@ -250,6 +250,30 @@ TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
   EXPECT_TRUE(has_note(partial, ",kc=256,")) << all_notes(partial);
 }
 
+// regnet's grouped 3x3 conv (group width 8) runs the direct grouped kernel by the heuristic; a
+// node config naming the grouped phase planes or the im2col GEMM still applies, with the same
+// results (compile_and_check compares with the reference runner).
+TEST(CpuNodeConfig, GroupedConvOfWidth8RunsTheDirectKernel) {
+  Attributes grouped;
+  grouped.set("pads", std::vector<int64_t>{1, 1, 1, 1});
+  grouped.set("group", int64_t{13});
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 104, 14, 14})
+                      .constant("w", random_tensor({104, 8, 3, 3}, 11))
+                      .constant("b", random_tensor({104}, 12))
+                      .node("Conv", {"x", "w", "b"}, {"c"}, grouped, "conv")
+                      .node("Relu", {"c"}, {"y"}, {}, "relu")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> heuristic = compile_and_check({}, 2, g);
+  EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.gconv3x3_direct{}")) << all_notes(heuristic);
+  for (const char* schedule : {"conv2d.nchw.phase_gemm", "conv2d.nchw.im2col_gemm"}) {
+    const std::vector<std::string> notes = compile_and_check({conv_config({}, schedule)}, 2, g);
+    EXPECT_TRUE(has_note(notes, std::string("conv: ") + schedule + "{")) << all_notes(notes);
+    EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
+  }
+}
+
 TEST(CpuNodeConfig, BadConfigsFallBackWithANote) {
   struct Case {
     plugin::NodeConfig config;

@@ -258,6 +258,30 @@ void phase_conv(const std::string& t, const ConvCase& c) {
   }
 }
 
+// The direct grouped 3x3 kernel with bias, residual and clamp; on NEON its 3-vector blocks store
+// partial vectors through a stack buffer (x86 targets with those blocks have masked stores).
+void grouped_conv_3x3(const std::string& t, const ConvCase& c) {
+  const ConvGeometry g = geometry(c);
+  check(t, "f32_gconv2d_chw_3x3 applies to " + conv_name(c), f32_gconv2d_chw_3x3_applies(g));
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 47);
+  const Tensor w = random_tensor({c.oc, c.c / c.group, 3, 3}, 48);
+  const Tensor b = random_tensor({c.oc}, 49);
+  const Tensor res = random_tensor({1, c.oc, g.oh, g.ow}, 50);
+  Tensor want = reference_conv(c, x, w, b, g);
+  for (int64_t i = 0; i < want.numel(); ++i) want.data<float>()[i] += res.data<float>()[i];
+  clamp_tensor(&want, -0.5f, 0.7f);
+  GconvWeights packed;
+  f32_gconv2d_chw_3x3_pack(w.data<float>(), g, &packed);
+  Epilogue e;
+  e.row_bias = b.data<float>();
+  e.residual = res.data<float>();
+  e.lo = -0.5f;
+  e.hi = 0.7f;
+  std::vector<float> got(static_cast<size_t>(want.numel()));
+  f32_gconv2d_chw_3x3(x.data<float>(), g, packed, e, got.data());
+  check_close(t, "f32_gconv2d_chw_3x3 " + conv_name(c), got.data(), want);
+}
+
 void global_average(const std::string& t) {
   for (const int64_t hw : {3, 49, 71, 169}) {
     const Tensor x = random_tensor({1, 6, hw, 1}, 41);
@@ -408,6 +432,13 @@ void run_all(const std::string& t) {
   for (const ConvCase& c : {ConvCase{3, 37, 41, 9, 3, 2, 1, 1}, ConvCase{2, 17, 15, 13, 7, 2, 3, 1},
                             ConvCase{5, 9, 70, 7, 3, 1, 1, 1}, ConvCase{4, 6, 5, 3, 1, 1, 0, 1}}) {
     phase_conv(t, c);
+  }
+  // Group width 8 at stride 1 and 2, width 6, 8 -> 16 per group, a map split into row blocks.
+  for (const ConvCase& c :
+       {ConvCase{32, 7, 7, 32, 3, 1, 1, 4}, ConvCase{16, 13, 14, 16, 3, 2, 1, 2},
+        ConvCase{18, 11, 9, 18, 3, 1, 1, 3}, ConvCase{16, 9, 9, 32, 3, 1, 1, 2},
+        ConvCase{16, 40, 20, 16, 3, 1, 1, 2}}) {
+    grouped_conv_3x3(t, c);
   }
   global_average(t);
   for (const ConvCase& c : {ConvCase{3, 9, 11, 7, 3, 1, 1, 1}, ConvCase{17, 13, 21, 19, 3, 1, 0, 1},

@@ -401,6 +401,97 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return conv({1, 96, 7, 9}, {96, 8, 3, 3},
                              attrs({{"group", int64_t{12}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
+  // Grouped 3x3 convs of a few channels per group (the cpu plugin's direct grouped kernel):
+  // regnet's group width 8 at stride 1 on 7x7 and 13x13 maps, without bias; at stride 2 on an
+  // even map with BatchNorm and Relu; with a residual Add and Relu; 1-tall and 1x1 outputs; widths
+  // 6 and 12; 8 in and 16 out per group; asymmetric pads; a SiLU after it; a batch of 2 on a map
+  // split into row blocks.
+  c.push_back({"GconvWidth8Stride1NoBias7x7", [] {
+                 return conv({1, 48, 7, 7}, {48, 8, 3, 3},
+                             attrs({{"group", int64_t{6}}, {"pads", V{1, 1, 1, 1}}}), false);
+               }});
+  c.push_back({"GconvWidth8Stride1Bias13x13", [] {
+                 return conv({1, 32, 13, 13}, {32, 8, 3, 3},
+                             attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
+  c.push_back({"GconvWidth8Stride2BnRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 48, 14, 14})
+                     .constant("w", random_tensor({48, 8, 3, 3}, 71))
+                     .constant("scale", random_tensor({48}, 72))
+                     .constant("shift", random_tensor({48}, 73))
+                     .constant("mean", random_tensor({48}, 74))
+                     .constant("var", positive_tensor({48}, 75))
+                     .node("Conv", {"x", "w"}, {"c"},
+                           attrs({{"group", int64_t{6}},
+                                  {"strides", V{2, 2}},
+                                  {"pads", V{1, 1, 1, 1}}}))
+                     .node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"b"})
+                     .node("Relu", {"b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"GconvWidth8ResidualRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 40, 7, 7})
+                     .input("r", {1, 40, 7, 7})
+                     .constant("w", random_tensor({40, 8, 3, 3}, 76))
+                     .constant("b", random_tensor({40}, 77))
+                     .node("Conv", {"x", "w", "b"}, {"c"},
+                           attrs({{"group", int64_t{5}}, {"pads", V{1, 1, 1, 1}}}))
+                     .node("Add", {"c", "r"}, {"a"})
+                     .node("Relu", {"a"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"GconvWidth8OneRowOutput", [] {
+                 return conv({1, 16, 1, 9}, {16, 8, 3, 3},
+                             attrs({{"group", int64_t{2}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
+  c.push_back({"GconvWidth8Stride2OnePixelOutput", [] {
+                 return conv({1, 16, 2, 2}, {16, 8, 3, 3},
+                             attrs({{"group", int64_t{2}},
+                                    {"strides", V{2, 2}},
+                                    {"pads", V{1, 1, 1, 1}}}),
+                             true);
+               }});
+  c.push_back({"GconvWidth6Stride1", [] {
+                 return conv({1, 36, 13, 13}, {36, 6, 3, 3},
+                             attrs({{"group", int64_t{6}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
+  c.push_back({"GconvWidth12Stride2OddMap", [] {
+                 return conv({1, 24, 13, 13}, {24, 12, 3, 3},
+                             attrs({{"group", int64_t{2}},
+                                    {"strides", V{2, 2}},
+                                    {"pads", V{1, 1, 1, 1}}}),
+                             true);
+               }});
+  c.push_back({"GconvEightInSixteenOut", [] {
+                 return conv({1, 16, 11, 11}, {32, 8, 3, 3},
+                             attrs({{"group", int64_t{2}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
+  c.push_back({"GconvStride2AsymmetricPads", [] {
+                 return conv({1, 16, 8, 8}, {16, 8, 3, 3},
+                             attrs({{"group", int64_t{2}},
+                                    {"strides", V{2, 2}},
+                                    {"pads", V{0, 0, 1, 1}}}),
+                             true);
+               }});
+  c.push_back({"GconvSiLU", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 24, 10, 10})
+                     .constant("w", random_tensor({24, 8, 3, 3}, 78))
+                     .node("Conv", {"x", "w"}, {"c"},
+                           attrs({{"group", int64_t{3}}, {"pads", V{1, 1, 1, 1}}}))
+                     .node("Sigmoid", {"c"}, {"s"})
+                     .node("Mul", {"c", "s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"GconvWidth8Batch2RowBlocks", [] {
+                 return conv({2, 16, 40, 36}, {16, 8, 3, 3},
+                             attrs({{"group", int64_t{2}}, {"pads", V{1, 1, 1, 1}}}), true);
+               }});
   // Dilated "same" depthwise convs (lraspp's 5x5 dilation 2) run as d x d undilated phases; odd
   // sizes give phases of unequal size.
   c.push_back({"DepthwiseDilated5x5Same", [] {

@@ -242,6 +242,25 @@ void tap_region_conv(const float* x, const ConvGeometry& g, const TapRegionPlan&
                      const std::vector<PackedMatrix>& a, const float* bias,
                      const GemmBlocking& blocking, float* y);
 
+// Grouped 3x3 convs with few channels per group (kernels/f32_gconv2d_chw_3x3.cpp): stride 1 or 2,
+// pads 0..2, no dilation, kGconvMinChannels..kGconvMaxChannels input and output channels per
+// group (regnet's group width 8; one group counts too). Direct, parallel over groups x blocks of
+// output rows: each task splits its group's input rows into zero-padded phase planes and computes
+// the output flattened across rows, up to 8 output channels x 3 vectors in registers.
+constexpr int64_t kGconvMinChannels = 4;
+constexpr int64_t kGconvMaxChannels = 16;
+bool f32_gconv2d_chw_3x3_applies(const ConvGeometry& g);
+// Weights [OC, C / group, 3, 3] packed per group in chunks of at most 8 output channels.
+struct GconvWeights {
+  int64_t group = 0, cin = 0, cout = 0;  // cin, cout: channels per group
+  std::vector<float> data;
+};
+void f32_gconv2d_chw_3x3_pack(const float* w, const ConvGeometry& g, GconvWeights* out);
+// y [OC, OH, OW] = conv(x [C, H, W]), then the epilogue: row_bias per output channel (or
+// nullptr), the residual (laid out like y, or nullptr), the clamp, the post op. col_bias unused.
+void f32_gconv2d_chw_3x3(const float* x, const ConvGeometry& g, const GconvWeights& w,
+                         const Epilogue& epilogue, float* y);
+
 // Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
 // Returns false (nothing written) for horizontal strides other than 1 and 2.
 bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
