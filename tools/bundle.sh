@@ -28,11 +28,23 @@ for f in "$out"/bin/* "$libdir"/*.so* "$libdir"/tessera/plugins/*.so; do
 done
 # Loaded with dlopen, so ldd does not see them: the tuner's cost model (optional).
 for soname in libxgboost.so.0; do
-  path=$(ldconfig -p | awk -v n="$soname" '$1 == n {print $NF; exit}')
+  # awk reads to the end: exiting at the first match would kill ldconfig with SIGPIPE, which
+  # pipefail and set -e turn into the end of this script.
+  path=$(ldconfig -p | awk -v n="$soname" '$1 == n && !found {print $NF; found = 1}')
   if [ -n "$path" ] && [ ! -f "$libdir/$soname" ]; then
     cp -L "$path" "$libdir/$soname"
     command -v patchelf >/dev/null && patchelf --set-rpath '$ORIGIN' "$libdir/$soname"
     carry "$libdir/$soname"
   fi
 done
+# Every binary and library of the bundle finds its libraries inside it or on the system (the
+# runtime and libtessera-tune beside each other in lib/): fail here, not on the board.
+missing=$(for f in "$out"/bin/* "$libdir"/*.so* "$libdir"/tessera/plugins/*.so; do
+  [ -f "$f" ] && env -u LD_LIBRARY_PATH ldd "$f" 2>/dev/null | awk -v f="$f" '/not found/{print f": "$1}'
+done)
+if [ -n "$missing" ]; then
+  echo "bundle: libraries not found:" >&2
+  echo "$missing" >&2
+  exit 1
+fi
 echo "bundle: $out ($(du -sh "$out" | cut -f1))"

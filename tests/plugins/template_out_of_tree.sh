@@ -3,7 +3,8 @@
 # against it with find_package(tessera), put it on TESSERA_PLUGIN_PATH, and check that
 # `tessera info` loads it, `tessera plan --targets template,reference` places the Relus on it, and a
 # small program using the installed tessera::core runs the model with outputs identical to the
-# reference kernels.
+# reference kernels, and one using the installed tessera::tune measures a node on the plugin in a
+# worker it names.
 # usage: template_out_of_tree.sh BUILD_DIR SOURCE_DIR
 set -euo pipefail
 build_dir=$(cd "$1" && pwd)
@@ -67,3 +68,12 @@ PY
 
 echo "== run with the installed core and compare with the reference kernels"
 "$work/check/template_check" "$work/model.onnx"
+
+echo "== measure a node on it with the installed tuner library and worker command"
+"$work/check/tune_check" "$work/model.onnx" "$tessera"
+
+echo "== the installed runtime library carries no tuner code"
+if nm -DC "$work/prefix/lib/libtessera.so" | grep "tessera::tune::"; then
+  echo "libtessera.so exports tuner symbols (they belong in libtessera-tune.so)" >&2
+  exit 1
+fi

@@ -16,9 +16,9 @@
 #include <set>
 
 #include "builder.hpp"
-#include "tessera/plugin_host.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/pack.hpp"
+#include "tessera/plugin_host.hpp"
 #include "tessera/tuner.hpp"
 #include "test_requirements.hpp"
 
@@ -28,6 +28,11 @@ namespace {
 const char* kTessera = TESSERA_BINARY_DIR "/tools/tessera";
 // The shipped worker with faults injected (fault_worker.cpp), chosen by TESSERA_TEST_WORKER_FAULT.
 const char* kFaultWorker = TESSERA_TUNE_FAULT_WORKER;
+
+// `program` started as the tessera command starts its measuring workers.
+WorkerCommand worker_command(const char* program) {
+  return {program, "tune", "--worker"};
+}
 
 SearchSpace synthetic_space() {
   std::vector<int64_t> v;
@@ -246,12 +251,12 @@ TEST(TuneWorker, CrashAndHangAreClassifiedAndTuningContinues) {
   req.target = "mali:any";
   req.timeout_s = 2;
   setenv("TESSERA_TEST_WORKER_FAULT", "crash", 1);
-  EXPECT_EQ(measure(kFaultWorker, req).status, "crash");
+  EXPECT_EQ(measure(worker_command(kFaultWorker), req).status, "crash");
   // The hang comes after the worker's first phase marker, so the candidate's own 2 s timeout
   // (not the wider start-up allowance) is what ends it.
   setenv("TESSERA_TEST_WORKER_FAULT", "hang", 1);
   const auto t0 = std::chrono::steady_clock::now();
-  const MeasureResult hung = measure(kFaultWorker, req);
+  const MeasureResult hung = measure(worker_command(kFaultWorker), req);
   const double waited =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_EQ(hung.status, "timeout");
@@ -259,7 +264,7 @@ TEST(TuneWorker, CrashAndHangAreClassifiedAndTuningContinues) {
   EXPECT_LT(waited, 30.0) << "the hang waited out the start-up allowance: " << hung.error;
   unsetenv("TESSERA_TEST_WORKER_FAULT");
   // A bad request is a compile-class failure, not a crash of the parent.
-  const MeasureResult r = measure(kTessera, req);
+  const MeasureResult r = measure(worker_command(kTessera), req);
   EXPECT_EQ(r.status, "compile");
   EXPECT_NE(r.error.find("nonexistent"), std::string::npos) << r.error;
 }
@@ -306,7 +311,8 @@ std::set<std::string> worker_pids(const std::string& path) {
 // run time).
 TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
                      const std::string& isolation = "worker", bool faults = false,
-                     const std::string& log = "", const char* worker_exe = kTessera) {
+                     const std::string& log = "",
+                     const WorkerCommand& worker = worker_command(kTessera)) {
   setenv("TESSERA_PLUGIN_PATH", TESSERA_TUNE_TEST_PLUGIN_DIR, 1);
   setenv("TESSERA_TUNETEST_LOG", compile_log.c_str(), 1);
   if (faults) setenv("TESSERA_TUNETEST_FAULTS", "1", 1);
@@ -320,7 +326,7 @@ TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
   o.batch = 16;  // after the default, the other configs are one batch
   o.repeats = 1;
   o.timeout_s = 6;
-  o.worker_exe = worker_exe;
+  o.worker_command = worker;
   o.compile_jobs = compile_jobs;
   o.isolation = isolation;
   o.log_path = log;
@@ -331,10 +337,50 @@ TuneReport tune_relu(int compile_jobs, const std::string& compile_log,
   return report;
 }
 
+// The test plugin's failures as the worker reports them (PluginRegion's messages).
+const std::string kNeverCompiles =
+    "compile: relu.test mode 2 never compiles (status " + std::to_string(TSR_COMPILE_FAILED) + ")";
+const std::string kFailsAtRunTime = "run: plugin 'tunetest' failed to execute a region (status " +
+                                    std::to_string(TSR_ERROR) +
+                                    "): relu.test mode 6 fails at run time";
+
 std::string outcome(const LogRecord& r) {
   std::string s = r.schedule;
   for (const auto& [name, value] : r.knobs) s += " " + name + "=" + std::to_string(value);
   return s + " " + r.status + (r.status == "ok" ? "" : ": " + r.error);
+}
+
+// What run_tuning throws for this worker command ("" when it tunes).
+std::string worker_command_error(const WorkerCommand& worker) {
+  try {
+    tune_relu(1, temp_path("command_compiles.txt"), "worker", false, "", worker);
+  } catch (const Error& e) {
+    unsetenv("TESSERA_TUNETEST_LOG");
+    unsetenv("TESSERA_PLUGIN_PATH");
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TuneWorker, MissingOrFailingWorkerCommandEndsTheRunNamingIt) {
+  EXPECT_NE(worker_command_error({}).find("no worker command"), std::string::npos);
+  const std::string missing = worker_command_error({"/nonexistent/tessera", "tune", "--worker"});
+  EXPECT_NE(missing.find("worker command '/nonexistent/tessera tune --worker': "
+                         "'/nonexistent/tessera' does not exist"),
+            std::string::npos)
+      << missing;
+  const std::string directory = worker_command_error({"/tmp", "tune", "--worker"});
+  EXPECT_NE(directory.find("'/tmp' is not a regular file"), std::string::npos) << directory;
+  // A program that is no worker (here: the fault worker's usage error) ends before it says
+  // "ready": one error with its exit code and stderr, not a failed run per candidate.
+  const std::string failing = worker_command_error({kFaultWorker, "serve"});
+  EXPECT_NE(failing.find("worker command '" + std::string(kFaultWorker) +
+                         " serve' exited with 2 before serving a request"),
+            std::string::npos)
+      << failing;
+  EXPECT_NE(failing.find("usage:"), std::string::npos) << failing;
+  // The same run with a working command tunes.
+  EXPECT_EQ(worker_command_error(worker_command(kFaultWorker)), "");
 }
 
 TEST(TuneParallelCompile, BadCandidateIsClassifiedAndTheOthersMeasuredAsInSerialMode) {
@@ -343,13 +389,12 @@ TEST(TuneParallelCompile, BadCandidateIsClassifiedAndTheOthersMeasuredAsInSerial
   const std::map<std::string, int> serial_counts = compile_counts(counts_path);
   ASSERT_EQ(serial.tasks.size(), 1u);
   // Grid order after the default (mode 0, block 1); mode 2 never compiles.
-  std::vector<std::string> expected = {
-      "relu.test mode=0 block=1 ok",
-      "relu.test mode=0 block=2 ok",
-      "relu.test mode=1 block=1 ok",
-      "relu.test mode=1 block=2 ok",
-      "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
-      "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles"};
+  std::vector<std::string> expected = {"relu.test mode=0 block=1 ok",
+                                       "relu.test mode=0 block=2 ok",
+                                       "relu.test mode=1 block=1 ok",
+                                       "relu.test mode=1 block=2 ok",
+                                       "relu.test mode=2 block=1 " + kNeverCompiles,
+                                       "relu.test mode=2 block=2 " + kNeverCompiles};
   std::vector<std::string> got;
   for (const LogRecord& r : serial.records) got.push_back(outcome(r));
   EXPECT_EQ(got, expected);
@@ -383,7 +428,8 @@ TEST(TuneParallelCompile, BadCandidateIsClassifiedAndTheOthersMeasuredAsInSerial
   // Compiling children that crash end neither the batch nor the run: the measuring children
   // give the verdicts a serial run gives.
   setenv("TESSERA_TEST_WORKER_FAULT", "crash-compile", 1);
-  const TuneReport crashing = tune_relu(3, counts_path, "worker", false, "", kFaultWorker);
+  const TuneReport crashing =
+      tune_relu(3, counts_path, "worker", false, "", worker_command(kFaultWorker));
   unsetenv("TESSERA_TEST_WORKER_FAULT");
   got.clear();
   for (const LogRecord& r : crashing.records) got.push_back(outcome(r));
@@ -436,13 +482,12 @@ std::vector<std::string> outcomes(const std::vector<LogRecord>& records) {
 TEST(TuneIsolation, WorkerModeMeasuresLikeCandidateModeInOneProcess) {
   const std::string counts_path = temp_path("iso_compiles.txt");
   const std::string log = temp_path("iso.jsonl");
-  const std::vector<std::string> expected = {
-      "relu.test mode=0 block=1 ok",
-      "relu.test mode=0 block=2 ok",
-      "relu.test mode=1 block=1 ok",
-      "relu.test mode=1 block=2 ok",
-      "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
-      "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles"};
+  const std::vector<std::string> expected = {"relu.test mode=0 block=1 ok",
+                                             "relu.test mode=0 block=2 ok",
+                                             "relu.test mode=1 block=1 ok",
+                                             "relu.test mode=1 block=2 ok",
+                                             "relu.test mode=2 block=1 " + kNeverCompiles,
+                                             "relu.test mode=2 block=2 " + kNeverCompiles};
   const TuneReport candidate = tune_relu(1, counts_path, "candidate", false, log);
   EXPECT_EQ(outcomes(candidate.records), expected);
   EXPECT_EQ(outcomes(read_log(log)), expected);
@@ -474,21 +519,20 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
   const std::string hang = "timeout: worker exceeded 6.000000 s while running";
   const std::string compile_crash =
       "compile: worker killed by signal 6 while compiling: tunetest: mode 5 crashes in compile";
-  const std::vector<std::string> expected = {
-      "relu.test mode=0 block=1 ok",
-      "relu.test mode=0 block=2 ok",
-      "relu.test mode=3 block=1 " + run_crash,
-      "relu.test mode=3 block=2 " + run_crash,
-      "relu.test mode=1 block=1 ok",
-      "relu.test mode=1 block=2 ok",
-      "relu.test mode=4 block=1 " + hang,
-      "relu.test mode=4 block=2 ok",
-      "relu.test mode=2 block=1 compile: relu.test mode 2 never compiles",
-      "relu.test mode=2 block=2 compile: relu.test mode 2 never compiles",
-      "relu.test mode=5 block=1 " + compile_crash,
-      "relu.test mode=5 block=2 " + compile_crash,
-      "relu.test mode=6 block=1 run: relu.test mode 6 fails at run time",
-      "relu.test mode=6 block=2 run: relu.test mode 6 fails at run time"};
+  const std::vector<std::string> expected = {"relu.test mode=0 block=1 ok",
+                                             "relu.test mode=0 block=2 ok",
+                                             "relu.test mode=3 block=1 " + run_crash,
+                                             "relu.test mode=3 block=2 " + run_crash,
+                                             "relu.test mode=1 block=1 ok",
+                                             "relu.test mode=1 block=2 ok",
+                                             "relu.test mode=4 block=1 " + hang,
+                                             "relu.test mode=4 block=2 ok",
+                                             "relu.test mode=2 block=1 " + kNeverCompiles,
+                                             "relu.test mode=2 block=2 " + kNeverCompiles,
+                                             "relu.test mode=5 block=1 " + compile_crash,
+                                             "relu.test mode=5 block=2 " + compile_crash,
+                                             "relu.test mode=6 block=1 " + kFailsAtRunTime,
+                                             "relu.test mode=6 block=2 " + kFailsAtRunTime};
   const TuneReport worker = tune_relu(1, counts_path, "worker", true, log);
   EXPECT_EQ(outcomes(worker.records), expected);
   EXPECT_EQ(outcomes(read_log(log)), expected);
@@ -522,7 +566,7 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
   o.tuner = "ga";
   o.log_path = log;
   o.repeats = 2;
-  o.worker_exe = kTessera;
+  o.worker_command = worker_command(kTessera);
   // The one expected reason not to run: no OpenCL device for mali:any. Anything run_tuning throws
   // on a machine that has one is a tuner failure.
   {

@@ -48,6 +48,14 @@ void print_tune_usage(std::FILE* out) {
                "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000.\n");
 }
 
+// This executable, which is also the tuner's measuring worker (`tessera tune --worker`).
+std::string this_executable() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) throw Error("tune: cannot find this executable (/proc/self/exe) to run as worker");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 std::string command_line(int argc, char** argv) {
   std::string s = "tessera";
   for (int i = 0; i < argc; ++i) {
@@ -128,6 +136,7 @@ int cmd_tune(int argc, char** argv) {
     options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1, -1, 1024));
     options.isolation = args.get("isolation", "worker");
     options.verify = static_cast<int>(args.get_int("verify", 5, 0, 1000));
+    options.worker_command = {this_executable(), "tune", "--worker"};
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");

@@ -92,6 +92,8 @@ class LoadedPlugin {
   // Without the slot: an empty tuning. Throws tessera::Error with the plugin's message when it
   // fails or answers something malformed.
   PluginNodeTuning describe_node(int32_t device, const tsr_region* region, int32_t node) const;
+  // The same for graph node `node` alone in a region of its own, as a tuner measures it.
+  PluginNodeTuning describe_node(int32_t device, const Graph& graph, int node) const;
   // ABI 1.2: asks the plugin whether it accepts these target options. Throws tessera::Error with
   // the plugin's message when it refuses them, or when it has no check_options slot (a plugin
   // without one takes no options). No options: nothing to check.

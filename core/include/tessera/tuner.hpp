@@ -1,9 +1,12 @@
-// The auto-tuner: task extraction (which nodes of a model each target plugin runs, deduplicated by
-// the plugin's workload key and weighted by occurrence), searchers over a plugin's knob spaces
-// (random, grid, genetic, and a gradient-boosted-trees cost model), measurement of one config as
-// a one-node region in an isolated child process (`tessera tune --worker`, persistent or one per
-// candidate; a batch's candidates optionally first compiled by several workers), the JSON-lines
-// log, the task scheduler that ties them together into a tuned pack, and the progress display.
+// libtessera-tune (target tessera::tune), the auto-tuner over libtessera: task extraction (which
+// nodes of a model each target plugin runs, deduplicated by the plugin's workload key and weighted
+// by occurrence), searchers over a plugin's knob spaces (random, grid, genetic, and a
+// gradient-boosted-trees cost model), measurement of one config as a one-node region in an
+// isolated child process (the caller's worker command, e.g. `tessera tune --worker`, persistent
+// or one per candidate; a batch's candidates optionally first compiled by several workers), the
+// JSON-lines log, the task scheduler that ties them together into a tuned pack, pack building
+// from logs, and the progress display. An application that only runs models links libtessera
+// alone.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/flops.hpp"
 #include "tessera/graph.hpp"
 #include "tessera/pack.hpp"
 
@@ -131,10 +135,6 @@ std::vector<TuneTask> extract_tasks(const std::string& model_path,
 std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::string>& targets,
                                     std::map<std::string, DeviceDesc>* devices);
 
-// Multiply-adds x 2 of a Conv (2*N*M*OH*OW*C/group*KH*KW), Gemm or MatMul (2*M*N*K) with known
-// shapes; 0 for every other op (shown as "-" where GFLOPS are printed).
-double node_flops(const Graph& graph, const Node& node);
-
 // ---- measurement ----
 
 struct MeasureRequest {
@@ -162,29 +162,52 @@ struct MeasureResult {
   bool reported = true;
 };
 
-// One measuring child process (`tessera tune --worker`, started with posix_spawn) that the parent
-// talks to over a socket on the child's fd 3: a request line in; "phase compiling" / "phase
-// running" before each phase, then a result line out. A persistent worker serves many requests,
-// keeping the imported model and the plugin's device context between them; otherwise each request
-// gets a fresh child (for drivers that leak state). The timeout is per request: an overrunning
-// child is killed ("timeout"); a child that dies is classified by the phase it reported last
-// ("compile" / "run"; "crash" before any). Either way the next request starts a new child, as it
-// does after a reported "run" failure (the driver's context may be broken) and every 256 requests.
-// measure() never throws for the child's failures.
+// The command line that starts a measuring child: the program (a path, used as given: PATH is not
+// searched) and its arguments. The child serves requests on its fd 3 by calling serve_worker, as
+// `tessera tune --worker` does; the `tessera` command passes {its own path, "tune", "--worker"},
+// and a library user names `tessera` or a worker program of their own.
+using WorkerCommand = std::vector<std::string>;
+// The command as one line for messages: "/usr/bin/tessera tune --worker".
+std::string worker_command_text(const WorkerCommand& command);
+// Throws tessera::Error naming the command when it is empty or its program does not exist or is
+// not an executable file.
+void check_worker_command(const WorkerCommand& command);
+
+// One measuring child process (the worker command, started with posix_spawn) that the parent
+// talks to over a socket on the child's fd 3: the child says "ready" once; then per request a
+// request line goes in, "phase compiling" / "phase running" come out before each phase, then a
+// result line. A persistent worker serves many requests, keeping the imported model and the
+// plugin's device context between them; otherwise each request gets a fresh child (for drivers
+// that leak state). The timeout is per request: an overrunning child is killed ("timeout"); a
+// child that dies is classified by the phase it reported last ("compile" / "run"; "crash" before
+// any). Either way the next request starts a new child, as it does after a reported "run" failure
+// (the driver's context may be broken) and every 256 requests. measure() never throws for the
+// child's failures.
 class MeasureWorker {
  public:
-  MeasureWorker(std::string exe, bool persistent);
+  MeasureWorker(WorkerCommand command, bool persistent);
   ~MeasureWorker();
   MeasureWorker(const MeasureWorker&) = delete;
   MeasureWorker& operator=(const MeasureWorker&) = delete;
   MeasureResult measure(const MeasureRequest& request);
+  // Starts a child (unless one runs) and waits until it says "ready", so that a command that is
+  // no worker (a wrong program or arguments) ends the run with one clear error instead of
+  // failing every candidate. Throws tessera::Error naming the command, how the child ended and
+  // the tail of its stderr. The child then serves the next measure().
+  void check_start();
   void stop();                            // ends the child, if one is running
   int starts() const { return starts_; }  // child processes started so far
 
  private:
+  enum class Read { kLine, kTimeout, kClosed };
   bool start(std::string* error);
+  // The child's next line, waiting up to `wait_s`; kClosed when its stream ended.
+  Read next_line(std::string* line, double wait_s);
+  // Kills the child first when asked, reaps it and returns its wait status; `err_text` gets the
+  // tail of its stderr.
+  int end_child(bool kill_first, std::string* err_text);
   std::string new_stderr();  // what the child wrote to stderr since the last call (tail, one line)
-  std::string exe_;
+  WorkerCommand command_;
   bool persistent_;
   int pid_ = -1;
   int fd_ = -1;
@@ -197,7 +220,7 @@ class MeasureWorker {
 };
 
 // Measures one request in a fresh child.
-MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request);
+MeasureResult measure(const WorkerCommand& worker, const MeasureRequest& request);
 // Compiles the requests (their compile_only set) spread over the workers (request i on worker
 // i % workers.size()), the workers busy at once (a oneTBB loop), each compiling its share in turn,
 // warming the plugins' on-disk kernel cache; result i belongs to request i. (In-process parallel
@@ -219,7 +242,8 @@ struct WorkerHooks {
   // Called after a compile-only request compiled, before it is answered.
   std::function<void()> after_compile_only;
 };
-// The child side: serves requests on `fd` until the parent closes it. Returns the exit code.
+// The child side, the body of a worker command's program: says "ready", then serves requests on
+// `fd` until the parent closes it. Returns the exit code.
 int serve_worker(int fd, const WorkerHooks& hooks = {});
 
 // ---- log ----
@@ -278,9 +302,11 @@ struct TuneOptions {
   // OpenCL), 1 with candidate isolation (there, separate compiling children cost more than they
   // save on both).
   int compile_jobs = -1;
-  std::string cache_dir;   // the plugins' kernel cache the compile step warms; "" = their default
-  std::string worker_exe;  // "" = this executable
-  std::string command;     // the command line, recorded in each log record ("" = none)
+  std::string cache_dir;  // the plugins' kernel cache the compile step warms; "" = their default
+  // The measuring child (required): e.g. {path of `tessera`, "tune", "--worker"}. run_tuning
+  // throws tessera::Error naming it when it is missing or does not start as a worker.
+  WorkerCommand worker_command;
+  std::string command;  // the command line, recorded in each log record ("" = none)
   // After the search, each task's `verify` fastest distinct configs and its default are measured
   // again, kVerifyRounds rounds taking turns, and the lowest median over the rounds wins: the
   // fastest single trial of a noisy machine is often a config that ran in a fast moment (the

@@ -53,21 +53,7 @@ std::vector<Tensor> run_reference(const Graph& given, const std::map<std::string
     for (ValueId in : node.inputs) {
       args.push_back(in == kNoValue ? nullptr : &slots[static_cast<size_t>(in)]);
     }
-    std::vector<ops::OutputInfo> infos;
-    for (ValueId out : node.outputs) {
-      ops::OutputInfo info;
-      if (out != kNoValue) {
-        info.dtype = graph.value(out).dtype;
-        info.shape = graph.value(out).shape;
-      }
-      infos.push_back(info);
-    }
-    std::vector<Tensor> results;
-    try {
-      results = ops::compute_node(node, graph.opset, args, infos);
-    } catch (const Error& e) {
-      throw Error(graph.describe(node) + ": " + e.what());
-    }
+    const std::vector<Tensor> results = run_reference_node(graph, node, args);
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       if (node.outputs[i] != kNoValue) slots[static_cast<size_t>(node.outputs[i])] = results[i];
     }
@@ -75,6 +61,24 @@ std::vector<Tensor> run_reference(const Graph& given, const std::map<std::string
   std::vector<Tensor> outputs;
   for (ValueId id : graph.outputs) outputs.push_back(slots[static_cast<size_t>(id)]);
   return outputs;
+}
+
+std::vector<Tensor> run_reference_node(const Graph& graph, const Node& node,
+                                       const std::vector<const Tensor*>& inputs) {
+  std::vector<ops::OutputInfo> infos;
+  for (ValueId out : node.outputs) {
+    ops::OutputInfo info;
+    if (out != kNoValue) {
+      info.dtype = graph.value(out).dtype;
+      info.shape = graph.value(out).shape;
+    }
+    infos.push_back(info);
+  }
+  try {
+    return ops::compute_node(node, graph.opset, inputs, infos);
+  } catch (const Error& e) {
+    throw Error(graph.describe(node) + ": " + e.what());
+  }
 }
 
 }  // namespace tessera

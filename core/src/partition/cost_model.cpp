@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "tessera/tuner.hpp"
+#include "tessera/flops.hpp"
 
 namespace tessera::partition {
 namespace {
@@ -55,7 +55,7 @@ NodeWork node_work(const Graph& graph, const Node& node) {
     work.bytes += value_elements(v) * static_cast<double>(dtype_size(v.dtype));
     out_elements += value_elements(v);
   }
-  work.flops = tune::node_flops(graph, node);
+  work.flops = node_flops(graph, node);
   if (work.flops > 0) {
     work.compute_efficiency = kGemmEfficiency;
     if (node.op_type == "Conv" && node.inputs.size() > 1 && node.inputs[1] != kNoValue) {

@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "plugins/plugin_file_check.hpp"
+#include "plugins/region_desc.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera {
@@ -241,6 +242,15 @@ PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* r
     out.schedules.push_back(std::move(schedule));
   }
   return out;
+}
+
+PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const Graph& graph, int node) const {
+  if (node < 0 || static_cast<size_t>(node) >= graph.nodes.size()) {
+    throw Error("describe_node: node index " + std::to_string(node) + " is not in " +
+                (graph.source.empty() ? "the graph" : graph.source));
+  }
+  const detail::RegionDesc region(graph, {node}, detail::value_consumers(graph));
+  return describe_node(device, region.get(), 0);
 }
 
 std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) const {

@@ -86,13 +86,6 @@ std::string utc_now(const char* format) {
   return buf;
 }
 
-std::string self_exe() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) throw Error("tuner: cannot find this executable (/proc/self/exe)");
-  return std::string(buf, static_cast<size_t>(n));
-}
-
 }  // namespace
 
 std::string to_json_line(const LogRecord& r) {
@@ -284,6 +277,7 @@ TuneReport run_tuning(const TuneOptions& options,
     throw Error("tuner: unknown isolation '" + options.isolation +
                 "' (use 'worker' or 'candidate')");
   }
+  check_worker_command(options.worker_command);
   TuneReport report;
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
@@ -291,7 +285,6 @@ TuneReport run_tuning(const TuneOptions& options,
   const std::vector<TuneTask> tasks =
       options.graph ? extract_tasks(*options.graph, options.targets, &report.devices)
                     : extract_tasks(options.model, options.targets, &report.devices);
-  const std::string worker = options.worker_exe.empty() ? self_exe() : options.worker_exe;
   int compile_jobs = options.compile_jobs;
   if (compile_jobs < 0) compile_jobs = options.isolation == "worker" ? 2 : 1;
   if (compile_jobs == 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
@@ -299,8 +292,10 @@ TuneReport run_tuning(const TuneOptions& options,
   // workers[0] measures; all of them compile when a batch has a compile step.
   std::vector<std::unique_ptr<MeasureWorker>> workers;
   for (int i = 0; i < compile_jobs; ++i) {
-    workers.push_back(std::make_unique<MeasureWorker>(worker, options.isolation == "worker"));
+    workers.push_back(
+        std::make_unique<MeasureWorker>(options.worker_command, options.isolation == "worker"));
   }
+  if (!tasks.empty()) workers[0]->check_start();
   std::vector<LogRecord> previous;
   if (options.resume && !options.log_path.empty()) previous = read_log(options.log_path);
   report.records = previous;

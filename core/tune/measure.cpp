@@ -1,9 +1,10 @@
-// The parent's side of measurement: MeasureWorker runs `tessera tune --worker` children
-// (posix_spawn, so the parent never forks with OpenCL state) and talks to each over a Unix socket
-// on the child's fd 3, one line per request, phase marker and result. A per-candidate timeout is
-// enforced here: a child that overruns is killed ("timeout"); one that dies is classified by the
-// phase it reported last ("compile" / "run"; "crash" before any), and the next candidate gets a
-// fresh child. compile_in_parallel() spreads a batch's compile-only requests over several workers.
+// The parent's side of measurement: MeasureWorker runs the caller's worker command (`tessera tune
+// --worker`, or another program that calls serve_worker) as children (posix_spawn, so the parent
+// never forks with OpenCL state) and talks to each over a Unix socket on the child's fd 3, one
+// line per request, phase marker and result. A per-candidate timeout is enforced here: a child
+// that overruns is killed ("timeout"); one that dies is classified by the phase it reported last
+// ("compile" / "run"; "crash" before any), and the next candidate gets a fresh child.
+// compile_in_parallel() spreads a batch's compile-only requests over several workers.
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -130,7 +131,42 @@ std::string worker_dir() {
   return WorkerDir::path();
 }
 
+// "exited with 2", "killed by signal 6": how a child ended, from its wait status.
+std::string exit_text(int wstatus) {
+  return WIFSIGNALED(wstatus) ? "killed by signal " + std::to_string(WTERMSIG(wstatus))
+                              : "exited with " + std::to_string(WEXITSTATUS(wstatus));
+}
+
 }  // namespace
+
+std::string worker_command_text(const WorkerCommand& command) {
+  std::string text;
+  for (const std::string& arg : command) {
+    if (!text.empty()) text += ' ';
+    text += arg.empty() || arg.find_first_of(" \t'\"") != std::string::npos ? "'" + arg + "'" : arg;
+  }
+  return text;
+}
+
+void check_worker_command(const WorkerCommand& command) {
+  if (command.empty() || command[0].empty()) {
+    throw Error(
+        "tuner: no worker command: TuneOptions::worker_command names the measuring child's "
+        "program and arguments, e.g. {\"/usr/bin/tessera\", \"tune\", \"--worker\"}");
+  }
+  std::error_code ec;
+  const std::string& program = command[0];
+  const char* problem = !std::filesystem::exists(program, ec)            ? "does not exist"
+                        : !std::filesystem::is_regular_file(program, ec) ? "is not a regular file"
+                        : ::access(program.c_str(), X_OK) != 0           ? "is not executable"
+                                                                         : nullptr;
+  if (problem) {
+    throw Error("tuner: worker command '" + worker_command_text(command) + "': '" + program + "' " +
+                problem +
+                "; give the path of `tessera` (with `tune --worker`) or of another program "
+                "that serves the tuner's requests (tessera::tune::serve_worker)");
+  }
+}
 
 std::string encode_request(const MeasureRequest& r) {
   std::ostringstream o;
@@ -191,8 +227,8 @@ std::optional<MeasureResult> decode_result(const std::string& line) {
   }
 }
 
-MeasureWorker::MeasureWorker(std::string exe, bool persistent)
-    : exe_(std::move(exe)), persistent_(persistent) {}
+MeasureWorker::MeasureWorker(WorkerCommand command, bool persistent)
+    : command_(std::move(command)), persistent_(persistent) {}
 
 MeasureWorker::~MeasureWorker() {
   stop();
@@ -201,6 +237,10 @@ MeasureWorker::~MeasureWorker() {
 bool MeasureWorker::start(std::string* error) {
   // Several workers start at once from compile_in_parallel()'s threads.
   static std::atomic<int> counter{0};
+  if (command_.empty()) {
+    *error = "no worker command given";
+    return false;
+  }
   int fds[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     *error = std::string("cannot create the worker's socket: ") + std::strerror(errno);
@@ -215,7 +255,7 @@ bool MeasureWorker::start(std::string* error) {
     close(fds[1]);
   }
   err_path_ = worker_dir() + "/" + std::to_string(counter++) + ".err";
-  std::vector<std::string> args = {exe_, "tune", "--worker"};
+  std::vector<std::string> args = command_;
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -228,12 +268,12 @@ bool MeasureWorker::start(std::string* error) {
                                    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600);
   posix_spawn_file_actions_adddup2(&actions, child_end, 3);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, exe_.c_str(), &actions, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, command_[0].c_str(), &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(child_end);
   if (rc != 0) {
     close(fds[0]);
-    *error = "cannot start worker '" + exe_ + "': " + std::strerror(rc);
+    *error = "cannot start worker '" + worker_command_text(command_) + "': " + std::strerror(rc);
     return false;
   }
   pid_ = pid;
@@ -269,6 +309,42 @@ std::string MeasureWorker::new_stderr() {
   return text;
 }
 
+MeasureWorker::Read MeasureWorker::next_line(std::string* line, double wait_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (true) {
+    const size_t eol = buffer_.find('\n');
+    if (eol != std::string::npos) {
+      *line = buffer_.substr(0, eol);
+      buffer_.erase(0, eol + 1);
+      return Read::kLine;
+    }
+    const double left = wait_s - elapsed_since(t0);
+    if (left <= 0) return Read::kTimeout;
+    pollfd p{fd_, POLLIN, 0};
+    const int ready = poll(&p, 1, static_cast<int>(std::min(left, 60.0) * 1000) + 1);
+    if (ready < 0 && errno != EINTR) return Read::kClosed;
+    if (ready <= 0) continue;
+    char buf[4096];
+    const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Read::kClosed;  // the stream ended: the child is exiting or gone
+    buffer_.append(buf, static_cast<size_t>(n));
+  }
+}
+
+int MeasureWorker::end_child(bool kill_first, std::string* err_text) {
+  if (kill_first) kill(pid_, SIGKILL);
+  // Otherwise the stream ended: the child is exiting; give it a moment, then make sure.
+  const int wstatus = reap(pid_, 2);
+  close(fd_);
+  fd_ = -1;
+  pid_ = -1;
+  *err_text = new_stderr();
+  std::error_code ec;
+  std::filesystem::remove(err_path_, ec);
+  return wstatus;
+}
+
 MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
   MeasureResult result;
   result.reported = false;
@@ -297,50 +373,31 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
   std::string phase;
   bool timed_out = false;
   while (true) {
-    const size_t eol = buffer_.find('\n');
-    if (eol != std::string::npos) {
-      const std::string msg = buffer_.substr(0, eol);
-      buffer_.erase(0, eol + 1);
-      if (msg.rfind("phase ", 0) == 0) {
-        if (phase.empty()) {
-          t0 = std::chrono::steady_clock::now();
-          limit = request.timeout_s;
-        }
-        phase = msg.substr(6);
-      } else if (msg.rfind("result ", 0) == 0) {
-        if (auto r = decode_result(msg.substr(7))) {
-          // A failed run may leave the driver's context broken for the next candidate, and the
-          // plugin's in-memory program pool grows with every candidate: a fresh child then.
-          if (!persistent_ || r->status == "run" || ++served_ >= kMaxServed) stop();
-          return *r;
-        }
-      }
-      continue;
-    }
-    const double left = limit - elapsed_since(t0);
-    if (left <= 0) {
+    std::string msg;
+    const Read read = next_line(&msg, limit - elapsed_since(t0));
+    if (read == Read::kClosed) break;
+    if (read == Read::kTimeout) {
       timed_out = true;
       break;
     }
-    pollfd p{fd_, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min(left, 60.0) * 1000) + 1);
-    if (ready < 0 && errno != EINTR) break;
-    if (ready <= 0) continue;
-    char buf[4096];
-    const ssize_t n = recv(fd_, buf, sizeof(buf), 0);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the stream ended: the worker died
-    buffer_.append(buf, static_cast<size_t>(n));
+    if (msg.rfind("phase ", 0) == 0) {
+      if (phase.empty()) {
+        t0 = std::chrono::steady_clock::now();
+        limit = request.timeout_s;
+      }
+      phase = msg.substr(6);
+    } else if (msg.rfind("result ", 0) == 0) {
+      if (auto r = decode_result(msg.substr(7))) {
+        // A failed run may leave the driver's context broken for the next candidate, and the
+        // plugin's in-memory program pool grows with every candidate: a fresh child then.
+        if (!persistent_ || r->status == "run" || ++served_ >= kMaxServed) stop();
+        return *r;
+      }
+    }
+    // Anything else ("ready", which check_start() waits for) is no part of the answer.
   }
-  if (timed_out) kill(pid_, SIGKILL);
-  // Otherwise the stream ended: the child is exiting; give it a moment, then make sure.
-  const int wstatus = reap(pid_, 2);
-  close(fd_);
-  fd_ = -1;
-  pid_ = -1;
-  const std::string err_text = new_stderr();
-  std::error_code ec;
-  std::filesystem::remove(err_path_, ec);
+  std::string err_text;
+  const int wstatus = end_child(timed_out, &err_text);
   const std::string during = phase.empty() ? "" : " while " + phase;
   if (timed_out) {
     result.status = "timeout";
@@ -351,16 +408,37 @@ MeasureResult MeasureWorker::measure(const MeasureRequest& request) {
     return result;
   }
   result.status = phase == "compiling" ? "compile" : phase == "running" ? "run" : "crash";
-  result.error = WIFSIGNALED(wstatus)
-                     ? "worker killed by signal " + std::to_string(WTERMSIG(wstatus))
-                     : "worker exited with " + std::to_string(WEXITSTATUS(wstatus));
-  result.error += during;
+  result.error = "worker " + exit_text(wstatus) + during;
   if (!err_text.empty()) result.error += ": " + err_text;
   return result;
 }
 
-MeasureResult measure(const std::string& worker_exe, const MeasureRequest& request) {
-  MeasureWorker worker(worker_exe, /*persistent=*/false);
+void MeasureWorker::check_start() {
+  const std::string who = "tuner: worker command '" + worker_command_text(command_) + "'";
+  if (pid_ <= 0) {
+    std::string error;
+    if (!start(&error)) throw Error(who + ": " + error);
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  Read read;
+  std::string msg;
+  while ((read = next_line(&msg, kStartupAllowanceS - elapsed_since(t0))) == Read::kLine) {
+    if (msg == "ready") return;
+  }
+  const bool timed_out = read == Read::kTimeout;
+  std::string err_text;
+  const int wstatus = end_child(timed_out, &err_text);
+  const std::string how =
+      timed_out
+          ? "did not answer within " + std::to_string(static_cast<int>(kStartupAllowanceS)) + " s"
+          : exit_text(wstatus);
+  throw Error(who + " " + how + " before serving a request" +
+              (err_text.empty() ? "" : " (stderr: " + err_text + ")") +
+              "; it must serve the tuner's requests on fd 3, as `tessera tune --worker` does");
+}
+
+MeasureResult measure(const WorkerCommand& command, const MeasureRequest& request) {
+  MeasureWorker worker(command, /*persistent=*/false);
   return worker.measure(request);
 }
 

@@ -1,10 +1,10 @@
-// FLOP counts of tunable nodes, computed by core from the graph so that GFLOPS mean the same for
-// every plugin (a plugin's own count, from describe_node, is only used where core knows none).
+// FLOP counts of multiply-add nodes (see tessera/flops.hpp). Part of the runtime, not the tuner:
+// the partitioner's cost model prices every node's compute with them.
+#include "tessera/flops.hpp"
+
 #include <cstdint>
 
-#include "tessera/tuner.hpp"
-
-namespace tessera::tune {
+namespace tessera {
 namespace {
 
 // The product of a known shape's dims from `first` on; 0 when unknown or empty.
@@ -54,4 +54,4 @@ double node_flops(const Graph& graph, const Node& node) {
   return 0;
 }
 
-}  // namespace tessera::tune
+}  // namespace tessera
