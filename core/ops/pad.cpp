@@ -74,9 +74,9 @@ PadPlan pad_plan(const InferContext& ctx) {
   for (size_t d = 0; d < x.size(); ++d) {
     // Pads come from the model (any int64): the sums are checked, INT64_MIN crops included.
     const std::string what = "pads of axis " + std::to_string(d);
-    const int64_t kept = checked_add(
-        ctx, checked_add(ctx, x[d], std::min<int64_t>(0, plan.begin[d]), what),
-        std::min<int64_t>(0, plan.end[d]), what);
+    const int64_t kept =
+        checked_add(ctx, checked_add(ctx, x[d], std::min<int64_t>(0, plan.begin[d]), what),
+                    std::min<int64_t>(0, plan.end[d]), what);
     if (kept < 0) {
       ctx.fail("axis " + std::to_string(d) + " of size " + std::to_string(x[d]) +
                " cannot be cropped by " + std::to_string(-plan.begin[d]) + " and " +
