@@ -25,6 +25,8 @@ import sys
 import xml.etree.ElementTree as ET
 
 IN_CI = os.environ.get("CI") == "true"
+# Labels that mark a subset of tests that also carry their suite's label, not a suite.
+UNLISTED_LABELS = {"slow", "soak"}
 
 
 class Suite:
@@ -100,6 +102,11 @@ def check_registered(build, expected, slow):
         if in_run(labels, slow):
             for label in labels:
                 count[label] += 1
+    promised = {s.label for _, s in read_expected(expected)}
+    for label in sorted(set(count) - promised - UNLISTED_LABELS):
+        problems.append(f"label {label} has {count[label]} registered tests but is not in "
+                        f"{os.path.basename(expected)}: add it with its minimum, so that a run "
+                        "without it fails")
     for suite in selected(read_expected(expected), slow):
         if count[suite.label] > 0:
             continue

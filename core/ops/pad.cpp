@@ -13,6 +13,7 @@
 
 #include "op.hpp"
 #include "util/axes.hpp"
+#include "util/checked.hpp"
 #include "util/pooling.hpp"
 
 namespace tessera::ops {
@@ -71,8 +72,11 @@ PadPlan pad_plan(const InferContext& ctx) {
   }
   const Shape& x = ctx.input(0).shape;
   for (size_t d = 0; d < x.size(); ++d) {
+    // Pads come from the model (any int64): the sums are checked, INT64_MIN crops included.
+    const std::string what = "pads of axis " + std::to_string(d);
     const int64_t kept =
-        x[d] + std::min<int64_t>(0, plan.begin[d]) + std::min<int64_t>(0, plan.end[d]);
+        checked_add(ctx, checked_add(ctx, x[d], std::min<int64_t>(0, plan.begin[d]), what),
+                    std::min<int64_t>(0, plan.end[d]), what);
     if (kept < 0) {
       ctx.fail("axis " + std::to_string(d) + " of size " + std::to_string(x[d]) +
                " cannot be cropped by " + std::to_string(-plan.begin[d]) + " and " +
@@ -104,7 +108,14 @@ void infer_pad(InferContext& ctx) {
   }
   const PadPlan plan = pad_plan(ctx);
   Shape y = ctx.input(0).shape;
-  for (size_t d = 0; d < y.size(); ++d) y[d] += plan.begin[d] + plan.end[d];
+  for (size_t d = 0; d < y.size(); ++d) {
+    const std::string what = "output size of axis " + std::to_string(d);
+    // The smaller pad first: a crop on one side and a pad on the other never overflow on the way
+    // to a size that fits.
+    const int64_t lo = std::min(plan.begin[d], plan.end[d]);
+    const int64_t hi = std::max(plan.begin[d], plan.end[d]);
+    y[d] = checked_add(ctx, checked_add(ctx, y[d], lo, what), hi, what);
+  }
   ctx.outputs.at(0) = {ctx.input(0).dtype, y};
 }
 

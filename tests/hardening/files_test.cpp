@@ -55,14 +55,18 @@ TEST(SpecialFiles, FifoIsRefusedWithoutBlocking) {
   const std::string fifo = (scratch_dir() / "pipe").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   // Before the fix, opening the FIFO waited forever for a writer; each reader must return.
-  for (const auto& [what, read] : readers()) {
-    EXPECT_THAT(error_of([&] { read(fifo); }), AllOf(HasSubstr(fifo), HasSubstr("FIFO"))) << what;
+  // Pair members, not structured bindings: C++17 lambdas cannot capture those (clang refuses).
+  for (const auto& reader : readers()) {
+    const char* what = reader.first;
+    EXPECT_THAT(error_of([&] { reader.second(fifo); }), AllOf(HasSubstr(fifo), HasSubstr("FIFO")))
+        << what;
   }
 }
 
 TEST(SpecialFiles, DevZeroIsRefused) {
-  for (const auto& [what, read] : readers()) {
-    EXPECT_THAT(error_of([&] { read("/dev/zero"); }),
+  for (const auto& reader : readers()) {
+    const char* what = reader.first;
+    EXPECT_THAT(error_of([&] { reader.second("/dev/zero"); }),
                 AllOf(HasSubstr("/dev/zero"), HasSubstr("character device")))
         << what;
   }
@@ -71,8 +75,10 @@ TEST(SpecialFiles, DevZeroIsRefused) {
 TEST(SpecialFiles, DirectoryIsRefused) {
   const std::string dir = (scratch_dir() / "a_dir.yaml").string();
   fs::create_directories(dir);
-  for (const auto& [what, read] : readers()) {
-    EXPECT_THAT(error_of([&] { read(dir); }), AllOf(HasSubstr(dir), HasSubstr("a directory")))
+  for (const auto& reader : readers()) {
+    const char* what = reader.first;
+    EXPECT_THAT(error_of([&] { reader.second(dir); }),
+                AllOf(HasSubstr(dir), HasSubstr("a directory")))
         << what;
   }
 }

@@ -2,6 +2,7 @@
 // kernels and events. See runtime.hpp.
 #include "tessera_opencl/runtime.hpp"
 
+#include <dlfcn.h>
 #include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
@@ -153,6 +154,22 @@ std::string cache_key(const DeviceInfo& device, const std::string& source,
          options + "\n" + hex64(fnv1a(source)) + "\n" + std::to_string(source.size());
 }
 
+// The ICD loader (and through it the vendor drivers it opened) stays mapped for the life of the
+// process once this runtime has used it, as it does in an application that links libOpenCL.
+// Otherwise it leaves with the last GPU plugin: drivers' worker threads and exit handlers then
+// point into unmapped code, and the loader's platform list, allocated once and never freed, is
+// reported as a leak from an unknown module under LeakSanitizer. dladdr finds whichever library
+// provides the entry points (libOpenCL.so.1 on Linux, a vendor's libOpenCL.so on Android).
+void pin_opencl_loader() {
+  static const bool pinned = [] {
+    Dl_info info{};
+    const auto entry = reinterpret_cast<void*>(&clGetPlatformIDs);
+    if (dladdr(entry, &info) == 0 || info.dli_fname == nullptr) return false;
+    return dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE) != nullptr;
+  }();
+  (void)pinned;
+}
+
 }  // namespace
 
 bool DeviceInfo::has_extension(const std::string& ext) const {
@@ -167,6 +184,7 @@ std::string DeviceInfo::describe() const {
 }
 
 ProbeResult probe_devices() {
+  pin_opencl_loader();
   ProbeResult result;
   cl_uint num_platforms = 0;
   cl_int err = clGetPlatformIDs(0, nullptr, &num_platforms);
