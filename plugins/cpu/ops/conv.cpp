@@ -356,6 +356,19 @@ Step build_conv(BuildContext& ctx) {
   auto residual = [=](const std::vector<float*>& v, int64_t n) -> const float* {
     return res >= 0 ? v[res] + n * out_plane : nullptr;
   };
+  // The step of a schedule whose kernel takes a whole epilogue: conv(x, e, y) once per image of
+  // the batch, e holding the bias, the clamp, the fused post op and that image's residual.
+  auto per_image = [&](auto conv) -> Step {
+    const std::shared_ptr<const UnaryFn> post = take_post(ctx);
+    return [=](std::vector<float*>& v) {
+      Epilogue e = bias_clamp(bias->data(), act);
+      e.post = post.get();
+      for (int64_t n = 0; n < batch; ++n) {
+        e.residual = residual(v, n);
+        conv(v[in] + n * g.c * g.h * g.w, e, v[out] + n * out_plane);
+      }
+    };
+  };
 
   if (is_depthwise(g)) {
     choose_config(ctx, Config{&schedule("conv2d.nchw.depthwise_direct"), {}});
@@ -392,15 +405,9 @@ Step build_conv(BuildContext& ctx) {
   if (std::string(config.schedule->id) == "conv2d.nchw.gconv3x3_direct") {
     auto packed = std::make_shared<GconvWeights>();
     f32_gconv2d_chw_3x3_pack(weights->data(), g, packed.get());
-    const std::shared_ptr<const UnaryFn> post = take_post(ctx);
-    return [=](std::vector<float*>& v) {
-      Epilogue e = bias_clamp(bias->data(), act);
-      e.post = post.get();
-      for (int64_t n = 0; n < batch; ++n) {
-        e.residual = residual(v, n);
-        f32_gconv2d_chw_3x3(v[in] + n * g.c * g.h * g.w, g, *packed, e, v[out] + n * out_plane);
-      }
-    };
+    return per_image([=](const float* x, const Epilogue& e, float* y) {
+      f32_gconv2d_chw_3x3(x, g, *packed, e, y);
+    });
   }
   if (std::string(config.schedule->id) == "conv2d.nchw.winograd") {
     auto u = std::make_shared<WinogradWeights>();
@@ -461,15 +468,8 @@ Step build_conv(BuildContext& ctx) {
         }
       };
     }
-    const std::shared_ptr<const UnaryFn> post = take_post(ctx);
-    return [=](std::vector<float*>& v) {
-      Epilogue e = bias_clamp(bias->data(), act);
-      e.post = post.get();
-      for (int64_t n = 0; n < batch; ++n) {
-        e.residual = residual(v, n);
-        phase_gemm_conv(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, v[out] + n * g.oc * cols);
-      }
-    };
+    return per_image(
+        [=](const float* x, const Epilogue& e, float* y) { phase_gemm_conv(x, g, *a, e, nr, y); });
   }
   const GemmBlocking blocking = gemm_blocking(config);
   const int64_t nr = blocking.nr;
