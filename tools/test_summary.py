@@ -102,12 +102,13 @@ def check_registered(build, expected, slow):
         if in_run(labels, slow):
             for label in labels:
                 count[label] += 1
-    promised = {s.label for _, s in read_expected(expected)}
+    suites = read_expected(expected)
+    promised = {s.label for _, s in suites}
     for label in sorted(set(count) - promised - UNLISTED_LABELS):
         problems.append(f"label {label} has {count[label]} registered tests but is not in "
                         f"{os.path.basename(expected)}: add it with its minimum, so that a run "
                         "without it fails")
-    for suite in selected(read_expected(expected), slow):
+    for suite in selected(suites, slow):
         if count[suite.label] > 0:
             continue
         absent = suite.absent_needs()
