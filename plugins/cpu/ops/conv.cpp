@@ -540,7 +540,7 @@ Step build_conv(BuildContext& ctx) {
         e.post = post.get();
         e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,
-                     cols, e, group_blocking);
+                     cols, e, group_blocking, b, cols);
       });
     }
   };
