@@ -7,6 +7,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/partial_vectors-inl.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -71,33 +73,6 @@ HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_
 // 1x1 convs at 7x7) do not stay in cache between runs of a network: streamed from memory with
 // only the hardware prefetchers, such a conv ran ~1.8x its time with warm caches.
 constexpr int64_t kPrefetchSteps = 256;
-
-// Lanes [0, n) of a vector loaded from / stored to p, nothing touched past them (n <= lanes).
-// x86 AVX2 and AVX-512 mask the access in hardware; elsewhere (where a masked store would read
-// and write back the lanes past n, racing with the thread that owns them) through a buffer.
-// Copying an edge tile's rows out of a stack buffer compiles to a `rep movs` per row, which cost a
-// third of the phase-plane GEMM's time on 111-wide output rows (squeezenet's stem).
-HWY_INLINE hn::Vec<DF> LoadFirst(DF d, const float* HWY_RESTRICT p, int64_t n) {
-  if (n >= static_cast<int64_t>(kLanes)) return hn::LoadU(d, p);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  return hn::MaskedLoad(hn::FirstN(d, static_cast<size_t>(n)), d, p);
-#else
-  alignas(64) float buf[kLanes] = {};
-  for (int64_t i = 0; i < n; ++i) buf[i] = p[i];
-  return hn::Load(d, buf);
-#endif
-}
-
-HWY_INLINE void StoreFirst(hn::Vec<DF> v, DF d, float* HWY_RESTRICT p, int64_t n) {
-  if (n >= static_cast<int64_t>(kLanes)) return hn::StoreU(v, d, p);
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-  hn::BlendedStore(v, hn::FirstN(d, static_cast<size_t>(n)), d, p);
-#else
-  alignas(64) float buf[kLanes];
-  hn::Store(v, d, buf);
-  for (int64_t i = 0; i < n; ++i) p[i] = buf[i];
-#endif
-}
 
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
 // (rows < MR or cols < NR) load and store only their rows and columns (LoadFirst, StoreFirst), so
