@@ -132,6 +132,28 @@ TEST(CpuSession, ConvReluMaxPoolFusedAcrossRowBlocks) {
   }
 }
 
+// A 3x3 stride-1 conv that Winograd takes (googlenet's conv3: 16+ channels on a map of 13x13 or
+// more) stays apart from the 3x3 stride-2 MaxPool after it: the fused step would run it on phase
+// planes. Odd sizes, bias, Relu, ceil_mode, batch 2.
+TEST(CpuSession, WinogradConvReluMaxPoolStaysApart) {
+  Attributes conv = ints("pads", {1, 1, 1, 1});
+  Attributes pool = ints("kernel_shape", {3, 3}, ints("strides", {2, 2}));
+  pool.set("ceil_mode", int64_t{1});
+  Graph g = GraphBuilder()
+                .input("x", {2, 17, 15, 19})
+                .constant("w", random_tensor({20, 17, 3, 3}, 21))
+                .constant("b", random_tensor({20}, 22))
+                .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
+                .node("Relu", {"c"}, {"r"}, {}, "relu")
+                .node("MaxPool", {"r"}, {"y"}, pool, "pool")
+                .output("y")
+                .build();
+  const std::vector<RegionProfile> profile = expect_matches_reference(std::move(g), 23, 2);
+  ASSERT_EQ(profile.size(), 1u);
+  ASSERT_EQ(profile[0].node_times_us.size(), 3u);
+  EXPECT_GT(profile[0].node_times_us[2], 0.0);  // the pool ran as its own step
+}
+
 // A 1x1 conv + BN + Relu6 (a mobilenet_v2 expansion) whose output only a 3x3 depthwise conv + BN
 // + Relu6 reads runs as one fused step over blocks of rows: depthwise stride 1 and 2, heights
 // that leave a partial last block, widths that take full vectors with an overlapping last block

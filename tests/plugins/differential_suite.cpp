@@ -747,6 +747,33 @@ std::vector<DifferentialCase> make_cases() {
                  return conv({1, 8, 7, 7}, {8, 1, 3, 3},
                              attrs({{"group", int64_t{8}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
+  // Small-channel convs of exported vision nets, at odd sizes off the register-tile multiples:
+  // a 1x1 conv reading its input in place (full column panels) with a partial last panel, 21
+  // output channels, bias, a fused residual Add and Relu, batch 2; and a 3-channel stride-2 stem
+  // whose 23-wide output rows end in a partial tile, with HardSwish after it.
+  c.push_back({"Conv1x1ResidualReluBatch2", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 19, 13, 11})
+                     .input("r", {2, 21, 13, 11})
+                     .constant("w", random_tensor({21, 19, 1, 1}, 61))
+                     .constant("b", random_tensor({21}, 62))
+                     .node("Conv", {"x", "w", "b"}, {"c"})
+                     .node("Add", {"c", "r"}, {"a"})
+                     .node("Relu", {"a"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ConvStem3x3Stride2OddHardSwish", [] {
+                 return GraphBuilder(14)
+                     .input("x", {2, 3, 37, 45})
+                     .constant("w", random_tensor({10, 3, 3, 3}, 63))
+                     .constant("b", random_tensor({10}, 64))
+                     .node("Conv", {"x", "w", "b"}, {"c"},
+                           attrs({{"pads", V{1, 1, 1, 1}}, {"strides", V{2, 2}}}))
+                     .node("HardSwish", {"c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ConvGrouped1x1", [] {
                  return conv({2, 6, 5, 5}, {4, 3, 1, 1}, attrs({{"group", int64_t{2}}}), true);
                }});

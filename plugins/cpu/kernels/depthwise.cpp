@@ -15,6 +15,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/partial_vectors-inl.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -155,11 +157,8 @@ HWY_ATTR void LinearChannel(D d, const float* scratch, const float* wk, const Li
       }
     }
     sum = hn::Min(hn::Max(sum, vlo), vhi);
-    if (j + lanes <= p.n) {
-      hn::StoreU(sum, d, out + j);
-    } else {
-      hn::BlendedStore(sum, hn::FirstN(d, static_cast<size_t>(p.n - j)), d, out + j);
-    }
+    // The floats past the plane are the next channel's, which another task may be writing.
+    StoreFirst(sum, d, out + j, p.n - j);
     ox = hn::Add(ox, step);
     ox = hn::Sub(ox, hn::IfThenZeroElse(ox < owv, owv));
   }

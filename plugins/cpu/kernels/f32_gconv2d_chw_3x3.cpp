@@ -15,6 +15,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/partial_vectors-inl.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -68,15 +70,6 @@ using DG = hn::CappedTag<float, kL>;
 constexpr int kBlockVecs = 1;
 #else
 constexpr int kBlockVecs = 3;
-#endif
-
-// Masked loads and stores that touch only the selected lanes (AVX2, AVX-512). Elsewhere a
-// blended store rewrites the whole vector, racing with the task that owns the next floats, so
-// partial vectors go through a stack buffer there.
-#if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
-constexpr bool kExactMaskedMemory = true;
-#else
-constexpr bool kExactMaskedMemory = false;
 #endif
 
 // dst[i] = src[i] for i < len (len >= lanes) in whole vectors, the last one moved back to end
@@ -249,7 +242,6 @@ HWY_ATTR void GconvBlock(const float* HWY_RESTRICT planes, const int64_t* HWY_RE
                               hn::FirstN(d, static_cast<size_t>(n - j)));
     const size_t count = hn::CountTrue(d, keep);
     const bool whole = count == static_cast<size_t>(kL);
-    const auto first = hn::FirstN(d, count);
     for (int r = 0; r < M; ++r) {
       V x = acc[r][v];
       if (o.bias != nullptr) x = hn::Add(x, hn::Set(d, o.bias[r]));
@@ -261,18 +253,9 @@ HWY_ATTR void GconvBlock(const float* HWY_RESTRICT planes, const int64_t* HWY_RE
         continue;
       }
       x = hn::Compress(x, keep);
-      if constexpr (kExactMaskedMemory) {
-        if (res != nullptr) x = hn::Add(x, hn::MaskedLoad(first, d, res));
-        hn::BlendedStore(hn::Min(hn::Max(x, vlo), vhi), first, d, out);
-      } else {
-        alignas(64) float buf[kL] = {};
-        if (res != nullptr) {
-          std::memcpy(buf, res, count * sizeof(float));
-          x = hn::Add(x, hn::LoadU(d, buf));
-        }
-        hn::Store(hn::Min(hn::Max(x, vlo), vhi), d, buf);
-        std::memcpy(out, buf, count * sizeof(float));
-      }
+      // Only the kept lanes are read and written: the next floats belong to another task.
+      if (res != nullptr) x = hn::Add(x, LoadFirst(d, res, static_cast<int64_t>(count)));
+      StoreFirst(hn::Min(hn::Max(x, vlo), vhi), d, out, static_cast<int64_t>(count));
     }
   }
 }

@@ -7,6 +7,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/partial_vectors-inl.h"
+
 #include <algorithm>
 #include <cctype>
 #include <limits>
@@ -73,11 +75,12 @@ HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_
 constexpr int64_t kPrefetchSteps = 256;
 
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
-// (rows < MR or cols < NR) go through a stack buffer so stores never pass the end of C. With K
-// blocking, a tile is visited once per K chunk: kFirst starts from zero (else from C), kLast
-// applies the epilogue (else C keeps the raw partial sum). Template flags and whole-tile loops
-// (no early exits) keep the accumulators in registers: runtime flags made the compiler spill
-// them to the stack around the K loop, which cost most of the time at small K (1x1 convs).
+// (rows < MR or cols < NR) load and store only their rows and columns (LoadFirst, StoreFirst), so
+// nothing past the end of C is touched. With K blocking, a tile is visited once per K chunk:
+// kFirst starts from zero (else from C), kLast applies the epilogue (else C keeps the raw partial
+// sum). Template flags and whole-tile loops (no early exits) keep the accumulators in registers:
+// runtime flags made the compiler spill them to the stack around the K loop, which cost most of
+// the time at small K (1x1 convs).
 // Per k step: NR / lanes loads of B, MR broadcasts of A (folded into the FMA as a memory operand
 // on AVX-512), MR * NR / lanes independent FMAs.
 template <int MR, int NR, bool kFirst, bool kLast, class Rows>
@@ -90,23 +93,25 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
   using V = hn::Vec<DF>;
   V acc[MR][kVecs];
   const bool full = rows == MR && cols == NR;
-  alignas(64) float edge[MR * NR];
-  // edge = the tile's rows x cols of src (row stride ldc), zero past them.
-  auto stage = [&](const float* src) {
-    std::fill(edge, edge + MR * NR, 0.0f);
-    for (int64_t r = 0; r < rows; ++r) {
-      for (int64_t j = 0; j < cols; ++j) edge[r * NR + j] = src[r * ldc + j];
-    }
+  // Columns of vector v that exist (0 past the tile's columns).
+  auto lanes_of = [cols](size_t v) {
+    return std::max<int64_t>(0, cols - static_cast<int64_t>(v * kLanes));
   };
   if constexpr (kFirst) {
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
       for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::Zero(d);
     }
   } else {
-    if (!full) stage(c);
     for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
-      const float* src = full ? c + static_cast<int64_t>(r) * ldc : edge + r * NR;
-      for (size_t v = 0; v < kVecs; ++v) acc[r][v] = hn::LoadU(d, src + v * kLanes);
+      const float* src = c + static_cast<int64_t>(r) * ldc;
+      for (size_t v = 0; v < kVecs; ++v) {
+        if (full) {
+          acc[r][v] = hn::LoadU(d, src + v * kLanes);
+        } else {
+          const bool row = static_cast<int64_t>(r) < rows && lanes_of(v) > 0;
+          acc[r][v] = row ? LoadFirst(d, src + v * kLanes, lanes_of(v)) : hn::Zero(d);
+        }
+      }
     }
   }
   for (int64_t p = 0; p < k; ++p) {
@@ -150,34 +155,29 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
     }
     return;
   }
-  if constexpr (kLast) {
-    const V vlo = hn::Set(d, ep.lo), vhi = hn::Set(d, ep.hi);
-    V cb[kVecs];
-    for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Zero(d);
-    if (ep.col_bias) {
-      // col_bias is valid only up to cols; load through the edge-safe path.
-      alignas(64) float tmp[NR];
-      for (int64_t j = 0; j < NR; ++j) tmp[j] = j < cols ? ep.col_bias[j] : 0.0f;
-      for (size_t v = 0; v < kVecs; ++v) cb[v] = hn::Load(d, tmp + v * kLanes);
-    }
-    // The residual of an edge tile goes through `edge` (its C values are in acc by now).
-    if (ep.res) stage(ep.res);
-    for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
-      const V rb =
-          hn::Set(d, ep.row_bias && static_cast<int64_t>(r) < rows ? ep.row_bias[r] : 0.0f);
-      const float* res = ep.res ? edge + r * NR : nullptr;
-      for (size_t v = 0; v < kVecs; ++v) {
-        V x = hn::Add(hn::Add(acc[r][v], rb), cb[v]);
-        if (res) x = hn::Add(x, hn::LoadU(d, res + v * kLanes));
-        acc[r][v] = hn::Min(hn::Max(x, vlo), vhi);
-      }
-    }
+  const V vlo = hn::Set(d, ep.lo), vhi = hn::Set(d, ep.hi);
+  V cb[kVecs];
+  for (size_t v = 0; v < kVecs; ++v) {
+    cb[v] = kLast && ep.col_bias && lanes_of(v) > 0 ? LoadFirst(d, ep.col_bias + v * kLanes,
+                                                                lanes_of(v))
+                                                    : hn::Zero(d);
   }
   for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
-    for (size_t v = 0; v < kVecs; ++v) hn::Store(acc[r][v], d, edge + r * NR + v * kLanes);
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = edge[r * NR + j];
+    if (static_cast<int64_t>(r) >= rows) break;
+    const V rb = hn::Set(d, kLast && ep.row_bias ? ep.row_bias[r] : 0.0f);
+    const float* res = kLast && ep.res ? ep.res + static_cast<int64_t>(r) * ldc : nullptr;
+    float* out = c + static_cast<int64_t>(r) * ldc;
+    for (size_t v = 0; v < kVecs; ++v) {
+      const int64_t n = lanes_of(v);
+      if (n == 0) break;
+      V x = acc[r][v];
+      if constexpr (kLast) {
+        x = hn::Add(hn::Add(x, rb), cb[v]);
+        if (res) x = hn::Add(x, LoadFirst(d, res + v * kLanes, n));
+        x = hn::Min(hn::Max(x, vlo), vhi);
+      }
+      StoreFirst(x, d, out + v * kLanes, n);
+    }
   }
 }
 
