@@ -508,32 +508,27 @@ TEST(CpuKernels, GatherStride2MatchesScalar) {
   }
 }
 
-// MaxPool through the SIMD kernels (the 3x3 stride-2 direct one and the padded-row one): pads,
-// strides 1 to 3, ceil_mode (windows past the bottom/right edge), rows narrower and wider than a
-// vector, fused clamp.
+// MaxPool and AveragePool through the SIMD kernels (the direct stride-2 one and the separable
+// one): pads, strides 1 to 3, ceil_mode (windows past the bottom/right edge), count_include_pad,
+// rows narrower and wider than a vector, fused clamp.
 using test::PoolCase;
 
-class CpuMaxPool : public ::testing::TestWithParam<PoolCase> {};
+class CpuPool : public ::testing::TestWithParam<PoolCase> {};
 
-TEST_P(CpuMaxPool, MatchesReference) {
+TEST_P(CpuPool, MatchesReference) {
   const PoolCase c = GetParam();
   const Tensor x = random_tensor({1, c.c, c.h, c.w}, 21);
   const ConvGeometry g = test::pool_geometry(c);
-  Tensor want = reference("MaxPool", test::pool_attributes(c), {&x}, {1, c.c, g.oh, g.ow});
+  Tensor want = reference(test::pool_op(c), test::pool_attributes(c), {&x}, {1, c.c, g.oh, g.ow});
   for (int64_t i = 0; i < want.numel(); ++i) {
     want.data<float>()[i] = std::min(std::max(want.data<float>()[i], -0.8f), 0.9f);
   }
   std::vector<float> got(static_cast<size_t>(want.numel()), 1e9f);
-  if (c.stride > 2) {
-    // Documented refusal: the op falls back to its scalar loop.
-    EXPECT_FALSE(max_pool(x.data<float>(), g, -0.8f, 0.9f, got.data()));
-    return;
-  }
-  ASSERT_TRUE(max_pool(x.data<float>(), g, -0.8f, 0.9f, got.data()));
+  pool2d(x.data<float>(), test::pool_window(c), -0.8f, 0.9f, got.data());
   expect_close(got.data(), want);
 }
 
-INSTANTIATE_TEST_SUITE_P(OddSizes, CpuMaxPool, ::testing::ValuesIn(test::pool_cases()));
+INSTANTIATE_TEST_SUITE_P(OddSizes, CpuPool, ::testing::ValuesIn(test::pool_cases()));
 
 class CpuDepthwise : public ::testing::TestWithParam<ConvCase> {};
 
@@ -674,22 +669,19 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
                                                              db.data<float>(), c, -0.4f, 0.8f);
       expect_close(got.data(), want);
     }
-    // Max pools: the 3x3 stride-2 kernel picks its vector width per row, so each target takes
-    // other paths (16, 8, 4 lanes or scalars).
-    int pools = 0;
+    // Pools: both kernels pick their vector width per row, so each target takes other paths
+    // (16, 8, 4 lanes or scalars).
+    EXPECT_FALSE(test::pool_cases().empty()) << "no pool case: the pool loop checked nothing";
     for (const PoolCase& c : test::pool_cases()) {
-      if (c.stride > 2) continue;
-      ++pools;
-      SCOPED_TRACE("pool h=" + std::to_string(c.h) + " w=" + std::to_string(c.w));
+      SCOPED_TRACE(test::pool_name(c));
       const Tensor px = random_tensor({1, c.c, c.h, c.w}, 25);
       const ConvGeometry pg = test::pool_geometry(c);
       const Tensor want =
-          reference("MaxPool", test::pool_attributes(c), {&px}, {1, c.c, pg.oh, pg.ow});
+          reference(test::pool_op(c), test::pool_attributes(c), {&px}, {1, c.c, pg.oh, pg.ow});
       std::vector<float> got(static_cast<size_t>(want.numel()), 1e9f);
-      ASSERT_TRUE(max_pool(px.data<float>(), pg, -1e30f, 1e30f, got.data()));
+      pool2d(px.data<float>(), test::pool_window(c), -1e30f, 1e30f, got.data());
       expect_close(got.data(), want);
     }
-    EXPECT_GT(pools, 0) << "no pool case of stride 1 or 2: the pool loop checked nothing";
     // The grouped 3x3 kernel: blocks of 1 or 3 vectors, exact masked stores or a stack buffer.
     for (const ConvCase& c : gconv_cases()) {
       SCOPED_TRACE("gconv c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +

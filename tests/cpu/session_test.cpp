@@ -285,10 +285,12 @@ TEST(CpuSession, PoolsSoftmaxConcatReshapeMatMul) {
   expect_matches_reference(std::move(g));
 }
 
-// A node cpu refuses (AveragePool with ceil_mode), for the fallback tests.
-Attributes ceil_pool() {
+// A node cpu refuses (MaxPool with storage_order 1, which only orders the Indices output that
+// cpu does not implement), for the fallback tests.
+Attributes refused_pool() {
   Attributes a = ints("kernel_shape", {2, 2}, ints("strides", {2, 2}));
   a.set("ceil_mode", int64_t{1});
+  a.set("storage_order", int64_t{1});
   return a;
 }
 
@@ -296,7 +298,7 @@ TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
   Graph g = GraphBuilder()
                 .input("x", {1, 16, 32, 32})
                 .constant("w", random_tensor({32, 16, 3, 3}, 1))
-                .node("AveragePool", {"x"}, {"t"}, ceil_pool(), "pool")
+                .node("MaxPool", {"x"}, {"t"}, refused_pool(), "pool")
                 .node("Conv", {"t", "w"}, {"c"}, ints("pads", {1, 1, 1, 1}), "conv")
                 .node("Relu", {"c"}, {"y"}, {}, "relu")
                 .output("y")
@@ -320,9 +322,9 @@ TEST(CpuSession, UnsupportedNodeFallsBackToReference) {
 TEST(CpuSession, CpuIslandBetweenReferenceNodesStaysOnCpu) {
   Graph g = GraphBuilder()
                 .input("x", {1, 4, 5, 5})
-                .node("AveragePool", {"x"}, {"a"}, ceil_pool(), "pool1")
+                .node("MaxPool", {"x"}, {"a"}, refused_pool(), "pool1")
                 .node("Sigmoid", {"a"}, {"b"}, {}, "sigmoid")
-                .node("AveragePool", {"b"}, {"y"}, ceil_pool(), "pool2")
+                .node("MaxPool", {"b"}, {"y"}, refused_pool(), "pool2")
                 .output("y")
                 .build();
   const Graph reference_graph = g;

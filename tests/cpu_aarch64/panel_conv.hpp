@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/kernels.hpp"
@@ -14,24 +15,57 @@
 
 namespace tessera::cpu::test {
 
-// A square MaxPool over [1, c, h, w]: window k, stride, symmetric pad, ceil_mode.
+// A square MaxPool or AveragePool over [1, c, h, w]: window k, stride, symmetric pad, ceil_mode.
 struct PoolCase {
   int64_t c, h, w, k, stride, pad;
   bool ceil;
+  bool average = false;
+  bool include_pad = false;  // AveragePool's count_include_pad
 };
 
-// The MaxPool cases both suites run. The 3x3 stride-2 ones take the direct kernel: squeezenet's
-// 111- and 27-wide rows (full vectors plus an overlapping last block; 8 lanes), resnet's pad-1
-// stem pool (a scalar left edge), rows of 6 outputs (4 lanes), pad 2, and rows too short for any
-// vector.
+// The pool cases both suites run. 3x3 and 2x2 windows at stride 2 take the direct kernel:
+// squeezenet's 111- and 27-wide rows (full vectors plus an overlapping last block; 8 lanes),
+// resnet's pad-1 stem pool (a scalar left edge), densenet's 2x2 average pools (56, 28, 14 wide),
+// googlenet's 2x2 ceil_mode pool, rows of 6 outputs (4 lanes), pad 2, and rows too short for any
+// vector; odd sizes with ceil_mode clip the last window. The rest run separably: googlenet's 3x3
+// stride-1 pad-1 pools (28, 14, 7 wide: 16, 8 and 4 lanes), 5-wide windows at stride 2, stride 3.
+// Average pools count the padding or not.
 inline std::vector<PoolCase> pool_cases() {
-  return {PoolCase{3, 17, 19, 3, 2, 1, false}, PoolCase{2, 23, 37, 3, 2, 0, true},
-          PoolCase{4, 5, 6, 2, 1, 0, false},   PoolCase{2, 13, 41, 3, 1, 1, false},
-          PoolCase{3, 7, 5, 3, 2, 1, true},    PoolCase{2, 9, 70, 5, 2, 2, false},
-          PoolCase{2, 11, 11, 3, 3, 1, false}, PoolCase{2, 111, 111, 3, 2, 0, true},
-          PoolCase{3, 27, 27, 3, 2, 0, true},  PoolCase{3, 112, 112, 3, 2, 1, false},
-          PoolCase{2, 14, 13, 3, 2, 0, true},  PoolCase{2, 6, 8, 3, 2, 2, false},
-          PoolCase{2, 4, 4, 3, 2, 1, true},    PoolCase{2, 4, 3, 3, 2, 1, false}};
+  return {PoolCase{3, 17, 19, 3, 2, 1, false},
+          PoolCase{2, 23, 37, 3, 2, 0, true},
+          PoolCase{4, 5, 6, 2, 1, 0, false},
+          PoolCase{2, 13, 41, 3, 1, 1, false},
+          PoolCase{3, 7, 5, 3, 2, 1, true},
+          PoolCase{2, 9, 70, 5, 2, 2, false},
+          PoolCase{2, 11, 11, 3, 3, 1, false},
+          PoolCase{2, 111, 111, 3, 2, 0, true},
+          PoolCase{3, 27, 27, 3, 2, 0, true},
+          PoolCase{3, 112, 112, 3, 2, 1, false},
+          PoolCase{2, 14, 13, 3, 2, 0, true},
+          PoolCase{2, 6, 8, 3, 2, 2, false},
+          PoolCase{2, 4, 4, 3, 2, 1, true},
+          PoolCase{2, 4, 3, 3, 2, 1, false},
+          PoolCase{5, 14, 14, 3, 1, 1, true},
+          PoolCase{3, 28, 28, 3, 1, 1, true},
+          PoolCase{3, 7, 7, 3, 1, 1, true},
+          PoolCase{4, 14, 14, 2, 2, 0, true},
+          PoolCase{3, 13, 15, 2, 2, 0, true},
+          PoolCase{2, 12, 13, 3, 3, 1, true},
+          PoolCase{3, 56, 56, 2, 2, 0, false, true},
+          PoolCase{3, 28, 28, 2, 2, 0, false, true},
+          PoolCase{5, 14, 14, 2, 2, 0, false, true},
+          PoolCase{3, 13, 15, 2, 2, 0, true, true},
+          PoolCase{3, 13, 15, 2, 2, 0, true, true, true},
+          PoolCase{3, 17, 19, 3, 2, 1, true, true},
+          PoolCase{3, 17, 19, 3, 2, 1, true, true, true},
+          PoolCase{2, 14, 14, 3, 1, 1, true, true},
+          PoolCase{2, 14, 14, 3, 1, 1, false, true, true},
+          PoolCase{2, 9, 70, 5, 2, 2, false, true, true},
+          PoolCase{2, 12, 13, 3, 3, 1, true, true},
+          PoolCase{2, 12, 13, 3, 3, 1, true, true, true},
+          PoolCase{4, 5, 6, 2, 1, 0, false, true},
+          PoolCase{2, 4, 3, 3, 2, 1, false, true, true},
+          PoolCase{2, 7, 7, 3, 1, 1, false, true}};
 }
 
 // A 3x3 pad-1 depthwise conv over [1, c, h, w] at `stride`, run by depthwise_rows_3x3 in blocks
@@ -103,14 +137,32 @@ inline ConvGeometry pool_geometry(const PoolCase& c) {
   return g;
 }
 
-// The same pooling as attributes of the reference MaxPool (the oracle).
+// The same pooling as the reference op (the oracle) and its attributes.
+inline const char* pool_op(const PoolCase& c) {
+  return c.average ? "AveragePool" : "MaxPool";
+}
+
 inline Attributes pool_attributes(const PoolCase& c) {
   Attributes attrs;
   attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
   attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
   attrs.set("pads", std::vector<int64_t>{c.pad, c.pad, c.pad, c.pad});
   attrs.set("ceil_mode", int64_t{c.ceil ? 1 : 0});
+  if (c.average) attrs.set("count_include_pad", int64_t{c.include_pad ? 1 : 0});
   return attrs;
+}
+
+// The pooling the cpu plugin runs for `c`.
+inline PoolWindow pool_window(const PoolCase& c) {
+  const ConvGeometry g = pool_geometry(c);
+  return c.average ? average_pool_window(g, c.include_pad, c.pad, c.pad) : max_pool_window(g);
+}
+
+inline std::string pool_name(const PoolCase& c) {
+  return std::string(pool_op(c)) + " c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +
+         " w=" + std::to_string(c.w) + " k=" + std::to_string(c.k) +
+         " s=" + std::to_string(c.stride) + " p=" + std::to_string(c.pad) +
+         " ceil=" + std::to_string(c.ceil) + " include_pad=" + std::to_string(c.include_pad);
 }
 
 // Output [oc, oh * ow] of a conv with input x [c, h, w], weights w [oc, c / group, kh, kw].

@@ -709,6 +709,67 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                }});
 }
 
+// 2-D pools in the shapes of exported torchvision networks (densenet's 2x2 stride-2 average pools,
+// googlenet's 3x3 stride-1 pad-1 and ceil_mode pools, squeezenet's 3x3 stride-2 ceil_mode ones)
+// and around them: ceil_mode windows clipped at odd sizes, count_include_pad on and off, rows of
+// 7..28, stride 3, a non-square window, batch 2, and plane counts that leave a partial block of
+// planes per task.
+void add_pool_cases(std::vector<DifferentialCase>* out) {
+  using V = std::vector<int64_t>;
+  auto pool = [](const std::string& op, Shape shape, V k, V s, V p, int64_t ceil,
+                 int64_t include_pad) {
+    Attributes a = attrs({{"kernel_shape", k}, {"strides", s}, {"pads", p}, {"ceil_mode", ceil}});
+    if (op == "AveragePool") a.set("count_include_pad", include_pad);
+    return unary(op, std::move(shape), a);
+  };
+  std::vector<DifferentialCase>& c = *out;
+  c.push_back({"AveragePool2x2S2Batch2", [=] {
+                 return pool("AveragePool", {2, 37, 14, 14}, {2, 2}, {2, 2}, {0, 0, 0, 0}, 0, 0);
+               }});
+  c.push_back({"AveragePool2x2S2Wide", [=] {
+                 return pool("AveragePool", {1, 5, 28, 56}, {2, 2}, {2, 2}, {0, 0, 0, 0}, 0, 0);
+               }});
+  c.push_back({"AveragePool2x2S2CeilOdd", [=] {
+                 return pool("AveragePool", {2, 3, 13, 15}, {2, 2}, {2, 2}, {0, 0, 0, 0}, 1, 0);
+               }});
+  c.push_back({"AveragePool3x3S2CeilIncludePad", [=] {
+                 return pool("AveragePool", {2, 3, 17, 19}, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1, 1);
+               }});
+  c.push_back({"AveragePool3x3S2CeilExcludePad", [=] {
+                 return pool("AveragePool", {2, 3, 17, 19}, {3, 3}, {2, 2}, {1, 1, 1, 1}, 1, 0);
+               }});
+  c.push_back({"AveragePool3x3S1P1IncludePad", [=] {
+                 return pool("AveragePool", {2, 21, 14, 14}, {3, 3}, {1, 1}, {1, 1, 1, 1}, 0, 1);
+               }});
+  c.push_back({"AveragePool3x3S1P1ExcludePad", [=] {
+                 return pool("AveragePool", {1, 3, 7, 9}, {3, 3}, {1, 1}, {1, 1, 1, 1}, 1, 0);
+               }});
+  c.push_back({"AveragePool5x5S3Pad2", [=] {
+                 return pool("AveragePool", {1, 2, 16, 17}, {5, 5}, {3, 3}, {2, 2, 2, 2}, 0, 1);
+               }});
+  c.push_back({"AveragePool3x2S1x2", [=] {
+                 return pool("AveragePool", {1, 3, 10, 11}, {3, 2}, {1, 2}, {1, 0, 1, 1}, 1, 0);
+               }});
+  c.push_back({"MaxPool3x3S1P1Ceil", [=] {
+                 return pool("MaxPool", {2, 45, 14, 14}, {3, 3}, {1, 1}, {1, 1, 1, 1}, 1, 0);
+               }});
+  c.push_back({"MaxPool3x3S1P1Small", [=] {
+                 return pool("MaxPool", {1, 9, 7, 7}, {3, 3}, {1, 1}, {1, 1, 1, 1}, 1, 0);
+               }});
+  c.push_back({"MaxPool3x3S2Ceil", [=] {
+                 return pool("MaxPool", {2, 5, 27, 27}, {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0);
+               }});
+  c.push_back({"MaxPool3x3S2CeilEven", [=] {
+                 return pool("MaxPool", {1, 3, 28, 28}, {3, 3}, {2, 2}, {0, 0, 0, 0}, 1, 0);
+               }});
+  c.push_back({"MaxPool2x2S2CeilOdd", [=] {
+                 return pool("MaxPool", {2, 9, 13, 13}, {2, 2}, {2, 2}, {0, 0, 0, 0}, 1, 0);
+               }});
+  c.push_back({"MaxPool3x3S3Pad1", [=] {
+                 return pool("MaxPool", {1, 2, 11, 11}, {3, 3}, {3, 3}, {1, 1, 1, 1}, 0, 0);
+               }});
+}
+
 std::vector<DifferentialCase> make_cases() {
   using V = std::vector<int64_t>;
   std::vector<DifferentialCase> c;
@@ -853,6 +914,7 @@ std::vector<DifferentialCase> make_cases() {
                }});
   add_modern_network_cases(&c);
   add_op_set_cases(&c);
+  add_pool_cases(&c);
   return c;
 }
 

@@ -365,9 +365,9 @@ void phase_gemm_conv_pool(const float* x, const ConvGeometry& g, const PackedMat
         local.h = r1 - r0;
         local.oh = py1 - py0;
         local.pt = pool.pt + r0 - py0 * pool.sh;
-        max_pool_3x3s2_planes(in, ld, local, -std::numeric_limits<float>::infinity(),
-                              std::numeric_limits<float>::infinity(), y + py0 * pool.ow,
-                              pool.oh * pool.ow, 0, g.oc);
+        pool2d_planes(in, ld, max_pool_window(local), -std::numeric_limits<float>::infinity(),
+                      std::numeric_limits<float>::infinity(), y + py0 * pool.ow, pool.oh * pool.ow,
+                      0, g.oc);
       });
 }
 

@@ -261,15 +261,35 @@ void f32_gconv2d_chw_3x3_pack(const float* w, const ConvGeometry& g, GconvWeight
 void f32_gconv2d_chw_3x3(const float* x, const ConvGeometry& g, const GconvWeights& w,
                          const Epilogue& epilogue, float* y);
 
-// Max pooling of g.c planes (window kh x kw, strides, top/left pads; oc unused), then clamp.
-// Returns false (nothing written) for horizontal strides other than 1 and 2.
-bool max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
-// The direct 3x3 stride-2 kernel max_pool uses where it applies (every window keeps an input row
-// and column), for planes [c0, c1) on the calling thread: plane c read from x + c * x_plane,
-// written to y + c * y_plane.
+// 2-D pooling (kernels/pool.cpp): g.c planes, window kh x kw, strides, top/left pads (oc unused).
+struct PoolWindow {
+  ConvGeometry g;
+  bool average = false;  // AveragePool (else MaxPool)
+  // Average: 1 / (cells counted) per output row and per output column; a window counts their
+  // product (count_include_pad and ceil_mode decide the counts, average_pool_window).
+  std::vector<float> row_scale, col_scale;
+};
+PoolWindow max_pool_window(const ConvGeometry& g);
+// pad_bottom / pad_right count with count_include_pad; a ceil_mode window's part past them never.
+PoolWindow average_pool_window(const ConvGeometry& g, bool count_include_pad, int64_t pad_bottom,
+                               int64_t pad_right);
+// y = clamp(pool(x), lo, hi), parallel over blocks of planes. Any window, stride and padding.
+void pool2d(const float* x, const PoolWindow& p, float lo, float hi, float* y);
+// The same on the calling thread for planes [c0, c1): plane c read from x + c * x_plane, written
+// to y + c * y_plane.
+void pool2d_planes(const float* x, int64_t x_plane, const PoolWindow& p, float lo, float hi,
+                   float* y, int64_t y_plane, int64_t c0, int64_t c1);
+// Whether pool2d runs the direct stride-2 kernel (windows 2 or 3 wide, at most 16 tall), not
+// the separable one.
+bool pool2d_direct_applies(const ConvGeometry& g);
+// Whether pool2d runs the flattened-plane stride-1 kernel (output as large as the input, rows of
+// at most 16).
+bool pool2d_same_applies(const ConvGeometry& g);
+// pool2d of a MaxPool.
+void max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
+// 3x3 stride-2 max pools every window of which keeps an input row and column: the pools the
+// conv+pool fusion takes (it runs pool2d_planes on blocks of rows).
 bool max_pool_3x3s2_applies(const ConvGeometry& g);
-void max_pool_3x3s2_planes(const float* x, int64_t x_plane, const ConvGeometry& g, float lo,
-                           float hi, float* y, int64_t y_plane, int64_t c0, int64_t c1);
 
 // Depthwise conv over flattened planes (kernels/depthwise.cpp) for "same"-shaped 3x3 and 5x5
 // convs: stride 1 with an output as large as the input, or stride 2 with even H and W halved.
