@@ -203,5 +203,47 @@ TEST(Passes, ResizeSizesFromAShapeChainAndRoiAtRunTime) {
   for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], 1e-4f) << i;
 }
 
+// X [1,2,3,4] -> Pad(pads) -> Relu -> Y, with Pad's output also a graph output when asked.
+ModelBuilder pad_relu_model(const std::vector<int64_t>& pads, bool pad_is_output) {
+  ModelBuilder m(13);
+  m.input("X", onnx::TensorProto::FLOAT, {1, 2, 3, 4});
+  m.raw_int64("pads", {8}, pads);
+  m.node("Pad", {"X", "pads"}, {"P"}, "pad");
+  m.node("Relu", {"P"}, {"Y"}, "relu");
+  const int64_t h = 3 + pads[2] + pads[6], w = 4 + pads[3] + pads[7];
+  m.output("Y", onnx::TensorProto::FLOAT, {1, 2, h, w});
+  if (pad_is_output) m.output("P", onnx::TensorProto::FLOAT, {1, 2, h, w});
+  return m;
+}
+
+TEST(Passes, PadOfZerosIsBypassedAndTheValuesAreTheSame) {
+  const Graph g =
+      import_onnx_bytes(pad_relu_model({0, 0, 0, 0, 0, 0, 0, 0}, false).bytes(), "p.onnx", "");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Relu");
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f - 6.0f;
+  const auto out = run_reference(g, {{"X", Tensor::from_vector<float>({1, 2, 3, 4}, x)}});
+  ASSERT_EQ(out[0].shape(), (Shape{1, 2, 3, 4}));
+  const std::vector<float> y = out[0].to_float_vector();
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], std::max(x[i], 0.0f)) << i;
+}
+
+TEST(Passes, PadThatPadsOrIsAGraphOutputStays) {
+  const Graph padding =
+      import_onnx_bytes(pad_relu_model({0, 0, 1, 0, 0, 0, 0, 1}, false).bytes(), "p.onnx", "");
+  ASSERT_EQ(padding.nodes.size(), 2u);
+  EXPECT_EQ(padding.nodes[0].op_type, "Pad");
+  EXPECT_EQ(padding.value(padding.find_value("Y")).shape, (Shape{1, 2, 4, 5}));
+  const Graph output =
+      import_onnx_bytes(pad_relu_model({0, 0, 0, 0, 0, 0, 0, 0}, true).bytes(), "p.onnx", "");
+  ASSERT_EQ(output.nodes.size(), 2u);
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 12.0f;
+  const auto out = run_reference(output, {{"X", Tensor::from_vector<float>({1, 2, 3, 4}, x)}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].to_float_vector(), x);  // P: the input, unpadded
+}
+
 }  // namespace
 }  // namespace tessera

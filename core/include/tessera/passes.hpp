@@ -43,7 +43,12 @@ void normalise_window_attributes(Node& node, int64_t opset, const std::vector<Sh
 // Nodes whose outputs would exceed `max_elements` per output are left in place.
 void fold_constants(Graph& graph, int64_t max_elements = int64_t{1} << 24);
 
-// infer_shapes + fold_constants + remove_dead_nodes, the standard preparation after import. Keeps
+// Readers of a Pad whose pads are all zero (known now, output shaped as its input, not a graph
+// output) read the Pad's input instead, and the Pad goes.
+void bypass_no_op_pads(Graph& graph);
+
+// infer_shapes + fold_constants + bypass_no_op_pads + remove_dead_nodes, the standard preparation
+// after import. Keeps
 // the graph as it was before in graph.unprepared and sets graph.prepared. When shapes depend on
 // the values of graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false)
 // with those inputs in graph.value_inputs; prepare_for_inputs prepares it once values are known.

@@ -67,7 +67,7 @@ void prepare_graph(Graph& graph) {
     }
     return;
   }
-  graph.remove_dead_nodes();
+  bypass_no_op_pads(graph);  // also removes dead nodes
   graph.prepared = true;
   graph.unprepared = std::move(before);
 }
@@ -102,7 +102,7 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
       if (value_inputs.size() == before) throw UnsupportedError(e.what());
       continue;
     }
-    g.remove_dead_nodes();
+    bypass_no_op_pads(g);  // also removes dead nodes
     g.prepared = true;
     g.unprepared = origin;
     g.value_inputs.assign(value_inputs.begin(), value_inputs.end());
