@@ -285,8 +285,6 @@ bool pool2d_direct_applies(const ConvGeometry& g);
 // Whether pool2d runs the flattened-plane stride-1 kernel (output as large as the input, rows of
 // at most 16).
 bool pool2d_same_applies(const ConvGeometry& g);
-// pool2d of a MaxPool.
-void max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y);
 // 3x3 stride-2 max pools every window of which keeps an input row and column: the pools the
 // conv+pool fusion takes (it runs pool2d_planes on blocks of rows).
 bool max_pool_3x3s2_applies(const ConvGeometry& g);

@@ -619,9 +619,5 @@ void pool2d(const float* x, const PoolWindow& p, float lo, float hi, float* y) {
                     });
 }
 
-void max_pool(const float* x, const ConvGeometry& g, float lo, float hi, float* y) {
-  pool2d(x, max_pool_window(g), lo, hi, y);
-}
-
 }  // namespace tessera::cpu
 #endif  // HWY_ONCE
