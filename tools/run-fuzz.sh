@@ -62,20 +62,38 @@ for f in "$root"/schedules/*/*.yaml "$root"/tests/config/data/*.yaml; do
   cp "$f" "$seeds/pack/repo_$((i++))_$(basename "$f")"
 done
 
-found=0
-for t in "${targets[@]}"; do
-  corpus="$build/fuzz-corpus/$t"       # grows between local runs; fresh in CI
-  findings="$build/fuzz-findings/$t"
-  log="$build/fuzz-logs/$t.log"
+# run_one TARGET: one fuzzer for $secs s, its log in fuzz-logs/TARGET.log.
+run_one() {
+  local t=$1 corpus="$build/fuzz-corpus/$1" findings="$build/fuzz-findings/$1"
+  local log="$build/fuzz-logs/$1.log" dict=() status=0
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
-  dict=()
   [ -f "$root/tests/fuzz/dict/$t.dict" ] && dict=(-dict="$root/tests/fuzz/dict/$t.dict")
   rm -f "$findings"/crash-* "$findings"/timeout-* "$findings"/oom-* "$findings"/leak-*
-  status=0
   # -close_fd_mask=1: core's notices on stdout would only slow the run; reports go to stderr.
   "$build/tests/fuzz/tessera_fuzz_$t" "$corpus" "$seeds/$t" "${dict[@]}" \
     -max_total_time="$secs" -timeout=5 -rss_limit_mb=2048 -max_len=65536 \
     -artifact_prefix="$findings/" -print_final_stats=1 -close_fd_mask=1 >"$log" 2>&1 || status=$?
+  echo "$status" >"$log.status"
+}
+# One fuzzer per core at a time: each is single-threaded, so on CI's 2 cores the four take two
+# slots of $secs instead of four, with the same time and executions per target.
+jobs=$(nproc)
+running=0
+for t in "${targets[@]}"; do rm -f "$build/fuzz-logs/$t.log.status"; done
+for t in "${targets[@]}"; do
+  run_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+done
+wait
+found=0
+for t in "${targets[@]}"; do
+  findings="$build/fuzz-findings/$t"
+  log="$build/fuzz-logs/$t.log"
+  status=$(cat "$log.status" 2>/dev/null || echo "?")
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
   cov=$(grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+' "$log" | tail -n 1)
@@ -83,7 +101,7 @@ for t in "${targets[@]}"; do
   echo "fuzz $t: ${execs:-?} execs in ${secs_run:-?} s (${rate:-?}/s), ${cov:-cov: ?}, exit $status"
   artifacts=$(find "$findings" -maxdepth 1 -type f \
     \( -name 'crash-*' -o -name 'timeout-*' -o -name 'oom-*' -o -name 'leak-*' \) | sort)
-  if [ "$status" -ne 0 ] || [ -n "$artifacts" ]; then
+  if [ "$status" != 0 ] || [ -n "$artifacts" ]; then
     found=1
     echo "fuzz $t: FOUND a problem; input(s): ${artifacts:-none saved (see the log)}" >&2
     grep -E 'ERROR: |SUMMARY: |runtime error|fuzz invariant|terminate called|what\(\)' "$log" |
