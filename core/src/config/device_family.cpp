@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <mutex>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -113,8 +114,18 @@ bool VersionRange::contains(const Version& version) const {
 
 namespace {
 
+// libstdc++'s regex scanner fills the locale's ctype<char> narrow() cache lazily, and two threads
+// compiling patterns at once (two sessions created together) write the same cache bytes (GCC bug
+// 77704: benign, but a data race ThreadSanitizer rightly reports). Patterns are compiled only
+// while device families load, so one lock costs nothing and keeps the race out of Tessera.
+std::mutex& regex_mutex() {
+  static std::mutex m;
+  return m;
+}
+
 std::regex compile_pattern(const MapReader& r, const std::string& key, const std::string& text) {
   try {
+    std::lock_guard<std::mutex> lock(regex_mutex());
     return std::regex(text, std::regex::ECMAScript | std::regex::icase);
   } catch (const std::regex_error& e) {
     r.fail(key, "invalid regular expression '" + text + "': " + e.what());
@@ -122,6 +133,7 @@ std::regex compile_pattern(const MapReader& r, const std::string& key, const std
 }
 
 bool search(const std::string& pattern, const std::string& text) {
+  std::lock_guard<std::mutex> lock(regex_mutex());
   return std::regex_search(text, std::regex(pattern, std::regex::ECMAScript | std::regex::icase));
 }
 
