@@ -42,7 +42,7 @@ packs:
   mode: files
   files: [../packs/mine.yaml]
 cache_dir: cache
-partition: {min_island_nodes: 3, allow_fallback: false}
+partition: {min_island_nodes: 3, allow_fallback: true}
 )");
   const DeployConfig c = load_deploy_config(path);
   const std::string root = std::filesystem::path(dir.path()).lexically_normal().string();
@@ -79,7 +79,7 @@ partition: {min_island_nodes: 3, allow_fallback: false}
   EXPECT_EQ(c.packs.files, (std::vector<std::string>{root + "/packs/mine.yaml"}));
   EXPECT_EQ(c.cache_dir, root + "/deploy/cache");
   EXPECT_EQ(c.partition.min_island_nodes, 3);
-  EXPECT_FALSE(c.partition.allow_fallback);
+  EXPECT_TRUE(c.partition.allow_fallback);
 }
 
 TEST(DeployConfig, ZooShorthandAndDefaults) {
@@ -99,7 +99,7 @@ TEST(DeployConfig, ZooShorthandAndDefaults) {
   EXPECT_TRUE(c.plugin_dirs.empty());
   EXPECT_TRUE(c.cache_dir.empty());
   EXPECT_EQ(c.partition.min_island_nodes, 1);
-  EXPECT_TRUE(c.partition.allow_fallback);
+  EXPECT_FALSE(c.partition.allow_fallback);
 
   const DeployConfig z = load_deploy_config(dir.write(
       "b.yaml", "zoo: {name: resnet18, batch: 8, seed: 42}\ntargets: [\"mali:1\", cpu]\n"));

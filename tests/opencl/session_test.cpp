@@ -1,5 +1,6 @@
 // The mali plugin through the real plugin host and Session: a graph partly run on mali:any (PoCL
 // in CI), the rest (Tanh) falling back to the reference plugin; outputs match the reference run.
+// A named mali target without a device is an error, or skipped with allow_fallback.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -49,6 +50,46 @@ TEST(MaliSession, MixedGraphMatchesReference) {
   ASSERT_EQ(got.size(), 1u);
   ASSERT_EQ(got[0].shape(), want[0].shape());
   opencl_test::expect_all_near(got[0], want[0], 1e-4f);
+}
+
+// A target the user named whose selector matches no device is an error naming the target and
+// why (not a warning followed by the whole graph on the reference kernels); with allow_fallback
+// it is skipped with that reason as a warning and the graph runs on the next target.
+TEST(MaliSession, NamedTargetWithoutDeviceIsAnErrorUnlessFallbackAllowed) {
+  if (opencl::probe_devices().devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
+  const auto graph = [] {
+    return test::GraphBuilder()
+        .input("x", {1, 4, 8, 8})
+        .node("Relu", {"x"}, {"y"}, {}, "relu")
+        .output("y")
+        .build();
+  };
+  SessionOptions options =
+      opencl_test::session_options({"mali:no-such-device", "reference"}, "opencl");
+  try {
+    Session session(graph(), options);
+    ADD_FAILURE() << "a named target without a device was accepted";
+  } catch (const Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("target 'mali:no-such-device' cannot run: no usable device for selector "
+                     "'no-such-device'"),
+              std::string::npos)
+        << m;
+    EXPECT_NE(m.find("allow_fallback"), std::string::npos) << m;
+  }
+  options.allow_fallback = true;
+  Session session(graph(), options);
+  ASSERT_FALSE(session.plan().warnings.empty());
+  EXPECT_NE(session.plan().warnings[0].find("target 'mali:no-such-device' skipped: no usable "
+                                            "device"),
+            std::string::npos)
+      << session.plan().warnings[0];
+  const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 8, 8}, 5)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(graph(), inputs);
+  ASSERT_EQ(got.size(), 1u);
+  opencl_test::expect_all_near(got[0], want[0], 0.0f);
+  for (const NodePlacement& p : session.plan().nodes) EXPECT_EQ(p.plugin, "reference");
 }
 
 }  // namespace

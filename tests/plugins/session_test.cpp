@@ -79,7 +79,7 @@ TEST(Session, PartialPluginMatchesReferenceExactly) {
   EXPECT_EQ(placement(session, "add").region, placement(session, "relu2").region);
   EXPECT_NE(placement(session, "relu1").region, placement(session, "add").region);
   EXPECT_EQ(session.plan().regions[2].nodes, (std::vector<std::string>{"add", "relu2"}));
-  EXPECT_TRUE(session.plan().warnings.empty());
+  for (const std::string& w : session.plan().warnings) ADD_FAILURE() << w;
 }
 
 TEST(Session, PlanReasonsNameEachTargetsAnswer) {
@@ -241,7 +241,9 @@ TEST(Partitioner, ParallelBranchesFormAcyclicRegions) {
 
 TEST(Session, CompileFailureFallsBackToNextTargetAndSaysSo) {
   const Graph g = mixed_graph();
-  Session session(g, targets({"compilefail", "halfref", "reference"}), test_host());
+  SessionOptions options = targets({"compilefail", "halfref", "reference"});
+  options.allow_fallback = true;
+  Session session(g, options, test_host());
   const auto& warnings = session.plan().warnings;
   ASSERT_FALSE(warnings.empty());
   EXPECT_NE(warnings[0].find("failed to compile on compilefail: kernel build failed: out of "
@@ -255,6 +257,31 @@ TEST(Session, CompileFailureFallsBackToNextTargetAndSaysSo) {
   EXPECT_NE(relu.reason.find("-> halfref: supported"), std::string::npos);
   const auto inputs = test::random_inputs(g);
   expect_bitwise_equal(session.run(inputs), run_reference(g, inputs));
+}
+
+// When falling back leaves most of the estimated time on the reference kernels although another
+// target was usable, the plan says so in one warning with the share and the first node's reason.
+TEST(Session, MostTimeOnReferenceAfterAFallbackIsOneWarning) {
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 64, 256, 256})
+                      .node("Relu", {"x"}, {"y"}, {}, "relu")
+                      .output("y")
+                      .build();
+  SessionOptions options = targets({"compilefail", "reference"});
+  options.allow_fallback = true;
+  Session session(g, options, test_host());
+  ASSERT_EQ(placement(session, "relu").plugin, "reference");
+  ASSERT_GE(placement(session, "relu").estimate_us, kReferenceWarningMinUs);
+  int share_warnings = 0;
+  for (const std::string& w : session.plan().warnings) {
+    if (w.find("100% of the estimated time") == std::string::npos) continue;
+    ++share_warnings;
+    EXPECT_NE(w.find("1 of 1 nodes) runs on the naive reference kernels; the first, 'relu' "
+                     "(Relu): compilefail: compile failed: kernel build failed"),
+              std::string::npos)
+        << w;
+  }
+  EXPECT_EQ(share_warnings, 1);
 }
 
 TEST(Session, CompileFailureIsAnErrorWithoutFallback) {

@@ -107,7 +107,7 @@ int cmd_plan(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input-shape", "plugin-dir", "pack", "precision", "dump-kernels",
              kMemoryLimitOption},
-            {"json", "no-packs", "help"});
+            {"json", "no-packs", "allow-fallback", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera plan MODEL.onnx|DEPLOY.yaml [options]\n"
@@ -118,6 +118,8 @@ int cmd_plan(int argc, char** argv) {
         "  --pack FILE           use exactly this tuned pack (repeatable)\n"
         "  --no-packs            no tuned packs: the schedules' heuristics only\n"
         "  --precision P         fp32 (default), fp16 or fp16-acc32\n"
+        "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
+        "                        to compile on it to the next target (default: an error)\n"
         "  --json                print a JSON array, one object per node\n"
         "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
         "  --dump-kernels DIR    write the OpenCL C source of every kernel program the plan\n"
@@ -131,6 +133,7 @@ int cmd_plan(int argc, char** argv) {
   for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
+  apply_fallback_option(workload, args.flag("allow-fallback"));
   SessionOptions options = session_options(workload);
   std::filesystem::path dump_dir;
   std::set<std::string> before;

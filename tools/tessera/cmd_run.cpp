@@ -30,6 +30,8 @@ void print_usage() {
       "  --pack FILE           use exactly this tuned pack (repeatable)\n"
       "  --no-packs            no tuned packs: the schedules' heuristics only\n"
       "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
+      "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
+      "                        to compile on it to the next target (default: an error)\n"
       "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n");
 }
 
@@ -57,7 +59,7 @@ int cmd_run(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
              kMemoryLimitOption},
-            {"force", "no-packs", "help"});
+            {"force", "no-packs", "allow-fallback", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -72,6 +74,7 @@ int cmd_run(int argc, char** argv) {
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
+  apply_fallback_option(workload, args.flag("allow-fallback"));
   std::printf("running %s\n", workload.description.c_str());
   std::map<std::string, Tensor> inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"), seed);

@@ -250,6 +250,10 @@ struct Runner::Impl {
   std::unique_ptr<Session> session;
 };
 
+void apply_fallback_option(Workload& workload, bool allow_fallback) {
+  if (allow_fallback) workload.allow_fallback = true;
+}
+
 void apply_precision_option(Workload& workload, const std::string& precision) {
   if (precision.empty()) return;
   if (precision != "fp32" && precision != "fp16" && precision != "fp16-acc32") {

@@ -47,7 +47,7 @@ struct Workload {
   PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
   std::vector<std::string> pack_files;
   int32_t min_island_nodes = 1;  // the deployment's partition: section
-  bool allow_fallback = true;
+  bool allow_fallback = false;  // the deployment's partition.allow_fallback, or --allow-fallback
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
 
@@ -67,6 +67,11 @@ std::optional<PackMode> pack_mode_from_options(const std::vector<std::string>& p
 // Applies them to a workload (over the deployment's `packs:`).
 void apply_pack_options(Workload& workload, const std::vector<std::string>& pack_files,
                         bool no_packs);
+
+// --allow-fallback: a named target that cannot run is skipped, and a region that fails to compile
+// moves to the next target, with a warning, instead of being an error (as the deployment's
+// partition.allow_fallback: true). Without the flag the deployment's setting holds.
+void apply_fallback_option(Workload& workload, bool allow_fallback);
 
 // --precision fp32|fp16|fp16-acc32 over the deployment's `precision:` ("" = keep).
 void apply_precision_option(Workload& workload, const std::string& precision);

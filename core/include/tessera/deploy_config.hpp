@@ -65,7 +65,9 @@ struct PackSettings {
 
 struct PartitionSettings {
   int min_island_nodes = 1;    // islands smaller than this merge back into a neighbour
-  bool allow_fallback = true;  // a region that fails to compile moves to the next target
+  // A named target that cannot run, or a region that fails to compile on one, moves on to the
+  // next target (true) or is an error naming the target and the reason (false).
+  bool allow_fallback = false;
 };
 
 struct DeployConfig {

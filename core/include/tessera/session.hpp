@@ -54,8 +54,12 @@ struct SessionOptions {
   std::string cache_dir;                // absolute; "" = no kernel cache
   // Islands of fewer nodes than this merge back into a neighbouring target (1 = by cost only).
   int32_t min_island_nodes = 1;
-  // false: a region that fails to compile is an error instead of moving to the next target.
-  bool allow_fallback = true;
+  // false (the default): a target named in `targets` that has no usable device, or a region that
+  // fails to compile on a named target (a precision it cannot honour, a driver failure), is an
+  // error naming the target and the reason. true: such a target is skipped, or its region moves
+  // to the next target, with a warning in the plan. With `targets` empty (every usable plugin)
+  // nothing was named, so both are warnings.
+  bool allow_fallback = false;
   // Plans kept, one per input signature (input shapes, and the values of inputs that decide
   // shapes); the least recently used is dropped beyond this. Only the running plan holds its
   // boundary buffers.
@@ -142,6 +146,12 @@ struct RegionPlacement {
   std::vector<std::string> outputs;  // values written to host buffers
   double estimated_us = 0.0;
 };
+
+// A plan warns when more than this share of its estimated time, and at least
+// kReferenceWarningMinUs of it, runs on the reference plugin although another target was usable
+// (a few microseconds of small ops there are not worth a warning).
+inline constexpr double kReferenceShareWarning = 0.5;
+inline constexpr double kReferenceWarningMinUs = 1000.0;
 
 struct ExecutionPlan {
   std::vector<std::string> targets;      // resolved: "mali:any -> Mali-G78 (score 80)"

@@ -123,6 +123,7 @@ std::string tensor_values_text(const Tensor& t) {
 std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions& options,
                                     ExecutionPlan& plan) {
   std::vector<std::string> specs = options.targets;
+  const bool named = !specs.empty();
   if (specs.empty()) {
     // Default: every usable plugin by its best device score, reference last.
     std::vector<std::pair<int, std::string>> ranked;
@@ -152,11 +153,22 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
                   " Loaded: " + (loaded.empty() ? "none" : loaded) +
                   " (see `tessera info` for the directories searched)");
     }
+    // A target the user named that cannot run is an error unless they allowed falling back:
+    // skipping it quietly would leave its work to the next target, often the naive kernels.
+    // Targets chosen automatically (none named) are skipped with a warning.
+    const auto skip = [&](const std::string& why) {
+      if (named && !options.allow_fallback) {
+        throw Error("target '" + spec + "' cannot run: " + why +
+                    ". Name only targets this machine has, or allow falling back to the next "
+                    "target (partition.allow_fallback: true, --allow-fallback)");
+      }
+      plan.warnings.push_back("target '" + spec + "' skipped: " + why);
+    };
     std::vector<PluginDeviceInfo> devices;
     try {
       devices = plugin->probe(selector);
     } catch (const Error& e) {
-      plan.warnings.push_back("target '" + spec + "' skipped: " + e.what());
+      skip(e.what());
       continue;
     }
     int best = -1;
@@ -171,9 +183,8 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
       }
     }
     if (best < 0) {
-      plan.warnings.push_back("target '" + spec + "' skipped: no usable device" +
-                              (selector.empty() ? "" : " for selector '" + selector + "'") +
-                              (unusable.empty() ? "" : " (" + unusable + ")"));
+      skip("no usable device" + (selector.empty() ? "" : " for selector '" + selector + "'") +
+           (unusable.empty() ? "" : " (" + unusable + ")"));
       continue;
     }
     const auto settings = options.target_settings.find(spec);
@@ -201,6 +212,38 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
                 (specs.empty() ? std::string(": no plugin with a usable device is loaded") : why));
   }
   return targets;
+}
+
+// When a faster target was available but most of the estimated time still lands on the
+// reference plugin (naive single-thread loops, 10-100x slower), says so in one warning: a user
+// who asked for a GPU and got minutes on the reference kernels should not have to read the
+// placement table to find out.
+void warn_of_reference_share(const std::vector<Target>& targets, ExecutionPlan& plan) {
+  const bool other_target = std::any_of(targets.begin(), targets.end(), [](const Target& t) {
+    return t.plugin->name() != "reference";
+  });
+  double total = 0.0, on_reference = 0.0;
+  int nodes = 0;
+  const NodePlacement* first = nullptr;
+  for (const NodePlacement& n : plan.nodes) {
+    total += n.estimate_us;
+    if (n.plugin != "reference") continue;
+    on_reference += n.estimate_us;
+    ++nodes;
+    if (first == nullptr) first = &n;
+  }
+  if (!other_target || first == nullptr || on_reference < kReferenceWarningMinUs ||
+      on_reference <= kReferenceShareWarning * total) {
+    return;
+  }
+  char text[160];
+  std::snprintf(text, sizeof(text),
+                "%.0f%% of the estimated time (%.1f of %.1f ms, %d of %zu nodes) runs on the "
+                "naive reference kernels",
+                100.0 * on_reference / total, on_reference / 1e3, total / 1e3, nodes,
+                plan.nodes.size());
+  plan.warnings.push_back(std::string(text) + "; the first, '" + first->node + "' (" +
+                          first->op_type + "): " + first->reason);
 }
 
 }  // namespace
@@ -352,17 +395,22 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
         compiled[key] =
             PluginRegion::compile(target.plugin, target.device, graph, nodes, target_settings);
       } catch (const Error& e) {
+        // The first few node names locate the region; a whole network's list made one warning
+        // kilobytes long.
         std::string names;
-        for (int n : nodes)
-          names += (names.empty() ? "" : ", ") + graph.nodes[static_cast<size_t>(n)].name;
-        if (!options.allow_fallback) {
-          throw Error("region of " + std::to_string(nodes.size()) + " node(s) [" + names +
-                      "] failed to compile on " + target.spec + ": " + e.what() +
-                      " (partition.allow_fallback is false, so no other target is tried)");
+        const size_t shown = std::min<size_t>(nodes.size(), 3);
+        for (size_t i = 0; i < shown; ++i)
+          names += (i ? ", " : "") + graph.nodes[static_cast<size_t>(nodes[i])].name;
+        if (shown < nodes.size()) names += ", ...";
+        const std::string region = "region of " + std::to_string(nodes.size()) + " node(s) [" +
+                                   names + "] failed to compile on " + target.spec + ": " +
+                                   e.what();
+        if (!options.targets.empty() && !options.allow_fallback) {
+          throw Error(region + " (partition.allow_fallback is false, so no other target is "
+                               "tried; --allow-fallback or partition.allow_fallback: true "
+                               "moves it to the next target)");
         }
-        plan.warnings.push_back("region of " + std::to_string(nodes.size()) + " node(s) [" + names +
-                                "] failed to compile on " + target.spec + ": " + e.what() +
-                                "; falling back to the next target");
+        plan.warnings.push_back(region + "; falling back to the next target");
         for (int n : nodes) excluded.push_back({n, t, "compile failed: " + std::string(e.what())});
         failed = true;
       }
@@ -412,6 +460,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     }
     plan.nodes.push_back(std::move(placement));
   }
+  warn_of_reference_share(targets, plan);
   plan_buffers(*result);
   return result;
 }

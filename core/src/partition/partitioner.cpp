@@ -169,9 +169,7 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
       }
     }
     if (result.target[n] < 0) {
-      throw Error(graph.describe(graph.nodes[n]) +
-                  (graph.source.empty() ? "" : " in " + graph.source) + ": no target can run it (" +
-                  chain +
+      throw Error(graph.describe(graph.nodes[n]) + ": no target can run it (" + chain +
                   "); add a target that supports it, e.g. 'reference' at the end of the targets");
     }
     result.reason[n] = chain;

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Runs every deployment config of configs/ (the default one and configs/examples/*.yaml) through
+`tessera run`, as a user following the README would, and checks what each promises here:
+
+- a config whose targets this machine has (cpu, reference; mali and adreno on any OpenCL device,
+  PoCL in CI) runs, places nodes on its first target, and its outputs match ONNX Runtime on the
+  same input (tests/zoo/compare_with_ort.py's check, the tolerance of that target);
+- a config that needs something absent (the clml plugin) exits non-zero with one error line that
+  names what is missing, not a crash and not minutes on the reference kernels.
+
+A config in configs/examples without an entry below fails the test: a new example must say what
+it is expected to do. A config whose first plugin this build lacks (no OpenCL) must fail naming
+it. Usage: example_configs.py TESSERA_BIN WORKDIR BUILT_PLUGINS (comma-separated)
+"""
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tests", "zoo"))
+from compare_with_ort import compare, ort_session  # noqa: E402
+
+# config -> ("runs", first target's plugin, rtol) or ("fails", text the error must contain).
+# Tolerances as tests/zoo_targets: fp32 cpu/reference 1e-4, OpenCL fp32 1e-3, fp16 storage 5e-3.
+EXPECTED = {
+    "default.yaml": ("runs", "cpu", 1e-4),
+    "examples/cpu.yaml": ("runs", "cpu", 1e-4),
+    "examples/reference.yaml": ("runs", "reference", 1e-4),
+    "examples/mali.yaml": ("runs", "mali", 1e-3),
+    "examples/adreno.yaml": ("runs", "adreno", 5e-3),
+    "examples/clml.yaml": ("fails", "no plugin named 'clml' is loaded"),
+}
+
+
+def check(tessera, config, expected, work):
+    name = os.path.relpath(config, os.path.join(ROOT, "configs"))
+    out = os.path.join(work, name.replace("/", "_").replace(".yaml", ""))
+    os.makedirs(out, exist_ok=True)
+    # An input of our own, so ONNX Runtime can be given the same one.
+    input_path = os.path.join(out, "input.npy")
+    np.save(input_path, np.random.default_rng(11).standard_normal([1, 3, 224, 224])
+            .astype(np.float32))
+    cmd = [tessera, "run", config, "--repeat", "1", "--input", f"data={input_path}",
+           "--output-dir", out, "--force"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    log = proc.stdout + proc.stderr
+    if expected[0] == "fails":
+        errors = [line for line in log.splitlines() if "error:" in line]
+        if proc.returncode == 0 or proc.returncode < 0:
+            print(f"{name}: expected a clean failure, got exit {proc.returncode}\n{log}")
+            return False
+        if len(errors) != 1 or expected[1] not in errors[0]:
+            print(f"{name}: expected one error line containing \"{expected[1]}\", got:\n{log}")
+            return False
+        print(f"{name}: fails as expected (exit {proc.returncode}): {errors[0]}")
+        return True
+    _, plugin, rtol = expected
+    if proc.returncode != 0:
+        print(f"{name}: exit {proc.returncode}\n{log}")
+        return False
+    counts = re.search(r"^nodes by plugin: (.*)$", log, re.M)
+    placed = dict(item.split("=") for item in counts.group(1).split()) if counts else {}
+    if int(placed.get(plugin, 0)) == 0:
+        print(f"{name}: no node ran on {plugin} ({counts.group(0) if counts else log})")
+        return False
+    model = re.search(r"^running deployment .* \(model (.*)\)$", log, re.M).group(1)
+    session = ort_session(model)
+    feeds = {"data": np.load(input_path)}
+    names = [o.name for o in session.get_outputs()]
+    ok = True
+    for label, reference in zip(names, session.run(names, feeds)):
+        ok &= compare("example", name, label, np.load(os.path.join(out, f"{label}.npy")),
+                      reference, rtol)
+    print(f"{name}: {counts.group(0)}")
+    return ok
+
+
+def main():
+    tessera, work, built = sys.argv[1], sys.argv[2], set(sys.argv[3].split(","))
+    configs = [os.path.join(ROOT, "configs", "default.yaml")] + sorted(
+        os.path.join(ROOT, "configs", "examples", f)
+        for f in os.listdir(os.path.join(ROOT, "configs", "examples")) if f.endswith(".yaml"))
+    ok = True
+    for config in configs:
+        name = os.path.relpath(config, os.path.join(ROOT, "configs"))
+        if name not in EXPECTED:
+            print(f"{name}: no expectation in {os.path.relpath(__file__, ROOT)}; add one")
+            ok = False
+            continue
+        expected = EXPECTED[name]
+        if expected[0] == "runs" and expected[1] not in built:
+            expected = ("fails", f"no plugin named '{expected[1]}' is loaded")
+        ok &= check(tessera, config, expected, work)
+    missing = set(EXPECTED) - {os.path.relpath(c, os.path.join(ROOT, "configs")) for c in configs}
+    for name in sorted(missing):
+        print(f"{name}: expected but not in configs/")
+        ok = False
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
