@@ -53,13 +53,13 @@ struct Traits {
     return contains_ci(d.name, "adreno") || contains_ci(d.vendor, "qualcomm");
   }
 
-  static std::string claim(const opencl::DeviceInfo& d, const std::string& sel) {
+  static std::string claim(const opencl::DeviceInfo& d, size_t index, const std::string& sel) {
     if (!d.image_support) {
       return "device has no OpenCL image support (CL_DEVICE_IMAGE_SUPPORT is false); the adreno "
              "kernels read activations through image2d textures";
     }
     const std::string reason = opencl::support::selector_reason(
-        d, sel, is_native(d),
+        d, index, sel, is_native(d),
         "not a Qualcomm Adreno device; use the target 'adreno:any' to run the texture kernels on "
         "it");
     if (!reason.empty()) return reason;

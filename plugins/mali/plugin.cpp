@@ -49,9 +49,9 @@ struct Traits {
     return contains_ci(d.name, "mali") || contains_ci(d.vendor, "mali");
   }
 
-  static std::string claim(const opencl::DeviceInfo& d, const std::string& sel) {
+  static std::string claim(const opencl::DeviceInfo& d, size_t index, const std::string& sel) {
     return opencl::support::selector_reason(
-        d, sel, is_native(d),
+        d, index, sel, is_native(d),
         "not an ARM Mali device; use the target 'mali:any' to run mali kernels on it");
   }
 

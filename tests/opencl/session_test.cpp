@@ -92,5 +92,35 @@ TEST(MaliSession, NamedTargetWithoutDeviceIsAnErrorUnlessFallbackAllowed) {
   for (const NodePlacement& p : session.plan().nodes) EXPECT_EQ(p.plugin, "reference");
 }
 
+// A selector of digits is an index into the plugin's devices (as `tessera info` numbers them),
+// never a piece of the name: PoCL's device name contains "512" (avx512), so "mali:5" used to
+// match it by substring.
+TEST(MaliSession, DigitSelectorIsADeviceIndex) {
+  const size_t count = opencl::probe_devices().devices.size();
+  if (count == 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
+  const Graph g = test::GraphBuilder()
+                      .input("x", {1, 4, 8, 8})
+                      .node("Relu", {"x"}, {"y"}, {}, "relu")
+                      .output("y")
+                      .build();
+  for (const std::string selector : {"0", "00"}) {
+    Session session(g, opencl_test::session_options({"mali:" + selector}, "opencl"));
+    EXPECT_EQ(session.plan().nodes.at(0).plugin, "mali") << selector;
+    const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 8, 8}, 6)}};
+    opencl_test::expect_all_near(session.run(inputs)[0], run_reference(g, inputs)[0], 0.0f);
+  }
+  for (const std::string selector : {std::to_string(count), std::string("5"),
+                                     std::string("99999999999999999999999")}) {
+    try {
+      Session session(g, opencl_test::session_options({"mali:" + selector}, "opencl"));
+      ADD_FAILURE() << "selector '" << selector << "' matched a device";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("device index 0 is not the selector's index"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tessera

@@ -62,9 +62,16 @@ int cmd_info(int argc, char** argv) {
       const DevicePackPlan pack = preview_device_pack(p->name(), d, pack_options);
       std::printf("      family: %s (%s)\n", pack.family.empty() ? "none" : pack.family.c_str(),
                   pack.family_reason.c_str());
+      // The reason starts by naming the chosen file and level again; say them once.
+      std::string reason = pack.reason;
+      const std::string repeated =
+          "pack " + pack.pack_file + " chosen at level " + pack.level + ": ";
+      if (!pack.pack_file.empty() && reason.rfind(repeated, 0) == 0) {
+        reason = reason.substr(repeated.size());
+      }
       std::printf("      pack: %s, level %s: %s\n",
                   pack.pack_file.empty() ? "none" : pack.pack_file.c_str(), pack.level.c_str(),
-                  pack.reason.c_str());
+                  reason.c_str());
       for (const std::string& w : pack.warnings) std::printf("        note: %s\n", w.c_str());
     }
   }

@@ -23,13 +23,23 @@
 
 namespace tessera::opencl::support {
 
-// "" when device `d` may be used under `selector`, else why not: the default selector takes only
-// the plugin's own devices (`native`; `not_native` says why not), "any" takes every device, other
-// selectors a device whose name contains them.
-inline std::string selector_reason(const DeviceInfo& d, const std::string& selector, bool native,
-                                   const char* not_native) {
+// "" when device `d`, the `index`-th the plugin probed, may be used under `selector`, else why
+// not: the default selector takes only the plugin's own devices (`native`; `not_native` says why
+// not), "any" takes every device, a selector of digits only the device of that index (as
+// `tessera info` numbers them; "0" must not match a name containing a zero), any other selector a
+// device whose name contains it.
+inline std::string selector_reason(const DeviceInfo& d, size_t index, const std::string& selector,
+                                   bool native, const char* not_native) {
   if (selector.empty() || selector == "default") return native ? "" : not_native;
-  if (selector != "any" && !contains_ci(d.name, selector)) {
+  if (selector == "any") return "";
+  if (std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    // Compared as text without leading zeros: no integer parse to overflow on a long selector.
+    const size_t first = std::min(selector.find_first_not_of('0'), selector.size() - 1);
+    if (selector.substr(first) == std::to_string(index)) return "";
+    return "device index " + std::to_string(index) + " is not the selector's index " +
+           selector.substr(first);
+  }
+  if (!contains_ci(d.name, selector)) {
     return "device name does not contain the selector '" + selector + "'";
   }
   return "";
@@ -51,7 +61,8 @@ inline void write_reason(tsr_support* support, const std::string& text) {
 //   kOutOfResourcesIsOom                 CL_OUT_OF_RESOURCES while compiling is out-of-memory
 //   Handle (= tsr_region_handle_s, holding unique_ptr<CompiledRegion> region), ProgramPool,
 //   Lowering, Config, Registry (OpRegistry: find_lowering, find_tuning)
-//   is_native(d), claim(d, selector)     own device?; "" when usable under selector, else why
+//   is_native(d), claim(d, index, selector)  own device?; "" when the index-th probed device is
+//                                        usable under selector, else why
 //   device(d)                            what OpLowering::check and the tuning functions take
 //   fill_support(view, support)          cost (and layout) of a supported node
 //   unsupported_precision(options)       "" or why options->precision cannot be compiled
@@ -131,7 +142,7 @@ class PluginEntry {
         info.compute_units = d.compute_units;
         info.memory_bytes = d.global_memory_bytes;
         info.features = keep(features);
-        const std::string reason = Traits::claim(d, sel);
+        const std::string reason = Traits::claim(d, i, sel);
         info.score =
             reason.empty() ? (d.kind == "gpu" ? (Traits::is_native(d) ? 100 : 50) : 10) : 0;
         info.unusable_reason = reason.empty() ? nullptr : keep(prefixed(reason));
