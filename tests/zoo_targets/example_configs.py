@@ -8,6 +8,10 @@
 - a config that needs something absent (the clml plugin) exits non-zero with one error line that
   names what is missing, not a crash and not minutes on the reference kernels.
 
+It also checks `run`'s three levels of output on the cpu example: by default the counts per
+plugin and only the nodes that left the first target (no per-node table, no notes about packs
+of other devices), --verbose every node, --quiet the latency line alone.
+
 A config in configs/examples without an entry below fails the test: a new example must say what
 it is expected to do. A config whose first plugin this build lacks (no OpenCL) must fail naming
 it. Usage: example_configs.py TESSERA_BIN WORKDIR BUILT_PLUGINS (comma-separated)
@@ -79,6 +83,36 @@ def check(tessera, config, expected, work):
     return ok
 
 
+def check_verbosity(tessera):
+    config = os.path.join(ROOT, "configs", "examples", "cpu.yaml")
+    outputs = {}
+    for level in ("", "--verbose", "--quiet"):
+        cmd = [tessera, "run", config, "--repeat", "1"] + ([level] if level else [])
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+        if proc.returncode != 0:
+            print(f"verbosity {level or 'default'}: exit {proc.returncode}\n{proc.stderr}")
+            return False
+        outputs[level] = proc.stdout
+    rows = {k: len(re.findall(r"^  \S+ +\S+ +-> cpu +region \d+$", v, re.M))
+            for k, v in outputs.items()}
+    total = int(re.search(r"^placement \((\d+) nodes", outputs["--verbose"], re.M).group(1))
+    failures = []
+    if rows["--verbose"] != total:
+        failures.append(f"--verbose shows {rows['--verbose']} node rows of {total}")
+    if rows[""] != 0 or "ignored: it is for device" in outputs[""]:
+        failures.append("the default output has per-node rows or notes about other packs")
+    if "nodes by plugin: cpu=" not in outputs[""]:
+        failures.append("the default output lacks the counts per plugin")
+    quiet = [line for line in outputs["--quiet"].splitlines() if line.strip()]
+    if len(quiet) != 1 or not quiet[0].startswith("latency: median"):
+        failures.append(f"--quiet printed {quiet}")
+    for f in failures:
+        print(f"verbosity: {f}")
+    if not failures:
+        print(f"verbosity: default 0 node rows, --verbose {total}, --quiet the latency line")
+    return not failures
+
+
 def main():
     tessera, work, built = sys.argv[1], sys.argv[2], set(sys.argv[3].split(","))
     configs = [os.path.join(ROOT, "configs", "default.yaml")] + sorted(
@@ -95,6 +129,8 @@ def main():
         if expected[0] == "runs" and expected[1] not in built:
             expected = ("fails", f"no plugin named '{expected[1]}' is loaded")
         ok &= check(tessera, config, expected, work)
+    if "cpu" in built:
+        ok &= check_verbosity(tessera)
     missing = set(EXPECTED) - {os.path.relpath(c, os.path.join(ROOT, "configs")) for c in configs}
     for name in sorted(missing):
         print(f"{name}: expected but not in configs/")

@@ -16,7 +16,8 @@ np.save(sys.argv[2], np.random.default_rng(7).standard_normal(dims).astype(np.fl
 PY
 "$tessera" run "$model" --targets "$target,reference" --input "data=$out/input.npy" \
   --output-dir "$out" --repeat 1 --precision "$precision" > "$out/run.log"
-placed=$(grep -c -- "-> ${target%%:*} " "$out/run.log" || true)
+placed=$(sed -n "s/^nodes by plugin: .*\b${target%%:*}=\([0-9]*\).*/\1/p" "$out/run.log")
+placed=${placed:-0}
 total=$(sed -n 's/^placement (\([0-9]*\) nodes.*/\1/p' "$out/run.log")
 echo "$name on $target ($precision): $placed of $total nodes on ${target%%:*}"
 if [ "$placed" -eq 0 ]; then

@@ -35,7 +35,8 @@ def tessera_run(tessera, model, target, repeat, cache_dir):
         raise RuntimeError(f"tessera run {model} --targets {target} failed:\n{out.stderr}")
     median = float(re.search(r"latency: median ([0-9.]+) ms", out.stdout).group(1))
     startup = float(re.search(r"compile ([0-9.]+) ms", out.stdout).group(1))
-    placed = len(re.findall(rf"-> {re.escape(target.split(':')[0])}\s", out.stdout))
+    counts = re.search(r"^nodes by plugin: (.*)$", out.stdout, re.M).group(1)
+    placed = int(dict(c.split("=") for c in counts.split()).get(target.split(":")[0], 0))
     total = int(re.search(r"placement \((\d+) nodes", out.stdout).group(1))
     return median, startup, placed, total, wall
 

@@ -1,6 +1,6 @@
 // `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
 //               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S]
-//               [--input-shape NAME=DIMS]... [--force]`
+//               [--input-shape NAME=DIMS]... [--force] [--threads N] [--verbose|--quiet]`
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -27,6 +27,9 @@ void print_usage() {
       "  --output-dir DIR      write every output to DIR/<name>.npy\n"
       "  --force               replace existing files in --output-dir\n"
       "  --repeat N            timed runs after one warm-up (default 10)\n"
+      "  --threads N           threads of every target (default: each plugin's own)\n"
+      "  --verbose             every node's placement, full pack reasons, packs ignored\n"
+      "  --quiet               only warnings, the latency line and files written\n"
       "  --pack FILE           use exactly this tuned pack (repeatable)\n"
       "  --no-packs            no tuned packs: the schedules' heuristics only\n"
       "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
@@ -58,8 +61,8 @@ void print_top5(const std::string& name, const Tensor& output) {
 int cmd_run(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
-             kMemoryLimitOption},
-            {"force", "no-packs", "allow-fallback", "help"});
+             "threads", kMemoryLimitOption},
+            {"force", "no-packs", "allow-fallback", "verbose", "quiet", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -67,6 +70,13 @@ int cmd_run(int argc, char** argv) {
   const std::string model_path = args.positionals()[0];
   const int64_t repeat = args.get_int("repeat", 10, 1, 1000000);
   const uint64_t seed = static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX));
+  if (args.flag("verbose") && args.flag("quiet")) {
+    throw Error("--verbose and --quiet contradict each other; give one");
+  }
+  const Runner::Verbosity verbosity = args.flag("quiet")     ? Runner::Verbosity::kQuiet
+                                      : args.flag("verbose") ? Runner::Verbosity::kVerbose
+                                                             : Runner::Verbosity::kNormal;
+  const bool quiet = verbosity == Runner::Verbosity::kQuiet;
   apply_memory_limit_option(args);
 
   const auto t_import = std::chrono::steady_clock::now();
@@ -75,7 +85,10 @@ int cmd_run(int argc, char** argv) {
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
   apply_fallback_option(workload, args.flag("allow-fallback"));
-  std::printf("running %s\n", workload.description.c_str());
+  if (args.has("threads")) {
+    workload.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
+  }
+  if (!quiet) std::printf("running %s\n", workload.description.c_str());
   std::map<std::string, Tensor> inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"), seed);
 
@@ -84,13 +97,15 @@ int cmd_run(int argc, char** argv) {
   const auto t_ready = std::chrono::steady_clock::now();
   // A graph whose shapes depend on input values is planned by its first run.
   const bool planned_by_run = !runner.graph().value_inputs.empty();
-  if (!planned_by_run) runner.print_placement();
+  if (!planned_by_run) runner.print_placement(verbosity);
   using Ms = std::chrono::duration<double, std::milli>;
-  std::printf("start-up: import %.1f ms, load plugins + partition + compile %.1f ms\n",
-              Ms(t_compile - t_import).count(), Ms(t_ready - t_compile).count());
+  if (!quiet) {
+    std::printf("start-up: import %.1f ms, load plugins + partition + compile %.1f ms\n",
+                Ms(t_compile - t_import).count(), Ms(t_ready - t_compile).count());
+  }
 
   std::vector<Tensor> outputs = runner.run(inputs);  // warm-up, also the outputs we report
-  if (planned_by_run) runner.print_placement();
+  if (planned_by_run) runner.print_placement(verbosity);
   std::vector<double> times_ms;
   for (int64_t i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
@@ -105,7 +120,7 @@ int cmd_run(int argc, char** argv) {
               times_ms.back());
 
   const Graph& g = runner.graph();
-  for (size_t i = 0; i < outputs.size(); ++i) {
+  for (size_t i = 0; i < outputs.size() && !quiet; ++i) {
     const std::string& name = g.value(g.outputs[i]).name;
     std::printf("output '%s': %s %s\n", name.c_str(), dtype_name(outputs[i].dtype()),
                 shape_str(outputs[i].shape()).c_str());

@@ -292,24 +292,73 @@ std::vector<Tensor> Runner::run(const std::map<std::string, Tensor>& inputs) {
   return impl_->session->run(inputs);
 }
 
-void Runner::print_placement() const {
+namespace {
+
+// A node's reason up to the answer of the target that took it: "cpu: unsupported: op X not
+// implemented" out of "cpu: unsupported: op X not implemented -> reference: supported, est 3 us".
+std::string why_not_earlier(const std::string& reason) {
+  const size_t last = reason.rfind(" -> ");
+  return last == std::string::npos ? reason : reason.substr(0, last);
+}
+
+}  // namespace
+
+void Runner::print_placement(Verbosity verbosity) const {
   const ExecutionPlan& plan = impl_->session->plan();
+  const bool verbose = verbosity == Verbosity::kVerbose;
+  const auto print_warnings = [&] {
+    for (const std::string& w : plan.warnings) {
+      // Packs written for other devices are expected on any machine; they are for --verbose
+      // and `tessera info`, not every run.
+      if (!verbose && w.rfind("packs: ", 0) == 0 && w.find(" ignored: ") != std::string::npos) {
+        continue;
+      }
+      std::printf("warning: %s\n", w.c_str());
+    }
+  };
+  if (verbosity == Verbosity::kQuiet) {
+    print_warnings();
+    return;
+  }
   std::printf("targets:\n");
   for (const std::string& t : plan.targets) std::printf("  %s\n", t.c_str());
   for (const DevicePackPlan& p : plan.packs) {
-    std::printf("  pack for %s: %s\n", p.target.c_str(), p.reason.c_str());
+    if (verbose) {
+      std::printf("  pack for %s: %s\n", p.target.c_str(), p.reason.c_str());
+    } else {
+      std::printf("  pack for %s: %s\n", p.target.c_str(),
+                  p.pack_file.empty() ? "none (the schedules' heuristics)"
+                                      : (p.pack_file + " (" + p.level + ")").c_str());
+    }
   }
   if (!plan.value_inputs.empty()) {
     std::printf("planned for inputs: %s\n  (values of %s decide shapes: other values plan again)\n",
                 plan.input_signature.c_str(), plan.value_inputs.c_str());
   }
   std::printf("placement (%zu nodes, %zu regions):\n", plan.nodes.size(), plan.regions.size());
-  for (const NodePlacement& n : plan.nodes) {
-    std::printf("  %-32s %-20s -> %-10s region %d\n", n.node.c_str(), n.op_type.c_str(),
-                n.plugin.c_str(), n.region);
+  if (verbose) {
+    for (const NodePlacement& n : plan.nodes) {
+      std::printf("  %-32s %-20s -> %-10s region %d\n", n.node.c_str(), n.op_type.c_str(),
+                  n.plugin.c_str(), n.region);
+    }
+  } else if (!plan.nodes.empty()) {
+    // Only what did not land on the first target the user listed, grouped by where it went and
+    // its op, with the first such node's reason: the question a placement table is read for.
+    const std::string first = plan.targets.empty() ? "" : plan.targets[0].substr(
+                                                               0, plan.targets[0].find_first_of(": "));
+    std::map<std::pair<std::string, std::string>, std::pair<int, std::string>> moved;
+    for (const NodePlacement& n : plan.nodes) {
+      if (n.plugin == first) continue;
+      auto& entry = moved[{n.plugin, n.op_type}];
+      if (entry.first++ == 0) entry.second = why_not_earlier(n.reason);
+    }
+    for (const auto& [key, entry] : moved) {
+      std::printf("  %d %s -> %s (e.g. %s)\n", entry.first, key.second.c_str(),
+                  key.first.c_str(), entry.second.c_str());
+    }
   }
   std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
-  for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
+  print_warnings();
 }
 
 std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan) {

@@ -90,8 +90,12 @@ class Runner {
   explicit Runner(Workload workload);
   ~Runner();
   std::vector<Tensor> run(const std::map<std::string, Tensor>& inputs);
-  // Prints, per node, where it runs (plugin and reason), and any fallback warnings.
-  void print_placement() const;
+  // Prints the targets, their packs and the node counts per plugin, then the warnings.
+  // kNormal: the nodes that did not land on the first target, grouped by op with a reason;
+  // kVerbose: every node, full pack reasons, and the notes about packs of other devices;
+  // kQuiet: the warnings only.
+  enum class Verbosity { kQuiet, kNormal, kVerbose };
+  void print_placement(Verbosity verbosity = Verbosity::kNormal) const;
   // Plugin name -> number of graph nodes placed on it.
   std::map<std::string, int> nodes_per_plugin() const;
   const Graph& graph() const;
