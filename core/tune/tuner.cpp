@@ -10,6 +10,7 @@
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -103,6 +104,7 @@ std::string to_json_line(const LogRecord& r) {
   if (!r.driver.empty()) o << ", \"driver\": \"" << json_escape(r.driver) << "\"";
   if (!r.command.empty()) o << ", \"command\": \"" << json_escape(r.command) << "\"";
   if (!r.stage.empty()) o << ", \"stage\": \"" << json_escape(r.stage) << "\"";
+  if (r.weight > 0) o << ", \"weight\": " << r.weight;
   o << "}";
   return o.str();
 }
@@ -130,6 +132,8 @@ std::optional<LogRecord> parse_log_line(const std::string& line) {
         }
       } else if (key == "median_us") {
         r.median_us = c.num();
+      } else if (key == "weight") {
+        r.weight = static_cast<int>(c.num());
       } else {
         const std::string v = c.str();
         if (key == "workload") r.workload = v;
@@ -273,6 +277,8 @@ static void update_estimates(TuneReport& report) {
 TuneReport run_tuning(const TuneOptions& options,
                       const std::function<void(const TuneReport&, const TuneStatus&)>& on_update) {
   constexpr double kInf = std::numeric_limits<double>::infinity();
+  // The budget counts from here: task discovery and the workers' start-up are the user's wait too.
+  const auto start = std::chrono::steady_clock::now();
   if (options.isolation != "worker" && options.isolation != "candidate") {
     throw Error("tuner: unknown isolation '" + options.isolation +
                 "' (use 'worker' or 'candidate')");
@@ -336,6 +342,8 @@ TuneReport run_tuning(const TuneOptions& options,
     }
     s.best_after.push_back(s.best);
   };
+  int resumed_trials = 0;
+  std::set<size_t> resumed_tasks;
   for (size_t t = 0; t < tasks.size(); ++t) {
     const TuneTask& task = tasks[t];
     TaskResult tr;
@@ -358,6 +366,8 @@ TuneReport run_tuning(const TuneOptions& options,
       const double cost = r.status == "ok" ? r.median_us : kInf;
       s.searcher->update(*p, cost);
       count(t, r, cost);
+      ++resumed_trials;
+      resumed_tasks.insert(t);
       if (r.schedule == ds.name) {
         bool same = true;
         for (size_t k = 0; k < ds.knobs.size(); ++k) {
@@ -373,14 +383,36 @@ TuneReport run_tuning(const TuneOptions& options,
         std::to_string(task.weight) + " (" + std::to_string(s.space->size()) + " configs)");
   }
 
-  const auto start = std::chrono::steady_clock::now();
+  if (options.resume) {
+    say("resumed from '" + options.log_path + "': " + std::to_string(previous.size()) +
+        " record(s), " + std::to_string(resumed_trials) + " trial(s) of " +
+        std::to_string(resumed_tasks.size()) + " of this run's " + std::to_string(tasks.size()) +
+        " task(s) (their configs are not measured again; records of other models, devices or "
+        "configs outside the spaces are kept in the log and ignored)");
+  }
+
   int used = 0;
   auto elapsed = [&]() {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
+  // The budget covers the whole run, verification included: the search stops early enough to
+  // leave the finalists' re-measurement its time, estimated from the search's own pace (one
+  // measurement per finalist per round, up to verify + 1 finalists per task) with a margin of 2x
+  // and at least 5% of the budget (a batch compiled ahead can overrun its check), but never more
+  // than half the budget; the verification stops at the budget itself.
+  int searched = 0;
+  double search_seconds = 0.0;
+  auto verify_reserve = [&]() {
+    if (options.verify <= 0 || options.budget_s <= 0 || searched == 0) return 0.0;
+    const double per_measurement = search_seconds / searched;
+    const double finalists = static_cast<double>(tasks.size()) * (options.verify + 1);
+    return std::min(0.5 * options.budget_s,
+                    std::max(0.05 * options.budget_s,
+                             2.0 * per_measurement * finalists * kVerifyRounds));
+  };
   auto out_of_budget = [&]() {
     if (used >= options.trials) return true;
-    return options.budget_s > 0 && elapsed() > options.budget_s;
+    return options.budget_s > 0 && elapsed() + verify_reserve() > options.budget_s;
   };
   auto notify = [&](int current, bool batch_end, bool finished) {
     if (!on_update) return;
@@ -423,6 +455,7 @@ TuneReport run_tuning(const TuneOptions& options,
     r.driver = report.devices[task.plugin].driver;
     r.command = options.command;
     r.stage = stage;
+    r.weight = task.weight;
     if (log) log->append_line(to_json_line(r));
     report.records.push_back(r);
     return r;
@@ -461,8 +494,11 @@ TuneReport run_tuning(const TuneOptions& options,
       const auto& [t, p] = batch[i];
       const bool compile_failed =
           i < compiled.size() && compiled[i].status == "compile" && compiled[i].reported;
+      const double before = elapsed();
       out.push_back(record(t, p, requests[i],
                            compile_failed ? compiled[i] : workers[0]->measure(requests[i])));
+      search_seconds += elapsed() - before;
+      ++searched;
       notify(static_cast<int>(t), i + 1 == batch.size(), false);
     }
     return out;
@@ -566,11 +602,19 @@ TuneReport run_tuning(const TuneOptions& options,
     }
     say("verifying " + std::to_string(finalists.size()) + " finalists in " +
         std::to_string(kVerifyRounds) + " rounds");
+    int verified = 0;
     for (int round = 0; round < kVerifyRounds; ++round) {
       for (const auto& [t, p] : finalists) {
+        if (options.budget_s > 0 && elapsed() > options.budget_s) break;
         const MeasureRequest req = request_for(t, p);
         log_record(t, req, workers[0]->measure(req), "verify");
+        ++verified;
       }
+    }
+    if (verified < static_cast<int>(finalists.size()) * kVerifyRounds) {
+      say("verification stopped at the budget after " + std::to_string(verified) + " of " +
+          std::to_string(finalists.size() * kVerifyRounds) +
+          " measurements; configs verified in fewer rounds keep the median of those they had");
     }
     // Each task's best and its default's time, both as verified (so the speed-up compares
     // like with like).

@@ -156,7 +156,8 @@ TEST(TuneLog, RoundTripAndBest) {
               12.5,
               "",
               "",
-              ""};
+              "",
+              3};
   LogRecord b = a;
   b.median_us = 9.25;
   b.knobs[0].second = 8;
@@ -170,6 +171,7 @@ TEST(TuneLog, RoundTripAndBest) {
   EXPECT_EQ(pa->device, a.device);
   EXPECT_EQ(pa->knobs, a.knobs);
   EXPECT_DOUBLE_EQ(pa->median_us, 12.5);
+  EXPECT_EQ(pa->weight, 3);
   EXPECT_FALSE(parse_log_line("{\"workload\": \"Conv|in=1x3"));  // truncated by a crash
   const auto best =
       best_records({*pa, *parse_log_line(to_json_line(b)), *parse_log_line(to_json_line(c))});
@@ -552,6 +554,47 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
   EXPECT_EQ(candidate.tasks[0].errors, worker.tasks[0].errors);
   EXPECT_EQ(compile_counts(counts_path), worker_counts);
   EXPECT_EQ(worker_pids(counts_path).size(), 14u);
+}
+
+// A budget covers the whole run, verification included, with no trial cap: the search leaves
+// the finalists their time and the run ends within 10% of the budget (plus one trial's time, the
+// worker's start-up, measured here first). The cpu plugin's conv space (hundreds of GEMM configs
+// per conv) is larger than the search can cover in the budget, so the budget is what stops it.
+TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
+  {
+    PluginHost host;
+    if (!host.find("cpu")) TESSERA_SKIP_WITHOUT("the cpu plugin") << "not built (tessera info)";
+  }
+  TuneOptions o;
+  o.model = tiny_conv_model();
+  o.targets = {"cpu", "reference"};
+  o.tuner = "random";
+  o.repeats = 2;
+  o.worker_command = worker_command(kTessera);
+  o.trials = 1;
+  const auto t0 = std::chrono::steady_clock::now();
+  run_tuning(o);
+  const double one_trial_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  o.trials = 100000000;
+  o.budget_s = 6.0;
+  o.verify = 2;
+  const auto t1 = std::chrono::steady_clock::now();
+  const TuneReport report = run_tuning(o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  int searched = 0, verified = 0;
+  for (const LogRecord& r : report.records) (r.stage == "verify" ? verified : searched)++;
+  std::printf("budget %.1f s: took %.2f s (one trial %.2f s), %d trials, %d verifications\n",
+              o.budget_s, took, one_trial_s, searched, verified);
+  EXPECT_LE(took, 1.1 * o.budget_s + one_trial_s);
+  EXPECT_GE(took, 0.9 * o.budget_s) << "stopped before the budget: was the space exhausted?";
+  size_t space = 0;
+  for (const TaskResult& t : report.tasks) space += t.space_size;
+  EXPECT_LT(static_cast<size_t>(searched), space) << "the search covered the whole space";
+  // Every finalist measured in every round: the reserve was enough.
+  EXPECT_EQ(verified, static_cast<int>(report.tasks.size()) * (o.verify + 1) * kVerifyRounds);
+  ASSERT_FALSE(report.tasks.empty());
+  for (const LogRecord& r : report.records) EXPECT_EQ(r.weight, 1) << r.workload;
 }
 
 TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {

@@ -3,13 +3,14 @@
 
 The estimated end-to-end latency at time t is the weighted sum, over tasks, of the best median
 measured for the task up to t (weights: how often the workload occurs in the model). The weights
-come from the tuner's stdout lines `task N: PLUGIN WORKLOAD xW (...)`. The curve starts once every
-task has a measurement (the tuner measures each task's default config first).
+come from the log's records (`weight`), or for logs written before records carried it from the
+tuner's stdout lines `task N: PLUGIN WORKLOAD xW (...)`. The curve starts once every task has a
+measurement (the tuner measures each task's default config first).
 
 Prints the curve (one line per improvement), the final estimate, and the first time the estimate
 came within --within (default 5%) of the final one.
 
-Usage: tune_curve.py LOG.jsonl TUNE_STDOUT [--start EPOCH_SECONDS] [--within 0.05]
+Usage: tune_curve.py LOG.jsonl [TUNE_STDOUT] [--start EPOCH_SECONDS] [--within 0.05]
 """
 import argparse
 import datetime
@@ -37,15 +38,12 @@ def epoch(stamp):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log")
-    ap.add_argument("stdout")
+    ap.add_argument("stdout", nargs="?", help="the tuner's stdout, for logs without weights")
     ap.add_argument("--start", type=float, default=None,
                     help="when tuning started (epoch s); default: the first record's time")
     ap.add_argument("--within", type=float, default=0.05)
     args = ap.parse_args()
 
-    weights = parse_weights(args.stdout)
-    if not weights:
-        sys.exit(f"{args.stdout}: no 'task N: PLUGIN WORKLOAD xW (' lines")
     records = []
     with open(args.log, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -58,6 +56,13 @@ def main():
                 sys.exit(f"{args.log}:{number}: not JSON: {e}")
     if not records:
         sys.exit(f"{args.log}: no records")
+    weights = {(r["plugin"], r["workload"]): int(r["weight"]) for r in records if r.get("weight")}
+    if not weights:
+        if not args.stdout:
+            sys.exit(f"{args.log}: its records carry no weights; give the tuner's stdout too")
+        weights = parse_weights(args.stdout)
+        if not weights:
+            sys.exit(f"{args.stdout}: no 'task N: PLUGIN WORKLOAD xW (' lines")
     start = args.start if args.start is not None else epoch(records[0]["timestamp"])
 
     best = {}

@@ -30,6 +30,10 @@ void print_tune_usage(std::FILE* out) {
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
                "         [--verify N] [--memory-limit BYTES]\n\n"
+               "Defaults: --trials 64 without --budget, no cap with one; --budget none (0);\n"
+               "--tuner xgb; --early-stopping 0 (never); --repeats 5 (timed runs per\n"
+               "measurement); --timeout 30 s per measurement; --seed 1; --isolation worker;\n"
+               "--verify 5; --compile-jobs as below; no --log or --pack unless given.\n\n"
                "Measures candidate configs of each tunable node (one-node regions in a child\n"
                "process, by default a persistent worker serving many candidates; --isolation\n"
                "candidate starts one per candidate, for drivers that leak state), appends one\n"
@@ -43,7 +47,10 @@ void print_tune_usage(std::FILE* out) {
                "--verify N (default 5; 0 = off) measures each task's N fastest configs and its\n"
                "default again after the search, in 3 rounds taking turns, and keeps the lowest\n"
                "median over the rounds: on a noisy machine the fastest single trial is often a\n"
-               "config that ran in a fast moment. It runs after --budget.\n"
+               "config that ran in a fast moment. --budget is the whole command's wall-clock\n"
+               "time: the search leaves the verification its estimated share (at most half)\n"
+               "and the verification stops at the budget.\n"
+               "--resume says how many records and tasks it took from the log.\n"
                "Numbers are checked: --trials 1..1e8, --budget 0..604800 s (0 = none),\n"
                "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000.\n");
 }
@@ -55,6 +62,9 @@ std::string this_executable() {
   if (n <= 0) throw Error("tune: cannot find this executable (/proc/self/exe) to run as worker");
   return std::string(buf, static_cast<size_t>(n));
 }
+
+// --trials' largest value, and its default when --budget is given.
+constexpr int64_t kNoTrialCap = 100000000;
 
 std::string command_line(int argc, char** argv) {
   std::string s = "tessera";
@@ -122,9 +132,11 @@ int cmd_tune(int argc, char** argv) {
       }
     }
     if (options.targets.empty()) throw Error("tune: --targets is required, e.g. mali:any");
-    options.trials = static_cast<int>(args.get_int("trials", 64, 1, 100000000));
     // 0 = no time budget; a week is more than any tuning run takes.
     options.budget_s = args.get_number("budget", 0, 0, 7 * 24 * 3600.0);
+    // With a budget the time decides, so no trial count cuts the run short unless given.
+    options.trials = static_cast<int>(
+        args.get_int("trials", options.budget_s > 0 ? kNoTrialCap : 64, 1, kNoTrialCap));
     options.tuner = args.get("tuner", "xgb");
     options.early_stopping = static_cast<int>(args.get_int("early-stopping", 0, 0, 100000000));
     options.log_path = args.get("log");

@@ -258,6 +258,9 @@ struct LogRecord {
   // "" for a search trial; "verify" for a finalist measured again after the search (see
   // TuneOptions::verify): where a workload has such records, they decide its best config.
   std::string stage;
+  // How many nodes of the model share the workload (its task's weight; 0 in older logs): a
+  // model's estimated latency is the sum of weight x best over its workloads.
+  int weight = 0;
 };
 std::string to_json_line(const LogRecord& r);
 // nullopt for a line that is not a record (blank, truncated by a crash).
@@ -284,7 +287,9 @@ struct TuneOptions {
   std::string model;
   std::vector<std::string> targets;
   int trials = 64;      // total over all tasks
-  double budget_s = 0;  // 0 = none
+  // Wall-clock seconds for the whole run, verification included (0 = none): the search leaves
+  // the verification an estimated share (at most half) and the verification stops at the budget.
+  double budget_s = 0;
   std::string tuner = "xgb";
   int early_stopping = 0;  // per task: stop after N trials without improvement (0 = never)
   std::string log_path;    // "" = no log
@@ -310,7 +315,7 @@ struct TuneOptions {
   // After the search, each task's `verify` fastest distinct configs and its default are measured
   // again, kVerifyRounds rounds taking turns, and the lowest median over the rounds wins: the
   // fastest single trial of a noisy machine is often a config that ran in a fast moment (the
-  // winner's curse). 0 = keep the fastest trial. Runs after `budget_s`, not counted in `trials`.
+  // winner's curse). 0 = keep the fastest trial. Inside `budget_s`, not counted in `trials`.
   int verify = 0;
   // The model already imported from `model` (saves a second import); null = import `model`.
   std::shared_ptr<const Graph> graph;
