@@ -1,19 +1,24 @@
 // `tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N] [--repeat N]
-//                 [--warmup N] [--seed S] [--json] [--profile] [--pack FILE]... [--no-packs]`
+//                 [--warmup N] [--seed S] [--json] [--profile] [--pack FILE]... [--no-packs]
+//                 [--trace FILE.json [--force]]`
 // Latency statistics of repeated runs on seeded random inputs, and the process's peak memory.
 // --profile adds each region's and node's median time over the measured runs (per node where the
-// plugin reports node times; nodes fused into another node's kernel show 0).
+// plugin reports node times; nodes fused into another node's kernel show 0). --trace writes the
+// measured runs as a Chrome trace (trace.hpp).
 // A benchmark, not a test: compare runtimes with tools/bench/*.py, which run a peer beside it.
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <numeric>
 
 #include "cli.hpp"
 #include "run_common.hpp"
+#include "tessera/file_util.hpp"
+#include "trace.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -100,15 +105,18 @@ class ProfileCollector {
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "threads", "repeat", "warmup", "seed", "input", "input-shape", "pack",
-             "precision", kMemoryLimitOption},
-            {"json", "no-packs", "profile", "allow-fallback", "help"});
+             "precision", "trace", kMemoryLimitOption},
+            {"json", "no-packs", "profile", "allow-fallback", "force", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
         "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n"
-        "                     [--allow-fallback]\n"
-        "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n");
+        "                     [--allow-fallback] [--trace FILE.json [--force]]\n"
+        "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n"
+        "--trace FILE.json writes the measured runs as a Chrome trace (chrome://tracing,\n"
+        "ui.perfetto.dev): runs, regions per plugin track, nodes with their placement and\n"
+        "pack config; an existing file is kept unless --force.\n");
     return args.flag("help") ? 0 : 2;
   }
   const int64_t repeat = args.get_int("repeat", 30, 1, 1000000);
@@ -125,6 +133,12 @@ int cmd_bench(int argc, char** argv) {
   }
   const int32_t threads = workload.threads;
   const std::string description = workload.description;
+  const TraceInfo trace_info{workload.model_path, workload.description, workload.precision,
+                             workload.threads};
+  const std::string trace_path = args.get("trace");
+  if (!trace_path.empty() && std::filesystem::exists(trace_path) && !args.flag("force")) {
+    throw Error("--trace: '" + trace_path + "' exists; pass --force to replace it");
+  }
   const auto inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"),
                               static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
@@ -136,12 +150,24 @@ int cmd_bench(int argc, char** argv) {
   std::vector<double> ms;
   const bool profile = args.flag("profile");
   ProfileCollector collector(runner.plan());
+  std::vector<TracedRun> traced;
+  const auto first_start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
     runner.run(inputs);
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                     .count());
+    const auto end = std::chrono::steady_clock::now();
+    ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
     if (profile) collector.add(runner.profile());
+    if (!trace_path.empty()) {
+      using Us = std::chrono::duration<double, std::micro>;
+      traced.push_back({Us(start - first_start).count(), Us(end - start).count(),
+                        runner.profile()});
+    }
+  }
+  if (!trace_path.empty()) {
+    write_file_atomic(trace_path, chrome_trace(runner.plan(), traced, trace_info),
+                      args.flag("force"));
+    std::fprintf(stderr, "wrote %s (%zu runs)\n", trace_path.c_str(), traced.size());
   }
   const std::vector<ProfileRow> rows = profile ? collector.rows() : std::vector<ProfileRow>{};
   std::sort(ms.begin(), ms.end());

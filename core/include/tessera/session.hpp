@@ -176,6 +176,7 @@ struct RegionProfile {
   int region = -1;
   std::string plugin;
   double time_us = 0.0;               // wall time of execute(), last run
+  double start_us = 0.0;              // when execute() began, after the run's first region began
   std::vector<double> node_times_us;  // from the plugin, if it profiles (region node order)
 };
 

@@ -709,6 +709,7 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
     }
   }
   std::vector<RegionProfile> profile;
+  const auto run_start = std::chrono::steady_clock::now();
   for (size_t s = 0; s < planned.steps.size(); ++s) {
     Planned::Step& step = planned.steps[s];
     std::vector<const void*> in;
@@ -727,8 +728,10 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
     step.region->execute(in.data(), out.data());
     const double us =
         std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    profile.push_back(
-        {static_cast<int>(s), step.region->plugin().name(), us, step.region->last_profile()});
+    const double start_us =
+        std::chrono::duration<double, std::micro>(start - run_start).count();
+    profile.push_back({static_cast<int>(s), step.region->plugin().name(), us, start_us,
+                       step.region->last_profile()});
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     Tensor& t = outputs[i];
