@@ -20,9 +20,17 @@ fi
 echo "configure: $build"
 grep -E '^-- (suite |.*plugin|OpenCL)' "$log" | sed 's/^-- /  /' || true
 grep -iE 'warning|error' "$log" || true
-# Progress lines ([12/345] ...) are dropped; warnings, errors and the summary stay.
+# Progress shows as one line per 10% of the build steps ("build: 120/410 steps (29%)"), so a
+# first build of several minutes is not silent; ninja's own step lines go to the log, which is
+# shown (warnings and errors) afterwards or on failure.
+progress() {
+  awk -v shown=-1 '/^\[[0-9]+\/[0-9]+\] / {
+         split(substr($1, 2), f, "/"); step = int(100 * f[1] / f[2] / 10) * 10
+         if (step > shown) { printf "  build: %d/%d steps (%d%%)\n", f[1], f[2], step; shown = step
+                             fflush() } }'
+}
 # shellcheck disable=SC2086
-if ! ninja -C "$build" -j"$(nproc)" ${TESSERA_BUILD_TARGETS:-} >"$log" 2>&1; then
+if ! ninja -C "$build" -j"$(nproc)" ${TESSERA_BUILD_TARGETS:-} 2>&1 | tee "$log" | progress; then
   grep -vE '^\[[0-9]+/[0-9]+\] ' "$log" | tail -n 200
   echo "build failed in $build" >&2
   exit 1
