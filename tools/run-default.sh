@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# README command (a): install what is missing, build if needed, then run the default deployment
-# (configs/default.yaml) on a zoo network: prints where each node ran, the latency and the top-5.
+# README command (a): install what is missing, build the CLI and plugins if needed, then run the
+# default deployment (configs/default.yaml) on a zoo network: nodes per plugin, latency, top-5.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/setup-deps.sh"
