@@ -96,6 +96,14 @@ const std::vector<Schedule>& all_schedules() {
        {{"tiles", {32, 64, 128, 256}},
         {"tile_rows", tile_values(true)},
         {"tile_cols", tile_values(false)}}},
+      {"conv2d.nchw.flat_gemm",
+       "group-1 stride-1 convs as the packed SGEMM over a zero-padded input copy flattened with "
+       "row pitch OW + KW - 1: B rows read in place at one offset per tap, tiles across row "
+       "ends; tasks of mc output channels x nc flat columns",
+       {{"mc", {8, 16, 24, 32, 48, 64, 96, 128, 256, 512}},
+        {"nc", {32, 64, 128, 256, 512, 1024}},
+        {"tile_rows", tile_values(true)},
+        {"tile_cols", tile_values(false)}}},
       {"conv2d.nchw.gconv3x3_direct",
        "grouped 3x3 convs of 4..16 channels per group, stride 1 or 2, direct "
        "(f32_gconv2d_chw_3x3): per task (group x output rows) zero-padded phase planes, the "
@@ -190,6 +198,21 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
 Config default_phase_config(int64_t m, int64_t ow) {
   Config out{&schedule("conv2d.nchw.phase_gemm"), {}};
   add_tile(&out, default_tile(m, ow));
+  return out;
+}
+
+Config default_flat_config(int64_t m, int64_t n, int64_t threads) {
+  const GemmTile tile = default_tile(m, n);
+  // All output channels per task (each B column block read once) in blocks of 4 tiles, split
+  // until every thread has several tasks to balance: columns down to 2 tiles first, then rows
+  // (the 7x7 maps of densenet: 61 flat columns, 32 channels).
+  const int64_t want_tasks = std::max<int64_t>(1, threads) * 8;
+  int64_t mc = (m + tile.mr - 1) / tile.mr * tile.mr, nc = 4 * tile.nr;
+  auto tasks = [&] { return ((m + mc - 1) / mc) * ((n + nc - 1) / nc); };
+  while (tasks() < want_tasks && nc > 2 * tile.nr) nc /= 2;
+  while (tasks() < want_tasks && mc > tile.mr) mc = std::max(tile.mr, mc / 2 / tile.mr * tile.mr);
+  Config out{&schedule("conv2d.nchw.flat_gemm"), {mc, nc}};
+  add_tile(&out, tile);
   return out;
 }
 

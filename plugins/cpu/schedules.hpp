@@ -47,6 +47,8 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads);
 Config default_winograd_config(int64_t m, int64_t c, int64_t tiles, int64_t threads);
 // conv2d.nchw.phase_gemm: the tile for m output channels by ow-wide output rows.
 Config default_phase_config(int64_t m, int64_t ow);
+// conv2d.nchw.flat_gemm for m output channels over n flat columns ((OH - 1) * P + OW).
+Config default_flat_config(int64_t m, int64_t n, int64_t threads);
 // The blocking, with nr = tile_cols; the A operand is packed with tile_rows(config) rows.
 GemmBlocking gemm_blocking(const Config& config);
 int64_t tile_rows(const Config& config);

@@ -474,6 +474,87 @@ TEST(CpuKernels, Gconv3x3AppliesToFewChannelsPerGroup) {
   EXPECT_FALSE(f32_gconv2d_chw_3x3_applies(geometry(ConvCase{16, 9, 9, 16, 3, 3, 1, 2})));
 }
 
+// The flattened-plane GEMM conv (flat_gemm_conv) against the reference Conv with bias, residual
+// and clamp, for every compiled tile and task blocking (rows mc x flat columns nc; nc below the
+// tile rounds up to it): nothing outside the output touched.
+void check_flat(const ConvCase& c, uint32_t seed, bool all_tiles) {
+  const ConvGeometry g = geometry(c);
+  ASSERT_TRUE(flat_gemm_conv_applies(g));
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, seed);
+  const Tensor w = random_tensor({c.oc, c.c, c.k, c.k}, seed + 1);
+  const Tensor b = random_tensor({c.oc}, seed + 2);
+  const Tensor res = random_tensor({1, c.oc, g.oh, g.ow}, seed + 3);
+  const int64_t n = c.oc * g.oh * g.ow;
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<std::pair<int64_t, int64_t>> blockings = {{8, 16}, {12, 64}, {512, 1024}};
+  const std::vector<GemmTile> tiles =
+      all_tiles ? kAllTiles : std::vector<GemmTile>{GemmTile{}, GemmTile{8, 32}};
+  for (const auto& p : knob_grid_indices("tile x blocking", {tiles.size(), blockings.size()})) {
+    const GemmTile& tile = tiles[p[0]];
+    const auto [mc, nc] = blockings[p[1]];
+    FlatConvWeights packed;
+    flat_gemm_conv_pack(w.data<float>(), g, mc, tile.mr, &packed);
+    for (const bool with_residual : {false, true}) {
+      for (const auto& [lo, hi] : {std::pair<float, float>{-inf, inf}, {0.0f, 0.6f}}) {
+        SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(mc) + " nc=" + std::to_string(nc) +
+                     " residual=" + std::to_string(with_residual) + " lo=" + std::to_string(lo));
+        const std::vector<float> want =
+            gconv_expected(c, x, w, b, with_residual ? &res : nullptr, lo, hi);
+        const int64_t guard = 64;
+        std::vector<float> buf(static_cast<size_t>(n + 2 * guard), -7.0f);
+        Epilogue e;
+        e.row_bias = b.data<float>();
+        e.residual = with_residual ? res.data<float>() : nullptr;
+        e.lo = lo;
+        e.hi = hi;
+        flat_gemm_conv(x.data<float>(), g, packed, e, nc, tile.nr, buf.data() + guard);
+        for (int64_t i = 0; i < guard; ++i) {
+          ASSERT_EQ(buf[static_cast<size_t>(i)], -7.0f) << "guard before, element " << i;
+          ASSERT_EQ(buf[static_cast<size_t>(guard + n + i)], -7.0f) << "guard after, element " << i;
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const float wv = want[static_cast<size_t>(i)];
+          ASSERT_NEAR(buf[static_cast<size_t>(guard + i)], wv,
+                      1e-4f * std::max(1.0f, std::fabs(wv)))
+              << "element " << i;
+        }
+      }
+    }
+  }
+}
+
+class CpuFlatGemmConv : public ::testing::TestWithParam<ConvCase> {};
+
+TEST_P(CpuFlatGemmConv, MatchesReferenceEveryTileAndEpilogue) {
+  check_flat(GetParam(), 61, true);
+}
+
+// {c, h, w, oc, k, stride, pad, group}: densenet's 128 -> 32 at 7x7 and 14x14 (tiles across row
+// ends, rows split into blocks), squeezenet's 16 -> 64 at 13x13, odd channel counts (not a
+// multiple of any tile's rows), 1-wide and 1-tall maps, pads 0 and 2, a 5x5 and a 2x2 window, a
+// map wider than a task's columns.
+const std::vector<ConvCase>& flat_cases() {
+  static const std::vector<ConvCase> cases = {
+      ConvCase{128, 7, 7, 32, 3, 1, 1, 1}, ConvCase{128, 14, 14, 32, 3, 1, 1, 1},
+      ConvCase{16, 13, 13, 64, 3, 1, 1, 1}, ConvCase{5, 9, 11, 13, 3, 1, 1, 1},
+      ConvCase{3, 1, 9, 7, 3, 1, 1, 1},    ConvCase{3, 9, 1, 7, 3, 1, 1, 1},
+      ConvCase{6, 10, 12, 9, 3, 1, 0, 1},  ConvCase{4, 8, 7, 10, 3, 1, 2, 1},
+      ConvCase{3, 11, 9, 5, 5, 1, 2, 1},   ConvCase{2, 6, 5, 3, 2, 1, 0, 1},
+      ConvCase{7, 5, 70, 11, 3, 1, 1, 1},
+  };
+  return cases;
+}
+
+INSTANTIATE_TEST_SUITE_P(OddSizes, CpuFlatGemmConv, ::testing::ValuesIn(flat_cases()));
+
+TEST(CpuKernels, FlatGemmConvAppliesToStride1GroupOne) {
+  EXPECT_TRUE(flat_gemm_conv_applies(geometry(ConvCase{128, 7, 7, 32, 3, 1, 1, 1})));
+  // 1x1, stride 2, grouped.
+  EXPECT_FALSE(flat_gemm_conv_applies(geometry(ConvCase{128, 7, 7, 32, 1, 1, 0, 1})));
+  EXPECT_FALSE(flat_gemm_conv_applies(geometry(ConvCase{128, 8, 8, 32, 3, 2, 1, 1})));
+  EXPECT_FALSE(flat_gemm_conv_applies(geometry(ConvCase{128, 7, 7, 32, 3, 1, 1, 2})));
+}
+
 TEST(CpuKernels, WinogradRefusesOtherConvs) {
   ConvGeometry g = geometry(ConvCase{4, 8, 8, 4, 3, 2, 1, 1});
   EXPECT_FALSE(winograd_applies(g));
@@ -687,6 +768,12 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       SCOPED_TRACE("gconv c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +
                    " w=" + std::to_string(c.w) + " s=" + std::to_string(c.stride));
       check_gconv(c, 51);
+    }
+    // The flattened-plane conv: its GEMM tiles and edge tiles across row ends on this target.
+    for (const ConvCase& c : flat_cases()) {
+      SCOPED_TRACE("flat c=" + std::to_string(c.c) + " h=" + std::to_string(c.h) +
+                   " w=" + std::to_string(c.w) + " k=" + std::to_string(c.k));
+      check_flat(c, 71, false);
     }
   }
   hwy::SetSupportedTargetsForTest(0);

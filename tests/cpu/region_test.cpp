@@ -326,6 +326,29 @@ TEST(CpuNodeConfig, WinogradScheduleByNodeConfig) {
       << all_notes(notes);
 }
 
+// A node config naming conv2d.nchw.flat_gemm runs the 3x3 stride-1 conv (with its fused Relu) on
+// flattened planes, every offered tile and task blocking, results still the reference runner's.
+TEST(CpuNodeConfig, FlatGemmScheduleByNodeConfig) {
+  const std::vector<cpu::GemmTile> offered = cpu::gemm_tiles();
+  const std::vector<std::pair<int64_t, int64_t>> blockings = {{8, 32}, {16, 128}};
+  for (const auto& p : tessera_test::knob_grid_indices("offered tile x blocking",
+                                                       {offered.size(), blockings.size()})) {
+    const cpu::GemmTile& t = offered[p[0]];
+    const auto [mc, nc] = blockings[p[1]];
+    SCOPED_TRACE(std::to_string(t.mr) + "x" + std::to_string(t.nr) + " mc " + std::to_string(mc));
+    const std::vector<std::string> notes = compile_and_check(
+        {conv_config({{"mc", mc}, {"nc", nc}, {"tile_rows", t.mr}, {"tile_cols", t.nr}},
+                     "conv2d.nchw.flat_gemm")},
+        2);
+    EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.flat_gemm{mc=" + std::to_string(mc) +
+                                    ",nc=" + std::to_string(nc) +
+                                    ",tile_rows=" + std::to_string(t.mr) +
+                                    ",tile_cols=" + std::to_string(t.nr) + "} (node config)"))
+        << all_notes(notes);
+    EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
+  }
+}
+
 // With 16+ input channels and 13x13+ outputs the heuristic picks Winograd (stride 2 and 1x1 stay
 // on im2col); a node config can still ask for im2col. Results equal the reference runner's.
 TEST(CpuNodeConfig, HeuristicPicksWinogradAndPhasePlanes) {
@@ -397,13 +420,21 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
             "conv|in=1x8x13x11,16x8x3x3c,16c|out=1x16x13x11|dilations=1,1|kernel_shape=3,3|"
             "pads=1,1,1,1|strides=1,1|f32|nchw");
   EXPECT_DOUBLE_EQ(conv.flops, 2.0 * 16 * 13 * 11 * 8 * 9);
-  // A 3x3 stride-1 conv also offers phase planes and Winograd; with 8 input channels the
-  // heuristic keeps im2col.
-  ASSERT_EQ(conv.schedules.size(), 3u);
+  // A 3x3 stride-1 conv also offers phase planes, Winograd and flattened planes; with 8 input
+  // channels the heuristic keeps im2col.
+  ASSERT_EQ(conv.schedules.size(), 4u);
   EXPECT_EQ(conv.default_schedule, 0);
   EXPECT_EQ(conv.schedules[0].name, "conv2d.nchw.im2col_gemm");
   EXPECT_EQ(conv.schedules[1].name, "conv2d.nchw.phase_gemm");
   EXPECT_EQ(conv.schedules[2].name, "conv2d.nchw.winograd");
+  EXPECT_EQ(conv.schedules[3].name, "conv2d.nchw.flat_gemm");
+  std::vector<std::string> flat_knobs;
+  for (const PluginKnobSpace& k : conv.schedules[3].knobs) {
+    flat_knobs.push_back(k.name);
+    EXPECT_NE(std::find(k.values.begin(), k.values.end(), k.default_value), k.values.end())
+        << k.name;
+  }
+  EXPECT_EQ(flat_knobs, (std::vector<std::string>{"mc", "nc", "tile_rows", "tile_cols"}));
   std::vector<std::string> phase_knobs;
   for (const PluginKnobSpace& k : conv.schedules[1].knobs) phase_knobs.push_back(k.name);
   EXPECT_EQ(phase_knobs, (std::vector<std::string>{"tile_rows", "tile_cols"}));

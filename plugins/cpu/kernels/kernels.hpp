@@ -195,6 +195,23 @@ void pointwise_depthwise_conv(const float* x, const ConvGeometry& pw, const Pack
                               const float* dw_weights, const float* dw_bias, float lo, float hi,
                               float* y);
 
+// Group-1 stride-1 convs (windows larger than 1x1, no dilation) as an implicit GEMM over a
+// zero-padded copy of the input flattened with row pitch P = OW + KW - 1 (kernels/
+// flat_gemm_conv.cpp): B rows read in place at one offset per tap, tiles running across row ends,
+// the pad columns dropped as each task's block of C is stored. Weights [OC x C*KH*KW] packed in
+// blocks of mc rows (a multiple of the tile's mr); tasks are mc rows x nc flat columns.
+struct FlatConvWeights {
+  int64_t mc = 0;
+  std::vector<PackedMatrix> blocks;
+};
+bool flat_gemm_conv_applies(const ConvGeometry& g);
+void flat_gemm_conv_pack(const float* w, const ConvGeometry& g, int64_t mc, int64_t mr,
+                         FlatConvWeights* out);
+// y [OC, OH, OW] = conv(x [C, H, W]) with the whole epilogue (row bias, residual laid out like
+// y, clamp, post op); parallel over its tasks; nr is the tile's columns.
+void flat_gemm_conv(const float* x, const ConvGeometry& g, const FlatConvWeights& a,
+                    const Epilogue& epilogue, int64_t nc, int64_t nr, float* y);
+
 // Winograd F(2x2, 3x3): 3x3, stride 1, group 1 convs (any pads; dilation 1 is the caller's check).
 bool winograd_applies(const ConvGeometry& g);
 // U = G g G^T of weights w [M, C, 3, 3]: 16 matrices [M x C] (xi = 4 i + j), packed mr-row panels.

@@ -1,7 +1,7 @@
 // Conv (NCHW, float32): depthwise with the direct kernel, grouped 3x3 convs of a few channels per
 // group with the direct grouped kernel (f32_gconv2d_chw_3x3), everything else as the packed GEMM
 // with B packed panel by panel inside each task (a strided copy for 1x1 stride 1, im2col
-// otherwise), on phase planes, or as Winograd.
+// otherwise), on phase planes, on flattened planes, or as Winograd.
 // Weights are packed once at compile time; a following BatchNormalization is folded into them and a
 // following Relu/Clip runs in the GEMM epilogue.
 #include <tbb/parallel_for.h>
@@ -139,6 +139,19 @@ bool prefer_winograd(const ConvGeometry& g) {
   return winograd_applies(g) && g.c >= 16 && g.oh * g.ow >= 13 * 13;
 }
 
+Config flat_heuristic(const ConvGeometry& g, int64_t threads) {
+  return default_flat_config(g.oc, (g.oh - 1) * (g.ow + g.kw - 1) + g.ow, threads);
+}
+
+// Where the flattened-plane GEMM measured faster than Winograd and im2col (see README): 3x3 convs
+// with at most half as many output channels as input channels (densenet's 128 -> 32: Winograd's
+// input transform over 128 channels outweighed its 32-row products), with at least 4x as many
+// (squeezenet's expand3x3), and maps too small for Winograd (7x7, where im2col ran).
+bool prefer_flat(const ConvGeometry& g) {
+  return flat_gemm_conv_applies(g) && g.kh == 3 && g.kw == 3 && g.c >= 16 &&
+         (2 * g.oc <= g.c || g.oc >= 4 * g.c || !prefer_winograd(g));
+}
+
 // Where phase planes measured faster than im2col panels (Zen 4, one thread, conv alone): the
 // stride-2 stems, K = 27 (mobilenet_v2, squeezenet: 268 vs 401 us, 494 vs 675 us) and K = 147
 // (resnet's 7x7: 2.31 vs 3.54 ms), and resnet's 3x3 stride-2 convs at K = 576 (1.55 vs 1.67 ms).
@@ -195,6 +208,10 @@ std::vector<Config> conv_configs(const ConvGeometry& g, int64_t threads) {
   if (winograd_applies(g)) {
     out.push_back(winograd_heuristic(g, threads));
     if (prefer_winograd(g) && !prefer_gconv(g)) std::swap(out[0], out.back());
+  }
+  if (flat_gemm_conv_applies(g)) {
+    out.push_back(flat_heuristic(g, threads));
+    if (prefer_flat(g) && !prefer_gconv(g)) std::swap(out[0], out.back());
   }
   return out;
 }
@@ -410,6 +427,14 @@ Step build_conv(BuildContext& ctx) {
     f32_gconv2d_chw_3x3_pack(weights->data(), g, packed.get());
     return per_image([=](const float* x, const Epilogue& e, float* y) {
       f32_gconv2d_chw_3x3(x, g, *packed, e, y);
+    });
+  }
+  if (std::string(config.schedule->id) == "conv2d.nchw.flat_gemm") {
+    auto packed = std::make_shared<FlatConvWeights>();
+    flat_gemm_conv_pack(weights->data(), g, config.get("mc"), tile_rows(config), packed.get());
+    const int64_t nc = config.get("nc"), nr = config.get("tile_cols");
+    return per_image([=](const float* x, const Epilogue& e, float* y) {
+      flat_gemm_conv(x, g, *packed, e, nc, nr, y);
     });
   }
   if (std::string(config.schedule->id) == "conv2d.nchw.winograd") {
