@@ -58,7 +58,7 @@ echo "== tessera plan --targets template,reference --json"
 "$tessera" plan "$work/model.onnx" --targets template,reference --json | tee "$work/plan.json"
 python3 - "$work/plan.json" <<'PY'
 import json, sys
-plan = {n["name"]: n for n in json.load(open(sys.argv[1]))}
+plan = {n["name"]: n for n in json.load(open(sys.argv[1]))["nodes"]}
 assert plan["relu1"]["plugin"] == "template", plan["relu1"]
 assert plan["relu2"]["plugin"] == "template", plan["relu2"]
 assert plan["sigmoid"]["plugin"] == "reference", plan["sigmoid"]

@@ -4,7 +4,10 @@ the run did. On a zoo network with cpu and reference targets it checks: one "run
 measured run; per run one event per region of the plan, on its plugin's track, inside its run;
 node events named after graph nodes (every cpu node, since the cpu plugin times its nodes), each
 inside its region, with the op, placement reason and schedule config in their args; the plan's
-targets and packs in the metadata; and that an existing file is kept without --force.
+targets and packs in the metadata; and that an existing file is kept without --force. Also
+`bench --json` and `plan --json`: one JSON object each with the model, precision, targets,
+packs, regions, node counts and warnings (bench: statistics with the standard deviation; plan:
+every graph node).
 Usage: trace_test.py TESSERA_BIN WORKDIR
 """
 import collections
@@ -81,6 +84,21 @@ def main():
     again = subprocess.run(bench, capture_output=True, text=True)
     if again.returncode == 0 or "exists; pass --force" not in again.stderr:
         failures.append(f"an existing trace was not kept: exit {again.returncode} {again.stderr}")
+    common = {"model", "precision", "targets", "packs", "regions", "nodes_by_plugin", "warnings"}
+    bench_json = json.loads(subprocess.run(
+        [tessera, "bench", model, "--targets", "cpu,reference", "--repeat", "3", "--json"],
+        capture_output=True, text=True, check=True).stdout)
+    missing = (common | {"median_ms", "stddev_ms", "repeat", "threads"}) - set(bench_json)
+    if missing or bench_json["model"] != model or bench_json["nodes_by_plugin"] != dict(placed):
+        failures.append(f"bench --json: missing {sorted(missing)} or wrong model/counts")
+    plan_json = json.loads(subprocess.run(
+        [tessera, "plan", model, "--targets", "cpu,reference", "--json"],
+        capture_output=True, text=True, check=True).stdout)
+    missing = (common | {"nodes"}) - set(plan_json)
+    if missing or sorted(n["name"] for n in plan_json["nodes"]) != sorted(nodes):
+        failures.append(f"plan --json: missing {sorted(missing)} or not every graph node")
+    if sum(r["nodes"] for r in plan_json.get("regions", [])) != len(nodes):
+        failures.append("plan --json: the regions' node counts do not add up to the graph's")
     for f in failures:
         print("trace:", f)
     print(f"trace: {len(runs)} runs, {len(regions)} region and {len(node_events)} node events, "

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -172,19 +173,26 @@ int cmd_bench(int argc, char** argv) {
   const std::vector<ProfileRow> rows = profile ? collector.rows() : std::vector<ProfileRow>{};
   std::sort(ms.begin(), ms.end());
   const double mean = std::accumulate(ms.begin(), ms.end(), 0.0) / static_cast<double>(ms.size());
+  // Sample standard deviation (n - 1); 0 for a single run.
+  double squares = 0.0;
+  for (double v : ms) squares += (v - mean) * (v - mean);
+  const double stddev = ms.size() > 1 ? std::sqrt(squares / static_cast<double>(ms.size() - 1)) : 0.0;
   const std::map<std::string, int> per_plugin = runner.nodes_per_plugin();
   if (args.flag("json")) {
     std::printf(
         "{\"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, \"mean_ms\": %.4f, "
-        "\"repeat\": %lld, \"threads\": %d, \"peak_rss_mb\": %.1f, \"nodes\": {",
-        percentile(ms, 0.5), percentile(ms, 0.9), ms.front(), mean, static_cast<long long>(repeat),
-        threads, peak_rss_mb());
-    // "nodes" is the older name of "nodes_by_plugin"; both stay for the scripts that read it.
+        "\"stddev_ms\": %.4f, \"repeat\": %lld, \"warmup\": %lld, \"threads\": %d, "
+        "\"peak_rss_mb\": %.1f, %s, \"nodes\": {",
+        percentile(ms, 0.5), percentile(ms, 0.9), ms.front(), mean, stddev,
+        static_cast<long long>(repeat), static_cast<long long>(warmup), threads, peak_rss_mb(),
+        plan_json_members(runner.plan(), trace_info.model, trace_info.precision).c_str());
+    // "nodes" is the older name of "nodes_by_plugin" (in plan_json_members); both stay for the
+    // scripts that read it.
     std::string counts;
     for (const auto& [plugin, count] : per_plugin) {
       counts += (counts.empty() ? "" : ", ") + json_string(plugin) + ": " + std::to_string(count);
     }
-    std::printf("%s}, \"nodes_by_plugin\": {%s}", counts.c_str(), counts.c_str());
+    std::printf("%s}", counts.c_str());
     if (profile) {
       std::printf(", \"profile\": [");
       for (size_t i = 0; i < rows.size(); ++i) {
@@ -205,9 +213,9 @@ int cmd_bench(int argc, char** argv) {
   for (const auto& [plugin, count] : per_plugin) std::printf(" %s=%d", plugin.c_str(), count);
   std::printf(
       "\nlatency over %lld runs after %lld warm-up: median %.3f ms, p90 %.3f ms, "
-      "min %.3f ms, mean %.3f ms\npeak RSS %.1f MiB\n",
+      "min %.3f ms, mean %.3f ms, stddev %.3f ms\npeak RSS %.1f MiB\n",
       static_cast<long long>(repeat), static_cast<long long>(warmup), percentile(ms, 0.5),
-      percentile(ms, 0.9), ms.front(), mean, peak_rss_mb());
+      percentile(ms, 0.9), ms.front(), mean, stddev, peak_rss_mb());
   if (profile) {
     const double total_ms = percentile(ms, 0.5);
     std::printf("\nprofile (median over %lld runs; share of the median latency):\n",

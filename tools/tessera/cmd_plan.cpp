@@ -18,10 +18,11 @@
 namespace tessera::cli {
 namespace {
 
-void print_json(const ExecutionPlan& plan) {
-  // A JSON array, one object per node; warnings ride along on every node's object would be noisy,
-  // so they go to stderr as text (the array on stdout stays machine-readable).
-  std::printf("[\n");
+// One JSON object: the plan's summary (plan_json_members) and "nodes", one object per node on
+// a line of its own (so a line-oriented tool can pick a node out).
+void print_json(const ExecutionPlan& plan, const std::string& model,
+                const std::string& precision) {
+  std::printf("{%s,\n\"nodes\": [\n", plan_json_members(plan, model, precision).c_str());
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlacement& n = plan.nodes[i];
     std::printf(
@@ -33,13 +34,7 @@ void print_json(const ExecutionPlan& plan) {
         json_string(n.config).c_str(), n.estimate_us, json_string(n.estimate).c_str(),
         i + 1 < plan.nodes.size() ? "," : "");
   }
-  std::printf("]\n");
-  for (const DevicePackPlan& p : plan.packs) {
-    std::fprintf(stderr, "pack for %s (%s): level %s: %s\n", p.target.c_str(), p.device.c_str(),
-                 p.level.c_str(), p.reason.c_str());
-  }
-  std::fprintf(stderr, "nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
-  for (const std::string& w : plan.warnings) std::fprintf(stderr, "warning: %s\n", w.c_str());
+  std::printf("]}\n");
 }
 
 void print_table(const ExecutionPlan& plan) {
@@ -120,7 +115,8 @@ int cmd_plan(int argc, char** argv) {
         "  --precision P         fp32 (default), fp16 or fp16-acc32\n"
         "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
         "                        to compile on it to the next target (default: an error)\n"
-        "  --json                print a JSON array, one object per node\n"
+        "  --json                print one JSON object: model, precision, targets, packs,\n"
+        "                        regions, nodes_by_plugin, warnings and nodes (one per line)\n"
         "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
         "  --dump-kernels DIR    write the OpenCL C source of every kernel program the plan\n"
         "                        builds (mali, adreno) into DIR as <kernel>.cl; an existing\n"
@@ -135,6 +131,7 @@ int cmd_plan(int argc, char** argv) {
   apply_precision_option(workload, args.get("precision"));
   apply_fallback_option(workload, args.flag("allow-fallback"));
   SessionOptions options = session_options(workload);
+  const std::string model = workload.model_path, precision = workload.precision;
   std::filesystem::path dump_dir;
   std::set<std::string> before;
   if (!args.get("dump-kernels").empty()) {
@@ -144,7 +141,7 @@ int cmd_plan(int argc, char** argv) {
   }
   const Session session(std::move(workload.graph), options);
   if (args.flag("json")) {
-    print_json(session.plan());
+    print_json(session.plan(), model, precision);
   } else {
     print_table(session.plan());
   }

@@ -9,6 +9,7 @@
 #include <random>
 #include <set>
 
+#include "cli.hpp"
 #include "tessera/deploy_config.hpp"
 #include "tessera/npy.hpp"
 #include "tessera/passes.hpp"
@@ -359,6 +360,49 @@ void Runner::print_placement(Verbosity verbosity) const {
   }
   std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
   print_warnings();
+}
+
+namespace {
+
+std::string json_strings(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_string(items[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+std::string plan_json_members(const ExecutionPlan& plan, const std::string& model,
+                              const std::string& precision) {
+  std::string out = "\"model\": " + json_string(model) + ", \"precision\": " +
+                    json_string(precision) + ", \"targets\": " + json_strings(plan.targets) +
+                    ", \"packs\": [";
+  for (size_t i = 0; i < plan.packs.size(); ++i) {
+    const DevicePackPlan& p = plan.packs[i];
+    out += std::string(i ? ", " : "") + "{\"target\": " + json_string(p.target) +
+           ", \"device\": " + json_string(p.device) + ", \"pack\": " +
+           json_string(p.pack_file) + ", \"level\": " + json_string(p.level) +
+           ", \"family\": " + json_string(p.family) + ", \"reason\": " + json_string(p.reason) +
+           ", \"notes\": " + json_strings(p.warnings) + "}";
+  }
+  out += "], \"regions\": [";
+  for (size_t i = 0; i < plan.regions.size(); ++i) {
+    const RegionPlacement& r = plan.regions[i];
+    char estimate[32];
+    std::snprintf(estimate, sizeof(estimate), "%.3f", r.estimated_us);
+    out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(r.id) + ", \"plugin\": " +
+           json_string(r.plugin) + ", \"device\": " + json_string(r.device) + ", \"nodes\": " +
+           std::to_string(r.nodes.size()) + ", \"estimated_us\": " + estimate +
+           ", \"inputs_from_host\": " + json_strings(r.inputs) +
+           ", \"outputs_to_host\": " + json_strings(r.outputs) + "}";
+  }
+  out += "], \"nodes_by_plugin\": {";
+  bool first = true;
+  for (const auto& [plugin, count] : nodes_per_plugin(plan)) {
+    out += std::string(first ? "" : ", ") + json_string(plugin) + ": " + std::to_string(count);
+    first = false;
+  }
+  return out + "}, \"warnings\": " + json_strings(plan.warnings);
 }
 
 std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan) {

@@ -79,6 +79,13 @@ void apply_precision_option(Workload& workload, const std::string& precision);
 // The Session options a workload asks for (targets, threads, precision, plugin dirs, packs).
 SessionOptions session_options(const Workload& workload);
 
+// The plan as JSON members (no braces), everything `plan` and `run` show as text but the
+// per-node rows: "model", "precision", "targets" (resolved, with their devices), "packs" (per
+// target: file, level, family, reason, notes), "regions" (plugin, device, node count, estimate,
+// host values), "nodes_by_plugin", "warnings". For `plan --json` and `bench --json`.
+std::string plan_json_members(const ExecutionPlan& plan, const std::string& model,
+                              const std::string& precision);
+
 // Plugin name -> number of the plan's graph nodes placed on it, and the same as one line of text
 // ("cpu=120 reference=3") for `plan` and `run`.
 std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan);
