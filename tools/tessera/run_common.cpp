@@ -33,7 +33,10 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     const ValueId id = graph.find_value(name);
     bool is_input = false;
     for (ValueId in : graph.inputs) is_input = is_input || in == id;
-    if (!is_input) throw Error("--input " + spec + ": the model has no input named '" + name + "'");
+    if (!is_input) {
+      throw Error("--input " + spec + ": the model has no input named '" + name +
+                  "' (its inputs: " + graph.input_names() + ")");
+    }
     Tensor t = read_npy(file);
     const Value& v = graph.value(id);
     // Dims the model leaves open may take another size: the session plans for it.
@@ -197,7 +200,8 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   for (const InputSpec& in : config.inputs) {
     const ValueId id = w.graph.find_value(in.name);
     if (id == kNoValue) {
-      throw Error(path + ": inputs: '" + in.name + "' is not an input of " + model);
+      throw Error(path + ": inputs: '" + in.name + "' is not an input of " + model +
+                  " (its inputs: " + w.graph.input_names() + ")");
     }
     if (w.graph.value(id).dtype != in.dtype) {
       throw Error(path + ": inputs: '" + in.name + "' is " + dtype_name(in.dtype) +

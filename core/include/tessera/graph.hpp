@@ -106,6 +106,8 @@ class Graph {
   void remove_dead_nodes();
   // "node 'conv1' (Conv)" for messages.
   std::string describe(const Node& node) const;
+  // "'data', 'mask'": the graph's input names, for messages about an input that is not one.
+  std::string input_names() const;
 };
 
 }  // namespace tessera

@@ -4,6 +4,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -267,10 +268,10 @@ std::string serialize_pack(const Pack& pack) {
     out << YAML::Key << "knobs" << YAML::Value << YAML::Flow << YAML::BeginMap;
     for (const Knob& k : e.knobs) out << YAML::Key << k.name << YAML::Value << k.value;
     out << YAML::EndMap;
-    std::ostringstream t;
-    t.precision(17);
-    t << e.time_us;
-    out << YAML::Key << "time_us" << YAML::Value << t.str();
+    // The shortest text that reads back as the same double: 147.859, not 147.85900000000001.
+    char t[32];
+    const auto written = std::to_chars(t, t + sizeof(t), e.time_us);
+    out << YAML::Key << "time_us" << YAML::Value << std::string(t, written.ptr);
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;

@@ -46,7 +46,10 @@ std::vector<Tensor> run_reference(const Graph& given, const std::map<std::string
   for (const auto& [name, tensor] : inputs) {
     bool known = false;
     for (ValueId id : given.inputs) known = known || given.value(id).name == name;
-    if (!known) throw Error(where + ": '" + name + "' is not an input of the model");
+    if (!known) {
+      throw Error(where + ": '" + name + "' is not an input of the model (its inputs: " +
+                  given.input_names() + ")");
+    }
   }
   for (const Node& node : graph.nodes) {
     std::vector<const Tensor*> args;

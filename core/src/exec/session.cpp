@@ -637,7 +637,8 @@ Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs)
     const ValueId id = given.find_value(name);
     if (id == kNoValue ||
         std::find(given.inputs.begin(), given.inputs.end(), id) == given.inputs.end()) {
-      throw Error(where + ": '" + name + "' is not an input of the model");
+      throw Error(where + ": '" + name + "' is not an input of the model (its inputs: " +
+                  given.input_names() + ")");
     }
   }
   for (ValueId id : given.inputs) {

@@ -92,6 +92,12 @@ ValueId Graph::find_value(const std::string& name) const {
   return kNoValue;
 }
 
+std::string Graph::input_names() const {
+  std::string out;
+  for (ValueId id : inputs) out += (out.empty() ? "'" : ", '") + value(id).name + "'";
+  return out.empty() ? "none" : out;
+}
+
 std::string Graph::describe(const Node& node) const {
   return "node '" + node.name + "' (" + node.op_type + ")" +
          (source.empty() ? "" : " in " + source);
