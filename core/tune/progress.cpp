@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
+#include <tuple>
+#include <vector>
 
 #include "tessera/tuner.hpp"
 
@@ -64,10 +66,38 @@ std::string progress_bar(double fraction, int width) {
          std::string(static_cast<size_t>(width - full), '-') + "]";
 }
 
-std::string format_progress_table(const TuneReport& report, const TuneStatus& status) {
+// `text` cut to `width` columns ("DepthToSpace~" for a narrower column), so a long plugin or op
+// name cannot push the columns after it out of line.
+std::string fit(const std::string& text, size_t width) {
+  return text.size() <= width ? text : text.substr(0, width - 1) + "~";
+}
+
+std::string format_progress_table(const TuneReport& report, const TuneStatus& status,
+                                  int max_lines) {
   std::string out = printf_string("%-4s %-8s %-14s %-12s %10s %8s %6s %6s\n", "ID", "plugin", "op",
                                   "progress", "latency us", "GFLOPS", "trials", "weight");
-  for (const TaskResult& t : report.tasks) {
+  // Header and totals take 2 lines; a cut table also says what it left out.
+  std::vector<const TaskResult*> shown;
+  for (const TaskResult& t : report.tasks) shown.push_back(&t);
+  int left_out = 0;
+  if (max_lines > 0 && static_cast<int>(shown.size()) + 2 > max_lines) {
+    const size_t room = static_cast<size_t>(std::max(max_lines - 3, 1));
+    // The current task first, then the unfinished ones holding the most estimated time.
+    std::stable_sort(shown.begin(), shown.end(), [&](const TaskResult* a, const TaskResult* b) {
+      const auto key = [&](const TaskResult* t) {
+        const double best = best_us(*t) > 0 ? best_us(*t) : t->default_us;
+        return std::make_tuple(t->task.id == status.current, !t->finished,
+                               t->task.weight * best);
+      };
+      return key(a) > key(b);
+    });
+    left_out = static_cast<int>(shown.size() - std::min(room, shown.size()));
+    shown.resize(std::min(room, shown.size()));
+    std::sort(shown.begin(), shown.end(),
+              [](const TaskResult* a, const TaskResult* b) { return a->task.id < b->task.id; });
+  }
+  for (const TaskResult* task : shown) {
+    const TaskResult& t = *task;
     // A task's bar: its trials over what it could get (its space, at most the run's budget).
     const uint64_t cap =
         std::min<uint64_t>(t.space_size, static_cast<uint64_t>(std::max(status.trials, 1)));
@@ -75,9 +105,13 @@ std::string format_progress_table(const TuneReport& report, const TuneStatus& st
         t.finished ? "[  done  ]" : progress_bar(cap ? double(t.trials) / double(cap) : 0, 8);
     const std::string id = std::to_string(t.task.id) + (t.task.id == status.current ? "*" : "");
     out +=
-        printf_string("%-4s %-8s %-14s %-12s %10s %8s %6d %6d\n", id.c_str(), t.task.plugin.c_str(),
-                      t.task.op.c_str(), bar.c_str(), us_text(best_us(t)).c_str(),
+        printf_string("%-4s %-8s %-14s %-12s %10s %8s %6d %6d\n", id.c_str(),
+                      fit(t.task.plugin, 8).c_str(), fit(t.task.op, 14).c_str(), bar.c_str(),
+                      us_text(best_us(t)).c_str(),
                       gflops_text(t).c_str(), t.trials, t.task.weight);
+  }
+  if (left_out > 0) {
+    out += printf_string("     ... %d more task(s) not shown, to fit the terminal\n", left_out);
   }
   out += totals_text(report) +
          printf_string("   trials %d/%d   %.0f s\n", status.used, status.trials, status.elapsed_s);
@@ -114,7 +148,7 @@ std::string format_summary(const TuneReport& report) {
       errors += (errors.empty() ? "" : " ") + status + ":" + std::to_string(n);
     }
     out += printf_string("%-4d %-8s %-14s %6d %11s %10s %8s %6d  %s\n", t.task.id,
-                         t.task.plugin.c_str(), t.task.op.c_str(), t.task.weight,
+                         fit(t.task.plugin, 8).c_str(), fit(t.task.op, 14).c_str(), t.task.weight,
                          us_text(t.default_us).c_str(), us_text(best).c_str(), speedup.c_str(),
                          t.trials, errors.empty() ? "-" : errors.c_str());
   }
@@ -158,7 +192,9 @@ void ProgressDisplay::update(const TuneReport& report, const TuneStatus& status)
     return;
   }
   erase();
-  last_table_ = format_progress_table(report, status);
+  // Two lines stay free: the event line above the table and the cursor's line below it.
+  const int rows = rows_ ? rows_() : 0;
+  last_table_ = format_progress_table(report, status, rows > 4 ? rows - 2 : 0);
   write_(last_table_);
   drawn_lines_ = static_cast<int>(std::count(last_table_.begin(), last_table_.end(), '\n'));
   if (status.finished) {

@@ -175,5 +175,38 @@ TEST(TuneProgress, TerminalDisplayRedrawsTheTableBelowEvents) {
   EXPECT_EQ(out, "after\n");
 }
 
+// A table taller than the terminal cannot be redrawn in place (it scrolls, leaving copies): with
+// the terminal's height known, the table keeps the current task and the unfinished tasks holding
+// the most time, says how many it leaves out, and fits. Long op names are cut to their column.
+TEST(TuneProgress, TallTableIsCutToTheTerminal) {
+  TuneReport report;
+  for (int i = 0; i < 30; ++i) {
+    TaskResult t;
+    t.task.id = i;
+    t.task.plugin = "cpu";
+    t.task.op = i == 7 ? "GroupNormalization" : "Conv";
+    t.task.weight = 1;
+    t.space_size = 100;
+    t.trials = 3;
+    t.default_us = 10.0 + i;  // later tasks hold more time
+    t.finished = i == 29;     // ... but the last one is done
+    report.tasks.push_back(t);
+  }
+  TuneStatus status = sample_status();
+  status.current = 2;
+  std::string out;
+  ProgressDisplay display(true, [&](const std::string& s) { out += s; }, [] { return 12; });
+  display.update(report, status);
+  const auto lines = std::count(out.begin(), out.end(), '\n');
+  EXPECT_EQ(lines, 10) << out;  // 12 rows, 2 kept free
+  EXPECT_NE(out.find("\n2*   cpu"), std::string::npos) << out;   // the current task
+  EXPECT_NE(out.find("\n28   cpu"), std::string::npos) << out;   // the most time left
+  EXPECT_EQ(out.find("\n29   cpu"), std::string::npos) << out;   // finished: left out
+  EXPECT_NE(out.find("... 23 more task(s) not shown"), std::string::npos) << out;
+  // Without a height, or with room for all, the whole table.
+  EXPECT_EQ(format_progress_table(report, status, 0).find("more task"), std::string::npos);
+  EXPECT_NE(format_progress_table(report, status, 0).find("GroupNormaliz~ "), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tessera::tune

@@ -2,6 +2,7 @@
 // plugins run, logs each measurement as a JSON line, shows progress on stderr (a redrawn table on
 // a terminal, plain lines otherwise), prints a summary table and writes the best-per-workload
 // pack. `tessera tune --worker` is the hidden measuring child (serving requests on fd 3).
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -156,10 +157,15 @@ int cmd_tune(int argc, char** argv) {
       throw Error("tune: '" + pack_path + "' exists; pass --force to overwrite it");
     }
     if (options.resume && options.log_path.empty()) throw Error("tune: --resume needs --log");
+    // The terminal's height, asked at every redraw (0 when unknown: the whole table).
+    const auto terminal_rows = [] {
+      struct winsize size {};
+      return ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 ? static_cast<int>(size.ws_row) : 0;
+    };
     tune::ProgressDisplay display(isatty(STDERR_FILENO) != 0, [](const std::string& text) {
       std::fputs(text.c_str(), stderr);
       std::fflush(stderr);
-    });
+    }, terminal_rows);
     options.progress = [&](const std::string& line) { display.event(line); };
     const auto update = [&](const tune::TuneReport& r, const tune::TuneStatus& s) {
       display.update(r, s);

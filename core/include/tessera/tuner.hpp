@@ -376,7 +376,11 @@ TuneReport run_tuning(
 std::string progress_bar(double fraction, int width);
 // The live table: a bar per task (trials over min(space, budget)), ID, latency, GFLOPS, trials,
 // weight, then the estimated total latency and the run's trials.
-std::string format_progress_table(const TuneReport& report, const TuneStatus& status);
+// With max_lines > 0 and more tasks than fit, the table keeps its header, the current task and
+// the unfinished tasks with the most estimated time (weight x best), says how many it leaves
+// out, and ends with the totals: at most max_lines lines.
+std::string format_progress_table(const TuneReport& report, const TuneStatus& status,
+                                  int max_lines = 0);
 // One line for logs and pipes (no control characters): the current task and the total.
 std::string format_progress_line(const TuneReport& report, const TuneStatus& status);
 // The end-of-run table: per task default us, best us, speed-up, trials, errors by class, and the
@@ -387,8 +391,12 @@ std::string format_summary(const TuneReport& report);
 // lines at each batch end; event lines go above the table. `write` receives the text.
 class ProgressDisplay {
  public:
-  ProgressDisplay(bool tty, std::function<void(const std::string&)> write)
-      : tty_(tty), write_(std::move(write)) {}
+  // `rows` gives the terminal's height (0 = unknown), asked at every redraw so a resized
+  // terminal is followed: the table is cut to fit it (a table taller than the screen cannot be
+  // redrawn in place and would leave copies of itself scrolling past).
+  ProgressDisplay(bool tty, std::function<void(const std::string&)> write,
+                  std::function<int()> rows = nullptr)
+      : tty_(tty), write_(std::move(write)), rows_(std::move(rows)) {}
   void event(const std::string& line);
   void update(const TuneReport& report, const TuneStatus& status);
 
@@ -396,6 +404,7 @@ class ProgressDisplay {
   void erase();
   bool tty_;
   std::function<void(const std::string&)> write_;
+  std::function<int()> rows_;
   int drawn_lines_ = 0;
   std::string last_table_;
 };
