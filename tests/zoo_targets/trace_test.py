@@ -7,7 +7,8 @@ inside its region, with the op, placement reason and schedule config in their ar
 targets and packs in the metadata; and that an existing file is kept without --force. Also
 `bench --json` and `plan --json`: one JSON object each with the model, precision, targets,
 packs, regions, node counts and warnings (bench: statistics with the standard deviation; plan:
-every graph node).
+every graph node); `info --json`: every plugin `plan` placed nodes on, with its devices indexed
+as their selectors say.
 Usage: trace_test.py TESSERA_BIN WORKDIR
 """
 import collections
@@ -99,6 +100,13 @@ def main():
         failures.append(f"plan --json: missing {sorted(missing)} or not every graph node")
     if sum(r["nodes"] for r in plan_json.get("regions", [])) != len(nodes):
         failures.append("plan --json: the regions' node counts do not add up to the graph's")
+    info = json.loads(subprocess.run([tessera, "info", "--json"], capture_output=True, text=True,
+                                     check=True).stdout)
+    plugins = {p["name"]: p for p in info["plugins"]}
+    for name in placed:
+        devices = plugins.get(name, {}).get("devices", [])
+        if not devices or any(d["selector"] != f"{name}:{d['index']}" for d in devices):
+            failures.append(f"info --json: plugin '{name}' missing or its devices unindexed")
     for f in failures:
         print("trace:", f)
     print(f"trace: {len(runs)} runs, {len(regions)} region and {len(node_events)} node events, "

@@ -1,7 +1,9 @@
 // `tessera info [--plugin-dir DIR]... [--pack FILE | --no-packs]`: version, plugin directories
 // searched, every loaded plugin with its devices (each with the device family it matches and the
 // tuned pack a run would select, with the reason), and every refused candidate with the reason.
+// --json prints the same as one JSON object.
 #include <cstdio>
+#include <string>
 
 #include "cli.hpp"
 #include "run_common.hpp"
@@ -9,15 +11,71 @@
 #include "tessera/session.hpp"
 
 namespace tessera::cli {
+namespace {
+
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_string(items[i]);
+  return out + "]";
+}
+
+void print_json(const PluginHost& host, const SessionOptions& pack_options) {
+  std::string out = "{\"version\": " + json_string(TESSERA_VERSION) +
+                    ", \"plugin_abi\": " + json_string(plugin_abi_version()) +
+                    ", \"plugin_dirs\": [";
+  for (size_t i = 0; i < host.dirs().size(); ++i) {
+    const PluginDir& d = host.dirs()[i];
+    out += std::string(i ? ", " : "") + "{\"path\": " + json_string(d.path) + ", \"origin\": " +
+           json_string(d.origin) + ", \"status\": " + json_string(d.status) + "}";
+  }
+  out += "], \"plugins\": [";
+  for (size_t p = 0; p < host.plugins().size(); ++p) {
+    const auto& plugin = host.plugins()[p];
+    out += std::string(p ? ", " : "") + "{\"name\": " + json_string(plugin->name()) +
+           ", \"version\": " + json_string(plugin->version()) + ", \"abi\": \"" +
+           std::to_string(plugin->abi_major()) + "." + std::to_string(plugin->abi_minor()) +
+           "\", \"description\": " + json_string(plugin->description()) +
+           ", \"path\": " + json_string(plugin->path()) + ", \"devices\": [";
+    for (size_t i = 0; i < plugin->devices().size(); ++i) {
+      const PluginDeviceInfo& d = plugin->devices()[i];
+      const DevicePackPlan pack = preview_device_pack(plugin->name(), d, pack_options);
+      out += std::string(i ? ", " : "") + "{\"index\": " + std::to_string(i) +
+             ", \"selector\": " + json_string(plugin->name() + ":" + std::to_string(i)) +
+             ", \"vendor\": " + json_string(d.vendor) + ", \"name\": " + json_string(d.name) +
+             ", \"kind\": " + json_string(d.kind) + ", \"driver\": " +
+             json_string(d.driver_version) + ", \"compute_units\": " +
+             std::to_string(d.compute_units) + ", \"memory_bytes\": " +
+             std::to_string(d.memory_bytes) + ", \"score\": " + std::to_string(d.score) +
+             ", \"unusable_reason\": " + json_string(d.unusable_reason) +
+             ", \"features\": " + json_string(d.features) + ", \"family\": " +
+             json_string(pack.family) + ", \"family_reason\": " + json_string(pack.family_reason) +
+             ", \"pack\": " + json_string(pack.pack_file) + ", \"pack_level\": " +
+             json_string(pack.level) + ", \"pack_reason\": " + json_string(pack.reason) +
+             ", \"pack_notes\": " + json_list(pack.warnings) + "}";
+    }
+    out += "]}";
+  }
+  out += "], \"refused\": [";
+  for (size_t i = 0; i < host.refusals().size(); ++i) {
+    const PluginRefusal& r = host.refusals()[i];
+    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(r.name) + ", \"reason\": " +
+           json_string(r.reason) + ", \"path\": " + json_string(r.path) + "}";
+  }
+  std::printf("%s]}\n", out.c_str());
+}
+
+}  // namespace
 
 int cmd_info(int argc, char** argv) {
-  Args args(argc, argv, {"plugin-dir", "pack"}, {"no-packs", "help"});
+  Args args(argc, argv, {"plugin-dir", "pack"}, {"no-packs", "json", "help"});
   if (args.flag("help") || !args.positionals().empty()) {
     std::printf(
-        "usage: tessera info [--plugin-dir DIR]... [--pack FILE]... [--no-packs]\n"
+        "usage: tessera info [--plugin-dir DIR]... [--pack FILE]... [--no-packs] [--json]\n"
         "  --plugin-dir DIR  also search this absolute directory (repeatable)\n"
         "  --pack FILE       show the selection among exactly these packs (repeatable)\n"
         "  --no-packs        show devices without pack selection\n"
+        "  --json            the same as one JSON object (devices with their index and the\n"
+        "                    selector naming them, e.g. mali:0)\n"
         "Plugins are also searched in TESSERA_PLUGIN_PATH (colon-separated absolute dirs) and\n"
         "the install's plugin directory; never the working directory. Packs are searched in\n"
         "TESSERA_SCHEDULES_PATH and the install's share/tessera/schedules.\n");
@@ -32,6 +90,10 @@ int cmd_info(int argc, char** argv) {
     pack_options.pack_files = args.get_all("pack");
   }
 
+  if (args.flag("json")) {
+    print_json(host, pack_options);
+    return 0;
+  }
   std::printf("tessera %s (plugin ABI %s)\n\n", TESSERA_VERSION, plugin_abi_version().c_str());
   std::printf("plugin directories:\n");
   for (const PluginDir& d : host.dirs()) {
