@@ -8,7 +8,8 @@ targets and packs in the metadata; and that an existing file is kept without --f
 `bench --json` and `plan --json`: one JSON object each with the model, precision, targets,
 packs, regions, node counts and warnings (bench: statistics with the standard deviation; plan:
 every graph node); `info --json`: every plugin `plan` placed nodes on, with its devices indexed
-as their selectors say.
+as their selectors say; `run --json`: the plan's counts, latency and each output with the file
+it wrote.
 Usage: trace_test.py TESSERA_BIN WORKDIR
 """
 import collections
@@ -107,6 +108,15 @@ def main():
         devices = plugins.get(name, {}).get("devices", [])
         if not devices or any(d["selector"] != f"{name}:{d['index']}" for d in devices):
             failures.append(f"info --json: plugin '{name}' missing or its devices unindexed")
+    out_dir = os.path.join(work, "run-json")
+    run_json = json.loads(subprocess.run(
+        [tessera, "run", model, "--targets", "cpu,reference", "--repeat", "2", "--json",
+         "--output-dir", out_dir, "--force"], capture_output=True, text=True, check=True).stdout)
+    outputs = run_json.get("outputs", [])
+    if (run_json.get("nodes_by_plugin") != dict(placed) or
+            run_json.get("latency_ms", {}).get("median", 0) <= 0 or not outputs or
+            any(not os.path.exists(o["file"]) for o in outputs)):
+        failures.append(f"run --json: counts, latency or outputs wrong: {run_json}")
     for f in failures:
         print("trace:", f)
     print(f"trace: {len(runs)} runs, {len(regions)} region and {len(node_events)} node events, "

@@ -30,6 +30,9 @@ void print_usage() {
       "  --threads N           threads of every target (default: each plugin's own)\n"
       "  --verbose             every node's placement, full pack reasons, packs ignored\n"
       "  --quiet               only warnings, the latency line and files written\n"
+      "  --json                one JSON object instead of text: the plan (targets, packs,\n"
+      "                        regions, nodes per plugin, warnings), latency statistics,\n"
+      "                        outputs (dtype, shape, top-5, file written)\n"
       "  --pack FILE           use exactly this tuned pack (repeatable)\n"
       "  --no-packs            no tuned packs: the schedules' heuristics only\n"
       "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
@@ -38,21 +41,30 @@ void print_usage() {
       "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n");
 }
 
-// Top-5 of the last axis of the first row, for 1000-class classifiers.
-void print_top5(const std::string& name, const Tensor& output) {
+// The 5 best classes of the first row of a 1000-class classifier's output, best first; empty for
+// any other output.
+std::vector<int> top5_classes(const Tensor& output) {
   // numel: a [0, 1000] output has the class axis but no row to read.
   if (output.dtype() != DType::kFloat32 || output.shape().empty() ||
       output.shape().back() != 1000 || output.numel() < 1000) {
-    return;
+    return {};
   }
   const float* row = output.data<float>();
   std::vector<int> order(1000);
   std::iota(order.begin(), order.end(), 0);
   std::partial_sort(order.begin(), order.begin() + 5, order.end(),
                     [&](int a, int b) { return row[a] > row[b]; });
+  order.resize(5);
+  return order;
+}
+
+void print_top5(const std::string& name, const Tensor& output) {
+  const std::vector<int> classes = top5_classes(output);
+  if (classes.empty()) return;
+  const float* row = output.data<float>();
   std::printf("top-5 of '%s' (batch item 0):\n", name.c_str());
-  for (int k = 0; k < 5; ++k) {
-    std::printf("  #%d  class %4d  score %.6f\n", k + 1, order[k], row[order[k]]);
+  for (size_t k = 0; k < classes.size(); ++k) {
+    std::printf("  #%zu  class %4d  score %.6f\n", k + 1, classes[k], row[classes[k]]);
   }
 }
 
@@ -62,7 +74,7 @@ int cmd_run(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
              "threads", kMemoryLimitOption},
-            {"force", "no-packs", "allow-fallback", "verbose", "quiet", "help"});
+            {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -76,7 +88,11 @@ int cmd_run(int argc, char** argv) {
   const Runner::Verbosity verbosity = args.flag("quiet")     ? Runner::Verbosity::kQuiet
                                       : args.flag("verbose") ? Runner::Verbosity::kVerbose
                                                              : Runner::Verbosity::kNormal;
-  const bool quiet = verbosity == Runner::Verbosity::kQuiet;
+  const bool json = args.flag("json");
+  if (json && (args.flag("verbose") || args.flag("quiet"))) {
+    throw Error("--json prints one object; it does not combine with --verbose or --quiet");
+  }
+  const bool quiet = verbosity == Runner::Verbosity::kQuiet || json;
   apply_memory_limit_option(args);
 
   const auto t_import = std::chrono::steady_clock::now();
@@ -89,6 +105,7 @@ int cmd_run(int argc, char** argv) {
     workload.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
   }
   if (!quiet) std::printf("running %s\n", workload.description.c_str());
+  const std::string model = workload.model_path, precision = workload.precision;
   std::map<std::string, Tensor> inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"), seed);
 
@@ -97,7 +114,7 @@ int cmd_run(int argc, char** argv) {
   const auto t_ready = std::chrono::steady_clock::now();
   // A graph whose shapes depend on input values is planned by its first run.
   const bool planned_by_run = !runner.graph().value_inputs.empty();
-  if (!planned_by_run) runner.print_placement(verbosity);
+  if (!planned_by_run && !json) runner.print_placement(verbosity);
   using Ms = std::chrono::duration<double, std::milli>;
   if (!quiet) {
     std::printf("start-up: import %.1f ms, load plugins + partition + compile %.1f ms\n",
@@ -105,7 +122,7 @@ int cmd_run(int argc, char** argv) {
   }
 
   std::vector<Tensor> outputs = runner.run(inputs);  // warm-up, also the outputs we report
-  if (planned_by_run) runner.print_placement(verbosity);
+  if (planned_by_run && !json) runner.print_placement(verbosity);
   std::vector<double> times_ms;
   for (int64_t i = 0; i < repeat; ++i) {
     const auto start = std::chrono::steady_clock::now();
@@ -115,9 +132,11 @@ int cmd_run(int argc, char** argv) {
             .count());
   }
   std::sort(times_ms.begin(), times_ms.end());
-  std::printf("latency: median %.3f ms over %lld runs (min %.3f ms, max %.3f ms)\n",
-              times_ms[times_ms.size() / 2], static_cast<long long>(repeat), times_ms.front(),
-              times_ms.back());
+  if (!json) {
+    std::printf("latency: median %.3f ms over %lld runs (min %.3f ms, max %.3f ms)\n",
+                times_ms[times_ms.size() / 2], static_cast<long long>(repeat), times_ms.front(),
+                times_ms.back());
+  }
 
   const Graph& g = runner.graph();
   for (size_t i = 0; i < outputs.size() && !quiet; ++i) {
@@ -126,6 +145,7 @@ int cmd_run(int argc, char** argv) {
                 shape_str(outputs[i].shape()).c_str());
     print_top5(name, outputs[i]);
   }
+  std::vector<std::string> written(outputs.size());
   if (args.has("output-dir")) {
     const std::filesystem::path dir = args.get("output-dir");
     std::filesystem::create_directories(dir);
@@ -133,12 +153,36 @@ int cmd_run(int argc, char** argv) {
     for (ValueId id : g.outputs) names.push_back(g.value(id).name);
     std::vector<std::string> notes;
     const std::vector<std::string> files = output_file_names(names, notes);
-    for (const std::string& note : notes) std::printf("note: %s\n", note.c_str());
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      const std::string file = dir / files[i];
-      write_npy(file, outputs[i], args.flag("force"));
-      std::printf("wrote %s\n", file.c_str());
+    for (const std::string& note : notes) {
+      if (!json) std::printf("note: %s\n", note.c_str());
     }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      written[i] = dir / files[i];
+      write_npy(written[i], outputs[i], args.flag("force"));
+      if (!json) std::printf("wrote %s\n", written[i].c_str());
+    }
+  }
+  if (json) {
+    std::string out = "{" + plan_json_members(runner.plan(), model, precision) +
+                      ", \"repeat\": " + std::to_string(repeat) + ", \"latency_ms\": {";
+    char stats[160];
+    std::snprintf(stats, sizeof(stats), "\"median\": %.4f, \"min\": %.4f, \"max\": %.4f}",
+                  times_ms[times_ms.size() / 2], times_ms.front(), times_ms.back());
+    out += std::string(stats) + ", \"outputs\": [";
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::string shape = "[";
+      for (size_t d = 0; d < outputs[i].shape().size(); ++d) {
+        shape += (d ? ", " : "") + std::to_string(outputs[i].shape()[d]);
+      }
+      std::string top5 = "[";
+      const std::vector<int> classes = top5_classes(outputs[i]);
+      for (size_t k = 0; k < classes.size(); ++k) top5 += (k ? ", " : "") + std::to_string(classes[k]);
+      out += std::string(i ? ", " : "") + "{\"name\": " +
+             json_string(g.value(g.outputs[i]).name) + ", \"dtype\": " +
+             json_string(dtype_name(outputs[i].dtype())) + ", \"shape\": " + shape +
+             "], \"top5\": " + top5 + "], \"file\": " + json_string(written[i]) + "}";
+    }
+    std::printf("%s]}\n", out.c_str());
   }
   return 0;
 }
