@@ -3,6 +3,7 @@
 // verbatim, names the node(s) it runs, a rerun writes nothing new, and a different file of the
 // same name is kept while the source goes to <name>.2.cl.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -95,6 +96,14 @@ void check_dump(const std::string& plugin) {
     first = cl_files(dir);
   }
   ASSERT_FALSE(first.empty()) << "no .cl file written to " << dir;
+  // Readable as any new file is (0666 less the umask), not mkstemp's 0600.
+  const mode_t mask = ::umask(0);
+  ::umask(mask);
+  for (const auto& [name, text] : first) {
+    struct stat st {};
+    ASSERT_EQ(::stat((dir / name).c_str(), &st), 0) << name;
+    EXPECT_EQ(st.st_mode & 0777, 0666 & ~mask) << name;
+  }
   std::set<std::string> nodes_named;
   std::set<std::string> files_used;
   for (const auto& [name, text] : first) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -573,8 +574,16 @@ inline std::string write_new_source_file(const std::string& dir, const std::stri
                   std::strerror(errno) + " (does it exist and is it writable?)");
     }
     tmp = tmpl.data();
+    // mkstemp creates the file 0600; a kernel source is for people and tools to read, so it gets
+    // the mode any new file would (0666 less the process umask, read once: umask() can only be
+    // read by setting it).
+    static const mode_t kUmask = [] {
+      const mode_t mask = ::umask(0);
+      ::umask(mask);
+      return mask;
+    }();
+    bool ok = ::fchmod(fd, 0666 & ~kUmask) == 0;
     size_t done = 0;
-    bool ok = true;
     while (ok && done < content.size()) {
       const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
       if (w < 0 && errno == EINTR) continue;
