@@ -126,3 +126,13 @@ fi
 # The parsers' libFuzzer harnesses (tests/fuzz), built above in build-asan, a bounded time each.
 echo "== fuzz (tools/run-fuzz.sh, ${TESSERA_FUZZ_SECONDS:-20} s per target)"
 TESSERA_FUZZ_BUILD="$san" "$root/tools/run-fuzz.sh" "${TESSERA_FUZZ_SECONDS:-20}"
+# What this run did not run, and where it runs: the last thing (b) prints.
+echo "== left out of this run"
+slow_tests=$(cd "$root/build" && ctest -N -L '^slow$' | sed -n 's/^ *Test *#[0-9]*: \([^ ]*\).*/\1/p')
+echo "  $(echo "$slow_tests" | grep -c .) tests labelled slow (whole networks on the naive reference" \
+  "kernels, knob grids whole; minutes each): tools/run-tests.sh --slow runs them"
+echo "$slow_tests" | sed 's/^/    /'
+echo "  under ASan + UBSan: ZooVersusOrt* (whole networks on the reference kernels) and soak.short" \
+  "(RSS means nothing there); the Release run above has them (tests/SANITIZERS.md)"
+echo "  under TSan: only tests/expected_suites_tsan.txt's suites (the sessions run from several" \
+  "threads); the Release and ASan runs have the others"
