@@ -9,7 +9,7 @@ targets and packs in the metadata; and that an existing file is kept without --f
 packs, regions, node counts and warnings (bench: statistics with the standard deviation; plan:
 every graph node); `info --json`: every plugin `plan` placed nodes on, with its devices indexed
 as their selectors say; `run --json`: the plan's counts, latency and each output with the file
-it wrote.
+it wrote; `tune --json`: the summary with every task's workload and weight.
 Usage: trace_test.py TESSERA_BIN WORKDIR
 """
 import collections
@@ -117,6 +117,13 @@ def main():
             run_json.get("latency_ms", {}).get("median", 0) <= 0 or not outputs or
             any(not os.path.exists(o["file"]) for o in outputs)):
         failures.append(f"run --json: counts, latency or outputs wrong: {run_json}")
+    tune_json = json.loads(subprocess.run(
+        [tessera, "tune", model, "--targets", "cpu", "--trials", "4", "--verify", "0", "--json"],
+        capture_output=True, text=True, check=True).stdout)
+    tasks = tune_json.get("tasks", [])
+    if (not tasks or any(t["weight"] < 1 or not t["workload"] for t in tasks) or
+            sum(t["trials"] for t in tasks) != 4):
+        failures.append(f"tune --json: tasks, weights or trials wrong: {tune_json}")
     for f in failures:
         print("trace:", f)
     print(f"trace: {len(runs)} runs, {len(regions)} region and {len(node_events)} node events, "

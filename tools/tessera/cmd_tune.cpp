@@ -30,7 +30,7 @@ void print_tune_usage(std::FILE* out) {
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
-               "         [--verify N] [--memory-limit BYTES]\n\n"
+               "         [--verify N] [--memory-limit BYTES] [--json]\n\n"
                "Defaults: --trials 64 without --budget, no cap with one; --budget none (0);\n"
                "--tuner xgb; --early-stopping 0 (never); --repeats 5 (timed runs per\n"
                "measurement); --timeout 30 s per measurement; --seed 1; --isolation worker;\n"
@@ -52,6 +52,8 @@ void print_tune_usage(std::FILE* out) {
                "time: the search leaves the verification its estimated share (at most half)\n"
                "and the verification stops at the budget.\n"
                "--resume says how many records and tasks it took from the log.\n"
+               "--json prints the end-of-run summary as one JSON object on stdout (progress\n"
+               "stays on stderr).\n"
                "Numbers are checked: --trials 1..1e8, --budget 0..604800 s (0 = none),\n"
                "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000.\n");
 }
@@ -76,6 +78,46 @@ std::string command_line(int argc, char** argv) {
   return s;
 }
 
+// --json: the end-of-run summary as one object (the run's settings, per task its workload,
+// weight, default and best times, trials, errors by class and best config, the estimated totals).
+std::string report_json(const tune::TuneReport& report, const tune::TuneOptions& options) {
+  const auto num = [](double v) {
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.3f", v);
+    return std::string(text);
+  };
+  std::string out = "{\"model\": " + json_string(options.model) + ", \"tuner\": " +
+                    json_string(options.tuner) + ", \"trials\": " +
+                    std::to_string(options.trials) + ", \"budget_s\": " + num(options.budget_s) +
+                    ", \"verify\": " + std::to_string(options.verify) + ", \"tasks\": [";
+  for (size_t i = 0; i < report.tasks.size(); ++i) {
+    const tune::TaskResult& t = report.tasks[i];
+    std::string errors;
+    for (const auto& [status, n] : t.errors) {
+      errors += (errors.empty() ? "" : ", ") + json_string(status) + ": " + std::to_string(n);
+    }
+    std::string best = "null";
+    if (t.best) {
+      best = "{\"schedule\": " + json_string(t.best->schedule) + ", \"knobs\": {";
+      for (size_t k = 0; k < t.best->knobs.size(); ++k) {
+        best += (k ? ", " : "") + json_string(t.best->knobs[k].first) + ": " +
+                std::to_string(t.best->knobs[k].second);
+      }
+      best += "}, \"us\": " + num(t.best->median_us) + ", \"stage\": " +
+              json_string(t.best->stage.empty() ? "search" : t.best->stage) + "}";
+    }
+    out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(t.task.id) +
+           ", \"plugin\": " + json_string(t.task.plugin) + ", \"op\": " +
+           json_string(t.task.op) + ", \"workload\": " + json_string(t.task.workload) +
+           ", \"weight\": " + std::to_string(t.task.weight) + ", \"default_us\": " +
+           num(t.default_us) + ", \"trials\": " + std::to_string(t.trials) +
+           ", \"space\": " + std::to_string(t.space_size) + ", \"errors\": {" + errors +
+           "}, \"best\": " + best + "}";
+  }
+  return out + "], \"estimated_default_total_us\": " + num(report.estimated_default_total_us) +
+         ", \"estimated_total_us\": " + num(report.estimated_total_us) + "}\n";
+}
+
 }  // namespace
 
 int cmd_tune(int argc, char** argv) {
@@ -97,7 +139,7 @@ int cmd_tune(int argc, char** argv) {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
                "timeout", "seed", "compile-jobs", "isolation", "verify", kMemoryLimitOption},
-              {"resume", "force"});
+              {"resume", "force", "json"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
       return 2;
@@ -171,7 +213,11 @@ int cmd_tune(int argc, char** argv) {
       display.update(r, s);
     };
     const tune::TuneReport report = tune::run_tuning(options, update);
-    std::printf("\n%s", tune::format_summary(report).c_str());
+    if (args.flag("json")) {
+      std::printf("%s", report_json(report, options).c_str());
+    } else {
+      std::printf("\n%s", tune::format_summary(report).c_str());
+    }
 
     if (!pack_path.empty()) {
       std::string plugin;
@@ -186,7 +232,9 @@ int cmd_tune(int argc, char** argv) {
                                                 command_line(argc, argv));
       if (pack.entries.empty()) throw Error("tune: no successful measurement, no pack written");
       write_file_atomic(pack_path, serialize_validated_pack(pack, pack_path), args.flag("force"));
-      std::printf("wrote %s (%zu entries)\n", pack_path.c_str(), pack.entries.size());
+      if (!args.flag("json")) {
+        std::printf("wrote %s (%zu entries)\n", pack_path.c_str(), pack.entries.size());
+      }
     }
     return 0;
   } catch (const std::exception& e) {
