@@ -122,30 +122,67 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
   }
 }
 
+// The post ops the GEMM epilogue runs per register tile, in double precision for the reference:
+// none, SiLU, GELU (erf) and HardSwish with a clamp of its own.
+std::vector<UnaryFn> post_ops() {
+  UnaryFn silu, gelu, hard_swish;
+  silu.op = UnaryOp::kSilu;
+  gelu.op = UnaryOp::kGelu;
+  hard_swish.op = UnaryOp::kHardSwish;
+  hard_swish.hi = 0.6f;
+  return {UnaryFn{}, silu, gelu, hard_swish};
+}
+
+float apply_post(const UnaryFn& f, float v) {
+  const double x = v;
+  double y = x;
+  switch (f.op) {
+    case UnaryOp::kSilu:
+      y = x / (1.0 + std::exp(-x));
+      break;
+    case UnaryOp::kGelu:
+      y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+      break;
+    case UnaryOp::kHardSwish:
+      y = x * std::min(std::max(x / 6.0 + 0.5, 0.0), 1.0);
+      break;
+    default:
+      break;
+  }
+  return static_cast<float>(std::min<double>(std::max<double>(y, f.lo), f.hi));
+}
+
 // Every width a partial last column panel can have (column tails of 1-6, 16-wide edge tiles, a
 // whole 16 plus a tail), for every tile, with K in one pass and in chunks (a tail resuming from C),
-// row bias, a residual (a fused Add) and clamp, against the reference Gemm.
+// row bias, a residual (a fused Add), clamp and each post op, against the reference Gemm.
 TEST(CpuKernels, EveryPartialPanelWidth) {
   const int64_t m = 13, k = 37;
   const Tensor a = random_tensor({m, k}, 11);
   const Tensor row_bias = random_tensor({m}, 12);
+  const std::vector<UnaryFn> posts = post_ops();
   for (int64_t n = 1; n <= 40; ++n) {
     const Tensor b = random_tensor({k, n}, 13 + static_cast<uint32_t>(n));
     const Tensor res = random_tensor({m, n}, 60 + static_cast<uint32_t>(n));
-    Tensor want = reference("Gemm", Attributes{}, {&a, &b}, {m, n});
+    Tensor clamped = reference("Gemm", Attributes{}, {&a, &b}, {m, n});
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        float& x = want.data<float>()[i * n + j];
+        float& x = clamped.data<float>()[i * n + j];
         x = std::min(std::max(x + row_bias.data<float>()[i] + res.data<float>()[i * n + j], -0.5f),
                      2.0f);
       }
     }
     // K in one pass (kc 0) and in chunks of 16.
     const std::vector<int64_t> kcs = {0, 16};
-    for (const auto& p : knob_grid_indices("tile x kc", {kAllTiles.size(), kcs.size()})) {
+    for (const auto& p :
+         knob_grid_indices("tile x kc x post", {kAllTiles.size(), kcs.size(), posts.size()})) {
       const GemmTile& tile = kAllTiles[p[0]];
-      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n) +
-                   " kc=" + std::to_string(kcs[p[1]]));
+      const UnaryFn& post = posts[p[2]];
+      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n) + " kc=" +
+                   std::to_string(kcs[p[1]]) + " post=" + std::to_string(static_cast<int>(post.op)));
+      Tensor want = clamped.clone();
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        want.data<float>()[i] = apply_post(post, want.data<float>()[i]);
+      }
       PackedMatrix pa;
       pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
       Epilogue e;
@@ -153,6 +190,7 @@ TEST(CpuKernels, EveryPartialPanelWidth) {
       e.residual = res.data<float>();
       e.lo = -0.5f;
       e.hi = 2.0f;
+      if (post.op != UnaryOp::kIdentity) e.post = &post;
       GemmBlocking blocking{96, 512, kcs[p[1]]};
       blocking.nr = tile.nr;
       std::vector<float> got(static_cast<size_t>(m * n), -7.0f);
@@ -641,17 +679,27 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       std::vector<float> c(static_cast<size_t>(m * n));
       sgemm_packed(pa, pb, c.data(), n, Epilogue{}, GemmBlocking{});
       expect_close(c.data(), want_mm);
-      // The panel path with K chunks (first/last partial-sum variants of the tile).
-      std::fill(c.begin(), c.end(), 0.0f);
+      // The panel path with K chunks (first/last partial-sum variants of the tile), then with
+      // each post op (whole tiles, edge tiles and column tails through the tile buffer).
       GemmBlocking chunked{12, 32, 8, false, false};
       chunked.nr = tile.nr;
-      sgemm_panels(
-          pa, n,
-          [&](int64_t j0, float* panel) {
-            copy_panel(bm.data<float>(), k, n, n, j0, panel, tile.nr);
-          },
-          c.data(), n, Epilogue{}, chunked);
-      expect_close(c.data(), want_mm);
+      for (const UnaryFn& post : post_ops()) {
+        SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
+        std::fill(c.begin(), c.end(), 0.0f);
+        Epilogue e;
+        if (post.op != UnaryOp::kIdentity) e.post = &post;
+        sgemm_panels(
+            pa, n,
+            [&](int64_t j0, float* panel) {
+              copy_panel(bm.data<float>(), k, n, n, j0, panel, tile.nr);
+            },
+            c.data(), n, e, chunked);
+        Tensor want = want_mm.clone();
+        for (int64_t i = 0; i < want.numel(); ++i) {
+          want.data<float>()[i] = apply_post(post, want.data<float>()[i]);
+        }
+        expect_close(c.data(), want);
+      }
     }
     // Depthwise rows (the pointwise+depthwise fusion's kernel), against the reference conv.
     EXPECT_FALSE(test::depthwise_rows_cases().empty()) << "no depthwise rows case: nothing checked";

@@ -82,8 +82,8 @@ struct Epilogue {
   const float* residual = nullptr;  // added before the clamp: laid out like C, same row stride
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
-  // A pointwise op after the clamp (SiLU, HardSwish, GELU, ...), applied to each task's block of
-  // C once it is final, while the block is still in L1/L2; nullptr for none.
+  // A pointwise op after the clamp (SiLU, HardSwish, GELU, ...), applied to each register tile of
+  // C as it is stored; nullptr for none.
   const UnaryFn* post = nullptr;
 };
 

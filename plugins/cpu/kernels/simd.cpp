@@ -50,15 +50,17 @@ struct OffsetRows {
 };
 
 // A tile's epilogue, pointers at the tile's origin: per-row and per-column bias, a residual laid
-// out like C (row stride ldc) added before the clamp to [lo, hi] (a fused Add of resnet blocks).
+// out like C (row stride ldc) added before the clamp to [lo, hi] (a fused Add of resnet blocks),
+// then the pointwise post op (nullptr for none).
 struct TileEpilogue {
   const float* row_bias;
   const float* col_bias;
   const float* res;
   float lo, hi;
+  const UnaryFn* post;
   HWY_INLINE TileEpilogue shifted(int64_t j) const {
-    return TileEpilogue{row_bias, col_bias ? col_bias + j : nullptr, res ? res + j : nullptr, lo,
-                        hi};
+    return TileEpilogue{
+        row_bias, col_bias ? col_bias + j : nullptr, res ? res + j : nullptr, lo, hi, post};
   }
 };
 
@@ -66,7 +68,7 @@ struct TileEpilogue {
 HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_t ldc) {
   return TileEpilogue{e.row_bias ? e.row_bias + i0 : nullptr,
                       e.col_bias ? e.col_bias + j0 : nullptr,
-                      e.residual ? e.residual + i0 * ldc + j0 : nullptr, e.lo, e.hi};
+                      e.residual ? e.residual + i0 * ldc + j0 : nullptr, e.lo, e.hi, e.post};
 }
 
 // A panel's k steps the micro-kernel prefetches ahead. Late layers' weights (resnet-50's 4 MiB
@@ -136,16 +138,25 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
       for (size_t v = 0; v < kVecs; ++v) {
         cb[v] = ep.col_bias ? hn::LoadU(d, ep.col_bias + v * kLanes) : hn::Zero(d);
       }
+      // With a post op the tile goes through a contiguous buffer on the stack, from which the
+      // post op writes C. C's rows (a conv's output planes) are a multiple of 4 KiB apart on
+      // 64x64 and 128x128 maps: a tile stored to C and read back for the post op afterwards had
+      // left L1 (set conflicts), and the post op's pass cost as much as the GEMM (efficientnet's
+      // 1x1 16 -> 96 + SiLU at 112x112, fastvit's 48 -> 144 + GELU at 64x64).
+      alignas(64) float tile[MR * NR];
+      float* dst = ep.post != nullptr ? tile : c;
+      const int64_t ld = ep.post != nullptr ? NR : ldc;
       for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
         const V rb = ep.row_bias ? hn::Set(d, ep.row_bias[r]) : hn::Zero(d);
         const float* res = ep.res ? ep.res + static_cast<int64_t>(r) * ldc : nullptr;
-        float* out = c + static_cast<int64_t>(r) * ldc;
+        float* out = dst + static_cast<int64_t>(r) * ld;
         for (size_t v = 0; v < kVecs; ++v) {
           V x = hn::Add(hn::Add(acc[r][v], rb), cb[v]);
           if (res) x = hn::Add(x, hn::LoadU(d, res + v * kLanes));
           hn::StoreU(hn::Min(hn::Max(x, vlo), vhi), d, out + v * kLanes);
         }
       }
+      if (ep.post != nullptr) unary_block(*ep.post, tile, NR, c, ldc, MR, NR);
     } else {
       for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
         for (size_t v = 0; v < kVecs; ++v) {
@@ -162,11 +173,17 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
                                                                 lanes_of(v))
                                                     : hn::Zero(d);
   }
+  // The post op as in whole tiles: through a buffer, of which only the tile's rows and columns
+  // are written and read.
+  const bool post = kLast && ep.post != nullptr;
+  alignas(64) float tile[MR * NR];
+  float* dst = post ? tile : c;
+  const int64_t ld = post ? NR : ldc;
   for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
     if (static_cast<int64_t>(r) >= rows) break;
     const V rb = hn::Set(d, kLast && ep.row_bias ? ep.row_bias[r] : 0.0f);
     const float* res = kLast && ep.res ? ep.res + static_cast<int64_t>(r) * ldc : nullptr;
-    float* out = c + static_cast<int64_t>(r) * ldc;
+    float* out = dst + static_cast<int64_t>(r) * ld;
     for (size_t v = 0; v < kVecs; ++v) {
       const int64_t n = lanes_of(v);
       if (n == 0) break;
@@ -179,6 +196,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
       StoreFirst(x, d, out + v * kLanes, n);
     }
   }
+  if (post) unary_block(*ep.post, tile, NR, c, ldc, rows, cols);
 }
 
 // The last few columns of C (NC <= kTailCols) for MR rows: vectors run down the rows (A's packed
@@ -253,6 +271,7 @@ HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, i
     }
     for (int64_t r = 0; r < rows; ++r) c[r * ldc + static_cast<int64_t>(j)] = buf[r];
   }
+  if (last && ep.post != nullptr) unary_rows(*ep.post, c, ldc, rows, NC);
 }
 
 template <int MR, class Rows>
@@ -351,11 +370,6 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
     }
     if (kn == 0) break;
   }
-  if (e->post != nullptr) {
-    const int64_t i0 = p0 * MR, j0 = q0 * NR;
-    unary_rows(*e->post, c + i0 * ldc + j0, ldc, std::min(p1 * MR, m) - i0,
-               std::min(q1 * NR, n) - j0);
-  }
 }
 
 // The compiled tiles (compiled_gemm_tiles lists them from the same macro).
@@ -400,7 +414,6 @@ HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* 
                       TileAt(*e, i0, j0, ldc), true, true);
     }
   }
-  if (e->post != nullptr) unary_rows(*e->post, c, ldc, m, n);
 }
 
 HWY_ATTR void PhaseBlock(const PackedMatrix* a, int64_t nr, const float* b, const int64_t* off,
