@@ -332,6 +332,53 @@ INSTANTIATE_TEST_SUITE_P(
                       // Stride-2 stems with rows wider than a 32-column panel (vector gather).
                       ConvCase{3, 30, 75, 10, 7, 2, 3, 1}, ConvCase{3, 33, 67, 16, 3, 2, 1, 1}));
 
+// A 1x1 stride-1 conv with B read in place (a task's whole panels in one block, row panels
+// outer, then its partial panel packed) and each post op per tile, against the reference Conv:
+// 99 columns are whole 16- and 32-wide panels and a column tail, blockings of one task, of
+// several with a K chunk, and tasks narrower than their panels' run.
+TEST(CpuKernels, DirectOneByOneWithPostOps) {
+  const ConvCase c{13, 9, 11, 11, 1, 1, 0, 1};
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 31);
+  const Tensor w = random_tensor({c.oc, c.c, 1, 1}, 32);
+  const Tensor b = random_tensor({c.oc}, 33);
+  const Tensor conv = reference_conv(c, x, w, b, g);
+  const int64_t cols = g.oh * g.ow;
+  const std::vector<UnaryFn> posts = post_ops();
+  const std::vector<GemmBlocking> blockings = {GemmBlocking{768, 512, 0, false},
+                                               GemmBlocking{6, 48, 5, false},
+                                               GemmBlocking{12, 64, 0, false}};
+  for (const auto& p : knob_grid_indices("tile x blocking x post",
+                                         {kAllTiles.size(), blockings.size(), posts.size()})) {
+    const GemmTile& tile = kAllTiles[p[0]];
+    GemmBlocking blocking = blockings[p[1]];
+    blocking.nr = tile.nr;
+    const UnaryFn& post = posts[p[2]];
+    SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
+                 " nc=" + std::to_string(blocking.nc) + " kc=" + std::to_string(blocking.kc) +
+                 " post=" + std::to_string(static_cast<int>(post.op)));
+    PackedMatrix pa;
+    pack_a(w.data<float>(), c.oc, c.c, c.c, 1, &pa, tile.mr);
+    Epilogue e;
+    e.row_bias = b.data<float>();
+    e.lo = -0.5f;
+    e.hi = 0.7f;
+    if (post.op != UnaryOp::kIdentity) e.post = &post;
+    const float* xb = x.data<float>();
+    std::vector<float> got(static_cast<size_t>(c.oc * cols), -7.0f);
+    sgemm_panels(
+        pa, cols,
+        [&](int64_t j0, float* panel) { copy_panel(xb, c.c, cols, cols, j0, panel, tile.nr); },
+        got.data(), cols, e, blocking, xb, cols);
+    Tensor want = conv.clone();
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      want.data<float>()[i] =
+          apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.7f));
+    }
+    expect_close(got.data(), want);
+  }
+}
+
 // Winograd F(2x2,3x3) against the reference Conv: odd H/W (partial right/bottom tiles), pads 0
 // and 1, channel counts off the tile multiples, every compiled tile, several tiles per task, with
 // and without bias, no clamp and a Relu/Clip clamp.
