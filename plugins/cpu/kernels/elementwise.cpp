@@ -183,9 +183,16 @@ HWY_INLINE void UnaryBlockT(const UnaryFn& f, const float* x, int64_t ldx, float
                             int64_t rows, int64_t cols) {
   const DF d;
   const VF lo = hn::Set(d, f.lo), hi = hn::Set(d, f.hi);
+  // Without bounds the clamp is left out: 2 of SiLU's ~24 vector instructions.
+  const bool clamp = f.lo > -std::numeric_limits<float>::infinity() ||
+                     f.hi < std::numeric_limits<float>::infinity();
   for (int64_t r = 0; r < rows; ++r) {
-    MapRun(x + r * ldx, y + r * ldy, cols,
-           [&](VF v) { return hn::Min(hn::Max(Apply(d, kOp, f, v), lo), hi); });
+    if (clamp) {
+      MapRun(x + r * ldx, y + r * ldy, cols,
+             [&](VF v) { return hn::Min(hn::Max(Apply(d, kOp, f, v), lo), hi); });
+    } else {
+      MapRun(x + r * ldx, y + r * ldy, cols, [&](VF v) { return Apply(d, kOp, f, v); });
+    }
   }
 }
 
