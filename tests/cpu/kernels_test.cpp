@@ -122,30 +122,67 @@ TEST_P(CpuGemm, MatchesReferenceGemmWithBiasAndClamp) {
   }
 }
 
+// The post ops the GEMM epilogue runs per register tile, in double precision for the reference:
+// none, SiLU, GELU (erf) and HardSwish with a clamp of its own.
+std::vector<UnaryFn> post_ops() {
+  UnaryFn silu, gelu, hard_swish;
+  silu.op = UnaryOp::kSilu;
+  gelu.op = UnaryOp::kGelu;
+  hard_swish.op = UnaryOp::kHardSwish;
+  hard_swish.hi = 0.6f;
+  return {UnaryFn{}, silu, gelu, hard_swish};
+}
+
+float apply_post(const UnaryFn& f, float v) {
+  const double x = v;
+  double y = x;
+  switch (f.op) {
+    case UnaryOp::kSilu:
+      y = x / (1.0 + std::exp(-x));
+      break;
+    case UnaryOp::kGelu:
+      y = 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)));
+      break;
+    case UnaryOp::kHardSwish:
+      y = x * std::min(std::max(x / 6.0 + 0.5, 0.0), 1.0);
+      break;
+    default:
+      break;
+  }
+  return static_cast<float>(std::min<double>(std::max<double>(y, f.lo), f.hi));
+}
+
 // Every width a partial last column panel can have (column tails of 1-6, 16-wide edge tiles, a
 // whole 16 plus a tail), for every tile, with K in one pass and in chunks (a tail resuming from C),
-// row bias, a residual (a fused Add) and clamp, against the reference Gemm.
+// row bias, a residual (a fused Add), clamp and each post op, against the reference Gemm.
 TEST(CpuKernels, EveryPartialPanelWidth) {
   const int64_t m = 13, k = 37;
   const Tensor a = random_tensor({m, k}, 11);
   const Tensor row_bias = random_tensor({m}, 12);
+  const std::vector<UnaryFn> posts = post_ops();
   for (int64_t n = 1; n <= 40; ++n) {
     const Tensor b = random_tensor({k, n}, 13 + static_cast<uint32_t>(n));
     const Tensor res = random_tensor({m, n}, 60 + static_cast<uint32_t>(n));
-    Tensor want = reference("Gemm", Attributes{}, {&a, &b}, {m, n});
+    Tensor clamped = reference("Gemm", Attributes{}, {&a, &b}, {m, n});
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
-        float& x = want.data<float>()[i * n + j];
+        float& x = clamped.data<float>()[i * n + j];
         x = std::min(std::max(x + row_bias.data<float>()[i] + res.data<float>()[i * n + j], -0.5f),
                      2.0f);
       }
     }
     // K in one pass (kc 0) and in chunks of 16.
     const std::vector<int64_t> kcs = {0, 16};
-    for (const auto& p : knob_grid_indices("tile x kc", {kAllTiles.size(), kcs.size()})) {
+    for (const auto& p :
+         knob_grid_indices("tile x kc x post", {kAllTiles.size(), kcs.size(), posts.size()})) {
       const GemmTile& tile = kAllTiles[p[0]];
-      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n) +
-                   " kc=" + std::to_string(kcs[p[1]]));
+      const UnaryFn& post = posts[p[2]];
+      SCOPED_TRACE(tile_name(tile) + " n=" + std::to_string(n) + " kc=" +
+                   std::to_string(kcs[p[1]]) + " post=" + std::to_string(static_cast<int>(post.op)));
+      Tensor want = clamped.clone();
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        want.data<float>()[i] = apply_post(post, want.data<float>()[i]);
+      }
       PackedMatrix pa;
       pack_a(a.data<float>(), m, k, k, 1, &pa, tile.mr);
       Epilogue e;
@@ -153,6 +190,7 @@ TEST(CpuKernels, EveryPartialPanelWidth) {
       e.residual = res.data<float>();
       e.lo = -0.5f;
       e.hi = 2.0f;
+      if (post.op != UnaryOp::kIdentity) e.post = &post;
       GemmBlocking blocking{96, 512, kcs[p[1]]};
       blocking.nr = tile.nr;
       std::vector<float> got(static_cast<size_t>(m * n), -7.0f);
@@ -293,6 +331,53 @@ INSTANTIATE_TEST_SUITE_P(
                       ConvCase{4, 6, 17, 8, 3, 1, 1, 1},
                       // Stride-2 stems with rows wider than a 32-column panel (vector gather).
                       ConvCase{3, 30, 75, 10, 7, 2, 3, 1}, ConvCase{3, 33, 67, 16, 3, 2, 1, 1}));
+
+// A 1x1 stride-1 conv with B read in place (a task's whole panels in one block, row panels
+// outer, then its partial panel packed) and each post op per tile, against the reference Conv:
+// 99 columns are whole 16- and 32-wide panels and a column tail, blockings of one task, of
+// several with a K chunk, and tasks narrower than their panels' run.
+TEST(CpuKernels, DirectOneByOneWithPostOps) {
+  const ConvCase c{13, 9, 11, 11, 1, 1, 0, 1};
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 31);
+  const Tensor w = random_tensor({c.oc, c.c, 1, 1}, 32);
+  const Tensor b = random_tensor({c.oc}, 33);
+  const Tensor conv = reference_conv(c, x, w, b, g);
+  const int64_t cols = g.oh * g.ow;
+  const std::vector<UnaryFn> posts = post_ops();
+  const std::vector<GemmBlocking> blockings = {GemmBlocking{768, 512, 0, false},
+                                               GemmBlocking{6, 48, 5, false},
+                                               GemmBlocking{12, 64, 0, false}};
+  for (const auto& p : knob_grid_indices("tile x blocking x post",
+                                         {kAllTiles.size(), blockings.size(), posts.size()})) {
+    const GemmTile& tile = kAllTiles[p[0]];
+    GemmBlocking blocking = blockings[p[1]];
+    blocking.nr = tile.nr;
+    const UnaryFn& post = posts[p[2]];
+    SCOPED_TRACE(tile_name(tile) + " mc=" + std::to_string(blocking.mc) +
+                 " nc=" + std::to_string(blocking.nc) + " kc=" + std::to_string(blocking.kc) +
+                 " post=" + std::to_string(static_cast<int>(post.op)));
+    PackedMatrix pa;
+    pack_a(w.data<float>(), c.oc, c.c, c.c, 1, &pa, tile.mr);
+    Epilogue e;
+    e.row_bias = b.data<float>();
+    e.lo = -0.5f;
+    e.hi = 0.7f;
+    if (post.op != UnaryOp::kIdentity) e.post = &post;
+    const float* xb = x.data<float>();
+    std::vector<float> got(static_cast<size_t>(c.oc * cols), -7.0f);
+    sgemm_panels(
+        pa, cols,
+        [&](int64_t j0, float* panel) { copy_panel(xb, c.c, cols, cols, j0, panel, tile.nr); },
+        got.data(), cols, e, blocking, xb, cols);
+    Tensor want = conv.clone();
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      want.data<float>()[i] =
+          apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.7f));
+    }
+    expect_close(got.data(), want);
+  }
+}
 
 // Winograd F(2x2,3x3) against the reference Conv: odd H/W (partial right/bottom tiles), pads 0
 // and 1, channel counts off the tile multiples, every compiled tile, several tiles per task, with
@@ -722,17 +807,27 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       std::vector<float> c(static_cast<size_t>(m * n));
       sgemm_packed(pa, pb, c.data(), n, Epilogue{}, GemmBlocking{});
       expect_close(c.data(), want_mm);
-      // The panel path with K chunks (first/last partial-sum variants of the tile).
-      std::fill(c.begin(), c.end(), 0.0f);
+      // The panel path with K chunks (first/last partial-sum variants of the tile), then with
+      // each post op (whole tiles, edge tiles and column tails through the tile buffer).
       GemmBlocking chunked{12, 32, 8, false, false};
       chunked.nr = tile.nr;
-      sgemm_panels(
-          pa, n,
-          [&](int64_t j0, float* panel) {
-            copy_panel(bm.data<float>(), k, n, n, j0, panel, tile.nr);
-          },
-          c.data(), n, Epilogue{}, chunked);
-      expect_close(c.data(), want_mm);
+      for (const UnaryFn& post : post_ops()) {
+        SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
+        std::fill(c.begin(), c.end(), 0.0f);
+        Epilogue e;
+        if (post.op != UnaryOp::kIdentity) e.post = &post;
+        sgemm_panels(
+            pa, n,
+            [&](int64_t j0, float* panel) {
+              copy_panel(bm.data<float>(), k, n, n, j0, panel, tile.nr);
+            },
+            c.data(), n, e, chunked);
+        Tensor want = want_mm.clone();
+        for (int64_t i = 0; i < want.numel(); ++i) {
+          want.data<float>()[i] = apply_post(post, want.data<float>()[i]);
+        }
+        expect_close(c.data(), want);
+      }
     }
     // Depthwise rows (the pointwise+depthwise fusion's kernel), against the reference conv.
     EXPECT_FALSE(test::depthwise_rows_cases().empty()) << "no depthwise rows case: nothing checked";

@@ -236,6 +236,51 @@ void conv_panels(const std::string& t, const ConvCase& c) {
   }
 }
 
+// A 1x1 conv with B read in place and a post op (SiLU, GELU) run per register tile, every tile:
+// whole panels, a partial one and a column tail (99 columns), one task and several with K chunks.
+void conv_post_ops(const std::string& t) {
+  const ConvCase c{13, 9, 11, 11, 1, 1, 0, 1};
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 31);
+  const Tensor w = random_tensor({c.oc, c.c, 1, 1}, 32);
+  const Tensor b = random_tensor({c.oc}, 33);
+  const Tensor conv = reference_conv(c, x, w, b, g);
+  const int64_t cols = g.oh * g.ow;
+  UnaryFn silu, gelu;
+  silu.op = UnaryOp::kSilu;
+  gelu.op = UnaryOp::kGelu;
+  for (const UnaryFn& post : {silu, gelu}) {
+    Tensor want = conv.clone();
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      const double v = want.data<float>()[i];
+      want.data<float>()[i] = static_cast<float>(
+          post.op == UnaryOp::kSilu ? v / (1.0 + std::exp(-v))
+                                    : 0.5 * v * (1.0 + std::erf(v / std::sqrt(2.0))));
+    }
+    for (const GemmTile& tile : kAllTiles) {
+      for (GemmBlocking blocking : {GemmBlocking{768, 512, 0, false}, GemmBlocking{6, 48, 5, false}}) {
+        blocking.nr = tile.nr;
+        PackedMatrix pa;
+        pack_a(w.data<float>(), c.oc, c.c, c.c, 1, &pa, tile.mr);
+        Epilogue e;
+        e.row_bias = b.data<float>();
+        e.post = &post;
+        const float* xb = x.data<float>();
+        std::vector<float> got(static_cast<size_t>(c.oc * cols));
+        sgemm_panels(
+            pa, cols,
+            [&](int64_t j0, float* panel) { copy_panel(xb, c.c, cols, cols, j0, panel, tile.nr); },
+            got.data(), cols, e, blocking, xb, cols);
+        check_close(t,
+                    std::string("conv 1x1 direct_b + ") +
+                        (post.op == UnaryOp::kSilu ? "SiLU " : "GELU ") + blocking_name(blocking) +
+                        " " + tile_name(tile),
+                    got.data(), want);
+      }
+    }
+  }
+}
+
 // Convs on phase planes (phase_gemm_conv), every tile.
 void phase_conv(const std::string& t, const ConvCase& c) {
   const ConvGeometry g = geometry(c);
@@ -403,6 +448,7 @@ void run_all(const std::string& t) {
     conv_im2col(t, c);
     conv_panels(t, c);
   }
+  conv_post_ops(t);
   for (const ConvCase& c :
        {ConvCase{5, 13, 11, 5, 3, 1, 1, 5}, ConvCase{3, 14, 15, 3, 3, 2, 1, 3},
         ConvCase{2, 7, 9, 2, 3, 2, 0, 2}, ConvCase{4, 3, 2, 4, 3, 1, 1, 4},

@@ -109,7 +109,7 @@ HWY_INLINE VF Softplus(DF d, VF x) {
   return hn::Add(hn::Max(x, hn::Zero(d)), hn::Log1p(d, hn::Exp(d, hn::Neg(hn::Abs(x)))));
 }
 
-// `op` is a constant where UnaryRun instantiates it, so the switch folds away in each loop.
+// `op` is a constant where UnaryBlock instantiates it, so the switch folds away in each loop.
 HWY_INLINE VF Apply(DF d, UnaryOp op, const UnaryFn& f, VF x) {
   const VF zero = hn::Zero(d), one = hn::Set(d, 1.0f);
   switch (op) {
@@ -179,20 +179,33 @@ HWY_INLINE VF Apply(DF d, UnaryOp op, const UnaryFn& f, VF x) {
 }
 
 template <UnaryOp kOp>
-HWY_INLINE void UnaryRunT(const UnaryFn& f, const float* x, float* y, int64_t n) {
+HWY_INLINE void UnaryBlockT(const UnaryFn& f, const float* x, int64_t ldx, float* y, int64_t ldy,
+                            int64_t rows, int64_t cols) {
   const DF d;
   const VF lo = hn::Set(d, f.lo), hi = hn::Set(d, f.hi);
-  MapRun(x, y, n, [&](VF v) { return hn::Min(hn::Max(Apply(d, kOp, f, v), lo), hi); });
+  // Without bounds the clamp is left out: 2 of SiLU's ~24 vector instructions.
+  const bool clamp = f.lo > -std::numeric_limits<float>::infinity() ||
+                     f.hi < std::numeric_limits<float>::infinity();
+  for (int64_t r = 0; r < rows; ++r) {
+    if (clamp) {
+      MapRun(x + r * ldx, y + r * ldy, cols,
+             [&](VF v) { return hn::Min(hn::Max(Apply(d, kOp, f, v), lo), hi); });
+    } else {
+      MapRun(x + r * ldx, y + r * ldy, cols, [&](VF v) { return Apply(d, kOp, f, v); });
+    }
+  }
 }
 
 // One loop per op: with the op read inside the loop, the switch ran per vector and kept the
-// compiler from interleaving iterations.
-HWY_ATTR void UnaryRun(const UnaryFn* fn, const float* x, float* y, int64_t n) {
+// compiler from interleaving iterations. A block's rows in one call: the GEMM epilogue runs it
+// per register tile, where a call per row had cost as much as the activation itself.
+HWY_ATTR void UnaryBlock(const UnaryFn* fn, const float* x, int64_t ldx, float* y, int64_t ldy,
+                         int64_t rows, int64_t cols) {
   const UnaryFn f = *fn;
   switch (f.op) {
-#define TESSERA_UNARY_CASE(OP)         \
-  case UnaryOp::OP:                    \
-    UnaryRunT<UnaryOp::OP>(f, x, y, n); \
+#define TESSERA_UNARY_CASE(OP)                                \
+  case UnaryOp::OP:                                           \
+    UnaryBlockT<UnaryOp::OP>(f, x, ldx, y, ldy, rows, cols); \
     return;
     TESSERA_UNARY_CASE(kIdentity)
     TESSERA_UNARY_CASE(kSigmoid)
@@ -468,7 +481,7 @@ HWY_AFTER_NAMESPACE();
 
 namespace tessera::cpu {
 
-HWY_EXPORT(UnaryRun);
+HWY_EXPORT(UnaryBlock);
 HWY_EXPORT(BinaryRun);
 HWY_EXPORT(ReduceRun);
 HWY_EXPORT(ReduceRows);
@@ -478,15 +491,20 @@ HWY_EXPORT(ScaleShiftRun);
 HWY_EXPORT(SoftmaxRun);
 
 void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
-  HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, x, y, n);
+  HWY_DYNAMIC_DISPATCH(UnaryBlock)(&fn, x, n, y, n, 1, n);
 }
 
 void unary_rows(const UnaryFn& fn, float* y, int64_t ldc, int64_t rows, int64_t cols) {
   if (ldc == cols) {
-    HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, y, y, rows * cols);
+    unary_run(fn, y, y, rows * cols);
     return;
   }
-  for (int64_t r = 0; r < rows; ++r) HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, y + r * ldc, y + r * ldc, cols);
+  HWY_DYNAMIC_DISPATCH(UnaryBlock)(&fn, y, ldc, y, ldc, rows, cols);
+}
+
+void unary_block(const UnaryFn& fn, const float* x, int64_t ldx, float* y, int64_t ldy,
+                 int64_t rows, int64_t cols) {
+  HWY_DYNAMIC_DISPATCH(UnaryBlock)(&fn, x, ldx, y, ldy, rows, cols);
 }
 
 void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n) {
@@ -494,7 +512,7 @@ void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n) {
   constexpr int64_t kChunk = 1 << 14;
   tbb::parallel_for(int64_t{0}, (n + kChunk - 1) / kChunk, [&](int64_t i) {
     const int64_t b = i * kChunk;
-    HWY_DYNAMIC_DISPATCH(UnaryRun)(&fn, x + b, y + b, std::min(kChunk, n - b));
+    unary_run(fn, x + b, y + b, std::min(kChunk, n - b));
   });
 }
 

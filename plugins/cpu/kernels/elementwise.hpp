@@ -50,6 +50,10 @@ void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n);
 // y = fn(y) over a rows x cols block of row stride ldc, on the calling thread: a kernel's
 // epilogue for a block it just finished.
 void unary_rows(const UnaryFn& fn, float* y, int64_t ldc, int64_t rows, int64_t cols);
+// y = fn(x) from a rows x cols block of x (row stride ldx) into y (row stride ldy), on the
+// calling thread: a GEMM register tile's epilogue, from the tile's buffer into C.
+void unary_block(const UnaryFn& fn, const float* x, int64_t ldx, float* y, int64_t ldy,
+                 int64_t rows, int64_t cols);
 // The same over n elements in parallel chunks (inside the caller's task_arena).
 void unary_parallel(const UnaryFn& fn, const float* x, float* y, int64_t n);
 

@@ -82,8 +82,9 @@ struct Epilogue {
   const float* residual = nullptr;  // added before the clamp: laid out like C, same row stride
   float lo = -std::numeric_limits<float>::infinity();
   float hi = std::numeric_limits<float>::infinity();
-  // A pointwise op after the clamp (SiLU, HardSwish, GELU, ...), applied to each task's block of
-  // C once it is final, while the block is still in L1/L2; nullptr for none.
+  // A pointwise op after the clamp (SiLU, HardSwish, GELU, ...), applied while C is in cache: per
+  // register tile as it is stored, or per block of tiles (simd.cpp's PanelBlockT, PhaseBlockT say
+  // which); nullptr for none.
   const UnaryFn* post = nullptr;
 };
 

@@ -50,15 +50,17 @@ struct OffsetRows {
 };
 
 // A tile's epilogue, pointers at the tile's origin: per-row and per-column bias, a residual laid
-// out like C (row stride ldc) added before the clamp to [lo, hi] (a fused Add of resnet blocks).
+// out like C (row stride ldc) added before the clamp to [lo, hi] (a fused Add of resnet blocks),
+// then the pointwise post op (nullptr for none).
 struct TileEpilogue {
   const float* row_bias;
   const float* col_bias;
   const float* res;
   float lo, hi;
+  const UnaryFn* post;
   HWY_INLINE TileEpilogue shifted(int64_t j) const {
-    return TileEpilogue{row_bias, col_bias ? col_bias + j : nullptr, res ? res + j : nullptr, lo,
-                        hi};
+    return TileEpilogue{
+        row_bias, col_bias ? col_bias + j : nullptr, res ? res + j : nullptr, lo, hi, post};
   }
 };
 
@@ -66,7 +68,7 @@ struct TileEpilogue {
 HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_t ldc) {
   return TileEpilogue{e.row_bias ? e.row_bias + i0 : nullptr,
                       e.col_bias ? e.col_bias + j0 : nullptr,
-                      e.residual ? e.residual + i0 * ldc + j0 : nullptr, e.lo, e.hi};
+                      e.residual ? e.residual + i0 * ldc + j0 : nullptr, e.lo, e.hi, e.post};
 }
 
 // A panel's k steps the micro-kernel prefetches ahead. Late layers' weights (resnet-50's 4 MiB
@@ -136,16 +138,25 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
       for (size_t v = 0; v < kVecs; ++v) {
         cb[v] = ep.col_bias ? hn::LoadU(d, ep.col_bias + v * kLanes) : hn::Zero(d);
       }
+      // With a post op the tile goes through a contiguous buffer on the stack, from which the
+      // post op writes C. C's rows (a conv's output planes) are a multiple of 4 KiB apart on
+      // 64x64 and 128x128 maps: a tile stored to C and read back for the post op afterwards had
+      // left L1 (set conflicts), and the post op's pass cost as much as the GEMM (efficientnet's
+      // 1x1 16 -> 96 + SiLU at 112x112, fastvit's 48 -> 144 + GELU at 64x64).
+      alignas(64) float tile[MR * NR];
+      float* dst = ep.post != nullptr ? tile : c;
+      const int64_t ld = ep.post != nullptr ? NR : ldc;
       for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
         const V rb = ep.row_bias ? hn::Set(d, ep.row_bias[r]) : hn::Zero(d);
         const float* res = ep.res ? ep.res + static_cast<int64_t>(r) * ldc : nullptr;
-        float* out = c + static_cast<int64_t>(r) * ldc;
+        float* out = dst + static_cast<int64_t>(r) * ld;
         for (size_t v = 0; v < kVecs; ++v) {
           V x = hn::Add(hn::Add(acc[r][v], rb), cb[v]);
           if (res) x = hn::Add(x, hn::LoadU(d, res + v * kLanes));
           hn::StoreU(hn::Min(hn::Max(x, vlo), vhi), d, out + v * kLanes);
         }
       }
+      if (ep.post != nullptr) unary_block(*ep.post, tile, NR, c, ldc, MR, NR);
     } else {
       for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
         for (size_t v = 0; v < kVecs; ++v) {
@@ -162,11 +173,17 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
                                                                 lanes_of(v))
                                                     : hn::Zero(d);
   }
+  // The post op as in whole tiles: through a buffer, of which only the tile's rows and columns
+  // are written and read.
+  const bool post = kLast && ep.post != nullptr;
+  alignas(64) float tile[MR * NR];
+  float* dst = post ? tile : c;
+  const int64_t ld = post ? NR : ldc;
   for (size_t r = 0; r < static_cast<size_t>(MR); ++r) {
     if (static_cast<int64_t>(r) >= rows) break;
     const V rb = hn::Set(d, kLast && ep.row_bias ? ep.row_bias[r] : 0.0f);
     const float* res = kLast && ep.res ? ep.res + static_cast<int64_t>(r) * ldc : nullptr;
-    float* out = c + static_cast<int64_t>(r) * ldc;
+    float* out = dst + static_cast<int64_t>(r) * ld;
     for (size_t v = 0; v < kVecs; ++v) {
       const int64_t n = lanes_of(v);
       if (n == 0) break;
@@ -179,6 +196,7 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
       StoreFirst(x, d, out + v * kLanes, n);
     }
   }
+  if (post) unary_block(*ep.post, tile, NR, c, ldc, rows, cols);
 }
 
 // The last few columns of C (NC <= kTailCols) for MR rows: vectors run down the rows (A's packed
@@ -253,6 +271,7 @@ HWY_ATTR HWY_INLINE void ColumnTailT(const float* HWY_RESTRICT ap, Rows brows, i
     }
     for (int64_t r = 0; r < rows; ++r) c[r * ldc + static_cast<int64_t>(j)] = buf[r];
   }
+  if (last && ep.post != nullptr) unary_rows(*ep.post, c, ldc, rows, NC);
 }
 
 template <int MR, class Rows>
@@ -330,11 +349,19 @@ HWY_ATTR HWY_INLINE void MicroTile(const float* HWY_RESTRICT ap, const float* HW
 // while A's row panels stream past. Panel q's element (k, c) is at bp[(q - q0) * qstride + k * ldb
 // + c]: packed panels have ldb = NR, qstride = K * NR; an unpacked row-major B has ldb = its row
 // stride and qstride = NR (then every panel must be a full NR wide).
+// post_per_tile: the epilogue's post op runs per tile (MicroTileT), else in one pass over the
+// block's rows after it. Per tile where C's rows are a whole output plane apart (a conv on a
+// large map), which a pass after the block read back from L2 (see MicroTileT); one pass for a
+// block of B packed whole (small maps), still in L1, where per tile measured slower (1x1 192 ->
+// 1152 + SiLU at 7x7: 280 against 225 us, tiles of 32, 16 and 1 columns).
 template <int MR, int NR>
 HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, int64_t qstride,
                           int64_t n, int64_t q0, int64_t q1, float* c, int64_t ldc,
-                          const Epilogue* e, int64_t p0, int64_t p1, int64_t kc) {
+                          const Epilogue* e, int64_t p0, int64_t p1, int64_t kc,
+                          bool post_per_tile) {
   const int64_t m = a->rows, k = a->cols;
+  Epilogue tile_epilogue = *e;
+  if (!post_per_tile) tile_epilogue.post = nullptr;
   if (kc <= 0 || kc > k) kc = k;
   for (int64_t k0 = 0; k0 < k || k0 == 0; k0 += kc) {
     const int64_t kn = std::min(kc, k - k0);
@@ -346,12 +373,12 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
         const int64_t j0 = q * NR;
         MicroTile<MR, NR>(ap, bp + (q - q0) * qstride + k0 * ldb, ldb, kn, c + i0 * ldc + j0, ldc,
                           std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
-                          TileAt(*e, i0, j0, ldc), first, last);
+                          TileAt(tile_epilogue, i0, j0, ldc), first, last);
       }
     }
     if (kn == 0) break;
   }
-  if (e->post != nullptr) {
+  if (!post_per_tile && e->post != nullptr) {
     const int64_t i0 = p0 * MR, j0 = q0 * NR;
     unary_rows(*e->post, c + i0 * ldc + j0, ldc, std::min(p1 * MR, m) - i0,
                std::min(q1 * NR, n) - j0);
@@ -367,10 +394,12 @@ HWY_ATTR void PanelBlockT(const PackedMatrix* a, const float* bp, int64_t ldb, i
 // The tile is a->panel rows by nr columns.
 HWY_ATTR void PanelBlock(const PackedMatrix* a, int64_t nr, const float* bp, int64_t ldb,
                          int64_t qstride, int64_t n, int64_t q0, int64_t q1, float* c, int64_t ldc,
-                         const Epilogue* e, int64_t p0, int64_t p1, int64_t kc) {
-#define TESSERA_TILE_CASE(R, C)                                                      \
-  if (a->panel == (R) && nr == (C)) {                                                \
-    return PanelBlockT<R, C>(a, bp, ldb, qstride, n, q0, q1, c, ldc, e, p0, p1, kc); \
+                         const Epilogue* e, int64_t p0, int64_t p1, int64_t kc,
+                         bool post_per_tile) {
+#define TESSERA_TILE_CASE(R, C)                                                                  \
+  if (a->panel == (R) && nr == (C)) {                                                            \
+    return PanelBlockT<R, C>(a, bp, ldb, qstride, n, q0, q1, c, ldc, e, p0, p1, kc,             \
+                             post_per_tile);                                                     \
   }
   TESSERA_GEMM_TILES(TESSERA_TILE_CASE)
 #undef TESSERA_TILE_CASE
@@ -382,7 +411,7 @@ HWY_ATTR void GemmBlock(const PackedMatrix* a, const PackedMatrix* b, float* c, 
   const int64_t nr = b->panel, panel_floats = b->rows * nr;
   for (int64_t q = q0; q < q1; ++q) {
     PanelBlock(a, nr, b->data.data() + q * panel_floats, nr, panel_floats, b->cols, q, q + 1, c,
-               ldc, e, p0, p1, 0);
+               ldc, e, p0, p1, 0, true);
   }
 }
 
@@ -393,11 +422,16 @@ template <int MR, int NR>
 HWY_ATTR void PhaseBlockT(const PackedMatrix* a, const float* b, const int64_t* off, int64_t n,
                           float* c, int64_t ldc, const Epilogue* e) {
   const int64_t m = a->rows, k = a->cols;
+  // The post op in one pass over the block (one output row of every channel) after its tiles:
+  // per tile measured slower on the stems (fastvit's 3 -> 48 + GELU at 128x128: 1290 against
+  // 1160 us).
+  Epilogue tile_epilogue = *e;
+  tile_epilogue.post = nullptr;
   for (int64_t j0 = 0; j0 < n; j0 += NR) {
     for (int64_t i0 = 0; i0 < m; i0 += MR) {
       AnyTile<MR, NR>(a->data.data() + i0 * k, OffsetRows{b + j0, off}, k, c + i0 * ldc + j0, ldc,
                       std::min<int64_t>(MR, m - i0), std::min<int64_t>(NR, n - j0),
-                      TileAt(*e, i0, j0, ldc), true, true);
+                      TileAt(tile_epilogue, i0, j0, ldc), true, true);
     }
   }
   if (e->post != nullptr) unary_rows(*e->post, c, ldc, m, n);
@@ -1003,7 +1037,8 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
         [&](const tbb::blocked_range2d<int64_t>& r) {
           HWY_DYNAMIC_DISPATCH(PanelBlock)
           (&a, nr, b + r.cols().begin() * panel_floats, nr, panel_floats, n, r.cols().begin(),
-           r.cols().end(), c, ldc, &epilogue, r.rows().begin(), r.rows().end(), blocking.kc);
+           r.cols().end(), c, ldc, &epilogue, r.rows().begin(), r.rows().end(), blocking.kc,
+           false);
         },
         tbb::simple_partitioner());
     return;
@@ -1013,18 +1048,23 @@ void sgemm_panels(const PackedMatrix& a, int64_t n, const PanelPacker& pack_pane
       [&](const tbb::blocked_range2d<int64_t>& r) {
         // One packed B panel per worker thread, reused across tasks and runs.
         float* panel = thread_scratch<struct BPanelScratch>(panel_floats);
-        for (int64_t q = r.cols().begin(); q < r.cols().end(); ++q) {
-          const bool full = (q + 1) * nr <= n;
-          if (direct_b != nullptr && full) {
+        int64_t q = r.cols().begin();
+        if (direct_b != nullptr) {
+          // The task's whole panels in one block, row panels outer: each row of C is written
+          // nc floats at a time rather than NR, and B's rows (nc floats each) are read in place.
+          const int64_t q_full = std::min(r.cols().end(), n / nr);
+          if (q_full > q) {
             HWY_DYNAMIC_DISPATCH(PanelBlock)
-            (&a, nr, direct_b + q * nr, ldb, nr, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
-             r.rows().end(), blocking.kc);
-            continue;
+            (&a, nr, direct_b + q * nr, ldb, nr, n, q, q_full, c, ldc, &epilogue,
+             r.rows().begin(), r.rows().end(), blocking.kc, true);
+            q = q_full;
           }
+        }
+        for (; q < r.cols().end(); ++q) {
           pack_panel(q * nr, panel);
           HWY_DYNAMIC_DISPATCH(PanelBlock)
           (&a, nr, panel, nr, panel_floats, n, q, q + 1, c, ldc, &epilogue, r.rows().begin(),
-           r.rows().end(), blocking.kc);
+           r.rows().end(), blocking.kc, true);
         }
       },
       tbb::simple_partitioner());
@@ -1042,7 +1082,7 @@ void gemm_block_direct(const PackedMatrix& a, const float* b, int64_t ldb, int64
   const int64_t row_panels = (a.rows + a.panel - 1) / a.panel;
   const Epilogue e;
   HWY_DYNAMIC_DISPATCH(PanelBlock)
-  (&a, nr, b, ldb, nr, n, 0, n / nr, c, ldc, &e, 0, row_panels, 0);
+  (&a, nr, b, ldb, nr, n, 0, n / nr, c, ldc, &e, 0, row_panels, 0, false);
 }
 
 void clamp_inplace(float* x, int64_t n, float lo, float hi) {
