@@ -103,14 +103,14 @@ TEST(MaliSession, DigitSelectorIsADeviceIndex) {
                       .node("Relu", {"x"}, {"y"}, {}, "relu")
                       .output("y")
                       .build();
-  for (const std::string selector : {"0", "00"}) {
+  for (const std::string& selector : std::vector<std::string>{"0", "00"}) {
     Session session(g, opencl_test::session_options({"mali:" + selector}, "opencl"));
     EXPECT_EQ(session.plan().nodes.at(0).plugin, "mali") << selector;
     const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 8, 8}, 6)}};
     opencl_test::expect_all_near(session.run(inputs)[0], run_reference(g, inputs)[0], 0.0f);
   }
-  for (const std::string selector : {std::to_string(count), std::string("5"),
-                                     std::string("99999999999999999999999")}) {
+  for (const std::string& selector : std::vector<std::string>{
+           std::to_string(count), "5", "99999999999999999999999"}) {
     try {
       Session session(g, opencl_test::session_options({"mali:" + selector}, "opencl"));
       ADD_FAILURE() << "selector '" << selector << "' matched a device";
