@@ -897,6 +897,15 @@ std::vector<DifferentialCase> make_cases() {
   c.push_back({"Transpose", [] {
                  return unary("Transpose", {2, 3, 4}, attrs({{"perm", V{2, 0, 1}}}));
                }});
+  // mobilevit's patch unfold: runs of 2 floats; over 8192 rows, so the copy splits into chunks
+  // that start part way through the inner dim (3 rows).
+  c.push_back({"TransposeShortRuns", [] {
+                 return unary("Transpose", {131, 3, 37, 2}, attrs({{"perm", V{0, 2, 1, 3}}}));
+               }});
+  // No unit-stride dim left after the permutation: strided runs.
+  c.push_back({"TransposeStridedRuns", [] {
+                 return unary("Transpose", {3, 7, 33, 41}, attrs({{"perm", V{0, 3, 2, 1}}}));
+               }});
   c.push_back({"ConvReluPoolChain", [] {
                  return GraphBuilder()
                      .input("x", {1, 3, 8, 8})
