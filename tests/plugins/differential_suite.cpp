@@ -309,6 +309,17 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // Rows packed per task in blocks of mc: several blocks, the last ragged and not a whole tile.
+  c.push_back({"MatMulLinearWeightsRowBlocks", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 67, 40})
+                     .constant("w", random_tensor({40, 23}, 51))
+                     .node("MatMul", {"x", "w"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Attention-sized heads with odd extents: each head packs its own A and B.
+  c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
   c.push_back({"ConvDilatedDepthwise", [] {
                  return conv({1, 6, 11, 11}, {6, 1, 3, 3},
                              attrs({{"group", int64_t{6}},
