@@ -309,6 +309,17 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // Rows packed per task in blocks of mc: several blocks, the last ragged and not a whole tile.
+  c.push_back({"MatMulLinearWeightsRowBlocks", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 67, 40})
+                     .constant("w", random_tensor({40, 23}, 51))
+                     .node("MatMul", {"x", "w"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Attention-sized heads with odd extents: each head packs its own A and B.
+  c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
   c.push_back({"ConvDilatedDepthwise", [] {
                  return conv({1, 6, 11, 11}, {6, 1, 3, 3},
                              attrs({{"group", int64_t{6}},
@@ -896,6 +907,15 @@ std::vector<DifferentialCase> make_cases() {
                }});
   c.push_back({"Transpose", [] {
                  return unary("Transpose", {2, 3, 4}, attrs({{"perm", V{2, 0, 1}}}));
+               }});
+  // mobilevit's patch unfold: runs of 2 floats; over 8192 rows, so the copy splits into chunks
+  // that start part way through the inner dim (3 rows).
+  c.push_back({"TransposeShortRuns", [] {
+                 return unary("Transpose", {131, 3, 37, 2}, attrs({{"perm", V{0, 2, 1, 3}}}));
+               }});
+  // No unit-stride dim left after the permutation: strided runs.
+  c.push_back({"TransposeStridedRuns", [] {
+                 return unary("Transpose", {3, 7, 33, 41}, attrs({{"perm", V{0, 3, 2, 1}}}));
                }});
   c.push_back({"ConvReluPoolChain", [] {
                  return GraphBuilder()

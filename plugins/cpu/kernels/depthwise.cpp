@@ -267,24 +267,14 @@ HWY_ATTR void DepthwiseRows3x3(const float* src, int64_t src_plane, int64_t r0, 
       float* dst = y + c * y_plane + (oy - oy0) * ow;
       int64_t done = 0;
 #if HWY_TARGET != HWY_SCALAR
-      const hn::ScalableTag<float> full;
-      const hn::CappedTag<float, 8> eight;
-      const hn::CappedTag<float, 4> four;
-      auto run = [&](auto d) HWY_ATTR {
+      ForWidestFit<4>(ow, [&](auto d) HWY_ATTR {
         if (s == 1) {
           DepthwiseRow3x3<1>(d, rows, wk, w, 0, ow, b, lo, hi, dst);
         } else {
           DepthwiseRow3x3<2>(d, rows, wk, w, 0, ow, b, lo, hi, dst);
         }
         done = ow;
-      };
-      if (ow >= static_cast<int64_t>(hn::Lanes(full))) {
-        run(full);
-      } else if (ow >= 8 && hn::Lanes(eight) == 8) {
-        run(eight);
-      } else if (ow >= 4 && hn::Lanes(four) == 4) {
-        run(four);
-      }
+      });
 #endif
       for (int64_t ox = done; ox < ow; ++ox) {
         float acc = b;

@@ -20,6 +20,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "kernels/partial_vectors-inl.h"
+
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -62,25 +64,6 @@ struct SumOp {
     return hn::Add(a, b);
   }
 };
-
-// Runs fn(d) with the widest of 16/8/4/1-lane tags that n floats fill: a row's vectors then never
-// need a partial store, the last overlapping the one before.
-template <class Fn>
-HWY_INLINE void ForRowLength(int64_t n, const Fn& fn) {
-  const hn::ScalableTag<float> full;
-  const hn::CappedTag<float, 8> eight;
-  const hn::CappedTag<float, 4> four;
-  const hn::CappedTag<float, 1> one;
-  if (n >= static_cast<int64_t>(hn::Lanes(full))) {
-    fn(full);
-  } else if (n >= 8 && hn::Lanes(eight) == 8) {
-    fn(eight);
-  } else if (n >= 4 && hn::Lanes(four) == 4) {
-    fn(four);
-  } else if (n > 0) {
-    fn(one);
-  }
-}
 
 // Calls block(i) for i = 0, lanes, 2 lanes, ... and a last block ending at n (overlapping, same
 // values again); n >= lanes. One call site, so the block is inlined into the loop (called from
@@ -202,9 +185,6 @@ HWY_ATTR void PoolS2Planes(const float* x, int64_t x_plane, const PoolWindow& p,
   const int64_t ox_hi =
       std::max(ox_lo, g.w + g.pl >= g.kw ? std::min(g.ow, (g.w + g.pl - g.kw) / 2 + 1) : 0);
   const int64_t inner = ox_hi - ox_lo;
-  const hn::ScalableTag<float> full;
-  const hn::CappedTag<float, 8> eight;
-  const hn::CappedTag<float, 4> four;
   auto run = [&](auto d, bool vectors) {
     if (g.kw == 3) {
       PoolS2PlanesWith<Op, 3>(d, vectors, x, x_plane, p, ox_lo, ox_hi, lo, hi, y, y_plane, c0, c1);
@@ -212,14 +192,8 @@ HWY_ATTR void PoolS2Planes(const float* x, int64_t x_plane, const PoolWindow& p,
       PoolS2PlanesWith<Op, 2>(d, vectors, x, x_plane, p, ox_lo, ox_hi, lo, hi, y, y_plane, c0, c1);
     }
   };
-  if (inner >= static_cast<int64_t>(hn::Lanes(full))) {
-    run(full, true);
-  } else if (inner >= 8 && hn::Lanes(eight) == 8) {
-    run(eight, true);
-  } else if (inner >= 4 && hn::Lanes(four) == 4) {
-    run(four, true);
-  } else {
-    run(four, false);
+  if (!ForWidestFit<4>(inner, [&](auto d) { run(d, true); })) {
+    run(hn::CappedTag<float, 4>(), false);
   }
 }
 #endif
@@ -261,20 +235,10 @@ HWY_ATTR void MaxPool3x3S2Row(D d, const float* r0, const float* r1, const float
 HWY_ATTR int64_t MaxPool3x3S2Vectors(const float* r0, const float* r1, const float* r2,
                                      const ConvGeometry& g, int64_t ox_lo, int64_t ox_hi, float lo,
                                      float hi, float* dst) {
-  const hn::ScalableTag<float> full;
-  const hn::CappedTag<float, 8> eight;
-  const hn::CappedTag<float, 4> four;
-  const int64_t inner = ox_hi - ox_lo;
-  if (inner >= static_cast<int64_t>(hn::Lanes(full))) {
-    MaxPool3x3S2Row(full, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
-  } else if (inner >= 8 && hn::Lanes(eight) == 8) {
-    MaxPool3x3S2Row(eight, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
-  } else if (inner >= 4 && hn::Lanes(four) == 4) {
-    MaxPool3x3S2Row(four, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
-  } else {
-    return ox_lo;
-  }
-  return ox_hi;
+  const bool vectors = ForWidestFit<4>(ox_hi - ox_lo, [&](auto d) HWY_ATTR {
+    MaxPool3x3S2Row(d, r0, r1, r2, g, ox_lo, ox_hi, lo, hi, dst);
+  });
+  return vectors ? ox_hi : ox_lo;
 }
 #endif
 
@@ -356,7 +320,7 @@ HWY_ATTR void PoolSamePlanes(const float* x, int64_t x_plane, const PoolWindow& 
   // ky in [ky0, ky1).
   auto vertical = [&](const float* plane, int64_t oy0, int64_t oy1, int64_t ky0, int64_t ky1) {
     const int64_t len = (oy1 - oy0) * g.w;
-    ForRowLength(len, [&](auto d) {
+    ForWidestFit<1>(len, [&](auto d) {
       OverlappedBlocks(len, static_cast<int64_t>(hn::Lanes(d)), [&](int64_t i) {
         const int64_t j = oy0 * g.w + i;
         const float* src = plane + j + (ky0 - g.pt) * g.w;
@@ -377,7 +341,7 @@ HWY_ATTR void PoolSamePlanes(const float* x, int64_t x_plane, const PoolWindow& 
     for (int64_t oy = std::max(g.pt, g.h - pb); oy < g.h; ++oy) {
       vertical(plane, oy, oy + 1, std::max<int64_t>(0, g.pt - oy), g.h + g.pt - oy);
     }
-    ForRowLength(n, [&](auto d) {
+    ForWidestFit<1>(n, [&](auto d) {
       using V = hn::Vec<decltype(d)>;
       const V id = hn::Set(d, Op::Identity());
       OverlappedBlocks(n, static_cast<int64_t>(hn::Lanes(d)), [&](int64_t j) {
@@ -430,7 +394,7 @@ HWY_ATTR void PoolRowsPlane(const float* plane, const PoolWindow& p, float lo, f
       const int64_t ya = std::max<int64_t>(0, oy * g.sh - g.pt);
       const int64_t yb = std::min(g.h, oy * g.sh - g.pt + g.kh);
       float* cols = row_of(r) + g.pl;
-      ForRowLength(g.w, [&](auto d) {
+      ForWidestFit<1>(g.w, [&](auto d) {
         using V = hn::Vec<decltype(d)>;
         const V id = hn::Set(d, Op::Identity());
         OverlappedBlocks(g.w, static_cast<int64_t>(hn::Lanes(d)), [&](int64_t x) {
@@ -474,7 +438,7 @@ HWY_ATTR void PoolRowsPlane(const float* plane, const PoolWindow& p, float lo, f
       // Output ox, tap kx reads column ox + kx of the row, or at stride 2 column ox + kx / 2 of
       // phase kx & 1.
       auto tap = [&](int64_t kx) { return g.sw == 1 ? kx : (1 + (kx & 1)) * rf + kx / 2; };
-      ForRowLength(g.ow, [&](auto d) {
+      ForWidestFit<1>(g.ow, [&](auto d) {
         using V = hn::Vec<decltype(d)>;
         OverlappedBlocks(g.ow, static_cast<int64_t>(hn::Lanes(d)), [&](int64_t ox) {
           V m = hn::LoadU(d, row + tap(0) + ox);

@@ -956,48 +956,6 @@ void check_tile(int64_t mr, int64_t nr) {
 }
 }  // namespace
 
-void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
-            PackedMatrix* out, int64_t mr) {
-  const int64_t panels = (m + mr - 1) / mr;
-  out->rows = m;
-  out->cols = k;
-  out->panel = mr;
-  // The column tail (simd.cpp) loads whole vectors of a panel's rows: 8 floats from the last k
-  // step of a 6- or 12-row panel read up to 4 floats past it.
-  constexpr int64_t kSlack = 16;
-  out->data.assign(static_cast<size_t>(panels * mr * k + kSlack), 0.0f);
-  for (int64_t p = 0; p < panels; ++p) {
-    float* dst = out->data.data() + p * mr * k;
-    for (int64_t r = 0; r < mr && p * mr + r < m; ++r) {
-      const float* src = a + (p * mr + r) * row_stride;
-      for (int64_t q = 0; q < k; ++q) dst[q * mr + r] = src[q * col_stride];
-    }
-  }
-}
-
-void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
-            PackedMatrix* out, int64_t nr) {
-  const int64_t panels = (n + nr - 1) / nr;
-  out->rows = k;
-  out->cols = n;
-  out->panel = nr;
-  out->data.resize(static_cast<size_t>(panels * nr * k));
-  tbb::parallel_for(int64_t{0}, panels, [&](int64_t p) {
-    float* dst = out->data.data() + p * nr * k;
-    const int64_t j0 = p * nr, width = std::min(nr, n - j0);
-    for (int64_t q = 0; q < k; ++q) {
-      const float* src = b + q * row_stride + j0 * col_stride;
-      float* row = dst + q * nr;
-      if (col_stride == 1) {
-        std::copy(src, src + width, row);
-      } else {
-        for (int64_t j = 0; j < width; ++j) row[j] = src[j * col_stride];
-      }
-      std::fill(row + width, row + nr, 0.0f);
-    }
-  });
-}
-
 void sgemm_packed(const PackedMatrix& a, const PackedMatrix& b, float* c, int64_t ldc,
                   const Epilogue& epilogue, const GemmBlocking& blocking) {
   const int64_t mr = a.panel, nr = b.panel;

@@ -1,7 +1,9 @@
 // Broadcast and strided-copy planning (ops/loops.hpp).
 #include "ops/loops.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace tessera::cpu {
 
@@ -109,28 +111,85 @@ CopyPlan merge_copy_plan(std::vector<int64_t> dims, std::vector<int64_t> strides
   return plan;
 }
 
-void strided_copy(const CopyPlan& plan, const float* src, float* dst) {
+namespace {
+
+// Copies rows [first, last) of a copy plan (a row: the innermost dim). The source offset is
+// computed once per chunk and then stepped like an odometer: short runs (mobilevit's patch unfold
+// copies runs of 2 floats) would otherwise spend more on a div/mod per dim and a memcpy call per
+// row than on the copy.
+void copy_rows(const CopyPlan& plan, const float* src, float* dst, int64_t first, int64_t last) {
   const size_t rank = plan.dims.size();
   const int64_t run = plan.dims.back(), run_stride = plan.strides.back();
+  if (rank == 1) {
+    if (run_stride == 1) {
+      std::memcpy(dst + first, src + plan.offset + first,
+                  static_cast<size_t>(last - first) * sizeof(float));
+    } else {
+      for (int64_t j = first; j < last; ++j) dst[j] = src[plan.offset + j * run_stride];
+    }
+    return;
+  }
+  int64_t index[8] = {};  // odometer over dims [0, rank - 1); merged plans have few dims
+  std::vector<int64_t> big_index;
+  int64_t* idx = rank - 1 <= 8 ? index : (big_index.resize(rank - 1), big_index.data());
+  int64_t off = plan.offset;
+  for (int64_t o = first, d = static_cast<int64_t>(rank) - 2; d >= 0; --d) {
+    idx[d] = o % plan.dims[static_cast<size_t>(d)];
+    o /= plan.dims[static_cast<size_t>(d)];
+    off += idx[d] * plan.strides[static_cast<size_t>(d)];
+  }
+  const size_t inner = rank - 2;  // the dim stepped once per row
+  const int64_t inner_dim = plan.dims[inner], inner_stride = plan.strides[inner];
+  float* t = dst + first * run;
+  for (int64_t row = first; row < last;) {
+    // A stretch of rows along the inner dim: no odometer work between them.
+    const int64_t stretch = std::min(last - row, inner_dim - idx[inner]);
+    const float* s = src + off;
+    if (run_stride != 1) {
+      for (int64_t r = 0; r < stretch; ++r, s += inner_stride, t += run) {
+        for (int64_t j = 0; j < run; ++j) t[j] = s[j * run_stride];
+      }
+    } else if (run < 16) {
+      for (int64_t r = 0; r < stretch; ++r, s += inner_stride, t += run) {
+        for (int64_t j = 0; j < run; ++j) t[j] = s[j];
+      }
+    } else {
+      for (int64_t r = 0; r < stretch; ++r, s += inner_stride, t += run) {
+        std::memcpy(t, s, static_cast<size_t>(run) * sizeof(float));
+      }
+    }
+    row += stretch;
+    off += stretch * inner_stride;
+    idx[inner] += stretch;
+    // Carry into the outer dims.
+    for (size_t d = inner; d > 0 && idx[d] == plan.dims[d]; --d) {
+      off -= idx[d] * plan.strides[d];
+      idx[d] = 0;
+      ++idx[d - 1];
+      off += plan.strides[d - 1];
+    }
+  }
+}
+
+}  // namespace
+
+void strided_copy(const CopyPlan& plan, const float* src, float* dst) {
+  const size_t rank = plan.dims.size();
+  const int64_t run = plan.dims.back();
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
-  const int64_t grain = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, run));
+  if (rank == 1) {  // one strided run: chunks of it
+    tbb::parallel_for(tbb::blocked_range<int64_t>(0, run, 16384),
+                      [&](const tbb::blocked_range<int64_t>& r) {
+                        copy_rows(plan, src, dst, r.begin(), r.end());
+                      });
+    return;
+  }
+  // Chunks of at least 16K floats: below that a task costs more than it copies.
+  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, run));
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain),
                     [&](const tbb::blocked_range<int64_t>& r) {
-                      for (int64_t row = r.begin(); row != r.end(); ++row) {
-                        int64_t o = row, off = plan.offset;
-                        for (size_t d = rank - 1; d-- > 0;) {
-                          off += (o % plan.dims[d]) * plan.strides[d];
-                          o /= plan.dims[d];
-                        }
-                        const float* s = src + off;
-                        float* t = dst + row * run;
-                        if (run_stride == 1) {
-                          std::memcpy(t, s, static_cast<size_t>(run) * sizeof(float));
-                        } else {
-                          for (int64_t j = 0; j < run; ++j) t[j] = s[j * run_stride];
-                        }
-                      }
+                      copy_rows(plan, src, dst, r.begin(), r.end());
                     });
 }
 

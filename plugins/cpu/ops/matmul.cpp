@@ -5,6 +5,7 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "ops/loops.hpp"
@@ -53,14 +54,26 @@ Step build_matmul(BuildContext& ctx) {
   if (constant_b) {
     auto packed_b = std::make_shared<PackedMatrix>();
     pack_b(static_cast<const float*>(b->data), k, n, n, 1, packed_b.get(), nr);
-    auto packed_a = std::make_shared<PackedMatrix>();
+    // A is packed per task, one block of mc rows at a time, into the task's thread buffer: the
+    // packing runs in parallel and the GEMM reads the block while it is still in cache. Packing
+    // all of A up front ran on one thread (mobilevit's mlp fc2, 1024 x 128 by 128 x 64).
+    const int64_t block = std::max<int64_t>(1, (blocking.mc + mr - 1) / mr) * mr;
+    const int64_t blocks = (rows + block - 1) / block;
     return [=](std::vector<float*>& v) {
-      pack_a(v[ia], rows, k, k, 1, packed_a.get(), mr);
       Epilogue e;
       e.lo = act.lo;
       e.hi = act.hi;
       e.post = post.get();
-      sgemm_packed(*packed_a, *packed_b, v[out], n, e, blocking);
+      tbb::parallel_for(int64_t{0}, blocks, [&](int64_t t) {
+        // Isolated so that a thread waiting inside this block's GEMM takes no other block, which
+        // would repack the buffer the GEMM is reading.
+        tbb::this_task_arena::isolate([&] {
+          static thread_local PackedMatrix packed_a;
+          const int64_t r0 = t * block, count = std::min(block, rows - r0);
+          pack_a(v[ia] + r0 * k, count, k, k, 1, &packed_a, mr);
+          sgemm_packed(packed_a, *packed_b, v[out] + r0 * n, n, e, blocking);
+        });
+      });
     };
   }
   const std::vector<int64_t> da = dims(*a), db = dims(*b), dy = dims(*node.output(0));
