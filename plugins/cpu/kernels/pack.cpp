@@ -27,18 +27,25 @@ void pack_panel(const float* const* rows, int64_t count, int64_t k, float* dst) 
   }
 }
 
+// Sets out's shape and panel width and sizes its data for `panels` panels of panel x depth
+// floats plus `slack`; returns the panel count.
+int64_t start_packing(PackedMatrix* out, int64_t rows, int64_t cols, int64_t panel,
+                      int64_t panels, int64_t depth, int64_t slack) {
+  out->rows = rows;
+  out->cols = cols;
+  out->panel = panel;
+  out->data.resize(static_cast<size_t>(panels * panel * depth + slack));
+  return panels;
+}
+
 }  // namespace
 
 void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
             PackedMatrix* out, int64_t mr) {
-  const int64_t panels = (m + mr - 1) / mr;
-  out->rows = m;
-  out->cols = k;
-  out->panel = mr;
   // The column tail (simd.cpp) loads whole vectors of a panel's rows: 8 floats from the last k
   // step of a 6- or 12-row panel read up to 4 floats past it.
   constexpr int64_t kSlack = 16;
-  out->data.resize(static_cast<size_t>(panels * mr * k + kSlack));
+  const int64_t panels = start_packing(out, m, k, mr, (m + mr - 1) / mr, k, kSlack);
   std::fill(out->data.end() - kSlack, out->data.end(), 0.0f);
   for (int64_t p = 0; p < panels; ++p) {
     float* dst = out->data.data() + p * mr * k;
@@ -61,11 +68,7 @@ void pack_a(const float* a, int64_t m, int64_t k, int64_t row_stride, int64_t co
 
 void pack_b(const float* b, int64_t k, int64_t n, int64_t row_stride, int64_t col_stride,
             PackedMatrix* out, int64_t nr) {
-  const int64_t panels = (n + nr - 1) / nr;
-  out->rows = k;
-  out->cols = n;
-  out->panel = nr;
-  out->data.resize(static_cast<size_t>(panels * nr * k));
+  const int64_t panels = start_packing(out, k, n, nr, (n + nr - 1) / nr, k, 0);
   tbb::parallel_for(int64_t{0}, panels, [&](int64_t p) {
     float* dst = out->data.data() + p * nr * k;
     const int64_t j0 = p * nr, width = std::min(nr, n - j0);
