@@ -10,7 +10,8 @@
 
 It also checks `run`'s three levels of output on the cpu example: by default the counts per
 plugin and only the nodes that left the first target (no per-node table, no notes about packs
-of other devices), --verbose every node, --quiet the latency line alone.
+of other devices), --verbose every node, --quiet the latency line alone; contradicting flags (--verbose with --quiet,
+--json with either) are refused naming both.
 
 A config in configs/examples without an entry below fails the test: a new example must say what
 it is expected to do. A config whose first plugin this build lacks (no OpenCL) must fail naming
@@ -103,6 +104,12 @@ def check_verbosity(tessera):
         failures.append("the default output has per-node rows or notes about other packs")
     if "nodes by plugin: cpu=" not in outputs[""]:
         failures.append("the default output lacks the counts per plugin")
+    # Contradicting output flags are refused, naming them, before anything runs.
+    for pair in (["--verbose", "--quiet"], ["--json", "--quiet"], ["--json", "--verbose"]):
+        proc = subprocess.run([tessera, "run", config, "--repeat", "1"] + pair,
+                              capture_output=True, text=True, timeout=300)
+        if proc.returncode == 0 or not all(flag in proc.stderr for flag in pair):
+            failures.append(f"{' '.join(pair)}: exit {proc.returncode}, {proc.stderr.strip()}")
     quiet = [line for line in outputs["--quiet"].splitlines() if line.strip()]
     if len(quiet) != 1 or not quiet[0].startswith("latency: median"):
         failures.append(f"--quiet printed {quiet}")
