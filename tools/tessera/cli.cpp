@@ -176,6 +176,24 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+std::string json_string_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_string(items[i]);
+  return out + "]";
+}
+
+std::string json_int_list(const std::vector<int64_t>& items) {
+  std::string out = "[";
+  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + std::to_string(items[i]);
+  return out + "]";
+}
+
+std::string json_number(double v) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f", v);
+  return text;
+}
+
 std::vector<std::string> split_list(const std::string& text, char separator) {
   std::vector<std::string> items;
   size_t start = 0;

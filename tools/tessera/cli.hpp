@@ -47,6 +47,12 @@ constexpr const char* kMemoryLimitOption = "memory-limit";
 
 // `s` as a JSON string literal, quotes included (for the commands' --json output).
 std::string json_string(const std::string& s);
+// ["a", "b"]: a JSON array of string literals.
+std::string json_string_list(const std::vector<std::string>& items);
+// [1, 3, 224]: a JSON array of integers (shapes, class indices).
+std::string json_int_list(const std::vector<int64_t>& items);
+// A time or estimate as a JSON number with 3 decimals (microsecond values to the nanosecond).
+std::string json_number(double v);
 
 // "a,b,c" -> {"a","b","c"} (empty items dropped).
 std::vector<std::string> split_list(const std::string& text, char separator = ',');

@@ -158,11 +158,13 @@ int cmd_bench(int argc, char** argv) {
     runner.run(inputs);
     const auto end = std::chrono::steady_clock::now();
     ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
-    if (profile) collector.add(runner.profile());
+    if (!profile && trace_path.empty()) continue;
+    std::vector<RegionProfile> regions = runner.profile();
+    if (profile) collector.add(regions);
     if (!trace_path.empty()) {
       using Us = std::chrono::duration<double, std::micro>;
-      traced.push_back({Us(start - first_start).count(), Us(end - start).count(),
-                        runner.profile()});
+      traced.push_back(
+          {Us(start - first_start).count(), Us(end - start).count(), std::move(regions)});
     }
   }
   if (!trace_path.empty()) {
@@ -176,7 +178,8 @@ int cmd_bench(int argc, char** argv) {
   // Sample standard deviation (n - 1); 0 for a single run.
   double squares = 0.0;
   for (double v : ms) squares += (v - mean) * (v - mean);
-  const double stddev = ms.size() > 1 ? std::sqrt(squares / static_cast<double>(ms.size() - 1)) : 0.0;
+  const double stddev =
+      ms.size() > 1 ? std::sqrt(squares / static_cast<double>(ms.size() - 1)) : 0.0;
   const std::map<std::string, int> per_plugin = runner.nodes_per_plugin();
   if (args.flag("json")) {
     std::printf(

@@ -13,20 +13,15 @@
 namespace tessera::cli {
 namespace {
 
-std::string json_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_string(items[i]);
-  return out + "]";
-}
-
 void print_json(const PluginHost& host, const SessionOptions& pack_options) {
   std::string out = "{\"version\": " + json_string(TESSERA_VERSION) +
                     ", \"plugin_abi\": " + json_string(plugin_abi_version()) +
                     ", \"plugin_dirs\": [";
   for (size_t i = 0; i < host.dirs().size(); ++i) {
     const PluginDir& d = host.dirs()[i];
-    out += std::string(i ? ", " : "") + "{\"path\": " + json_string(d.path) + ", \"origin\": " +
-           json_string(d.origin) + ", \"status\": " + json_string(d.status) + "}";
+    out += std::string(i ? ", " : "") + "{\"path\": " + json_string(d.path) +
+           ", \"origin\": " + json_string(d.origin) + ", \"status\": " + json_string(d.status) +
+           "}";
   }
   out += "], \"plugins\": [";
   for (size_t p = 0; p < host.plugins().size(); ++p) {
@@ -42,24 +37,27 @@ void print_json(const PluginHost& host, const SessionOptions& pack_options) {
       out += std::string(i ? ", " : "") + "{\"index\": " + std::to_string(i) +
              ", \"selector\": " + json_string(plugin->name() + ":" + std::to_string(i)) +
              ", \"vendor\": " + json_string(d.vendor) + ", \"name\": " + json_string(d.name) +
-             ", \"kind\": " + json_string(d.kind) + ", \"driver\": " +
-             json_string(d.driver_version) + ", \"compute_units\": " +
-             std::to_string(d.compute_units) + ", \"memory_bytes\": " +
-             std::to_string(d.memory_bytes) + ", \"score\": " + std::to_string(d.score) +
+             ", \"kind\": " + json_string(d.kind) +
+             ", \"driver\": " + json_string(d.driver_version) +
+             ", \"compute_units\": " + std::to_string(d.compute_units) +
+             ", \"memory_bytes\": " + std::to_string(d.memory_bytes) +
+             ", \"score\": " + std::to_string(d.score) +
              ", \"unusable_reason\": " + json_string(d.unusable_reason) +
-             ", \"features\": " + json_string(d.features) + ", \"family\": " +
-             json_string(pack.family) + ", \"family_reason\": " + json_string(pack.family_reason) +
-             ", \"pack\": " + json_string(pack.pack_file) + ", \"pack_level\": " +
-             json_string(pack.level) + ", \"pack_reason\": " + json_string(pack.reason) +
-             ", \"pack_notes\": " + json_list(pack.warnings) + "}";
+             ", \"features\": " + json_string(d.features) +
+             ", \"family\": " + json_string(pack.family) +
+             ", \"family_reason\": " + json_string(pack.family_reason) +
+             ", \"pack\": " + json_string(pack.pack_file) +
+             ", \"pack_level\": " + json_string(pack.level) +
+             ", \"pack_reason\": " + json_string(pack.reason) +
+             ", \"pack_notes\": " + json_string_list(pack.warnings) + "}";
     }
     out += "]}";
   }
   out += "], \"refused\": [";
   for (size_t i = 0; i < host.refusals().size(); ++i) {
     const PluginRefusal& r = host.refusals()[i];
-    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(r.name) + ", \"reason\": " +
-           json_string(r.reason) + ", \"path\": " + json_string(r.path) + "}";
+    out += std::string(i ? ", " : "") + "{\"name\": " + json_string(r.name) +
+           ", \"reason\": " + json_string(r.reason) + ", \"path\": " + json_string(r.path) + "}";
   }
   std::printf("%s]}\n", out.c_str());
 }

@@ -20,8 +20,7 @@ namespace {
 
 // One JSON object: the plan's summary (plan_json_members) and "nodes", one object per node on
 // a line of its own (so a line-oriented tool can pick a node out).
-void print_json(const ExecutionPlan& plan, const std::string& model,
-                const std::string& precision) {
+void print_json(const ExecutionPlan& plan, const std::string& model, const std::string& precision) {
   std::printf("{%s,\n\"nodes\": [\n", plan_json_members(plan, model, precision).c_str());
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlacement& n = plan.nodes[i];

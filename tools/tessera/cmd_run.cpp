@@ -170,17 +170,12 @@ int cmd_run(int argc, char** argv) {
                   times_ms[times_ms.size() / 2], times_ms.front(), times_ms.back());
     out += std::string(stats) + ", \"outputs\": [";
     for (size_t i = 0; i < outputs.size(); ++i) {
-      std::string shape = "[";
-      for (size_t d = 0; d < outputs[i].shape().size(); ++d) {
-        shape += (d ? ", " : "") + std::to_string(outputs[i].shape()[d]);
-      }
-      std::string top5 = "[";
       const std::vector<int> classes = top5_classes(outputs[i]);
-      for (size_t k = 0; k < classes.size(); ++k) top5 += (k ? ", " : "") + std::to_string(classes[k]);
-      out += std::string(i ? ", " : "") + "{\"name\": " +
-             json_string(g.value(g.outputs[i]).name) + ", \"dtype\": " +
-             json_string(dtype_name(outputs[i].dtype())) + ", \"shape\": " + shape +
-             "], \"top5\": " + top5 + "], \"file\": " + json_string(written[i]) + "}";
+      out += std::string(i ? ", " : "") + "{\"name\": " + json_string(g.value(g.outputs[i]).name) +
+             ", \"dtype\": " + json_string(dtype_name(outputs[i].dtype())) +
+             ", \"shape\": " + json_int_list(outputs[i].shape()) +
+             ", \"top5\": " + json_int_list({classes.begin(), classes.end()}) +
+             ", \"file\": " + json_string(written[i]) + "}";
     }
     std::printf("%s]}\n", out.c_str());
   }

@@ -81,14 +81,10 @@ std::string command_line(int argc, char** argv) {
 // --json: the end-of-run summary as one object (the run's settings, per task its workload,
 // weight, default and best times, trials, errors by class and best config, the estimated totals).
 std::string report_json(const tune::TuneReport& report, const tune::TuneOptions& options) {
-  const auto num = [](double v) {
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.3f", v);
-    return std::string(text);
-  };
-  std::string out = "{\"model\": " + json_string(options.model) + ", \"tuner\": " +
-                    json_string(options.tuner) + ", \"trials\": " +
-                    std::to_string(options.trials) + ", \"budget_s\": " + num(options.budget_s) +
+  std::string out = "{\"model\": " + json_string(options.model) +
+                    ", \"tuner\": " + json_string(options.tuner) +
+                    ", \"trials\": " + std::to_string(options.trials) +
+                    ", \"budget_s\": " + json_number(options.budget_s) +
                     ", \"verify\": " + std::to_string(options.verify) + ", \"tasks\": [";
   for (size_t i = 0; i < report.tasks.size(); ++i) {
     const tune::TaskResult& t = report.tasks[i];
@@ -103,19 +99,21 @@ std::string report_json(const tune::TuneReport& report, const tune::TuneOptions&
         best += (k ? ", " : "") + json_string(t.best->knobs[k].first) + ": " +
                 std::to_string(t.best->knobs[k].second);
       }
-      best += "}, \"us\": " + num(t.best->median_us) + ", \"stage\": " +
-              json_string(t.best->stage.empty() ? "search" : t.best->stage) + "}";
+      best += "}, \"us\": " + json_number(t.best->median_us) +
+              ", \"stage\": " + json_string(t.best->stage.empty() ? "search" : t.best->stage) + "}";
     }
     out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(t.task.id) +
-           ", \"plugin\": " + json_string(t.task.plugin) + ", \"op\": " +
-           json_string(t.task.op) + ", \"workload\": " + json_string(t.task.workload) +
-           ", \"weight\": " + std::to_string(t.task.weight) + ", \"default_us\": " +
-           num(t.default_us) + ", \"trials\": " + std::to_string(t.trials) +
+           ", \"plugin\": " + json_string(t.task.plugin) + ", \"op\": " + json_string(t.task.op) +
+           ", \"workload\": " + json_string(t.task.workload) +
+           ", \"weight\": " + std::to_string(t.task.weight) +
+           ", \"default_us\": " + json_number(t.default_us) +
+           ", \"trials\": " + std::to_string(t.trials) +
            ", \"space\": " + std::to_string(t.space_size) + ", \"errors\": {" + errors +
            "}, \"best\": " + best + "}";
   }
-  return out + "], \"estimated_default_total_us\": " + num(report.estimated_default_total_us) +
-         ", \"estimated_total_us\": " + num(report.estimated_total_us) + "}\n";
+  return out +
+         "], \"estimated_default_total_us\": " + json_number(report.estimated_default_total_us) +
+         ", \"estimated_total_us\": " + json_number(report.estimated_total_us) + "}\n";
 }
 
 }  // namespace
@@ -204,10 +202,13 @@ int cmd_tune(int argc, char** argv) {
       struct winsize size {};
       return ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 ? static_cast<int>(size.ws_row) : 0;
     };
-    tune::ProgressDisplay display(isatty(STDERR_FILENO) != 0, [](const std::string& text) {
-      std::fputs(text.c_str(), stderr);
-      std::fflush(stderr);
-    }, terminal_rows);
+    tune::ProgressDisplay display(
+        isatty(STDERR_FILENO) != 0,
+        [](const std::string& text) {
+          std::fputs(text.c_str(), stderr);
+          std::fflush(stderr);
+        },
+        terminal_rows);
     options.progress = [&](const std::string& line) { display.event(line); };
     const auto update = [&](const tune::TuneReport& r, const tune::TuneStatus& s) {
       display.update(r, s);

@@ -12,8 +12,8 @@
 #include "cli.hpp"
 #include "tessera/deploy_config.hpp"
 #include "tessera/npy.hpp"
-#include "tessera/passes.hpp"
 #include "tessera/onnx_import.hpp"
+#include "tessera/passes.hpp"
 #include "tessera/session.hpp"
 #include "zoo.hpp"
 
@@ -349,8 +349,8 @@ void Runner::print_placement(Verbosity verbosity) const {
   } else if (!plan.nodes.empty()) {
     // Only what did not land on the first target the user listed, grouped by where it went and
     // its op, with the first such node's reason: the question a placement table is read for.
-    const std::string first = plan.targets.empty() ? "" : plan.targets[0].substr(
-                                                               0, plan.targets[0].find_first_of(": "));
+    // (plan.packs holds one entry per resolved target, in target order.)
+    const std::string first = plan.packs.empty() ? "" : plan.packs[0].plugin;
     std::map<std::pair<std::string, std::string>, std::pair<int, std::string>> moved;
     for (const NodePlacement& n : plan.nodes) {
       if (n.plugin == first) continue;
@@ -358,47 +358,36 @@ void Runner::print_placement(Verbosity verbosity) const {
       if (entry.first++ == 0) entry.second = why_not_earlier(n.reason);
     }
     for (const auto& [key, entry] : moved) {
-      std::printf("  %d %s -> %s (e.g. %s)\n", entry.first, key.second.c_str(),
-                  key.first.c_str(), entry.second.c_str());
+      std::printf("  %d %s -> %s (e.g. %s)\n", entry.first, key.second.c_str(), key.first.c_str(),
+                  entry.second.c_str());
     }
   }
   std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
   print_warnings();
 }
 
-namespace {
-
-std::string json_strings(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_string(items[i]);
-  return out + "]";
-}
-
-}  // namespace
-
 std::string plan_json_members(const ExecutionPlan& plan, const std::string& model,
                               const std::string& precision) {
-  std::string out = "\"model\": " + json_string(model) + ", \"precision\": " +
-                    json_string(precision) + ", \"targets\": " + json_strings(plan.targets) +
-                    ", \"packs\": [";
+  std::string out = "\"model\": " + json_string(model) +
+                    ", \"precision\": " + json_string(precision) +
+                    ", \"targets\": " + json_string_list(plan.targets) + ", \"packs\": [";
   for (size_t i = 0; i < plan.packs.size(); ++i) {
     const DevicePackPlan& p = plan.packs[i];
     out += std::string(i ? ", " : "") + "{\"target\": " + json_string(p.target) +
-           ", \"device\": " + json_string(p.device) + ", \"pack\": " +
-           json_string(p.pack_file) + ", \"level\": " + json_string(p.level) +
-           ", \"family\": " + json_string(p.family) + ", \"reason\": " + json_string(p.reason) +
-           ", \"notes\": " + json_strings(p.warnings) + "}";
+           ", \"device\": " + json_string(p.device) + ", \"pack\": " + json_string(p.pack_file) +
+           ", \"level\": " + json_string(p.level) + ", \"family\": " + json_string(p.family) +
+           ", \"reason\": " + json_string(p.reason) +
+           ", \"notes\": " + json_string_list(p.warnings) + "}";
   }
   out += "], \"regions\": [";
   for (size_t i = 0; i < plan.regions.size(); ++i) {
     const RegionPlacement& r = plan.regions[i];
-    char estimate[32];
-    std::snprintf(estimate, sizeof(estimate), "%.3f", r.estimated_us);
-    out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(r.id) + ", \"plugin\": " +
-           json_string(r.plugin) + ", \"device\": " + json_string(r.device) + ", \"nodes\": " +
-           std::to_string(r.nodes.size()) + ", \"estimated_us\": " + estimate +
-           ", \"inputs_from_host\": " + json_strings(r.inputs) +
-           ", \"outputs_to_host\": " + json_strings(r.outputs) + "}";
+    out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(r.id) +
+           ", \"plugin\": " + json_string(r.plugin) + ", \"device\": " + json_string(r.device) +
+           ", \"nodes\": " + std::to_string(r.nodes.size()) +
+           ", \"estimated_us\": " + json_number(r.estimated_us) +
+           ", \"inputs_from_host\": " + json_string_list(r.inputs) +
+           ", \"outputs_to_host\": " + json_string_list(r.outputs) + "}";
   }
   out += "], \"nodes_by_plugin\": {";
   bool first = true;
@@ -406,7 +395,7 @@ std::string plan_json_members(const ExecutionPlan& plan, const std::string& mode
     out += std::string(first ? "" : ", ") + json_string(plugin) + ": " + std::to_string(count);
     first = false;
   }
-  return out + "}, \"warnings\": " + json_strings(plan.warnings);
+  return out + "}, \"warnings\": " + json_string_list(plan.warnings);
 }
 
 std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan) {

@@ -47,7 +47,7 @@ struct Workload {
   PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
   std::vector<std::string> pack_files;
   int32_t min_island_nodes = 1;  // the deployment's partition: section
-  bool allow_fallback = false;  // the deployment's partition.allow_fallback, or --allow-fallback
+  bool allow_fallback = false;   // the deployment's partition.allow_fallback, or --allow-fallback
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
 

@@ -8,29 +8,19 @@
 namespace tessera::cli {
 namespace {
 
-std::string number(double v) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3f", v);
-  return text;
-}
-
 // One complete ("X") event.
-std::string complete_event(const std::string& name, const std::string& category, int tid,
-                           double ts, double dur, const std::string& args) {
+std::string complete_event(const std::string& name, const std::string& category, int tid, double ts,
+                           double dur, const std::string& args) {
   return "{\"name\": " + json_string(name) + ", \"cat\": " + json_string(category) +
-         ", \"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(tid) + ", \"ts\": " +
-         number(ts) + ", \"dur\": " + number(dur) + ", \"args\": {" + args + "}}";
+         ", \"ph\": \"X\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
+         ", \"ts\": " + json_number(ts) + ", \"dur\": " + json_number(dur) + ", \"args\": {" +
+         args + "}}";
 }
 
 std::string metadata_event(const char* what, int tid, const std::string& name) {
-  return std::string("{\"name\": \"") + what + "\", \"ph\": \"M\", \"pid\": 1, \"tid\": " +
-         std::to_string(tid) + ", \"args\": {\"name\": " + json_string(name) + "}}";
-}
-
-std::string string_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + json_string(items[i]);
-  return out + "]";
+  return std::string("{\"name\": \"") + what +
+         "\", \"ph\": \"M\", \"pid\": 1, \"tid\": " + std::to_string(tid) +
+         ", \"args\": {\"name\": " + json_string(name) + "}}";
 }
 
 }  // namespace
@@ -42,8 +32,9 @@ std::string chrome_trace(const ExecutionPlan& plan, const std::vector<TracedRun>
   // Track 0 holds the runs; each plugin gets its own track (its device's queue), in the order
   // the regions first use them.
   std::map<std::string, int> track_of;
-  std::vector<std::string> events = {metadata_event("process_name", 0, "tessera bench " + info.model),
-                                     metadata_event("thread_name", 0, "runs")};
+  std::vector<std::string> events = {
+      metadata_event("process_name", 0, "tessera bench " + info.model),
+      metadata_event("thread_name", 0, "runs")};
   for (const RegionPlacement& r : plan.regions) {
     if (track_of.count(r.plugin)) continue;
     const int tid = static_cast<int>(track_of.size()) + 1;
@@ -53,8 +44,8 @@ std::string chrome_trace(const ExecutionPlan& plan, const std::vector<TracedRun>
   for (size_t i = 0; i < runs.size(); ++i) {
     const TracedRun& run = runs[i];
     events.push_back(complete_event("run " + std::to_string(i + 1), "run", 0, run.start_us,
-                                    run.duration_us, "\"regions\": " +
-                                                         std::to_string(run.regions.size())));
+                                    run.duration_us,
+                                    "\"regions\": " + std::to_string(run.regions.size())));
     for (const RegionProfile& rp : run.regions) {
       if (rp.region < 0 || static_cast<size_t>(rp.region) >= plan.regions.size()) continue;
       const RegionPlacement& region = plan.regions[static_cast<size_t>(rp.region)];
@@ -65,9 +56,9 @@ std::string chrome_trace(const ExecutionPlan& plan, const std::vector<TracedRun>
           rp.time_us,
           "\"plugin\": " + json_string(region.plugin) + ", \"device\": " +
               json_string(region.device) + ", \"nodes\": " + std::to_string(region.nodes.size()) +
-              ", \"estimated_us\": " + number(region.estimated_us) +
-              ", \"inputs_from_host\": " + string_list(region.inputs) +
-              ", \"outputs_to_host\": " + string_list(region.outputs)));
+              ", \"estimated_us\": " + json_number(region.estimated_us) +
+              ", \"inputs_from_host\": " + json_string_list(region.inputs) +
+              ", \"outputs_to_host\": " + json_string_list(region.outputs)));
       // Node times come from the plugin, in region order, one after another inside the region.
       double at = start;
       for (size_t n = 0; n < rp.node_times_us.size() && n < region.nodes.size(); ++n) {
@@ -75,8 +66,9 @@ std::string chrome_trace(const ExecutionPlan& plan, const std::vector<TracedRun>
         std::string args = "\"region\": " + std::to_string(region.id);
         if (it != node_of.end()) {
           const NodePlacement& p = *it->second;
-          args += ", \"op\": " + json_string(p.op_type) + ", \"placement\": " +
-                  json_string(p.reason) + ", \"estimate\": " + json_string(p.estimate) +
+          args += ", \"op\": " + json_string(p.op_type) +
+                  ", \"placement\": " + json_string(p.reason) +
+                  ", \"estimate\": " + json_string(p.estimate) +
                   ", \"config\": " + json_string(p.config.empty() ? "none" : p.config);
         }
         events.push_back(
@@ -90,13 +82,14 @@ std::string chrome_trace(const ExecutionPlan& plan, const std::vector<TracedRun>
     packs.push_back(p.target + ": " + (p.pack_file.empty() ? "none" : p.pack_file) + " (" +
                     p.level + ")");
   }
-  std::string out = "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": " +
-                    json_string(info.model) + ", \"workload\": " + json_string(info.description) +
-                    ", \"precision\": " + json_string(info.precision) +
-                    ", \"threads\": " + std::to_string(info.threads) +
-                    ", \"targets\": " + string_list(plan.targets) +
-                    ", \"packs\": " + string_list(packs) +
-                    ", \"warnings\": " + string_list(plan.warnings) + "},\n\"traceEvents\": [\n";
+  std::string out =
+      "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": " + json_string(info.model) +
+      ", \"workload\": " + json_string(info.description) +
+      ", \"precision\": " + json_string(info.precision) +
+      ", \"threads\": " + std::to_string(info.threads) +
+      ", \"targets\": " + json_string_list(plan.targets) +
+      ", \"packs\": " + json_string_list(packs) +
+      ", \"warnings\": " + json_string_list(plan.warnings) + "},\n\"traceEvents\": [\n";
   for (size_t i = 0; i < events.size(); ++i) out += (i ? ",\n" : "") + events[i];
   return out + "\n]}\n";
 }
