@@ -10,7 +10,8 @@
 
 It also checks `run`'s three levels of output on the cpu example: by default the counts per
 plugin and only the nodes that left the first target (no per-node table, no notes about packs
-of other devices), --verbose every node, --quiet the latency line alone; contradicting flags (--verbose with --quiet,
+of other devices), --verbose every node, --quiet the latency line alone; a pack ignored for its engine version
+still warns by default; contradicting flags (--verbose with --quiet,
 --json with either) are refused naming both.
 
 A config in configs/examples without an entry below fails the test: a new example must say what
@@ -84,7 +85,7 @@ def check(tessera, config, expected, work):
     return ok
 
 
-def check_verbosity(tessera):
+def check_verbosity(tessera, work):
     config = os.path.join(ROOT, "configs", "examples", "cpu.yaml")
     outputs = {}
     for level in ("", "--verbose", "--quiet"):
@@ -110,6 +111,17 @@ def check_verbosity(tessera):
                               capture_output=True, text=True, timeout=300)
         if proc.returncode == 0 or not all(flag in proc.stderr for flag in pair):
             failures.append(f"{' '.join(pair)}: exit {proc.returncode}, {proc.stderr.strip()}")
+    # A pack the user gave that no longer applies (made for another engine version) is not one
+    # of those notes: the default output warns about it.
+    with open(os.path.join(ROOT, "schedules", "cpu", "intel-xeon-emerald-rapids.yaml")) as f:
+        pack = re.sub(r"(?m)^engine_version: .*$", 'engine_version: "==0.0.1"', f.read())
+    old_pack = os.path.join(work, "old-engine-pack.yaml")
+    with open(old_pack, "w") as f:
+        f.write(pack)
+    proc = subprocess.run([tessera, "run", config, "--repeat", "1", "--pack", old_pack],
+                          capture_output=True, text=True, timeout=300)
+    if "ignored: made for engine versions '==0.0.1'" not in proc.stdout:
+        failures.append(f"a pack of another engine version was not warned about: {proc.stdout}")
     quiet = [line for line in outputs["--quiet"].splitlines() if line.strip()]
     if len(quiet) != 1 or not quiet[0].startswith("latency: median"):
         failures.append(f"--quiet printed {quiet}")
@@ -137,7 +149,7 @@ def main():
             expected = ("fails", f"no plugin named '{expected[1]}' is loaded")
         ok &= check(tessera, config, expected, work)
     if "cpu" in built:
-        ok &= check_verbosity(tessera)
+        ok &= check_verbosity(tessera, work)
     missing = set(EXPECTED) - {os.path.relpath(c, os.path.join(ROOT, "configs")) for c in configs}
     for name in sorted(missing):
         print(f"{name}: expected but not in configs/")

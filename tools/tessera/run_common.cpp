@@ -313,9 +313,11 @@ void Runner::print_placement(Verbosity verbosity) const {
   const bool verbose = verbosity == Verbosity::kVerbose;
   const auto print_warnings = [&] {
     for (const std::string& w : plan.warnings) {
-      // Packs written for other devices are expected on any machine; they are for --verbose
-      // and `tessera info`, not every run.
-      if (!verbose && w.rfind("packs: ", 0) == 0 && w.find(" ignored: ") != std::string::npos) {
+      // Packs written for other devices, families or vendors are expected on any machine; they
+      // are for --verbose and `tessera info`, not every run. A pack ignored for its schema or
+      // engine version still warns: the user's own pack may be the one that no longer applies.
+      if (!verbose && w.rfind("packs: ", 0) == 0 &&
+          w.find(" ignored: it is for ") != std::string::npos) {
         continue;
       }
       std::printf("warning: %s\n", w.c_str());
