@@ -400,11 +400,14 @@ TuneReport run_tuning(const TuneOptions& options,
   // measurement per finalist per round, up to verify + 1 finalists per task) with a margin of 2x
   // and at least 5% of the budget (a batch compiled ahead can overrun its check), but never more
   // than half the budget; the verification stops at the budget itself.
+  // The pace is the search's wall time per measurement, compiles included: a batch compiled
+  // ahead by the workers (compile_jobs > 1) spends that time outside measure(), and each
+  // verification measurement compiles its config again.
   int searched = 0;
-  double search_seconds = 0.0;
+  double search_start = -1.0;
   auto verify_reserve = [&]() {
     if (options.verify <= 0 || options.budget_s <= 0 || searched == 0) return 0.0;
-    const double per_measurement = search_seconds / searched;
+    const double per_measurement = (elapsed() - search_start) / searched;
     const double finalists = static_cast<double>(tasks.size()) * (options.verify + 1);
     return std::min(0.5 * options.budget_s,
                     std::max(0.05 * options.budget_s,
@@ -482,6 +485,7 @@ TuneReport run_tuning(const TuneOptions& options,
   // timeout under the parallel load) leaves the verdict to the measuring worker, as in a serial
   // run.
   auto run_batch = [&](const std::vector<std::pair<size_t, Point>>& batch) {
+    if (search_start < 0) search_start = elapsed();
     std::vector<MeasureRequest> requests;
     for (const auto& [t, p] : batch) requests.push_back(request_for(t, p));
     std::vector<MeasureResult> compiled;
@@ -494,10 +498,8 @@ TuneReport run_tuning(const TuneOptions& options,
       const auto& [t, p] = batch[i];
       const bool compile_failed =
           i < compiled.size() && compiled[i].status == "compile" && compiled[i].reported;
-      const double before = elapsed();
       out.push_back(record(t, p, requests[i],
                            compile_failed ? compiled[i] : workers[0]->measure(requests[i])));
-      search_seconds += elapsed() - before;
       ++searched;
       notify(static_cast<int>(t), i + 1 == batch.size(), false);
     }
