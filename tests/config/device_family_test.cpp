@@ -46,7 +46,9 @@ TEST_F(ShippedFamilies, EveryFamilyGivesThroughput) {
     EXPECT_GT(f.params.gflops_per_unit, 0) << f.id;
     EXPECT_GT(f.params.memory_gbps, 0) << f.id;
     EXPECT_GT(f.params.launch_us, 0) << f.id;
-    if (f.kind == DeviceKind::kGpu) EXPECT_GT(f.params.transfer_gbps, 0) << f.id;
+    if (f.kind == DeviceKind::kGpu) {
+      EXPECT_GT(f.params.transfer_gbps, 0) << f.id;
+    }
   }
 }
 

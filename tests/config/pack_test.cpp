@@ -118,6 +118,12 @@ INSTANTIATE_TEST_SUITE_P(
                 "12:16: entries[1].workload", "already has an entry (entries[0])"},
         BadPack{"MissingSchedule", "  - {workload: \"relu|f32\", time_us: 1}\n",
                 "11:5: entries[0].schedule", "required key 'schedule' is missing"},
+        BadPack{"ScheduleNameEndsInNewLines",
+                "  - {workload: \"relu|f32\", schedule: \"s.direct\\n\\n\", time_us: 1}\n",
+                "11:38: entries[0].schedule", "contains 0x0a: use letters, digits"},
+        BadPack{"KnobNameWithSpace",
+                "  - {workload: \"relu|f32\", schedule: s, knobs: {\"wg x\": 1}, time_us: 1}\n",
+                "11:48: entries[0].knobs", "knob name 'wg x' contains 0x20"},
         BadPack{"EntriesNotAList", "  workload: x\n", "11:3: entries", "expected a list"}),
     [](const ::testing::TestParamInfo<BadPack>& info) { return std::string(info.param.name); });
 

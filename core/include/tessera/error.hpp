@@ -22,4 +22,23 @@ class UnsupportedError : public Error {
   explicit UnsupportedError(const std::string& message) : Error(message) {}
 };
 
+// `text` with control characters written as \xNN: names taken from a user's file go into
+// messages through this, so a new line or a NUL in a name cannot break the message apart.
+inline std::string escaped(const std::string& text) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 15];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace tessera

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cctype>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -54,6 +55,21 @@ std::string workload_problem(const std::string& key) {
     if (!(std::islower(static_cast<unsigned char>(c)) ||
           std::isdigit(static_cast<unsigned char>(c)) || c == '_'))
       return "op name '" + op + "' is not lower-case letters, digits and '_'";
+  }
+  return "";
+}
+
+// Schedule and knob names are identifiers the plugins register ("conv2d.nchw.winograd",
+// "tile_m"); anything else (white space, control characters) cannot match a plugin and
+// would not survive a YAML round trip unchanged, so it is refused at load.
+std::string identifier_problem(const std::string& name) {
+  if (name.empty()) return "is empty";
+  for (char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '_' || c == '.' || c == '-') continue;
+    char shown[8];
+    std::snprintf(shown, sizeof shown, std::isgraph(u) ? "'%c'" : "0x%02x", c);
+    return std::string("contains ") + shown + ": use letters, digits, '_', '.' and '-'";
   }
   return "";
 }
@@ -169,12 +185,18 @@ Pack parse_pack(const std::string& text, const std::string& file) {
                              "]); keep one (tessera pack merge keeps the faster)");
     }
     entry.schedule = e.require_str("schedule");
+    const std::string schedule_problem = identifier_problem(entry.schedule);
+    if (!schedule_problem.empty())
+      e.fail("schedule", "schedule name '" + escaped(entry.schedule) + "' " + schedule_problem);
     const YAML::Node knobs = e.map("knobs");
     if (knobs) {
       std::set<std::string> names;
       for (const auto& kv : knobs) {
         Knob k;
         k.name = config::scalar_str(file, kv.first, e.key_path("knobs"));
+        const std::string knob_problem = identifier_problem(k.name);
+        if (!knob_problem.empty())
+          e.fail("knobs", "knob name '" + escaped(k.name) + "' " + knob_problem);
         k.value = config::scalar_int(file, kv.second, e.key_path("knobs") + "." + k.name, INT32_MIN,
                                      INT32_MAX);
         names.insert(k.name);

@@ -133,23 +133,6 @@ void apply_declared(const Declared& d, Value& value) {
   value.shape_known = true;
 }
 
-// `text` with control characters written as \xNN, for messages.
-std::string escaped(const std::string& text) {
-  static const char* const kHex = "0123456789abcdef";
-  std::string out;
-  for (char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 15];
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 // Names end up in every message (and a NUL would cut a message short), so a model whose names
 // hold control characters is refused up front.
 void check_names(const onnx::GraphProto& g, const std::string& source) {
