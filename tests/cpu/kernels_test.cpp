@@ -809,12 +809,21 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       expect_close(c.data(), want_mm);
       // The panel path with K chunks (first/last partial-sum variants of the tile), then with
       // each post op (whole tiles, edge tiles and column tails through the tile buffer).
+      // Row and column bias, a residual and a clamp ride along, so every epilogue input meets
+      // every tile kind.
       GemmBlocking chunked{12, 32, 8, false, false};
       chunked.nr = tile.nr;
+      const Tensor row_bias = random_tensor({m}, 29), col_bias = random_tensor({n}, 30);
+      const Tensor residual = random_tensor({m, n}, 31);
       for (const UnaryFn& post : post_ops()) {
         SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
         std::fill(c.begin(), c.end(), 0.0f);
         Epilogue e;
+        e.row_bias = row_bias.data<float>();
+        e.col_bias = col_bias.data<float>();
+        e.residual = residual.data<float>();
+        e.lo = -1.5f;
+        e.hi = 2.5f;
         if (post.op != UnaryOp::kIdentity) e.post = &post;
         sgemm_panels(
             pa, n,
@@ -824,7 +833,9 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
             c.data(), n, e, chunked);
         Tensor want = want_mm.clone();
         for (int64_t i = 0; i < want.numel(); ++i) {
-          want.data<float>()[i] = apply_post(post, want.data<float>()[i]);
+          const float x = want.data<float>()[i] + row_bias.data<float>()[i / n] +
+                          col_bias.data<float>()[i % n] + residual.data<float>()[i];
+          want.data<float>()[i] = apply_post(post, std::min(std::max(x, -1.5f), 2.5f));
         }
         expect_close(c.data(), want);
       }

@@ -76,6 +76,50 @@ HWY_INLINE TileEpilogue TileAt(const Epilogue& e, int64_t i0, int64_t j0, int64_
 // only the hardware prefetchers, such a conv ran ~1.8x its time with warm caches.
 constexpr int64_t kPrefetchSteps = 256;
 
+// HWY_SCALAR runs only on x86 CPUs without SSE4 (and as one of the kernel tests' targets). With
+// one lane per "vector", MicroTileT's unrolled accumulators become up to 12 x 32 scalars per
+// instantiation: the target took 230 s of this file's 360 s compile for code nobody runs for
+// speed. Its tiles (MicroTileT and ColumnTailT alike) are this one loop with run-time sizes:
+// C (rows x cols of an mr-row panel) = A * B over k steps, C's old values added unless `first`,
+// the epilogue applied if `last`.
+constexpr bool kScalarTiles = HWY_TARGET == HWY_SCALAR;
+constexpr int64_t kMaxTileFloats = 12 * 32;
+
+template <class Rows>
+HWY_NOINLINE void ScalarTile(const float* ap, Rows brows, int64_t k, int64_t mr, float* c,
+                             int64_t ldc, int64_t rows, int64_t cols, const TileEpilogue& ep,
+                             bool first, bool last) {
+  float acc[kMaxTileFloats];
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) acc[r * cols + j] = first ? 0.0f : c[r * ldc + j];
+  }
+  for (int64_t p = 0; p < k; ++p, ap += mr, brows.next()) {
+    const float* bp = brows.get();
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < cols; ++j) acc[r * cols + j] += ap[r] * bp[j];
+    }
+  }
+  if (!last) {
+    for (int64_t r = 0; r < rows; ++r) std::copy_n(acc + r * cols, cols, c + r * ldc);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) {
+      float x = acc[r * cols + j];
+      if (ep.row_bias) x += ep.row_bias[r];
+      if (ep.col_bias) x += ep.col_bias[j];
+      if (ep.res) x += ep.res[r * ldc + j];
+      x = std::min(std::max(x, ep.lo), ep.hi);
+      if (ep.post != nullptr) {
+        acc[r * cols + j] = x;
+      } else {
+        c[r * ldc + j] = x;
+      }
+    }
+  }
+  if (ep.post != nullptr) unary_block(*ep.post, acc, cols, c, ldc, rows, cols);
+}
+
 // One MR x NR tile: acc = Apanel * Bpanel over k steps, then bias, clamp, store. Edge tiles
 // (rows < MR or cols < NR) load and store only their rows and columns (LoadFirst, StoreFirst), so
 // nothing past the end of C is touched. With K blocking, a tile is visited once per K chunk:
@@ -86,9 +130,9 @@ constexpr int64_t kPrefetchSteps = 256;
 // Per k step: NR / lanes loads of B, MR broadcasts of A (folded into the FMA as a memory operand
 // on AVX-512), MR * NR / lanes independent FMAs.
 template <int MR, int NR, bool kFirst, bool kLast, class Rows>
-HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
-                                    float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
-                                    const TileEpilogue& ep) {
+HWY_ATTR HWY_INLINE void MicroTileVectors(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
+                                          float* HWY_RESTRICT c, int64_t ldc, int64_t rows,
+                                          int64_t cols, const TileEpilogue& ep) {
   constexpr size_t kVecs = static_cast<size_t>(NR) / kLanes;
   static_assert(kVecs * kLanes == static_cast<size_t>(NR), "NR must be a multiple of lanes");
   const DF d;
@@ -199,6 +243,19 @@ HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, in
   if (post) unary_block(*ep.post, tile, NR, c, ldc, rows, cols);
 }
 
+// The tile on this target: MicroTileVectors, or ScalarTile on HWY_SCALAR.
+template <int MR, int NR, bool kFirst, bool kLast, class Rows>
+HWY_ATTR HWY_INLINE void MicroTileT(const float* HWY_RESTRICT ap, Rows brows, int64_t k,
+                                    float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                                    const TileEpilogue& ep) {
+  static_assert(MR * NR <= kMaxTileFloats, "ScalarTile's accumulators hold the largest tile");
+  if constexpr (kScalarTiles) {
+    ScalarTile(ap, brows, k, MR, c, ldc, rows, cols, ep, kFirst, kLast);
+  } else {
+    MicroTileVectors<MR, NR, kFirst, kLast>(ap, brows, k, c, ldc, rows, cols, ep);
+  }
+}
+
 // The last few columns of C (NC <= kTailCols) for MR rows: vectors run down the rows (A's packed
 // k step is MR contiguous floats) and each column's B value is broadcast, so a 1-column remainder
 // costs K x ceil(MR / lanes) narrow FMAs instead of a whole tile's MR x NR / lanes. A 7x7 output
@@ -278,6 +335,9 @@ template <int MR, class Rows>
 HWY_ATTR HWY_INLINE void ColumnTail(const float* HWY_RESTRICT ap, Rows b, int64_t k,
                                     float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
                                     const TileEpilogue& ep, bool first, bool last) {
+  if constexpr (kScalarTiles) {
+    return ScalarTile(ap, b, k, MR, c, ldc, rows, cols, ep, first, last);
+  }
   switch (cols) {
 #define TESSERA_TAIL_CASE(NC) \
   case NC:                    \
