@@ -371,9 +371,34 @@ HWY_ATTR HWY_INLINE void MicroTileFlags(const float* HWY_RESTRICT ap, Rows b, in
   }
 }
 
-// One MR x NR tile of C of which `cols` columns exist. A partial tile is split: a 32-wide one into
-// a whole 16-wide tile and the rest; a rest of at most kTailCols columns runs as a column tail,
-// anything wider as an edge tile of 16 (or NR) columns.
+// The columns [0, cols) of an MR x NR tile, 0 < cols < NR, MR > 1: a 32-wide one is split into an
+// edge tile of up to 16 columns and an edge tile of 16 for the rest; a rest of at most kTailCols
+// columns runs as a column tail, anything wider as an edge tile of 16 (or NR) columns. Out of
+// line, with one call site per tile kind: edge tiles are a row of tiles per block, and each
+// inlined copy of the tile code cost the compile (every target, both Rows kinds) more than the
+// call costs the run.
+template <int MR, int NR, class Rows>
+HWY_ATTR HWY_NOINLINE void EdgeTile(const float* HWY_RESTRICT ap, Rows b, int64_t k,
+                                    float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
+                                    const TileEpilogue& ep, bool first, bool last) {
+  if constexpr (NR > 16 && 16 % kLanes == 0) {
+    if (cols > kTailCols) {
+      MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, std::min<int64_t>(cols, 16), ep, first, last);
+      if (cols > 16) {
+        EdgeTile<MR, 16>(ap, b.shifted(16), k, c + 16, ldc, rows, cols - 16, ep.shifted(16), first,
+                         last);
+      }
+      return;
+    }
+  }
+  if (cols <= kTailCols) {
+    return ColumnTail<MR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
+  }
+  MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
+}
+
+// One MR x NR tile of C of which `cols` columns exist: whole-width tiles inline (the hot path),
+// narrower ones through EdgeTile.
 template <int MR, int NR, class Rows>
 HWY_ATTR HWY_INLINE void AnyTile(const float* HWY_RESTRICT ap, Rows b, int64_t k,
                                  float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
@@ -381,20 +406,7 @@ HWY_ATTR HWY_INLINE void AnyTile(const float* HWY_RESTRICT ap, Rows b, int64_t k
   if (cols >= NR || MR == 1) {
     return MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
   }
-  if constexpr (NR > 16 && 16 % kLanes == 0) {
-    if (cols > 16) {
-      MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, 16, ep, first, last);
-      return AnyTile<MR, 16>(ap, b.shifted(16), k, c + 16, ldc, rows, cols - 16, ep.shifted(16),
-                             first, last);
-    }
-    if (cols > kTailCols) {
-      return MicroTileFlags<MR, 16>(ap, b, k, c, ldc, rows, cols, ep, first, last);
-    }
-  }
-  if (cols <= kTailCols) {
-    return ColumnTail<MR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
-  }
-  MicroTileFlags<MR, NR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
+  EdgeTile<MR, NR>(ap, b, k, c, ldc, rows, cols, ep, first, last);
 }
 
 template <int MR, int NR>
