@@ -85,6 +85,12 @@ def registered_tests(build):
     return tests
 
 
+def test_key(name):
+    """A ctest name without gtest's "  # GetParam() = ..." suffix: a parameter printed as its
+    bytes can hold pointer values, which differ between the registration and the run."""
+    return name.split("  # GetParam() = ", 1)[0]
+
+
 def in_run(labels, slow):
     """Whether a test with these labels belongs to the fast run or to the --slow run."""
     return ("slow" in labels) == slow
@@ -167,7 +173,7 @@ def group_reason(reason):
 
 
 def results(build, expected, junit, slow):
-    labels_of = dict(registered_tests(build))
+    labels_of = {test_key(name): labels for name, labels in registered_tests(build)}
     rows = collections.OrderedDict()
 
     def row(label):
@@ -175,7 +181,7 @@ def results(build, expected, junit, slow):
 
     for case in ET.parse(junit).getroot().iter("testcase"):
         name = case.get("name")
-        labels = [l for l in labels_of.get(name, []) if l != "slow"] or ["(no label)"]
+        labels = [l for l in labels_of.get(test_key(name), []) if l != "slow"] or ["(no label)"]
         out_el = case.find("system-out")
         output = out_el.text or "" if out_el is not None else ""
         status = case.get("status")

@@ -153,6 +153,10 @@ struct BadCase {
   const char* message;  // another part of the message
 };
 
+// Printed by its name: gtest's default (the struct's bytes) would put pointer values into the
+// ctest names, which then differ between builds and runs.
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+
 class DeployConfigBad : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(DeployConfigBad, ErrorNamesFileLineAndKeyPath) {
