@@ -713,6 +713,29 @@ TEST_P(CpuDepthwise, MatchesReferenceWithRelu6) {
   expect_close(got.data(), want);
 }
 
+// Each post op after the clamp (a fused SiLU, HardSwish or GELU node): every depthwise kernel
+// applies it as a pass over the planes it just computed, tails included.
+TEST_P(CpuDepthwise, MatchesReferenceWithPostOps) {
+  const ConvCase c = GetParam();
+  const ConvGeometry g = geometry(c);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 16);
+  const Tensor w = random_tensor({c.c, 1, c.k, c.k}, 17);
+  const Tensor b = random_tensor({c.c}, 18);
+  const Tensor conv = reference_conv(c, x, w, b, g);
+  for (const UnaryFn& post : post_ops()) {
+    SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
+    Tensor want = conv.clone();
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      want.data<float>()[i] =
+          apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.9f));
+    }
+    std::vector<float> got(static_cast<size_t>(want.numel()));
+    depthwise_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, -0.5f, 0.9f, got.data(),
+                   post.op == UnaryOp::kIdentity ? nullptr : &post);
+    expect_close(got.data(), want);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     OddSizes, CpuDepthwise,
     ::testing::Values(ConvCase{5, 13, 11, 5, 3, 1, 1, 5}, ConvCase{3, 14, 15, 3, 3, 2, 1, 3},
@@ -838,6 +861,29 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
           want.data<float>()[i] = apply_post(post, std::min(std::max(x, -1.5f), 2.5f));
         }
         expect_close(c.data(), want);
+      }
+    }
+    // The linear-plane depthwise kernel with each post op: 8- and 16-lane planes (7x7 and 13x13),
+    // stride 1 and 2, 3x3 and 5x5.
+    for (const ConvCase& c : {ConvCase{3, 7, 7, 3, 3, 1, 1, 3}, ConvCase{2, 20, 20, 2, 5, 2, 2, 2},
+                              ConvCase{2, 13, 13, 2, 3, 1, 1, 2}}) {
+      const ConvGeometry lg = geometry(c);
+      ASSERT_TRUE(depthwise_linear_applies(lg));
+      const Tensor lx = random_tensor({1, c.c, c.h, c.w}, 32);
+      const Tensor lw = random_tensor({c.c, 1, c.k, c.k}, 33), lb = random_tensor({c.c}, 34);
+      const Tensor conv = reference_conv(c, lx, lw, lb, lg);
+      for (const UnaryFn& post : post_ops()) {
+        SCOPED_TRACE("depthwise linear h=" + std::to_string(c.h) + " k=" + std::to_string(c.k) +
+                     " post " + std::to_string(static_cast<int>(post.op)));
+        Tensor want = conv.clone();
+        for (int64_t i = 0; i < want.numel(); ++i) {
+          want.data<float>()[i] =
+              apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.9f));
+        }
+        std::vector<float> got(static_cast<size_t>(want.numel()));
+        depthwise_conv(lx.data<float>(), lw.data<float>(), lb.data<float>(), lg, -0.5f, 0.9f,
+                       got.data(), post.op == UnaryOp::kIdentity ? nullptr : &post);
+        expect_close(got.data(), want);
       }
     }
     // Depthwise rows (the pointwise+depthwise fusion's kernel), against the reference conv.
