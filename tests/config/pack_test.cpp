@@ -192,8 +192,9 @@ TEST(PackSelect, FamilyThenVendorThenNone) {
   EXPECT_EQ(ven.level, PackLevel::kVendor);
   EXPECT_EQ(ven.pack->file, fixture("pack_vendor.yaml"));
   EXPECT_THAT(ven.reason, HasSubstr("chosen at level vendor: vendor 'ARM'"));
-  ASSERT_EQ(ven.warnings.size(), 1u);
-  EXPECT_THAT(ven.warnings[0],
+  EXPECT_TRUE(ven.warnings.empty());
+  ASSERT_EQ(ven.notes.size(), 1u);
+  EXPECT_THAT(ven.notes[0],
               HasSubstr("pack_family.yaml ignored: it is for family 'mali-valhall', this device "
                         "is family 'mali-bifrost'"));
 
@@ -204,16 +205,20 @@ TEST(PackSelect, FamilyThenVendorThenNone) {
   EXPECT_THAT(none.reason, HasSubstr("no pack for plugin 'mali' matches device "
                                      "'QUALCOMM Adreno(TM) 650' (2 candidate(s)"));
   EXPECT_THAT(none.reason, HasSubstr("default heuristics"));
-  EXPECT_EQ(none.warnings.size(), 2u);
+  EXPECT_TRUE(none.warnings.empty());
+  EXPECT_EQ(none.notes.size(), 2u);
 }
 
-TEST(PackSelect, OtherDeviceIgnoredWithWarning) {
+// Another device's pack is a note (expected wherever packs for several devices are installed),
+// not a warning.
+TEST(PackSelect, OtherDeviceIgnoredWithNote) {
   const auto packs = load_all({"pack_other_device.yaml", "pack_family.yaml"});
   const PackSelection s = select_pack(packs, "mali", kG78, "mali-valhall", "0.1.0");
   EXPECT_EQ(s.level, PackLevel::kFamily);
-  ASSERT_EQ(s.warnings.size(), 1u);
-  EXPECT_EQ(s.warnings[0], "pack " + fixture("pack_other_device.yaml") +
-                               " ignored: it is for device 'Mali-G710', this device is 'Mali-G78'");
+  EXPECT_TRUE(s.warnings.empty());
+  ASSERT_EQ(s.notes.size(), 1u);
+  EXPECT_EQ(s.notes[0], "pack " + fixture("pack_other_device.yaml") +
+                            " ignored: it is for device 'Mali-G710', this device is 'Mali-G78'");
 }
 
 TEST(PackSelect, IncompatibleSchemaAndEngineIgnoredWithWarning) {

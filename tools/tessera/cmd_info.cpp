@@ -49,7 +49,8 @@ void print_json(const PluginHost& host, const SessionOptions& pack_options) {
              ", \"pack\": " + json_string(pack.pack_file) +
              ", \"pack_level\": " + json_string(pack.level) +
              ", \"pack_reason\": " + json_string(pack.reason) +
-             ", \"pack_notes\": " + json_string_list(pack.warnings) + "}";
+             ", \"pack_warnings\": " + json_string_list(pack.warnings) +
+             ", \"pack_notes\": " + json_string_list(pack.notes) + "}";
     }
     out += "]}";
   }
@@ -132,7 +133,8 @@ int cmd_info(int argc, char** argv) {
       std::printf("      pack: %s, level %s: %s\n",
                   pack.pack_file.empty() ? "none" : pack.pack_file.c_str(), pack.level.c_str(),
                   reason.c_str());
-      for (const std::string& w : pack.warnings) std::printf("        note: %s\n", w.c_str());
+      for (const std::string& w : pack.warnings) std::printf("        warning: %s\n", w.c_str());
+      for (const std::string& n : pack.notes) std::printf("        note: %s\n", n.c_str());
     }
   }
   std::printf("\nplugins refused: %zu\n", host.refusals().size());

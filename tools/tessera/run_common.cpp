@@ -312,15 +312,13 @@ void Runner::print_placement(Verbosity verbosity) const {
   const ExecutionPlan& plan = impl_->session->plan();
   const bool verbose = verbosity == Verbosity::kVerbose;
   const auto print_warnings = [&] {
-    for (const std::string& w : plan.warnings) {
-      // Packs written for other devices, families or vendors are expected on any machine; they
-      // are for --verbose and `tessera info`, not every run. A pack ignored for its schema or
-      // engine version still warns: the user's own pack may be the one that no longer applies.
-      if (!verbose && w.rfind("packs: ", 0) == 0 &&
-          w.find(" ignored: it is for ") != std::string::npos) {
-        continue;
+    for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
+    // Packs written for other devices, families or vendors are expected on any machine; they
+    // are for --verbose and `tessera info`, not every run.
+    if (verbose) {
+      for (const DevicePackPlan& p : plan.packs) {
+        for (const std::string& n : p.notes) std::printf("note: packs: %s\n", n.c_str());
       }
-      std::printf("warning: %s\n", w.c_str());
     }
   };
   if (verbosity == Verbosity::kQuiet) {
@@ -379,7 +377,8 @@ std::string plan_json_members(const ExecutionPlan& plan, const std::string& mode
            ", \"device\": " + json_string(p.device) + ", \"pack\": " + json_string(p.pack_file) +
            ", \"level\": " + json_string(p.level) + ", \"family\": " + json_string(p.family) +
            ", \"reason\": " + json_string(p.reason) +
-           ", \"notes\": " + json_string_list(p.warnings) + "}";
+           ", \"warnings\": " + json_string_list(p.warnings) +
+           ", \"notes\": " + json_string_list(p.notes) + "}";
   }
   out += "], \"regions\": [";
   for (size_t i = 0; i < plan.regions.size(); ++i) {

@@ -84,7 +84,12 @@ struct PackSelection {
   std::optional<Pack> pack;  // empty: use the schedules' heuristics
   PackLevel level = PackLevel::kNone;
   std::string reason;                 // which pack and why, or why none
-  std::vector<std::string> warnings;  // one per candidate ignored (and why)
+  // Candidates left out for a reason the user may need to act on (schema or engine version, a
+  // driver other than the one measured, another pack at the same level), and why.
+  std::vector<std::string> warnings;
+  // Candidates for another device, family or vendor: expected wherever packs for several
+  // devices are installed, so information rather than a warning.
+  std::vector<std::string> notes;
 };
 
 // Picks among `candidates` for `plugin` on `device`. `family_id` is match_family()'s result ("" =

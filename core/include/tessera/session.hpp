@@ -95,7 +95,8 @@ struct DevicePackPlan {
   std::string pack_file;      // "" = none: the schedules' heuristics
   std::string level;          // "device+driver", "device", "family", "vendor", "none"
   std::string reason;
-  std::vector<std::string> warnings;  // candidates ignored and why
+  std::vector<std::string> warnings;  // candidates ignored and why (PackSelection::warnings)
+  std::vector<std::string> notes;     // packs for other devices (PackSelection::notes)
 };
 
 // The family and pack a Session with `options` would choose for `device` of `plugin` (for

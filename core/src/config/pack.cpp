@@ -328,19 +328,19 @@ PackSelection select_pack(const std::vector<Pack>& candidates, const std::string
     }
     const PackMatch& m = p.match;
     if (!m.device.empty() && m.device != device.name) {
-      sel.warnings.push_back(name + " ignored: it is for device '" + m.device +
-                             "', this device is '" + device.name + "'");
+      sel.notes.push_back(name + " ignored: it is for device '" + m.device + "', this device is '" +
+                          device.name + "'");
       continue;
     }
     if (!m.family.empty() && m.family != family_id) {
-      sel.warnings.push_back(
+      sel.notes.push_back(
           name + " ignored: it is for family '" + m.family + "', this device is " +
           (family_id.empty() ? std::string("of no known family") : "family '" + family_id + "'"));
       continue;
     }
     if (!m.vendor.empty() && !iequals(m.vendor, device.vendor)) {
-      sel.warnings.push_back(name + " ignored: it is for vendor '" + m.vendor +
-                             "', this device's is '" + device.vendor + "'");
+      sel.notes.push_back(name + " ignored: it is for vendor '" + m.vendor +
+                          "', this device's is '" + device.vendor + "'");
       continue;
     }
     PackLevel level;

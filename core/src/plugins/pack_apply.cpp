@@ -182,6 +182,13 @@ DevicePacks select_device_packs(const PackSources& sources, const std::string& t
   }
   PackSelection selection = select_pack(candidates, plugin, identity, plan.family);
   for (std::string& w : selection.warnings) plan.warnings.push_back(std::move(w));
+  // A --pack file the user named is not "another device's pack among many": ignoring it is
+  // worth a warning.
+  if (sources.mode == PackMode::kFiles) {
+    for (std::string& n : selection.notes) plan.warnings.push_back(std::move(n));
+  } else {
+    plan.notes = std::move(selection.notes);
+  }
   plan.level = pack_level_name(selection.level);
   plan.reason = selection.reason;
   if (sources.mode == PackMode::kFiles && !selection.pack) {
