@@ -396,22 +396,28 @@ TuneReport run_tuning(const TuneOptions& options,
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   // The budget covers the whole run, verification included: the search stops early enough to
-  // leave the finalists' re-measurement its time, estimated from the search's own pace (one
-  // measurement per finalist per round, up to verify + 1 finalists per task) with a margin of 2x
-  // and at least 5% of the budget (a batch compiled ahead can overrun its check), but never more
-  // than half the budget; the verification stops at the budget itself.
-  // The pace is the search's wall time per measurement, compiles included: a batch compiled
-  // ahead by the workers (compile_jobs > 1) spends that time outside measure(), and each
-  // verification measurement compiles its config again.
+  // leave the finalists' re-measurement its time (one measurement per finalist per round, up to
+  // verify + 1 finalists per task) with a margin of 1.5x and at least 5% of the budget (a batch
+  // compiled ahead can overrun its check), but never more than half the budget; the verification
+  // stops at the budget itself.
+  // The pace is that of the search's measurements that ran ("ok"), plus the share of a batch's
+  // compile ahead (compile_jobs > 1 compiles outside measure(), and each verification
+  // measurement compiles its config again). Every finalist is such a measurement; configs
+  // refused or failing are often far cheaper, and a pace over all trials (a space where most
+  // configs fail fast) left the finalists 2 of their 18 measurements.
   int searched = 0;
   double search_start = -1.0;
+  double ok_seconds = 0.0, compile_seconds = 0.0;
+  int ok_count = 0, compiled_count = 0;
   auto verify_reserve = [&]() {
     if (options.verify <= 0 || options.budget_s <= 0 || searched == 0) return 0.0;
-    const double per_measurement = (elapsed() - search_start) / searched;
+    double per_measurement =
+        ok_count > 0 ? ok_seconds / ok_count : (elapsed() - search_start) / searched;
+    if (compiled_count > 0) per_measurement += compile_seconds / compiled_count;
     const double finalists = static_cast<double>(tasks.size()) * (options.verify + 1);
-    return std::min(0.5 * options.budget_s,
-                    std::max(0.05 * options.budget_s,
-                             2.0 * per_measurement * finalists * kVerifyRounds));
+    return std::min(
+        0.5 * options.budget_s,
+        std::max(0.05 * options.budget_s, 1.5 * per_measurement * finalists * kVerifyRounds));
   };
   auto out_of_budget = [&]() {
     if (used >= options.trials) return true;
@@ -490,7 +496,10 @@ TuneReport run_tuning(const TuneOptions& options,
     for (const auto& [t, p] : batch) requests.push_back(request_for(t, p));
     std::vector<MeasureResult> compiled;
     if (compile_jobs > 1 && batch.size() > 1) {
+      const double compile_start = elapsed();
       compiled = compile_in_parallel(workers, requests);
+      compile_seconds += elapsed() - compile_start;
+      compiled_count += static_cast<int>(requests.size());
     }
     std::vector<LogRecord> out;
     for (size_t i = 0; i < batch.size(); ++i) {
@@ -498,8 +507,13 @@ TuneReport run_tuning(const TuneOptions& options,
       const auto& [t, p] = batch[i];
       const bool compile_failed =
           i < compiled.size() && compiled[i].status == "compile" && compiled[i].reported;
-      out.push_back(record(t, p, requests[i],
-                           compile_failed ? compiled[i] : workers[0]->measure(requests[i])));
+      const double measure_start = elapsed();
+      const MeasureResult m = compile_failed ? compiled[i] : workers[0]->measure(requests[i]);
+      if (m.status == "ok") {
+        ok_seconds += elapsed() - measure_start;
+        ++ok_count;
+      }
+      out.push_back(record(t, p, requests[i], m));
       ++searched;
       notify(static_cast<int>(t), i + 1 == batch.size(), false);
     }

@@ -557,8 +557,9 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
 }
 
 // A budget covers the whole run, verification included, with no trial cap: the search leaves
-// the finalists their time and the run ends within 10% of the budget (plus one trial's time, the
-// worker's start-up, measured here first). The cpu plugin's conv space (hundreds of GEMM configs
+// the finalists their time and the run ends between half the budget (the most the verification
+// may be left) and 10% over it (plus one trial's time, the worker's start-up, measured here
+// first). The cpu plugin's conv space (hundreds of GEMM configs
 // per conv) is larger than the search can cover in the budget, so the budget is what stops it.
 TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
   {
@@ -587,7 +588,9 @@ TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
   std::printf("budget %.1f s: took %.2f s (one trial %.2f s), %d trials, %d verifications\n",
               o.budget_s, took, one_trial_s, searched, verified);
   EXPECT_LE(took, 1.1 * o.budget_s + one_trial_s);
-  EXPECT_GE(took, 0.9 * o.budget_s) << "stopped before the budget: was the space exhausted?";
+  // The search keeps at most half the budget for the verification, so a run that ends before
+  // that has stopped for another reason (the space exhausted, a wrong reserve).
+  EXPECT_GE(took, 0.5 * o.budget_s) << "stopped well before the budget";
   size_t space = 0;
   for (const TaskResult& t : report.tasks) space += t.space_size;
   EXPECT_LT(static_cast<size_t>(searched), space) << "the search covered the whole space";
