@@ -559,8 +559,8 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
 // A budget covers the whole run, verification included, with no trial cap: the search leaves
 // the finalists their time and the run ends between half the budget (the most the verification
 // may be left) and 10% over it (plus one trial's time, the worker's start-up, measured here
-// first). The cpu plugin's conv space (hundreds of GEMM configs
-// per conv) is larger than the search can cover in the budget, so the budget is what stops it.
+// first). The cpu plugin's conv space (hundreds of GEMM configs per conv) is larger than the
+// search can cover in the budget, so the budget is what stops it.
 TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
   {
     PluginHost host;
