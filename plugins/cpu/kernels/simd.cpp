@@ -335,22 +335,24 @@ template <int MR, class Rows>
 HWY_ATTR HWY_INLINE void ColumnTail(const float* HWY_RESTRICT ap, Rows b, int64_t k,
                                     float* HWY_RESTRICT c, int64_t ldc, int64_t rows, int64_t cols,
                                     const TileEpilogue& ep, bool first, bool last) {
+  // The switch in the else branch, so that the scalar target does not instantiate ColumnTailT.
   if constexpr (kScalarTiles) {
-    return ScalarTile(ap, b, k, MR, c, ldc, rows, cols, ep, first, last);
-  }
-  switch (cols) {
+    ScalarTile(ap, b, k, MR, c, ldc, rows, cols, ep, first, last);
+  } else {
+    switch (cols) {
 #define TESSERA_TAIL_CASE(NC) \
   case NC:                    \
     return ColumnTailT<MR, NC>(ap, b, k, c, ldc, rows, ep, first, last);
-    TESSERA_TAIL_CASE(1)
-    TESSERA_TAIL_CASE(2)
-    TESSERA_TAIL_CASE(3)
-    TESSERA_TAIL_CASE(4)
-    TESSERA_TAIL_CASE(5)
-    TESSERA_TAIL_CASE(6)
+      TESSERA_TAIL_CASE(1)
+      TESSERA_TAIL_CASE(2)
+      TESSERA_TAIL_CASE(3)
+      TESSERA_TAIL_CASE(4)
+      TESSERA_TAIL_CASE(5)
+      TESSERA_TAIL_CASE(6)
 #undef TESSERA_TAIL_CASE
-    default:
-      return;
+      default:
+        return;
+    }
   }
 }
 
