@@ -715,12 +715,13 @@ TEST_P(CpuDepthwise, MatchesReferenceWithRelu6) {
 
 // Each post op after the clamp (a fused SiLU, HardSwish or GELU node): every depthwise kernel
 // applies it as a pass over the planes it just computed, tails included.
-TEST_P(CpuDepthwise, MatchesReferenceWithPostOps) {
-  const ConvCase c = GetParam();
+// depthwise_conv of case c (inputs from seeds seed, seed + 1, seed + 2), clamped to [-0.5, 0.9]
+// and followed by each post op, against the reference conv.
+void check_depthwise_post_ops(const ConvCase& c, uint32_t seed) {
   const ConvGeometry g = geometry(c);
-  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 16);
-  const Tensor w = random_tensor({c.c, 1, c.k, c.k}, 17);
-  const Tensor b = random_tensor({c.c}, 18);
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, seed);
+  const Tensor w = random_tensor({c.c, 1, c.k, c.k}, seed + 1);
+  const Tensor b = random_tensor({c.c}, seed + 2);
   const Tensor conv = reference_conv(c, x, w, b, g);
   for (const UnaryFn& post : post_ops()) {
     SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
@@ -734,6 +735,10 @@ TEST_P(CpuDepthwise, MatchesReferenceWithPostOps) {
                    post.op == UnaryOp::kIdentity ? nullptr : &post);
     expect_close(got.data(), want);
   }
+}
+
+TEST_P(CpuDepthwise, MatchesReferenceWithPostOps) {
+  check_depthwise_post_ops(GetParam(), 16);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -867,24 +872,9 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
     // stride 1 and 2, 3x3 and 5x5.
     for (const ConvCase& c : {ConvCase{3, 7, 7, 3, 3, 1, 1, 3}, ConvCase{2, 20, 20, 2, 5, 2, 2, 2},
                               ConvCase{2, 13, 13, 2, 3, 1, 1, 2}}) {
-      const ConvGeometry lg = geometry(c);
-      ASSERT_TRUE(depthwise_linear_applies(lg));
-      const Tensor lx = random_tensor({1, c.c, c.h, c.w}, 32);
-      const Tensor lw = random_tensor({c.c, 1, c.k, c.k}, 33), lb = random_tensor({c.c}, 34);
-      const Tensor conv = reference_conv(c, lx, lw, lb, lg);
-      for (const UnaryFn& post : post_ops()) {
-        SCOPED_TRACE("depthwise linear h=" + std::to_string(c.h) + " k=" + std::to_string(c.k) +
-                     " post " + std::to_string(static_cast<int>(post.op)));
-        Tensor want = conv.clone();
-        for (int64_t i = 0; i < want.numel(); ++i) {
-          want.data<float>()[i] =
-              apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.9f));
-        }
-        std::vector<float> got(static_cast<size_t>(want.numel()));
-        depthwise_conv(lx.data<float>(), lw.data<float>(), lb.data<float>(), lg, -0.5f, 0.9f,
-                       got.data(), post.op == UnaryOp::kIdentity ? nullptr : &post);
-        expect_close(got.data(), want);
-      }
+      SCOPED_TRACE("depthwise linear h=" + std::to_string(c.h) + " k=" + std::to_string(c.k));
+      ASSERT_TRUE(depthwise_linear_applies(geometry(c)));
+      check_depthwise_post_ops(c, 32);
     }
     // Depthwise rows (the pointwise+depthwise fusion's kernel), against the reference conv.
     EXPECT_FALSE(test::depthwise_rows_cases().empty()) << "no depthwise rows case: nothing checked";
