@@ -85,23 +85,13 @@ def graph_node_of(model):
     return find, absorbing
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("model")
-    ap.add_argument("--tessera", required=True)
-    ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--repeat", type=int, default=40)
-    ap.add_argument("--top", type=int, default=30)
-    args = ap.parse_args()
-    out = subprocess.run([args.tessera, "bench", args.model, "--targets", "cpu", "--threads",
-                          str(args.threads), "--repeat", str(args.repeat), "--profile", "--json"],
-                         capture_output=True, text=True, check=True).stdout
-    ours = json.loads(out.strip().splitlines()[-1])
-    tess = {p["node"]: p["median_us"] for p in ours["profile"] if p["node"] and p["median_us"] > 0}
-    peer, peer_ops, peer_ms = ort_profile(args.model, args.threads, args.repeat)
-
-    # Each ORT node to one Tessera node: through the graph first, then by name prefix.
-    to_graph, absorbing = graph_node_of(args.model)
+def ort_times_of_nodes(model, tess, threads, repeat):
+    """ONNX Runtime's per-node medians (us) summed onto the Tessera nodes (names in `tess`) that
+    run the same work: {tessera node: us}, the ORT nodes matched to none {name: us}, and ORT's
+    median run in ms. Each ORT node goes to one Tessera node through the graph first, then by
+    name prefix."""
+    peer, peer_ops, peer_ms = ort_profile(model, threads, repeat)
+    to_graph, absorbing = graph_node_of(model)
     owner = {}
     for k in peer:
         node = absorbing(to_graph(k, peer_ops.get(k, "")), tess)
@@ -115,6 +105,23 @@ def main():
     theirs_of = collections.defaultdict(float)
     for k, node in owner.items():
         theirs_of[node] += peer[k]
+    return dict(theirs_of), {k: v for k, v in peer.items() if k not in owner}, peer_ms
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("model")
+    ap.add_argument("--tessera", required=True)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeat", type=int, default=40)
+    ap.add_argument("--top", type=int, default=30)
+    args = ap.parse_args()
+    out = subprocess.run([args.tessera, "bench", args.model, "--targets", "cpu", "--threads",
+                          str(args.threads), "--repeat", str(args.repeat), "--profile", "--json"],
+                         capture_output=True, text=True, check=True).stdout
+    ours = json.loads(out.strip().splitlines()[-1])
+    tess = {p["node"]: p["median_us"] for p in ours["profile"] if p["node"] and p["median_us"] > 0}
+    theirs_of, rest, peer_ms = ort_times_of_nodes(args.model, tess, args.threads, args.repeat)
 
     rows = []
     for node, us in tess.items():
@@ -127,7 +134,7 @@ def main():
     for gap, node, us, theirs in rows[:args.top]:
         shown = f"{theirs:.1f}" if theirs is not None else "-"
         print(f"{node:40s} {us:11.1f} {shown:>9s} {gap:9.1f}")
-    rest = {k: v for k, v in peer.items() if k not in owner and v >= 10}
+    rest = {k: v for k, v in rest.items() if v >= 10}
     if rest:
         print("ORT nodes without a Tessera match: " +
               ", ".join(f"{k}={v:.0f}" for k, v in sorted(rest.items(), key=lambda kv: -kv[1])))
