@@ -208,6 +208,7 @@ std::string encode_result(const MeasureResult& r) {
   o.precision(17);
   o << "status=" << escape(r.status) << "\tmedian_us=" << r.median_us
     << "\tmax_error=" << r.max_error << "\terror=" << escape(r.error);
+  if (!r.device.empty()) o << "\tdevice=" << escape(r.device) << "\tdriver=" << escape(r.driver);
   return o.str();
 }
 
@@ -219,6 +220,8 @@ std::optional<MeasureResult> decode_result(const std::string& line) {
       if (key == "median_us") r.median_us = std::stod(value);
       if (key == "max_error") r.max_error = std::stod(value);
       if (key == "error") r.error = value;
+      if (key == "device") r.device = value;
+      if (key == "driver") r.driver = value;
     }
     if (r.status.empty()) return std::nullopt;
     return r;

@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "tessera/error.hpp"
+#include "tessera/farm.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/tuner.hpp"
 
@@ -283,7 +284,13 @@ TuneReport run_tuning(const TuneOptions& options,
     throw Error("tuner: unknown isolation '" + options.isolation +
                 "' (use 'worker' or 'candidate')");
   }
-  check_worker_command(options.worker_command);
+  std::unique_ptr<FarmClient> farm;
+  if (!options.farm.empty()) {
+    farm =
+        std::make_unique<FarmClient>(BrokerAddress::parse(options.farm), options.farm_agent_wait_s);
+  } else {
+    check_worker_command(options.worker_command);
+  }
   TuneReport report;
   auto say = [&](const std::string& line) {
     if (options.progress) options.progress(line);
@@ -294,14 +301,22 @@ TuneReport run_tuning(const TuneOptions& options,
   int compile_jobs = options.compile_jobs;
   if (compile_jobs < 0) compile_jobs = options.isolation == "worker" ? 2 : 1;
   if (compile_jobs == 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());
-  compile_jobs = std::max(1, compile_jobs);
-  // workers[0] measures; all of them compile when a batch has a compile step.
+  compile_jobs = farm ? 1 : std::max(1, compile_jobs);
+  // workers[0] measures; all of them compile when a batch has a compile step. None on a farm.
   std::vector<std::unique_ptr<MeasureWorker>> workers;
-  for (int i = 0; i < compile_jobs; ++i) {
+  for (int i = 0; i < (farm ? 0 : compile_jobs); ++i) {
     workers.push_back(
         std::make_unique<MeasureWorker>(options.worker_command, options.isolation == "worker"));
   }
-  if (!tasks.empty()) workers[0]->check_start();
+  if (!tasks.empty() && !farm) workers[0]->check_start();
+  // A farm's batches keep every live agent busy twice over.
+  int batch_size = options.batch;
+  if (farm) {
+    const int agents = farm->agents_alive();
+    batch_size = std::max(batch_size, 2 * std::max(1, agents));
+    say("farm " + BrokerAddress::parse(options.farm).text() + ": " + std::to_string(agents) +
+        " agent(s) alive; batches of " + std::to_string(batch_size));
+  }
   std::vector<LogRecord> previous;
   if (options.resume && !options.log_path.empty()) previous = read_log(options.log_path);
   report.records = previous;
@@ -448,20 +463,35 @@ TuneReport run_tuning(const TuneOptions& options,
     return req;
   };
   // Appends one measurement's record to the log and the report.
+  std::set<std::string> farm_device_seen;  // plugins whose farm device was taken from a result
   auto log_record = [&](size_t t, const MeasureRequest& req, const MeasureResult& m,
                         const std::string& stage) {
     const TuneTask& task = tasks[t];
+    // On a farm the agents' device is what measured: it names the records and the pack (the
+    // tuner's own machine only placed the model). One pool is one kind of device.
+    DeviceDesc& device = report.devices[task.plugin];
+    if (farm && !m.device.empty() && (m.device != device.name || m.driver != device.driver)) {
+      if (farm_device_seen.count(task.plugin) == 0) {
+        say("farm: " + task.plugin + " measured on '" + m.device + "' (" + m.driver + ")");
+        device.name = m.device;
+        device.driver = m.driver;
+        farm_device_seen.insert(task.plugin);
+      } else {
+        say("farm: warning: " + task.plugin + " also measured on '" + m.device +
+            "': a pool should hold one kind of device; the log names each record's device");
+      }
+    }
     LogRecord r;
     r.workload = task.workload;
     r.plugin = task.plugin;
-    r.device = report.devices[task.plugin].name;
+    r.device = m.device.empty() || !farm ? device.name : m.device;
     r.schedule = req.schedule;
     r.knobs = req.knobs;
     r.status = m.status;
     r.median_us = m.median_us;
     r.error = m.error;
     r.timestamp = utc_now("%Y-%m-%dT%H:%M:%SZ");
-    r.driver = report.devices[task.plugin].driver;
+    r.driver = m.device.empty() || !farm ? device.driver : m.driver;
     r.command = options.command;
     r.stage = stage;
     r.weight = task.weight;
@@ -494,6 +524,23 @@ TuneReport run_tuning(const TuneOptions& options,
     if (search_start < 0) search_start = elapsed();
     std::vector<MeasureRequest> requests;
     for (const auto& [t, p] : batch) requests.push_back(request_for(t, p));
+    if (farm) {
+      // Measured at once on the agents: each measurement's share of the batch's time is its pace.
+      const double batch_start = elapsed();
+      const std::vector<MeasureResult> results = farm->measure(requests);
+      const double share = (elapsed() - batch_start) / static_cast<double>(results.size());
+      std::vector<LogRecord> out;
+      for (size_t i = 0; i < batch.size(); ++i) {
+        if (results[i].status == "ok") {
+          ok_seconds += share;
+          ++ok_count;
+        }
+        out.push_back(record(batch[i].first, batch[i].second, requests[i], results[i]));
+        ++searched;
+        notify(static_cast<int>(batch[i].first), i + 1 == batch.size(), false);
+      }
+      return out;
+    }
     std::vector<MeasureResult> compiled;
     if (compile_jobs > 1 && batch.size() > 1) {
       const double compile_start = elapsed();
@@ -538,7 +585,7 @@ TuneReport run_tuning(const TuneOptions& options,
       defaults.emplace_back(t, *p);
     }
     // In chunks, so a budget in seconds is checked between them.
-    const size_t chunk = static_cast<size_t>(std::max(compile_jobs, options.batch));
+    const size_t chunk = static_cast<size_t>(std::max(compile_jobs, batch_size));
     for (size_t b = 0; b < defaults.size() && !out_of_budget(); b += chunk) {
       const std::vector<std::pair<size_t, Point>> part(
           defaults.begin() + static_cast<long>(b),
@@ -560,10 +607,10 @@ TuneReport run_tuning(const TuneOptions& options,
                           !(options.early_stopping > 0 && s.since_best >= options.early_stopping);
       report.tasks[t].finished = !view[t].available;
     }
-    const int pick = pick_task(view, options.batch);
+    const int pick = pick_task(view, batch_size);
     if (pick < 0) break;
     const size_t t = static_cast<size_t>(pick);
-    const int n = std::min(options.batch, options.trials - used);
+    const int n = std::min(batch_size, options.trials - used);
     std::vector<std::pair<size_t, Point>> batch;
     for (const Point& p : states[t].searcher->propose(n)) batch.emplace_back(t, p);
     if (batch.empty()) {
@@ -620,6 +667,23 @@ TuneReport run_tuning(const TuneOptions& options,
         std::to_string(kVerifyRounds) + " rounds");
     int verified = 0;
     for (int round = 0; round < kVerifyRounds; ++round) {
+      if (farm) {
+        // A round at once on the agents, in batches so the budget is checked between them.
+        for (size_t b = 0; b < finalists.size(); b += static_cast<size_t>(batch_size)) {
+          if (options.budget_s > 0 && elapsed() > options.budget_s) break;
+          std::vector<MeasureRequest> requests;
+          const size_t end = std::min(finalists.size(), b + static_cast<size_t>(batch_size));
+          for (size_t i = b; i < end; ++i) {
+            requests.push_back(request_for(finalists[i].first, finalists[i].second));
+          }
+          const std::vector<MeasureResult> results = farm->measure(requests);
+          for (size_t i = b; i < end; ++i) {
+            log_record(finalists[i].first, requests[i - b], results[i - b], "verify");
+            ++verified;
+          }
+        }
+        continue;
+      }
       for (const auto& [t, p] : finalists) {
         if (options.budget_s > 0 && elapsed() > options.budget_s) break;
         const MeasureRequest req = request_for(t, p);

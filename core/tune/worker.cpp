@@ -37,6 +37,9 @@ struct WorkerState {
   // The reference kernel's outputs per (model, node): the seeded inputs are the same for every
   // candidate of a node, and the naive reference kernel can cost more than a whole trial's runs.
   std::map<std::pair<std::string, std::string>, std::vector<Tensor>> references;
+  // Each target's device as probed here, named in every result (a farm's tuner learns from it
+  // which device measured).
+  std::map<std::string, PluginDeviceInfo> target_devices;
 };
 
 // The request's config for the region's one node; none (the plugin's heuristic) without a
@@ -101,7 +104,8 @@ MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
     if (!plugin) {
       auto found = state.host.find(detail::split_target(req.target).first);
       if (!found) throw Error("tuner worker: plugin of target '" + req.target + "' not loaded");
-      device = detail::pick_device(*found, detail::split_target(req.target).second, nullptr);
+      device = detail::pick_device(*found, detail::split_target(req.target).second,
+                                   &state.target_devices[req.target]);
       plugin = found;
     }
     phase("compiling");
@@ -209,6 +213,11 @@ int serve_worker(int fd, const WorkerHooks& hooks) {
     MeasureResult result;
     if (auto req = decode_request(line)) {
       result = measure_here(state, *req, report_phase, hooks);
+      const auto device = state.target_devices.find(req->target);
+      if (device != state.target_devices.end()) {
+        result.device = device->second.name;
+        result.driver = device->second.driver_version;
+      }
     } else {
       result.status = "compile";
       result.error = "tuner worker: unreadable request line";

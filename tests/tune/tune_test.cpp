@@ -21,18 +21,18 @@
 #include "tessera/plugin_host.hpp"
 #include "tessera/tuner.hpp"
 #include "test_requirements.hpp"
+#include "tune_test_util.hpp"
 
 namespace tessera::tune {
 namespace {
 
-const char* kTessera = TESSERA_BINARY_DIR "/tools/tessera";
+using test::kTessera;
+using test::relu_model;
+using test::temp_path;
+using test::worker_command;
+
 // The shipped worker with faults injected (fault_worker.cpp), chosen by TESSERA_TEST_WORKER_FAULT.
 const char* kFaultWorker = TESSERA_TUNE_FAULT_WORKER;
-
-// `program` started as the tessera command starts its measuring workers.
-WorkerCommand worker_command(const char* program) {
-  return {program, "tune", "--worker"};
-}
 
 SearchSpace synthetic_space() {
   std::vector<int64_t> v;
@@ -269,22 +269,6 @@ TEST(TuneWorker, CrashAndHangAreClassifiedAndTuningContinues) {
   const MeasureResult r = measure(worker_command(kTessera), req);
   EXPECT_EQ(r.status, "compile");
   EXPECT_NE(r.error.find("nonexistent"), std::string::npos) << r.error;
-}
-
-// A path in the temp directory unique to this test process (test runs may overlap).
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("tessera_tune_" + std::to_string(getpid()) + "_" + name))
-      .string();
-}
-
-std::string relu_model() {
-  const std::string path = temp_path("relu.onnx");
-  zoo::detail::ModelBuilder b("relu", 5);
-  auto x = b.input("x", {1, 4, 6, 6});
-  b.output(b.relu(x, "relu1"));
-  std::ofstream(path, std::ios::binary) << b.model().SerializeAsString();
-  return path;
 }
 
 // How often each "mode=M block=B" candidate was compiled, from the test plugin's side channel.

@@ -8,6 +8,11 @@
 // execute, mode 5 aborts in compile (each writes a line to stderr first), mode 6 fails in execute
 // with an error status.
 //
+// With TESSERA_TUNETEST_SLEEP_MS=N every execute sleeps first, N ms times 1 + mode + 2 (block - 1)
+// (mode 0 block 1: N; mode 1 block 1: 2N; mode 0 block 2: 3N; mode 1 block 2: 4N): a device whose
+// measurement takes wall time but no CPU (the farm tests count measurements per second over
+// agents), and whose fastest config wins by a margin no scheduling noise closes.
+//
 // Side channel: when TESSERA_TUNETEST_LOG names a file, every compile() appends one line
 // "mode=<m> block=<b> pid=<process>" so a test can count how often each candidate was compiled,
 // and by how many processes.
@@ -46,6 +51,10 @@ class ReluRegion : public CompiledRegion {
       std::this_thread::sleep_for(std::chrono::hours(1));
     }
     if (mode_ == 6) throw Failure(TSR_ERROR, "relu.test mode 6 fails at run time");
+    if (const char* ms = std::getenv("TESSERA_TUNETEST_SLEEP_MS")) {
+      std::this_thread::sleep_for(
+          std::chrono::milliseconds(std::atoi(ms) * (1 + mode_ + 2 * (block_ - 1))));
+    }
     const float* in = static_cast<const float*>(inputs[0]);
     float* out = static_cast<float*>(outputs[0]);
     for (size_t i = 0; i < n_; ++i) out[i] = std::max(in[i], 0.0f);

@@ -15,6 +15,7 @@
 #include "cli.hpp"
 #include "run_common.hpp"
 #include "tessera/error.hpp"
+#include "tessera/farm.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/pack.hpp"
 #include "tessera/tuner.hpp"
@@ -30,7 +31,8 @@ void print_tune_usage(std::FILE* out) {
                "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
-               "         [--verify N] [--memory-limit BYTES] [--json]\n\n"
+               "         [--verify N] [--memory-limit BYTES] [--json]\n"
+               "         [--farm HOST:PORT[/POOL] [--farm-wait S]]\n\n"
                "Defaults: --trials 64 without --budget, no cap with one; --budget none (0);\n"
                "--tuner xgb; --early-stopping 0 (never); --repeats 5 (timed runs per\n"
                "measurement); --timeout 30 s per measurement; --seed 1; --isolation worker;\n"
@@ -54,16 +56,15 @@ void print_tune_usage(std::FILE* out) {
                "--resume says how many records and tasks it took from the log.\n"
                "--json prints the end-of-run summary as one JSON object on stdout (progress\n"
                "stays on stderr).\n"
+               "--farm measures on a tuning farm instead of here: the agents (`tessera agent\n"
+               "--broker ADDR` on each device) of the pool at that Redis server (or\n"
+               "unix:PATH[/POOL]); batches hold two candidates per live agent, a killed\n"
+               "agent's candidate goes to another; with no live agent for --farm-wait\n"
+               "seconds (default 60) the run ends with an error. The log and --resume work\n"
+               "as without a farm.\n"
                "Numbers are checked: --trials 1..1e8, --budget 0..604800 s (0 = none),\n"
-               "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000.\n");
-}
-
-// This executable, which is also the tuner's measuring worker (`tessera tune --worker`).
-std::string this_executable() {
-  char buf[4096];
-  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
-  if (n <= 0) throw Error("tune: cannot find this executable (/proc/self/exe) to run as worker");
-  return std::string(buf, static_cast<size_t>(n));
+               "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000,\n"
+               "--farm-wait 1..86400 s.\n");
 }
 
 // --trials' largest value, and its default when --budget is given.
@@ -118,6 +119,13 @@ std::string report_json(const tune::TuneReport& report, const tune::TuneOptions&
 
 }  // namespace
 
+std::string this_executable() {
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) throw Error("tune: cannot find this executable (/proc/self/exe) to run as worker");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
 int cmd_tune(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--worker") {
     try {
@@ -136,7 +144,8 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed", "compile-jobs", "isolation", "verify", kMemoryLimitOption},
+               "timeout", "seed", "compile-jobs", "isolation", "verify", "farm", "farm-wait",
+               kMemoryLimitOption},
               {"resume", "force", "json"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
@@ -190,6 +199,9 @@ int cmd_tune(int argc, char** argv) {
     options.isolation = args.get("isolation", "worker");
     options.verify = static_cast<int>(args.get_int("verify", 5, 0, 1000));
     options.worker_command = {this_executable(), "tune", "--worker"};
+    options.farm = args.get("farm");
+    if (!options.farm.empty()) tune::BrokerAddress::parse(options.farm);  // checked before work
+    options.farm_agent_wait_s = args.get_number("farm-wait", 60, 1, 24 * 3600.0);
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`
     for (int i = 0; i < argc; ++i) options.command += std::string(" ") + argv[i];
     const std::string pack_path = args.get("pack");

@@ -22,6 +22,7 @@ const Command kCommands[] = {
     {"zoo", tessera::cli::cmd_zoo, "write a zoo network (resnet-18, mobilenet_v2, ...) as ONNX"},
     {"pack", tessera::cli::cmd_pack, "inspect, validate or merge tuned-config packs"},
     {"tune", tessera::cli::cmd_tune, "tune schedules of a model's nodes and write a pack"},
+    {"agent", tessera::cli::cmd_agent, "measure a tuning farm's candidates on this device"},
 };
 
 void print_usage() {

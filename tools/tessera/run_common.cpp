@@ -124,9 +124,6 @@ std::vector<std::string> output_file_names(const std::vector<std::string>& value
   return files;
 }
 
-namespace {
-
-// $XDG_CACHE_HOME/tessera, ~/.cache/tessera, or a temp dir when there is no home.
 std::string default_cache_dir() {
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
     return (std::filesystem::path(xdg) / "tessera").string();
@@ -136,6 +133,8 @@ std::string default_cache_dir() {
   }
   return (std::filesystem::temp_directory_path() / "tessera-cache").string();
 }
+
+namespace {
 
 // The targets of a --targets list, with the options of entries that carry them.
 void set_target_override(Workload& w, const std::string& list) {

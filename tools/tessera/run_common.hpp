@@ -33,6 +33,9 @@ std::vector<std::string> output_file_names(const std::vector<std::string>& value
 
 // What `run`, `bench` and `plan` execute: a model file, or a deployment YAML naming the model (or
 // a zoo network, generated into the cache directory on first use), its targets and options.
+// $XDG_CACHE_HOME/tessera, ~/.cache/tessera, or a temp dir when there is no home.
+std::string default_cache_dir();
+
 struct Workload {
   Graph graph;
   std::string model_path;            // the ONNX file the graph came from

@@ -160,6 +160,9 @@ struct MeasureResult {
   // false when the parent inferred the outcome (the worker died or overran its timeout) rather
   // than the worker reporting it.
   bool reported = true;
+  // The device that measured and its driver, as the worker probed them ("" when it did not get
+  // that far): on a farm, the agent's device rather than the tuner's.
+  std::string device, driver;
 };
 
 // The command line that starts a measuring child: the program (a path, used as given: PATH is not
@@ -311,6 +314,12 @@ struct TuneOptions {
   // The measuring child (required): e.g. {path of `tessera`, "tune", "--worker"}. run_tuning
   // throws tessera::Error naming it when it is missing or does not start as a worker.
   WorkerCommand worker_command;
+  // A tuning farm (tessera/farm.hpp) that measures instead of local workers: "HOST:PORT[/POOL]"
+  // or "unix:PATH[/POOL]" of its Redis server; "" = measure here. Batches then hold at least two
+  // candidates per live agent, measured at once on the agents' devices; the compile-ahead step
+  // and worker_command are the agents' business.
+  std::string farm;
+  double farm_agent_wait_s = 60;  // with no live agent for this long, the run ends with an error
   std::string command;  // the command line, recorded in each log record ("" = none)
   // After the search, each task's `verify` fastest distinct configs and its default are measured
   // again, kVerifyRounds rounds taking turns, and the lowest median over the rounds wins: the

@@ -1,0 +1,317 @@
+// The tuning farm against a real redis-server (started per test on a unix socket) and real agents
+// (`tessera agent` processes) measuring the one-Relu model on the tunetest plugin. Oracles: the
+// same requests measured by a local worker (statuses, errors, the reference check), the device the
+// plugin names, and wall-clock throughput for the agents' parallelism (the plugin sleeps per run,
+// so a measurement costs time but no CPU).
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tessera/error.hpp"
+#include "tessera/farm.hpp"
+#include "tessera/pack.hpp"
+#include "tessera/tuner.hpp"
+#include "test_requirements.hpp"
+#include "tune_test_util.hpp"
+
+extern char** environ;
+
+namespace tessera::tune {
+namespace {
+
+using test::kTessera;
+using test::relu_model;
+using test::temp_path;
+using test::worker_command;
+
+// `name` on $PATH, or "".
+std::string find_program(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string dirs = path ? path : "/usr/bin:/bin";
+  for (size_t start = 0; start <= dirs.size();) {
+    const size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::filesystem::path p = std::filesystem::path(dirs.substr(start, end - start)) / name;
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+    start = end + 1;
+  }
+  return "";
+}
+
+// Starts argv with stdout and stderr into `log`, in this process's environment.
+pid_t spawn(const std::vector<std::string>& argv, const std::string& log) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = -1;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return rc == 0 ? pid : -1;
+}
+
+void end_process(pid_t pid, int sig) {
+  if (pid <= 0) return;
+  kill(pid, sig);
+  waitpid(pid, nullptr, 0);
+}
+
+MeasureRequest relu_request(int64_t mode, int64_t block) {
+  MeasureRequest r;
+  r.model = relu_model();
+  r.node = "relu1";
+  r.target = "tunetest";
+  r.schedule = "relu.test";
+  r.knobs = {{"mode", mode}, {"block", block}};
+  r.repeats = 1;
+  r.timeout_s = 20;
+  return r;
+}
+
+class Farm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string server = find_program("redis-server");
+    if (server.empty()) TESSERA_SKIP_WITHOUT("redis-server") << "apt-get install redis-server";
+    dir_ = temp_path("farm");
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    socket_ = dir_ + "/redis.sock";
+    redis_ =
+        spawn({server, "--port", "0", "--unixsocket", socket_, "--save", "", "--appendonly", "no"},
+              dir_ + "/redis.log");
+    ASSERT_GT(redis_, 0) << "could not start " << server;
+    for (int i = 0; i < 500 && !std::filesystem::exists(socket_); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_TRUE(std::filesystem::exists(socket_)) << "redis-server did not open " << socket_;
+    setenv("TESSERA_PLUGIN_PATH", TESSERA_TUNE_TEST_PLUGIN_DIR, 1);
+  }
+  void TearDown() override {
+    for (const auto& [name, pid] : agents_) end_process(pid, SIGKILL);
+    end_process(redis_, SIGTERM);
+    unsetenv("TESSERA_PLUGIN_PATH");
+    unsetenv("TESSERA_TUNETEST_SLEEP_MS");
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+  }
+  std::string broker() const { return "unix:" + socket_ + "/tests"; }
+  BrokerAddress address() const { return BrokerAddress::parse(broker()); }
+  void start_agent(const std::string& name) {
+    agents_[name] = spawn({kTessera, "agent", "--broker", broker(), "--name", name, "--cache-dir",
+                           dir_ + "/cache-" + name, "--lease", "0.6"},
+                          dir_ + "/agent-" + name + ".log");
+    ASSERT_GT(agents_[name], 0);
+  }
+  // Waits until `n` agents keep a heartbeat (each starts its measuring worker first).
+  void wait_for_agents(int n) {
+    FarmClient client(address());
+    for (int i = 0; i < 1000 && client.agents_alive() < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(client.agents_alive(), n);
+  }
+  std::string dir_, socket_;
+  pid_t redis_ = -1;
+  std::map<std::string, pid_t> agents_;
+};
+
+TEST(FarmAddress, ParsesHostPortSocketAndPoolAndRefusesTheRest) {
+  const BrokerAddress a = BrokerAddress::parse("farm.lab:6379/adreno-740");
+  EXPECT_EQ(a.host, "farm.lab");
+  EXPECT_EQ(a.port, 6379);
+  EXPECT_EQ(a.pool, "adreno-740");
+  EXPECT_EQ(a.text(), "farm.lab:6379/adreno-740");
+  const BrokerAddress u = BrokerAddress::parse("unix:/run/redis/redis.sock/mali");
+  EXPECT_EQ(u.socket_path, "/run/redis/redis.sock");
+  EXPECT_EQ(u.pool, "mali");
+  EXPECT_EQ(BrokerAddress::parse("10.0.0.2:7000").pool, "default");
+  const std::map<std::string, std::string> bad = {
+      {"localhost", "no host and port"},
+      {"h:99999", "port '99999' is not a number in 1..65535"},
+      {"h:12x", "port '12x'"},
+      {"unix:relative.sock", "must be absolute"},
+      {"h:1/po ol", "pool name 'po ol'"},
+      {"h:1/", "empty pool name"}};
+  for (const auto& [text, why] : bad) {
+    try {
+      BrokerAddress::parse(text);
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(FarmAddress, AnUnreachableServerIsAnErrorNamingIt) {
+  try {
+    FarmClient client(BrokerAddress::parse("unix:/nonexistent/tessera-farm.sock/p"));
+    ADD_FAILURE() << "connected to nothing";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unix:/nonexistent/tessera-farm.sock/p: cannot connect"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST_F(Farm, AgentsMeasureAsALocalWorkerDoesAndNameTheirDevice) {
+  start_agent("a1");
+  start_agent("a2");
+  wait_for_agents(2);
+  std::vector<MeasureRequest> requests;
+  for (int64_t mode : {0, 1, 2}) {
+    for (int64_t block : {1, 2}) requests.push_back(relu_request(mode, block));
+  }
+  FarmClient client(address());
+  const std::vector<MeasureResult> farm = client.measure(requests);
+  ASSERT_EQ(farm.size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const MeasureResult local = measure(worker_command(kTessera), requests[i]);
+    SCOPED_TRACE("mode " + std::to_string(requests[i].knobs[0].second) + " block " +
+                 std::to_string(requests[i].knobs[1].second));
+    EXPECT_EQ(farm[i].status, local.status);
+    EXPECT_EQ(farm[i].error, local.error);
+    EXPECT_EQ(farm[i].max_error, local.max_error);  // both against the reference kernel
+    if (farm[i].status == "ok") EXPECT_GT(farm[i].median_us, 0);
+    EXPECT_EQ(farm[i].device, "TuneTest CPU");
+    EXPECT_EQ(farm[i].driver, "1.0");
+  }
+  EXPECT_EQ(farm[4].status, "compile");  // mode 2 never compiles
+  EXPECT_EQ(client.jobs_recovered(), 0);
+}
+
+TEST_F(Farm, FourAgentsMeasureAtLeast3Point5TimesAsManyPerSecondAsOne) {
+  // 2 runs of 100 ms per measurement (repeats 1 and the warm-up): wall time, no CPU. One config,
+  // so every measurement takes as long and 16 of them split evenly over 4 agents.
+  setenv("TESSERA_TUNETEST_SLEEP_MS", "100", 1);
+  const std::vector<MeasureRequest> requests(16, relu_request(0, 1));
+  auto per_second = [&](int agents) {
+    FarmClient client(address());
+    // Every agent once through its first job (the model's download, the worker's first import).
+    client.measure(std::vector<MeasureRequest>(static_cast<size_t>(2 * agents), requests[0]));
+    const auto start = std::chrono::steady_clock::now();
+    const std::vector<MeasureResult> results = client.measure(requests);
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    for (const MeasureResult& r : results) EXPECT_EQ(r.status, "ok") << r.error;
+    std::printf("farm: %d agent(s): %zu measurements in %.2f s, %.2f per second\n", agents,
+                results.size(), s, static_cast<double>(results.size()) / s);
+    return static_cast<double>(results.size()) / s;
+  };
+  start_agent("a1");
+  wait_for_agents(1);
+  const double one = per_second(1);
+  for (const char* name : {"a2", "a3", "a4"}) start_agent(name);
+  wait_for_agents(4);
+  const double four = per_second(4);
+  EXPECT_GE(four, 3.5 * one) << "1 agent " << one << "/s, 4 agents " << four << "/s";
+}
+
+TEST_F(Farm, AKilledAgentsCandidateIsMeasuredByAnotherAndARestartedAgentServesAgain) {
+  setenv("TESSERA_TUNETEST_SLEEP_MS", "250", 1);
+  start_agent("a1");
+  start_agent("a2");
+  wait_for_agents(2);
+  const std::vector<MeasureRequest> requests(6, relu_request(0, 1));
+  FarmClient client(address());
+  std::vector<MeasureResult> results;
+  std::thread tuner([&] { results = client.measure(requests); });
+  // Each agent is half way through its first job (2 runs of 250 ms) when a1 dies.
+  std::this_thread::sleep_for(std::chrono::milliseconds(350));
+  end_process(agents_["a1"], SIGKILL);
+  agents_.erase("a1");
+  tuner.join();
+  ASSERT_EQ(results.size(), requests.size());
+  for (const MeasureResult& r : results) EXPECT_EQ(r.status, "ok") << r.error;
+  EXPECT_GE(client.jobs_recovered(), 1);
+  // The same name again: it joins the pool and measures.
+  start_agent("a1");
+  wait_for_agents(2);
+  for (const MeasureResult& r : client.measure(requests)) EXPECT_EQ(r.status, "ok") << r.error;
+}
+
+// The resumability check on the test device: a tune whose agent is killed and restarted
+// mid-run writes the pack a local tune writes (configs differ by 2x or more in time, so the pack
+// does not depend on noise) and logs the same outcome per config.
+TEST_F(Farm, ATuningRunWithAnAgentKilledAndRestartedWritesTheLocalRunsPack) {
+  setenv("TESSERA_TUNETEST_SLEEP_MS", "40", 1);
+  struct Outcome {
+    std::map<std::string, std::string> status;  // knobs -> status of the search's records
+    std::vector<std::string> pack;              // workload, schedule and knobs per entry
+  };
+  auto tune_relu = [&](const std::string& farm) {
+    TuneOptions o;
+    o.model = relu_model();
+    o.targets = {"tunetest", "reference"};
+    o.trials = 6;
+    o.tuner = "grid";
+    o.repeats = 1;
+    o.timeout_s = 10;
+    o.verify = 3;
+    o.worker_command = worker_command(kTessera);
+    o.farm = farm;
+    const TuneReport report = run_tuning(o);
+    Outcome out;
+    for (const LogRecord& r : report.records) {
+      EXPECT_EQ(r.device, "TuneTest CPU");
+      if (!r.stage.empty()) continue;
+      std::string key;
+      for (const auto& [name, value] : r.knobs) key += name + "=" + std::to_string(value) + " ";
+      out.status[key] = r.status;
+    }
+    const Pack pack =
+        pack_from_records(report.records, "tunetest", report.devices.at("tunetest"), "farm test");
+    for (const PackEntry& e : pack.entries) {
+      std::string text = e.workload + " " + e.schedule;
+      for (const Knob& k : e.knobs) text += " " + k.name + "=" + std::to_string(k.value);
+      out.pack.push_back(text);
+    }
+    return out;
+  };
+  start_agent("a1");
+  start_agent("a2");
+  wait_for_agents(2);
+  Outcome farm;
+  std::thread tuner([&] { farm = tune_relu(broker()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  end_process(agents_["a1"], SIGKILL);
+  start_agent("a1");
+  tuner.join();
+  const Outcome local = tune_relu("");
+  EXPECT_EQ(farm.status.size(), 6u);
+  EXPECT_EQ(farm.status, local.status);
+  ASSERT_EQ(local.pack.size(), 1u);
+  EXPECT_NE(local.pack[0].find("mode=0 block=1"), std::string::npos) << local.pack[0];
+  EXPECT_EQ(farm.pack, local.pack);
+}
+
+TEST_F(Farm, WithoutAgentsTheRunEndsWithAnErrorNamingTheBroker) {
+  FarmClient client(address(), 1.0);
+  try {
+    client.measure({relu_request(0, 1)});
+    ADD_FAILURE() << "measured without agents";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("no agent alive for 1 s with 1 measurement(s) pending"), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("tessera agent --broker " + broker()), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace tessera::tune
