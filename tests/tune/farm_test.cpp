@@ -84,9 +84,8 @@ int free_port() {
   return port;
 }
 
-// One redis-cli command's output (the test's own view of the server, outside the farm's code).
-std::string redis_cli(int port, const std::string& args) {
-  const std::string cmd = find_program("redis-cli") + " -p " + std::to_string(port) + " " + args;
+// What a shell command writes to stdout.
+std::string command_output(const std::string& cmd) {
   std::string out;
   if (FILE* p = popen(cmd.c_str(), "r")) {
     char buf[4096];
@@ -95,6 +94,11 @@ std::string redis_cli(int port, const std::string& args) {
     pclose(p);
   }
   return out;
+}
+
+// One redis-cli command's output (the test's own view of the server, outside the farm's code).
+std::string redis_cli(int port, const std::string& args) {
+  return command_output(find_program("redis-cli") + " -p " + std::to_string(port) + " " + args);
 }
 
 void end_process(pid_t pid, int sig) {
@@ -459,14 +463,8 @@ TEST_F(Farm, AnAgentWithTargetsJoinsThePoolOfItsDeviceAndStatusCountsItsWork) {
   }
   // The command's JSON, against what this test sent: 2 answered, 1 failed (mode 2 never
   // compiles).
-  std::string json;
-  if (FILE* p = popen(
-          (std::string(kTessera) + " farm status --broker " + url() + " --json").c_str(), "r")) {
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), p)) > 0) json.append(buf, n);
-    pclose(p);
-  }
+  const std::string json =
+      command_output(std::string(kTessera) + " farm status --broker " + url() + " --json");
   EXPECT_NE(json.find("\"key\": \"tunetest-cpu\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"name\": \"a1\", \"device\": \"TuneTest CPU\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"alive\": true"), std::string::npos) << json;
