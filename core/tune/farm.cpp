@@ -10,16 +10,22 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
 #include <random>
+#include <set>
 #include <thread>
 #include <utility>
 
+#include "targets.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/pack.hpp"  // engine_version
+#include "tessera/plugin_host.hpp"
 
 namespace tessera::tune {
 
@@ -70,20 +76,47 @@ std::string host_name() {
 
 }  // namespace
 
+std::string farm_key_problem(const std::string& key) {
+  if (key.empty()) return "an empty key";
+  if (key.size() > 100) return "a key of more than 100 characters";
+  for (char c : key) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
+      return "key '" + escaped(key) + "' holds other characters than letters, digits and - _ .";
+    }
+  }
+  return "";
+}
+
 BrokerAddress BrokerAddress::parse(const std::string& text) {
   BrokerAddress a;
   std::string rest = text;
+  std::string shown = text;  // the text with its password masked, for errors
   auto bad = [&](const std::string& why) {
-    return Error("farm broker '" + escaped(text) + "': " + why +
-                 " (expected HOST:PORT[/POOL] or unix:PATH[/POOL])");
+    return Error("farm broker '" + escaped(shown) + "': " + why +
+                 " (expected redis://[[USER]:PASSWORD@]HOST:PORT[/KEY], HOST:PORT[/KEY] or "
+                 "unix:PATH[/KEY])");
   };
+  if (rest.rfind("redis://", 0) == 0) {
+    rest = rest.substr(8);
+    const size_t at = rest.rfind('@');
+    if (at != std::string::npos) {
+      const std::string auth = rest.substr(0, at);
+      const size_t colon = auth.find(':');
+      if (colon == std::string::npos) throw bad("credentials without ':' before the password");
+      a.user = auth.substr(0, colon);
+      a.password = auth.substr(colon + 1);
+      rest = rest.substr(at + 1);
+      shown = "redis://" + (a.user.empty() ? "" : a.user) + ":***@" + rest;
+    }
+  }
   if (rest.rfind("unix:", 0) == 0) {
     rest = rest.substr(5);
-    // unix:/run/redis.sock/pool: the pool is what follows a ".sock" or the last '/' after it.
+    // unix:/run/redis.sock/key: the key is what follows the last '/' after ".sock".
     const size_t sock = rest.find(".sock");
     const size_t slash = rest.find('/', sock == std::string::npos ? 0 : sock);
     if (sock != std::string::npos && slash != std::string::npos) {
       a.pool = rest.substr(slash + 1);
+      a.pool_given = true;
       rest = rest.substr(0, slash);
     }
     if (rest.empty() || rest[0] != '/') throw bad("the socket path must be absolute");
@@ -92,6 +125,7 @@ BrokerAddress BrokerAddress::parse(const std::string& text) {
     const size_t slash = rest.find('/');
     if (slash != std::string::npos) {
       a.pool = rest.substr(slash + 1);
+      a.pool_given = true;
       rest = rest.substr(0, slash);
     }
     const size_t colon = rest.rfind(':');
@@ -103,19 +137,24 @@ BrokerAddress BrokerAddress::parse(const std::string& text) {
     a.host = rest.substr(0, colon);
     a.port = std::stoi(port);
   }
-  if (a.pool.empty()) throw bad("empty pool name");
-  for (char c : a.pool) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) {
-      throw bad("pool name '" + escaped(a.pool) + "' may hold letters, digits and - _ . only");
-    }
+  if (const std::string why = farm_key_problem(a.pool); !why.empty()) throw bad(why);
+  if (a.password.empty()) {
+    if (const char* env = std::getenv("TESSERA_FARM_PASSWORD"); env && *env) a.password = env;
   }
   return a;
 }
 
 std::string BrokerAddress::text() const {
-  return (socket_path.empty() ? host + ":" + std::to_string(port) : "unix:" + socket_path) + "/" +
-         pool;
+  return (socket_path.empty() ? "redis://" + host + ":" + std::to_string(port)
+                              : "unix:" + socket_path) +
+         "/" + pool;
 }
+
+// The server went away or the connection broke (as opposed to an error reply): worth reconnecting.
+class BrokerLost : public Error {
+ public:
+  using Error::Error;
+};
 
 // One hiredis connection; every failure is a tessera::Error naming the server and the command.
 class RedisConnection {
@@ -136,12 +175,25 @@ class RedisConnection {
       const std::string why = ctx_ ? ctx_->errstr : "out of memory";
       if (ctx_) redisFree(ctx_);
       ctx_ = nullptr;
-      throw Error("farm broker " + where_ + ": cannot connect: " + why);
+      throw BrokerLost("farm broker " + where_ + ": cannot connect: " + why);
     }
-    // Blocking commands wait at most a few seconds; a server that answers nothing for longer than
+    // Blocking commands wait at most a second; a server that answers nothing for longer than
     // this is treated as gone.
     const timeval io_timeout{30, 0};
     redisSetTimeout(ctx_, io_timeout);
+    if (!broker.password.empty()) {
+      std::vector<std::string> auth = {"AUTH"};
+      if (!broker.user.empty()) auth.push_back(broker.user);
+      auth.push_back(broker.password);
+      try {
+        command(auth);
+      } catch (const BrokerLost&) {
+        throw;
+      } catch (const Error&) {
+        // The reply may quote the command; the password must not reach a message.
+        throw Error("farm broker " + where_ + ": the server refused the password (AUTH)");
+      }
+    }
   }
   ~RedisConnection() {
     if (ctx_) redisFree(ctx_);
@@ -159,8 +211,8 @@ class RedisConnection {
     auto* r = static_cast<redisReply*>(
         redisCommandArgv(ctx_, static_cast<int>(argv.size()), argv.data(), lens.data()));
     if (r == nullptr) {
-      throw Error("farm broker " + where_ + ": " + args[0] +
-                  " failed: " + (ctx_->err ? ctx_->errstr : "no reply"));
+      throw BrokerLost("farm broker " + where_ + ": " + args[0] +
+                       " failed: " + (ctx_->err ? ctx_->errstr : "no reply"));
     }
     Reply out;
     const int type = r->type;
@@ -199,6 +251,7 @@ struct Keys {
   explicit Keys(const BrokerAddress& b) : prefix("tessera:farm:" + b.pool + ":") {}
   std::string jobs() const { return prefix + "jobs"; }
   std::string agents() const { return prefix + "agents"; }
+  std::string agent(const std::string& name) const { return prefix + "agent:" + name; }
   std::string processing(const std::string& agent) const { return prefix + "processing:" + agent; }
   std::string heartbeat(const std::string& agent) const { return prefix + "heartbeat:" + agent; }
   std::string model(const std::string& key) const { return prefix + "model:" + key; }
@@ -207,6 +260,50 @@ struct Keys {
 
 std::string ms_text(double seconds) {
   return std::to_string(std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000)));
+}
+
+std::string unix_time() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
+}
+
+// A new connection, retried for up to kFarmReconnectS (the server restarting, the network cut).
+std::unique_ptr<RedisConnection> connect_retrying(const BrokerAddress& broker,
+                                                  const std::atomic<bool>* stop = nullptr) {
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(kFarmReconnectS);
+  while (true) {
+    try {
+      return std::make_unique<RedisConnection>(broker);
+    } catch (const BrokerLost& e) {
+      if (std::chrono::steady_clock::now() > deadline || (stop && stop->load())) {
+        throw Error(std::string(e.what()) + " (gave up after " +
+                    std::to_string(static_cast<int>(kFarmReconnectS)) + " s)");
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+}
+
+// The processing lists of agents whose heartbeat expired: each job is taken off (LREM is atomic:
+// of two tuners recovering one agent, one gets it) and given to `requeue`, which returns whether
+// it goes back on the queue; the dead agents leave the pool's set.
+template <class Requeue>
+int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue) {
+  int recovered = 0;
+  for (const std::string& agent : redis.command({"SMEMBERS", k.agents()}).elements) {
+    if (redis.command({"EXISTS", k.heartbeat(agent)}).integer > 0) continue;
+    for (const std::string& job :
+         redis.command({"LRANGE", k.processing(agent), "0", "-1"}).elements) {
+      if (redis.command({"LREM", k.processing(agent), "1", job}).integer == 0) continue;
+      if (!requeue(job, agent)) continue;
+      redis.command({"RPUSH", k.jobs(), job});  // taken next (agents take from the right)
+      ++recovered;
+    }
+    redis.command({"SREM", k.agents(), agent});
+  }
+  return recovered;
 }
 
 }  // namespace
@@ -223,6 +320,13 @@ FarmClient::FarmClient(const BrokerAddress& broker, double agent_wait_s)
 }
 
 FarmClient::~FarmClient() = default;
+
+void FarmClient::reconnect() {
+  redis_.reset();
+  redis_ = connect_retrying(broker_);
+  uploaded_.clear();  // a restarted server may have lost the models
+  ++reconnects_;
+}
 
 int FarmClient::agents_alive() {
   const Keys k(broker_);
@@ -252,118 +356,225 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
   std::vector<MeasureResult> out(requests.size());
   std::map<std::string, size_t> pending;  // job id -> request index
   std::map<std::string, std::string> payload_of;
-  std::vector<std::string> push = {"LPUSH", k.jobs()};
-  for (size_t i = 0; i < requests.size(); ++i) {
-    const std::string id = std::to_string(next_job_++);
-    const std::string payload = id + "\t" + reply + "\t" + upload_model(requests[i].model) + "\t" +
-                                encode_request(requests[i]);
-    pending[id] = i;
-    payload_of[id] = payload;
-    push.push_back(payload);
-  }
-  if (pending.empty()) return out;
-  redis_->command(push);
   std::map<std::string, int> losses;
+  // Stores the models and queues the pending jobs: at the start, and again after a reconnect (a
+  // restarted server without persistence lost them; an answer that arrives twice is dropped).
+  auto send = [&](bool first) {
+    std::vector<std::string> push = {first ? "LPUSH" : "RPUSH", k.jobs()};
+    for (size_t i = 0; i < requests.size(); ++i) {
+      if (first) {
+        const std::string id = std::to_string(next_job_++);
+        pending[id] = i;
+        payload_of[id] = id + "\t" + reply + "\t" + upload_model(requests[i].model) + "\t" +
+                         encode_request(requests[i]);
+      } else {
+        upload_model(requests[i].model);
+      }
+    }
+    for (const auto& [id, i] : pending) push.push_back(payload_of[id]);
+    if (push.size() > 2) redis_->command(push);
+  };
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto last_alive = now();
   auto last_check = now() - std::chrono::hours(1);
-  while (!pending.empty()) {
-    const RedisConnection::Reply r = redis_->command({"BLPOP", reply, "1"});
-    if (!r.nil && r.elements.size() == 2) {
-      const std::vector<std::string> f = split_fields(r.elements[1], 2);
-      auto it = f.empty() ? pending.end() : pending.find(f[0]);
-      if (it != pending.end()) {  // else an answer to a job already answered (measured twice)
-        std::optional<MeasureResult> m = decode_result(f[1]);
-        if (!m) {
-          m = MeasureResult{};
-          m->status = "crash";
-          m->error = "farm: an agent answered a malformed result line";
-        }
-        out[it->second] = *m;
-        pending.erase(it);
+  bool sent = false, broken = false;
+  while (!sent || !pending.empty()) {
+    try {
+      if (broken) {
+        // A server that restarted without persistence lost the queue and the models: send again.
+        reconnect();
+        broken = false;
+        if (sent) send(false);
+        last_alive = now();
       }
-    }
-    if (now() - last_check < std::chrono::seconds(1) || pending.empty()) continue;
-    last_check = now();
-    // Jobs of dead agents go back to the queue; ours count their losses.
-    const Keys keys(broker_);
-    for (const std::string& agent : redis_->command({"SMEMBERS", keys.agents()}).elements) {
-      if (redis_->command({"EXISTS", keys.heartbeat(agent)}).integer > 0) continue;
-      for (const std::string& job :
-           redis_->command({"LRANGE", keys.processing(agent), "0", "-1"}).elements) {
-        if (redis_->command({"LREM", keys.processing(agent), "1", job}).integer == 0) continue;
-        const std::vector<std::string> f = split_fields(job, 2);
+      if (!sent) {
+        send(true);
+        sent = true;
+        continue;
+      }
+      const RedisConnection::Reply r = redis_->command({"BLPOP", reply, "1"});
+      if (!r.nil && r.elements.size() == 2) {
+        const std::vector<std::string> f = split_fields(r.elements[1], 2);
         auto it = f.empty() ? pending.end() : pending.find(f[0]);
-        if (it != pending.end() && ++losses[f[0]] > kMaxFarmLosses) {
-          MeasureResult& m = out[it->second];
-          m.status = "crash";
-          m.reported = false;
-          m.error = "farm: lost " + std::to_string(losses[f[0]]) +
-                    " times by agents that died while measuring it (last: " + agent + ")";
+        if (it != pending.end()) {  // else an answer to a job already answered (measured twice)
+          std::optional<MeasureResult> m = decode_result(f[1]);
+          if (!m) {
+            m = MeasureResult{};
+            m->status = "crash";
+            m->error = "farm: an agent answered a malformed result line";
+          }
+          out[it->second] = *m;
           pending.erase(it);
-          continue;
         }
-        redis_->command({"RPUSH", keys.jobs(), job});
-        ++recovered_;
       }
-      redis_->command({"SREM", keys.agents(), agent});
-    }
-    if (agents_alive() > 0) {
-      last_alive = now();
-    } else if (std::chrono::duration<double>(now() - last_alive).count() > agent_wait_s_) {
-      // Our jobs leave the queue: nobody will measure them for this run.
-      for (const auto& [id, i] : pending) redis_->command({"LREM", k.jobs(), "1", payload_of[id]});
-      throw Error("farm broker " + broker_.text() + ": no agent alive for " +
-                  std::to_string(static_cast<int>(agent_wait_s_)) + " s with " +
-                  std::to_string(pending.size()) +
-                  " measurement(s) pending; start agents on the devices with `tessera agent "
-                  "--broker " +
-                  broker_.text() + "`");
+      if (now() - last_check < std::chrono::seconds(1) || pending.empty()) continue;
+      last_check = now();
+      // Jobs of dead agents go back to the queue; ours count their losses.
+      recovered_ +=
+          recover_dead_agents(*redis_, k, [&](const std::string& job, const std::string& agent) {
+            const std::vector<std::string> f = split_fields(job, 2);
+            auto it = f.empty() ? pending.end() : pending.find(f[0]);
+            if (it == pending.end() || ++losses[f[0]] <= kMaxFarmLosses) return true;
+            MeasureResult& m = out[it->second];
+            m.status = "crash";
+            m.reported = false;
+            m.error = "farm: lost " + std::to_string(losses[f[0]]) +
+                      " times by agents that died while measuring it (last: " + agent + ")";
+            pending.erase(it);
+            return false;
+          });
+      if (agents_alive() > 0) {
+        last_alive = now();
+      } else if (std::chrono::duration<double>(now() - last_alive).count() > agent_wait_s_) {
+        // Our jobs leave the queue: nobody will measure them for this run.
+        for (const auto& [id, i] : pending) {
+          redis_->command({"LREM", k.jobs(), "1", payload_of[id]});
+        }
+        throw Error("farm broker " + broker_.text() + ": no agent alive for " +
+                    std::to_string(static_cast<int>(agent_wait_s_)) + " s with " +
+                    std::to_string(pending.size()) +
+                    " measurement(s) pending; start agents on the devices with `tessera agent "
+                    "--broker " +
+                    broker_.text() + "`");
+      }
+    } catch (const BrokerLost&) {
+      broken = true;
     }
   }
   return out;
 }
 
+namespace {
+
+// "Mali-G78 r38p1" -> "mali-g78-r38p1": a pool key from a device name.
+std::string key_from_name(const std::string& name) {
+  std::string key;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!key.empty() && key.back() != '-') {
+      key += '-';
+    }
+  }
+  while (!key.empty() && key.back() == '-') key.pop_back();
+  return key.substr(0, 100);
+}
+
+// Why a job cannot be served by this agent ("" when it can): the checks an agent makes before
+// anything runs, so a malformed or foreign request never reaches a worker.
+std::string job_problem(const std::string& job, const std::vector<std::string>& fields,
+                        const std::optional<MeasureRequest>& req,
+                        const std::vector<std::string>& targets) {
+  if (job.size() > kMaxFarmJobBytes) {
+    return "a job of " + std::to_string(job.size()) + " bytes (at most " +
+           std::to_string(kMaxFarmJobBytes) + ")";
+  }
+  if (fields.size() != 4 || !all_digits(fields[0]) || fields[1].empty()) {
+    return "a job that is not <id> <reply> <model> <request>";
+  }
+  const size_t dash = fields[2].find('-');
+  if (dash == std::string::npos || !all_digits(fields[2].substr(0, dash)) ||
+      fields[2].size() - dash - 1 != 16) {
+    return "model key '" + escaped(fields[2]) + "' is not <size>-<16 hex digits>";
+  }
+  if (!req) return "an unreadable request line";
+  if (req->compile_only) return "a compile-only request (agents measure)";
+  if (req->node.empty() || req->target.empty() || req->schedule.empty()) {
+    return "a request without node, target or schedule";
+  }
+  if (req->repeats < 1 || req->repeats > 100000) {
+    return "repeats " + std::to_string(req->repeats) + " outside 1..100000";
+  }
+  if (!(req->timeout_s > 0 && req->timeout_s <= 86400)) return "a timeout outside (0, 86400] s";
+  if (req->knobs.size() > 64) return "more than 64 knobs";
+  if (!targets.empty()) {
+    const std::string plugin = detail::split_target(req->target).first;
+    bool ours = false;
+    for (const std::string& t : targets) ours = ours || detail::split_target(t).first == plugin;
+    if (!ours) return "target '" + escaped(req->target) + "' is not one this agent measures";
+  }
+  return "";
+}
+
+}  // namespace
+
 int serve_farm_agent(const AgentOptions& options) {
-  const Keys k(options.broker);
+  BrokerAddress broker = options.broker;
   const std::string name =
       options.name.empty() ? host_name() + "-" + std::to_string(getpid()) : options.name;
+  if (const std::string why = farm_key_problem(name); !why.empty()) {
+    throw Error("farm agent name: " + why);
+  }
   auto log = [&](const std::string& line) {
     if (options.log) options.log(line);
   };
   if (options.cache_dir.empty()) throw Error("farm agent: a cache directory is required");
   const std::filesystem::path models = std::filesystem::path(options.cache_dir) / "models";
   std::filesystem::create_directories(models);
+  // The devices this agent measures, probed as a local tune would pick them.
+  std::string devices, drivers;
+  if (!options.targets.empty()) {
+    PluginHost host;
+    for (const std::string& target : options.targets) {
+      const auto [plugin_name, selector] = detail::split_target(target);
+      auto plugin = host.find(plugin_name);
+      if (!plugin) throw Error("farm agent: no plugin '" + plugin_name + "' loaded");
+      PluginDeviceInfo info;
+      detail::pick_device(*plugin, selector, &info);
+      devices += (devices.empty() ? "" : ", ") + info.name;
+      drivers += (drivers.empty() ? "" : ", ") + info.driver_version;
+      if (options.key_from_device && &target == &options.targets.front()) {
+        broker.pool = key_from_name(info.name);
+        if (broker.pool.empty()) broker.pool = "default";
+      }
+    }
+  }
+  const Keys k(broker);
   // The worker first: an agent joins the pool only once it can measure.
   MeasureWorker worker(options.worker_command, options.persistent_worker);
   worker.check_start();
-  RedisConnection redis(options.broker);
   const std::string lease_ms = ms_text(options.lease_s);
-  redis.command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
-  redis.command({"SADD", k.agents(), name});
-  // A previous life under this name may have died holding a job: hand it back first.
-  for (const std::string& job : redis.command({"LRANGE", k.processing(name), "0", "-1"}).elements) {
-    if (redis.command({"LREM", k.processing(name), "1", job}).integer > 0) {
-      redis.command({"RPUSH", k.jobs(), job});
-      log("agent " + name + ": handed back a job a previous run of this agent held");
-    }
-  }
-  // The heartbeat lives on its own connection and thread, so a long measurement keeps it.
-  std::atomic<bool> done{false};
-  std::thread heartbeat([&] {
-    try {
-      RedisConnection beat(options.broker);
-      const auto period = std::chrono::duration<double>(options.lease_s / 3);
-      while (!done) {
-        beat.command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
-        const auto until = std::chrono::steady_clock::now() + period;
-        while (!done && std::chrono::steady_clock::now() < until) {
-          std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+  std::unique_ptr<RedisConnection> redis = connect_retrying(broker, options.stop);
+  int64_t done = 0, failed = 0;
+  // Joins the pool: heartbeat, registration, and whatever a previous life under this name held
+  // goes back to the queue.
+  auto join = [&] {
+    redis->command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
+    redis->command({"SADD", k.agents(), name});
+    redis->command({"HSET", k.agent(name), "device", devices, "driver", drivers, "engine",
+                    engine_version(), "targets",
+                    [&] {
+                      std::string t;
+                      for (const std::string& s : options.targets) t += (t.empty() ? "" : ",") + s;
+                      return t;
+                    }(),
+                    "seen", unix_time(), "done", std::to_string(done), "failed",
+                    std::to_string(failed), "quarantined", ""});
+    for (const std::string& job :
+         redis->command({"LRANGE", k.processing(name), "0", "-1"}).elements) {
+      if (redis->command({"LREM", k.processing(name), "1", job}).integer > 0) {
+        redis->command({"RPUSH", k.jobs(), job});
+        log("agent " + name + ": handed back a job a previous run of this agent held");
       }
-    } catch (const std::exception& e) {
-      // Without a heartbeat the tuner hands our jobs to other agents: a duplicate answer at worst.
-      log("agent " + name + ": heartbeat stopped: " + e.what());
+    }
+  };
+  join();
+  // The heartbeat lives on its own connection and thread, so a long measurement keeps it.
+  std::atomic<bool> done_flag{false};
+  std::thread heartbeat([&] {
+    const auto period = std::chrono::duration<double>(options.lease_s / 3);
+    std::unique_ptr<RedisConnection> beat;
+    while (!done_flag) {
+      try {
+        if (!beat) beat = std::make_unique<RedisConnection>(broker);
+        beat->command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
+      } catch (const std::exception&) {
+        beat.reset();  // tried again next period; meanwhile the tuner may hand our job on
+      }
+      const auto until = std::chrono::steady_clock::now() + period;
+      while (!done_flag && std::chrono::steady_clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
     }
   });
   struct Join {
@@ -373,55 +584,147 @@ int serve_farm_agent(const AgentOptions& options) {
       done = true;
       t.join();
     }
-  } join{done, heartbeat};
+  } join_heartbeat{done_flag, heartbeat};
 
-  log("agent " + name + ": serving " + options.broker.text());
-  int answered = 0;
+  log("agent " + name + ": serving " + broker.text() + (devices.empty() ? "" : " with " + devices));
+  int answered = 0, failures_in_row = 0;
+  std::string quarantined;
+  // A job taken but not yet answered when the connection broke: answered after reconnecting.
+  std::optional<std::pair<std::string, MeasureResult>> unanswered;
+  bool broken = false;
   while ((options.max_jobs <= 0 || answered < options.max_jobs) &&
-         !(options.stop && options.stop->load())) {
-    const RedisConnection::Reply r =
-        redis.command({"BLMOVE", k.jobs(), k.processing(name), "RIGHT", "LEFT", "1"});
-    if (r.nil) continue;
-    const std::string& job = r.str;
-    const std::vector<std::string> f = split_fields(job, 4);
-    MeasureResult result;
-    std::optional<MeasureRequest> req = f.empty() ? std::nullopt : decode_request(f[3]);
-    if (!req) {
-      result.status = "crash";
-      result.error = "farm agent " + name + ": malformed job";
-    } else {
-      const std::filesystem::path model = models / (f[2] + ".onnx");
-      if (!std::filesystem::exists(model)) {
-        const RedisConnection::Reply bytes = redis.command({"GET", k.model(f[2])});
-        if (!bytes.nil) {
-          // Written whole, then renamed: a second agent on this cache never reads half a file.
-          const std::string tmp = model.string() + ".tmp" + std::to_string(getpid());
-          std::ofstream(tmp, std::ios::binary)
-              .write(bytes.str.data(), static_cast<std::streamsize>(bytes.str.size()));
-          std::filesystem::rename(tmp, model);
-        }
+         !(options.stop && options.stop->load()) && quarantined.empty()) {
+    try {
+      if (broken) {
+        redis = connect_retrying(broker, options.stop);
+        broken = false;
+        join();
       }
-      if (!std::filesystem::exists(model)) {
-        result.status = "crash";
-        result.error = "farm agent " + name + ": model " + f[2] + " is not on the server";
+      std::string job;
+      MeasureResult result;
+      std::optional<MeasureRequest> req;
+      std::vector<std::string> f;
+      if (unanswered) {
+        job = unanswered->first;
+        result = unanswered->second;
+        f = split_fields(job, 4);
       } else {
-        req->model = model.string();
-        req->cache_dir = (std::filesystem::path(options.cache_dir) / "kernels").string();
-        result = worker.measure(*req);
+        const RedisConnection::Reply r =
+            redis->command({"BLMOVE", k.jobs(), k.processing(name), "RIGHT", "LEFT", "1"});
+        if (r.nil) continue;
+        job = r.str;
+        f = split_fields(job, 4);
+        req = f.size() == 4 ? decode_request(f[3]) : std::nullopt;
+        if (const std::string why = job_problem(job, f, req, options.targets); !why.empty()) {
+          result.status = "refused";
+          result.error = "farm agent " + name + " refused " + why;
+        } else {
+          const std::filesystem::path model = models / (f[2] + ".onnx");
+          if (!std::filesystem::exists(model)) {
+            const RedisConnection::Reply bytes = redis->command({"GET", k.model(f[2])});
+            if (!bytes.nil) {
+              // Written whole, then renamed: another agent on this cache never reads half a file.
+              const std::string tmp = model.string() + ".tmp" + std::to_string(getpid());
+              std::ofstream(tmp, std::ios::binary)
+                  .write(bytes.str.data(), static_cast<std::streamsize>(bytes.str.size()));
+              std::filesystem::rename(tmp, model);
+            }
+          }
+          if (!std::filesystem::exists(model)) {
+            result.status = "refused";
+            result.error = "farm agent " + name + ": model " + f[2] + " is not on the server";
+          } else {
+            req->model = model.string();
+            req->cache_dir = (std::filesystem::path(options.cache_dir) / "kernels").string();
+            result = worker.measure(*req);
+          }
+        }
+        unanswered = std::make_pair(job, result);
       }
+      if (f.size() == 4 && !f[1].empty() && all_digits(f[0])) {
+        redis->command({"RPUSH", f[1], f[0] + "\t" + encode_result(result)});
+        redis->command({"EXPIRE", f[1], std::to_string(kReplyTtlS)});
+      }
+      redis->command({"LREM", k.processing(name), "1", job});
+      unanswered.reset();
+      ++answered;
+      ++done;
+      if (result.status != "ok") ++failed;
+      // A worker that died or hung (the outcome inferred, not reported) on candidate after
+      // candidate points at the device, not at the candidates.
+      failures_in_row = result.reported ? 0 : failures_in_row + 1;
+      if (options.quarantine_after > 0 && failures_in_row >= options.quarantine_after) {
+        quarantined = "its measuring worker died or hung on " + std::to_string(failures_in_row) +
+                      " candidates in a row (last: " + result.status + ": " + result.error + ")";
+      }
+      redis->command({"HSET", k.agent(name), "seen", unix_time(), "done", std::to_string(done),
+                      "failed", std::to_string(failed), "quarantined", quarantined});
+      log("agent " + name + ": job " + (f.empty() ? "?" : f[0]) + " " +
+          (req ? req->node + " " + req->schedule : "") + ": " + result.status +
+          (result.status == "ok" ? "" : " (" + result.error + ")"));
+    } catch (const BrokerLost& e) {
+      log("agent " + name + ": " + e.what() + "; reconnecting");
+      broken = true;
     }
-    if (f.size() == 4 && !f[1].empty()) {
-      redis.command({"RPUSH", f[1], f[0] + "\t" + encode_result(result)});
-      redis.command({"EXPIRE", f[1], std::to_string(kReplyTtlS)});
-    }
-    redis.command({"LREM", k.processing(name), "1", job});
-    ++answered;
-    log("agent " + name + ": job " + (f.empty() ? "?" : f[0]) + " " +
-        (req ? req->node + " " + req->schedule : "") + ": " + result.status);
   }
-  redis.command({"DEL", k.heartbeat(name)});
-  redis.command({"SREM", k.agents(), name});
+  if (!quarantined.empty()) {
+    log("agent " + name + ": quarantined: " + quarantined + "; it leaves the queue");
+  }
+  redis->command({"DEL", k.heartbeat(name)});
+  redis->command({"SREM", k.agents(), name});
   return answered;
+}
+
+FarmStatus farm_status(const BrokerAddress& broker) {
+  RedisConnection redis(broker);
+  const Keys k(broker);
+  FarmStatus status;
+  status.broker = broker.text();
+  status.queued = redis.command({"LLEN", k.jobs()}).integer;
+  // Registered agents: those in the pool's set and those that left a registration (quarantined
+  // or stopped ones stay visible until it expires).
+  std::set<std::string> names;
+  for (const std::string& n : redis.command({"SMEMBERS", k.agents()}).elements) names.insert(n);
+  // KEYS walks the whole key space: fine for a farm server, whose keys are the farm's own.
+  for (const std::string& key : redis.command({"KEYS", k.agent("*")}).elements) {
+    names.insert(key.substr(k.agent("").size()));
+  }
+  const long long now = std::stoll(unix_time());
+  for (const std::string& n : names) {
+    FarmAgentStatus a;
+    a.name = n;
+    a.alive = redis.command({"EXISTS", k.heartbeat(n)}).integer > 0;
+    const std::vector<std::string> v =
+        redis
+            .command({"HMGET", k.agent(n), "device", "driver", "engine", "targets", "seen", "done",
+                      "failed", "quarantined"})
+            .elements;
+    if (v.size() == 8) {
+      a.device = v[0];
+      a.driver = v[1];
+      a.engine = v[2];
+      a.targets = v[3];
+      if (all_digits(v[4])) a.last_seen_s = static_cast<double>(now - std::stoll(v[4]));
+      if (all_digits(v[5])) a.done = std::stoll(v[5]);
+      if (all_digits(v[6])) a.failed = std::stoll(v[6]);
+      a.quarantined = v[7];
+    }
+    status.agents.push_back(a);
+  }
+  return status;
+}
+
+std::vector<std::string> farm_pools(const BrokerAddress& broker) {
+  RedisConnection redis(broker);
+  std::set<std::string> pools;
+  for (const char* suffix : {":agents", ":jobs"}) {
+    for (const std::string& key :
+         redis.command({"KEYS", std::string("tessera:farm:*") + suffix}).elements) {
+      const std::string inner = key.substr(13, key.size() - 13 - std::strlen(suffix));
+      if (farm_key_problem(inner).empty()) pools.insert(inner);
+    }
+  }
+  return {pools.begin(), pools.end()};
 }
 
 }  // namespace tessera::tune

@@ -172,7 +172,8 @@ std::string encode_request(const MeasureRequest& r) {
   std::ostringstream o;
   o << "model=" << escape(r.model) << "\tnode=" << escape(r.node) << "\ttarget=" << escape(r.target)
     << "\tschedule=" << escape(r.schedule) << "\trepeats=" << r.repeats
-    << "\tcompile_only=" << (r.compile_only ? 1 : 0) << "\tcache_dir=" << escape(r.cache_dir);
+    << "\tcompile_only=" << (r.compile_only ? 1 : 0) << "\tcache_dir=" << escape(r.cache_dir)
+    << "\ttimeout_s=" << r.timeout_s;
   for (const auto& [name, value] : r.knobs) o << "\tknob=" << escape(name) << "=" << value;
   return o.str();
 }
@@ -190,6 +191,7 @@ std::optional<MeasureRequest> decode_request(const std::string& line) {
       if (key == "repeats") r.repeats = std::stoi(value);
       if (key == "compile_only") r.compile_only = value == "1";
       if (key == "cache_dir") r.cache_dir = value;
+      if (key == "timeout_s") r.timeout_s = std::stod(value);  // a farm agent enforces it
       if (key == "knob") {
         const size_t eq = value.rfind('=');
         if (eq == std::string::npos) return std::nullopt;

@@ -285,9 +285,16 @@ TuneReport run_tuning(const TuneOptions& options,
                 "' (use 'worker' or 'candidate')");
   }
   std::unique_ptr<FarmClient> farm;
+  BrokerAddress farm_address;
   if (!options.farm.empty()) {
-    farm =
-        std::make_unique<FarmClient>(BrokerAddress::parse(options.farm), options.farm_agent_wait_s);
+    farm_address = BrokerAddress::parse(options.farm);
+    if (!options.farm_key.empty()) {
+      if (const std::string why = farm_key_problem(options.farm_key); !why.empty()) {
+        throw Error("tuner: farm key: " + why);
+      }
+      farm_address.pool = options.farm_key;
+    }
+    farm = std::make_unique<FarmClient>(farm_address, options.farm_agent_wait_s);
   } else {
     check_worker_command(options.worker_command);
   }
@@ -314,7 +321,7 @@ TuneReport run_tuning(const TuneOptions& options,
   if (farm) {
     const int agents = farm->agents_alive();
     batch_size = std::max(batch_size, 2 * std::max(1, agents));
-    say("farm " + BrokerAddress::parse(options.farm).text() + ": " + std::to_string(agents) +
+    say("farm " + farm_address.text() + ": " + std::to_string(agents) +
         " agent(s) alive; batches of " + std::to_string(batch_size));
   }
   std::vector<LogRecord> previous;

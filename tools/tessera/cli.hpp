@@ -68,6 +68,7 @@ int cmd_plan(int argc, char** argv);
 int cmd_pack(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
 int cmd_agent(int argc, char** argv);
+int cmd_farm(int argc, char** argv);
 // This executable, which is also the tuner's measuring worker (`tessera tune --worker`).
 std::string this_executable();
 int cmd_bench(int argc, char** argv);

@@ -11,6 +11,7 @@
 #include "run_common.hpp"
 #include "tessera/error.hpp"
 #include "tessera/farm.hpp"
+#include "tessera/session.hpp"  // parse_target_entries
 
 namespace tessera::cli {
 
@@ -18,18 +19,26 @@ namespace {
 
 void print_agent_usage(std::FILE* out) {
   std::fprintf(out,
-               "usage: tessera agent --broker HOST:PORT[/POOL]|unix:PATH[/POOL] [--name NAME]\n"
-               "         [--cache-dir DIR] [--isolation worker|candidate] [--max-jobs N]\n"
-               "         [--lease S] [--quiet]\n\n"
-               "Serves a tuning farm (`tessera tune --farm ADDR` on the tuner's machine): takes\n"
-               "the pool's candidates from the Redis server, measures each on this device in a\n"
-               "measuring worker, answers, and keeps a heartbeat so that the tuner hands the\n"
-               "candidate of a killed agent to another. Stops on SIGINT or SIGTERM after the\n"
-               "candidate it is measuring, or after --max-jobs candidates.\n\n"
-               "Defaults: the pool 'default'; --name <hostname>-<pid> (one per agent of a pool;\n"
-               "a restarted agent of the same name first hands back what it held); --cache-dir\n"
-               "<cache>/farm (models received, kernels); --isolation worker; --max-jobs 0\n"
-               "(no limit); --lease 10 s (heartbeat lifetime, 0.2..3600).\n");
+               "usage: tessera agent --broker redis://HOST:PORT [--key KEY] [--targets LIST]\n"
+               "         [--name NAME] [--cache-dir DIR] [--isolation worker|candidate]\n"
+               "         [--max-jobs N] [--lease S] [--quarantine-after N] [--quiet]\n\n"
+               "Serves a tuning farm (`tessera tune --farm URL --key KEY` on the tuner's\n"
+               "machine): takes pool KEY's candidates from the Redis server, measures each on\n"
+               "this device in a measuring worker (as a local tune does), answers, and keeps a\n"
+               "heartbeat so that the tuner hands the candidate of a killed agent to another.\n"
+               "A job that is malformed, too large or for a plugin not in --targets is refused\n"
+               "with the reason. Reconnects when the server restarts. Stops on SIGINT or\n"
+               "SIGTERM after the candidate it is measuring, after --max-jobs candidates, or\n"
+               "when quarantined (--quarantine-after crashes or timeouts in a row).\n"
+               "The broker may also be written redis://[[USER]:PASSWORD@]HOST:PORT/KEY,\n"
+               "HOST:PORT/KEY or unix:PATH/KEY; the password may come from\n"
+               "TESSERA_FARM_PASSWORD and is never printed.\n\n"
+               "Defaults: --key from the first target's device name (\"mali-g78-r38p1\") when\n"
+               "--targets is given, else 'default'; --targets none (any job's target; nothing\n"
+               "probed at start); --name <hostname>-<pid> (a restarted agent of the same name\n"
+               "first hands back what it held); --cache-dir <cache>/farm; --isolation worker;\n"
+               "--max-jobs 0 (no limit); --lease 10 s (heartbeat lifetime, 0.2..3600);\n"
+               "--quarantine-after 10 (0 = never).\n");
 }
 
 std::atomic<bool> g_stop{false};
@@ -46,7 +55,9 @@ int cmd_agent(int argc, char** argv) {
       return 0;
     }
   }
-  Args args(argc, argv, {"broker", "name", "cache-dir", "isolation", "max-jobs", "lease"},
+  Args args(argc, argv,
+            {"broker", "key", "targets", "name", "cache-dir", "isolation", "max-jobs", "lease",
+             "quarantine-after"},
             {"quiet"});
   if (!args.positionals().empty() || args.get("broker").empty()) {
     print_agent_usage(stderr);
@@ -54,6 +65,18 @@ int cmd_agent(int argc, char** argv) {
   }
   tune::AgentOptions options;
   options.broker = tune::BrokerAddress::parse(args.get("broker"));
+  if (args.has("key")) {
+    if (const std::string why = tune::farm_key_problem(args.get("key")); !why.empty()) {
+      throw Error("--key: " + why);
+    }
+    options.broker.pool = args.get("key");
+  }
+  for (const TargetListEntry& e : parse_target_entries(args.get("targets"))) {
+    options.targets.push_back(e.spec);
+  }
+  // A key written in the address or --key wins; else the device names it.
+  options.key_from_device =
+      !options.targets.empty() && !args.has("key") && !options.broker.pool_given;
   options.name = args.get("name");
   options.cache_dir =
       args.get("cache-dir", (std::filesystem::path(default_cache_dir()) / "farm").string());
@@ -64,6 +87,7 @@ int cmd_agent(int argc, char** argv) {
   options.persistent_worker = isolation == "worker";
   options.max_jobs = static_cast<int>(args.get_int("max-jobs", 0, 0, 1000000000));
   options.lease_s = args.get_number("lease", 10, 0.2, 3600);
+  options.quarantine_after = static_cast<int>(args.get_int("quarantine-after", 10, 0, 1000000));
   options.worker_command = {this_executable(), "tune", "--worker"};
   options.stop = &g_stop;
   if (!args.flag("quiet")) {

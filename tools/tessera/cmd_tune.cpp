@@ -32,7 +32,7 @@ void print_tune_usage(std::FILE* out) {
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
                "         [--verify N] [--memory-limit BYTES] [--json]\n"
-               "         [--farm HOST:PORT[/POOL] [--farm-wait S]]\n\n"
+               "         [--farm redis://HOST:PORT [--key KEY] [--farm-wait S]]\n\n"
                "Defaults: --trials 64 without --budget, no cap with one; --budget none (0);\n"
                "--tuner xgb; --early-stopping 0 (never); --repeats 5 (timed runs per\n"
                "measurement); --timeout 30 s per measurement; --seed 1; --isolation worker;\n"
@@ -57,11 +57,14 @@ void print_tune_usage(std::FILE* out) {
                "--json prints the end-of-run summary as one JSON object on stdout (progress\n"
                "stays on stderr).\n"
                "--farm measures on a tuning farm instead of here: the agents (`tessera agent\n"
-               "--broker ADDR` on each device) of the pool at that Redis server (or\n"
-               "unix:PATH[/POOL]); batches hold two candidates per live agent, a killed\n"
-               "agent's candidate goes to another; with no live agent for --farm-wait\n"
-               "seconds (default 60) the run ends with an error. The log and --resume work\n"
-               "as without a farm.\n"
+               "--broker URL` on each device) of pool KEY at that Redis server (also written\n"
+               "redis://[[USER]:PASSWORD@]HOST:PORT/KEY, HOST:PORT/KEY or unix:PATH/KEY; the\n"
+               "password may come from TESSERA_FARM_PASSWORD and is never printed); batches\n"
+               "hold two candidates per live agent; a killed agent's candidate goes to\n"
+               "another; a restarted server is reconnected to and the pending candidates sent\n"
+               "again; with no live agent for --farm-wait seconds (default 60) the run ends\n"
+               "with an error. The log, the pack and its device are the agents'; --resume\n"
+               "works as without a farm. `tessera farm status` shows the agents.\n"
                "Numbers are checked: --trials 1..1e8, --budget 0..604800 s (0 = none),\n"
                "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000,\n"
                "--farm-wait 1..86400 s.\n");
@@ -144,7 +147,7 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed", "compile-jobs", "isolation", "verify", "farm", "farm-wait",
+               "timeout", "seed", "compile-jobs", "isolation", "verify", "farm", "key", "farm-wait",
                kMemoryLimitOption},
               {"resume", "force", "json"});
     if (args.positionals().size() != 1) {
@@ -200,6 +203,8 @@ int cmd_tune(int argc, char** argv) {
     options.verify = static_cast<int>(args.get_int("verify", 5, 0, 1000));
     options.worker_command = {this_executable(), "tune", "--worker"};
     options.farm = args.get("farm");
+    options.farm_key = args.get("key");
+    if (!options.farm_key.empty() && options.farm.empty()) throw Error("--key needs --farm");
     if (!options.farm.empty()) tune::BrokerAddress::parse(options.farm);  // checked before work
     options.farm_agent_wait_s = args.get_number("farm-wait", 60, 1, 24 * 3600.0);
     options.command = "tessera";  // recorded in each log record, for `tessera pack build`

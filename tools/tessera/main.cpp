@@ -23,6 +23,7 @@ const Command kCommands[] = {
     {"pack", tessera::cli::cmd_pack, "inspect, validate or merge tuned-config packs"},
     {"tune", tessera::cli::cmd_tune, "tune schedules of a model's nodes and write a pack"},
     {"agent", tessera::cli::cmd_agent, "measure a tuning farm's candidates on this device"},
+    {"farm", tessera::cli::cmd_farm, "a tuning farm's pools and agents (farm status)"},
 };
 
 void print_usage() {

@@ -35,20 +35,31 @@
 
 namespace tessera::tune {
 
-// "HOST:PORT[/POOL]" or "unix:PATH[/POOL]" (the pool defaults to "default"; a pool is a set of
-// devices of one kind, measured as one).
+// The server and the pool ("key": one kind of device, measured as one). Written
+// "redis://[[USER]:PASSWORD@]HOST:PORT[/KEY]", "HOST:PORT[/KEY]" or "unix:PATH[/KEY]"; the key
+// defaults to "default". Without a password in the URL, TESSERA_FARM_PASSWORD is used when set
+// (Redis AUTH; with USER, an ACL user). The password is never printed: text() leaves it out.
 struct BrokerAddress {
   std::string host;  // empty for a unix socket
   int port = 0;
   std::string socket_path;
   std::string pool = "default";
-  // Throws tessera::Error naming the text and what is wrong with it.
+  bool pool_given = false;  // the text named the key
+  std::string user, password;
+  // Throws tessera::Error naming the text (its password masked) and what is wrong with it.
   static BrokerAddress parse(const std::string& text);
-  std::string text() const;  // as parsed, for messages
+  std::string text() const;  // for messages: no password
 };
+
+// A key name's problem ("" when fine): letters, digits and - _ . only, 1..100 of them.
+std::string farm_key_problem(const std::string& key);
 
 // A job lost this many times (its agent died while holding it) is answered "crash".
 inline constexpr int kMaxFarmLosses = 3;
+// How long the tuner and the agents try to reach a server that went away before they give up.
+inline constexpr double kFarmReconnectS = 30;
+// The most bytes one job may carry (the worker protocol line of one candidate is far smaller).
+inline constexpr size_t kMaxFarmJobBytes = 64 * 1024;
 
 class RedisConnection;
 
@@ -71,12 +82,16 @@ class FarmClient {
   std::vector<MeasureResult> measure(const std::vector<MeasureRequest>& requests);
   // Jobs handed back from dead agents so far (for the log and tests).
   int jobs_recovered() const { return recovered_; }
+  // Times the connection to the server was made again (the server restarted or the network cut).
+  int reconnects() const { return reconnects_; }
 
  private:
   std::string upload_model(const std::string& path);
+  void reconnect();  // retries for up to kFarmReconnectS, then throws tessera::Error
   BrokerAddress broker_;
   std::unique_ptr<RedisConnection> redis_;
   double agent_wait_s_;
+  int reconnects_ = 0;
   std::string run_id_;
   uint64_t next_job_ = 0;
   int recovered_ = 0;
@@ -86,17 +101,45 @@ class FarmClient {
 struct AgentOptions {
   BrokerAddress broker;
   std::string name;  // unique per agent in the pool; "" = "<hostname>-<pid>"
+  // Targets this agent measures ("mali:any"): probed at start, named in its registration; a job
+  // for another plugin is refused. Empty = any target of the jobs (no probe at start).
+  std::vector<std::string> targets;
+  // With no pool in the broker address: the key is made from the first target's device name
+  // ("mali-g78-r38p1"), so that agents of one kind of device meet in one pool.
+  bool key_from_device = false;
   WorkerCommand worker_command;
   bool persistent_worker = true;  // as TuneOptions::isolation "worker" (else one per candidate)
   std::string cache_dir;          // models received are kept here (created when missing)
   double lease_s = 10;            // heartbeat lifetime; refreshed every lease_s / 3
   int max_jobs = 0;               // stop after this many (0 = serve until stop is set)
+  // After this many candidates in a row whose measuring worker died or hung (an outcome the
+  // worker did not report), the agent quarantines itself: it leaves the queue, says why in its
+  // registration (`tessera farm status` shows it) and returns (0 = never).
+  int quarantine_after = 10;
   const std::atomic<bool>* stop = nullptr;      // checked between jobs (and every second)
   std::function<void(const std::string&)> log;  // one line per job and event
 };
 
-// Serves jobs until options.stop is set or max_jobs were answered. Returns the jobs answered.
-// Throws tessera::Error when the server cannot be reached or fails.
+// Serves jobs until options.stop is set, max_jobs were answered or it quarantined itself. Returns
+// the jobs answered. Throws tessera::Error when the server cannot be reached for
+// kFarmReconnectS or fails.
 int serve_farm_agent(const AgentOptions& options);
+
+// What `tessera farm status` shows: the pool's agents as they registered.
+struct FarmAgentStatus {
+  std::string name, device, driver, engine, targets;
+  bool alive = false;            // heartbeat present
+  double last_seen_s = -1;       // seconds since the agent last wrote its registration
+  int64_t done = 0, failed = 0;  // results answered, of which not "ok"
+  std::string quarantined;       // why, or ""
+};
+struct FarmStatus {
+  std::string broker;  // BrokerAddress::text()
+  int64_t queued = 0;  // jobs waiting
+  std::vector<FarmAgentStatus> agents;
+};
+FarmStatus farm_status(const BrokerAddress& broker);
+// The pools ("keys") that have agents or jobs on the server.
+std::vector<std::string> farm_pools(const BrokerAddress& broker);
 
 }  // namespace tessera::tune

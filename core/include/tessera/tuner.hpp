@@ -319,6 +319,7 @@ struct TuneOptions {
   // candidates per live agent, measured at once on the agents' devices; the compile-ahead step
   // and worker_command are the agents' business.
   std::string farm;
+  std::string farm_key;  // the pool, instead of the address's (e.g. "mali-g78"); "" = as written
   double farm_agent_wait_s = 60;  // with no live agent for this long, the run ends with an error
   std::string command;  // the command line, recorded in each log record ("" = none)
   // After the search, each task's `verify` fastest distinct configs and its default are measured

@@ -1,0 +1,94 @@
+// `tessera farm status --broker URL [--key KEY] [--json]`: a tuning farm's pools as the server
+// holds them: per agent its device, driver, engine, last registration, results answered and
+// failed, and why it is quarantined; the jobs waiting per pool.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "tessera/error.hpp"
+#include "tessera/farm.hpp"
+
+namespace tessera::cli {
+
+namespace {
+
+void print_farm_usage(std::FILE* out) {
+  std::fprintf(out,
+               "usage: tessera farm status --broker redis://HOST:PORT [--key KEY] [--json]\n\n"
+               "Shows a tuning farm: for each pool (KEY, or every pool on the server) the jobs\n"
+               "waiting and each agent with its device, driver, engine version, whether its\n"
+               "heartbeat is alive, seconds since it last reported, candidates answered and\n"
+               "failed, and why it is quarantined. --json prints one object.\n");
+}
+
+std::string agent_json(const tune::FarmAgentStatus& a) {
+  return "{\"name\": " + json_string(a.name) + ", \"device\": " + json_string(a.device) +
+         ", \"driver\": " + json_string(a.driver) + ", \"engine\": " + json_string(a.engine) +
+         ", \"targets\": " + json_string(a.targets) +
+         ", \"alive\": " + (a.alive ? "true" : "false") +
+         ", \"last_seen_s\": " + json_number(a.last_seen_s) +
+         ", \"done\": " + std::to_string(a.done) + ", \"failed\": " + std::to_string(a.failed) +
+         ", \"quarantined\": " + json_string(a.quarantined) + "}";
+}
+
+}  // namespace
+
+int cmd_farm(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      print_farm_usage(stdout);
+      return 0;
+    }
+  }
+  Args args(argc, argv, {"broker", "key"}, {"json"});
+  if (args.positionals() != std::vector<std::string>{"status"} || args.get("broker").empty()) {
+    print_farm_usage(stderr);
+    return 2;
+  }
+  tune::BrokerAddress broker = tune::BrokerAddress::parse(args.get("broker"));
+  std::vector<std::string> pools;
+  if (args.has("key")) {
+    if (const std::string why = tune::farm_key_problem(args.get("key")); !why.empty()) {
+      throw Error("--key: " + why);
+    }
+    pools = {args.get("key")};
+  } else if (broker.pool_given) {
+    pools = {broker.pool};
+  } else {
+    pools = tune::farm_pools(broker);
+  }
+  std::string json;
+  for (const std::string& pool : pools) {
+    broker.pool = pool;
+    const tune::FarmStatus status = tune::farm_status(broker);
+    if (args.flag("json")) {
+      std::string agents;
+      for (const tune::FarmAgentStatus& a : status.agents) {
+        agents += (agents.empty() ? "" : ", ") + agent_json(a);
+      }
+      json += std::string(json.empty() ? "" : ", ") + "{\"key\": " + json_string(pool) +
+              ", \"broker\": " + json_string(status.broker) +
+              ", \"queued\": " + std::to_string(status.queued) + ", \"agents\": [" + agents + "]}";
+      continue;
+    }
+    std::printf("pool %s: %lld job(s) waiting, %zu agent(s)\n", status.broker.c_str(),
+                static_cast<long long>(status.queued), status.agents.size());
+    for (const tune::FarmAgentStatus& a : status.agents) {
+      std::printf(
+          "  %-20s %-5s %-30s driver %s, engine %s, seen %.0f s ago, %lld done, %lld "
+          "failed%s\n",
+          a.name.c_str(), a.alive ? "alive" : "gone",
+          a.device.empty() ? "(device not probed)" : a.device.c_str(), a.driver.c_str(),
+          a.engine.c_str(), a.last_seen_s, static_cast<long long>(a.done),
+          static_cast<long long>(a.failed),
+          a.quarantined.empty() ? "" : (", QUARANTINED: " + a.quarantined).c_str());
+    }
+  }
+  if (args.flag("json")) std::printf("{\"pools\": [%s]}\n", json.c_str());
+  if (pools.empty() && !args.flag("json"))
+    std::printf("no pool on %s\n", args.get("broker").c_str());
+  return 0;
+}
+
+}  // namespace tessera::cli
