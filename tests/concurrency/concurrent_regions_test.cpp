@@ -86,6 +86,41 @@ TEST(ConcurrentRegions, CpuAndReferenceBranchesRunAtOnce) {
   expect_regions_overlap(session, graph, "reference");
 }
 
+// Regions in step order: conv_a (cpu) -> a; pool_q (reference) x -> q; pool_a (reference)
+// a -> pa; conv_s (cpu) q -> b; pool_b (reference) b -> pb. conv_s waits for pool_q and conv_a
+// only, so it runs beside pool_a, which still reads a: b must not take a's buffer, although by
+// step order alone pool_a is done before conv_s. pb may take a buffer again (pool_b runs after
+// every other region). So the plan holds a, q, b and pa apart, and every run matches the oracle.
+TEST(ConcurrentRegions, RegionsThatMayRunAtOnceShareNoBuffer) {
+  Attributes shrink = concurrency_test::pool_cpu_refuses();
+  shrink.set("kernel_shape", std::vector<int64_t>{8, 8});
+  shrink.set("strides", std::vector<int64_t>{8, 8});
+  shrink.set("pads", std::vector<int64_t>{0, 0, 0, 0});
+  const Attributes same = concurrency_test::conv_3x3_same();
+  const Graph graph =
+      test::GraphBuilder()
+          .input("x", {1, 8, 32, 32})
+          .constant("w", test::random_tensor({8, 8, 3, 3}, 4))
+          .node("Conv", {"x", "w"}, {"a"}, same, "conv_a")
+          .node("MaxPool", {"x"}, {"q"}, concurrency_test::pool_cpu_refuses(), "pool_q")
+          .node("MaxPool", {"a"}, {"pa"}, shrink, "pool_a")
+          .node("Conv", {"q", "w"}, {"b"}, same, "conv_s")
+          .node("MaxPool", {"b"}, {"pb"}, shrink, "pool_b")
+          .output("pa")
+          .output("pb")
+          .build();
+  Session session(graph, two_branch_options("reference"));
+  std::string regions;
+  for (const RegionPlacement& r : session.plan().regions) regions += r.nodes.at(0) + " ";
+  ASSERT_EQ(regions, "conv_a pool_q pool_a conv_s pool_b ");
+  const size_t full_bytes = 8 * 32 * 32 * 4, pooled_bytes = 8 * 4 * 4 * 4;
+  EXPECT_EQ(session.plan().buffers, 4);
+  EXPECT_EQ(session.plan().buffer_bytes, 3 * full_bytes + pooled_bytes);
+  const std::map<std::string, Tensor> inputs = test::random_inputs(graph, 8);
+  const std::vector<Tensor> want = run_reference(graph, inputs);
+  for (int run = 0; run < 10; ++run) ASSERT_EQ(compare(session.run(inputs), want), "") << run;
+}
+
 #ifdef TESSERA_TEST_MALI_BUILT
 // "" when the build tree's mali plugin has a usable device for "mali:any", else why not.
 std::string mali_unusable() {
