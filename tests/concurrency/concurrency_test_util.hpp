@@ -1,9 +1,8 @@
 // What the concurrency suite's files share: sessions over the build tree's plugins, the
-// comparison with the oracle, and threads started together.
+// comparison with the oracle (first_mismatch, shared with the soak benchmark), and threads
+// started together.
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <condition_variable>
 #include <exception>
 #include <memory>
@@ -12,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "output_match.hpp"  // tools/bench
 #include "tessera/plugin_host.hpp"
 #include "tessera/session.hpp"
 
@@ -57,29 +57,6 @@ inline Attributes pool_cpu_refuses() {
   a.set("strides", std::vector<int64_t>{1, 1});
   a.set("storage_order", int64_t{1});
   return a;
-}
-
-// "" when `got` matches the oracle within 1e-4 relative (the cpu kernels' summation order differs
-// from the reference's), else what differs first.
-inline std::string compare(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
-  if (got.size() != want.size()) {
-    return std::to_string(got.size()) + " outputs, want " + std::to_string(want.size());
-  }
-  for (size_t o = 0; o < want.size(); ++o) {
-    if (got[o].shape() != want[o].shape()) {
-      return "output " + std::to_string(o) + " shape " + shape_str(got[o].shape()) + ", want " +
-             shape_str(want[o].shape());
-    }
-    const float* g = got[o].data<float>();
-    const float* w = want[o].data<float>();
-    for (int64_t i = 0; i < want[o].numel(); ++i) {
-      if (!(std::fabs(g[i] - w[i]) <= 1e-4f * std::max(1.0f, std::fabs(w[i])))) {
-        return "output " + std::to_string(o) + " element " + std::to_string(i) + ": " +
-               std::to_string(g[i]) + ", want " + std::to_string(w[i]);
-      }
-    }
-  }
-  return "";
 }
 
 // Starts `body(thread index)` on kThreads threads released together (so that construction and

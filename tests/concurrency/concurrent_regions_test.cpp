@@ -23,7 +23,6 @@
 namespace tessera {
 namespace {
 
-using concurrency_test::compare;
 using concurrency_test::options_for;
 
 // Runs that may pass before two regions are seen overlapping: a run's second region starts on a
@@ -62,7 +61,7 @@ void expect_regions_overlap(Session& session, const Graph& graph, const std::str
   const std::vector<Tensor> want = run_reference(graph, inputs);
   bool overlapped = false;
   for (int run = 0; run < kOverlapTries && !overlapped; ++run) {
-    const std::string diff = compare(session.run(inputs), want);
+    const std::string diff = first_mismatch(session.run(inputs), want);
     ASSERT_EQ(diff, "") << "run " << run;
     const std::vector<RegionProfile> profile = session.profile();
     ASSERT_EQ(profile.size(), 2u);
@@ -118,7 +117,8 @@ TEST(ConcurrentRegions, RegionsThatMayRunAtOnceShareNoBuffer) {
   EXPECT_EQ(session.plan().buffer_bytes, 3 * full_bytes + pooled_bytes);
   const std::map<std::string, Tensor> inputs = test::random_inputs(graph, 8);
   const std::vector<Tensor> want = run_reference(graph, inputs);
-  for (int run = 0; run < 10; ++run) ASSERT_EQ(compare(session.run(inputs), want), "") << run;
+  for (int run = 0; run < 10; ++run)
+    ASSERT_EQ(first_mismatch(session.run(inputs), want), "") << run;
 }
 
 #ifdef TESSERA_TEST_MALI_BUILT
@@ -175,7 +175,7 @@ RunStats counters_of_one_run(const Graph& graph, const SessionOptions& options,
   for (const RegionPlacement& r : session.plan().regions) plugins += r.plugin + " ";
   EXPECT_EQ(plugins, region_plugins);
   const std::map<std::string, Tensor> inputs = test::random_inputs(graph, 5);
-  EXPECT_EQ(compare(session.run(inputs), run_reference(graph, inputs)), "");
+  EXPECT_EQ(first_mismatch(session.run(inputs), run_reference(graph, inputs)), "");
   const RunStats stats = session.last_run_stats();
   // Each plan here is a chain of regions: one at a time.
   EXPECT_EQ(stats.max_regions_in_flight, 1);

@@ -28,7 +28,6 @@
 namespace tessera {
 namespace {
 
-using concurrency_test::compare;
 using concurrency_test::join_lines;
 using concurrency_test::run_together;
 
@@ -116,8 +115,8 @@ TEST(ConcurrentSessions, ThreadsWithTheirOwnSessionsMatchTheOracle) {
       const bool on_cpu = std::any_of(session->plan().nodes.begin(), session->plan().nodes.end(),
                                       [](const NodePlacement& p) { return p.plugin == "cpu"; });
       if (!on_cpu) return "no node placed on cpu";
-      const std::string diff = compare(session->run(c.inputs[static_cast<size_t>(set)]),
-                                       c.oracle[static_cast<size_t>(set)]);
+      const std::string diff = first_mismatch(session->run(c.inputs[static_cast<size_t>(set)]),
+                                              c.oracle[static_cast<size_t>(set)]);
       if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
     }
     return "";
@@ -133,8 +132,8 @@ void expect_shared_session_matches(Session& session, const Case& c) {
   const std::vector<std::string> failures = run_together([&](int t) -> std::string {
     for (int round = 0; round < 3; ++round) {
       const int set = (t + round) % kInputSets;
-      const std::string diff = compare(session.run(c.inputs[static_cast<size_t>(set)]),
-                                       c.oracle[static_cast<size_t>(set)]);
+      const std::string diff = first_mismatch(session.run(c.inputs[static_cast<size_t>(set)]),
+                                              c.oracle[static_cast<size_t>(set)]);
       if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
       // The profile belongs to whichever run finished last; it always covers every region.
       if (session.profile().size() != regions) return "profile without every region";
