@@ -158,5 +158,41 @@ TEST(ConcurrentSessions, ThreadsSharingOneCpuReferenceSessionMatchTheOracle) {
   expect_shared_session_matches(session, cpu_reference_split());
 }
 
+// Threads sharing one session whose plans they keep replacing: the split graph's batch is open
+// and the plan cache holds one plan, so a run of batch 1 plans again and drops the batch-2 plan
+// while other threads still run it (and the other way round). Each run keeps its plan alive, and
+// every output matches the oracle for its batch.
+TEST(ConcurrentSessions, ThreadsReplanningOneSessionMatchTheOracle) {
+  Graph graph = cpu_reference_split().graph;
+  // As an importer leaves it: the input's batch open, the other values' shapes to infer.
+  for (Value& v : graph.values) {
+    if (v.constant || graph.find_value(v.name) == graph.inputs.at(0)) continue;
+    v.shape.clear();
+    v.shape_known = false;
+  }
+  graph.values[static_cast<size_t>(graph.inputs.at(0))].open_dims = {true, false, false, false};
+  prepare_graph(graph);
+  SessionOptions options = cpu_options();
+  options.plan_cache_size = 1;
+  Session session(graph, options);
+  Case c;
+  for (int64_t batch = 1; batch <= kInputSets; ++batch) {
+    const Tensor x = test::random_tensor({batch, 8, 24, 24}, 301 + static_cast<uint32_t>(batch));
+    c.inputs.push_back({{"x", x}});
+    c.oracle.push_back(run_reference(prepare_for_inputs(graph, c.inputs.back()), c.inputs.back()));
+  }
+  const std::vector<std::string> failures = run_together([&](int t) -> std::string {
+    for (int round = 0; round < 3; ++round) {
+      const size_t set = static_cast<size_t>((t + round) % kInputSets);
+      const std::string diff = first_mismatch(session.run(c.inputs[set]), c.oracle[set]);
+      if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
+    }
+    return "";
+  });
+  EXPECT_TRUE(failures.empty()) << join_lines(failures);
+  // Both batches ran, each planned at least once.
+  EXPECT_GE(session.plan().plan_number, kInputSets);
+}
+
 }  // namespace
 }  // namespace tessera

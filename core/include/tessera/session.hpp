@@ -19,8 +19,9 @@
 // plan for its inputs under a short internal lock (planning anew under it on a plan-cache miss),
 // then runs with boundary buffers of its own (a set per run in flight, kept by the plan for the
 // next run), and holds only a per-region lock while a region executes, since a plugin never runs
-// one compiled region twice at once; so calls pipeline through the regions of one plan and run
-// side by side on different plans. A plan in use stays alive while another call re-plans and the
+// one compiled region twice at once; so runs of one plan overlap in different regions only (they
+// pipeline through its regions; a plan of one region runs one call at a time), and runs of
+// different plans overlap fully. A plan in use stays alive while another call re-plans and the
 // cache drops it. profile() and last_run_stats() are those of the run that finished last, copied
 // under the lock. plan() and graph() describe the plan of the latest run to start (the first
 // plan before any); a reference stays valid until a run plans for other inputs while that plan
