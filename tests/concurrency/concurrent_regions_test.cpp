@@ -4,8 +4,9 @@
 // Overlap: a graph of two branches reading one input, one on cpu and one on a plugin the cpu
 // refuses its ops to (reference, or mali on PoCL), must show the two regions' [start, end)
 // intervals intersecting in its profile within a few runs, with every run's outputs matching the
-// reference runner's and the counters matching the profile. Counters: a model on the "gpu" test
-// plugin islandgpu (or on mali) counts exactly its regions' inputs' and outputs' bytes; on cpu, 0.
+// reference runner's and the counters matching the profile. Buffers: regions that may run at once
+// never share a boundary buffer. Counters: a model on the "gpu" test plugin islandgpu (or on mali)
+// counts exactly its regions' inputs' and outputs' bytes; on cpu, 0.
 #include <gtest/gtest.h>
 
 #include <algorithm>
