@@ -1,24 +1,22 @@
 // Sessions used from several threads at once, every output compared with the reference runner's
 // (the oracle, computed once on the main thread before any thread starts).
 //
-// tessera/session.hpp promises that a Session may be shared between threads (run() calls are
-// serialized, plan() and graph() are immutable) and applications run several sessions side by
-// side, over one plugin host or each with its own. These tests do both on mobilenet_v2 from the
-// zoo (at 64x64) on the cpu plugin (reference for what cpu refuses), with two TBB threads per
-// session so that the sessions' task arenas run concurrently as well. Under ThreadSanitizer
+// tessera/session.hpp promises that a Session may be shared between threads (run() calls overlap,
+// each with its own activations; plan() and graph() are immutable) and applications run several
+// sessions side by side, over one plugin host or each with its own. These tests do both on
+// mobilenet_v2 from the zoo (at 64x64) on the cpu plugin (reference for what cpu refuses), and
+// share a session split into four cpu and reference regions, with two TBB threads per session so
+// that the sessions' task arenas run concurrently as well. Under ThreadSanitizer
 // (build-tsan in tools/run-tests.sh, with a oneTBB built with TSan) they are the data-race check
 // of the session, plugin host, cpu plugin and its TBB-parallel kernels.
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cmath>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "concurrency_test_util.hpp"
 #include "graph_builder.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
@@ -30,7 +28,9 @@
 namespace tessera {
 namespace {
 
-constexpr int kThreads = 4;
+using concurrency_test::join_lines;
+using concurrency_test::run_together;
+
 constexpr int kInputSets = 2;  // distinct inputs, each with its oracle; threads take turns
 // TBB threads per session: two, so that each session's kernels run as parallel TBB tasks and,
 // under ThreadSanitizer, the hand-offs to TBB workers are checked too. build-tsan links a oneTBB
@@ -71,95 +71,41 @@ const Case& mobilenet_v2() {
   return c;
 }
 
-std::string build_plugin_dir() {
-  return std::string(TESSERA_BINARY_DIR) + "/plugins/lib";
-}
-
 SessionOptions cpu_options() {
-  SessionOptions options;
-  options.targets = {"cpu", "reference"};
-  options.plugin_dirs = {build_plugin_dir()};
-  options.use_plugin_environment = false;
-  options.use_default_plugin_dirs = false;
-  options.threads = kSessionThreads;
-  return options;
+  return concurrency_test::options_for({"cpu", "reference"}, kSessionThreads);
 }
 
-std::shared_ptr<const PluginHost> build_tree_host() {
-  PluginHostOptions options;
-  options.dirs = {build_plugin_dir()};
-  options.use_environment = false;
-  options.use_default_dirs = false;
-  return std::make_shared<const PluginHost>(options);
-}
-
-// "" when `got` matches the oracle within 1e-4 relative (the cpu kernels' summation order differs
-// from the reference's), else what differs first.
-std::string compare(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
-  if (got.size() != want.size()) {
-    return std::to_string(got.size()) + " outputs, want " + std::to_string(want.size());
-  }
-  for (size_t o = 0; o < want.size(); ++o) {
-    if (got[o].shape() != want[o].shape()) {
-      return "output " + std::to_string(o) + " shape " + shape_str(got[o].shape()) + ", want " +
-             shape_str(want[o].shape());
+// Four regions on cpu and reference, the first two independent (one run executes them at once)
+// and the last two after them: conv+relu (cpu) and pool (reference) read x, add (cpu) joins them,
+// pool (reference) ends.
+const Case& cpu_reference_split() {
+  static const Case c = [] {
+    Case made;
+    made.graph = test::GraphBuilder()
+                     .input("x", {1, 8, 24, 24})
+                     .constant("w", test::random_tensor({8, 8, 3, 3}, 7))
+                     .node("Conv", {"x", "w"}, {"c"}, concurrency_test::conv_3x3_same(), "conv")
+                     .node("Relu", {"c"}, {"r"}, {}, "relu")
+                     .node("MaxPool", {"x"}, {"p"}, concurrency_test::pool_cpu_refuses(), "pool1")
+                     .node("Add", {"r", "p"}, {"s"}, {}, "add")
+                     .node("MaxPool", {"s"}, {"y"}, concurrency_test::pool_cpu_refuses(), "pool2")
+                     .output("y")
+                     .output("r")
+                     .build();
+    for (int i = 0; i < kInputSets; ++i) {
+      made.inputs.push_back(test::random_inputs(made.graph, 201 + 10 * static_cast<uint32_t>(i)));
+      made.oracle.push_back(run_reference(made.graph, made.inputs.back()));
     }
-    const float* g = got[o].data<float>();
-    const float* w = want[o].data<float>();
-    for (int64_t i = 0; i < want[o].numel(); ++i) {
-      if (!(std::fabs(g[i] - w[i]) <= 1e-4f * std::max(1.0f, std::fabs(w[i])))) {
-        return "output " + std::to_string(o) + " element " + std::to_string(i) + ": " +
-               std::to_string(g[i]) + ", want " + std::to_string(w[i]);
-      }
-    }
-  }
-  return "";
-}
-
-// Starts `body(thread index)` on kThreads threads released together (so that construction and
-// the first runs overlap), joins them and returns every failure they recorded.
-template <typename Body>
-std::vector<std::string> run_together(Body body) {
-  std::mutex mutex;
-  std::condition_variable cv;
-  int ready = 0;
-  std::vector<std::string> failures;
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      {
-        std::unique_lock<std::mutex> lock(mutex);
-        ++ready;
-        cv.notify_all();
-        cv.wait(lock, [&] { return ready == kThreads; });
-      }
-      std::string failure;
-      try {
-        failure = body(t);
-      } catch (const std::exception& e) {
-        failure = std::string("threw: ") + e.what();
-      }
-      if (!failure.empty()) {
-        std::lock_guard<std::mutex> lock(mutex);
-        failures.push_back("thread " + std::to_string(t) + ": " + failure);
-      }
-    });
-  }
-  for (std::thread& th : threads) th.join();
-  return failures;
-}
-
-std::string join_lines(const std::vector<std::string>& lines) {
-  std::string all;
-  for (const std::string& l : lines) all += l + "\n";
-  return all;
+    return made;
+  }();
+  return c;
 }
 
 // Each thread builds its own session (even threads over one shared plugin host, odd ones loading
 // their own), runs it, destroys it while the others still run, and does it again.
 TEST(ConcurrentSessions, ThreadsWithTheirOwnSessionsMatchTheOracle) {
   const Case& c = mobilenet_v2();
-  const std::shared_ptr<const PluginHost> host = build_tree_host();
+  const std::shared_ptr<const PluginHost> host = concurrency_test::build_tree_host();
   const std::vector<std::string> failures = run_together([&](int t) -> std::string {
     for (int round = 0; round < 2; ++round) {
       const int set = (t + round) % kInputSets;
@@ -169,8 +115,8 @@ TEST(ConcurrentSessions, ThreadsWithTheirOwnSessionsMatchTheOracle) {
       const bool on_cpu = std::any_of(session->plan().nodes.begin(), session->plan().nodes.end(),
                                       [](const NodePlacement& p) { return p.plugin == "cpu"; });
       if (!on_cpu) return "no node placed on cpu";
-      const std::string diff = compare(session->run(c.inputs[static_cast<size_t>(set)]),
-                                       c.oracle[static_cast<size_t>(set)]);
+      const std::string diff = first_mismatch(session->run(c.inputs[static_cast<size_t>(set)]),
+                                              c.oracle[static_cast<size_t>(set)]);
       if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
     }
     return "";
@@ -178,25 +124,74 @@ TEST(ConcurrentSessions, ThreadsWithTheirOwnSessionsMatchTheOracle) {
   EXPECT_TRUE(failures.empty()) << join_lines(failures);
 }
 
-// All threads run one session with different inputs and read its plan and profile meanwhile:
-// run() serializes, so every output must be the one for that thread's input.
-TEST(ConcurrentSessions, ThreadsSharingOneSessionMatchTheOracle) {
-  const Case& c = mobilenet_v2();
-  Session session(c.graph, cpu_options());
+// All threads run one session with different inputs and read its plan, profile and counters
+// meanwhile: the runs overlap, each with its own boundary buffers, so every output must be the one
+// for that thread's input.
+void expect_shared_session_matches(Session& session, const Case& c) {
   const size_t regions = session.plan().regions.size();
   const std::vector<std::string> failures = run_together([&](int t) -> std::string {
-    for (int round = 0; round < 2; ++round) {
+    for (int round = 0; round < 3; ++round) {
       const int set = (t + round) % kInputSets;
-      const std::string diff = compare(session.run(c.inputs[static_cast<size_t>(set)]),
-                                       c.oracle[static_cast<size_t>(set)]);
+      const std::string diff = first_mismatch(session.run(c.inputs[static_cast<size_t>(set)]),
+                                              c.oracle[static_cast<size_t>(set)]);
       if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
       // The profile belongs to whichever run finished last; it always covers every region.
       if (session.profile().size() != regions) return "profile without every region";
       if (session.plan().regions.size() != regions) return "plan changed while running";
+      if (session.last_run_stats().host_device_bytes != 0) return "host memory counted as copied";
     }
     return "";
   });
   EXPECT_TRUE(failures.empty()) << join_lines(failures);
+}
+
+TEST(ConcurrentSessions, ThreadsSharingOneCpuSessionMatchTheOracle) {
+  Session session(mobilenet_v2().graph, concurrency_test::options_for({"cpu"}, kSessionThreads));
+  expect_shared_session_matches(session, mobilenet_v2());
+}
+
+TEST(ConcurrentSessions, ThreadsSharingOneCpuReferenceSessionMatchTheOracle) {
+  Session session(cpu_reference_split().graph, cpu_options());
+  std::string plugins;
+  for (const RegionPlacement& r : session.plan().regions) plugins += r.plugin + " ";
+  ASSERT_EQ(plugins, "cpu reference cpu reference ");
+  expect_shared_session_matches(session, cpu_reference_split());
+}
+
+// Threads sharing one session whose plans they keep replacing: the split graph's batch is open
+// and the plan cache holds one plan, so a run of batch 1 plans again and drops the batch-2 plan
+// while other threads still run it (and the other way round). Each run keeps its plan alive, and
+// every output matches the oracle for its batch.
+TEST(ConcurrentSessions, ThreadsReplanningOneSessionMatchTheOracle) {
+  Graph graph = cpu_reference_split().graph;
+  // As an importer leaves it: the input's batch open, the other values' shapes to infer.
+  for (Value& v : graph.values) {
+    if (v.constant || graph.find_value(v.name) == graph.inputs.at(0)) continue;
+    v.shape.clear();
+    v.shape_known = false;
+  }
+  graph.values[static_cast<size_t>(graph.inputs.at(0))].open_dims = {true, false, false, false};
+  prepare_graph(graph);
+  SessionOptions options = cpu_options();
+  options.plan_cache_size = 1;
+  Session session(graph, options);
+  Case c;
+  for (int64_t batch = 1; batch <= kInputSets; ++batch) {
+    const Tensor x = test::random_tensor({batch, 8, 24, 24}, 301 + static_cast<uint32_t>(batch));
+    c.inputs.push_back({{"x", x}});
+    c.oracle.push_back(run_reference(prepare_for_inputs(graph, c.inputs.back()), c.inputs.back()));
+  }
+  const std::vector<std::string> failures = run_together([&](int t) -> std::string {
+    for (int round = 0; round < 3; ++round) {
+      const size_t set = static_cast<size_t>((t + round) % kInputSets);
+      const std::string diff = first_mismatch(session.run(c.inputs[set]), c.oracle[set]);
+      if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
+    }
+    return "";
+  });
+  EXPECT_TRUE(failures.empty()) << join_lines(failures);
+  // Both batches ran, each planned at least once.
+  EXPECT_GE(session.plan().plan_number, kInputSets);
 }
 
 }  // namespace

@@ -6,10 +6,11 @@ node events named after graph nodes (every cpu node, since the cpu plugin times 
 inside its region, with the op, placement reason and schedule config in their args; the plan's
 targets and packs in the metadata; and that an existing file is kept without --force. Also
 `bench --json` and `plan --json`: one JSON object each with the model, precision, targets,
-packs, regions, node counts and warnings (bench: statistics with the standard deviation; plan:
-every graph node); `info --json`: every plugin `plan` placed nodes on, with its devices indexed
-as their selectors say; `run --json`: the plan's counts, latency and each output with the file
-it wrote; `tune --json`: the summary with every task's workload and weight.
+packs, regions, node counts and warnings (bench: statistics with the standard deviation, and the
+run counters, no bytes copied host<->device on cpu and reference; plan: every graph node);
+`info --json`: every plugin `plan` placed nodes on, with its devices indexed as their selectors
+say; `run --json`: the plan's counts, latency and each output with the file it wrote;
+`tune --json`: the summary with every task's workload and weight.
 Usage: trace_test.py TESSERA_BIN WORKDIR
 """
 import collections
@@ -90,9 +91,15 @@ def main():
     bench_json = json.loads(subprocess.run(
         [tessera, "bench", model, "--targets", "cpu,reference", "--repeat", "3", "--json"],
         capture_output=True, text=True, check=True).stdout)
-    missing = (common | {"median_ms", "stddev_ms", "repeat", "threads"}) - set(bench_json)
+    counters = {"host_device_bytes_per_run", "max_regions_in_flight", "overlap_us"}
+    statistics = {"median_ms", "stddev_ms", "repeat", "threads"}
+    missing = (common | counters | statistics) - set(bench_json)
     if missing or bench_json["model"] != model or bench_json["nodes_by_plugin"] != dict(placed):
         failures.append(f"bench --json: missing {sorted(missing)} or wrong model/counts")
+    # cpu and reference work on host memory: nothing crosses to a device.
+    elif bench_json["host_device_bytes_per_run"] != 0 or bench_json["max_regions_in_flight"] < 1:
+        failures.append(f"bench --json: counters wrong for host plugins: "
+                        f"{ {k: bench_json[k] for k in counters} }")
     plan_json = json.loads(subprocess.run(
         [tessera, "plan", model, "--targets", "cpu,reference", "--json"],
         capture_output=True, text=True, check=True).stdout)

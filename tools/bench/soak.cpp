@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "output_match.hpp"
 #include "run_common.hpp"
 #include "tessera/plugin_host.hpp"
 #include "tessera/reference_runner.hpp"
@@ -118,31 +119,6 @@ class Sampler {
   std::thread thread_;
 };
 
-// "" when `got` matches the oracle within 1e-4 relative (float outputs; others exactly).
-std::string compare(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
-  if (got.size() != want.size()) return "output count differs";
-  for (size_t o = 0; o < want.size(); ++o) {
-    if (got[o].shape() != want[o].shape() || got[o].dtype() != want[o].dtype()) {
-      return "output " + std::to_string(o) + " shape or dtype differs";
-    }
-    if (want[o].dtype() != DType::kFloat32) {
-      if (std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()) != 0) {
-        return "output " + std::to_string(o) + " differs";
-      }
-      continue;
-    }
-    const float* g = got[o].data<float>();
-    const float* w = want[o].data<float>();
-    for (int64_t i = 0; i < want[o].numel(); ++i) {
-      if (!(std::fabs(g[i] - w[i]) <= 1e-4f * std::max(1.0f, std::fabs(w[i])))) {
-        return "output " + std::to_string(o) + " element " + std::to_string(i) + ": " +
-               std::to_string(g[i]) + ", want " + std::to_string(w[i]);
-      }
-    }
-  }
-  return "";
-}
-
 struct Shared {
   const Graph* graph = nullptr;
   SessionOptions options;
@@ -188,7 +164,7 @@ void soak_thread(int t, const SoakOptions& o, Shared& shared) {
       }
       const std::vector<Tensor> out = session->run(*shared.inputs);
       if (shared.oracle != nullptr) {
-        const std::string diff = compare(out, *shared.oracle);
+        const std::string diff = first_mismatch(out, *shared.oracle);
         if (!diff.empty())
           shared.fail("thread " + std::to_string(t) + " run " + std::to_string(k) + ": " + diff);
       }

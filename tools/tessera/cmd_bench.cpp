@@ -4,7 +4,8 @@
 // Latency statistics of repeated runs on seeded random inputs, and the process's peak memory.
 // --profile adds each region's and node's median time over the measured runs (per node where the
 // plugin reports node times; nodes fused into another node's kernel show 0). --trace writes the
-// measured runs as a Chrome trace (trace.hpp).
+// measured runs as a Chrome trace (trace.hpp). Every run's counters (Session::last_run_stats)
+// give the bytes copied host<->device per run and how far regions ran at once.
 // A benchmark, not a test: compare runtimes with tools/bench/*.py, which run a peer beside it.
 #include <sys/resource.h>
 
@@ -101,6 +102,19 @@ class ProfileCollector {
   std::map<std::pair<int, size_t>, std::vector<double>> node_us_;
 };
 
+// The measured runs' RunStats, reduced for the report.
+struct RunCounters {
+  int64_t host_device_bytes = 0;   // the same for every run of one plan: the last run's
+  int max_regions_in_flight = 0;   // over all runs
+  std::vector<double> overlap_us;  // per run
+
+  void add(const RunStats& stats) {
+    host_device_bytes = stats.host_device_bytes;
+    max_regions_in_flight = std::max(max_regions_in_flight, stats.max_regions_in_flight);
+    overlap_us.push_back(stats.overlap_us);
+  }
+};
+
 }  // namespace
 
 int cmd_bench(int argc, char** argv) {
@@ -117,7 +131,16 @@ int cmd_bench(int argc, char** argv) {
         "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n"
         "--trace FILE.json writes the measured runs as a Chrome trace (chrome://tracing,\n"
         "ui.perfetto.dev): runs, regions per plugin track, nodes with their placement and\n"
-        "pack config; an existing file is kept unless --force.\n");
+        "pack config; an existing file is kept unless --force.\n"
+        "Counters of the measured runs (--json field names):\n"
+        "  host_device_bytes_per_run  bytes of the values entering and leaving regions on\n"
+        "                             devices with memory of their own (GPU, OpenCL), which\n"
+        "                             those regions copy host<->device; 0 on cpu/reference\n"
+        "  max_regions_in_flight      the most regions executing at once in any run (1: one\n"
+        "                             at a time; independent regions on different devices\n"
+        "                             run at once)\n"
+        "  overlap_us                 median time per run during which two or more regions\n"
+        "                             executed at once\n");
     return args.flag("help") ? 0 : 2;
   }
   const int64_t repeat = args.get_int("repeat", 30, 1, 1000000);
@@ -149,6 +172,7 @@ int cmd_bench(int argc, char** argv) {
   // timed, whatever --warmup says.
   if (warmup == 0 && runner.plan().input_signature.empty()) runner.run(inputs);
   std::vector<double> ms;
+  RunCounters counters;
   const bool profile = args.flag("profile");
   ProfileCollector collector(runner.plan());
   std::vector<TracedRun> traced;
@@ -158,6 +182,7 @@ int cmd_bench(int argc, char** argv) {
     runner.run(inputs);
     const auto end = std::chrono::steady_clock::now();
     ms.push_back(std::chrono::duration<double, std::milli>(end - start).count());
+    counters.add(runner.last_run_stats());
     if (!profile && trace_path.empty()) continue;
     std::vector<RegionProfile> regions = runner.profile();
     if (profile) collector.add(regions);
@@ -185,9 +210,12 @@ int cmd_bench(int argc, char** argv) {
     std::printf(
         "{\"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, \"mean_ms\": %.4f, "
         "\"stddev_ms\": %.4f, \"repeat\": %lld, \"warmup\": %lld, \"threads\": %d, "
-        "\"peak_rss_mb\": %.1f, %s, \"nodes\": {",
+        "\"peak_rss_mb\": %.1f, \"host_device_bytes_per_run\": %lld, "
+        "\"max_regions_in_flight\": %d, \"overlap_us\": %.2f, %s, \"nodes\": {",
         percentile(ms, 0.5), percentile(ms, 0.9), ms.front(), mean, stddev,
         static_cast<long long>(repeat), static_cast<long long>(warmup), threads, peak_rss_mb(),
+        static_cast<long long>(counters.host_device_bytes), counters.max_regions_in_flight,
+        median(counters.overlap_us),
         plan_json_members(runner.plan(), trace_info.model, trace_info.precision).c_str());
     // "nodes" is the older name of "nodes_by_plugin" (in plan_json_members); both stay for the
     // scripts that read it.
@@ -219,6 +247,11 @@ int cmd_bench(int argc, char** argv) {
       "min %.3f ms, mean %.3f ms, stddev %.3f ms\npeak RSS %.1f MiB\n",
       static_cast<long long>(repeat), static_cast<long long>(warmup), percentile(ms, 0.5),
       percentile(ms, 0.9), ms.front(), mean, stddev, peak_rss_mb());
+  std::printf(
+      "host<->device copies %lld bytes per run; regions at once: at most %d, overlapping for a "
+      "median %.1f us per run\n",
+      static_cast<long long>(counters.host_device_bytes), counters.max_regions_in_flight,
+      median(counters.overlap_us));
   if (profile) {
     const double total_ms = percentile(ms, 0.5);
     std::printf("\nprofile (median over %lld runs; share of the median latency):\n",

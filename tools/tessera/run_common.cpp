@@ -428,4 +428,8 @@ std::vector<RegionProfile> Runner::profile() const {
   return impl_->session->profile();
 }
 
+RunStats Runner::last_run_stats() const {
+  return impl_->session->last_run_stats();
+}
+
 }  // namespace tessera::cli

@@ -112,6 +112,8 @@ class Runner {
   const ExecutionPlan& plan() const;
   // Per-region (and, where the plugin profiles, per-node) times of the last run().
   std::vector<RegionProfile> profile() const;
+  // Counters of the last run(): bytes copied host<->device, regions run at once.
+  RunStats last_run_stats() const;
 
  private:
   struct Impl;

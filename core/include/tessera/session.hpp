@@ -10,10 +10,22 @@
 // sizes fed at run time), prepares the graph again for those inputs, plans and compiles it, and
 // keeps the plan per input signature (SessionOptions::plan_cache_size), as MNN's resize does.
 //
-// Thread safety: a Session may be shared between threads. run() and profile() are serialized by
-// an internal mutex (the boundary buffers are shared), so concurrent run() calls are safe but do
-// not overlap. plan() and graph() describe the plan of the latest run (the first plan before
-// any); a reference stays valid until a run plans for other inputs while that plan is dropped.
+// Execution: the regions of a plan form a dependency graph (a region waits for the regions that
+// produce its inputs, and for the previous region on the same target device, which runs one
+// region at a time); regions on different devices whose inputs are ready run at once, as oneTBB
+// tasks. A plan without two such regions runs on the calling thread alone.
+//
+// Thread safety: a Session may be shared between threads. run() calls overlap: each takes the
+// plan for its inputs under a short internal lock (planning anew under it on a plan-cache miss),
+// then runs with boundary buffers of its own (a set per run in flight, kept by the plan for the
+// next run), and holds only a per-region lock while a region executes, since a plugin never runs
+// one compiled region twice at once; so runs of one plan overlap in different regions only (they
+// pipeline through its regions; a plan of one region runs one call at a time), and runs of
+// different plans overlap fully. A plan in use stays alive while another call re-plans and the
+// cache drops it. profile() and last_run_stats() are those of the run that finished last, copied
+// under the lock. plan() and graph() describe the plan of the latest run to start (the first
+// plan before any); a reference stays valid until a run plans for other inputs while that plan
+// is dropped.
 #pragma once
 
 #include <map>
@@ -61,8 +73,8 @@ struct SessionOptions {
   // nothing was named, so both are warnings.
   bool allow_fallback = false;
   // Plans kept, one per input signature (input shapes, and the values of inputs that decide
-  // shapes); the least recently used is dropped beyond this. Only the running plan holds its
-  // boundary buffers.
+  // shapes); the least recently used is dropped beyond this. Only the plan of the latest run to
+  // start keeps boundary buffers between runs (a set per run it had in flight at once).
   int32_t plan_cache_size = 8;
   // Absolute; "" = none. Plugins that build kernel programs write their sources there (one
   // <kernel>.cl per program, never replacing a different file of the same name).
@@ -177,8 +189,23 @@ struct RegionProfile {
   int region = -1;
   std::string plugin;
   double time_us = 0.0;               // wall time of execute(), last run
-  double start_us = 0.0;              // when execute() began, after the run's first region began
+  // When execute() began, after the run began; regions that ran at once have intersecting
+  // [start_us, start_us + time_us) intervals.
+  double start_us = 0.0;
   std::vector<double> node_times_us;  // from the plugin, if it profiles (region node order)
+};
+
+// Counters of one run.
+struct RunStats {
+  // Bytes of the values entering and leaving regions whose device has memory of its own (all
+  // boundary buffers are host memory, so such a region copies them host<->device): the sum over
+  // those regions of their inputs' and outputs' sizes. 0 when every region works on host memory
+  // (the cpu and reference plugins).
+  int64_t host_device_bytes = 0;
+  // The most regions executing at the same moment (1 for one region at a time, 0 for no region).
+  int max_regions_in_flight = 0;
+  // Wall time during which two or more regions executed at once.
+  double overlap_us = 0.0;
 };
 
 class Session {
@@ -198,6 +225,8 @@ class Session {
   const ExecutionPlan& plan() const;
   // Times of the last run(); empty before the first.
   std::vector<RegionProfile> profile() const;
+  // Counters of the last run(); zeros before the first.
+  RunStats last_run_stats() const;
   const Graph& graph() const;
   const PluginHost& plugin_host() const;
 

@@ -1,13 +1,17 @@
 // Session: target resolution, pack selection per target device, partition + compile with
-// fallback (passing each node's tuned config), boundary buffer planning by liveness, and
-// execution of the regions in order.
+// fallback (passing each node's tuned config), the regions' dependency graph, boundary buffer
+// planning by liveness, and execution of independent regions at once (see session.hpp).
 #include "tessera/session.hpp"
 
+#include <oneapi/tbb/task_arena.h>
+#include <oneapi/tbb/task_group.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <climits>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <list>
 #include <map>
 #include <mutex>
@@ -246,19 +250,105 @@ void warn_of_reference_share(const std::vector<Target>& targets, ExecutionPlan& 
                           first->op_type + "): " + first->reason);
 }
 
+// Whether a target's regions copy their boundary values between core's host buffers and memory
+// of their own. The ABI has no buffer-kind slot yet, so this reads what a device info reports: a
+// device of kind "gpu" or "npu" has its own memory, and a plugin that lists the "opencl" feature
+// works on OpenCL buffers it fills from the host buffers even when its OpenCL device is the CPU
+// (PoCL). The partitioner's Target::host_memory() prices transfers by the kind alone.
+bool copies_to_device(const Target& target) {
+  if (!target.host_memory()) return true;
+  std::istringstream features(target.info.features);
+  std::string feature;
+  while (features >> feature) {
+    if (feature == "opencl") return true;
+  }
+  return false;
+}
+
+// RunStats::max_regions_in_flight and overlap_us of the `regions`' [start, end) intervals, by a
+// sweep over their starts and ends.
+void measure_overlap(const std::vector<RegionProfile>& regions, RunStats& stats) {
+  std::vector<std::pair<double, int>> events;  // time, +1 start / -1 end (ends sort first)
+  for (const RegionProfile& r : regions) {
+    events.emplace_back(r.start_us, 1);
+    events.emplace_back(r.start_us + r.time_us, -1);
+  }
+  std::sort(events.begin(), events.end());
+  int in_flight = 0;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (in_flight >= 2) stats.overlap_us += events[i].first - events[i - 1].first;
+    in_flight += events[i].second;
+    stats.max_regions_in_flight = std::max(stats.max_regions_in_flight, in_flight);
+  }
+}
+
 }  // namespace
+
+// Boundary buffer sets of one plan, one per run() in flight: a run takes a set and gives it back
+// when it ends, so concurrent runs never share activations and a steady stream of runs allocates
+// no buffers. The plan keeps as many sets as it has had runs in flight at once, and none once it is
+// no longer the session's current plan (cached plans keep their compiled regions, not memory).
+class BufferPool {
+ public:
+  using Set = std::vector<std::vector<std::byte>>;
+
+  std::unique_ptr<Set> take(const std::vector<size_t>& sizes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!free_.empty()) {
+        std::unique_ptr<Set> set = std::move(free_.back());
+        free_.pop_back();
+        return set;
+      }
+    }
+    auto set = std::make_unique<Set>();
+    for (size_t bytes : sizes) set->emplace_back(bytes);
+    return set;
+  }
+  void give_back(std::unique_ptr<Set> set) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (keep_) free_.push_back(std::move(set));
+  }
+  // The plan became the session's current one: keep the sets given back.
+  void retain() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_ = true;
+  }
+  // The plan is no longer current: free the sets not in use, and those given back until retain().
+  void release() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    keep_ = false;
+    free_.clear();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Set>> free_;
+  bool keep_ = true;
+};
 
 // One preparation of the graph for one input signature: partitioned, compiled, buffers planned.
 struct Planned {
   struct Step {
     std::shared_ptr<PluginRegion> region;
     std::vector<ValueId> inputs, outputs;
+    int target = -1;                // index into Session::Impl::targets
+    std::vector<int> after;         // steps that finish before this one starts
+    std::vector<int> next;          // steps that list this one in `after`
+    bool copies_to_device = false;  // see copies_to_device()
+    // Runs of one plan share its regions, and a plugin never executes one region twice at once.
+    std::unique_ptr<std::mutex> mutex = std::make_unique<std::mutex>();
   };
   Graph graph;
   ExecutionPlan plan;
   std::vector<Step> steps;
+  // ordered[a][b]: step b finishes before step a starts (b < a, through `after` edges).
+  std::vector<std::vector<char>> ordered;
+  bool concurrent = false;           // some two steps may run at once
+  int64_t host_device_bytes = 0;     // RunStats::host_device_bytes of every run of this plan
   std::vector<int> value_buffer;     // per value: buffer index, -1 if none
   std::vector<size_t> buffer_sizes;  // boundary buffers, reused by liveness
+  BufferPool buffers;
 };
 
 struct Session::Impl {
@@ -272,20 +362,22 @@ struct Session::Impl {
   std::vector<ValueId> value_inputs;  // graph inputs whose values decide shapes
   bool replans = false;               // other shapes or values may be prepared and planned
   int plans_made = 0;
-  // Plans by input signature, most recently used first; `current` ran last and owns `buffers`.
+  // Plans by input signature, most recently used first; `current` is the plan of the latest run
+  // to start, the one whose buffer sets are kept.
   std::list<std::pair<std::string, std::shared_ptr<Planned>>> plans;
   std::shared_ptr<Planned> current;
-  std::vector<std::vector<std::byte>> buffers;
   ExecutionPlan waiting_plan;  // plan() before the first run of a graph that needs input values
   std::vector<RegionProfile> last_profile;
-  mutable std::mutex mutex;
+  RunStats last_stats;
+  mutable std::mutex mutex;  // everything above after construction
 
   void resolve();
   std::shared_ptr<Planned> build(Graph graph) const;
+  void order_steps(Planned& p) const;
   void plan_buffers(Planned& p) const;
   void check_plan_memory(const Planned& p) const;
   std::string signature(const std::map<std::string, Tensor>* inputs) const;
-  Planned& planned_for(const std::map<std::string, Tensor>& inputs);
+  std::shared_ptr<Planned> planned_for(const std::map<std::string, Tensor>& inputs);
   void make_current(const std::shared_ptr<Planned>& p);
 };
 
@@ -424,6 +516,8 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     const Target& target = targets[static_cast<size_t>(t)];
     Planned::Step step;
     step.region = compiled.at({t, regions[r]});
+    step.target = t;
+    step.copies_to_device = copies_to_device(target);
     step.inputs = step.region->input_values();
     step.outputs = step.region->output_values();
     RegionPlacement rp;
@@ -461,26 +555,81 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     plan.nodes.push_back(std::move(placement));
   }
   warn_of_reference_share(targets, plan);
+  order_steps(*result);
   plan_buffers(*result);
   return result;
 }
 
-// Values produced by a region get a host buffer; a buffer is reused once every reader of its
-// previous value has run. Graph outputs are never reused (they are copied out at the end).
+// The steps' dependency graph: a step waits for the steps producing its inputs, and for the
+// previous step on its target, since a plugin device runs one region at a time (its queue or
+// thread pool is sized for one) and so gains nothing from a second. Steps are in an order that
+// respects these edges, so every `after` step has a smaller index.
+void Session::Impl::order_steps(Planned& p) const {
+  std::vector<Planned::Step>& steps = p.steps;
+  const size_t n = steps.size();
+  std::vector<int> producer(p.graph.values.size(), -1);
+  std::vector<int> last_on_target(targets.size(), -1);
+  p.ordered.assign(n, std::vector<char>(n, 0));
+  p.host_device_bytes = 0;
+  for (size_t s = 0; s < n; ++s) {
+    Planned::Step& step = steps[s];
+    std::vector<int>& after = step.after;
+    for (ValueId v : step.inputs) {
+      if (producer[static_cast<size_t>(v)] >= 0) after.push_back(producer[static_cast<size_t>(v)]);
+    }
+    int& previous = last_on_target[static_cast<size_t>(step.target)];
+    if (previous >= 0) after.push_back(previous);
+    previous = static_cast<int>(s);
+    std::sort(after.begin(), after.end());
+    after.erase(std::unique(after.begin(), after.end()), after.end());
+    std::vector<char>& before = p.ordered[s];
+    for (int a : after) {
+      steps[static_cast<size_t>(a)].next.push_back(static_cast<int>(s));
+      before[static_cast<size_t>(a)] = 1;
+      for (size_t b = 0; b < s; ++b) before[b] |= p.ordered[static_cast<size_t>(a)][b];
+    }
+    // A step that is not after every earlier one may run beside one of them.
+    if (std::count(before.begin(), before.begin() + static_cast<std::ptrdiff_t>(s), 1) !=
+        static_cast<std::ptrdiff_t>(s)) {
+      p.concurrent = true;
+    }
+    for (ValueId v : step.outputs) producer[static_cast<size_t>(v)] = static_cast<int>(s);
+    if (step.copies_to_device) {
+      for (const std::vector<ValueId>* values : {&step.inputs, &step.outputs}) {
+        for (ValueId v : *values) {
+          const Value& value = p.graph.value(v);
+          p.host_device_bytes += shape_nbytes(value.shape, value.dtype);
+        }
+      }
+    }
+  }
+}
+
+// Values produced by a region get a host buffer. A buffer is reused for a step's output only
+// when the step is ordered after the producer and every reader of the buffer's previous value
+// (Planned::ordered), so steps that may run at once never share a buffer; between steps that
+// run one after another this is reuse by liveness. This costs memory only where steps may
+// overlap, where the alternative, edges from those readers to the new writer, would serialize
+// independent branches for the sake of a buffer. Graph outputs are never reused (they are copied
+// out at the end).
 void Session::Impl::plan_buffers(Planned& p) const {
   const Graph& graph = p.graph;
   const std::vector<Planned::Step>& steps = p.steps;
   std::vector<int>& value_buffer = p.value_buffer;
   ExecutionPlan& plan = p.plan;
-  const int kForever = INT_MAX;
-  std::vector<int> last_use(graph.values.size(), -1);
-  for (size_t s = 0; s < steps.size(); ++s) {
-    for (ValueId v : steps[s].inputs) last_use[static_cast<size_t>(v)] = static_cast<int>(s);
-  }
-  for (ValueId v : graph.outputs) last_use[static_cast<size_t>(v)] = kForever;
   value_buffer.assign(graph.values.size(), -1);
   std::vector<size_t> sizes;
-  std::vector<int> busy_until;  // per buffer: last step reading its current value
+  // Per buffer: the steps using the value it holds last (its producer and readers), and whether
+  // that value is a graph output (never reused).
+  std::vector<std::vector<int>> users;
+  std::vector<char> pinned;
+  const auto is_free = [&](size_t b, size_t s) {
+    if (pinned[b]) return false;
+    const std::vector<char>& before = p.ordered[s];
+    return std::all_of(users[b].begin(), users[b].end(), [&](int u) {
+      return static_cast<size_t>(u) < s && before[static_cast<size_t>(u)];
+    });
+  };
   for (size_t s = 0; s < steps.size(); ++s) {
     for (ValueId v : steps[s].outputs) {
       const Value& value = graph.value(v);
@@ -490,7 +639,7 @@ void Session::Impl::plan_buffers(Planned& p) const {
           static_cast<size_t>(std::max<int64_t>(1, shape_nbytes(value.shape, value.dtype)));
       int best = -1;
       for (size_t b = 0; b < sizes.size(); ++b) {
-        if (busy_until[b] >= static_cast<int>(s)) continue;
+        if (!is_free(b, s)) continue;
         // Prefer the smallest free buffer that fits, else the largest free one (it grows).
         if (best < 0) {
           best = static_cast<int>(b);
@@ -505,11 +654,22 @@ void Session::Impl::plan_buffers(Planned& p) const {
       if (best < 0) {
         best = static_cast<int>(sizes.size());
         sizes.push_back(0);
-        busy_until.push_back(-1);
+        users.emplace_back();
+        pinned.push_back(0);
       }
-      sizes[static_cast<size_t>(best)] = std::max(sizes[static_cast<size_t>(best)], bytes);
-      busy_until[static_cast<size_t>(best)] =
-          std::max(last_use[static_cast<size_t>(v)], static_cast<int>(s));
+      const size_t chosen = static_cast<size_t>(best);
+      sizes[chosen] = std::max(sizes[chosen], bytes);
+      // Readers come from a scan of the later steps (few), not a table sized by the graph's
+      // values: with that table, made at every plan, the soak benchmark's resident memory grew
+      // faster over rebuilt sessions although nothing leaked.
+      users[chosen] = {static_cast<int>(s)};
+      for (size_t r = s + 1; r < steps.size(); ++r) {
+        const std::vector<ValueId>& in = steps[r].inputs;
+        if (std::find(in.begin(), in.end(), v) != in.end())
+          users[chosen].push_back(static_cast<int>(r));
+      }
+      pinned[chosen] =
+          std::find(graph.outputs.begin(), graph.outputs.end(), v) != graph.outputs.end();
       value_buffer[static_cast<size_t>(v)] = best;
       ++plan.boundary_values;
     }
@@ -624,14 +784,12 @@ std::string Session::Impl::signature(const std::map<std::string, Tensor>* inputs
 
 void Session::Impl::make_current(const std::shared_ptr<Planned>& p) {
   if (current == p) return;
-  // Only the plan that runs holds boundary buffers: cached plans keep their compiled regions,
-  // not their memory.
-  buffers.clear();
+  if (current) current->buffers.release();
   current = p;
-  for (size_t bytes : p->buffer_sizes) buffers.emplace_back(bytes);
+  current->buffers.retain();
 }
 
-Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs) {
+std::shared_ptr<Planned> Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs) {
   const std::string where = given.source.empty() ? "graph" : given.source;
   for (const auto& [name, tensor] : inputs) {
     const ValueId id = given.find_value(name);
@@ -651,7 +809,7 @@ Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs)
     if (it->first != key) continue;
     plans.splice(plans.begin(), plans, it);
     make_current(it->second);
-    return *current;
+    return current;
   }
   if (!replans) {
     // A graph prepared without its unprepared form (built in memory) runs only as planned.
@@ -681,25 +839,37 @@ Planned& Session::Impl::planned_for(const std::map<std::string, Tensor>& inputs)
   plans.emplace_front(p->plan.input_signature, p);
   while (plans.size() > static_cast<size_t>(options.plan_cache_size)) plans.pop_back();
   make_current(p);
-  return *current;
+  return current;
 }
 
-std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  Planned& planned = impl_->planned_for(inputs);
+namespace {
+
+// Where every value of one run lives: constants, the caller's inputs, the returned tensors and
+// the run's boundary buffers. All of it is decided before any step runs, so steps running at
+// once only read it.
+struct RunMemory {
+  std::vector<const void*> location;              // per value
+  std::vector<const void*> inputs;                // per step, its inputs' locations, concatenated
+  std::vector<void*> outputs;                     // per step, its outputs' locations, concatenated
+  std::vector<size_t> first_input, first_output;  // per step, index into inputs / outputs
+};
+
+// The returned tensors are allocated first and the steps producing graph outputs write into them,
+// so an output is never copied out of the boundary buffers (for a segmentation map, 4 MiB
+// zero-filled and copied per run). An output listed twice, or one no step produces (an input or a
+// constant), is copied by the caller afterwards.
+RunMemory place_values(const Planned& planned, const std::map<std::string, Tensor>& inputs,
+                       std::vector<Tensor>& outputs, BufferPool::Set& buffers) {
   const Graph& graph = planned.graph;
-  std::vector<const void*> location(graph.values.size(), nullptr);
+  RunMemory m;
+  std::vector<const void*>& location = m.location;
+  location.assign(graph.values.size(), nullptr);
   for (size_t i = 0; i < graph.values.size(); ++i) {
     if (graph.values[i].constant) location[i] = graph.values[i].constant->raw();
   }
   for (ValueId id : graph.inputs) {
     location[static_cast<size_t>(id)] = inputs.at(graph.value(id).name).raw();
   }
-  // The returned tensors are allocated first and the steps producing graph outputs write into
-  // them, so an output is never copied out of the boundary buffers (for a segmentation map, 4 MiB
-  // zero-filled and copied per run). An output listed twice, or one no step produces (an input or
-  // a constant), is copied below.
-  std::vector<Tensor> outputs;
   std::vector<void*> output_memory(graph.values.size(), nullptr);
   for (ValueId id : graph.outputs) {
     const Value& v = graph.value(id);
@@ -709,37 +879,104 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
       output_memory[static_cast<size_t>(id)] = outputs.back().raw();
     }
   }
-  std::vector<RegionProfile> profile;
-  const auto run_start = std::chrono::steady_clock::now();
-  for (size_t s = 0; s < planned.steps.size(); ++s) {
-    Planned::Step& step = planned.steps[s];
-    std::vector<const void*> in;
-    std::vector<void*> out;
-    for (ValueId v : step.inputs) in.push_back(location[static_cast<size_t>(v)]);
+  for (const Planned::Step& step : planned.steps) {
+    m.first_output.push_back(m.outputs.size());
     for (ValueId v : step.outputs) {
       void* p = output_memory[static_cast<size_t>(v)];
       if (p == nullptr) {
-        p = impl_->buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])]
-                .data();
+        p = buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])].data();
       }
-      out.push_back(p);
+      m.outputs.push_back(p);
       location[static_cast<size_t>(v)] = p;
     }
+  }
+  for (const Planned::Step& step : planned.steps) {
+    m.first_input.push_back(m.inputs.size());
+    for (ValueId v : step.inputs) m.inputs.push_back(location[static_cast<size_t>(v)]);
+  }
+  return m;
+}
+
+// Runs every step of `planned`, each as soon as the steps it is after have finished, calling
+// `run_step(s)` for step s. A plan whose steps form one chain runs on the calling thread; others
+// run as oneTBB tasks, which the calling thread helps with while it waits. Each step is isolated,
+// so a thread waiting inside a plugin's own parallel loop never picks up another step (of this run
+// or another run) that could wait on a region lock it holds. The first exception is rethrown once
+// the steps it did not prevent have finished.
+template <typename RunStep>
+void run_steps(const Planned& planned, const RunStep& run_step) {
+  const std::vector<Planned::Step>& steps = planned.steps;
+  if (!planned.concurrent) {
+    for (size_t s = 0; s < steps.size(); ++s) run_step(s);
+    return;
+  }
+  std::unique_ptr<std::atomic<int>[]> waiting(new std::atomic<int>[steps.size()]);
+  for (size_t s = 0; s < steps.size(); ++s) {
+    waiting[s].store(static_cast<int>(steps[s].after.size()), std::memory_order_relaxed);
+  }
+  tbb::task_group group;
+  std::function<void(size_t)> start = [&](size_t s) {
+    group.run([&, s] {
+      tbb::this_task_arena::isolate([&] { run_step(s); });
+      for (int n : steps[s].next) {
+        if (waiting[static_cast<size_t>(n)].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+          start(static_cast<size_t>(n));
+        }
+      }
+    });
+  };
+  for (size_t s = 0; s < steps.size(); ++s) {
+    if (steps[s].after.empty()) start(s);
+  }
+  group.wait();
+}
+
+}  // namespace
+
+std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
+  std::shared_ptr<Planned> planned;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    planned = impl_->planned_for(inputs);
+  }
+  const Graph& graph = planned->graph;
+  std::unique_ptr<BufferPool::Set> buffers = planned->buffers.take(planned->buffer_sizes);
+  std::vector<Tensor> outputs;
+  const RunMemory memory = place_values(*planned, inputs, outputs, *buffers);
+  std::vector<RegionProfile> profile(planned->steps.size());
+  const auto run_start = std::chrono::steady_clock::now();
+  const auto run_step = [&](size_t s) {
+    Planned::Step& step = planned->steps[s];
+    RegionProfile& rp = profile[s];
+    rp.region = static_cast<int>(s);
+    rp.plugin = step.region->plugin().name();
+    std::lock_guard<std::mutex> region_lock(*step.mutex);
     const auto start = std::chrono::steady_clock::now();
-    step.region->execute(in.data(), out.data());
-    const double us =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
-    const double start_us =
-        std::chrono::duration<double, std::micro>(start - run_start).count();
-    profile.push_back({static_cast<int>(s), step.region->plugin().name(), us, start_us,
-                       step.region->last_profile()});
+    step.region->execute(memory.inputs.data() + memory.first_input[s],
+                         memory.outputs.data() + memory.first_output[s]);
+    const auto end = std::chrono::steady_clock::now();
+    rp.time_us = std::chrono::duration<double, std::micro>(end - start).count();
+    rp.start_us = std::chrono::duration<double, std::micro>(start - run_start).count();
+    rp.node_times_us = step.region->last_profile();
+  };
+  try {
+    run_steps(*planned, run_step);
+  } catch (...) {
+    planned->buffers.give_back(std::move(buffers));
+    throw;
   }
   for (size_t i = 0; i < graph.outputs.size(); ++i) {
     Tensor& t = outputs[i];
-    const void* produced = location[static_cast<size_t>(graph.outputs[i])];
+    const void* produced = memory.location[static_cast<size_t>(graph.outputs[i])];
     if (t.nbytes() > 0 && produced != t.raw()) std::memcpy(t.raw(), produced, t.nbytes());
   }
+  planned->buffers.give_back(std::move(buffers));
+  RunStats stats;
+  stats.host_device_bytes = planned->host_device_bytes;
+  measure_overlap(profile, stats);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
   impl_->last_profile = std::move(profile);
+  impl_->last_stats = stats;
   return outputs;
 }
 
@@ -751,6 +988,11 @@ const ExecutionPlan& Session::plan() const {
 std::vector<RegionProfile> Session::profile() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   return impl_->last_profile;
+}
+
+RunStats Session::last_run_stats() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->last_stats;
 }
 
 const Graph& Session::graph() const {
