@@ -1,0 +1,266 @@
+// The C API (tessera/tessera_c.h) over Session: every entry point catches what the C++ side
+// throws and turns it into TESSERA_FAILED plus a per-thread message.
+#include "tessera/tessera_c.h"
+
+#include <cstring>
+#include <exception>
+#include <map>
+#include <memory>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "tessera/checked_math.hpp"
+#include "tessera/error.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/session.hpp"
+
+struct tessera_session {
+  std::unique_ptr<tessera::Session> session;
+  // The model's inputs and outputs as the API reports them (names and shapes live here).
+  struct Port {
+    std::string name;
+    tessera::DType dtype;
+    std::vector<int64_t> shape;
+  };
+  std::vector<Port> inputs, outputs;
+};
+
+struct tessera_outputs {
+  std::vector<std::string> names;
+  std::vector<tessera::Tensor> tensors;
+  std::vector<std::vector<int64_t>> shapes;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+tessera_status fail(const std::string& message) {
+  g_last_error = message;
+  return TESSERA_FAILED;
+}
+
+// Runs fn, turning any exception into TESSERA_FAILED with its message.
+template <class Fn>
+tessera_status guarded(const char* where, Fn fn) {
+  try {
+    g_last_error.clear();
+    fn();
+    return TESSERA_OK;
+  } catch (const std::bad_alloc&) {
+    return fail(std::string(where) + ": out of memory");
+  } catch (const std::exception& e) {
+    return fail(std::string(where) + ": " + e.what());
+  }
+}
+
+bool known_dtype(int32_t d) {
+  return d == TESSERA_DTYPE_FLOAT32 || d == TESSERA_DTYPE_UINT8 || d == TESSERA_DTYPE_INT8 ||
+         d == TESSERA_DTYPE_INT32 || d == TESSERA_DTYPE_INT64 || d == TESSERA_DTYPE_BOOL ||
+         d == TESSERA_DTYPE_FLOAT16;
+}
+
+tessera::SessionOptions session_options(const tessera_session_options* o) {
+  tessera_session_options given;
+  tessera_session_options_init(&given);
+  if (o != nullptr) {
+    if (o->struct_size < offsetof(tessera_session_options, targets) + sizeof(o->targets) ||
+        o->struct_size > sizeof(tessera_session_options)) {
+      throw tessera::Error("options.struct_size " + std::to_string(o->struct_size) +
+                           " is not a size of tessera_session_options (this library's is " +
+                           std::to_string(sizeof(tessera_session_options)) + ")");
+    }
+    std::memcpy(&given, o, o->struct_size);
+  }
+  tessera::SessionOptions options;
+  if (given.targets != nullptr && *given.targets != 0) {
+    // Entries with options go through the same parser as `--targets`.
+    for (const tessera::TargetListEntry& e : tessera::parse_target_entries(given.targets)) {
+      options.targets.push_back(e.spec);
+      if (!e.options.empty()) options.target_settings[e.spec].options = e.options;
+    }
+  }
+  if (given.threads < 0 || given.threads > 1024) {
+    throw tessera::Error("options.threads " + std::to_string(given.threads) +
+                         " is outside 0..1024");
+  }
+  options.threads = given.threads;
+  if (given.precision != nullptr && *given.precision != 0) {
+    const std::string p = given.precision;
+    if (p != "fp32" && p != "fp16" && p != "fp16-acc32") {
+      throw tessera::Error("options.precision must be fp32, fp16 or fp16-acc32, got '" +
+                           tessera::escaped(p) + "'");
+    }
+    options.precision = p;
+  }
+  options.allow_fallback = given.allow_fallback != 0;
+  if (given.plugin_dir != nullptr && *given.plugin_dir != 0) {
+    options.plugin_dirs.push_back(given.plugin_dir);
+  }
+  if (given.no_packs != 0) options.pack_mode = tessera::PackMode::kNone;
+  return options;
+}
+
+tessera_status port(const tessera_session* s, bool input, int32_t index, const char** name,
+                    tessera_dtype* dtype, int32_t* rank, const int64_t** shape) {
+  if (s == nullptr) return fail("tessera_session_input/output: session is NULL");
+  const auto& ports = input ? s->inputs : s->outputs;
+  if (index < 0 || static_cast<size_t>(index) >= ports.size()) {
+    return fail(std::string("tessera_session_") + (input ? "input" : "output") + ": index " +
+                std::to_string(index) + " outside [0, " + std::to_string(ports.size()) + ")");
+  }
+  const auto& p = ports[static_cast<size_t>(index)];
+  if (name) *name = p.name.c_str();
+  if (dtype) *dtype = static_cast<tessera_dtype>(p.dtype);
+  if (rank) *rank = static_cast<int32_t>(p.shape.size());
+  if (shape) *shape = p.shape.data();
+  return TESSERA_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tessera_version(void) {
+  return TESSERA_VERSION;
+}
+
+const char* tessera_last_error(void) {
+  return g_last_error.c_str();
+}
+
+void tessera_session_options_init(tessera_session_options* options) {
+  if (options == nullptr) return;
+  std::memset(options, 0, sizeof(*options));
+  options->struct_size = sizeof(*options);
+}
+
+tessera_status tessera_session_create(const char* model_path,
+                                      const tessera_session_options* options,
+                                      tessera_session** session) {
+  if (session == nullptr) return fail("tessera_session_create: session is NULL");
+  *session = nullptr;
+  if (model_path == nullptr) return fail("tessera_session_create: model_path is NULL");
+  return guarded("tessera_session_create", [&] {
+    tessera::SessionOptions o = session_options(options);
+    auto s = std::make_unique<tessera_session>();
+    tessera::Graph graph = tessera::import_onnx_file(model_path);
+    for (tessera::ValueId id : graph.inputs) {
+      const tessera::Value& v = graph.value(id);
+      s->inputs.push_back({v.name, v.dtype, v.shape});
+    }
+    for (tessera::ValueId id : graph.outputs) {
+      const tessera::Value& v = graph.value(id);
+      s->outputs.push_back({v.name, v.dtype, v.shape});
+    }
+    s->session = std::make_unique<tessera::Session>(std::move(graph), o);
+    *session = s.release();
+  });
+}
+
+void tessera_session_release(tessera_session* session) {
+  delete session;
+}
+
+int32_t tessera_session_input_count(const tessera_session* session) {
+  return session ? static_cast<int32_t>(session->inputs.size()) : 0;
+}
+
+int32_t tessera_session_output_count(const tessera_session* session) {
+  return session ? static_cast<int32_t>(session->outputs.size()) : 0;
+}
+
+tessera_status tessera_session_input(const tessera_session* session, int32_t index,
+                                     const char** name, tessera_dtype* dtype, int32_t* rank,
+                                     const int64_t** shape) {
+  return port(session, true, index, name, dtype, rank, shape);
+}
+
+tessera_status tessera_session_output(const tessera_session* session, int32_t index,
+                                      const char** name, tessera_dtype* dtype, int32_t* rank,
+                                      const int64_t** shape) {
+  return port(session, false, index, name, dtype, rank, shape);
+}
+
+tessera_status tessera_session_run(tessera_session* session, int32_t input_count,
+                                   const char* const* input_names,
+                                   const tessera_tensor_view* inputs, tessera_outputs** outputs) {
+  if (outputs == nullptr) return fail("tessera_session_run: outputs is NULL");
+  *outputs = nullptr;
+  if (session == nullptr) return fail("tessera_session_run: session is NULL");
+  if (input_count < 0 || (input_count > 0 && (input_names == nullptr || inputs == nullptr))) {
+    return fail("tessera_session_run: input_count " + std::to_string(input_count) +
+                " with NULL names or tensors");
+  }
+  return guarded("tessera_session_run", [&] {
+    std::map<std::string, tessera::Tensor> feeds;
+    for (int32_t i = 0; i < input_count; ++i) {
+      const char* name = input_names[i];
+      const tessera_tensor_view& t = inputs[i];
+      const std::string what =
+          "input " + std::to_string(i) + " ('" + tessera::escaped(name ? name : "(null)") + "')";
+      if (name == nullptr) throw tessera::Error(what + ": name is NULL");
+      if (feeds.count(name)) throw tessera::Error(what + ": given twice");
+      if (!known_dtype(t.dtype)) {
+        throw tessera::Error(what + ": unknown dtype " + std::to_string(t.dtype));
+      }
+      if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && t.shape == nullptr)) {
+        throw tessera::Error(what + ": rank " + std::to_string(t.rank) +
+                             " outside 0..8 or shape NULL");
+      }
+      tessera::Shape shape(t.shape, t.shape + t.rank);
+      for (int64_t d : shape) {
+        if (d < 0) throw tessera::Error(what + ": negative dimension " + std::to_string(d));
+      }
+      // The Tensor constructor checks the element count and byte size for overflow.
+      tessera::Tensor tensor;
+      try {
+        tensor = tessera::Tensor(static_cast<tessera::DType>(t.dtype), shape,
+                                 tessera::Tensor::Uninitialized{});
+      } catch (const tessera::Error& e) {
+        throw tessera::Error(what + ": " + e.what());
+      }
+      if (tensor.nbytes() > 0) {
+        if (t.data == nullptr) throw tessera::Error(what + ": data is NULL");
+        std::memcpy(tensor.raw(), t.data, tensor.nbytes());
+      }
+      feeds.emplace(name, std::move(tensor));
+    }
+    auto out = std::make_unique<tessera_outputs>();
+    out->tensors = session->session->run(feeds);
+    for (size_t i = 0; i < out->tensors.size(); ++i) {
+      out->names.push_back(i < session->outputs.size() ? session->outputs[i].name : "");
+      out->shapes.push_back(out->tensors[i].shape());
+    }
+    *outputs = out.release();
+  });
+}
+
+int32_t tessera_outputs_count(const tessera_outputs* outputs) {
+  return outputs ? static_cast<int32_t>(outputs->tensors.size()) : 0;
+}
+
+tessera_status tessera_outputs_get(const tessera_outputs* outputs, int32_t index, const char** name,
+                                   tessera_tensor_view* view) {
+  if (outputs == nullptr) return fail("tessera_outputs_get: outputs is NULL");
+  if (index < 0 || static_cast<size_t>(index) >= outputs->tensors.size()) {
+    return fail("tessera_outputs_get: index " + std::to_string(index) + " outside [0, " +
+                std::to_string(outputs->tensors.size()) + ")");
+  }
+  const size_t i = static_cast<size_t>(index);
+  if (name) *name = outputs->names[i].c_str();
+  if (view) {
+    view->dtype = static_cast<tessera_dtype>(outputs->tensors[i].dtype());
+    view->rank = static_cast<int32_t>(outputs->shapes[i].size());
+    view->shape = outputs->shapes[i].data();
+    view->data = outputs->tensors[i].raw();
+  }
+  return TESSERA_OK;
+}
+
+void tessera_outputs_release(tessera_outputs* outputs) {
+  delete outputs;
+}
+
+}  // extern "C"

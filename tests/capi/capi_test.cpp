@@ -1,0 +1,217 @@
+// The C API (tessera/tessera_c.h) against the C++ Session on the reference kernels (the oracle):
+// a small conv network with two inputs and two outputs on `cpu`, its metadata, runs from several
+// threads, and every kind of bad argument answered with TESSERA_FAILED and a message naming it.
+#include "tessera/tessera_c.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "builder.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/pack.hpp"  // engine_version
+#include "tessera/session.hpp"
+
+namespace {
+
+// conv 3x3 (8 -> 16) + relu on x, added to y; outputs the sum and its global average.
+std::string two_port_model() {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("tessera_capi_" + std::to_string(getpid()) + ".onnx"))
+                               .string();
+  tessera::zoo::detail::ModelBuilder b("capi", 7);
+  auto x = b.input("x", {1, 8, 12, 12});
+  auto y = b.input("y", {1, 16, 12, 12});
+  tessera::zoo::detail::ConvSpec conv;
+  conv.channels = 16;
+  conv.bias = true;
+  conv.kernel = {3, 3};
+  conv.pad = {1, 1};
+  auto sum = b.add(b.relu(b.conv(x, "conv", conv), "relu"), y, "sum");
+  b.output(sum);
+  b.output(b.global_avg_pool(sum, "gap"));
+  std::ofstream(path, std::ios::binary) << b.model().SerializeAsString();
+  return path;
+}
+
+std::vector<float> pattern(size_t n, float phase) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(0.37f * static_cast<float>(i) + phase);
+  return v;
+}
+
+struct Feeds {
+  std::vector<float> x = pattern(8 * 12 * 12, 0.0f), y = pattern(16 * 12 * 12, 1.0f);
+  std::vector<int64_t> xs = {1, 8, 12, 12}, ys = {1, 16, 12, 12};
+  const char* names[2] = {"x", "y"};
+  tessera_tensor_view views[2];
+  Feeds() {
+    views[0] = {TESSERA_DTYPE_FLOAT32, 4, xs.data(), x.data()};
+    views[1] = {TESSERA_DTYPE_FLOAT32, 4, ys.data(), y.data()};
+  }
+};
+
+// The reference kernels' outputs for the same feeds.
+std::vector<tessera::Tensor> oracle(const std::string& model, const Feeds& f) {
+  tessera::SessionOptions o;
+  o.targets = {"reference"};
+  tessera::Session s(tessera::import_onnx_file(model), o);
+  return s.run({{"x", tessera::Tensor::from_vector<float>({1, 8, 12, 12}, f.x)},
+                {"y", tessera::Tensor::from_vector<float>({1, 16, 12, 12}, f.y)}});
+}
+
+void expect_matches(tessera_outputs* out, const std::vector<tessera::Tensor>& ref) {
+  ASSERT_EQ(tessera_outputs_count(out), 2);
+  const char* names[2] = {"sum", "gap"};
+  for (int32_t i = 0; i < 2; ++i) {
+    const char* name = nullptr;
+    tessera_tensor_view v{};
+    ASSERT_EQ(tessera_outputs_get(out, i, &name, &v), TESSERA_OK) << tessera_last_error();
+    EXPECT_STREQ(name, names[i]);
+    EXPECT_EQ(v.dtype, TESSERA_DTYPE_FLOAT32);
+    const tessera::Tensor& r = ref[static_cast<size_t>(i)];
+    ASSERT_EQ(std::vector<int64_t>(v.shape, v.shape + v.rank), r.shape());
+    const float* got = static_cast<const float*>(v.data);
+    for (int64_t k = 0; k < r.numel(); ++k) {
+      const float e = r.data<float>()[k];
+      ASSERT_NEAR(got[k], e, 1e-4f * (1.0f + std::fabs(e))) << names[i] << "[" << k << "]";
+    }
+  }
+}
+
+class CApi : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    model_ = two_port_model();
+    tessera_session_options_init(&options_);
+    options_.targets = "cpu";
+  }
+  void TearDown() override { std::filesystem::remove(model_); }
+  std::string model_;
+  tessera_session_options options_{};
+};
+
+TEST_F(CApi, RunsOnCpuAsTheReferenceKernelsDoAndDescribesThePorts) {
+  tessera_session* s = nullptr;
+  ASSERT_EQ(tessera_session_create(model_.c_str(), &options_, &s), TESSERA_OK)
+      << tessera_last_error();
+  EXPECT_EQ(std::string(tessera_version()), tessera::engine_version());
+  ASSERT_EQ(tessera_session_input_count(s), 2);
+  ASSERT_EQ(tessera_session_output_count(s), 2);
+  const char* name = nullptr;
+  tessera_dtype dtype{};
+  int32_t rank = 0;
+  const int64_t* shape = nullptr;
+  ASSERT_EQ(tessera_session_input(s, 1, &name, &dtype, &rank, &shape), TESSERA_OK);
+  EXPECT_STREQ(name, "y");
+  EXPECT_EQ(dtype, TESSERA_DTYPE_FLOAT32);
+  EXPECT_EQ(std::vector<int64_t>(shape, shape + rank), (std::vector<int64_t>{1, 16, 12, 12}));
+  ASSERT_EQ(tessera_session_output(s, 1, &name, &dtype, &rank, &shape), TESSERA_OK);
+  EXPECT_STREQ(name, "gap");
+  EXPECT_EQ(std::vector<int64_t>(shape, shape + rank), (std::vector<int64_t>{1, 16, 1, 1}));
+  Feeds f;
+  tessera_outputs* out = nullptr;
+  ASSERT_EQ(tessera_session_run(s, 2, f.names, f.views, &out), TESSERA_OK) << tessera_last_error();
+  expect_matches(out, oracle(model_, f));
+  tessera_outputs_release(out);
+  tessera_session_release(s);
+}
+
+TEST_F(CApi, OneSessionRunsFromSeveralThreads) {
+  tessera_session* s = nullptr;
+  ASSERT_EQ(tessera_session_create(model_.c_str(), &options_, &s), TESSERA_OK)
+      << tessera_last_error();
+  Feeds f;
+  const std::vector<tessera::Tensor> ref = oracle(model_, f);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < 5; ++r) {
+        tessera_outputs* out = nullptr;
+        ASSERT_EQ(tessera_session_run(s, 2, f.names, f.views, &out), TESSERA_OK)
+            << tessera_last_error();
+        expect_matches(out, ref);
+        tessera_outputs_release(out);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  tessera_session_release(s);
+}
+
+// Each bad call fails, leaves the session usable, and says what was wrong.
+TEST_F(CApi, BadArgumentsFailWithAMessageNamingThem) {
+  tessera_session* s = nullptr;
+  EXPECT_EQ(tessera_session_create("/nonexistent/m.onnx", &options_, &s), TESSERA_FAILED);
+  EXPECT_EQ(s, nullptr);
+  EXPECT_NE(std::string(tessera_last_error()).find("/nonexistent/m.onnx"), std::string::npos)
+      << tessera_last_error();
+  tessera_session_options bad = options_;
+  bad.struct_size = 3;
+  EXPECT_EQ(tessera_session_create(model_.c_str(), &bad, &s), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("struct_size 3"), std::string::npos);
+  bad = options_;
+  bad.precision = "fp8";
+  EXPECT_EQ(tessera_session_create(model_.c_str(), &bad, &s), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("'fp8'"), std::string::npos);
+  bad = options_;
+  bad.targets = "nosuchplugin";
+  EXPECT_EQ(tessera_session_create(model_.c_str(), &bad, &s), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("nosuchplugin"), std::string::npos)
+      << tessera_last_error();
+
+  ASSERT_EQ(tessera_session_create(model_.c_str(), &options_, &s), TESSERA_OK)
+      << tessera_last_error();
+  Feeds f;
+  tessera_outputs* out = nullptr;
+  EXPECT_EQ(tessera_session_run(s, 1, f.names, f.views, &out), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("no tensor given for input 'y'"),
+            std::string::npos)
+      << tessera_last_error();
+  const char* wrong_names[2] = {"x", "z"};
+  EXPECT_EQ(tessera_session_run(s, 2, wrong_names, f.views, &out), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("'z' is not an input of the model"),
+            std::string::npos)
+      << tessera_last_error();
+  const char* twice[2] = {"x", "x"};
+  EXPECT_EQ(tessera_session_run(s, 2, twice, f.views, &out), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("input 1 ('x'): given twice"),
+            std::string::npos);
+  Feeds g;
+  g.views[1].dtype = static_cast<tessera_dtype>(42);
+  EXPECT_EQ(tessera_session_run(s, 2, g.names, g.views, &out), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("unknown dtype 42"), std::string::npos);
+  Feeds h;
+  const int64_t huge[4] = {1, 1 << 30, 1 << 30, 1 << 30};
+  h.views[0].shape = huge;
+  EXPECT_EQ(tessera_session_run(s, 2, h.names, h.views, &out), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("input 0 ('x')"), std::string::npos)
+      << tessera_last_error();
+  Feeds k;
+  k.views[0].rank = 3;  // [1, 8, 12]: a shape the model does not take
+  EXPECT_EQ(tessera_session_run(s, 2, k.names, k.views, &out), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("'x'"), std::string::npos)
+      << tessera_last_error();
+  EXPECT_EQ(out, nullptr);
+  EXPECT_EQ(tessera_session_run(nullptr, 2, f.names, f.views, &out), TESSERA_FAILED);
+  EXPECT_EQ(tessera_session_run(s, 2, f.names, f.views, nullptr), TESSERA_FAILED);
+  EXPECT_EQ(tessera_session_input(s, 2, nullptr, nullptr, nullptr, nullptr), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("index 2 outside [0, 2)"), std::string::npos);
+  // Still usable after all that.
+  ASSERT_EQ(tessera_session_run(s, 2, f.names, f.views, &out), TESSERA_OK) << tessera_last_error();
+  expect_matches(out, oracle(model_, f));
+  EXPECT_EQ(tessera_outputs_get(out, 5, nullptr, nullptr), TESSERA_FAILED);
+  tessera_outputs_release(out);
+  tessera_session_release(s);
+  tessera_session_release(nullptr);
+  tessera_outputs_release(nullptr);
+}
+
+}  // namespace
