@@ -431,15 +431,19 @@ TuneReport run_tuning(const TuneOptions& options,
   double search_start = -1.0;
   double ok_seconds = 0.0, compile_seconds = 0.0;
   int ok_count = 0, compiled_count = 0;
+  double longest_step = 0.0;  // seconds of the longest compile-ahead step or measurement
   auto verify_reserve = [&]() {
     if (options.verify <= 0 || options.budget_s <= 0 || searched == 0) return 0.0;
     double per_measurement =
         ok_count > 0 ? ok_seconds / ok_count : (elapsed() - search_start) / searched;
     if (compiled_count > 0) per_measurement += compile_seconds / compiled_count;
     const double finalists = static_cast<double>(tasks.size()) * (options.verify + 1);
-    return std::min(
-        0.5 * options.budget_s,
-        std::max(0.05 * options.budget_s, 1.5 * per_measurement * finalists * kVerifyRounds));
+    // The budget is checked between steps, so the search may overrun by its longest step (a
+    // batch's compile ahead, a measurement that restarted its worker): that comes on top.
+    return std::min(0.5 * options.budget_s,
+                    std::max(0.05 * options.budget_s,
+                             1.5 * per_measurement * finalists * kVerifyRounds) +
+                        longest_step);
   };
   auto out_of_budget = [&]() {
     if (used >= options.trials) return true;
@@ -536,6 +540,7 @@ TuneReport run_tuning(const TuneOptions& options,
       const double batch_start = elapsed();
       const std::vector<MeasureResult> results = farm->measure(requests);
       const double share = (elapsed() - batch_start) / static_cast<double>(results.size());
+      longest_step = std::max(longest_step, elapsed() - batch_start);
       std::vector<LogRecord> out;
       for (size_t i = 0; i < batch.size(); ++i) {
         if (results[i].status == "ok") {
@@ -553,6 +558,7 @@ TuneReport run_tuning(const TuneOptions& options,
       const double compile_start = elapsed();
       compiled = compile_in_parallel(workers, requests);
       compile_seconds += elapsed() - compile_start;
+      longest_step = std::max(longest_step, elapsed() - compile_start);
       compiled_count += static_cast<int>(requests.size());
     }
     std::vector<LogRecord> out;
@@ -563,6 +569,7 @@ TuneReport run_tuning(const TuneOptions& options,
           i < compiled.size() && compiled[i].status == "compile" && compiled[i].reported;
       const double measure_start = elapsed();
       const MeasureResult m = compile_failed ? compiled[i] : workers[0]->measure(requests[i]);
+      longest_step = std::max(longest_step, elapsed() - measure_start);
       if (m.status == "ok") {
         ok_seconds += elapsed() - measure_start;
         ++ok_count;
