@@ -440,10 +440,10 @@ TuneReport run_tuning(const TuneOptions& options,
     const double finalists = static_cast<double>(tasks.size()) * (options.verify + 1);
     // The budget is checked between steps, so the search may overrun by its longest step (a
     // batch's compile ahead, a measurement that restarted its worker): that comes on top.
-    return std::min(0.5 * options.budget_s,
-                    std::max(0.05 * options.budget_s,
-                             1.5 * per_measurement * finalists * kVerifyRounds) +
-                        longest_step);
+    return std::min(
+        0.5 * options.budget_s,
+        std::max(0.05 * options.budget_s, 1.5 * per_measurement * finalists * kVerifyRounds) +
+            longest_step);
   };
   auto out_of_budget = [&]() {
     if (used >= options.trials) return true;
