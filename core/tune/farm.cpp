@@ -512,7 +512,7 @@ int serve_farm_agent(const AgentOptions& options) {
   const std::filesystem::path models = std::filesystem::path(options.cache_dir) / "models";
   std::filesystem::create_directories(models);
   // The devices this agent measures, probed as a local tune would pick them.
-  std::string devices, drivers;
+  std::string devices, drivers, plugins;
   if (!options.targets.empty()) {
     PluginHost host;
     for (const std::string& target : options.targets) {
@@ -522,6 +522,7 @@ int serve_farm_agent(const AgentOptions& options) {
       PluginDeviceInfo info;
       detail::pick_device(*plugin, selector, &info);
       devices += (devices.empty() ? "" : ", ") + info.name;
+      plugins += (plugins.empty() ? "" : ", ") + plugin_name + " " + plugin->version();
       drivers += (drivers.empty() ? "" : ", ") + info.driver_version;
       if (options.key_from_device && &target == &options.targets.front()) {
         broker.pool = key_from_name(info.name);
@@ -541,15 +542,30 @@ int serve_farm_agent(const AgentOptions& options) {
   auto join = [&] {
     redis->command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
     redis->command({"SADD", k.agents(), name});
-    redis->command({"HSET", k.agent(name), "device", devices, "driver", drivers, "engine",
-                    engine_version(), "targets",
+    redis->command({"HSET",
+                    k.agent(name),
+                    "device",
+                    devices,
+                    "driver",
+                    drivers,
+                    "engine",
+                    engine_version(),
+                    "plugins",
+                    plugins,
+                    "targets",
                     [&] {
                       std::string t;
                       for (const std::string& s : options.targets) t += (t.empty() ? "" : ",") + s;
                       return t;
                     }(),
-                    "seen", unix_time(), "done", std::to_string(done), "failed",
-                    std::to_string(failed), "quarantined", ""});
+                    "seen",
+                    unix_time(),
+                    "done",
+                    std::to_string(done),
+                    "failed",
+                    std::to_string(failed),
+                    "quarantined",
+                    ""});
     for (const std::string& job :
          redis->command({"LRANGE", k.processing(name), "0", "-1"}).elements) {
       if (redis->command({"LREM", k.processing(name), "1", job}).integer > 0) {
@@ -697,9 +713,9 @@ FarmStatus farm_status(const BrokerAddress& broker) {
     const std::vector<std::string> v =
         redis
             .command({"HMGET", k.agent(n), "device", "driver", "engine", "targets", "seen", "done",
-                      "failed", "quarantined"})
+                      "failed", "quarantined", "plugins"})
             .elements;
-    if (v.size() == 8) {
+    if (v.size() == 9) {
       a.device = v[0];
       a.driver = v[1];
       a.engine = v[2];
@@ -708,6 +724,7 @@ FarmStatus farm_status(const BrokerAddress& broker) {
       if (all_digits(v[5])) a.done = std::stoll(v[5]);
       if (all_digits(v[6])) a.failed = std::stoll(v[6]);
       a.quarantined = v[7];
+      a.plugins = v[8];
     }
     status.agents.push_back(a);
   }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "targets.hpp"
@@ -40,7 +41,38 @@ struct WorkerState {
   // Each target's device as probed here, named in every result (a farm's tuner learns from it
   // which device measured).
   std::map<std::string, PluginDeviceInfo> target_devices;
+  // Each node's described schedules and knob spaces, per (model, node, target): what a request's
+  // config is checked against before anything compiles.
+  std::map<std::tuple<std::string, std::string, std::string>, PluginNodeTuning> spaces;
 };
+
+// Why the request's config is outside what the plugin describes for the node ("" when inside):
+// a known schedule, known knobs, each value a candidate or the heuristic's default. A farm agent's
+// worker sees requests from the network; the local tuner only sends described configs.
+std::string config_problem(const PluginNodeTuning& tuning, const MeasureRequest& req) {
+  const PluginSchedule* schedule = tuning.find_schedule(req.schedule);
+  if (schedule == nullptr) {
+    std::string names;
+    for (const PluginSchedule& s : tuning.schedules) names += (names.empty() ? "" : ", ") + s.name;
+    return "schedule '" + escaped(req.schedule) + "' is not one the plugin describes for node '" +
+           escaped(req.node) + "' (" + (names.empty() ? "nothing tunable" : names) + ")";
+  }
+  for (const auto& [name, value] : req.knobs) {
+    const PluginKnobSpace* knob = nullptr;
+    for (const PluginKnobSpace& k : schedule->knobs) {
+      if (k.name == name) knob = &k;
+    }
+    if (knob == nullptr) {
+      return "schedule '" + schedule->name + "' has no knob '" + escaped(name) + "'";
+    }
+    if (value != knob->default_value &&
+        std::find(knob->values.begin(), knob->values.end(), value) == knob->values.end()) {
+      return "knob '" + name + "' = " + std::to_string(value) + " is outside the space of '" +
+             schedule->name + "'";
+    }
+  }
+  return "";
+}
 
 // The request's config for the region's one node; none (the plugin's heuristic) without a
 // schedule.
@@ -107,6 +139,18 @@ MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
       device = detail::pick_device(*found, detail::split_target(req.target).second,
                                    &state.target_devices[req.target]);
       plugin = found;
+    }
+    if (!req.schedule.empty() && plugin->has_describe_node()) {
+      const auto key = std::make_tuple(req.model, req.node, req.target);
+      auto space = state.spaces.find(key);
+      if (space == state.spaces.end()) {
+        space = state.spaces.emplace(key, plugin->describe_node(device, graph, index)).first;
+      }
+      if (const std::string why = config_problem(space->second, req); !why.empty()) {
+        result.status = "refused";
+        result.error = why;
+        return result;
+      }
     }
     phase("compiling");
     std::shared_ptr<PluginRegion> region;

@@ -405,8 +405,23 @@ TEST_F(Farm, AnAgentRefusesMalformedAndForeignJobsWithTheReason) {
     EXPECT_NE(answers[id].find("status=refused"), std::string::npos) << answers[id];
     EXPECT_NE(answers[id].find("farm agent a1 refused " + why), std::string::npos) << answers[id];
   }
+  // Well-formed but outside the node's described space: refused by the worker before compiling.
   FarmClient client(address());
-  EXPECT_EQ(client.measure({relu_request(0, 1)})[0].status, "ok");  // still serving
+  MeasureRequest unknown_schedule = relu_request(0, 1);
+  unknown_schedule.schedule = "relu.other";
+  MeasureRequest unknown_knob = relu_request(0, 1);
+  unknown_knob.knobs.emplace_back("speed", 9);
+  MeasureRequest out_of_space = relu_request(0, 7);
+  const std::vector<MeasureResult> r =
+      client.measure({unknown_schedule, unknown_knob, out_of_space, relu_request(0, 1)});
+  EXPECT_EQ(r[0].status, "refused");
+  EXPECT_EQ(r[0].error,
+            "schedule 'relu.other' is not one the plugin describes for node 'relu1' (relu.test)");
+  EXPECT_EQ(r[1].status, "refused");
+  EXPECT_EQ(r[1].error, "schedule 'relu.test' has no knob 'speed'");
+  EXPECT_EQ(r[2].status, "refused");
+  EXPECT_EQ(r[2].error, "knob 'block' = 7 is outside the space of 'relu.test'");
+  EXPECT_EQ(r[3].status, "ok") << r[3].error;  // still serving
 }
 
 TEST_F(Farm, TheTunerAndTheAgentsSurviveTheServerRestartingMidBatch) {
@@ -468,6 +483,7 @@ TEST_F(Farm, AnAgentWithTargetsJoinsThePoolOfItsDeviceAndStatusCountsItsWork) {
   EXPECT_NE(json.find("\"key\": \"tunetest-cpu\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"name\": \"a1\", \"device\": \"TuneTest CPU\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"alive\": true"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"plugins\": \"tunetest "), std::string::npos) << json;
   EXPECT_NE(json.find("\"done\": 2, \"failed\": 1"), std::string::npos) << json;
 }
 

@@ -17,15 +17,15 @@ void print_farm_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: tessera farm status --broker redis://HOST:PORT [--key KEY] [--json]\n\n"
                "Shows a tuning farm: for each pool (KEY, or every pool on the server) the jobs\n"
-               "waiting and each agent with its device, driver, engine version, whether its\n"
-               "heartbeat is alive, seconds since it last reported, candidates answered and\n"
-               "failed, and why it is quarantined. --json prints one object.\n");
+               "waiting and each agent with its device, driver, engine and plugin versions,\n"
+               "whether its heartbeat is alive, seconds since it last reported, candidates\n"
+               "answered and failed, and why it is quarantined. --json prints one object.\n");
 }
 
 std::string agent_json(const tune::FarmAgentStatus& a) {
   return "{\"name\": " + json_string(a.name) + ", \"device\": " + json_string(a.device) +
          ", \"driver\": " + json_string(a.driver) + ", \"engine\": " + json_string(a.engine) +
-         ", \"targets\": " + json_string(a.targets) +
+         ", \"targets\": " + json_string(a.targets) + ", \"plugins\": " + json_string(a.plugins) +
          ", \"alive\": " + (a.alive ? "true" : "false") +
          ", \"last_seen_s\": " + json_number(a.last_seen_s) +
          ", \"done\": " + std::to_string(a.done) + ", \"failed\": " + std::to_string(a.failed) +
@@ -76,12 +76,12 @@ int cmd_farm(int argc, char** argv) {
                 static_cast<long long>(status.queued), status.agents.size());
     for (const tune::FarmAgentStatus& a : status.agents) {
       std::printf(
-          "  %-20s %-5s %-30s driver %s, engine %s, seen %.0f s ago, %lld done, %lld "
+          "  %-20s %-5s %-30s driver %s, engine %s, plugins %s, seen %.0f s ago, %lld done, %lld "
           "failed%s\n",
           a.name.c_str(), a.alive ? "alive" : "gone",
           a.device.empty() ? "(device not probed)" : a.device.c_str(), a.driver.c_str(),
-          a.engine.c_str(), a.last_seen_s, static_cast<long long>(a.done),
-          static_cast<long long>(a.failed),
+          a.engine.c_str(), a.plugins.empty() ? "-" : a.plugins.c_str(), a.last_seen_s,
+          static_cast<long long>(a.done), static_cast<long long>(a.failed),
           a.quarantined.empty() ? "" : (", QUARANTINED: " + a.quarantined).c_str());
     }
   }

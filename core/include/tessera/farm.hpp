@@ -128,6 +128,7 @@ int serve_farm_agent(const AgentOptions& options);
 // What `tessera farm status` shows: the pool's agents as they registered.
 struct FarmAgentStatus {
   std::string name, device, driver, engine, targets;
+  std::string plugins;           // "cpu 0.1.0, mali 0.3.0": each target's plugin and its version
   bool alive = false;            // heartbeat present
   double last_seen_s = -1;       // seconds since the agent last wrote its registration
   int64_t done = 0, failed = 0;  // results answered, of which not "ok"
