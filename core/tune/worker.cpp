@@ -47,8 +47,11 @@ struct WorkerState {
 };
 
 // Why the request's config is outside what the plugin describes for the node ("" when inside):
-// a known schedule, known knobs, each value a candidate or the heuristic's default. A farm agent's
-// worker sees requests from the network; the local tuner only sends described configs.
+// a known schedule, known knobs, each value within the range of the knob's candidates and this
+// device's heuristic default. A range, not the candidates alone: a heuristic may pick a value
+// between them, and a farm's tuner sends the default its own machine computed, which another
+// device's heuristic need not share. A farm agent's worker sees requests from the network; the
+// local tuner only sends described configs.
 std::string config_problem(const PluginNodeTuning& tuning, const MeasureRequest& req) {
   const PluginSchedule* schedule = tuning.find_schedule(req.schedule);
   if (schedule == nullptr) {
@@ -65,10 +68,14 @@ std::string config_problem(const PluginNodeTuning& tuning, const MeasureRequest&
     if (knob == nullptr) {
       return "schedule '" + schedule->name + "' has no knob '" + escaped(name) + "'";
     }
-    if (value != knob->default_value &&
-        std::find(knob->values.begin(), knob->values.end(), value) == knob->values.end()) {
+    int64_t lo = knob->default_value, hi = knob->default_value;
+    for (int64_t v : knob->values) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    if (value < lo || value > hi) {
       return "knob '" + name + "' = " + std::to_string(value) + " is outside the space of '" +
-             schedule->name + "'";
+             schedule->name + "' (" + std::to_string(lo) + ".." + std::to_string(hi) + ")";
     }
   }
   return "";

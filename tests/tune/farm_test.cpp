@@ -422,7 +422,7 @@ TEST_F(Farm, AnAgentRefusesMalformedAndForeignJobsWithTheReason) {
   EXPECT_EQ(r[1].status, "refused");
   EXPECT_EQ(r[1].error, "schedule 'relu.test' has no knob 'speed'");
   EXPECT_EQ(r[2].status, "refused");
-  EXPECT_EQ(r[2].error, "knob 'block' = 7 is outside the space of 'relu.test'");
+  EXPECT_EQ(r[2].error, "knob 'block' = 7 is outside the space of 'relu.test' (1..2)");
   EXPECT_EQ(r[3].status, "ok") << r[3].error;  // still serving
 }
 
