@@ -14,6 +14,7 @@
 #include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
+#include "tessera/tensor.hpp"
 
 struct tessera_session {
   std::unique_ptr<tessera::Session> session;
@@ -53,12 +54,6 @@ tessera_status guarded(const char* where, Fn fn) {
   } catch (const std::exception& e) {
     return fail(std::string(where) + ": " + e.what());
   }
-}
-
-bool known_dtype(int32_t d) {
-  return d == TESSERA_DTYPE_FLOAT32 || d == TESSERA_DTYPE_UINT8 || d == TESSERA_DTYPE_INT8 ||
-         d == TESSERA_DTYPE_INT32 || d == TESSERA_DTYPE_INT64 || d == TESSERA_DTYPE_BOOL ||
-         d == TESSERA_DTYPE_FLOAT16;
 }
 
 tessera::SessionOptions session_options(const tessera_session_options* o) {
@@ -202,7 +197,7 @@ tessera_status tessera_session_run(tessera_session* session, int32_t input_count
           "input " + std::to_string(i) + " ('" + tessera::escaped(name ? name : "(null)") + "')";
       if (name == nullptr) throw tessera::Error(what + ": name is NULL");
       if (feeds.count(name)) throw tessera::Error(what + ": given twice");
-      if (!known_dtype(t.dtype)) {
+      if (!tessera::dtype_is_known(t.dtype)) {
         throw tessera::Error(what + ": unknown dtype " + std::to_string(t.dtype));
       }
       if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && t.shape == nullptr)) {
