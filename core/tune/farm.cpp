@@ -288,12 +288,16 @@ std::unique_ptr<RedisConnection> connect_retrying(const BrokerAddress& broker,
 
 // The processing lists of agents whose heartbeat expired: each job is taken off (LREM is atomic:
 // of two tuners recovering one agent, one gets it) and given to `requeue`, which returns whether
-// it goes back on the queue; the dead agents leave the pool's set.
+// it goes back on the queue; the dead agents leave the pool's set. *alive counts the others.
 template <class Requeue>
-int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue) {
+int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue, int* alive) {
   int recovered = 0;
+  *alive = 0;
   for (const std::string& agent : redis.command({"SMEMBERS", k.agents()}).elements) {
-    if (redis.command({"EXISTS", k.heartbeat(agent)}).integer > 0) continue;
+    if (redis.command({"EXISTS", k.heartbeat(agent)}).integer > 0) {
+      ++*alive;
+      continue;
+    }
     for (const std::string& job :
          redis.command({"LRANGE", k.processing(agent), "0", "-1"}).elements) {
       if (redis.command({"LREM", k.processing(agent), "1", job}).integer == 0) continue;
@@ -324,7 +328,7 @@ FarmClient::~FarmClient() = default;
 void FarmClient::reconnect() {
   redis_.reset();
   redis_ = connect_retrying(broker_);
-  uploaded_.clear();  // a restarted server may have lost the models
+  for (auto& [path, model] : models_) model.uploaded = false;  // a restarted server lost them
   ++reconnects_;
 }
 
@@ -338,16 +342,17 @@ int FarmClient::agents_alive() {
 }
 
 std::string FarmClient::upload_model(const std::string& path) {
+  ModelKey& model = models_[path];
+  if (model.uploaded) return model.key;
+  // Read once per path and connection: a tune sends the same model in every batch.
   const std::string bytes = read_file(path, "model", kMaxModelBytes);
-  const std::string key = content_key(bytes);
+  model.key = content_key(bytes);
   const Keys k(broker_);
-  if (std::find(uploaded_.begin(), uploaded_.end(), key) == uploaded_.end()) {
-    // SET NX: agents may already hold it from another tuner; EXPIRE keeps it a week from now.
-    redis_->command({"SET", k.model(key), bytes, "EX", std::to_string(kModelTtlS), "NX"});
-    redis_->command({"EXPIRE", k.model(key), std::to_string(kModelTtlS)});
-    uploaded_.push_back(key);
-  }
-  return key;
+  // SET NX: agents may already hold it from another tuner; EXPIRE keeps it a week from now.
+  redis_->command({"SET", k.model(model.key), bytes, "EX", std::to_string(kModelTtlS), "NX"});
+  redis_->command({"EXPIRE", k.model(model.key), std::to_string(kModelTtlS)});
+  model.uploaded = true;
+  return model.key;
 }
 
 std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>& requests) {
@@ -410,8 +415,10 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
       if (now() - last_check < std::chrono::seconds(1) || pending.empty()) continue;
       last_check = now();
       // Jobs of dead agents go back to the queue; ours count their losses.
-      recovered_ +=
-          recover_dead_agents(*redis_, k, [&](const std::string& job, const std::string& agent) {
+      int alive = 0;
+      recovered_ += recover_dead_agents(
+          *redis_, k,
+          [&](const std::string& job, const std::string& agent) {
             const std::vector<std::string> f = split_fields(job, 2);
             auto it = f.empty() ? pending.end() : pending.find(f[0]);
             if (it == pending.end() || ++losses[f[0]] <= kMaxFarmLosses) return true;
@@ -422,8 +429,9 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
                       " times by agents that died while measuring it (last: " + agent + ")";
             pending.erase(it);
             return false;
-          });
-      if (agents_alive() > 0) {
+          },
+          &alive);
+      if (alive > 0) {
         last_alive = now();
       } else if (std::chrono::duration<double>(now() - last_alive).count() > agent_wait_s_) {
         // Our jobs leave the queue: nobody will measure them for this run.

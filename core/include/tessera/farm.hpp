@@ -27,6 +27,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -95,7 +96,13 @@ class FarmClient {
   std::string run_id_;
   uint64_t next_job_ = 0;
   int recovered_ = 0;
-  std::vector<std::string> uploaded_;  // model keys this client stored
+  // Each model file's content key, computed once (the file is read and hashed only then), and
+  // whether this client stored it on the server since it last connected.
+  struct ModelKey {
+    std::string key;
+    bool uploaded = false;
+  };
+  std::map<std::string, ModelKey> models_;  // by path
 };
 
 struct AgentOptions {
