@@ -1,6 +1,8 @@
 // Dropout at inference: the output is the input and the optional mask is all true (bool from
 // opset 10; before that the mask has the input's dtype, filled with 1). Training mode (input
-// 'training_mode' = true, opset 12) is unsupported: it is random and only for training. Before
+// 'training_mode' = true, opset 12) is unsupported, being random, unless the ratio is the constant
+// 0: then it drops nothing and scales by 1, the same identity (torchvision's swin_t exports its
+// attention dropout that way; normalise_dropout then clears the flag for the plugins). Before
 // opset 7 'is_test' = 0 nominally meant training; like other inference runtimes we treat every
 // Dropout as inference.
 #include <cstring>
@@ -10,6 +12,18 @@
 
 namespace tessera::ops {
 namespace {
+
+// The constant ratio (input 1 from opset 12; default 0.5); fails naming the node when it is not a
+// float scalar.
+float dropout_ratio(const InferContext& ctx) {
+  if (!ctx.has_input(1)) return 0.5f;
+  const Tensor& r = ctx.constant_input(1);
+  if (r.numel() != 1 || (r.dtype() != DType::kFloat32 && r.dtype() != DType::kFloat16)) {
+    ctx.fail("input 'ratio' must be a float scalar, got " + std::string(dtype_name(r.dtype())) +
+             " " + shape_str(r.shape()));
+  }
+  return r.dtype() == DType::kFloat32 ? r.data<float>()[0] : half_to_float(r.data<uint16_t>()[0]);
+}
 
 void infer_dropout(InferContext& ctx) {
   ctx.expect_inputs(1, ctx.opset >= 12 ? 3 : 1);
@@ -21,7 +35,11 @@ void infer_dropout(InferContext& ctx) {
                std::string(dtype_name(training.dtype())) + " " + shape_str(training.shape()));
     }
     if (training.data<bool>()[0]) {
-      ctx.unsupported("input 'training_mode' is true; only inference Dropout is supported");
+      const float ratio = dropout_ratio(ctx);
+      if (ratio != 0.0f) {
+        ctx.unsupported("input 'training_mode' is true and the ratio is " + std::to_string(ratio) +
+                        "; only inference Dropout is supported (or ratio 0, which drops nothing)");
+      }
     }
   }
   const InputInfo& x = ctx.input(0);

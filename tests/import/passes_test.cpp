@@ -245,5 +245,44 @@ TEST(Passes, PadThatPadsOrIsAGraphOutputStays) {
   EXPECT_EQ(out[1].to_float_vector(), x);  // P: the input, unpadded
 }
 
+// X -> Dropout(ratio, training_mode) -> Relu -> Y, as torchvision's swin_t exports its attention
+// dropout (training_mode true, ratio 0), with the mask output nobody reads.
+ModelBuilder dropout_model(float ratio) {
+  ModelBuilder m(13);
+  m.input("X", onnx::TensorProto::FLOAT, {2, 3});
+  m.raw_float("ratio", {}, {ratio});
+  const bool training = true;
+  m.raw("training", onnx::TensorProto::BOOL, {}, &training, 1);
+  m.node("Dropout", {"X", "ratio", "training"}, {"D", "mask"}, "drop");
+  m.node("Relu", {"D"}, {"Y"}, "relu");
+  m.output("Y", onnx::TensorProto::FLOAT, {2, 3});
+  return m;
+}
+
+TEST(Passes, TrainingDropoutOfRatioZeroBecomesAnInferenceDropout) {
+  const Graph g = import_onnx_bytes(dropout_model(0.0f).bytes(), "drop.onnx", "");
+  ASSERT_EQ(g.nodes.size(), 2u);
+  const Node& drop = g.nodes[0];
+  ASSERT_EQ(drop.op_type, "Dropout");
+  ASSERT_EQ(drop.inputs.size(), 3u);
+  EXPECT_EQ(drop.inputs[2], kNoValue);  // training_mode cleared
+  EXPECT_EQ(drop.outputs.size(), 1u);   // the unread mask dropped
+  const std::vector<float> x = {-1, 2, -3, 4, 0.5f, -0.25f};
+  const auto out = run_reference(g, {{"X", Tensor::from_vector<float>({2, 3}, x)}});
+  const std::vector<float> y = out[0].to_float_vector();
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_EQ(y[i], std::max(x[i], 0.0f)) << i;
+}
+
+TEST(Passes, TrainingDropoutThatDropsIsRefusedNamingTheNode) {
+  try {
+    import_onnx_bytes(dropout_model(0.5f).bytes(), "drop.onnx", "");
+    FAIL() << "expected an UnsupportedError";
+  } catch (const UnsupportedError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("'drop'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("ratio is 0.5"), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace tessera

@@ -53,6 +53,12 @@ NETWORKS = {
     "efficientvit_b0": ("timm", "efficientvit_b0", 224),
     "fastvit_t8": ("timm", "fastvit_t8", 256),
     "repvit_m0_9": ("timm", "repvit_m0_9", 224),
+    # Shifted-window attention: Mod in the window padding, ScatterND building the attention
+    # mask, a training-mode Dropout of ratio 0 (all folded or normalised before any plugin).
+    "swin_t": ("torchvision", "swin_t", 224),
+    "tiny_vit_5m_224": ("timm", "tiny_vit_5m_224", 224),
+    # Conv encoder with sine/cosine positional encoding (CumSum, Sin, Cos, Not on a mask).
+    "edgenext_xx_small": ("timm", "edgenext_xx_small", 256),
 }
 
 

@@ -47,7 +47,13 @@ void fold_constants(Graph& graph, int64_t max_elements = int64_t{1} << 24);
 // output) read the Pad's input instead, and the Pad goes.
 void bypass_no_op_pads(Graph& graph);
 
-// infer_shapes + fold_constants + bypass_no_op_pads + remove_dead_nodes, the standard preparation
+// A training-mode Dropout whose ratio is the constant 0 drops nothing: its training_mode input is
+// cleared (an inference Dropout, which every plugin knows) and its constant ratio left as is. A
+// Dropout's mask output that nothing reads is removed from the node.
+void normalise_dropout(Graph& graph);
+
+// infer_shapes + fold_constants + normalise_dropout + bypass_no_op_pads + remove_dead_nodes, the
+// standard preparation
 // after import. Keeps
 // the graph as it was before in graph.unprepared and sets graph.prepared. When shapes depend on
 // the values of graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false)

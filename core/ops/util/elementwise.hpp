@@ -220,6 +220,47 @@ void broadcast_binary(const Tensor& a, const Tensor& b, Tensor& out, F f) {
   for (int64_t i = 0; i < out.numel(); ++i) po[i] = f(pa[ia.offset(i)], pb[ib.offset(i)]);
 }
 
+// Shape inference of a comparison (Equal, Less, Greater, LessOrEqual, GreaterOrEqual): two inputs
+// of one dtype among `allowed`, numpy broadcasting, a bool output.
+inline void infer_comparison(InferContext& ctx, std::initializer_list<DType> allowed) {
+  ctx.expect_inputs(2, 2);
+  ctx.expect_dtype(0, allowed);
+  ctx.expect_dtype(1, allowed);
+  const InputInfo& a = ctx.input(0);
+  const InputInfo& b = ctx.input(1);
+  if (a.dtype != b.dtype) {
+    ctx.fail(std::string("inputs have different dtypes (") + dtype_name(a.dtype) + " and " +
+             dtype_name(b.dtype) + "); insert a Cast so they match");
+  }
+  ctx.outputs[0] = {DType::kBool, broadcast_shapes(a.shape, b.shape, ctx.where)};
+}
+
+// out = cmp(a, b) with broadcasting, a bool output; float16 is compared as float (values, not
+// bits: +0 == -0 and NaN is unordered). `cmp` is generic.
+template <typename Cmp>
+void compute_comparison(ComputeContext& ctx, Cmp cmp) {
+  const Tensor& a = ctx.input(0);
+  const Tensor& b = ctx.input(1);
+  dispatch_dtype(a.dtype(), "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")",
+                 [&](auto tag) {
+                   using T = decltype(tag);
+                   broadcast_binary<T, bool>(a, b, ctx.outputs[0], [&](T x, T y) {
+                     return static_cast<bool>(cmp(to_compute(x), to_compute(y)));
+                   });
+                 });
+}
+
+// Shape inference of a logical op on bool tensors (Not: one input; And, Or, Xor: two, broadcast).
+inline void infer_logical(InferContext& ctx, size_t arity) {
+  ctx.expect_inputs(arity, arity);
+  Shape shape;
+  for (size_t i = 0; i < arity; ++i) {
+    ctx.expect_dtype(i, {DType::kBool});
+    shape = i == 0 ? ctx.input(0).shape : broadcast_shapes(shape, ctx.input(i).shape, ctx.where);
+  }
+  ctx.outputs[0] = {DType::kBool, shape};
+}
+
 // Copies element bcast(i) of `in` to element i of `out` for every i; any dtype (by element size).
 inline void broadcast_copy(const Tensor& in, Tensor& out) {
   const BroadcastIndexer idx(in.shape(), out.shape());

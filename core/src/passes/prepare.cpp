@@ -67,6 +67,7 @@ void prepare_graph(Graph& graph) {
     }
     return;
   }
+  normalise_dropout(graph);
   bypass_no_op_pads(graph);  // also removes dead nodes
   graph.prepared = true;
   graph.unprepared = std::move(before);
@@ -102,6 +103,7 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
       if (value_inputs.size() == before) throw UnsupportedError(e.what());
       continue;
     }
+    normalise_dropout(g);
     bypass_no_op_pads(g);  // also removes dead nodes
     g.prepared = true;
     g.unprepared = origin;
