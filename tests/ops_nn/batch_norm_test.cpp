@@ -1,7 +1,8 @@
-// BatchNormalization (inference) against hand-worked values.
+// BatchNormalization (inference, and training mode's batch statistics) against hand-worked values.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 #include "nn_test_util.hpp"
 
@@ -43,12 +44,28 @@ TEST(BatchNormalization, Opset7SpatialZeroIsPerElement) {
   expect_near(y[0], {1, 2, 1, 2}, {0, 2, 3, 22});
 }
 
-TEST(BatchNormalization, TrainingIsUnsupported) {
-  Node node = make_node("BatchNormalization", 5, 1, "bn_train");
-  node.attrs.set("training_mode", int64_t{1});
-  expect_error<UnsupportedError>(node, 15, bn_inputs(), "training_mode");
+TEST(BatchNormalization, StatisticsOutputsBeforeOpset14AreUnsupported) {
   Node stats = make_node("BatchNormalization", 5, 3, "bn_stats");
-  expect_error<UnsupportedError>(stats, 15, bn_inputs(), "output 1");
+  expect_error<UnsupportedError>(stats, 13, bn_inputs(), "output 1");
+  Node training = make_node("BatchNormalization", 5, 3, "bn_stats");
+  training.attrs.set("momentum", std::numeric_limits<float>::infinity());
+  training.attrs.set("training_mode", int64_t{1});
+  expect_error(training, 15, bn_inputs(), "attribute 'momentum'");
+}
+
+TEST(BatchNormalization, TrainingModeUsesTheBatchStatistics) {
+  // One channel, values 1 3 5 7 over batch 2: mean 4, biased variance (9 + 1 + 1 + 9) / 4 = 5.
+  Node node = make_node("BatchNormalization", 5, 3, "bn_train");
+  node.attrs.set("epsilon", 0.0f);
+  node.attrs.set("momentum", 0.9f);
+  node.attrs.set("training_mode", int64_t{1});
+  auto y = run(node, 15,
+               {f32({2, 1, 1, 2}, {1, 3, 5, 7}), f32({1}, {2}), f32({1}, {1}), f32({1}, {0}),
+                f32({1}, {1})});
+  const float s = 2.0f / std::sqrt(5.0f);
+  expect_near(y[0], {2, 1, 1, 2}, {-3 * s + 1, -1 * s + 1, 1 * s + 1, 3 * s + 1});
+  expect_near(y[1], {1}, {0.4f});  // 0 * 0.9 + 4 * 0.1
+  expect_near(y[2], {1}, {1.4f});  // 1 * 0.9 + 5 * 0.1
 }
 
 TEST(BatchNormalization, WrongStatisticsShapeNamesTheNode) {
