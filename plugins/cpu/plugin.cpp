@@ -71,8 +71,10 @@ double macs(const NodeView& node) {
   const tsr_tensor* w = node.input(1);
   if (y == nullptr) return 0;
   const double out = static_cast<double>(tessera::plugin::tensor_numel(*y));
-  if (op == "Conv" && w != nullptr && w->rank == 4) {
-    return out * static_cast<double>(w->dims[1] * w->dims[2] * w->dims[3]);
+  if (op == "Conv" && w != nullptr && (w->rank == 3 || w->rank == 4)) {
+    double window = static_cast<double>(w->dims[1]);
+    for (int32_t i = 2; i < w->rank; ++i) window *= static_cast<double>(w->dims[i]);
+    return out * window;
   }
   const tsr_tensor* a = node.input(0);
   if (op == "Gemm" && a != nullptr && a->rank == 2) {

@@ -327,6 +327,19 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                                     {"pads", V{2, 2, 2, 2}}}),
                              true);
                }});
+  // 1-D convs: ECA attention's kernel over channels (timm's eca_resnet), and one with groups,
+  // stride, dilation and uneven padding.
+  c.push_back({"Conv1DEcaKernel5", [] {
+                 return conv({2, 1, 64}, {1, 1, 5}, attrs({{"pads", V{2, 2}}}), false);
+               }});
+  c.push_back({"Conv1DGroupsStride2Dilated", [] {
+                 return conv({1, 8, 37}, {12, 4, 3},
+                             attrs({{"group", int64_t{2}},
+                                    {"strides", V{2}},
+                                    {"dilations", V{2}},
+                                    {"pads", V{2, 1}}}),
+                             true);
+               }});
   // regnet's group width 8 at stride 2, then a Relu (phase planes group by group).
   c.push_back({"ConvGroupWidth8Stride2Relu", [] {
                  return GraphBuilder()

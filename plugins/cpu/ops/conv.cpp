@@ -71,40 +71,50 @@ ConvAttrs conv_attrs(const NodeView& node) {
   const tsr_tensor* w = node.input(1);
   const tsr_tensor* y = node.output(0);
   if (!is_f32(x) || !is_f32(w) || !is_f32(y)) fail("only float32 is implemented");
-  if (x->rank != 4 || w->rank != 4 || y->rank != 4)
-    fail("only 2-D convolution (rank 4) is implemented");
+  // A 1-D conv (ECA attention over channels, audio front ends) is the 2-D conv of height 1: NCL
+  // is NC1L in memory, so only the geometry changes.
+  const bool one_d = x->rank == 3 && w->rank == 3 && y->rank == 3;
+  if (!one_d && (x->rank != 4 || w->rank != 4 || y->rank != 4))
+    fail("only 1-D and 2-D convolution (rank 3 or 4) is implemented");
   if (w->data == nullptr) fail("weights must be a constant");
   const tsr_tensor* b = node.input(2);
   if (b != nullptr && constant_f32(b) == nullptr) fail("bias must be a float32 constant");
-  const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
-  if (dilations.size() != 2 || dilations[0] < 1 || dilations[1] < 1) {
-    fail("dilations must be 2 values >= 1");
-  }
+  const size_t axes = one_d ? 1 : 2;
+  // Per-axis attributes with the height axis (1-D: height 1, no stride, no padding) in front.
+  auto per_axis = [&](const char* name, int64_t fallback, size_t values) {
+    std::vector<int64_t> v = node.attr_ints(name, std::vector<int64_t>(values, fallback));
+    if (v.size() != values) {
+      fail(std::string(name) + " must have " + std::to_string(values) + " values");
+    }
+    if (one_d) v.insert(v.begin() + static_cast<std::ptrdiff_t>(values / 2), values / 2, fallback);
+    if (one_d) v.insert(v.begin(), fallback);
+    return v;
+  };
+  const std::vector<int64_t> dilations = per_axis("dilations", 1, axes);
+  if (dilations[0] < 1 || dilations[1] < 1) fail("dilations must be >= 1");
   ConvAttrs a;
   ConvGeometry& g = a.g;
   g.dil_h = dilations[0];
   g.dil_w = dilations[1];
   a.batch = x->dims[0];
   g.c = x->dims[1];
-  g.h = x->dims[2];
-  g.w = x->dims[3];
+  g.h = one_d ? 1 : x->dims[2];
+  g.w = x->dims[x->rank - 1];
   g.oc = y->dims[1];
-  g.oh = y->dims[2];
-  g.ow = y->dims[3];
-  g.kh = w->dims[2];
-  g.kw = w->dims[3];
+  g.oh = one_d ? 1 : y->dims[2];
+  g.ow = y->dims[y->rank - 1];
+  g.kh = one_d ? 1 : w->dims[2];
+  g.kw = w->dims[w->rank - 1];
   g.group = node.attr_int("group", 1);
   if (g.group <= 0 || g.c % g.group != 0 || g.oc % g.group != 0 || w->dims[1] * g.group != g.c ||
       w->dims[0] != g.oc) {
     fail("weights shape does not match input channels and group");
   }
-  const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
-  if (strides.size() != 2) fail("strides must have 2 values");
+  const std::vector<int64_t> strides = per_axis("strides", 1, axes);
   g.sh = strides[0];
   g.sw = strides[1];
   // Core writes the pads out (auto_pad never reaches a plugin).
-  const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
-  if (pads.size() != 4) fail("pads must have 4 values");
+  const std::vector<int64_t> pads = per_axis("pads", 0, 2 * axes);
   g.pt = pads[0];
   g.pl = pads[1];
   a.kh_full = g.kh;
