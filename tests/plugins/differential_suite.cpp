@@ -261,7 +261,7 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
-  for (const char* mode : {"nearest", "linear"}) {
+  for (const char* mode : {"nearest", "linear", "cubic"}) {
     c.push_back({std::string("Resize2x_") + mode, [mode] {
                    return GraphBuilder()
                        .input("x", {1, 3, 5, 7})
@@ -283,6 +283,33 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                            attrs({{"mode", std::string("linear")},
                                   {"coordinate_transformation_mode",
                                    std::string("align_corners")}}))
+                     .output("y")
+                     .build();
+               }});
+  // A ViT's position-embedding grid resized bicubically (crossvit), downsampling with
+  // exclude_outside and PyTorch's a = -0.75, and align_corners with TensorFlow's a = -0.5.
+  c.push_back({"ResizeCubicExcludeOutsideSizes", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 3, 14, 9})
+                     .constant("roi", Tensor::from_vector<float>({0}, {}))
+                     .constant("scales", Tensor::from_vector<float>({0}, {}))
+                     .constant("sizes", ints({1, 3, 8, 15}))
+                     .node("Resize", {"x", "roi", "scales", "sizes"}, {"y"},
+                           attrs({{"mode", std::string("cubic")}, {"exclude_outside", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ResizeCubicAlignCorners", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 2, 5, 6})
+                     .constant("roi", Tensor::from_vector<float>({0}, {}))
+                     .constant("scales", Tensor::from_vector<float>({0}, {}))
+                     .constant("sizes", ints({2, 2, 9, 7}))
+                     .node(
+                         "Resize", {"x", "roi", "scales", "sizes"}, {"y"},
+                         attrs({{"mode", std::string("cubic")},
+                                {"cubic_coeff_a", -0.5f},
+                                {"coordinate_transformation_mode", std::string("align_corners")}}))
                      .output("y")
                      .build();
                }});

@@ -1,6 +1,8 @@
-// Resize and Upsample of the two spatial axes of NCHW float32 tensors, nearest or (bi)linear,
-// every coordinate_transformation_mode but tf_crop_and_resize. Source indices and weights are
-// computed once per output row and column at compile time; the step runs planes in parallel.
+// Resize and Upsample of the two spatial axes of NCHW float32 tensors, nearest, (bi)linear or
+// (bi)cubic, every coordinate_transformation_mode but tf_crop_and_resize. Source indices and
+// weights are computed once per output row and column at compile time; the step runs planes in
+// parallel. Cubic taps follow the ONNX reference as core's kernel does (cubic_coeff_a,
+// exclude_outside, weights normalised to sum 1, indices past the edge reading the edge).
 #include <tbb/parallel_for.h>
 
 #include <cmath>
@@ -14,13 +16,52 @@ namespace {
 struct Axis {
   std::vector<int64_t> i0, i1;  // source indices (equal for nearest)
   std::vector<float> w1;        // weight of i1 (linear)
+  // Cubic: kCubicTaps source indices and weights per output coordinate.
+  std::vector<int64_t> taps;
+  std::vector<float> weights;
 };
+
+constexpr int64_t kCubicTaps = 4;
 
 struct ResizePlan {
   std::string mode, coord, nearest;
   float scale_h = 1.0f, scale_w = 1.0f;
+  float cubic_a = -0.75f;
+  bool exclude_outside = false;
   Axis rows, cols;
 };
+
+// Keys' cubic convolution kernel with parameter a (ONNX's cubic_coeff_a).
+double cubic_filter(double t, double a) {
+  t = std::fabs(t);
+  if (t <= 1.0) return ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0;
+  if (t < 2.0) return ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a;
+  return 0.0;
+}
+
+// The four cubic taps of input coordinate x: at base - 1 .. base + 2 around base = floor(x) (an
+// integral x counts as ratio 1 of the cell to its left, as the ONNX reference does).
+void cubic_taps(const ResizePlan& p, float x, int64_t in, Axis* a) {
+  double base = std::floor(static_cast<double>(x));
+  double ratio = static_cast<double>(x) - base;
+  if (ratio == 0.0) {
+    ratio = 1.0;
+    base -= 1.0;
+  }
+  double w[kCubicTaps], total = 0.0;
+  int64_t idx[kCubicTaps];
+  for (int64_t i = 0; i < kCubicTaps; ++i) {
+    const int64_t index = static_cast<int64_t>(base) + i - 1;
+    w[i] = cubic_filter(static_cast<double>(i - 1) - ratio, p.cubic_a);
+    if (p.exclude_outside && (index < 0 || index >= in)) w[i] = 0.0;
+    total += w[i];
+    idx[i] = std::min(std::max<int64_t>(index, 0), in - 1);
+  }
+  for (int64_t i = 0; i < kCubicTaps; ++i) {
+    a->taps.push_back(idx[i]);
+    a->weights.push_back(total != 0.0 ? static_cast<float>(w[i] / total) : 0.0f);
+  }
+}
 
 float to_input(const std::string& mode, float x, float scale, int64_t in, int64_t out) {
   if (mode == "half_pixel") return (x + 0.5f) / scale - 0.5f;
@@ -49,7 +90,9 @@ Axis plan_axis(const ResizePlan& p, float scale, int64_t in, int64_t out) {
   Axis a;
   for (int64_t o = 0; o < out; ++o) {
     const float x = to_input(p.coord, static_cast<float>(o), scale, in, out);
-    if (p.mode == "nearest") {
+    if (p.mode == "cubic") {
+      cubic_taps(p, x, in, &a);
+    } else if (p.mode == "nearest") {
       const int64_t i = std::min(std::max<int64_t>(nearest_index(p.nearest, x, scale < 1.0f), 0),
                                  in - 1);
       a.i0.push_back(i);
@@ -78,7 +121,14 @@ std::string resize_plan(const RegionView& region, const NodeView& node, ResizePl
   const int64_t opset = region.opset();
   p->mode = node.attr_string("mode", "nearest");
   if (p->mode == "bilinear") p->mode = "linear";
-  if (p->mode != "nearest" && p->mode != "linear") return "mode '" + p->mode + "' is not implemented";
+  if (p->mode != "nearest" && p->mode != "linear" && p->mode != "cubic") {
+    return "mode '" + p->mode + "' is not implemented";
+  }
+  if (p->mode == "cubic") {
+    p->cubic_a = node.attr_float("cubic_coeff_a", -0.75f);
+    p->exclude_outside = node.attr_int("exclude_outside", 0) != 0;
+    if (!std::isfinite(p->cubic_a)) return "cubic_coeff_a must be finite";
+  }
   p->coord = !upsample && opset >= 11
                  ? node.attr_string("coordinate_transformation_mode", "half_pixel")
                  : "asymmetric";
@@ -128,6 +178,31 @@ Step build_resize(BuildContext& ctx) {
   const int64_t ih = x->dims[2], iw = x->dims[3], oh = y->dims[2], ow = y->dims[3];
   const bool linear = p->mode == "linear";
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
+  if (p->mode == "cubic") {
+    // Separable: the four source rows blended into one row, then four taps per output column.
+    return [=](std::vector<float*>& v) {
+      tbb::parallel_for(int64_t{0}, planes * oh, [&](int64_t item) {
+        const int64_t plane = item / oh, oy = item % oh;
+        const float* src = v[in] + plane * ih * iw;
+        float* dst = v[out] + (plane * oh + oy) * ow;
+        std::vector<float> row(static_cast<size_t>(iw), 0.0f);
+        for (int64_t k = 0; k < kCubicTaps; ++k) {
+          const size_t t = static_cast<size_t>(oy * kCubicTaps + k);
+          const float wy = p->rows.weights[t];
+          const float* s = src + p->rows.taps[t] * iw;
+          for (int64_t ix = 0; ix < iw; ++ix) row[static_cast<size_t>(ix)] += wy * s[ix];
+        }
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          float sum = 0.0f;
+          for (int64_t k = 0; k < kCubicTaps; ++k) {
+            const size_t t = static_cast<size_t>(ox * kCubicTaps + k);
+            sum += p->cols.weights[t] * row[static_cast<size_t>(p->cols.taps[t])];
+          }
+          dst[ox] = sum;
+        }
+      });
+    };
+  }
   return [=](std::vector<float*>& v) {
     tbb::parallel_for(int64_t{0}, planes * oh, [&](int64_t item) {
       const int64_t plane = item / oh, oy = item % oh;
