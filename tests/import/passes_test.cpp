@@ -2,7 +2,11 @@
 // the folding size limit, and errors that name the node and file.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <map>
+
 #include "model_builder.hpp"
+#include "op.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/reference_runner.hpp"
@@ -282,6 +286,64 @@ TEST(Passes, TrainingDropoutThatDropsIsRefusedNamingTheNode) {
     EXPECT_NE(msg.find("'drop'"), std::string::npos) << msg;
     EXPECT_NE(msg.find("ratio is 0.5"), std::string::npos) << msg;
   }
+}
+
+// Y = Einsum("byhwc,hkc->byhwk", X, R) as mvitv2 writes its relative-position term.
+ModelBuilder einsum_model(const std::string& equation, const std::vector<int64_t>& x_shape,
+                          const std::vector<int64_t>& r_shape, const std::vector<float>& r,
+                          const std::vector<int64_t>& y_shape) {
+  ModelBuilder m(13);
+  m.input("X", onnx::TensorProto::FLOAT, x_shape);
+  m.raw_float("R", r_shape, r);
+  auto* n = m.node("Einsum", {"X", "R"}, {"Y"}, "einsum");
+  auto* a = n->add_attribute();
+  a->set_name("equation");
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(equation);
+  m.output("Y", onnx::TensorProto::FLOAT, y_shape);
+  return m;
+}
+
+std::vector<float> ramp(size_t n, float step) {
+  std::vector<float> v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = std::sin(static_cast<float>(i) * step);
+  return v;
+}
+
+TEST(Passes, TwoOperandEinsumBecomesMatMulWithTheKernelsValues) {
+  const std::vector<float> r = ramp(4 * 7 * 6, 0.37f);
+  const Graph g = import_onnx_bytes(
+      einsum_model("byhwc,hkc->byhwk", {2, 3, 4, 5, 6}, {4, 7, 6}, r, {2, 3, 4, 5, 7}).bytes(),
+      "einsum.onnx", "");
+  std::map<std::string, int> ops_seen;
+  for (const Node& n : g.nodes) ++ops_seen[n.op_type];
+  EXPECT_EQ(ops_seen.count("Einsum"), 0u);
+  EXPECT_EQ(ops_seen["MatMul"], 1);
+  const Tensor x = Tensor::from_vector<float>({2, 3, 4, 5, 6}, ramp(720, 0.11f));
+  const auto out = run_reference(g, {{"X", x}});
+  // The oracle: the Einsum kernel itself on the same inputs.
+  Node einsum;
+  einsum.name = "einsum";
+  einsum.op_type = "Einsum";
+  einsum.inputs = {0, 1};
+  einsum.outputs = {2};
+  einsum.attrs.set("equation", std::string("byhwc,hkc->byhwk"));
+  const Tensor rt = Tensor::from_vector<float>({4, 7, 6}, r);
+  std::vector<ops::InputInfo> infos = {{true, DType::kFloat32, x.shape(), nullptr},
+                                       {true, DType::kFloat32, rt.shape(), &rt}};
+  const auto want =
+      ops::compute_node(einsum, 13, {&x, &rt}, ops::infer_node(einsum, 13, "t", infos));
+  ASSERT_EQ(out[0].shape(), want[0].shape());
+  const std::vector<float> got = out[0].to_float_vector(), ref = want[0].to_float_vector();
+  for (size_t i = 0; i < ref.size(); ++i) EXPECT_NEAR(got[i], ref[i], 1e-5f) << i;
+}
+
+TEST(Passes, EinsumOutsideTheMatMulFormStays) {
+  // A diagonal (a subscript twice in one input) is no MatMul.
+  const Graph g = import_onnx_bytes(
+      einsum_model("ii,ij->ij", {3, 3}, {3, 2}, ramp(6, 0.5f), {3, 2}).bytes(), "einsum.onnx", "");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Einsum");
 }
 
 }  // namespace

@@ -34,6 +34,11 @@ Tensor ints(std::vector<int64_t> v) {
 
 Tensor scalar(float v) { return Tensor::from_vector<float>({}, {v}); }
 
+Graph prepared(Graph g) {
+  prepare_graph(g);
+  return g;
+}
+
 // The ops and patterns of exported torchvision / timm networks: activations of modern mobile
 // nets, broadcasting, squeeze-excitation, channel shuffle, LayerNorm, attention, segmentation
 // heads.
@@ -310,6 +315,37 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                          attrs({{"mode", std::string("cubic")},
                                 {"cubic_coeff_a", -0.5f},
                                 {"coordinate_transformation_mode", std::string("align_corners")}}))
+                     .output("y")
+                     .build();
+               }});
+  // Einsum as attention writes it (lowered to Transpose / MatMul by core), mvitv2's
+  // relative-position term against a constant, and ScatterND writing rows into a score tensor.
+  // In-memory graphs skip import's preparation; these run it, as an imported model would.
+  c.push_back({"EinsumAttentionScores", [] {
+                 return prepared(GraphBuilder(13)
+                                     .input("q", {2, 3, 5, 8})
+                                     .input("k", {2, 3, 6, 8})
+                                     .node("Einsum", {"q", "k"}, {"y"},
+                                           attrs({{"equation", std::string("bhid,bhjd->bhij")}}))
+                                     .output("y")
+                                     .build());
+               }});
+  c.push_back({"EinsumRelativePosition", [] {
+                 return prepared(GraphBuilder(13)
+                                     .input("x", {2, 3, 4, 5, 6})
+                                     .constant("r", random_tensor({4, 7, 6}, 60))
+                                     .node("Einsum", {"x", "r"}, {"y"},
+                                           attrs({{"equation", std::string("byhwc,hkc->byhwk")}}))
+                                     .output("y")
+                                     .build());
+               }});
+  c.push_back({"ScatterNDRows", [] {
+                 return GraphBuilder(13)
+                     .input("x", {2, 4, 6})
+                     .input("u", {3, 6})
+                     .constant("idx", Tensor::from_vector<int64_t>({3, 2}, {0, 1, 1, 3, -1, 0}))
+                     .node("Relu", {"x"}, {"r"})
+                     .node("ScatterND", {"r", "idx", "u"}, {"y"})
                      .output("y")
                      .build();
                }});

@@ -52,10 +52,13 @@ void bypass_no_op_pads(Graph& graph);
 // Dropout's mask output that nothing reads is removed from the node.
 void normalise_dropout(Graph& graph);
 
-// infer_shapes + fold_constants + normalise_dropout + bypass_no_op_pads + remove_dead_nodes, the
-// standard preparation
-// after import. Keeps
-// the graph as it was before in graph.unprepared and sets graph.prepared. When shapes depend on
+// Two-operand Einsum nodes with known shapes become Transpose / Reshape / MatMul (batch, free and
+// summed subscripts grouped), so plugins run them as batched MatMuls; other Einsums stay.
+void lower_einsum(Graph& graph);
+
+// infer_shapes + fold_constants + normalise_dropout + lower_einsum + bypass_no_op_pads +
+// remove_dead_nodes, the standard preparation after import. Keeps the graph as it was before in
+// graph.unprepared and sets graph.prepared. When shapes depend on
 // the values of graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false)
 // with those inputs in graph.value_inputs; prepare_for_inputs prepares it once values are known.
 void prepare_graph(Graph& graph);

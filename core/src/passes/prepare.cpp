@@ -68,6 +68,7 @@ void prepare_graph(Graph& graph) {
     return;
   }
   normalise_dropout(graph);
+  lower_einsum(graph);
   bypass_no_op_pads(graph);  // also removes dead nodes
   graph.prepared = true;
   graph.unprepared = std::move(before);
@@ -104,6 +105,7 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
       continue;
     }
     normalise_dropout(g);
+    lower_einsum(g);
     bypass_no_op_pads(g);  // also removes dead nodes
     g.prepared = true;
     g.unprepared = origin;
