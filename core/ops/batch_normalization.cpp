@@ -101,11 +101,11 @@ void compute_training(ComputeContext& ctx) {
         yd[at] = static_cast<float>(scale[c] * (xd[at] - mean) * inv_std + bias[c]);
       }
     }
-    if (ctx.outputs.size() > 1 && !ctx.outputs[1].empty()) {
+    if (ctx.wants_output(1)) {
       ctx.outputs[1].data<float>()[c] =
           static_cast<float>(in_mean[c] * momentum + mean * (1.0 - momentum));
     }
-    if (ctx.outputs.size() > 2 && !ctx.outputs[2].empty()) {
+    if (ctx.wants_output(2)) {
       ctx.outputs[2].data<float>()[c] =
           static_cast<float>(in_var[c] * momentum + var * (1.0 - momentum));
     }

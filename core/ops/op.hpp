@@ -77,7 +77,25 @@ class ComputeContext {
 
   const Tensor& input(size_t i) const;
   bool has_input(size_t i) const { return i < inputs.size() && inputs[i] != nullptr; }
+  // Whether output i is one the node asks for: an omitted output (kNoValue) still gets a
+  // placeholder tensor, which a kernel with optional outputs must not write.
+  bool wants_output(size_t i) const {
+    return i < outputs.size() && i < node.outputs.size() && node.outputs[i] != kNoValue;
+  }
 };
+
+// An InferContext whose inputs are the kernel's tensors, all known: kernels that re-read their
+// attributes and input-dependent plan at run time (Resize, the recurrent ops) build one from
+// their ComputeContext instead of caching state.
+inline InferContext context_of_constants(const ComputeContext& ctx) {
+  InferContext ictx(ctx.node, ctx.opset, "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")");
+  ictx.inputs.resize(ctx.inputs.size());
+  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
+    if (!ctx.has_input(i)) continue;
+    ictx.inputs[i] = {true, ctx.inputs[i]->dtype(), ctx.inputs[i]->shape(), ctx.inputs[i]};
+  }
+  return ictx;
+}
 
 struct OpDef {
   std::string op_type;

@@ -38,18 +38,6 @@ struct ResizePlan {
   Shape output;
 };
 
-// An InferContext whose inputs are the kernel's tensors, all known: Resize and Upsample re-read
-// their plan at run time from it (roi may only be known then) instead of caching state.
-inline InferContext context_of_constants(const ComputeContext& ctx) {
-  InferContext ictx(ctx.node, ctx.opset, "node '" + ctx.node.name + "' (" + ctx.node.op_type + ")");
-  ictx.inputs.resize(ctx.inputs.size());
-  for (size_t i = 0; i < ctx.inputs.size(); ++i) {
-    if (!ctx.has_input(i)) continue;
-    ictx.inputs[i] = {true, ctx.inputs[i]->dtype(), ctx.inputs[i]->shape(), ctx.inputs[i]};
-  }
-  return ictx;
-}
-
 // Fails unless a scale is a finite number > 0; `what` names the input or attribute.
 inline void check_resize_scale(const InferContext& ctx, float s, const std::string& what) {
   if (!(s > 0.0f) || !std::isfinite(s)) {
