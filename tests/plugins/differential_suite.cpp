@@ -349,6 +349,61 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // LSTMs as sequence models export them: bidirectional with both biases and initial states
+  // and all three outputs; batch-first (layout 1) with peepholes.
+  c.push_back({"LstmBidirectionalStates", [] {
+                 const int64_t h = 6;
+                 return GraphBuilder(14)
+                     .input("x", {5, 3, 4})
+                     .input("h0", {2, 3, h})
+                     .input("c0", {2, 3, h})
+                     .constant("w", random_tensor({2, 4 * h, 4}, 61))
+                     .constant("r", random_tensor({2, 4 * h, h}, 62))
+                     .constant("b", random_tensor({2, 8 * h}, 63))
+                     .node("LSTM", {"x", "w", "r", "b", "", "h0", "c0"}, {"y", "yh", "yc"},
+                           attrs({{"direction", std::string("bidirectional")}, {"hidden_size", h}}))
+                     .output("y")
+                     .output("yh")
+                     .output("yc")
+                     .build();
+               }});
+  c.push_back({"LstmBatchFirstPeepholes", [] {
+                 const int64_t h = 17;
+                 return GraphBuilder(14)
+                     .input("x", {2, 7, 9})
+                     .constant("w", random_tensor({1, 4 * h, 9}, 64))
+                     .constant("r", random_tensor({1, 4 * h, h}, 65))
+                     .constant("b", random_tensor({1, 8 * h}, 66))
+                     .constant("p", random_tensor({1, 3 * h}, 67))
+                     .node("LSTM", {"x", "w", "r", "b", "", "", "", "p"}, {"y", "yh"},
+                           attrs({{"layout", int64_t{1}}, {"hidden_size", h}}))
+                     .output("y")
+                     .output("yh")
+                     .build();
+               }});
+  // GRUs: PyTorch's form (linear_before_reset 1), bidirectional with an initial state; and the
+  // ONNX default (reset before the product), batch-first.
+  for (int64_t lbr : {1, 0}) {
+    c.push_back({lbr ? "GruLinearBeforeResetBidirectional" : "GruResetFirstBatchFirst", [lbr] {
+                   const int64_t h = 11, d = lbr ? 2 : 1;
+                   GraphBuilder b(14);
+                   b.input("x", lbr ? Shape{6, 2, 5} : Shape{2, 6, 5})
+                       .input("h0", lbr ? Shape{2, 2, h} : Shape{2, 1, h})
+                       .constant("w", random_tensor({d, 3 * h, 5}, 68))
+                       .constant("r", random_tensor({d, 3 * h, h}, 69))
+                       .constant("b", random_tensor({d, 6 * h}, 70));
+                   const Attributes a = lbr ? attrs({{"hidden_size", h},
+                                                     {"linear_before_reset", lbr},
+                                                     {"direction", std::string("bidirectional")}})
+                                            : attrs({{"hidden_size", h},
+                                                     {"linear_before_reset", lbr},
+                                                     {"layout", int64_t{1}}});
+                   return b.node("GRU", {"x", "w", "r", "b", "", "h0"}, {"y", "yh"}, a)
+                       .output("y")
+                       .output("yh")
+                       .build();
+                 }});
+  }
   c.push_back({"LayerNormLastAxis", [] {
                  return GraphBuilder(17)
                      .input("x", {2, 7, 24})

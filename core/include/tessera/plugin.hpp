@@ -163,6 +163,14 @@ class NodeView {
     const tsr_attribute* a = typed(name, TSR_ATTR_FLOATS);
     return a ? std::vector<float>(a->floats, a->floats + a->count) : fallback;
   }
+  std::vector<std::string> attr_strings(std::string_view name,
+                                        const std::vector<std::string>& fallback) const {
+    const tsr_attribute* a = typed(name, TSR_ATTR_STRINGS);
+    if (a == nullptr) return fallback;
+    std::vector<std::string> out;
+    for (int64_t i = 0; i < a->count; ++i) out.emplace_back(a->strings[i] ? a->strings[i] : "");
+    return out;
+  }
 
   // "node 'relu1' (Relu)" for messages.
   std::string describe() const {

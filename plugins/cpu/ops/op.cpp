@@ -82,6 +82,8 @@ const std::vector<OpEntry>& op_table() {
       {"ArgMax", query_arg_max, build_arg_max},
       {"TopK", query_top_k, build_top_k},
       {"ScatterND", query_scatter_nd, build_scatter_nd},
+      {"LSTM", query_recurrent, build_recurrent},
+      {"GRU", query_recurrent, build_recurrent},
   };
   return table;
 }

@@ -185,6 +185,9 @@ std::string query_group_norm(const RegionView&, const NodeView&);
 Step build_group_norm(BuildContext&);
 std::string query_global_max_pool(const RegionView&, const NodeView&);
 Step build_global_max_pool(BuildContext&);
+// LSTM and GRU on the packed SGEMM (recurrent.cpp).
+std::string query_recurrent(const RegionView&, const NodeView&);
+Step build_recurrent(BuildContext&);
 // ScatterND with constant indices, reduction none (scatter_nd.cpp).
 std::string query_scatter_nd(const RegionView&, const NodeView&);
 Step build_scatter_nd(BuildContext&);
