@@ -21,6 +21,18 @@ namespace {
 
 constexpr char kSuite[] = "ReferenceVersusOrt";
 
+// Cases ONNX Runtime refuses to load, with text its error must contain. Batch-first recurrent
+// layers (layout 1) are refused by its CPU kernels; the ONNX backend node tests
+// (test_lstm_batchwise, test_gru_batchwise) check the reference kernels' layout 1 instead, and
+// the cpu plugin is checked against the reference kernels on these cases.
+const std::map<std::string, std::string>& ort_refuses() {
+  static const std::map<std::string, std::string> refused = {
+      {"LstmBatchFirstPeepholes", "layout == 1"},
+      {"GruResetFirstBatchFirst", "layout == 1"},
+  };
+  return refused;
+}
+
 class ReferenceVersusOrt : public ::testing::TestWithParam<std::string> {};
 
 // The inputs a case runs on, here and in ORT.
@@ -69,6 +81,14 @@ TEST_P(ReferenceVersusOrt, MatchesOnnxRuntime) {
   const auto found = ort_values().find(c->name);
   ASSERT_NE(found, ort_values().end()) << "ONNX Runtime did not run case " << c->name;
   const OrtResult& want = found->second;
+  if (const auto refused = ort_refuses().find(c->name); refused != ort_refuses().end()) {
+    ASSERT_NE(want.error.find(refused->second), std::string::npos)
+        << "ONNX Runtime was expected to refuse " << c->name << " (" << refused->second
+        << "), and did not; take it off ort_refuses():\n"
+        << want.error;
+    GTEST_SKIP() << "ONNX Runtime refuses batch-first recurrent layers (" << refused->second
+                 << "); the ONNX backend node tests check these semantics";
+  }
   ASSERT_TRUE(want.error.empty()) << "ONNX Runtime failed on " << c->name << ":\n" << want.error;
 
   const Graph graph = c->build();
