@@ -349,6 +349,31 @@ TEST(CpuNodeConfig, FlatGemmScheduleByNodeConfig) {
   }
 }
 
+// A dilated 3x3 conv keeps im2col by default and runs on flattened planes when a node config asks
+// (the taps' offsets and the planes' pitch take the dilation), results the reference runner's.
+TEST(CpuNodeConfig, DilatedConvOnFlatPlanesByNodeConfig) {
+  Attributes dilated;
+  dilated.set("pads", std::vector<int64_t>{2, 3, 1, 3});
+  dilated.set("dilations", std::vector<int64_t>{2, 3});
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 18, 13, 17})
+                      .constant("w", random_tensor({20, 18, 3, 3}, 4))
+                      .constant("b", random_tensor({20}, 5))
+                      .node("Conv", {"x", "w", "b"}, {"c"}, dilated, "conv")
+                      .node("Relu", {"c"}, {"y"}, {}, "relu")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> heuristic = compile_and_check({}, 2, g);
+  EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.im2col_gemm{")) << all_notes(heuristic);
+  for (const auto& [mc, nc] : std::vector<std::pair<int64_t, int64_t>>{{8, 32}, {24, 256}}) {
+    const std::vector<std::string> notes =
+        compile_and_check({conv_config({{"mc", mc}, {"nc", nc}}, "conv2d.nchw.flat_gemm")}, 2, g);
+    EXPECT_TRUE(has_note(notes, "conv: conv2d.nchw.flat_gemm{mc=" + std::to_string(mc)))
+        << all_notes(notes);
+    EXPECT_FALSE(has_note(notes, "not applied")) << all_notes(notes);
+  }
+}
+
 // With 16+ input channels and 13x13+ outputs the heuristic picks Winograd (stride 2 and 1x1 stay
 // on im2col); a node config can still ask for im2col. Results equal the reference runner's.
 TEST(CpuNodeConfig, HeuristicPicksWinogradAndPhasePlanes) {

@@ -458,6 +458,25 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                                     {"pads", V{2, 1}}}),
                              true);
                }});
+  // Dilated 3x3 convs of a dilated ResNet (FCN, DeepLab's backbone): rate 2 with a residual Add
+  // and Relu fused, and rates 3 x 2 with uneven pads.
+  c.push_back({"ConvDilatedResidualRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 32, 15, 13})
+                     .input("skip", {1, 24, 15, 13})
+                     .constant("w", random_tensor({24, 32, 3, 3}, 71))
+                     .constant("b", random_tensor({24}, 72))
+                     .node("Conv", {"x", "w", "b"}, {"c"},
+                           attrs({{"dilations", V{2, 2}}, {"pads", V{2, 2, 2, 2}}}))
+                     .node("Add", {"c", "skip"}, {"s"})
+                     .node("Relu", {"s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"ConvDilatedUnevenRates", [] {
+                 return conv({2, 16, 19, 17}, {20, 16, 3, 3},
+                             attrs({{"dilations", V{3, 2}}, {"pads", V{3, 1, 2, 3}}}), true);
+               }});
   // regnet's group width 8 at stride 2, then a Relu (phase planes group by group).
   c.push_back({"ConvGroupWidth8Stride2Relu", [] {
                  return GraphBuilder()

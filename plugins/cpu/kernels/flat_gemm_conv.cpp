@@ -1,11 +1,13 @@
-// flat_gemm_conv: group-1 stride-1 convs (3x3 and other windows, no dilation) as an implicit GEMM
-// over a zero-padded copy of the input whose planes are flattened with row pitch
-// P = OW + KW - 1. Output (oy, ox) is flat column j = oy * P + ox, and window tap (c, ky, kx)
-// reads the padded copy at the constant offset c * plane + ky * P + kx from j, so every B row is a
-// unit-stride run read in place (gemm_offset_rows): no im2col panels, no Winograd transforms.
-// Tiles run across row ends, so narrow maps (7, 13, 14 wide) fill whole tiles; only the KW - 1
-// pad columns of each P are computed in vain, and they are dropped as a task's block of C is
-// copied from per-thread scratch into the output with the residual and the clamp.
+// flat_gemm_conv: group-1 stride-1 convs (3x3 and other windows, dilated or not) as an implicit
+// GEMM over a zero-padded copy of the input whose planes are flattened with row pitch
+// P = OW + EW - 1 (EW, EH: the window's extent, (taps - 1) * dilation + 1). Output (oy, ox) is
+// flat column j = oy * P + ox, and window tap (c, ky, kx) reads the padded copy at the constant
+// offset c * plane + ky * dil_h * P + kx * dil_w from j, so every B row is a unit-stride run read
+// in place (gemm_offset_rows): no im2col panels, no Winograd transforms. Tiles run across row
+// ends, so narrow maps (7, 13, 14 wide) fill whole tiles; only the EW - 1 pad columns of each P
+// are computed in vain, and they are dropped as a task's block of C is copied from per-thread
+// scratch into the output with the residual and the clamp. Dilated convs are a schedule the tuner
+// may pick (ops/conv.cpp keeps im2col as their default).
 //
 // Why not Winograd or phase planes for these: densenet's 3x3 128 -> 32 convs have 9x more input
 // channels than output channels, so Winograd's input transform (16 x 128 values per 2x2 tile) cost
@@ -21,9 +23,9 @@
 namespace tessera::cpu {
 
 bool flat_gemm_conv_applies(const ConvGeometry& g) {
-  return g.group == 1 && g.sh == 1 && g.sw == 1 && !g.dilated() && g.kh * g.kw > 1 && g.pt >= 0 &&
-         g.pl >= 0 && g.oh > 0 && g.ow > 0 && g.c > 0 && g.oc > 0 &&
-         g.oh + g.kh - 1 >= g.pt + g.h && g.ow + g.kw - 1 >= g.pl + g.w;
+  return g.group == 1 && g.sh == 1 && g.sw == 1 && g.kh * g.kw > 1 && g.pt >= 0 && g.pl >= 0 &&
+         g.oh > 0 && g.ow > 0 && g.c > 0 && g.oc > 0 && g.oh + g.extent_h() - 1 >= g.pt + g.h &&
+         g.ow + g.extent_w() - 1 >= g.pl + g.w;
 }
 
 void flat_gemm_conv_pack(const float* w, const ConvGeometry& g, int64_t mc, int64_t mr,
@@ -39,12 +41,12 @@ void flat_gemm_conv_pack(const float* w, const ConvGeometry& g, int64_t mc, int6
 
 void flat_gemm_conv(const float* x, const ConvGeometry& g, const FlatConvWeights& a,
                     const Epilogue& epilogue, int64_t nc, int64_t nr, float* y) {
-  const int64_t pitch = g.ow + g.kw - 1, rows = g.oh + g.kh - 1;
+  const int64_t pitch = g.ow + g.extent_w() - 1, rows = g.oh + g.extent_h() - 1;
   const int64_t plane = rows * pitch;
   const int64_t n = (g.oh - 1) * pitch + g.ow;  // flat columns up to the last output
   nc = std::max(nr, (nc + nr - 1) / nr * nr);
   // The last tile reads up to nr - 1 columns past n of the last plane: zeros after it.
-  const int64_t slack = nr + g.kw;
+  const int64_t slack = nr + g.extent_w();
   // The padded copy in the calling thread's scratch: every task reads all of it.
   float* q = thread_scratch<struct FlatConvPlanes>(g.c * plane + slack);
   tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
@@ -65,7 +67,8 @@ void flat_gemm_conv(const float* x, const ConvGeometry& g, const FlatConvWeights
   for (int64_t c = 0; c < g.c; ++c) {
     for (int64_t ky = 0; ky < g.kh; ++ky) {
       for (int64_t kx = 0; kx < g.kw; ++kx) {
-        off[static_cast<size_t>((c * g.kh + ky) * g.kw + kx)] = c * plane + ky * pitch + kx;
+        off[static_cast<size_t>((c * g.kh + ky) * g.kw + kx)] =
+            c * plane + ky * g.dil_h * pitch + kx * g.dil_w;
       }
     }
   }

@@ -148,6 +148,9 @@ struct ConvGeometry {
   int64_t group = 1;
   int64_t dil_h = 1, dil_w = 1;  // dilations: only the im2col path and depthwise_conv take > 1
   bool dilated() const { return dil_h != 1 || dil_w != 1; }
+  // The window's extent in input rows / columns: (taps - 1) * dilation + 1.
+  int64_t extent_h() const { return (kh - 1) * dil_h + 1; }
+  int64_t extent_w() const { return (kw - 1) * dil_w + 1; }
 };
 
 // im2col for one group: rows (c, ky, kx), columns (oy, ox); zero where the window is in padding.
