@@ -95,8 +95,9 @@ std::vector<Node> lower(Graph& graph, const Node& einsum) {
       einsum.inputs[1] == kNoValue) {
     return {};
   }
-  const Value& a = graph.value(einsum.inputs[0]);
-  const Value& b = graph.value(einsum.inputs[1]);
+  // Copies: adding values below may reallocate graph.values.
+  const Value a = graph.value(einsum.inputs[0]);
+  const Value b = graph.value(einsum.inputs[1]);
   if (!a.shape_known || !b.shape_known || a.dtype != b.dtype) return {};
   EinsumSpec spec;
   try {
