@@ -97,6 +97,13 @@ std::shared_ptr<RecurrentWeights> pack_recurrent(const BuildContext& ctx, const 
   const Config h_config = default_gemm_config(s.batch, G, ctx.threads);
   weights->x_blocking = gemm_blocking(x_config);
   weights->h_blocking = gemm_blocking(h_config);
+  // A step's h R^T is small (batch rows): below 2^16 multiply-adds it runs as one task, as
+  // splitting it into the heuristic's tasks cost more than the products (a CRNN's batch-1
+  // LSTM steps of 96 x 384 spent ~8 us each, mostly scheduling).
+  if (s.batch * G * H < (int64_t{1} << 16)) {
+    weights->h_blocking.mc = std::max<int64_t>(weights->h_blocking.mc, s.batch);
+    weights->h_blocking.nc = std::max<int64_t>(weights->h_blocking.nc, G);
+  }
   weights->x_mr = tile_rows(x_config);
   weights->h_mr = tile_rows(h_config);
   const float* w = static_cast<const float*>(node.input(1)->data);
