@@ -18,8 +18,7 @@ RecurrentSpec gru_spec(const InferContext& ctx) {
 }
 
 void infer_gru(InferContext& ctx) {
-  if (ctx.outputs.size() > 2) ctx.fail("has more than 2 outputs");
-  recurrent_outputs(ctx, gru_spec(ctx));
+  recurrent_outputs(ctx, gru_spec(ctx), 2);
 }
 
 void compute_gru(ComputeContext& ctx) {
@@ -27,27 +26,17 @@ void compute_gru(ComputeContext& ctx) {
   const RecurrentSpec s = gru_spec(ictx);
   const bool linear_before_reset = ctx.node.attrs.get_int("linear_before_reset", 0) != 0;
   const int64_t H = s.hidden;
-  const RecurrentLayout at{s};
-  const float* x = ctx.input(0).data<float>();
-  const float* w = ctx.input(1).data<float>();
-  const float* r = ctx.input(2).data<float>();
-  const float* bias = ctx.has_input(3) ? ctx.input(3).data<float>() : nullptr;
+  const RecurrentOperands in(ctx, s, kGates);
   std::vector<float> xw(static_cast<size_t>(kGates * H)), hr(static_cast<size_t>(kGates * H));
-  std::vector<float> rh(static_cast<size_t>(H));
+  std::vector<float> rh(static_cast<size_t>(H)), z(static_cast<size_t>(H));
+  std::vector<float> reset(static_cast<size_t>(H));
   recurrent_walk(ctx, s, 5, 6, [&](int64_t d, int64_t b, int64_t t, float* h, float*) {
-    const float* wb = bias ? bias + d * 2 * kGates * H : nullptr;
-    const float* rb = bias ? wb + kGates * H : nullptr;
-    const float* wd = w + d * kGates * H * s.input;
-    const float* rd = r + d * kGates * H * H;
-    for (int64_t j = 0; j < kGates * H; ++j) {
-      xw[static_cast<size_t>(j)] = wb ? wb[j] : 0.0f;
-      hr[static_cast<size_t>(j)] = rb ? rb[j] : 0.0f;
-    }
-    recurrent_matvec(wd, kGates * H, s.input, x + at.x(t, b), xw.data());
+    in.input_gates(d, t, b, /*with_r_bias=*/false, xw.data());
+    const float* rb = in.r_bias(d);
+    for (int64_t j = 0; j < kGates * H; ++j) hr[static_cast<size_t>(j)] = rb ? rb[j] : 0.0f;
     // z and r from the plain recurrent product; h's recurrent term depends on the reset form.
-    recurrent_matvec(rd, 2 * H, H, h, hr.data());
+    recurrent_matvec(in.r_rows(d, 0), 2 * H, H, h, hr.data());
     const std::vector<RecurrentActivation>& act = s.activations[static_cast<size_t>(d)];
-    std::vector<float> z(static_cast<size_t>(H)), reset(static_cast<size_t>(H));
     for (int64_t j = 0; j < H; ++j) {
       const size_t u = static_cast<size_t>(j);
       z[u] = act[0](recurrent_clip(s, xw[u] + hr[u]));
@@ -56,12 +45,12 @@ void compute_gru(ComputeContext& ctx) {
     }
     float* h_term = hr.data() + 2 * H;  // holds Rbh
     if (linear_before_reset) {
-      recurrent_matvec(rd + 2 * H * H, H, H, h, h_term);  // Ht-1 Rh^T + Rbh, then times r
+      recurrent_matvec(in.r_rows(d, 2 * H), H, H, h, h_term);  // Ht-1 Rh^T + Rbh, then times r
       for (int64_t j = 0; j < H; ++j) h_term[j] *= reset[static_cast<size_t>(j)];
     } else {
       for (int64_t j = 0; j < H; ++j)
         rh[static_cast<size_t>(j)] = reset[static_cast<size_t>(j)] * h[j];
-      recurrent_matvec(rd + 2 * H * H, H, H, rh.data(), h_term);  // (r . Ht-1) Rh^T + Rbh
+      recurrent_matvec(in.r_rows(d, 2 * H), H, H, rh.data(), h_term);  // (r . Ht-1) Rh^T + Rbh
     }
     for (int64_t j = 0; j < H; ++j) {
       const size_t u = static_cast<size_t>(j);

@@ -27,8 +27,7 @@ RecurrentSpec lstm_spec(const InferContext& ctx) {
 }
 
 void infer_lstm(InferContext& ctx) {
-  if (ctx.outputs.size() > 3) ctx.fail("has more than 3 outputs");
-  recurrent_outputs(ctx, lstm_spec(ctx));
+  recurrent_outputs(ctx, lstm_spec(ctx), 3);
 }
 
 void compute_lstm(ComputeContext& ctx) {
@@ -36,22 +35,12 @@ void compute_lstm(ComputeContext& ctx) {
   const RecurrentSpec s = lstm_spec(ictx);
   const bool input_forget = ctx.node.attrs.get_int("input_forget", 0) != 0;
   const int64_t H = s.hidden;
-  const RecurrentLayout at{s};
-  const float* x = ctx.input(0).data<float>();
-  const float* w = ctx.input(1).data<float>();
-  const float* r = ctx.input(2).data<float>();
-  const float* bias = ctx.has_input(3) ? ctx.input(3).data<float>() : nullptr;
+  const RecurrentOperands in(ctx, s, kGates);
   const float* peep = ctx.has_input(7) ? ctx.input(7).data<float>() : nullptr;
   std::vector<float> g(static_cast<size_t>(kGates * H));
   recurrent_walk(ctx, s, 5, 6, [&](int64_t d, int64_t b, int64_t t, float* h, float* c) {
-    std::fill(g.begin(), g.end(), 0.0f);
-    if (bias != nullptr) {
-      const float* wb = bias + d * 2 * kGates * H;
-      for (int64_t j = 0; j < kGates * H; ++j)
-        g[static_cast<size_t>(j)] = wb[j] + wb[kGates * H + j];
-    }
-    recurrent_matvec(w + d * kGates * H * s.input, kGates * H, s.input, x + at.x(t, b), g.data());
-    recurrent_matvec(r + d * kGates * H * H, kGates * H, H, h, g.data());
+    in.input_gates(d, t, b, /*with_r_bias=*/true, g.data());
+    recurrent_matvec(in.r_rows(d, 0), kGates * H, H, h, g.data());
     const std::vector<RecurrentActivation>& act = s.activations[static_cast<size_t>(d)];
     const float* p = peep ? peep + d * 3 * H : nullptr;
     for (int64_t j = 0; j < H; ++j) {

@@ -161,8 +161,12 @@ inline RecurrentSpec recurrent_spec(const InferContext& ctx, int64_t gates,
   return s;
 }
 
-// Y's and the final states' infos for the spec (Y_h and Y_c share the state shape).
-inline void recurrent_outputs(InferContext& ctx, const RecurrentSpec& s) {
+// Y's and the final states' infos for the spec (Y_h and Y_c share the state shape); fails for more
+// than `max_outputs` outputs (LSTM 3, GRU and RNN 2).
+inline void recurrent_outputs(InferContext& ctx, const RecurrentSpec& s, size_t max_outputs) {
+  if (ctx.outputs.size() > max_outputs) {
+    ctx.fail("has more than " + std::to_string(max_outputs) + " outputs");
+  }
   const Shape y = s.layout == 0 ? Shape{s.seq, s.directions, s.batch, s.hidden}
                                 : Shape{s.batch, s.seq, s.directions, s.hidden};
   const Shape state = s.layout == 0 ? Shape{s.directions, s.batch, s.hidden}
@@ -188,6 +192,31 @@ struct RecurrentLayout {
   }
 };
 
+// The input, weights and biases a cell reads, by direction: X (layout of the spec), W [directions,
+// gates H, input], R [directions, gates H, H], B [directions, 2 gates H] (Wb then Rb), optional.
+struct RecurrentOperands {
+  RecurrentOperands(const ComputeContext& ctx, const RecurrentSpec& spec, int64_t gates)
+      : s(spec),
+        rows(gates * spec.hidden),
+        x(ctx.input(0).data<float>()),
+        w(ctx.input(1).data<float>()),
+        r(ctx.input(2).data<float>()),
+        bias(ctx.has_input(3) ? ctx.input(3).data<float>() : nullptr) {}
+
+  // out[0, gates H) = Wb (+ Rb when with_r_bias) + W x_t, for batch entry b of direction d.
+  void input_gates(int64_t d, int64_t t, int64_t b, bool with_r_bias, float* out) const;
+  // Row `row` of direction d's R, and its bias Rb (nullptr without B).
+  const float* r_rows(int64_t d, int64_t row) const { return r + (d * rows + row) * s.hidden; }
+  const float* r_bias(int64_t d) const { return bias ? bias + (2 * d + 1) * rows : nullptr; }
+
+  const RecurrentSpec& s;
+  int64_t rows;  // gates x hidden
+  const float* x;
+  const float* w;
+  const float* r;
+  const float* bias;
+};
+
 // gates[g] = sum_i x[i] * W[g][i] for each of `rows` rows of the [rows, cols] matrix W.
 inline void recurrent_matvec(const float* w, int64_t rows, int64_t cols, const float* x,
                              float* out) {
@@ -196,6 +225,15 @@ inline void recurrent_matvec(const float* w, int64_t rows, int64_t cols, const f
     for (int64_t c = 0; c < cols; ++c) sum += w[r * cols + c] * x[c];
     out[r] += sum;
   }
+}
+
+inline void RecurrentOperands::input_gates(int64_t d, int64_t t, int64_t b, bool with_r_bias,
+                                           float* out) const {
+  const float* wb = bias ? bias + 2 * d * rows : nullptr;
+  for (int64_t j = 0; j < rows; ++j) {
+    out[j] = wb ? wb[j] + (with_r_bias ? wb[rows + j] : 0.0f) : 0.0f;
+  }
+  recurrent_matvec(w + d * rows * s.input, rows, s.input, x + RecurrentLayout{s}.x(t, b), out);
 }
 
 // Runs `step(d, b, t, h, c)` over every direction, batch entry and valid time step in the order
