@@ -4,22 +4,10 @@
 #include "op.hpp"
 #include "util/axes.hpp"
 #include "util/elementwise.hpp"
+#include "util/pooling.hpp"
 
 namespace tessera::ops {
 namespace {
-
-bool flag_attr(const Node& node, const std::string& name, const std::string& where) {
-  int64_t v = 0;
-  try {
-    v = node.attrs.get_int(name, 0);
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what());
-  }
-  if (v != 0 && v != 1) {
-    throw Error(where + ": attribute '" + name + "' = " + std::to_string(v) + " must be 0 or 1");
-  }
-  return v == 1;
-}
 
 // The axis from input 1, normalised; fails naming the node for a bad dtype, shape or value.
 int64_t read_axis(const Tensor& axis, int64_t rank, const std::string& where) {
@@ -36,8 +24,8 @@ void infer_cum_sum(InferContext& ctx) {
   ctx.expect_inputs(2, 2);
   ctx.expect_dtype(0, kNumericDTypes);
   ctx.expect_dtype(1, {DType::kInt32, DType::kInt64});
-  flag_attr(ctx.node, "exclusive", ctx.where);
-  flag_attr(ctx.node, "reverse", ctx.where);
+  attr_bool(ctx, "exclusive", false);
+  attr_bool(ctx, "reverse", false);
   const Shape& x = ctx.input(0).shape;
   if (x.empty()) ctx.fail("input 0 is a scalar; CumSum needs rank >= 1");
   if (ctx.input(1).constant) {
@@ -51,8 +39,9 @@ void compute_cum_sum(ComputeContext& ctx) {
   const Tensor& xt = ctx.input(0);
   const Shape& x = xt.shape();
   const int64_t axis = read_axis(ctx.input(1), static_cast<int64_t>(x.size()), where);
-  const bool exclusive = flag_attr(ctx.node, "exclusive", where);
-  const bool reverse = flag_attr(ctx.node, "reverse", where);
+  // infer_cum_sum checked both flags.
+  const bool exclusive = ctx.node.attrs.get_int("exclusive", 0) == 1;
+  const bool reverse = ctx.node.attrs.get_int("reverse", 0) == 1;
   const int64_t n = x[static_cast<size_t>(axis)];
   const int64_t inner = shape_numel(Shape(x.begin() + axis + 1, x.end()));
   const int64_t outer = shape_numel(Shape(x.begin(), x.begin() + axis));

@@ -9,17 +9,10 @@
 #include "util/axes.hpp"
 #include "util/einsum.hpp"
 #include "util/elementwise.hpp"
+#include "util/pooling.hpp"
 
 namespace tessera::ops {
 namespace {
-
-std::string equation_of(const Node& node, const std::string& where) {
-  try {
-    return node.attrs.get_string("equation");
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what());
-  }
-}
 
 void infer_einsum(InferContext& ctx) {
   expect_opset_at_least(ctx, 12);
@@ -33,7 +26,8 @@ void infer_einsum(InferContext& ctx) {
     }
     shapes.push_back(ctx.input(i).shape);
   }
-  const EinsumSpec spec = parse_einsum(equation_of(ctx.node, ctx.where), shapes, ctx.where);
+  if (!ctx.node.attrs.has("equation")) ctx.fail("required attribute 'equation' is missing");
+  const EinsumSpec spec = parse_einsum(attr_string(ctx, "equation", ""), shapes, ctx.where);
   ctx.outputs[0] = {ctx.input(0).dtype, einsum_output_shape(spec)};
 }
 
@@ -41,7 +35,8 @@ void compute_einsum(ComputeContext& ctx) {
   const std::string where = node_where(ctx.node);
   std::vector<Shape> shapes;
   for (size_t i = 0; i < ctx.inputs.size(); ++i) shapes.push_back(ctx.input(i).shape());
-  const EinsumSpec spec = parse_einsum(equation_of(ctx.node, where), shapes, where);
+  const EinsumSpec spec =
+      parse_einsum(ctx.node.attrs.get_string("equation"), shapes, where);  // checked by infer
   // The walk's subscripts: the output's, then the summed ones.
   std::vector<int> order = spec.output;
   std::vector<bool> in_order(spec.dims.size(), false);

@@ -8,29 +8,17 @@
 #include "op.hpp"
 #include "util/axes.hpp"
 #include "util/elementwise.hpp"
+#include "util/pooling.hpp"
 
 namespace tessera::ops {
 namespace {
 
-int64_t read_fmod(const Node& node, const std::string& where) {
-  int64_t fmod = 0;
-  try {
-    fmod = node.attrs.get_int("fmod", 0);
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what());
-  }
-  if (fmod != 0 && fmod != 1) {
-    throw Error(where + ": attribute 'fmod' = " + std::to_string(fmod) + " must be 0 or 1");
-  }
-  return fmod;
-}
-
 void infer_mod(InferContext& ctx) {
   expect_opset_at_least(ctx, 10);
-  const int64_t fmod = read_fmod(ctx.node, ctx.where);
+  const bool fmod = attr_bool(ctx, "fmod", false);
   infer_arithmetic(ctx);
   const DType t = ctx.input(0).dtype;
-  if (fmod == 0 && (t == DType::kFloat32 || t == DType::kFloat16)) {
+  if (!fmod && (t == DType::kFloat32 || t == DType::kFloat16)) {
     ctx.fail("attribute 'fmod' = 0 is for integer inputs; floating-point inputs need fmod = 1");
   }
 }
@@ -51,7 +39,7 @@ T int_remainder(T x, T y, bool c_style, const std::string& where) {
 
 void compute_mod(ComputeContext& ctx) {
   const std::string where = node_where(ctx.node);
-  const bool c_style = read_fmod(ctx.node, where) == 1;
+  const bool c_style = ctx.node.attrs.get_int("fmod", 0) == 1;  // checked by infer_mod
   compute_arithmetic(ctx, [&](auto x, auto y) {
     using C = decltype(x);
     if constexpr (std::is_floating_point_v<C>) {

@@ -7,23 +7,20 @@
 #include "op.hpp"
 #include "util/axes.hpp"
 #include "util/elementwise.hpp"
+#include "util/pooling.hpp"
 
 namespace tessera::ops {
 namespace {
 
-std::string read_reduction(const Node& node, int64_t opset, const std::string& where) {
-  std::string r;
-  try {
-    r = node.attrs.get_string("reduction", "none");
-  } catch (const Error& e) {
-    throw Error(where + ": " + e.what());
-  }
-  const bool known = r == "none" || ((r == "add" || r == "mul") && opset >= 16) ||
-                     ((r == "max" || r == "min") && opset >= 18);
+// The reduction, checked against the ones the model's opset has.
+std::string read_reduction(const InferContext& ctx) {
+  const std::string r = attr_string(ctx, "reduction", "none");
+  const bool known = r == "none" || ((r == "add" || r == "mul") && ctx.opset >= 16) ||
+                     ((r == "max" || r == "min") && ctx.opset >= 18);
   if (!known) {
-    throw Error(where + ": attribute 'reduction' = '" + r + "' is not one of none" +
-                (opset >= 16 ? ", add, mul" : "") + (opset >= 18 ? ", max, min" : "") +
-                " at opset " + std::to_string(opset));
+    ctx.fail("attribute 'reduction' = '" + r + "' is not one of none" +
+             (ctx.opset >= 16 ? ", add, mul" : "") + (ctx.opset >= 18 ? ", max, min" : "") +
+             " at opset " + std::to_string(ctx.opset));
   }
   return r;
 }
@@ -32,7 +29,7 @@ void infer_scatter_nd(InferContext& ctx) {
   expect_opset_at_least(ctx, 11);
   ctx.expect_inputs(3, 3);
   ctx.expect_dtype(1, {DType::kInt64});
-  const std::string reduction = read_reduction(ctx.node, ctx.opset, ctx.where);
+  const std::string reduction = read_reduction(ctx);
   const InputInfo& data = ctx.input(0);
   const Shape& indices = ctx.input(1).shape;
   const InputInfo& updates = ctx.input(2);
@@ -61,7 +58,7 @@ void infer_scatter_nd(InferContext& ctx) {
 
 void compute_scatter_nd(ComputeContext& ctx) {
   const std::string where = node_where(ctx.node);
-  const std::string reduction = read_reduction(ctx.node, ctx.opset, where);
+  const std::string reduction = ctx.node.attrs.get_string("reduction", "none");  // checked
   const Tensor& data = ctx.input(0);
   const Tensor& indices = ctx.input(1);
   const Tensor& updates = ctx.input(2);
