@@ -144,6 +144,12 @@ TEST(RecurrentBadInput, EveryCaseNamesTheNode) {
   node.attrs.set("activations", std::vector<std::string>{"Sigmoid", "Tanh"});
   expect_error(node, 14, {x, w, r}, "attribute 'activations' has 2 names; expected 3");
   node = make_node("LSTM", 3, 1, "bad_lstm");
+  node.attrs.set("activations", int64_t{1});  // a wrong kind is an error, not the defaults
+  expect_error(node, 14, {x, w, r}, "activations");
+  node = make_node("LSTM", 3, 1, "bad_lstm");
+  node.attrs.set("direction", int64_t{1});
+  expect_error(node, 14, {x, w, r}, "direction");
+  node = make_node("LSTM", 3, 1, "bad_lstm");
   node.attrs.set("layout", int64_t{2});
   expect_error(node, 14, {x, w, r}, "attribute 'layout' must be 0 or 1");
   node = make_node("LSTM", 3, 1, "bad_lstm");

@@ -49,6 +49,23 @@ inline std::vector<int64_t> attr_ints(const InferContext& ctx, const std::string
     ctx.fail(e.what());
   }
 }
+inline std::vector<float> attr_floats(const InferContext& ctx, const std::string& name,
+                                      const std::vector<float>& fallback) {
+  try {
+    return ctx.node.attrs.get_floats(name, fallback);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+}
+// Absent: empty.
+inline std::vector<std::string> attr_strings(const InferContext& ctx, const std::string& name) {
+  if (!ctx.node.attrs.has(name)) return {};
+  try {
+    return ctx.node.attrs.get_strings(name);
+  } catch (const Error& e) {
+    ctx.fail(e.what());
+  }
+}
 // 0 or 1 only; anything else fails naming the attribute.
 inline bool attr_bool(const InferContext& ctx, const std::string& name, bool fallback) {
   const int64_t v = attr_int(ctx, name, fallback ? 1 : 0);

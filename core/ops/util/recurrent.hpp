@@ -87,7 +87,7 @@ inline RecurrentSpec recurrent_spec(const InferContext& ctx, int64_t gates,
                                     const std::vector<std::string>& default_activations,
                                     const std::vector<size_t>& state_inputs) {
   RecurrentSpec s;
-  const std::string direction = ctx.node.attrs.get_string("direction", "forward");
+  const std::string direction = attr_string(ctx, "direction", "forward");
   if (direction == "bidirectional") {
     s.directions = 2;
   } else if (direction == "reverse") {
@@ -134,12 +134,7 @@ inline RecurrentSpec recurrent_spec(const InferContext& ctx, int64_t gates,
   const Shape state = s.layout == 0 ? Shape{s.directions, s.batch, s.hidden}
                                     : Shape{s.batch, s.directions, s.hidden};
   for (size_t i : state_inputs) expect_shape(i, i == 5 ? "initial_h" : "initial_c", state);
-  std::vector<std::string> names;
-  try {
-    names = ctx.node.attrs.get_strings("activations");
-  } catch (const Error&) {
-    names.clear();
-  }
+  std::vector<std::string> names = attr_strings(ctx, "activations");
   const size_t per_direction = default_activations.size();
   if (names.empty()) {
     for (int64_t d = 0; d < s.directions; ++d) {
@@ -150,8 +145,8 @@ inline RecurrentSpec recurrent_spec(const InferContext& ctx, int64_t gates,
     ctx.fail("attribute 'activations' has " + std::to_string(names.size()) + " names; expected " +
              std::to_string(per_direction * static_cast<size_t>(s.directions)));
   }
-  const std::vector<float> alphas = ctx.node.attrs.get_floats("activation_alpha", {});
-  const std::vector<float> betas = ctx.node.attrs.get_floats("activation_beta", {});
+  const std::vector<float> alphas = attr_floats(ctx, "activation_alpha", {});
+  const std::vector<float> betas = attr_floats(ctx, "activation_beta", {});
   size_t next_alpha = 0, next_beta = 0;
   s.activations.resize(static_cast<size_t>(s.directions));
   for (size_t i = 0; i < names.size(); ++i) {
