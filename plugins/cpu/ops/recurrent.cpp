@@ -158,13 +158,19 @@ void lstm_cell(const float* gx, float* g, float* hb, float* cb, int64_t H,
   }
 }
 
-// One GRU step with linear_before_reset: g holds h R^T + Rb, gx that step's X W^T + Wb.
-void gru_cell_linear(const float* gx, float* g, float* hb, int64_t H) {
+// GRU's update and reset gates in place: g[0, 2H) (h R^T + Rb) plus gx[0, 2H) (X W^T + Wb), then
+// Sigmoid.
+void gru_gates(const float* gx, float* g, int64_t H) {
   for (int64_t j = 0; j < 2 * H; ++j) g[j] += gx[j];
-  unary_run(kSigmoidFn, g, g, 2 * H);  // z, r
-  for (int64_t j = 0; j < H; ++j) g[2 * H + j] = gx[2 * H + j] + g[H + j] * g[2 * H + j];
-  unary_run(kTanhFn, g + 2 * H, g + 2 * H, H);
-  for (int64_t j = 0; j < H; ++j) hb[j] = (1.0f - g[j]) * g[2 * H + j] + g[j] * hb[j];
+  unary_run(kSigmoidFn, g, g, 2 * H);
+}
+
+// h = (1 - z) n + z h with n = Tanh(gx_n + n_term), n written over n_term: n_term is
+// r . (h Rn^T + Rbn) with linear_before_reset, else (r . h) Rn^T + Rbn.
+void gru_blend(const float* gx_n, float* n_term, const float* z, float* hb, int64_t H) {
+  for (int64_t j = 0; j < H; ++j) n_term[j] += gx_n[j];
+  unary_run(kTanhFn, n_term, n_term, H);
+  for (int64_t j = 0; j < H; ++j) hb[j] = (1.0f - z[j]) * n_term[j] + z[j] * hb[j];
 }
 
 }  // namespace
@@ -218,30 +224,20 @@ Step build_recurrent(BuildContext& ctx) {
         const int64_t t = reverse ? s.seq - 1 - i : i;
         pack_a(h, s.batch, H, H, 1, &k.h, weights->h_mr);
         sgemm_packed(k.h, weights->rt[du], k.hr.data(), G, h_bias, weights->h_blocking);
-        if (!lstm && !linear_before_reset) {
-          // (r . h) Rn^T + Rbn: r from the first two gates, then a second product for n's
-          // columns (the first 2H columns of that product are not used).
+        if (!lstm) {
           for (int64_t bb = 0; bb < s.batch; ++bb) {
             float* g = k.hr.data() + bb * G;
-            const float* gx = k.xw.data() + s.x_row(t, bb) * G;
-            for (int64_t j = 0; j < 2 * H; ++j) g[j] += gx[j];
-            unary_run(kSigmoidFn, g, g, 2 * H);
-            for (int64_t j = 0; j < H; ++j)
+            gru_gates(k.xw.data() + s.x_row(t, bb) * G, g, H);
+            for (int64_t j = 0; j < H && !linear_before_reset; ++j) {
               k.tmp[static_cast<size_t>(bb * H + j)] = g[H + j] * h[bb * H + j];
+            }
           }
-          pack_a(k.tmp.data(), s.batch, H, H, 1, &k.reset_h, weights->h_mr);
-          sgemm_packed(k.reset_h, weights->rt[du], k.rh.data(), G, h_bias, weights->h_blocking);
-          for (int64_t bb = 0; bb < s.batch; ++bb) {
-            float* g = k.hr.data() + bb * G;
-            const float* gx = k.xw.data() + s.x_row(t, bb) * G;
-            float* hb = h + bb * H;
-            for (int64_t j = 0; j < H; ++j)
-              g[2 * H + j] = gx[2 * H + j] + k.rh[static_cast<size_t>(bb * G + 2 * H + j)];
-            unary_run(kTanhFn, g + 2 * H, g + 2 * H, H);
-            for (int64_t j = 0; j < H; ++j) hb[j] = (1.0f - g[j]) * g[2 * H + j] + g[j] * hb[j];
-            if (y_out >= 0) std::copy(hb, hb + H, v[y_out] + s.y(t, d, bb));
+          if (!linear_before_reset) {
+            // (r . h) Rn^T + Rbn: a second product, of which n's columns are used.
+            pack_a(k.tmp.data(), s.batch, H, H, 1, &k.reset_h, weights->h_mr);
+            sgemm_packed(k.reset_h, weights->rt[du], k.rh.data(), G, h_bias,
+                         weights->h_blocking);
           }
-          continue;
         }
         for (int64_t bb = 0; bb < s.batch; ++bb) {
           const float* gx = k.xw.data() + s.x_row(t, bb) * G;
@@ -250,7 +246,11 @@ Step build_recurrent(BuildContext& ctx) {
           if (lstm) {
             lstm_cell(gx, g, hb, c + bb * H, H, weights->peep[du]);
           } else {
-            gru_cell_linear(gx, g, hb, H);
+            float* n_term = linear_before_reset ? g + 2 * H : k.rh.data() + bb * G + 2 * H;
+            if (linear_before_reset) {
+              for (int64_t j = 0; j < H; ++j) n_term[j] *= g[H + j];
+            }
+            gru_blend(gx + 2 * H, n_term, g, hb, H);
           }
           if (y_out >= 0) std::copy(hb, hb + H, v[y_out] + s.y(t, d, bb));
         }
