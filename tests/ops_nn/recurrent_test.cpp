@@ -4,19 +4,14 @@
 // data, sequence_lens stops each batch entry at its length; and every bad input names the node.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "nn_test_util.hpp"
+#include "uniform_tensor.hpp"
 
 namespace tessera::testing {
 namespace {
 
 Tensor random_f32(Shape shape, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-0.6f, 0.6f);
-  Tensor t(DType::kFloat32, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = dist(gen);
-  return t;
+  return test_util::uniform_tensor(std::move(shape), seed, -0.6f, 0.6f);
 }
 
 // Direction d's slice [1, ...] of a [directions, ...] tensor.

@@ -1,19 +1,14 @@
 // Einsum's reference kernel against the reference MatMul, Transpose and ReduceSum kernels (the
 // ONNX backend node tests of Einsum are all float64, which Tessera does not load), its equation
 // parsing (implicit output, ellipsis broadcast, spaces, diagonals), and its bad input.
-#include <random>
-
 #include "op_test_util.hpp"
+#include "uniform_tensor.hpp"
 
 namespace tessera::test {
 namespace {
 
 Tensor random_f32(Shape shape, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  Tensor t(DType::kFloat32, shape);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = dist(gen);
-  return t;
+  return test_util::uniform_tensor(std::move(shape), seed, -1.0f, 1.0f);
 }
 
 Node einsum(const std::string& equation, size_t inputs, const std::string& name = "") {
