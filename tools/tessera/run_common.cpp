@@ -260,7 +260,7 @@ void apply_fallback_option(Workload& workload, bool allow_fallback) {
 
 void apply_precision_option(Workload& workload, const std::string& precision) {
   if (precision.empty()) return;
-  if (precision != "fp32" && precision != "fp16" && precision != "fp16-acc32") {
+  if (!parse_precision(precision)) {
     throw Error("--precision must be fp32, fp16 or fp16-acc32, got '" + precision + "'");
   }
   workload.precision = precision;

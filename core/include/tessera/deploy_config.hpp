@@ -24,6 +24,9 @@ enum class PackMode { kAuto, kFiles, kNone };
 
 const char* memory_kind_name(MemoryKind kind);    // "buffer" | "image"
 const char* precision_name(Precision precision);  // "fp32" | "fp16" | "fp16-acc32"
+// The Precision `name` names (one of precision_name's answers), or nullopt: the one check of a
+// precision string, for deployments, `--precision` and the C API alike.
+std::optional<Precision> parse_precision(const std::string& name);
 const char* pack_mode_name(PackMode mode);        // "auto" | "files" | "none"
 
 // One model input whose shape/dtype the deployment fixes (overrides the model's own).

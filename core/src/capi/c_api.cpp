@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tessera/checked_math.hpp"
+#include "tessera/deploy_config.hpp"
 #include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/session.hpp"
@@ -83,7 +84,7 @@ tessera::SessionOptions session_options(const tessera_session_options* o) {
   options.threads = given.threads;
   if (given.precision != nullptr && *given.precision != 0) {
     const std::string p = given.precision;
-    if (p != "fp32" && p != "fp16" && p != "fp16-acc32") {
+    if (!tessera::parse_precision(p)) {
       throw tessera::Error("options.precision must be fp32, fp16 or fp16-acc32, got '" +
                            tessera::escaped(p) + "'");
     }

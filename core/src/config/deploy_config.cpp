@@ -139,6 +139,13 @@ const char* precision_name(Precision precision) {
   }
 }
 
+std::optional<Precision> parse_precision(const std::string& name) {
+  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kFp16Acc32}) {
+    if (name == precision_name(p)) return p;
+  }
+  return std::nullopt;
+}
+
 const char* pack_mode_name(PackMode mode) {
   switch (mode) {
     case PackMode::kFiles:
