@@ -71,7 +71,7 @@ double macs(const NodeView& node) {
   const tsr_tensor* w = node.input(1);
   if (y == nullptr) return 0;
   const double out = static_cast<double>(tessera::plugin::tensor_numel(*y));
-  if (op == "Conv" && w != nullptr && (w->rank == 3 || w->rank == 4)) {
+  if (op == "Conv" && w != nullptr && w->rank >= 3 && w->rank <= 5) {
     double window = static_cast<double>(w->dims[1]);
     for (int32_t i = 2; i < w->rank; ++i) window *= static_cast<double>(w->dims[i]);
     return out * window;

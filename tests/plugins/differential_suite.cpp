@@ -458,6 +458,68 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                                     {"pads", V{2, 1}}}),
                              true);
                }});
+  // 3-D convs (torchvision's r3d / mc3 / r2plus1d video networks): a 3x3x3 block with
+  // BatchNorm and Relu fused, the strided 1x1x1 shortcut with a residual Add and Relu, (2+1)-D
+  // factored kernels, groups with dilations and uneven pads over a batch of 2, depth taps that
+  // only read padding, and a deep layer whose GEMM runs K in chunks.
+  c.push_back({"Conv3DBnRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 5, 4, 9, 8})
+                     .constant("w", random_tensor({12, 5, 3, 3, 3}, 81))
+                     .constant("scale", random_tensor({12}, 82))
+                     .constant("shift", random_tensor({12}, 83))
+                     .constant("mean", random_tensor({12}, 84))
+                     .constant("var", positive_tensor({12}, 85))
+                     .node("Conv", {"x", "w"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1, 1, 1}}}))
+                     .node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"b"})
+                     .node("Relu", {"b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"Conv3DStride2ShortcutResidualRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 8, 5, 10, 9})
+                     .input("skip", {1, 16, 3, 5, 5})
+                     .constant("w", random_tensor({16, 8, 1, 1, 1}, 86))
+                     .constant("b", random_tensor({16}, 87))
+                     .node("Conv", {"x", "w", "b"}, {"c"}, attrs({{"strides", V{2, 2, 2}}}))
+                     .node("Add", {"c", "skip"}, {"s"})
+                     .node("Relu", {"s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"Conv3DFactored2Plus1D", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 3, 6, 11, 11})
+                     .constant("ws", random_tensor({10, 3, 1, 3, 3}, 88))
+                     .constant("wt", random_tensor({7, 10, 3, 1, 1}, 89))
+                     .node("Conv", {"x", "ws"}, {"s"},
+                           attrs({{"strides", V{1, 2, 2}}, {"pads", V{0, 1, 1, 0, 1, 1}}}))
+                     .node("Relu", {"s"}, {"r"})
+                     .node("Conv", {"r", "wt"}, {"y"},
+                           attrs({{"strides", V{2, 1, 1}}, {"pads", V{1, 0, 0, 1, 0, 0}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"Conv3DGroupsDilatedUnevenBatch2", [] {
+                 return conv({2, 6, 7, 8, 9}, {9, 2, 2, 3, 2},
+                             attrs({{"group", int64_t{3}},
+                                    {"dilations", V{2, 1, 3}},
+                                    {"strides", V{1, 2, 1}},
+                                    {"pads", V{1, 0, 2, 2, 1, 0}}}),
+                             true);
+               }});
+  c.push_back({"Conv3DDepthTapsInPadding", [] {
+                 return conv({1, 4, 1, 6, 6}, {5, 4, 5, 3, 3},
+                             attrs({{"pads", V{2, 1, 1, 2, 1, 1}}}), true);
+               }});
+  // 1296-term sums in another order than the reference loops': float32 rounding of ~2e-5.
+  c.push_back({"Conv3DDeepChunkedK",
+               [] {
+                 return conv({1, 48, 3, 4, 4}, {64, 48, 3, 3, 3},
+                             attrs({{"pads", V{1, 1, 1, 1, 1, 1}}}), true);
+               },
+               1e-4});
   // Dilated 3x3 convs of a dilated ResNet (FCN, DeepLab's backbone): rate 2 with a residual Add
   // and Relu fused, and rates 3 x 2 with uneven pads.
   c.push_back({"ConvDilatedResidualRelu", [] {

@@ -30,9 +30,11 @@ import time
 
 OPSET = 17  # the highest torch 1.13 exports; 17 writes LayerNormalization as one node
 SEED = 0
+VIDEO_FRAMES = 8  # clip length of the "video" networks (torchvision.models.video)
 
-# name -> (library, constructor name, input side). Inputs are [1, 3, side, side]; timm networks
-# use their own default resolution (mobilevit's blocks need a multiple of 64).
+# name -> (library, constructor name, input side). Inputs are [1, 3, side, side] ([1, 3,
+# VIDEO_FRAMES, side, side] for "video"); timm networks use their own default resolution
+# (mobilevit's blocks need a multiple of 64).
 NETWORKS = {
     "resnet18": ("torchvision", "resnet18", 224),
     "resnet50": ("torchvision", "resnet50", 224),
@@ -101,6 +103,9 @@ def build(name):
         if ctor == "googlenet":
             kwargs.update(aux_logits=False, init_weights=True)
         model = getattr(torchvision.models, ctor)(**kwargs)
+    elif library == "video":
+        import torchvision
+        model = getattr(torchvision.models.video, ctor)(weights=None)
     elif library == "segmentation":
         import torchvision
         model = segmentation_output(getattr(torchvision.models.segmentation, ctor)(
@@ -158,7 +163,9 @@ def export(name, path):
     if NETWORKS[name][0] == "timm":
         model = reparameterize(model)
     side = NETWORKS[name][2]
-    x = torch.randn(1, 3, side, side, generator=torch.Generator().manual_seed(SEED + 2))
+    # Video networks take clips: VIDEO_FRAMES frames of side x side.
+    shape = [1, 3, VIDEO_FRAMES, side, side] if NETWORKS[name][0] == "video" else [1, 3, side, side]
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(SEED + 2))
     directory = os.path.dirname(path)
     os.makedirs(directory, exist_ok=True)
     # Written beside the target and renamed: a concurrent or interrupted export never leaves a

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""A wider survey than the corpus: ~90 more torchvision and timm networks (and a CRNN with LSTM
-and GRU layers), each exported with export.py's recipe, run with `tessera run --targets cpu`
-beside ONNX Runtime on the same seeded input, then timed with both at the same thread count.
+"""A wider survey than the corpus: ~90 more torchvision and timm networks, three video networks
+(3-D convs) and a CRNN (LSTM and GRU layers), each exported with export.py's recipe, run with
+`tessera run --targets cpu` beside ONNX Runtime on the same seeded input, then timed with both at
+the same thread count.
 Prints one line per network: whether Tessera loads and places it on the targets, the largest
 |difference| relative to max |ORT output|, and the median latency ratio of one round (a screen
 for gaps, not a benchmark: tools/bench/real_models_compare.py alternates rounds for that).
@@ -61,6 +62,7 @@ SURVEY = {
     **{n: ("timm", n, 256) for n in [
         "edgenext_xx_small", "mobilevitv2_050", "mobilevit_s", "cs3darknet_s",
         "sebotnet33ts_256", "gcresnet33ts", "maxvit_nano_rw_256"]},
+    **{n: ("video", n, 112) for n in ["r3d_18", "mc3_18", "r2plus1d_18"]},
     "crnn_lstm_gru": ("custom", "crnn", 0),
 }
 

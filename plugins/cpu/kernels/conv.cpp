@@ -45,9 +45,11 @@ void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_co
 namespace {
 // im2col_panel with the panel width a compile-time constant where NR > 0 (16 and 32, the tiles'
 // widths): a run-time width made packing 16-wide panels ~15% slower than the fixed kNR did.
-template <int64_t NR>
-void Im2colPanelT(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
-                  int64_t j0, float* panel, int64_t nr_any) {
+// plane_of(i) is the H x W plane behind rows (i, ky, kx), nullptr for an all-zero plane (a 3-D
+// conv's depth tap in padding).
+template <int64_t NR, class PlaneOf>
+void Im2colPanelT(const PlaneOf& plane_of, int64_t count, const ConvGeometry& g, int64_t j0,
+                  float* panel, int64_t nr_any) {
   const int64_t nr = NR > 0 ? NR : nr_any;
   const int64_t n = g.oh * g.ow;
   const int64_t width = std::max<int64_t>(0, std::min(nr, n - j0));
@@ -68,8 +70,13 @@ void Im2colPanelT(const float* x, const ConvGeometry& g, int64_t c_begin, int64_
   // 40-90 cycles on Skylake-era Xeons.
   auto div_sw = [&g](int64_t v) { return g.sw == 1 ? v : g.sw == 2 ? v >> 1 : v / g.sw; };
   float* row = panel;
-  for (int64_t ci = 0; ci < c_count; ++ci) {
-    const float* plane = x + (c_begin + ci) * g.h * g.w;
+  for (int64_t ci = 0; ci < count; ++ci) {
+    const float* plane = plane_of(ci);
+    if (plane == nullptr) {
+      std::fill(row, row + g.kh * g.kw * nr, 0.0f);
+      row += g.kh * g.kw * nr;
+      continue;
+    }
     for (int64_t ky = 0; ky < g.kh; ++ky) {
       for (int64_t kx = 0; kx < g.kw; ++kx, row += nr) {
         for (int64_t r = 0; r < nruns; ++r) {
@@ -120,11 +127,27 @@ void Im2colPanelT(const float* x, const ConvGeometry& g, int64_t c_begin, int64_
 }
 }  // namespace
 
+namespace {
+template <class PlaneOf>
+void im2col_panel_of(const PlaneOf& plane_of, int64_t count, const ConvGeometry& g, int64_t j0,
+                     float* panel, int64_t nr) {
+  if (nr == 16) return Im2colPanelT<16>(plane_of, count, g, j0, panel, nr);
+  if (nr == 32) return Im2colPanelT<32>(plane_of, count, g, j0, panel, nr);
+  Im2colPanelT<0>(plane_of, count, g, j0, panel, nr);
+}
+}  // namespace
+
 void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
                   int64_t j0, float* panel, int64_t nr) {
-  if (nr == 16) return Im2colPanelT<16>(x, g, c_begin, c_count, j0, panel, nr);
-  if (nr == 32) return Im2colPanelT<32>(x, g, c_begin, c_count, j0, panel, nr);
-  Im2colPanelT<0>(x, g, c_begin, c_count, j0, panel, nr);
+  const float* first = x + c_begin * g.h * g.w;
+  const int64_t plane = g.h * g.w;
+  im2col_panel_of([first, plane](int64_t ci) { return first + ci * plane; }, c_count, g, j0, panel,
+                  nr);
+}
+
+void im2col_panel_planes(const float* const* planes, int64_t count, const ConvGeometry& g,
+                         int64_t j0, float* panel, int64_t nr) {
+  im2col_panel_of([planes](int64_t i) { return planes[i]; }, count, g, j0, panel, nr);
 }
 
 void copy_panel(const float* b, int64_t k, int64_t n, int64_t ld, int64_t j0, float* panel,

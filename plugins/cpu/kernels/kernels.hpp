@@ -160,6 +160,11 @@ void im2col(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_co
 // columns j0..j0+nr of (oy, ox)) without materialising the matrix.
 void im2col_panel(const float* x, const ConvGeometry& g, int64_t c_begin, int64_t c_count,
                   int64_t j0, float* panel, int64_t nr = kNR);
+// The same over a list of planes: rows (i, ky, kx) read planes[i] (H x W, g's input size), and
+// a null plane gives zero rows. A 3-D conv's B for one output depth: planes (c, kd), null where
+// the depth tap falls in padding.
+void im2col_panel_planes(const float* const* planes, int64_t count, const ConvGeometry& g,
+                         int64_t j0, float* panel, int64_t nr = kNR);
 // dst[t] = src[2 t] for t < len (SIMD de-interleave); reads no further than src[avail - 1].
 void gather_stride2(const float* src, int64_t len, int64_t avail, float* dst);
 // One packed B panel of a row-major K x n matrix b (row stride ld): columns j0..j0+nr.

@@ -67,18 +67,14 @@ ConvAttrs conv_attrs(const NodeView& node) {
   auto fail = [&](const std::string& why) {
     throw plugin::Failure(TSR_UNSUPPORTED, node.describe() + ": " + why);
   };
+  check_conv_operands(node, {3, 4},
+                      "only 1-D, 2-D and 3-D convolution (rank 3 to 5) is implemented");
   const tsr_tensor* x = node.input(0);
   const tsr_tensor* w = node.input(1);
   const tsr_tensor* y = node.output(0);
-  if (!is_f32(x) || !is_f32(w) || !is_f32(y)) fail("only float32 is implemented");
   // A 1-D conv (ECA attention over channels, audio front ends) is the 2-D conv of height 1: NCL
   // is NC1L in memory, so only the geometry changes.
-  const bool one_d = x->rank == 3 && w->rank == 3 && y->rank == 3;
-  if (!one_d && (x->rank != 4 || w->rank != 4 || y->rank != 4))
-    fail("only 1-D and 2-D convolution (rank 3 or 4) is implemented");
-  if (w->data == nullptr) fail("weights must be a constant");
-  const tsr_tensor* b = node.input(2);
-  if (b != nullptr && constant_f32(b) == nullptr) fail("bias must be a float32 constant");
+  const bool one_d = x->rank == 3;
   const size_t axes = one_d ? 1 : 2;
   // Per-axis attributes with the height axis (1-D: height 1, no stride, no padding) in front.
   auto per_axis = [&](const char* name, int64_t fallback, size_t values) {
@@ -266,7 +262,8 @@ bool conv_pool_fusable(const NodeView& conv, const NodeView& pool) {
   }
 }
 
-std::string query_conv(const RegionView&, const NodeView& node) {
+std::string query_conv(const RegionView& region, const NodeView& node) {
+  if (is_conv3d(node)) return query_conv3d(region, node);
   try {
     conv_attrs(node);
   } catch (const plugin::Failure& e) {
@@ -300,18 +297,7 @@ FoldedWeights fold_weights(const NodeView& node, const NodeView* bn, const ConvA
   }
   f.bias = std::make_shared<std::vector<float>>(static_cast<size_t>(g.oc), 0.0f);
   if (const float* b = constant_f32(node.input(2))) std::copy(b, b + g.oc, f.bias->begin());
-  if (bn != nullptr) {
-    const float* gamma = constant_f32(bn->input(1));
-    const float* beta = constant_f32(bn->input(2));
-    const float* mean = constant_f32(bn->input(3));
-    const float* var = constant_f32(bn->input(4));
-    const float eps = bn->attr_float("epsilon", 1e-5f);
-    for (int64_t o = 0; o < g.oc; ++o) {
-      const float s = gamma[o] / std::sqrt(var[o] + eps);
-      for (int64_t i = 0; i < k_per_group; ++i) (*f.weights)[o * k_per_group + i] *= s;
-      (*f.bias)[o] = s * ((*f.bias)[o] - mean[o]) + beta[o];
-    }
-  }
+  if (bn != nullptr) fold_batch_norm(*bn, g.oc, k_per_group, f.weights->data(), f.bias->data());
   return f;
 }
 
@@ -373,6 +359,7 @@ Step build_conv_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batc
 }  // namespace
 
 Step build_conv(BuildContext& ctx) {
+  if (is_conv3d(ctx.node)) return build_conv3d(ctx);
   const ConvAttrs attrs = conv_attrs(ctx.node);
   const ConvGeometry g = attrs.g;
   const int64_t batch = attrs.batch;

@@ -1,6 +1,8 @@
 // The op table of the cpu plugin and helpers shared by the op files.
 #include "ops/op.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 
 namespace tessera::cpu {
@@ -109,6 +111,36 @@ int64_t numel(const tsr_tensor& t) {
 
 const float* constant_f32(const tsr_tensor* t) {
   return is_f32(t) && t->data != nullptr ? static_cast<const float*>(t->data) : nullptr;
+}
+
+void check_conv_operands(const NodeView& node, std::initializer_list<int32_t> ranks,
+                         const char* rank_message) {
+  auto fail = [&](const std::string& why) {
+    throw plugin::Failure(TSR_UNSUPPORTED, node.describe() + ": " + why);
+  };
+  const tsr_tensor* x = node.input(0);
+  const tsr_tensor* w = node.input(1);
+  const tsr_tensor* y = node.output(0);
+  if (!is_f32(x) || !is_f32(w) || !is_f32(y)) fail("only float32 is implemented");
+  bool rank_ok = false;
+  for (int32_t r : ranks) rank_ok = rank_ok || (x->rank == r && w->rank == r && y->rank == r);
+  if (!rank_ok) fail(rank_message);
+  if (w->data == nullptr) fail("weights must be a constant");
+  const tsr_tensor* b = node.input(2);
+  if (b != nullptr && constant_f32(b) == nullptr) fail("bias must be a float32 constant");
+}
+
+void fold_batch_norm(const NodeView& bn, int64_t oc, int64_t k, float* weights, float* bias) {
+  const float* gamma = constant_f32(bn.input(1));
+  const float* beta = constant_f32(bn.input(2));
+  const float* mean = constant_f32(bn.input(3));
+  const float* var = constant_f32(bn.input(4));
+  const float eps = bn.attr_float("epsilon", 1e-5f);
+  for (int64_t o = 0; o < oc; ++o) {
+    const float s = gamma[o] / std::sqrt(var[o] + eps);
+    for (int64_t i = 0; i < k; ++i) weights[o * k + i] *= s;
+    bias[o] = s * (bias[o] - mean[o]) + beta[o];
+  }
 }
 
 bool constant_ints(const tsr_tensor* t, std::vector<int64_t>* out) {

@@ -91,6 +91,13 @@ int64_t numel(const tsr_tensor& t);
 const float* constant_f32(const tsr_tensor* t);  // nullptr when not a float32 constant
 // An int32/int64 constant's values as int64; false when t is absent, not constant or not integer.
 bool constant_ints(const tsr_tensor* t, std::vector<int64_t>* out);
+// A Conv's operands as every conv path needs them (float32 throughout, constant weights, a
+// constant bias if any) and its input rank one of `ranks`; throws plugin::Failure naming the node.
+void check_conv_operands(const NodeView& node, std::initializer_list<int32_t> ranks,
+                         const char* rank_message);
+// Folds a BatchNormalization after a conv into its weights (oc rows of k) and bias (oc):
+// y = s * (conv(x) + b - mean) + beta, s = gamma / sqrt(var + eps).
+void fold_batch_norm(const NodeView& bn, int64_t oc, int64_t k, float* weights, float* bias);
 // Relu or Clip with constant bounds: fills `act` and returns true.
 bool activation_of(const RegionView& region, const NodeView& node, Activation* act);
 
@@ -102,6 +109,10 @@ std::optional<Config> tunable_gemm(const RegionView& region, const NodeView& nod
 
 std::string query_conv(const RegionView&, const NodeView&);
 Step build_conv(BuildContext&);
+// Conv with a rank-5 input (conv3d.cpp), which query_conv / build_conv hand it to.
+bool is_conv3d(const NodeView& node);
+std::string query_conv3d(const RegionView&, const NodeView&);
+Step build_conv3d(BuildContext&);
 std::string query_gemm(const RegionView&, const NodeView&);
 Step build_gemm(BuildContext&);
 std::string query_matmul(const RegionView&, const NodeView&);
