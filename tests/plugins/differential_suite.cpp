@@ -458,6 +458,32 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                                     {"pads", V{2, 1}}}),
                              true);
                }});
+  // 1-D pooling (audio and sequence front ends): a Conv1d -> Relu -> MaxPool1d stack (the pool
+  // may fuse into the conv), and average pooling with pads, ceil mode and padding left out of
+  // the divisor.
+  c.push_back({"Conv1DReluMaxPool1D", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 6, 41})
+                     .constant("w", random_tensor({16, 6, 5}, 91))
+                     .constant("b", random_tensor({16}, 92))
+                     .node("Conv", {"x", "w", "b"}, {"c"}, attrs({{"pads", V{2, 2}}}))
+                     .node("Relu", {"c"}, {"r"})
+                     .node("MaxPool", {"r"}, {"y"},
+                           attrs({{"kernel_shape", V{3}}, {"strides", V{2}}, {"pads", V{1, 1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"AvgPool1DCeilPads", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 5, 20})
+                     .node("AveragePool", {"x"}, {"y"},
+                           attrs({{"kernel_shape", V{3}},
+                                  {"strides", V{2}},
+                                  {"pads", V{1, 1}},
+                                  {"ceil_mode", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
   // 3-D convs (torchvision's r3d / mc3 / r2plus1d video networks): a 3x3x3 block with
   // BatchNorm and Relu fused, the strided 1x1x1 shortcut with a residual Add and Relu, (2+1)-D
   // factored kernels, groups with dilations and uneven pads over a batch of 2, depth taps that

@@ -1,5 +1,5 @@
-// MaxPool / AveragePool (2-D, NCHW; kernels/pool.cpp, parallel over blocks of (n, c) planes) and
-// GlobalAveragePool.
+// MaxPool / AveragePool (2-D, NCHW; kernels/pool.cpp, parallel over blocks of (n, c) planes; 1-D
+// pooling as 2-D pooling of height 1) and GlobalAveragePool.
 #include "ops/op.hpp"
 
 namespace tessera::cpu {
@@ -8,10 +8,19 @@ std::string query_pool(const RegionView& region, const NodeView& node) {
   if (is_int8_pool(node)) return query_pool_int8(region, node);
   const tsr_tensor* x = node.input(0);
   if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
-  if (x->rank != 4) return "only 2-D pooling (rank 4) is implemented";
+  if (x->rank != 3 && x->rank != 4) return "only 1-D and 2-D pooling (rank 3 or 4) is implemented";
   if (node.num_outputs() > 1 && node.output_index(1) >= 0)
     return "MaxPool Indices output is not implemented";
-  if (node.attr_ints("kernel_shape", {}).size() != 2) return "kernel_shape must have 2 values";
+  const size_t axes = static_cast<size_t>(x->rank - 2);
+  if (node.attr_ints("kernel_shape", {}).size() != axes) {
+    return "kernel_shape must have " + std::to_string(axes) + " values";
+  }
+  if (node.attr_ints("strides", std::vector<int64_t>(axes, 1)).size() != axes) {
+    return "strides must have " + std::to_string(axes) + " values";
+  }
+  if (node.attr_ints("pads", std::vector<int64_t>(2 * axes, 0)).size() != 2 * axes) {
+    return "pads must have " + std::to_string(2 * axes) + " values";
+  }
   for (int64_t d : node.attr_ints("dilations", {1, 1})) {
     if (d != 1) return "dilations other than 1 are not implemented";
   }
@@ -19,18 +28,42 @@ std::string query_pool(const RegionView& region, const NodeView& node) {
   return "";
 }
 
+namespace {
+
+// The window attributes with a height axis of 1 (no stride, no pads) in front for 1-D pooling
+// (NCL is NC1L in memory); pads as {top, left, bottom, right}.
+struct PoolAttrs {
+  std::vector<int64_t> k, s, p;
+};
+
+PoolAttrs pool_attrs(const NodeView& node) {
+  const bool one_d = node.input(0)->rank == 3;
+  const size_t axes = one_d ? 1 : 2;
+  PoolAttrs a{node.attr_ints("kernel_shape", {}),
+              node.attr_ints("strides", std::vector<int64_t>(axes, 1)),
+              node.attr_ints("pads", std::vector<int64_t>(2 * axes, 0))};
+  if (one_d) {
+    a.k.insert(a.k.begin(), 1);
+    a.s.insert(a.s.begin(), 1);
+    a.p = {0, a.p[0], 0, a.p[1]};
+  }
+  return a;
+}
+
+}  // namespace
+
 ConvGeometry pool_geometry(const NodeView& node) {
   const tsr_tensor* x = node.input(0);
   const tsr_tensor* y = node.output(0);
-  const std::vector<int64_t> k = node.attr_ints("kernel_shape", {});
-  const std::vector<int64_t> s = node.attr_ints("strides", {1, 1});
-  const std::vector<int64_t> p = node.attr_ints("pads", {0, 0, 0, 0});
+  const bool one_d = x->rank == 3;
+  const PoolAttrs a = pool_attrs(node);
+  const std::vector<int64_t>&k = a.k, &s = a.s, &p = a.p;
   ConvGeometry g;
   g.c = g.oc = x->dims[0] * x->dims[1];
-  g.h = x->dims[2];
-  g.w = x->dims[3];
-  g.oh = y->dims[2];
-  g.ow = y->dims[3];
+  g.h = one_d ? 1 : x->dims[2];
+  g.w = x->dims[x->rank - 1];
+  g.oh = one_d ? 1 : y->dims[2];
+  g.ow = y->dims[y->rank - 1];
   g.kh = k[0];
   g.kw = k[1];
   g.sh = s[0];
@@ -48,8 +81,7 @@ Step build_pool(BuildContext& ctx) {
   if (node.op_type() == "MaxPool") {
     window = max_pool_window(g);
   } else {
-    const std::vector<int64_t> p =
-        node.attr_ints("pads", {0, 0, 0, 0});  // p[2], p[3]: bottom, right
+    const std::vector<int64_t> p = pool_attrs(node).p;  // p[2], p[3]: bottom, right
     window = average_pool_window(g, node.attr_int("count_include_pad", 0) != 0, p[2], p[3]);
   }
   const int32_t in = node.input_index(0), out = ctx.output;
