@@ -369,5 +369,51 @@ TEST(CpuSession, Int8DivisionByZeroNamesTheNode) {
   EXPECT_EQ(std::memcmp(got.raw(), want.raw(), want.nbytes()), 0);
 }
 
+// Token ids fed at run time into an embedding table (text models): int64 with negative ids, then
+// int32, against the reference runner; an id past the table is an error naming the node, and
+// the session runs again afterwards.
+TEST(CpuSession, GatherRuntimeIndicesIntoEmbedding) {
+  for (const DType dtype : {DType::kInt64, DType::kInt32}) {
+    const Graph g = GraphBuilder()
+                        .input("ids", {2, 5}, dtype)
+                        .constant("table", random_tensor({11, 6}, 31))
+                        .node("Gather", {"table", "ids"}, {"e"}, {}, "embed")
+                        .node("Relu", {"e"}, {"y"})
+                        .output("y")
+                        .build();
+    Session session(g, cpu_options());
+    for (const NodePlacement& p : session.plan().nodes) {
+      EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+    }
+    const std::vector<int64_t> ids = {0, 10, -1, 3, 3, -11, 7, 2, 9, 5};
+    auto feed = [&](std::vector<int64_t> v) {
+      if (dtype == DType::kInt64) return Tensor::from_vector<int64_t>({2, 5}, std::move(v));
+      return Tensor::from_vector<int32_t>({2, 5}, std::vector<int32_t>(v.begin(), v.end()));
+    };
+    std::map<std::string, Tensor> inputs = {{"ids", feed(ids)}};
+    const Tensor got = session.run(inputs)[0];
+    const Tensor want = run_reference(g, inputs)[0];
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < want.numel(); ++i) {
+      EXPECT_EQ(got.data<float>()[i], want.data<float>()[i]) << "element " << i;
+    }
+    for (const int64_t bad : {11, -12}) {
+      std::vector<int64_t> wrong = ids;
+      wrong[7] = bad;
+      try {
+        session.run({{"ids", feed(wrong)}});
+        FAIL() << "id " << bad << " ran";
+      } catch (const std::exception& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("embed"), std::string::npos) << what;
+        EXPECT_NE(what.find("index " + std::to_string(bad) + " out of range [-11, 11)"),
+                  std::string::npos)
+            << what;
+      }
+    }
+    EXPECT_EQ(session.run(inputs)[0].nbytes(), want.nbytes());
+  }
+}
+
 }  // namespace
 }  // namespace tessera
