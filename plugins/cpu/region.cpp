@@ -256,6 +256,27 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         notes_.push_back(std::string(node.name()) + ": SiLU with " + region.node(m).describe());
       }
     }
+    // timm's LayerNorm2d as exported (ConvNeXt, EdgeNeXt): Transpose to NHWC, LayerNormalization
+    // over the channels, and usually the Transpose back to NCHW, as one pass over the NCHW
+    // tensor: neither transposed copy is made.
+    std::optional<NodeView> channel_ln;
+    if (op == "Transpose") {
+      const int32_t r = only_reader(output, n);
+      if (r >= 0 && channel_layer_norm_fusable(region, node, region.node(r))) {
+        channel_ln.emplace(region.node(r));
+        absorbed[static_cast<size_t>(r)] = true;
+        output = channel_ln->output_index(0);
+        last = r;
+        notes_.push_back(std::string(node.name()) + ": fused " + channel_ln->describe());
+        const int32_t t = only_reader(output, r);
+        if (t >= 0 && is_transpose(region.node(t), {0, 3, 1, 2})) {
+          absorbed[static_cast<size_t>(t)] = true;
+          output = region.node(t).output_index(0);
+          last = t;
+          notes_.push_back(std::string(node.name()) + ": fused " + region.node(t).describe());
+        }
+      }
+    }
     // Ops whose steps clamp their result with ctx.act (a fused Relu/Clip).
     const bool takes_clamp = op == "Conv" || op == "Gemm" || op == "MatMul" ||
                              op == "BatchNormalization" || op == "GlobalAveragePool" ||
@@ -353,8 +374,9 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      dw_act,
                      post,
                      silu};
+    ctx.channel_ln = channel_ln ? &*channel_ln : nullptr;
     try {
-      Step step = entry->build(ctx);
+      Step step = channel_ln ? build_channel_layer_norm(ctx) : entry->build(ctx);
       if (!post.is_clamp_only() && !ctx.post_done) {
         const int64_t count = numel(region.value(output));
         step = [step = std::move(step), post, output, count](std::vector<float*>& v) {

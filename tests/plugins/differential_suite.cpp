@@ -414,6 +414,40 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // LayerNorm2d as timm exports it (ConvNeXt, EdgeNeXt): Transpose to NHWC, LayerNormalization
+  // over the channels, Transpose back; odd channel counts and maps that end in a partial vector.
+  // Then the NHWC form feeding a MatMul (EdgeNeXt's MLP), and one whose LayerNorm output has a
+  // second reader (the Transpose back then runs as its own step).
+  auto layer_norm_2d = [](Shape x, bool back, bool second_reader) {
+    const int64_t ch = x[1];
+    GraphBuilder b(17);
+    b.input("x", x)
+        .constant("g", random_tensor({ch}, 93))
+        .constant("b", random_tensor({ch}, 94))
+        .node("Transpose", {"x"}, {"t"}, attrs({{"perm", V{0, 2, 3, 1}}}))
+        .node("LayerNormalization", {"t", "g", "b"}, {"n"}, attrs({{"epsilon", 1e-6f}}));
+    if (!back) {
+      return b.constant("w", random_tensor({ch, 12}, 95))
+          .node("MatMul", {"n", "w"}, {"y"})
+          .output("y")
+          .build();
+    }
+    b.node("Transpose", {"n"}, {"y"}, attrs({{"perm", V{0, 3, 1, 2}}})).output("y");
+    if (second_reader) b.node("Sigmoid", {"n"}, {"s"}).output("s");
+    return b.build();
+  };
+  c.push_back({"LayerNorm2dTransposeBack", [=] {
+                 return layer_norm_2d({2, 17, 9, 7}, true, false);
+               }});
+  c.push_back({"LayerNorm2dWideChannels", [=] {
+                 return layer_norm_2d({1, 40, 16, 16}, true, false);
+               }});
+  c.push_back({"LayerNorm2dNhwcIntoMatMul", [=] {
+                 return layer_norm_2d({1, 20, 5, 6}, false, false);
+               }});
+  c.push_back({"LayerNorm2dSecondReader", [=] {
+                 return layer_norm_2d({1, 8, 3, 11}, true, true);
+               }});
   c.push_back({"SoftmaxInnerAxis", [] {
                  return unary("Softmax", {2, 5, 3, 4}, attrs({{"axis", int64_t{1}}}));
                }});

@@ -12,6 +12,7 @@
 #include <limits>
 
 #include "kernels/elementwise.hpp"
+#include "kernels/partial_vectors-inl.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace tessera::cpu {
@@ -431,6 +432,64 @@ HWY_ATTR void LayerNormRun(const float* x, int64_t n, const float* scale, const 
   }
 }
 
+// Pixels [p0, p1) of one [c, hw] image, each normalised over its c channels: vectors run across
+// pixels, so every channel is a unit-stride load and no transposed copy is made. Written as
+// [c, hw] (nhwc false) or, through `tile` (c x lanes floats), as [hw, c].
+HWY_ATTR void ChannelLayerNorm(const float* x, int64_t c, int64_t hw, int64_t p0, int64_t p1,
+                               const float* scale, const float* bias, float eps, bool nhwc,
+                               float* y, float* tile) {
+  const DF d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const VF inv_c = hn::Set(d, 1.0f / static_cast<float>(c));
+  const VF veps = hn::Set(d, eps), one = hn::Set(d, 1.0f);
+  for (int64_t p = p0; p < p1; p += lanes) {
+    const int64_t n = std::min(lanes, p1 - p);
+    const float* col = x + p;
+    // Two accumulators per sum: the channel loop is a dependency chain otherwise.
+    VF s0 = hn::Zero(d), s1 = hn::Zero(d);
+    int64_t ch = 0;
+    for (; ch + 1 < c; ch += 2) {
+      s0 = hn::Add(s0, LoadFirst(d, col + ch * hw, n));
+      s1 = hn::Add(s1, LoadFirst(d, col + (ch + 1) * hw, n));
+    }
+    if (ch < c) s0 = hn::Add(s0, LoadFirst(d, col + ch * hw, n));
+    const VF mean = hn::Mul(hn::Add(s0, s1), inv_c);
+    VF q0 = hn::Zero(d), q1 = hn::Zero(d);
+    for (ch = 0; ch + 1 < c; ch += 2) {
+      const VF a = hn::Sub(LoadFirst(d, col + ch * hw, n), mean);
+      const VF b = hn::Sub(LoadFirst(d, col + (ch + 1) * hw, n), mean);
+      q0 = hn::MulAdd(a, a, q0);
+      q1 = hn::MulAdd(b, b, q1);
+    }
+    if (ch < c) {
+      const VF a = hn::Sub(LoadFirst(d, col + ch * hw, n), mean);
+      q0 = hn::MulAdd(a, a, q0);
+    }
+    const VF inv = hn::Div(one, hn::Sqrt(hn::MulAdd(hn::Add(q0, q1), inv_c, veps)));
+    for (ch = 0; ch < c; ++ch) {
+      VF v = hn::Mul(hn::Sub(LoadFirst(d, col + ch * hw, n), mean), inv);
+      if (scale != nullptr) v = hn::Mul(v, hn::Set(d, scale[ch]));
+      if (bias != nullptr) v = hn::Add(v, hn::Set(d, bias[ch]));
+      if (nhwc) {
+        hn::StoreU(v, d, tile + ch * lanes);
+      } else {
+        StoreFirst(v, d, y + ch * hw + p, n);
+      }
+    }
+    if (nhwc) {
+      for (int64_t i = 0; i < n; ++i) {
+        float* row = y + (p + i) * c;
+        for (ch = 0; ch < c; ++ch) row[ch] = tile[ch * lanes + i];
+      }
+    }
+  }
+}
+
+// Floats of ChannelLayerNorm's tile on this target: c rows of one vector.
+HWY_ATTR int64_t ChannelLayerNormTileFloats(int64_t c) {
+  return c * static_cast<int64_t>(hn::Lanes(DF()));
+}
+
 HWY_ATTR void ScaleShiftRun(const float* x, int64_t n, float a, float b, float* y) {
   const DF d;
   const VF va = hn::Set(d, a), vb = hn::Set(d, b);
@@ -488,6 +547,8 @@ HWY_EXPORT(ReduceRows);
 HWY_EXPORT(LayerNormRun);
 HWY_EXPORT(NormMoments);
 HWY_EXPORT(ScaleShiftRun);
+HWY_EXPORT(ChannelLayerNorm);
+HWY_EXPORT(ChannelLayerNormTileFloats);
 HWY_EXPORT(SoftmaxRun);
 
 void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
@@ -545,6 +606,17 @@ void layer_norm_run(const float* x, int64_t n, const float* scale, const float* 
 
 void norm_moments(const float* x, int64_t n, float eps, float* mean, float* inv_std) {
   HWY_DYNAMIC_DISPATCH(NormMoments)(x, n, eps, mean, inv_std);
+}
+
+void channel_layer_norm(const float* x, int64_t c, int64_t hw, int64_t p0, int64_t p1,
+                        const float* scale, const float* bias, float eps, bool nhwc, float* y,
+                        float* tile) {
+  HWY_DYNAMIC_DISPATCH(ChannelLayerNorm)(x, c, hw, p0, p1, scale, bias, eps, nhwc, y, tile);
+}
+
+int64_t channel_layer_norm_tile_floats(int64_t c) {
+  // The dispatched target's vector, not HWY_MAX_BYTES here (the static target's, narrower).
+  return HWY_DYNAMIC_DISPATCH(ChannelLayerNormTileFloats)(c);
 }
 
 void scale_shift_run(const float* x, int64_t n, float a, float b, float* y) {

@@ -81,6 +81,15 @@ void layer_norm_run(const float* x, int64_t n, const float* scale, const float* 
 // The mean of x[0, n) and 1 / sqrt(variance + eps), the variance from centred values: the
 // statistics of a LayerNorm row, an InstanceNorm plane or a GroupNorm group.
 void norm_moments(const float* x, int64_t n, float eps, float* mean, float* inv_std);
+// LayerNormalization over the channels of an NCHW image (timm's LayerNorm2d, exported as
+// Transpose -> LayerNormalization -> Transpose): pixels [p0, p1) of x [c, hw], each normalised
+// over its c values, then scale[ch] and bias[ch] (either may be nullptr); y is [c, hw], or [hw, c]
+// when nhwc (the LayerNormalization's own output layout). tile: per-thread scratch of
+// channel_layer_norm_tile_floats(c) floats, used when nhwc.
+void channel_layer_norm(const float* x, int64_t c, int64_t hw, int64_t p0, int64_t p1,
+                        const float* scale, const float* bias, float eps, bool nhwc, float* y,
+                        float* tile);
+int64_t channel_layer_norm_tile_floats(int64_t c);
 // y[i] = x[i] * a + b for i < n (x == y is allowed): a normalised channel's scale and shift.
 void scale_shift_run(const float* x, int64_t n, float a, float b, float* y);
 // Softmax (or LogSoftmax) of one contiguous row of n values.

@@ -58,6 +58,9 @@ struct BuildContext {
   UnaryFn post;
   // Sigmoid: its only reader multiplies it by the Sigmoid's input, so the step computes SiLU.
   bool silu = false;
+  // Transpose to NHWC: the LayerNormalization over channels that alone reads it
+  // (channel_layer_norm_fusable); `output` is its output, or the Transpose back to NCHW's.
+  const NodeView* channel_ln = nullptr;
   // Set by a builder whose kernels apply `post` themselves (block by block, in cache); region.cpp
   // otherwise runs it as a pass after the step.
   bool post_done = false;
@@ -70,6 +73,13 @@ std::shared_ptr<const UnaryFn> take_post(BuildContext& ctx);
 // The config a node runs: ctx.config when it fits the heuristic's schedule, else the heuristic
 // (with a note saying why the request was dropped). Notes the choice either way.
 Config choose_config(BuildContext& ctx, const Config& heuristic, const std::string& prefix = "");
+
+// Exported LayerNorm2d (layer_norm.cpp): `transpose` (perm 0 2 3 1, rank 4) read alone by `ln`,
+// which normalises the channels only, with constant scale and bias.
+bool is_transpose(const NodeView& node, const std::vector<int64_t>& perm);
+bool channel_layer_norm_fusable(const RegionView& region, const NodeView& transpose,
+                                const NodeView& ln);
+Step build_channel_layer_norm(BuildContext& ctx);
 
 // "" when supported, else why not. Each op file implements its own.
 using QueryFn = std::string (*)(const RegionView&, const NodeView&);
