@@ -338,8 +338,8 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     // the chain's output right after its step. Not after ops whose output aliases another
     // value (reshape-likes, Concat's in-place inputs) or after a pointwise op itself.
     UnaryFn post;
-    const bool writes_own_buffer = entry->build != build_view && entry->build != build_concat &&
-                                   entry->build != build_unary;
+    const bool writes_own_buffer = entry->build != build_view && entry->build != build_cast &&
+                                   entry->build != build_concat && entry->build != build_unary;
     if (writes_own_buffer && !silu) {
       std::vector<int32_t> fused;
       const int32_t end = pointwise_after(output, std::max(last, n), &post, &fused);

@@ -415,5 +415,48 @@ TEST(CpuSession, GatherRuntimeIndicesIntoEmbedding) {
   }
 }
 
+// A padding mask from token ids as text models export it: Equal(ids, pad) on int64, Not, Cast to
+// float32 and to int32, a Where choosing scores or a large negative fill, and a float32 -> int64
+// Cast (truncation toward zero); every node on cpu, bit-exact against the reference runner.
+TEST(CpuSession, PaddingMaskFromTokenIds) {
+  const Graph g = GraphBuilder()
+                      .input("ids", {2, 6}, DType::kInt64)
+                      .input("scores", {2, 3, 6})
+                      .constant("pad", Tensor::from_vector<int64_t>({}, {0}))
+                      .constant("fill", Tensor::from_vector<float>({}, {-1e9f}))
+                      .node("Equal", {"ids", "pad"}, {"is_pad"})
+                      .node("Not", {"is_pad"}, {"keep"})
+                      .node("Cast", {"keep"}, {"keep_f"}, test::attrs({{"to", int64_t{1}}}))
+                      .node("Cast", {"keep"}, {"keep_i"}, test::attrs({{"to", int64_t{6}}}))
+                      .constant("axis1", Tensor::from_vector<int64_t>({1}, {1}))
+                      .node("Unsqueeze", {"is_pad", "axis1"}, {"is_pad3"})
+                      .node("Where", {"is_pad3", "fill", "scores"}, {"masked"})
+                      .node("Cast", {"scores"}, {"trunc"}, test::attrs({{"to", int64_t{7}}}))
+                      .output("keep_f")
+                      .output("keep_i")
+                      .output("masked")
+                      .output("trunc")
+                      .build();
+  Session session(g, cpu_options());
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+  }
+  std::vector<float> scores(36);
+  for (size_t i = 0; i < scores.size(); ++i) scores[i] = 7.0f * std::sin(static_cast<float>(i));
+  const std::map<std::string, Tensor> inputs = {
+      {"ids", Tensor::from_vector<int64_t>({2, 6}, {5, 9, 0, 3, 0, 0, 0, 2, 2, 8, 1, 0})},
+      {"scores", Tensor::from_vector<float>({2, 3, 6}, scores)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(g, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
+    ASSERT_EQ(got[o].nbytes(), want[o].nbytes()) << "output " << o;
+    EXPECT_EQ(std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()), 0) << "output " << o;
+  }
+  EXPECT_EQ(got[3].data<int64_t>()[1], 5);   // 7 sin(1) = 5.89 -> 5
+  EXPECT_EQ(got[3].data<int64_t>()[4], -5);  // 7 sin(4) = -5.30 -> -5
+}
+
 }  // namespace
 }  // namespace tessera

@@ -492,6 +492,42 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                                     {"pads", V{2, 1}}}),
                              true);
                }});
+  // Masks computed from the input: every comparison, And / Or / Xor / Not, Where with all three
+  // operands broadcast, and the mask cast to float32 (bool outputs compare bit-exact).
+  c.push_back({"MaskComparisonsLogicalWhere", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 5, 4})
+                     .input("y", {1, 3, 1, 4})
+                     .constant("t", scalar(0.2f))
+                     .node("Less", {"x", "y"}, {"lt"})
+                     .node("Greater", {"x", "t"}, {"gt"})
+                     .node("LessOrEqual", {"y", "x"}, {"le"})
+                     .node("GreaterOrEqual", {"x", "t"}, {"ge"})
+                     .node("Equal", {"x", "x"}, {"eq"})
+                     .node("Not", {"gt"}, {"ngt"})
+                     .node("And", {"lt", "ngt"}, {"a"})
+                     .node("Or", {"a", "le"}, {"o"})
+                     .node("Xor", {"o", "ge"}, {"m"})
+                     .node("And", {"m", "eq"}, {"mask"})
+                     .node("Where", {"mask", "x", "y"}, {"w"})
+                     .node("Cast", {"mask"}, {"f"}, attrs({{"to", int64_t{1}}}))
+                     .output("w")
+                     .output("f")
+                     .output("mask")
+                     .build();
+               }});
+  // A masked fill as exporters write masked_fill: Where(mask [1,1,5,1], -1e9 scalar, scores).
+  c.push_back({"WhereMaskedFillBroadcast", [] {
+                 return GraphBuilder()
+                     .input("scores", {2, 4, 5, 6})
+                     .input("keys", {1, 1, 5, 1})
+                     .constant("zero", scalar(0.0f))
+                     .constant("fill", scalar(-1e9f))
+                     .node("Less", {"keys", "zero"}, {"mask"})
+                     .node("Where", {"mask", "fill", "scores"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   // 1-D pooling (audio and sequence front ends): a Conv1d -> Relu -> MaxPool1d stack (the pool
   // may fuse into the conv), and average pooling with pads, ceil mode and padding left out of
   // the divisor.

@@ -168,6 +168,14 @@ std::string query_reduce(const RegionView&, const NodeView&);
 Step build_reduce(BuildContext&);
 std::string query_softmax(const RegionView&, const NodeView&);
 Step build_softmax(BuildContext&);
+std::string query_compare(const RegionView&, const NodeView&);
+Step build_compare(BuildContext&);
+std::string query_not(const RegionView&, const NodeView&);
+Step build_not(BuildContext&);
+std::string query_where(const RegionView&, const NodeView&);
+Step build_where(BuildContext&);
+std::string query_cast(const RegionView&, const NodeView&);
+Step build_cast(BuildContext&);
 std::string query_layer_norm(const RegionView&, const NodeView&);
 Step build_layer_norm(BuildContext&);
 // Data movement: strided copies (transpose.cpp, slice.cpp, split.cpp, gather.cpp, expand.cpp),

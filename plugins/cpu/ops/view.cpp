@@ -1,6 +1,7 @@
-// Reshape-like ops (Flatten, Reshape, Squeeze, Unsqueeze, Dropout in inference, Identity, a
-// float32-to-float32 Cast) and Concat. The reshape-likes move no data: their output aliases the
-// input buffer, unless it is a region output (core owns that buffer), where one copy is needed.
+// Reshape-like ops (Flatten, Reshape, Squeeze, Unsqueeze, Identity of any element type; Dropout
+// in inference and a float32-to-float32 Cast) and Concat. The reshape-likes move no data: their
+// output aliases the input buffer, unless it is a region output (core owns that buffer), where one
+// copy is needed.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -17,7 +18,11 @@ std::string query_view(const RegionView& region, const NodeView& node) {
   if (x == nullptr || y == nullptr || x->dtype != y->dtype || numel(*x) != numel(*y)) {
     return "input and output must have the same dtype and element count";
   }
-  if (x->dtype != TSR_DTYPE_FLOAT32) return "only float32 is implemented";
+  // A view moves no data, so any element type is fine (int64 ids, bool masks); Dropout is
+  // defined on floats.
+  if (node.op_type() == "Dropout" && x->dtype != TSR_DTYPE_FLOAT32) {
+    return "only float32 is implemented";
+  }
   if (node.op_type() == "Dropout") {
     if (node.num_outputs() > 1 && node.output_index(1) >= 0)
       return "Dropout mask output is not implemented";
@@ -34,7 +39,7 @@ std::string query_view(const RegionView& region, const NodeView& node) {
 
 Step build_view(BuildContext& ctx) {
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
-  const size_t bytes = static_cast<size_t>(numel(*ctx.node.output(0))) * sizeof(float);
+  const size_t bytes = plugin::tensor_nbytes(*ctx.node.output(0));
   bool is_region_output = false;
   for (int32_t i = 0; i < ctx.region.num_outputs(); ++i) {
     is_region_output |= ctx.region.output_index(i) == out;
