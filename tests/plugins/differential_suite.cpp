@@ -528,6 +528,44 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // 3-D pooling (3-D CNNs on clips): a video stem's Conv3d -> Relu -> MaxPool3d (1x3x3, stride
+  // 1x2x2); an average with ceil mode and padding left out of the divisor; one counting the
+  // padding, with uneven pads, at batch 2.
+  c.push_back({"Conv3DReluMaxPool3D", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 3, 4, 11, 10})
+                     .constant("w", random_tensor({6, 3, 3, 3, 3}, 96))
+                     .node("Conv", {"x", "w"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1, 1, 1}}}))
+                     .node("Relu", {"c"}, {"r"})
+                     .node("MaxPool", {"r"}, {"y"},
+                           attrs({{"kernel_shape", V{1, 3, 3}},
+                                  {"strides", V{1, 2, 2}},
+                                  {"pads", V{0, 1, 1, 0, 1, 1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"AvgPool3DCeilExcludePad", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 4, 6, 7, 7})
+                     .node("AveragePool", {"x"}, {"y"},
+                           attrs({{"kernel_shape", V{3, 3, 3}},
+                                  {"strides", V{2, 2, 2}},
+                                  {"pads", V{1, 1, 1, 1, 1, 1}},
+                                  {"ceil_mode", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"AvgPool3DIncludePadUnevenBatch2", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 5, 6, 5})
+                     .node("AveragePool", {"x"}, {"y"},
+                           attrs({{"kernel_shape", V{3, 2, 2}},
+                                  {"strides", V{2, 2, 1}},
+                                  {"pads", V{1, 0, 1, 1, 1, 0}},
+                                  {"count_include_pad", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
   // 1-D pooling (audio and sequence front ends): a Conv1d -> Relu -> MaxPool1d stack (the pool
   // may fuse into the conv), and average pooling with pads, ceil mode and padding left out of
   // the divisor.

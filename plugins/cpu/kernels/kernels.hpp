@@ -295,6 +295,11 @@ struct PoolWindow {
   // product (count_include_pad and ceil_mode decide the counts, average_pool_window).
   std::vector<float> row_scale, col_scale;
 };
+// 1 / (cells a window counts) along one axis, per output position: the window [o s - pad,
+// o s - pad + k) clipped to the input, or with count_include_pad to [-pad, size + pad_end) (never
+// the part a ceil_mode window reaches past the end padding). 0 where nothing counts.
+std::vector<float> pool_scales(int64_t outputs, int64_t size, int64_t k, int64_t stride,
+                               int64_t pad, int64_t pad_end, bool count_include_pad);
 PoolWindow max_pool_window(const ConvGeometry& g);
 // pad_bottom / pad_right count with count_include_pad; a ceil_mode window's part past them never.
 PoolWindow average_pool_window(const ConvGeometry& g, bool count_include_pad, int64_t pad_bottom,

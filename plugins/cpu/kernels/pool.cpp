@@ -511,11 +511,6 @@ namespace tessera::cpu {
 
 HWY_EXPORT(PoolPlanes);
 
-namespace {
-
-// 1 / (cells a window counts) along one axis, per output position: the window [o s - pad,
-// o s - pad + k) clipped to the input, or with count_include_pad to [-pad, size + pad_end) (never
-// the part a ceil_mode window reaches past the end padding). 0 where nothing counts.
 std::vector<float> pool_scales(int64_t outputs, int64_t size, int64_t k, int64_t stride,
                                int64_t pad, int64_t pad_end, bool count_include_pad) {
   std::vector<float> scale(static_cast<size_t>(outputs));
@@ -527,8 +522,6 @@ std::vector<float> pool_scales(int64_t outputs, int64_t size, int64_t k, int64_t
   }
   return scale;
 }
-
-}  // namespace
 
 PoolWindow max_pool_window(const ConvGeometry& g) {
   PoolWindow p;

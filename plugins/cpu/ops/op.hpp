@@ -168,6 +168,9 @@ std::string query_reduce(const RegionView&, const NodeView&);
 Step build_reduce(BuildContext&);
 std::string query_softmax(const RegionView&, const NodeView&);
 Step build_softmax(BuildContext&);
+// MaxPool / AveragePool on rank-5 tensors (pool3d.cpp), which query_pool / build_pool hand on.
+std::string query_pool3d(const RegionView&, const NodeView&);
+Step build_pool3d(BuildContext&);
 std::string query_compare(const RegionView&, const NodeView&);
 Step build_compare(BuildContext&);
 std::string query_not(const RegionView&, const NodeView&);

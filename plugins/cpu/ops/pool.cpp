@@ -1,5 +1,5 @@
 // MaxPool / AveragePool (2-D, NCHW; kernels/pool.cpp, parallel over blocks of (n, c) planes; 1-D
-// pooling as 2-D pooling of height 1) and GlobalAveragePool.
+// pooling as 2-D pooling of height 1; 3-D in pool3d.cpp) and GlobalAveragePool.
 #include "ops/op.hpp"
 
 namespace tessera::cpu {
@@ -7,8 +7,9 @@ namespace tessera::cpu {
 std::string query_pool(const RegionView& region, const NodeView& node) {
   if (is_int8_pool(node)) return query_pool_int8(region, node);
   const tsr_tensor* x = node.input(0);
+  if (x != nullptr && x->rank == 5) return query_pool3d(region, node);
   if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
-  if (x->rank != 3 && x->rank != 4) return "only 1-D and 2-D pooling (rank 3 or 4) is implemented";
+  if (x->rank != 3 && x->rank != 4) return "only 1-D, 2-D and 3-D pooling (rank 3 to 5)";
   if (node.num_outputs() > 1 && node.output_index(1) >= 0)
     return "MaxPool Indices output is not implemented";
   const size_t axes = static_cast<size_t>(x->rank - 2);
@@ -76,6 +77,7 @@ ConvGeometry pool_geometry(const NodeView& node) {
 Step build_pool(BuildContext& ctx) {
   const NodeView& node = ctx.node;
   if (is_int8_pool(node)) return build_pool_int8(ctx);
+  if (node.input(0)->rank == 5) return build_pool3d(ctx);
   const ConvGeometry g = pool_geometry(node);
   PoolWindow window;
   if (node.op_type() == "MaxPool") {
