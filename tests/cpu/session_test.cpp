@@ -458,5 +458,44 @@ TEST(CpuSession, PaddingMaskFromTokenIds) {
   EXPECT_EQ(got[3].data<int64_t>()[4], -5);  // 7 sin(4) = -5.30 -> -5
 }
 
+// An entry of length 0 in a padded batch (its Y rows stay zero, its final state is h0) and one
+// longer than the sequence (clamped), given at run time, against the reference runner.
+TEST(CpuSession, LstmSequenceLensAtRunTimeWithEmptyEntry) {
+  const int64_t h = 5;
+  const Graph g =
+      GraphBuilder(14)
+          .input("x", {4, 3, 3})
+          .input("lens", {3}, DType::kInt32)
+          .input("h0", {1, 3, h})
+          .constant("w", random_tensor({1, 4 * h, 3}, 21))
+          .constant("r", random_tensor({1, 4 * h, h}, 22))
+          .node("LSTM", {"x", "w", "r", "", "lens", "h0"}, {"y", "yh"},
+                test::attrs({{"hidden_size", h}, {"direction", std::string("reverse")}}))
+          .output("y")
+          .output("yh")
+          .build();
+  Session session(g, cpu_options());
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+  }
+  const std::map<std::string, Tensor> inputs = {
+      {"x", random_tensor({4, 3, 3}, 23)},
+      {"lens", Tensor::from_vector<int32_t>({3}, {2, 0, 9})},
+      {"h0", random_tensor({1, 3, h}, 24)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(g, inputs);
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t o = 0; o < 2; ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape());
+    for (int64_t i = 0; i < want[o].numel(); ++i) {
+      EXPECT_NEAR(got[o].data<float>()[i], want[o].data<float>()[i], 1e-5) << o << " " << i;
+    }
+  }
+  // Entry 1 never stepped: its final state is its initial one.
+  for (int64_t j = 0; j < h; ++j) {
+    EXPECT_EQ(got[1].data<float>()[h + j], inputs.at("h0").data<float>()[h + j]);
+  }
+}
+
 }  // namespace
 }  // namespace tessera

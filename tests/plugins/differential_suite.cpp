@@ -381,6 +381,45 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("yh")
                      .build();
                }});
+  // Padded batches (sequence_lens: entries end early, the reverse walk starts at each entry's
+  // last step) and clipped gate inputs: a bidirectional LSTM with peepholes and states, and a
+  // reverse GRU with the reset applied before the product.
+  c.push_back({"LstmSequenceLensClipBidirectional", [] {
+                 const int64_t h = 7;
+                 return GraphBuilder(14)
+                     .input("x", {5, 3, 4})
+                     .input("h0", {2, 3, h})
+                     .input("c0", {2, 3, h})
+                     .constant("w", random_tensor({2, 4 * h, 4}, 97))
+                     .constant("r", random_tensor({2, 4 * h, h}, 98))
+                     .constant("b", random_tensor({2, 8 * h}, 99))
+                     .constant("lens", Tensor::from_vector<int32_t>({3}, {3, 1, 5}))
+                     .constant("p", random_tensor({2, 3 * h}, 100))
+                     .node("LSTM", {"x", "w", "r", "b", "lens", "h0", "c0", "p"}, {"y", "yh", "yc"},
+                           attrs({{"direction", std::string("bidirectional")},
+                                  {"hidden_size", h},
+                                  {"clip", 0.7f}}))
+                     .output("y")
+                     .output("yh")
+                     .output("yc")
+                     .build();
+               }});
+  c.push_back(
+      {"GruSequenceLensClipReverse", [] {
+         const int64_t h = 9;
+         return GraphBuilder(14)
+             .input("x", {6, 2, 5})
+             .constant("w", random_tensor({1, 3 * h, 5}, 101))
+             .constant("r", random_tensor({1, 3 * h, h}, 102))
+             .constant("b", random_tensor({1, 6 * h}, 103))
+             .constant("lens", Tensor::from_vector<int32_t>({2}, {4, 6}))
+             .node(
+                 "GRU", {"x", "w", "r", "b", "lens"}, {"y", "yh"},
+                 attrs({{"direction", std::string("reverse")}, {"hidden_size", h}, {"clip", 0.4f}}))
+             .output("y")
+             .output("yh")
+             .build();
+       }});
   // GRUs: PyTorch's form (linear_before_reset 1), bidirectional with an initial state; and the
   // ONNX default (reset before the product), batch-first.
   for (int64_t lbr : {1, 0}) {

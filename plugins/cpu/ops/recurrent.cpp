@@ -2,8 +2,11 @@
 // once (one GEMM, with the input biases as its column bias), then per step h times R^T (a GEMM of
 // batch rows) and the gates pointwise with the SIMD Sigmoid / Tanh runs. W^T and R^T are packed
 // once at compile time. Layouts 0 and 1, forward / reverse / bidirectional, initial states, any
-// of the outputs; the default activations only (LSTM Sigmoid, Tanh, Tanh; GRU Sigmoid, Tanh), no
-// clip, no sequence_lens. LSTM takes peepholes (a scalar path); GRU either linear_before_reset.
+// of the outputs, clip, sequence_lens (rows past an entry's length keep its state and leave Y
+// zero; a reverse walk starts at the entry's last step); the default activations only (LSTM
+// Sigmoid, Tanh, Tanh; GRU Sigmoid, Tanh). LSTM takes peepholes (a scalar path); GRU either
+// linear_before_reset.
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
@@ -39,12 +42,14 @@ std::string recurrent_shape(const NodeView& node, RecurrentShape* s) {
   if (b != nullptr && constant_f32(b) == nullptr) return "B must be a float32 constant";
   const tsr_tensor* p = lstm ? node.input(7) : nullptr;
   if (p != nullptr && constant_f32(p) == nullptr) return "P must be a float32 constant";
-  if (node.input(4) != nullptr) return "sequence_lens is not implemented";
+  if (node.input(4) != nullptr && node.input(4)->dtype != TSR_DTYPE_INT32) {
+    return "sequence_lens must be int32";
+  }
   for (int32_t i : {5, 6}) {
     if (node.input(i) != nullptr && !is_f32(node.input(i))) return "initial states must be float32";
   }
   if (node.attr_int("input_forget", 0) != 0) return "input_forget is not implemented";
-  if (node.attr_float("clip", 0.0f) != 0.0f) return "clip is not implemented";
+  if (node.attr_float("clip", 0.0f) < 0.0f) return "clip must be positive";
   const size_t per_direction = lstm ? 3 : 2;
   const std::vector<std::string> acts = node.attr_strings("activations", {});
   for (size_t i = 0; i < acts.size(); ++i) {
@@ -134,10 +139,18 @@ std::shared_ptr<RecurrentWeights> pack_recurrent(const BuildContext& ctx, const 
 }
 
 // One LSTM step for batch entry `bb`: g holds h R^T, gx that step's X W^T + biases.
+// clip > 0 bounds every activation's input to [-clip, clip].
+inline float clipped(float v, float clip) {
+  return clip > 0.0f ? std::min(clip, std::max(-clip, v)) : v;
+}
+
 void lstm_cell(const float* gx, float* g, float* hb, float* cb, int64_t H,
-               const std::vector<float>& peep) {
+               const std::vector<float>& peep, float clip) {
   const int64_t G = 4 * H;
   for (int64_t j = 0; j < G; ++j) g[j] += gx[j];
+  if (clip > 0.0f && peep.empty()) {
+    for (int64_t j = 0; j < G; ++j) g[j] = clipped(g[j], clip);
+  }
   if (peep.empty()) {
     // i, o, f are one run of 3H; c's candidate the last H.
     unary_run(kSigmoidFn, g, g, 3 * H);
@@ -149,10 +162,11 @@ void lstm_cell(const float* gx, float* g, float* hb, float* cb, int64_t H,
   }
   for (int64_t j = 0; j < H; ++j) {
     const float cp = cb[j];
-    const float ig = sigmoid(g[j] + peep[static_cast<size_t>(j)] * cp);
-    const float fg = sigmoid(g[2 * H + j] + peep[static_cast<size_t>(2 * H + j)] * cp);
-    const float ct = fg * cp + ig * std::tanh(g[3 * H + j]);
-    const float og = sigmoid(g[H + j] + peep[static_cast<size_t>(H + j)] * ct);
+    const float ig = sigmoid(clipped(g[j] + peep[static_cast<size_t>(j)] * cp, clip));
+    const float fg =
+        sigmoid(clipped(g[2 * H + j] + peep[static_cast<size_t>(2 * H + j)] * cp, clip));
+    const float ct = fg * cp + ig * std::tanh(clipped(g[3 * H + j], clip));
+    const float og = sigmoid(clipped(g[H + j] + peep[static_cast<size_t>(H + j)] * ct, clip));
     cb[j] = ct;
     hb[j] = og * std::tanh(ct);
   }
@@ -160,15 +174,15 @@ void lstm_cell(const float* gx, float* g, float* hb, float* cb, int64_t H,
 
 // GRU's update and reset gates in place: g[0, 2H) (h R^T + Rb) plus gx[0, 2H) (X W^T + Wb), then
 // Sigmoid.
-void gru_gates(const float* gx, float* g, int64_t H) {
-  for (int64_t j = 0; j < 2 * H; ++j) g[j] += gx[j];
+void gru_gates(const float* gx, float* g, int64_t H, float clip) {
+  for (int64_t j = 0; j < 2 * H; ++j) g[j] = clipped(g[j] + gx[j], clip);
   unary_run(kSigmoidFn, g, g, 2 * H);
 }
 
 // h = (1 - z) n + z h with n = Tanh(gx_n + n_term), n written over n_term: n_term is
 // r . (h Rn^T + Rbn) with linear_before_reset, else (r . h) Rn^T + Rbn.
-void gru_blend(const float* gx_n, float* n_term, const float* z, float* hb, int64_t H) {
-  for (int64_t j = 0; j < H; ++j) n_term[j] += gx_n[j];
+void gru_blend(const float* gx_n, float* n_term, const float* z, float* hb, int64_t H, float clip) {
+  for (int64_t j = 0; j < H; ++j) n_term[j] = clipped(n_term[j] + gx_n[j], clip);
   unary_run(kTanhFn, n_term, n_term, H);
   for (int64_t j = 0; j < H; ++j) hb[j] = (1.0f - z[j]) * n_term[j] + z[j] * hb[j];
 }
@@ -195,6 +209,8 @@ Step build_recurrent(BuildContext& ctx) {
   const int32_t y_out = node.output_index(0);
   const int32_t yh_out = node.num_outputs() > 1 ? node.output_index(1) : -1;
   const int32_t yc_out = lstm && node.num_outputs() > 2 ? node.output_index(2) : -1;
+  const int32_t lens_in = node.input(4) ? node.input_index(4) : -1;
+  const float clip = node.attr_float("clip", 0.0f);
   auto scratch = std::make_shared<RecurrentScratch>();
   scratch->xw.resize(static_cast<size_t>(s.seq * s.batch * G));
   scratch->hr.resize(static_cast<size_t>(s.batch * G));
@@ -203,6 +219,21 @@ Step build_recurrent(BuildContext& ctx) {
   if (!lstm && !linear_before_reset) scratch->rh.resize(static_cast<size_t>(s.batch * G));
   return [=](std::vector<float*>& v) {
     RecurrentScratch& k = *scratch;
+    // Each entry's length (sequence_lens clamped to [0, seq], as core's kernels read it); the
+    // walk runs to the longest, and Y rows past an entry's length stay zero.
+    std::vector<int64_t> len(static_cast<size_t>(s.batch), s.seq);
+    int64_t steps = s.seq;
+    if (lens_in >= 0) {
+      const int32_t* l = reinterpret_cast<const int32_t*>(v[lens_in]);
+      steps = 0;
+      for (int64_t bb = 0; bb < s.batch; ++bb) {
+        len[static_cast<size_t>(bb)] = std::min<int64_t>(std::max<int32_t>(l[bb], 0), s.seq);
+        steps = std::max(steps, len[static_cast<size_t>(bb)]);
+      }
+      if (y_out >= 0) {
+        std::fill(v[y_out], v[y_out] + s.seq * s.directions * s.batch * H, 0.0f);
+      }
+    }
     pack_a(v[x_in], s.seq * s.batch, s.input, s.input, 1, &k.x, weights->x_mr);
     float* h = k.state.data();
     float* c = k.state.data() + s.batch * H;
@@ -220,14 +251,20 @@ Step build_recurrent(BuildContext& ctx) {
       }
       Epilogue h_bias;
       if (!lstm) h_bias.col_bias = weights->rb[du].data();
-      for (int64_t i = 0; i < s.seq; ++i) {
-        const int64_t t = reverse ? s.seq - 1 - i : i;
+      for (int64_t i = 0; i < steps; ++i) {
+        // Entry bb's time step at walk step i, or -1 once its sequence has ended.
+        auto time_of = [&](int64_t bb) -> int64_t {
+          const int64_t n = len[static_cast<size_t>(bb)];
+          return i >= n ? -1 : reverse ? n - 1 - i : i;
+        };
         pack_a(h, s.batch, H, H, 1, &k.h, weights->h_mr);
         sgemm_packed(k.h, weights->rt[du], k.hr.data(), G, h_bias, weights->h_blocking);
         if (!lstm) {
           for (int64_t bb = 0; bb < s.batch; ++bb) {
+            const int64_t t = time_of(bb);
+            if (t < 0) continue;
             float* g = k.hr.data() + bb * G;
-            gru_gates(k.xw.data() + s.x_row(t, bb) * G, g, H);
+            gru_gates(k.xw.data() + s.x_row(t, bb) * G, g, H, clip);
             for (int64_t j = 0; j < H && !linear_before_reset; ++j) {
               k.tmp[static_cast<size_t>(bb * H + j)] = g[H + j] * h[bb * H + j];
             }
@@ -240,17 +277,19 @@ Step build_recurrent(BuildContext& ctx) {
           }
         }
         for (int64_t bb = 0; bb < s.batch; ++bb) {
+          const int64_t t = time_of(bb);
+          if (t < 0) continue;
           const float* gx = k.xw.data() + s.x_row(t, bb) * G;
           float* g = k.hr.data() + bb * G;
           float* hb = h + bb * H;
           if (lstm) {
-            lstm_cell(gx, g, hb, c + bb * H, H, weights->peep[du]);
+            lstm_cell(gx, g, hb, c + bb * H, H, weights->peep[du], clip);
           } else {
             float* n_term = linear_before_reset ? g + 2 * H : k.rh.data() + bb * G + 2 * H;
             if (linear_before_reset) {
               for (int64_t j = 0; j < H; ++j) n_term[j] *= g[H + j];
             }
-            gru_blend(gx + 2 * H, n_term, g, hb, H);
+            gru_blend(gx + 2 * H, n_term, g, hb, H, clip);
           }
           if (y_out >= 0) std::copy(hb, hb + H, v[y_out] + s.y(t, d, bb));
         }
