@@ -125,9 +125,7 @@ void Im2colPanelT(const PlaneOf& plane_of, int64_t count, const ConvGeometry& g,
     }
   }
 }
-}  // namespace
 
-namespace {
 template <class PlaneOf>
 void im2col_panel_of(const PlaneOf& plane_of, int64_t count, const ConvGeometry& g, int64_t j0,
                      float* panel, int64_t nr) {

@@ -320,15 +320,6 @@ bool conv_depthwise_fusable(const NodeView& conv, const NodeView& depthwise) {
 
 namespace {
 
-// The GEMM epilogue of a conv: per-output-channel bias (rows of C), then the fused activation.
-Epilogue bias_clamp(const float* bias, const Activation& act) {
-  Epilogue e;
-  e.row_bias = bias;
-  e.lo = act.lo;
-  e.hi = act.hi;
-  return e;
-}
-
 // A conv fused with the depthwise conv after it (region.cpp): ctx.dw and its folded
 // BatchNormalization and activation.
 Step build_conv_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batch,

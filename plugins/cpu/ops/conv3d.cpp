@@ -146,10 +146,7 @@ Step build_conv3d(BuildContext& ctx) {
         };
         // C is this group's output channels x this slice's pixels, rows a whole volume apart.
         const int64_t c_off = grp * ocpg * out_volume + z * cols;
-        Epilogue e;
-        e.row_bias = bias->data() + grp * ocpg;
-        e.lo = act.lo;
-        e.hi = act.hi;
+        Epilogue e = bias_clamp(bias->data() + grp * ocpg, act);
         e.post = post.get();
         e.residual = r != nullptr ? r + c_off : nullptr;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + c_off, out_volume, e,

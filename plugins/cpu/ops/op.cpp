@@ -140,6 +140,14 @@ void check_conv_operands(const NodeView& node, std::initializer_list<int32_t> ra
   if (b != nullptr && constant_f32(b) == nullptr) fail("bias must be a float32 constant");
 }
 
+Epilogue bias_clamp(const float* bias, const Activation& act) {
+  Epilogue e;
+  e.row_bias = bias;
+  e.lo = act.lo;
+  e.hi = act.hi;
+  return e;
+}
+
 void fold_batch_norm(const NodeView& bn, int64_t oc, int64_t k, float* weights, float* bias) {
   const float* gamma = constant_f32(bn.input(1));
   const float* beta = constant_f32(bn.input(2));

@@ -105,6 +105,8 @@ bool constant_ints(const tsr_tensor* t, std::vector<int64_t>* out);
 // constant bias if any) and its input rank one of `ranks`; throws plugin::Failure naming the node.
 void check_conv_operands(const NodeView& node, std::initializer_list<int32_t> ranks,
                          const char* rank_message);
+// The GEMM epilogue of a conv: per-output-channel bias (rows of C), then the fused activation.
+Epilogue bias_clamp(const float* bias, const Activation& act);
 // Folds a BatchNormalization after a conv into its weights (oc rows of k) and bias (oc):
 // y = s * (conv(x) + b - mean) + beta, s = gamma / sqrt(var + eps).
 void fold_batch_norm(const NodeView& bn, int64_t oc, int64_t k, float* weights, float* bias);
@@ -168,8 +170,8 @@ std::string query_reduce(const RegionView&, const NodeView&);
 Step build_reduce(BuildContext&);
 std::string query_softmax(const RegionView&, const NodeView&);
 Step build_softmax(BuildContext&);
-// MaxPool / AveragePool on rank-5 tensors (pool3d.cpp), which query_pool / build_pool hand on.
-std::string query_pool3d(const RegionView&, const NodeView&);
+// MaxPool / AveragePool on rank-5 tensors (pool3d.cpp), which build_pool hands on once
+// query_pool has checked them.
 Step build_pool3d(BuildContext&);
 std::string query_compare(const RegionView&, const NodeView&);
 Step build_compare(BuildContext&);

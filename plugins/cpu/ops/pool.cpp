@@ -7,9 +7,9 @@ namespace tessera::cpu {
 std::string query_pool(const RegionView& region, const NodeView& node) {
   if (is_int8_pool(node)) return query_pool_int8(region, node);
   const tsr_tensor* x = node.input(0);
-  if (x != nullptr && x->rank == 5) return query_pool3d(region, node);
   if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
-  if (x->rank != 3 && x->rank != 4) return "only 1-D, 2-D and 3-D pooling (rank 3 to 5)";
+  // Rank 5 runs in pool3d.cpp; the attribute checks below hold for every rank.
+  if (x->rank < 3 || x->rank > 5) return "only 1-D, 2-D and 3-D pooling (rank 3 to 5)";
   if (node.num_outputs() > 1 && node.output_index(1) >= 0)
     return "MaxPool Indices output is not implemented";
   const size_t axes = static_cast<size_t>(x->rank - 2);

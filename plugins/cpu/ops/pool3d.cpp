@@ -14,22 +14,6 @@
 
 namespace tessera::cpu {
 
-std::string query_pool3d(const RegionView& region, const NodeView& node) {
-  (void)region;
-  const tsr_tensor* x = node.input(0);
-  if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
-  if (node.num_outputs() > 1 && node.output_index(1) >= 0)
-    return "MaxPool Indices output is not implemented";
-  if (node.attr_ints("kernel_shape", {}).size() != 3) return "kernel_shape must have 3 values";
-  if (node.attr_ints("strides", {1, 1, 1}).size() != 3) return "strides must have 3 values";
-  if (node.attr_ints("pads", {0, 0, 0, 0, 0, 0}).size() != 6) return "pads must have 6 values";
-  for (int64_t d : node.attr_ints("dilations", {1, 1, 1})) {
-    if (d != 1) return "dilations other than 1 are not implemented";
-  }
-  if (node.attr_int("storage_order", 0) != 0) return "storage_order 1 is not implemented";
-  return "";
-}
-
 Step build_pool3d(BuildContext& ctx) {
   const NodeView& node = ctx.node;
   const tsr_tensor* x = node.input(0);

@@ -138,20 +138,18 @@ std::shared_ptr<RecurrentWeights> pack_recurrent(const BuildContext& ctx, const 
   return weights;
 }
 
-// One LSTM step for batch entry `bb`: g holds h R^T, gx that step's X W^T + biases.
 // clip > 0 bounds every activation's input to [-clip, clip].
 inline float clipped(float v, float clip) {
   return clip > 0.0f ? std::min(clip, std::max(-clip, v)) : v;
 }
 
+// One LSTM step for batch entry `bb`: g holds h R^T, gx that step's X W^T + biases.
 void lstm_cell(const float* gx, float* g, float* hb, float* cb, int64_t H,
                const std::vector<float>& peep, float clip) {
   const int64_t G = 4 * H;
-  for (int64_t j = 0; j < G; ++j) g[j] += gx[j];
-  if (clip > 0.0f && peep.empty()) {
-    for (int64_t j = 0; j < G; ++j) g[j] = clipped(g[j], clip);
-  }
   if (peep.empty()) {
+    // Without peepholes the gates' sums are the activations' inputs: clipped as they are added.
+    for (int64_t j = 0; j < G; ++j) g[j] = clipped(g[j] + gx[j], clip);
     // i, o, f are one run of 3H; c's candidate the last H.
     unary_run(kSigmoidFn, g, g, 3 * H);
     unary_run(kTanhFn, g + 3 * H, g + 3 * H, H);
@@ -160,6 +158,7 @@ void lstm_cell(const float* gx, float* g, float* hb, float* cb, int64_t H,
     for (int64_t j = 0; j < H; ++j) hb[j] *= g[H + j];
     return;
   }
+  for (int64_t j = 0; j < G; ++j) g[j] += gx[j];
   for (int64_t j = 0; j < H; ++j) {
     const float cp = cb[j];
     const float ig = sigmoid(clipped(g[j] + peep[static_cast<size_t>(j)] * cp, clip));
