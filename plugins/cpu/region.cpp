@@ -244,6 +244,31 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
       }
     }
+    // nn.Linear on activations of rank 3 or more exports as MatMul then an Add of the constant
+    // bias, in transformer blocks often followed by the residual Add: both run in the GEMM's
+    // epilogue, and a GELU after them fuses below as a post op (vit_small: 85 such Adds were
+    // separate passes over the MatMul outputs).
+    const float* col_bias = nullptr;
+    if (op == "MatMul") {
+      int32_t r = sole_reader(output, last);
+      if (r >= 0 && query_binary(region, region.node(r)).empty()) {
+        col_bias = matmul_column_bias(region.node(r), output);
+      }
+      if (col_bias != nullptr) {
+        absorbed[static_cast<size_t>(r)] = true;
+        output = region.node(r).output_index(0);
+        last = r;
+        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
+      }
+      r = sole_reader(output, last);
+      if (r >= 0) residual = residual_input(region.node(r), output, n);
+      if (residual >= 0) {
+        absorbed[static_cast<size_t>(r)] = true;
+        output = region.node(r).output_index(0);
+        last = r;
+        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
+      }
+    }
     // A Sigmoid whose reader multiplies it by the Sigmoid's input computes SiLU in one pass.
     bool silu = false;
     if (op == "Sigmoid") {
@@ -375,6 +400,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      post,
                      silu};
     ctx.channel_ln = channel_ln ? &*channel_ln : nullptr;
+    ctx.col_bias = col_bias;
     try {
       Step step = channel_ln ? build_channel_layer_norm(ctx) : entry->build(ctx);
       if (!post.is_clamp_only() && !ctx.post_done) {

@@ -200,6 +200,55 @@ TEST(CpuRegion, ResidualAddsRunInTheConvEpilogue) {
   EXPECT_TRUE(fused("conv_f", "add_y")) << all_notes(notes);
 }
 
+// A transformer MLP as PyTorch exports it on [batch, tokens, dim] activations: fc1's bias Add
+// and the GELU after it run in fc1's GEMM, fc2's bias Add and the block's residual Add in fc2's;
+// an Add of a per-row constant is not a bias and stays a step of its own.
+TEST(CpuRegionFusion, LinearLayersTakeTheirBiasResidualAndGelu) {
+  auto scalar = [](float v) {
+    Tensor t(DType::kFloat32, Shape{});
+    t.data<float>()[0] = v;
+    return t;
+  };
+  const Graph g = GraphBuilder()
+                      .input("x", {2, 37, 24})
+                      .constant("w1", random_tensor({24, 40}, 1))
+                      .constant("b1", random_tensor({40}, 2))
+                      .constant("w2", random_tensor({40, 24}, 3))
+                      .constant("b2", random_tensor({24}, 4))
+                      .constant("w3", random_tensor({24, 24}, 5))
+                      .constant("rows", random_tensor({37, 1}, 6))
+                      .constant("sqrt2", scalar(1.4142135623730951f))
+                      .constant("one", scalar(1.0f))
+                      .constant("half", scalar(0.5f))
+                      .node("MatMul", {"x", "w1"}, {"m1"}, {}, "fc1")
+                      .node("Add", {"m1", "b1"}, {"h"}, {}, "fc1_bias")
+                      .node("Div", {"h", "sqrt2"}, {"d"}, {}, "gelu_div")
+                      .node("Erf", {"d"}, {"e"}, {}, "gelu_erf")
+                      .node("Add", {"e", "one"}, {"a"}, {}, "gelu_add")
+                      .node("Mul", {"h", "a"}, {"p"}, {}, "gelu_mul")
+                      .node("Mul", {"p", "half"}, {"g"}, {}, "gelu_half")
+                      .node("MatMul", {"g", "w2"}, {"m2"}, {}, "fc2")
+                      .node("Add", {"b2", "m2"}, {"o"}, {}, "fc2_bias")
+                      .node("Add", {"x", "o"}, {"r"}, {}, "residual")
+                      .node("MatMul", {"r", "w3"}, {"m3"}, {}, "fc3")
+                      .node("Add", {"m3", "rows"}, {"y"}, {}, "row_add")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> notes = compile_and_check({}, 2, g);
+  auto fused = [&](const std::string& matmul, const std::string& node) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) {
+      return n.rfind(matmul + ": fused", 0) == 0 && n.find(node) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(fused("fc1", "fc1_bias")) << all_notes(notes);
+  for (const char* gelu : {"gelu_div", "gelu_erf", "gelu_add", "gelu_mul", "gelu_half"}) {
+    EXPECT_TRUE(fused("fc1", gelu)) << gelu << "\n" << all_notes(notes);
+  }
+  EXPECT_TRUE(fused("fc2", "fc2_bias")) << all_notes(notes);
+  EXPECT_TRUE(fused("fc2", "residual")) << all_notes(notes);
+  EXPECT_FALSE(fused("fc3", "row_add")) << all_notes(notes);
+}
+
 TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
   const std::vector<std::string> heuristic = compile_and_check({});
   EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.im2col_gemm{")) << all_notes(heuristic);

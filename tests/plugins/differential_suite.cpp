@@ -509,6 +509,75 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // nn.Linear on 3-D activations: MatMul + Add(bias) run as one GEMM with the bias per column,
+  // here with the GELU after it (a transformer MLP's fc1) over ragged row blocks.
+  c.push_back({"MatMulBiasGelu", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 67, 40})
+                     .constant("w", random_tensor({40, 23}, 55))
+                     .constant("b", random_tensor({23}, 56))
+                     .constant("sqrt2", scalar(1.4142135623730951f))
+                     .constant("one", scalar(1.0f))
+                     .constant("half", scalar(0.5f))
+                     .node("MatMul", {"x", "w"}, {"m"})
+                     .node("Add", {"b", "m"}, {"h"})
+                     .node("Div", {"h", "sqrt2"}, {"d"})
+                     .node("Erf", {"d"}, {"e"})
+                     .node("Add", {"e", "one"}, {"a"})
+                     .node("Mul", {"h", "a"}, {"p"})
+                     .node("Mul", {"p", "half"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // fc2 of a transformer block: bias shaped [1, 1, N], then the residual Add of the block's
+  // input (the residual read in the epilogue per row block), then a Relu.
+  c.push_back({"MatMulBiasResidualRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 45, 24})
+                     .constant("w", random_tensor({24, 24}, 57))
+                     .constant("b", random_tensor({1, 1, 24}, 58))
+                     .node("MatMul", {"x", "w"}, {"m"})
+                     .node("Add", {"m", "b"}, {"h"})
+                     .node("Add", {"x", "h"}, {"r"})
+                     .node("Relu", {"r"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Both operands at run time (heads packed per item), a bias per column and a residual.
+  c.push_back({"MatMulBatchedBiasResidual", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 13, 9})
+                     .input("z", {2, 3, 9, 11})
+                     .input("s", {2, 3, 13, 11})
+                     .constant("b", random_tensor({11}, 59))
+                     .node("MatMul", {"x", "z"}, {"m"})
+                     .node("Add", {"m", "b"}, {"h"})
+                     .node("Add", {"h", "s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // Adds that are not a per-column bias stay separate steps: a per-row constant, and a bias
+  // whose Add broadcasts the output to a larger shape.
+  c.push_back({"MatMulAddPerRowConstant", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 6, 10})
+                     .constant("w", random_tensor({10, 6}, 60))
+                     .constant("b", random_tensor({6, 1}, 61))
+                     .node("MatMul", {"x", "w"}, {"m"})
+                     .node("Add", {"m", "b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"MatMulAddBroadcastsOutput", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 6, 10})
+                     .constant("w", random_tensor({10, 7}, 62))
+                     .constant("b", random_tensor({3, 1, 7}, 63))
+                     .node("MatMul", {"x", "w"}, {"m"})
+                     .node("Add", {"m", "b"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   // Attention-sized heads with odd extents: each head packs its own A and B.
   c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
   c.push_back({"ConvDilatedDepthwise", [] {

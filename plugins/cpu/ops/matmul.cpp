@@ -30,6 +30,21 @@ std::string query_matmul(const RegionView& region, const NodeView& node) {
                         &plan);
 }
 
+const float* matmul_column_bias(const NodeView& add, int32_t value) {
+  if (add.op_type() != "Add" || add.num_inputs() != 2) return nullptr;
+  const int32_t i = add.input_index(0) == value ? 1 : 0;
+  if (add.input_index(1 - i) != value || add.input_index(i) == value) return nullptr;
+  const tsr_tensor* y = add.input(1 - i);
+  const tsr_tensor* b = add.input(i);
+  const float* data = constant_f32(b);
+  if (data == nullptr || !is_f32(y) || !is_f32(add.output(0)) || b->rank > y->rank) return nullptr;
+  if (dims(*add.output(0)) != dims(*y) || b->rank == 0) return nullptr;
+  for (int32_t d = 0; d + 1 < b->rank; ++d) {
+    if (b->dims[d] != 1) return nullptr;
+  }
+  return b->dims[b->rank - 1] == y->dims[y->rank - 1] ? data : nullptr;
+}
+
 int64_t matmul_gemm_rows(const NodeView& node) {
   const tsr_tensor* a = node.input(0);
   const tsr_tensor* b = node.input(1);
@@ -50,6 +65,9 @@ Step build_matmul(BuildContext& ctx) {
   const int64_t mr = tile_rows(config), nr = blocking.nr;
   const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
   const Activation act = ctx.act;
+  // A fused bias Add (per column) and residual Add (laid out like the output), region.cpp.
+  const float* col_bias = ctx.col_bias;
+  const int32_t res = ctx.residual;
   const std::shared_ptr<const UnaryFn> post = take_post(ctx);
   if (constant_b) {
     auto packed_b = std::make_shared<PackedMatrix>();
@@ -64,6 +82,7 @@ Step build_matmul(BuildContext& ctx) {
       e.lo = act.lo;
       e.hi = act.hi;
       e.post = post.get();
+      e.col_bias = col_bias;
       tbb::parallel_for(int64_t{0}, blocks, [&](int64_t t) {
         // Isolated so that a thread waiting inside this block's GEMM takes no other block, which
         // would repack the buffer the GEMM is reading.
@@ -71,7 +90,9 @@ Step build_matmul(BuildContext& ctx) {
           static thread_local PackedMatrix packed_a;
           const int64_t r0 = t * block, count = std::min(block, rows - r0);
           pack_a(v[ia] + r0 * k, count, k, k, 1, &packed_a, mr);
-          sgemm_packed(packed_a, *packed_b, v[out] + r0 * n, n, e, blocking);
+          Epilogue block_e = e;
+          if (res >= 0) block_e.residual = v[res] + r0 * n;
+          sgemm_packed(packed_a, *packed_b, v[out] + r0 * n, n, block_e, blocking);
         });
       });
     };
@@ -96,6 +117,7 @@ Step build_matmul(BuildContext& ctx) {
     e.lo = act.lo;
     e.hi = act.hi;
     e.post = post.get();
+    e.col_bias = col_bias;
     // Batch items (attention heads: 16 products of 256 x 256 by 256 x 16 in mobilevit) are
     // parallel tasks, each packing into its thread's buffers; the GEMM inside stays parallel
     // for few large items. Isolation keeps a thread waiting inside one item's GEMM from taking
@@ -106,7 +128,9 @@ Step build_matmul(BuildContext& ctx) {
         const auto [oa, ob] = (*items)[static_cast<size_t>(i)];
         pack_a(v[ia] + oa * m * k, m, k, k, 1, &packed_a, mr);
         pack_b(v[ib] + ob * k * n, k, n, n, 1, &packed_b, nr);
-        sgemm_packed(packed_a, packed_b, v[out] + i * m * n, n, e, blocking);
+        Epilogue item_e = e;
+        if (res >= 0) item_e.residual = v[res] + i * m * n;
+        sgemm_packed(packed_a, packed_b, v[out] + i * m * n, n, item_e, blocking);
       });
     });
   };

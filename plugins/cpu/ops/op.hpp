@@ -61,6 +61,9 @@ struct BuildContext {
   // Transpose to NHWC: the LayerNormalization over channels that alone reads it
   // (channel_layer_norm_fusable); `output` is its output, or the Transpose back to NCHW's.
   const NodeView* channel_ln = nullptr;
+  // MatMul: a fused Add's constant bias, one value per output column (nn.Linear on 3-D
+  // activations exports as MatMul + Add), added in the GEMM's epilogue before `residual`.
+  const float* col_bias = nullptr;
   // Set by a builder whose kernels apply `post` themselves (block by block, in cache); region.cpp
   // otherwise runs it as a pass after the step.
   bool post_done = false;
@@ -128,6 +131,10 @@ Step build_conv3d(BuildContext&);
 std::string query_gemm(const RegionView&, const NodeView&);
 Step build_gemm(BuildContext&);
 std::string query_matmul(const RegionView&, const NodeView&);
+// The constant bias `add` adds to MatMul output `value`: a float32 vector of the output's last
+// dimension, broadcast over the other axes, with `add`'s output shaped like `value`. nullptr
+// when `add` is anything else.
+const float* matmul_column_bias(const NodeView& add, int32_t value);
 // Rows of the GEMM a MatMul runs: batch * M with constant 2-D weights (one GEMM), else M.
 int64_t matmul_gemm_rows(const NodeView& node);
 Step build_matmul(BuildContext&);
