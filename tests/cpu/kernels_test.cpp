@@ -917,6 +917,22 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
                    " w=" + std::to_string(c.w) + " k=" + std::to_string(c.k));
       check_flat(c, 71, false);
     }
+    // The 2-D transpose: whole 4 x 4 register blocks and both ragged edges, rows and columns of
+    // the source and the destination wider than the block (leading dimensions past the extent).
+    for (const auto& [rows, cols] :
+         std::vector<std::pair<int64_t, int64_t>>{{4, 4}, {13, 7}, {3, 9}, {16, 1}, {9, 18}}) {
+      SCOPED_TRACE("transpose " + std::to_string(rows) + "x" + std::to_string(cols));
+      const int64_t lds = cols + 3, ldd = rows + 2;
+      const Tensor src = random_tensor({rows, lds}, 81);
+      std::vector<float> dst(static_cast<size_t>(cols * ldd), 7.0f);
+      transpose_2d(src.data<float>(), lds, dst.data(), ldd, rows, cols);
+      for (int64_t c = 0; c < cols; ++c) {
+        for (int64_t r = 0; r < ldd; ++r) {
+          const float want = r < rows ? src.data<float>()[r * lds + c] : 7.0f;
+          ASSERT_EQ(dst[static_cast<size_t>(c * ldd + r)], want) << "row " << r << " col " << c;
+        }
+      }
+    }
   }
   hwy::SetSupportedTargetsForTest(0);
   hwy::GetChosenTarget().Update(hwy::SupportedTargets());

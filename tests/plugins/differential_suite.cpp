@@ -1367,9 +1367,20 @@ std::vector<DifferentialCase> make_cases() {
   c.push_back({"TransposeShortRuns", [] {
                  return unary("Transpose", {131, 3, 37, 2}, attrs({{"perm", V{0, 2, 1, 3}}}));
                }});
-  // No unit-stride dim left after the permutation: strided runs.
+  // The innermost output dim reads the source with a stride: 2-D tiles around the dim that
+  // reads it with stride 1, here with a dim between them and ragged tiles on both sides.
   c.push_back({"TransposeStridedRuns", [] {
                  return unary("Transpose", {3, 7, 33, 41}, attrs({{"perm", V{0, 3, 2, 1}}}));
+               }});
+  // Attention's K^T per head, and NHWC -> NCHW (extents not multiples of the tile).
+  c.push_back({"TransposeLastTwoAxes", [] {
+                 return unary("Transpose", {2, 3, 37, 19}, attrs({{"perm", V{0, 1, 3, 2}}}));
+               }});
+  c.push_back({"TransposeToChannelsFirst", [] {
+                 return unary("Transpose", {2, 17, 18, 35}, attrs({{"perm", V{0, 3, 1, 2}}}));
+               }});
+  c.push_back({"TransposeReverseAxes", [] {
+                 return unary("Transpose", {5, 33, 20}, attrs({{"perm", V{2, 1, 0}}}));
                }});
   c.push_back({"ConvReluPoolChain", [] {
                  return GraphBuilder()

@@ -531,6 +531,38 @@ HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
   MapRun(y, y, n, [&](VF v) { return hn::Mul(v, vinv); });
 }
 
+// dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols: 4 x 4 blocks transposed in
+// registers (two rounds of interleaves), so both sides move whole 128-bit vectors; the ragged
+// edges go element by element.
+HWY_ATTR void Transpose2D(const float* HWY_RESTRICT src, int64_t lds, float* HWY_RESTRICT dst,
+                          int64_t ldd, int64_t rows, int64_t cols) {
+  int64_t r = 0;
+#if HWY_TARGET != HWY_SCALAR  // one lane there: the loops below do it all
+  const hn::FixedTag<float, 4> d;
+  for (; r + 4 <= rows; r += 4) {
+    const float* s = src + r * lds;
+    int64_t c = 0;
+    for (; c + 4 <= cols; c += 4) {
+      const auto r0 = hn::LoadU(d, s + c), r1 = hn::LoadU(d, s + lds + c);
+      const auto r2 = hn::LoadU(d, s + 2 * lds + c), r3 = hn::LoadU(d, s + 3 * lds + c);
+      const auto t0 = hn::InterleaveLower(d, r0, r1), t1 = hn::InterleaveLower(d, r2, r3);
+      const auto t2 = hn::InterleaveUpper(d, r0, r1), t3 = hn::InterleaveUpper(d, r2, r3);
+      float* o = dst + c * ldd + r;
+      hn::StoreU(hn::ConcatLowerLower(d, t1, t0), d, o);
+      hn::StoreU(hn::ConcatUpperUpper(d, t1, t0), d, o + ldd);
+      hn::StoreU(hn::ConcatLowerLower(d, t3, t2), d, o + 2 * ldd);
+      hn::StoreU(hn::ConcatUpperUpper(d, t3, t2), d, o + 3 * ldd);
+    }
+    for (; c < cols; ++c) {
+      for (int64_t k = 0; k < 4; ++k) dst[c * ldd + r + k] = s[k * lds + c];
+    }
+  }
+#endif
+  for (; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) dst[c * ldd + r] = src[r * lds + c];
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -550,6 +582,7 @@ HWY_EXPORT(ScaleShiftRun);
 HWY_EXPORT(ChannelLayerNorm);
 HWY_EXPORT(ChannelLayerNormTileFloats);
 HWY_EXPORT(SoftmaxRun);
+HWY_EXPORT(Transpose2D);
 
 void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(UnaryBlock)(&fn, x, n, y, n, 1, n);
@@ -625,6 +658,11 @@ void scale_shift_run(const float* x, int64_t n, float a, float b, float* y) {
 
 void softmax_run(const float* x, float* y, int64_t n, bool log) {
   HWY_DYNAMIC_DISPATCH(SoftmaxRun)(x, y, n, log);
+}
+
+void transpose_2d(const float* src, int64_t lds, float* dst, int64_t ldd, int64_t rows,
+                  int64_t cols) {
+  HWY_DYNAMIC_DISPATCH(Transpose2D)(src, lds, dst, ldd, rows, cols);
 }
 
 }  // namespace tessera::cpu
