@@ -185,9 +185,17 @@ Config default_conv_config(int64_t m, int64_t n, int64_t k, int64_t threads) {
   }
   // Else every B panel is packed by the task that uses it, so a task should span all of M (each
   // panel packed once) unless that leaves too few tasks: then split M, re-packing some panels.
+  // Not below 64 rows while every thread has a panel of its own: a panel's packing costs about
+  // what 32 to 64 rows of its products do, so halving a few rows doubled the packing for little
+  // balance (pvt_v2's spatial-reduction conv, 32 -> 32 8x8 stride 8 on 56x56, K = 2048 and two
+  // 32-column panels: 215 us at mc 24 against 116 us at mc 48, 2 threads, the tuner's verified
+  // medians on a Xeon; ORT 104 us at 1 thread).
   while (mc > 6 && mc / 2 >= m) mc /= 2;
   while (tasks() < want_tasks && nc > 16) nc /= 2;
-  while (tasks() < want_tasks && mc > 6 && col_panels < want_tasks) mc = mc == 12 ? 6 : mc / 2;
+  while (tasks() < want_tasks && mc > 6 && col_panels < want_tasks &&
+         (mc / 2 >= 64 || col_panels < threads)) {
+    mc = mc == 12 ? 6 : mc / 2;
+  }
   // b_direct only matters for 1x1 stride-1 convs (B is the input itself): reading it in place
   // measured faster than packing for every such zoo shape (K 24 to 576).
   Config out{&s, {mc, nc, kc, 0, 1}};
