@@ -458,6 +458,83 @@ TEST(CpuSession, PaddingMaskFromTokenIds) {
   EXPECT_EQ(got[3].data<int64_t>()[4], -5);  // 7 sin(4) = -5.30 -> -5
 }
 
+// The ops that only move data take every element width, bit-exact against the reference runner:
+// int64 ids through Transpose (a strided inner run), Slice with a step, Split, Tile and Gather;
+// a bool mask through Expand (nn.MultiheadAttention's key padding mask), Transpose and Concat;
+// int64 Concat along an inner axis; int8
+// through Tile and Gather; int32 through the tiled transpose (4-byte elements share float's).
+TEST(CpuSession, DataMovementOfEveryElementWidth) {
+  auto i64 = [](std::vector<int64_t> v) {
+    return Tensor::from_vector<int64_t>({static_cast<int64_t>(v.size())}, std::move(v));
+  };
+  const Graph g =
+      GraphBuilder()
+          .input("ids", {3, 5, 7}, DType::kInt64)
+          .input("mask", {2, 1, 9}, DType::kBool)
+          .input("q", {4, 6}, DType::kInt8)
+          .input("n", {2, 9, 11}, DType::kInt32)
+          .node("Transpose", {"ids"}, {"ids_t"},
+                test::attrs({{"perm", std::vector<int64_t>{2, 0, 1}}}))
+          .constant("starts", i64({1, 0}))
+          .constant("ends", i64({5, 7}))
+          .constant("axes", i64({1, 2}))
+          .constant("steps", i64({2, 3}))
+          .node("Slice", {"ids", "starts", "ends", "axes", "steps"}, {"ids_s"})
+          .constant("parts", i64({3, 4}))
+          .node("Split", {"ids", "parts"}, {"ids_a", "ids_b"}, test::attrs({{"axis", int64_t{2}}}))
+          .constant("reps", i64({2, 1, 3}))
+          .node("Tile", {"ids", "reps"}, {"ids_r"})
+          .constant("rows", i64({2, 0, 2}))
+          .node("Gather", {"ids", "rows"}, {"ids_g"})
+          .constant("shape", i64({2, 4, 9}))
+          .node("Expand", {"mask", "shape"}, {"mask_e"})
+          .node("Transpose", {"mask_e"}, {"mask_t"},
+                test::attrs({{"perm", std::vector<int64_t>{0, 2, 1}}}))
+          .constant("qreps", i64({3, 2}))
+          .node("Tile", {"q", "qreps"}, {"q_r"})
+          .constant("qrows", i64({3, 1}))
+          .node("Gather", {"q", "qrows"}, {"q_g"}, test::attrs({{"axis", int64_t{1}}}))
+          .node("Transpose", {"n"}, {"n_t"}, test::attrs({{"perm", std::vector<int64_t>{0, 2, 1}}}))
+          .output("ids_t")
+          .output("ids_s")
+          .output("ids_a")
+          .output("ids_b")
+          .output("ids_r")
+          .output("ids_g")
+          .output("mask_t")
+          .output("q_r")
+          .output("q_g")
+          .output("n_t")
+          .build();
+  Session session(g, cpu_options());
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+  }
+  std::vector<int64_t> ids(105);
+  for (size_t i = 0; i < ids.size(); ++i)
+    ids[i] = static_cast<int64_t>(i * 7919) - (int64_t{1} << 40);
+  const std::vector<uint8_t> bits = {1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1, 0, 0, 0, 1, 0, 1};
+  Tensor mask(DType::kBool, {2, 1, 9});
+  std::memcpy(mask.raw(), bits.data(), bits.size());
+  std::vector<int8_t> q(24);
+  for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int8_t>(i * 11 - 128);
+  std::vector<int32_t> n(198);
+  for (size_t i = 0; i < n.size(); ++i) n[i] = static_cast<int32_t>(i * 104729) ^ 0x7f800001;
+  const std::map<std::string, Tensor> inputs = {
+      {"ids", Tensor::from_vector<int64_t>({3, 5, 7}, ids)},
+      {"mask", mask},
+      {"q", Tensor::from_vector<int8_t>({4, 6}, q)},
+      {"n", Tensor::from_vector<int32_t>({2, 9, 11}, n)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(g, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
+    ASSERT_EQ(got[o].nbytes(), want[o].nbytes()) << "output " << o;
+    EXPECT_EQ(std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()), 0) << "output " << o;
+  }
+}
+
 // An entry of length 0 in a padded batch (its Y rows stay zero, its final state is h0) and one
 // longer than the sequence (clamped), given at run time, against the reference runner.
 TEST(CpuSession, LstmSequenceLensAtRunTimeWithEmptyEntry) {

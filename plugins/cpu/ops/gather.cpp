@@ -1,6 +1,6 @@
-// Gather over float32 data with constant indices (a class token, a fixed channel pick) or indices
-// known only at run time (token ids into an embedding table): the input is [outer, axis, inner]
-// and each index copies one inner-long run per outer index.
+// Gather over data of any element type with constant indices (a class token, a fixed channel pick)
+// or indices known only at run time (token ids into an embedding table): the input is [outer, axis,
+// inner] and each index copies one inner-long run per outer index.
 #include <tbb/parallel_for.h>
 
 #include <cstring>
@@ -17,13 +17,14 @@ bool int_indices(const tsr_tensor* t) {
 }
 
 // Copies run `idx[k]` (already in [0, e)) of every outer slice: output item (o, k) is the
-// inner-long run at (o, idx[k]).
-void gather_runs(const float* x, const int64_t* idx, int64_t count, int64_t outer, int64_t e,
-                 int64_t inner, float* y) {
+// inner-long run at (o, idx[k]); `inner` counts bytes.
+void gather_runs(const void* data, const int64_t* idx, int64_t count, int64_t outer, int64_t e,
+                 int64_t inner, void* out) {
+  const auto* x = static_cast<const unsigned char*>(data);
+  auto* y = static_cast<unsigned char*>(out);
   tbb::parallel_for(int64_t{0}, outer * count, [&](int64_t item) {
     const int64_t o = item / count, k = item % count;
-    std::memcpy(y + item * inner, x + (o * e + idx[k]) * inner,
-                static_cast<size_t>(inner) * sizeof(float));
+    std::memcpy(y + item * inner, x + (o * e + idx[k]) * inner, static_cast<size_t>(inner));
   });
 }
 
@@ -32,7 +33,7 @@ void gather_runs(const float* x, const int64_t* idx, int64_t count, int64_t oute
 std::string query_gather(const RegionView& region, const NodeView& node) {
   (void)region;
   const tsr_tensor* x = node.input(0);
-  if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 data is implemented";
+  if (copy_element_bytes(x, node.output(0)) == 0) return "data and output dtypes differ";
   const int64_t axis = normalize_axis(node.attr_int("axis", 0), x->rank);
   if (axis < 0) return "axis out of range";
   const tsr_tensor* indices = node.input(1);
@@ -54,6 +55,7 @@ Step build_gather(BuildContext& ctx) {
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x->dims[d];
   for (int64_t d = axis + 1; d < x->rank; ++d) inner *= x->dims[d];
+  inner *= copy_element_bytes(x, ctx.node.output(0));
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
   std::vector<int64_t> idx;
   if (constant_ints(indices, &idx)) {

@@ -2,7 +2,9 @@
 #include "ops/loops.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "kernels/elementwise.hpp"
@@ -119,13 +121,16 @@ namespace {
 // computed once per chunk and then stepped like an odometer: short runs (mobilevit's patch unfold
 // copies runs of 2 floats) would otherwise spend more on a div/mod per dim and a memcpy call per
 // row than on the copy.
-void copy_rows(const CopyPlan& plan, const float* src, float* dst, int64_t first, int64_t last) {
+// T is the element as copied: float for every 4-byte type (bit copies), or an unsigned integer
+// of the element's width.
+template <typename T>
+void copy_rows(const CopyPlan& plan, const T* src, T* dst, int64_t first, int64_t last) {
   const size_t rank = plan.dims.size();
   const int64_t run = plan.dims.back(), run_stride = plan.strides.back();
   if (rank == 1) {
     if (run_stride == 1) {
       std::memcpy(dst + first, src + plan.offset + first,
-                  static_cast<size_t>(last - first) * sizeof(float));
+                  static_cast<size_t>(last - first) * sizeof(T));
     } else {
       for (int64_t j = first; j < last; ++j) dst[j] = src[plan.offset + j * run_stride];
     }
@@ -142,11 +147,11 @@ void copy_rows(const CopyPlan& plan, const float* src, float* dst, int64_t first
   }
   const size_t inner = rank - 2;  // the dim stepped once per row
   const int64_t inner_dim = plan.dims[inner], inner_stride = plan.strides[inner];
-  float* t = dst + first * run;
+  T* t = dst + first * run;
   for (int64_t row = first; row < last;) {
     // A stretch of rows along the inner dim: no odometer work between them.
     const int64_t stretch = std::min(last - row, inner_dim - idx[inner]);
-    const float* s = src + off;
+    const T* s = src + off;
     if (run_stride != 1) {
       for (int64_t r = 0; r < stretch; ++r, s += inner_stride, t += run) {
         for (int64_t j = 0; j < run; ++j) t[j] = s[j * run_stride];
@@ -157,7 +162,7 @@ void copy_rows(const CopyPlan& plan, const float* src, float* dst, int64_t first
       }
     } else {
       for (int64_t r = 0; r < stretch; ++r, s += inner_stride, t += run) {
-        std::memcpy(t, s, static_cast<size_t>(run) * sizeof(float));
+        std::memcpy(t, s, static_cast<size_t>(run) * sizeof(T));
       }
     }
     row += stretch;
@@ -226,16 +231,18 @@ void transpose_tiles(const CopyPlan& plan, size_t a, const float* src, float* ds
                     });
 }
 
-}  // namespace
-
-void strided_copy(const CopyPlan& plan, const float* src, float* dst) {
+template <typename T>
+void strided_copy_of(const CopyPlan& plan, const T* src, T* dst) {
   const size_t rank = plan.dims.size();
   const int64_t run = plan.dims.back();
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < rank; ++d) rows *= plan.dims[d];
-  if (rank >= 2 && plan.strides.back() != 1 && run >= 4) {
+  if (std::is_same_v<T, float> && rank >= 2 && plan.strides.back() != 1 && run >= 4) {
     for (size_t a = rank - 1; a-- > 0;) {
-      if (plan.strides[a] == 1 && plan.dims[a] >= 4) return transpose_tiles(plan, a, src, dst);
+      if (plan.strides[a] == 1 && plan.dims[a] >= 4) {
+        return transpose_tiles(plan, a, reinterpret_cast<const float*>(src),
+                               reinterpret_cast<float*>(dst));
+      }
     }
   }
   if (rank == 1) {  // one strided run: chunks of it
@@ -247,10 +254,34 @@ void strided_copy(const CopyPlan& plan, const float* src, float* dst) {
   }
   // Chunks of at least 16K floats: below that a task costs more than it copies.
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, run));
-  tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain),
-                    [&](const tbb::blocked_range<int64_t>& r) {
-                      copy_rows(plan, src, dst, r.begin(), r.end());
-                    });
+  tbb::parallel_for(
+      tbb::blocked_range<int64_t>(0, rows, grain),
+      [&](const tbb::blocked_range<int64_t>& r) { copy_rows(plan, src, dst, r.begin(), r.end()); });
+}
+
+}  // namespace
+
+void strided_copy(const CopyPlan& plan, const float* src, float* dst) {
+  strided_copy_of(plan, src, dst);
+}
+
+bool strided_copy(const CopyPlan& plan, const void* src, void* dst, int64_t element_bytes) {
+  switch (element_bytes) {
+    case 1:
+      strided_copy_of(plan, static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst));
+      return true;
+    case 2:
+      strided_copy_of(plan, static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst));
+      return true;
+    case 4:
+      strided_copy_of(plan, static_cast<const float*>(src), static_cast<float*>(dst));
+      return true;
+    case 8:
+      strided_copy_of(plan, static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst));
+      return true;
+    default:
+      return false;
+  }
 }
 
 }  // namespace tessera::cpu

@@ -47,6 +47,9 @@ CopyPlan merge_copy_plan(std::vector<int64_t> dims, std::vector<int64_t> strides
 // dst[0, prod(dims)) = the view of src; parallel over outer rows; runs with unit stride are
 // memcpy'd.
 void strided_copy(const CopyPlan& plan, const float* src, float* dst);
+// The same for elements of 1, 2, 4 or 8 bytes (any dtype: the copy moves bits); false for
+// another size.
+bool strided_copy(const CopyPlan& plan, const void* src, void* dst, int64_t element_bytes);
 
 // Row-major strides of a shape.
 std::vector<int64_t> row_major_strides(const std::vector<int64_t>& dims);

@@ -111,6 +111,12 @@ bool is_f32(const tsr_tensor* t) {
   return t != nullptr && t->dtype == TSR_DTYPE_FLOAT32;
 }
 
+int64_t copy_element_bytes(const tsr_tensor* x, const tsr_tensor* y) {
+  if (x == nullptr || y == nullptr || x->dtype != y->dtype) return 0;
+  const int64_t bytes = static_cast<int64_t>(plugin::dtype_size(x->dtype));
+  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 ? bytes : 0;
+}
+
 std::vector<int64_t> dims(const tsr_tensor& t) {
   return plugin::tensor_shape(t);
 }

@@ -99,6 +99,10 @@ const OpEntry* find_op(std::string_view op_type);
 
 // Helpers shared by op files.
 bool is_f32(const tsr_tensor* t);
+// Bytes per element when x and y share a dtype of 1, 2, 4 or 8 bytes, else 0: the ops that only
+// move data (Transpose, Slice, Split, Tile, Expand, Gather) take any such type (int64 ids, bool
+// masks) as bit copies.
+int64_t copy_element_bytes(const tsr_tensor* x, const tsr_tensor* y);
 std::vector<int64_t> dims(const tsr_tensor& t);
 int64_t numel(const tsr_tensor& t);
 const float* constant_f32(const tsr_tensor* t);  // nullptr when not a float32 constant

@@ -67,7 +67,8 @@ std::string slice_plan(const RegionView& region, const NodeView& node, CopyPlan*
 }  // namespace
 
 std::string query_slice(const RegionView& region, const NodeView& node) {
-  if (!is_f32(node.input(0)) || !is_f32(node.output(0))) return "only float32 is implemented";
+  if (copy_element_bytes(node.input(0), node.output(0)) == 0)
+    return "input and output dtypes differ";
   if (numel(*node.output(0)) == 0) return "empty outputs are not implemented";
   CopyPlan plan;
   return slice_plan(region, node, &plan);
@@ -77,7 +78,8 @@ Step build_slice(BuildContext& ctx) {
   CopyPlan plan;
   slice_plan(ctx.region, ctx.node, &plan);
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
-  return [=](std::vector<float*>& v) { strided_copy(plan, v[in], v[out]); };
+  const int64_t bytes = copy_element_bytes(ctx.node.input(0), ctx.node.output(0));
+  return [=](std::vector<float*>& v) { strided_copy(plan, v[in], v[out], bytes); };
 }
 
 }  // namespace tessera::cpu

@@ -8,14 +8,15 @@ namespace tessera::cpu {
 std::string query_split(const RegionView& region, const NodeView& node) {
   (void)region;
   const tsr_tensor* x = node.input(0);
-  if (!is_f32(x)) return "only float32 is implemented";
+  if (copy_element_bytes(x, x) == 0) return "unsupported element type";
   const int64_t axis = normalize_axis(node.attr_int("axis", 0), x->rank);
   if (axis < 0) return "axis out of range";
   int64_t total = 0;
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
     const tsr_tensor* y = node.output(i);
     if (y == nullptr) return "omitted outputs are not implemented";
-    if (!is_f32(y) || y->rank != x->rank) return "only float32 is implemented";
+    if (copy_element_bytes(x, y) == 0 || y->rank != x->rank)
+      return "outputs must be of the input's dtype and rank";
     total += y->dims[axis];
   }
   if (total != x->dims[axis]) return "output sizes do not add up to the input's axis";
@@ -40,9 +41,10 @@ Step build_split(BuildContext& ctx) {
     empty.push_back(numel(*ctx.node.output(i)) == 0);
   }
   const int32_t in = ctx.node.input_index(0);
+  const int64_t bytes = copy_element_bytes(x, x);
   return [=](std::vector<float*>& v) {
     for (size_t i = 0; i < plans.size(); ++i) {
-      if (!empty[i]) strided_copy(plans[i], v[in], v[outs[i]]);
+      if (!empty[i]) strided_copy(plans[i], v[in], v[outs[i]], bytes);
     }
   };
 }

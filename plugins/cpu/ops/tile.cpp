@@ -1,5 +1,6 @@
-// Tile (float32) as one strided copy: output dim d split into [repeats[d], x dim d] with source
-// strides [0, x stride d], so the innermost input dim is copied whole (memcpy) per output row.
+// Tile (any element type) as one strided copy: output dim d split into [repeats[d], x dim d] with
+// source strides [0, x stride d], so the innermost input dim is copied whole (memcpy) per output
+// row.
 #include "ops/loops.hpp"
 #include "ops/op.hpp"
 
@@ -8,7 +9,7 @@ namespace tessera::cpu {
 std::string query_tile(const RegionView& region, const NodeView& node) {
   (void)region;
   const tsr_tensor* x = node.input(0);
-  if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
+  if (copy_element_bytes(x, node.output(0)) == 0) return "input and output dtypes differ";
   std::vector<int64_t> repeats;
   if (!constant_ints(node.input(1), &repeats)) return "repeats must be an integer constant";
   if (static_cast<int64_t>(repeats.size()) != x->rank) return "one repeat count per input dim";
@@ -34,7 +35,8 @@ Step build_tile(BuildContext& ctx) {
   }
   const CopyPlan plan = merge_copy_plan(out_dims, strides, 0);
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
-  return [=](std::vector<float*>& v) { strided_copy(plan, v[in], v[out]); };
+  const int64_t bytes = copy_element_bytes(x, ctx.node.output(0));
+  return [=](std::vector<float*>& v) { strided_copy(plan, v[in], v[out], bytes); };
 }
 
 }  // namespace tessera::cpu

@@ -22,7 +22,7 @@ std::vector<int64_t> permutation(const NodeView& node, int64_t rank) {
 std::string query_transpose(const RegionView& region, const NodeView& node) {
   (void)region;
   const tsr_tensor* x = node.input(0);
-  if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
+  if (copy_element_bytes(x, node.output(0)) == 0) return "input and output dtypes differ";
   const std::vector<int64_t> perm = permutation(node, x->rank);
   if (static_cast<int64_t>(perm.size()) != x->rank) return "perm must list every axis";
   std::vector<bool> seen(perm.size(), false);
@@ -45,7 +45,8 @@ Step build_transpose(BuildContext& ctx) {
   }
   const CopyPlan plan = merge_copy_plan(out_dims, strides, 0);
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
-  return [=](std::vector<float*>& v) { strided_copy(plan, v[in], v[out]); };
+  const int64_t bytes = copy_element_bytes(x, ctx.node.output(0));
+  return [=](std::vector<float*>& v) { strided_copy(plan, v[in], v[out], bytes); };
 }
 
 }  // namespace tessera::cpu

@@ -1,7 +1,7 @@
 // Reshape-like ops (Flatten, Reshape, Squeeze, Unsqueeze, Identity of any element type; Dropout
-// in inference and a float32-to-float32 Cast) and Concat. The reshape-likes move no data: their
-// output aliases the input buffer, unless it is a region output (core owns that buffer), where one
-// copy is needed.
+// in inference and a float32-to-float32 Cast) and Concat (any element type). The reshape-likes move
+// no data: their output aliases the input buffer, unless it is a region output (core owns that
+// buffer), where one copy is needed.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -56,9 +56,8 @@ Step build_view(BuildContext& ctx) {
 std::string query_concat(const RegionView& region, const NodeView& node) {
   (void)region;
   const tsr_tensor* y = node.output(0);
-  if (!is_f32(y)) return "only float32 is implemented";
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
-    if (!is_f32(node.input(i))) return "only float32 is implemented";
+    if (copy_element_bytes(node.input(i), y) == 0) return "inputs and output dtypes differ";
   }
   return "";
 }
@@ -78,11 +77,13 @@ Step build_concat(BuildContext& ctx) {
   int64_t total = 0;
   for (int64_t c : chunk) total += c;
   const int32_t out = ctx.output;
+  const int64_t bytes = copy_element_bytes(ctx.node.input(0), y);
   // With one outer index each input is one contiguous slice of the output. An input computed in
   // this region (not core's buffer, not a constant, not already stored elsewhere, not repeated)
   // becomes a view of its slice: its producer writes there and nothing is copied.
   std::vector<bool> copy(ins.size(), true);
-  if (outer == 1) {
+  // Views are offsets in floats, so only 4-byte elements become views.
+  if (outer == 1 && bytes == 4) {
     int64_t offset = 0;
     for (size_t i = 0; i < ins.size(); ++i) {
       const int32_t value = ins[i];
@@ -104,12 +105,13 @@ Step build_concat(BuildContext& ctx) {
   }
   return [=](std::vector<float*>& v) {
     tbb::parallel_for(int64_t{0}, outer, [&](int64_t o) {
-      float* dst = v[out] + o * total;
+      auto* dst = reinterpret_cast<unsigned char*>(v[out]) + o * total * bytes;
       for (size_t i = 0; i < ins.size(); ++i) {
         if (copy[i]) {
-          std::memcpy(dst, v[ins[i]] + o * chunk[i], static_cast<size_t>(chunk[i]) * sizeof(float));
+          const auto* src = reinterpret_cast<const unsigned char*>(v[ins[i]]);
+          std::memcpy(dst, src + o * chunk[i] * bytes, static_cast<size_t>(chunk[i] * bytes));
         }
-        dst += chunk[i];
+        dst += chunk[i] * bytes;
       }
     });
   };
