@@ -917,6 +917,25 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
                    " w=" + std::to_string(c.w) + " k=" + std::to_string(c.k));
       check_flat(c, 71, false);
     }
+    // Fake quantization (a QuantizeLinear -> DequantizeLinear pair): halves round to even, both
+    // ends saturate, NaN goes to the lowest value; uint8 with zero point 3, scale 0.5.
+    {
+      UnaryFn fq;
+      fq.op = UnaryOp::kFakeQuant;
+      fq.alpha = 0.5f;
+      fq.beta = 3.0f;
+      fq.gamma = 0.0f;
+      const std::vector<float> x = {-1.25f,  -0.75f,        0.25f, 0.75f, 1.25f, 150.0f,
+                                    -100.0f, std::nanf(""), 2.0f,  -1.5f, 0.3f,  126.0f,
+                                    126.3f,  -1.75f,        0.0f,  1e30f, -1e30f};
+      const std::vector<float> want = {-1.0f,  -1.0f, 0.0f, 1.0f,   1.0f, 126.0f,
+                                       -1.5f,  -1.5f, 2.0f, -1.5f,  0.5f, 126.0f,
+                                       126.0f, -1.5f, 0.0f, 126.0f, -1.5f};
+      std::vector<float> got(x.size());
+      unary_parallel(fq, x.data(), got.data(), static_cast<int64_t>(x.size()));
+      for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_EQ(got[i], want[i]) << "fake quant element " << i;
+    }
     // The 2-D transpose: whole 4 x 4 register blocks and both ragged edges, rows and columns of
     // the source and the destination wider than the block (leading dimensions past the extent).
     for (const auto& [rows, cols] :

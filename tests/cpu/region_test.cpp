@@ -249,6 +249,40 @@ TEST(CpuRegionFusion, LinearLayersTakeTheirBiasResidualAndGelu) {
   EXPECT_FALSE(fused("fc3", "row_add")) << all_notes(notes);
 }
 
+// A QDQ model's activation quantization, QuantizeLinear read only by the matching
+// DequantizeLinear, runs in its producer's step as a float rounding and clamp, or as one step of
+// its own where it reads the region's input; a pair whose scales differ stays two steps.
+TEST(CpuRegionFusion, QuantizeDequantizePairFusesIntoItsProducer) {
+  auto scalar = [](float v) { return Tensor::from_vector<float>({}, {v}); };
+  const Graph g = GraphBuilder()
+                      .input("x", {2, 3, 17})
+                      .constant("zero", scalar(0.0f))
+                      .constant("s", scalar(0.03f))
+                      .constant("s2", scalar(0.05f))
+                      .constant("z", Tensor::from_vector<int8_t>({}, {-5}))
+                      .node("QuantizeLinear", {"x", "s", "z"}, {"xq"}, {}, "q0")
+                      .node("DequantizeLinear", {"xq", "s", "z"}, {"xd"}, {}, "dq0")
+                      .node("Add", {"xd", "zero"}, {"a"}, {}, "add")
+                      .node("QuantizeLinear", {"a", "s", "z"}, {"aq"}, {}, "q1")
+                      .node("DequantizeLinear", {"aq", "s", "z"}, {"ad"}, {}, "dq1")
+                      .node("Add", {"ad", "zero"}, {"b"}, {}, "add2")
+                      .node("QuantizeLinear", {"b", "s", "z"}, {"bq"}, {}, "q2")
+                      .node("DequantizeLinear", {"bq", "s2", "z"}, {"y"}, {}, "dq2")
+                      .output("y")
+                      .build();
+  const std::vector<std::string> notes = compile_and_check({}, 2, g);
+  EXPECT_TRUE(has_note(notes, "add: fused ")) << all_notes(notes);
+  auto fused = [&](const std::string& producer, const std::string& node) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) {
+      return n.rfind(producer + ": fused", 0) == 0 && n.find(node) != std::string::npos;
+    });
+  };
+  EXPECT_TRUE(has_note(notes, "q0: fake quantization with ")) << all_notes(notes);
+  EXPECT_TRUE(fused("add", "q1")) << all_notes(notes);
+  EXPECT_TRUE(fused("add", "dq1")) << all_notes(notes);
+  EXPECT_FALSE(fused("add2", "q2")) << all_notes(notes);
+}
+
 TEST(CpuNodeConfig, ConfigChangesTheScheduleAndKeepsResults) {
   const std::vector<std::string> heuristic = compile_and_check({});
   EXPECT_TRUE(has_note(heuristic, "conv: conv2d.nchw.im2col_gemm{")) << all_notes(heuristic);

@@ -535,6 +535,45 @@ TEST(CpuSession, DataMovementOfEveryElementWidth) {
   }
 }
 
+// QuantizeLinear rounds half to even and saturates, alone (int8 out) and as the fake quantization
+// a QuantizeLinear -> DequantizeLinear pair becomes after an Add (fused into the Add's step), on
+// values whose quotients are exact halves; checked against hand-computed values and the
+// reference runner.
+TEST(CpuSession, QuantizeRoundsHalfToEvenAndSaturates) {
+  const Graph g = GraphBuilder()
+                      .input("x", {1, 9})
+                      .constant("s", Tensor::from_vector<float>({}, {0.5f}))
+                      .constant("z8", Tensor::from_vector<int8_t>({}, {1}))
+                      .constant("zu", Tensor::from_vector<uint8_t>({}, {3}))
+                      .constant("zero", Tensor::from_vector<float>({}, {0.0f}))
+                      .node("QuantizeLinear", {"x", "s", "z8"}, {"q"}, {}, "quantize")
+                      .node("Add", {"x", "zero"}, {"a"}, {}, "add")
+                      .node("QuantizeLinear", {"a", "s", "zu"}, {"aq"}, {}, "pair_q")
+                      .node("DequantizeLinear", {"aq", "s", "zu"}, {"fq"}, {}, "pair_dq")
+                      .output("q")
+                      .output("fq")
+                      .build();
+  Session session(g, cpu_options());
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+  }
+  const std::vector<float> x = {-1.25f, -0.75f, 0.25f, 0.75f, 1.25f, 150.0f, -100.0f, -1.5f, 2.0f};
+  const std::map<std::string, Tensor> inputs = {{"x", Tensor::from_vector<float>({1, 9}, x)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(g, inputs);
+  // x / 0.5 = -2.5 -1.5 0.5 1.5 2.5 300 -200 -3 4: half to even -2 -2 0 2 2, then + zero point,
+  // saturated to int8 / uint8.
+  const std::vector<int8_t> q = {-1, -1, 1, 3, 3, 127, -128, -2, 5};
+  const std::vector<float> fq = {-1.0f, -1.0f, 0.0f, 1.0f, 1.0f, 126.0f, -1.5f, -1.5f, 2.0f};
+  ASSERT_EQ(got.size(), 2u);
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_EQ(got[0].data<int8_t>()[i], q[i]) << "element " << i;
+    EXPECT_EQ(want[0].data<int8_t>()[i], q[i]) << "reference, element " << i;
+    EXPECT_EQ(got[1].data<float>()[i], fq[i]) << "element " << i;
+    EXPECT_EQ(want[1].data<float>()[i], fq[i]) << "reference, element " << i;
+  }
+}
+
 // An entry of length 0 in a padded batch (its Y rows stay zero, its final state is h0) and one
 // longer than the sequence (clamped), given at run time, against the reference runner.
 TEST(CpuSession, LstmSequenceLensAtRunTimeWithEmptyEntry) {

@@ -578,6 +578,70 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // QDQ quantization (ONNX Runtime's quantize_static format): per tensor to uint8 with a zero
+  // point, per channel to int8, per channel back from int8; inputs read directly, so every
+  // runtime must round the same float quotients the same way (exact match).
+  c.push_back({"QuantizeLinearUInt8", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 5, 7})
+                     .constant("s", scalar(0.0078125f))
+                     .constant("z", Tensor::from_vector<uint8_t>({}, {120}))
+                     .node("QuantizeLinear", {"x", "s", "z"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"QuantizeLinearInt8PerChannel", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 4, 5})
+                     .constant("s", Tensor::from_vector<float>({3}, {0.01f, 0.004f, 0.03f}))
+                     .constant("z", Tensor::from_vector<int8_t>({3}, {-3, 0, 17}))
+                     .node("QuantizeLinear", {"x", "s", "z"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"DequantizeLinearInt8PerChannel", [] {
+                 return GraphBuilder()
+                     .input("q", {2, 4, 3, 3}, DType::kInt8)
+                     .constant("s", Tensor::from_vector<float>({4}, {0.5f, 0.02f, 1.5f, 0.1f}))
+                     .constant("z", Tensor::from_vector<int8_t>({4}, {3, -7, 0, 100}))
+                     .node("DequantizeLinear", {"q", "s", "z"}, {"y"},
+                           attrs({{"axis", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+  // A QDQ conv block: the input's QuantizeLinear / DequantizeLinear, weights stored as int8 with
+  // per-channel scales (folded at load), the conv and Relu, then the activation's pair (fused
+  // into the conv's step on cpu). A conv output within rounding error of a quantization step may
+  // round the other way, so the tolerance is one step (0.02) relative to values near 1.
+  c.push_back(
+      {"QdqConvBlock",
+       [] {
+         std::vector<int8_t> w(8 * 3 * 3 * 3);
+         for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>((i * 37) % 255 - 127);
+         Graph g =
+             GraphBuilder()
+                 .input("x", {1, 3, 9, 9})
+                 .constant("sx", scalar(0.01f))
+                 .constant("zx", Tensor::from_vector<uint8_t>({}, {128}))
+                 .constant("wq", Tensor::from_vector<int8_t>({8, 3, 3, 3}, w))
+                 .constant("sw", Tensor::from_vector<float>({8}, {0.01f, 0.002f, 0.005f, 0.02f,
+                                                                  0.007f, 0.004f, 0.012f, 0.003f}))
+                 .constant("sy", scalar(0.02f))
+                 .constant("zy", Tensor::from_vector<uint8_t>({}, {0}))
+                 .node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"})
+                 .node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"})
+                 .node("DequantizeLinear", {"wq", "sw"}, {"wd"}, attrs({{"axis", int64_t{0}}}))
+                 .node("Conv", {"xd", "wd"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1}}}))
+                 .node("Relu", {"c"}, {"r"})
+                 .node("QuantizeLinear", {"r", "sy", "zy"}, {"rq"})
+                 .node("DequantizeLinear", {"rq", "sy", "zy"}, {"y"})
+                 .output("y")
+                 .build();
+         // As an imported model is: the weights' DequantizeLinear folded into float32.
+         prepare_graph(g);
+         return g;
+       },
+       0.02});
   // Attention-sized heads with odd extents: each head packs its own A and B.
   c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
   c.push_back({"ConvDilatedDepthwise", [] {

@@ -175,6 +175,14 @@ HWY_INLINE VF Apply(DF d, UnaryOp op, const UnaryFn& f, VF x) {
       return hn::Mul(x, hn::Tanh(d, Softplus(d, x)));
     case UnaryOp::kSquare:
       return hn::Mul(x, x);
+    case UnaryOp::kFakeQuant: {
+      const VF scale = hn::Set(d, f.alpha), zero = hn::Set(d, f.beta);
+      const VF lo = hn::Set(d, f.gamma), hi = hn::Set(d, f.gamma + 255.0f);
+      const VF q = hn::Add(hn::Round(hn::Div(x, scale)), zero);
+      // NaN quantizes to the lowest value, as the scalar QuantizeLinear does.
+      const VF c = hn::IfThenElse(hn::IsNaN(q), lo, hn::Min(hn::Max(q, lo), hi));
+      return hn::Mul(hn::Sub(c, zero), scale);
+    }
   }
   return x;
 }
@@ -231,6 +239,7 @@ HWY_ATTR void UnaryBlock(const UnaryFn* fn, const float* x, int64_t ldx, float* 
     TESSERA_UNARY_CASE(kSoftplus)
     TESSERA_UNARY_CASE(kMish)
     TESSERA_UNARY_CASE(kSquare)
+    TESSERA_UNARY_CASE(kFakeQuant)
 #undef TESSERA_UNARY_CASE
   }
 }

@@ -19,8 +19,8 @@ enum class UnaryOp : int32_t {
   kSilu,         // x * sigmoid(x): the Sigmoid-Mul pair exporters write for SiLU / Swish
   kTanh,
   kErf,
-  kGelu,         // 0.5 x (1 + erf(x / sqrt 2))
-  kGeluTanh,     // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+  kGelu,      // 0.5 x (1 + erf(x / sqrt 2))
+  kGeluTanh,  // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
   kExp,
   kLog,
   kSqrt,
@@ -29,12 +29,16 @@ enum class UnaryOp : int32_t {
   kNeg,
   kFloor,
   kCeil,
-  kLeakyRelu,    // x >= 0 ? x : alpha x
-  kElu,          // x >= 0 ? x : alpha (e^x - 1)
-  kSelu,         // gamma (x > 0 ? x : alpha (e^x - 1))
-  kSoftplus,     // log(1 + e^x)
-  kMish,         // x tanh(softplus(x))
-  kSquare,       // x * x (Pow with exponent 2)
+  kLeakyRelu,  // x >= 0 ? x : alpha x
+  kElu,        // x >= 0 ? x : alpha (e^x - 1)
+  kSelu,       // gamma (x > 0 ? x : alpha (e^x - 1))
+  kSoftplus,   // log(1 + e^x)
+  kMish,       // x tanh(softplus(x))
+  kSquare,     // x * x (Pow with exponent 2)
+  // QuantizeLinear then DequantizeLinear in float: (clamp(round(x / alpha) + beta, gamma,
+  // gamma + 255) - beta) * alpha, rounding half to even (alpha the scale, beta the zero point,
+  // gamma the quantized type's lowest value: 0 for uint8, -128 for int8).
+  kFakeQuant,
 };
 
 struct UnaryFn {

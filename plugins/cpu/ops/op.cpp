@@ -82,6 +82,8 @@ const std::vector<OpEntry>& op_table() {
       {"Xor", query_compare, build_compare},
       {"Not", query_not, build_not},
       {"Where", query_where, build_where},
+      {"QuantizeLinear", query_quantize, build_quantize},
+      {"DequantizeLinear", query_quantize, build_quantize},
       {"Unsqueeze", query_view, build_view},
       {"Concat", query_concat, build_concat},
       {"ConvTranspose", query_conv_transpose, build_conv_transpose},

@@ -156,6 +156,13 @@ bool same_shape_add(const NodeView& node);
 // Clip to a clamp) and returns false for ops or attributes it does not cover.
 bool unary_fn_of(const RegionView& region, const NodeView& node, UnaryFn* fn);
 std::string query_unary(const RegionView&, const NodeView&);
+// QuantizeLinear / DequantizeLinear (quantize.cpp), and the fake quantization (kFakeQuant) of a
+// per-tensor QuantizeLinear -> DequantizeLinear pair with one scale and zero point.
+std::string query_quantize(const RegionView&, const NodeView&);
+Step build_quantize(BuildContext&);
+bool quant_pair_fn(const NodeView& quantize, const NodeView& dequantize, UnaryFn* fn);
+// The pair as one step from the QuantizeLinear's input to ctx.output.
+Step build_fake_quant(BuildContext& ctx, const UnaryFn& fn);
 Step build_unary(BuildContext&);
 std::string query_batch_norm(const RegionView&, const NodeView&);
 Step build_batch_norm(BuildContext&);
