@@ -642,6 +642,18 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
          return g;
        },
        0.02});
+  // LRN across channels: AlexNet's (size 5, alpha 1e-4, beta 0.75, bias 2) over ragged planes, and
+  // an even window (2 channels before, 1 after) with a larger alpha so the scaling matters.
+  c.push_back(
+      {"LrnAlexNet", [] {
+         return unary(
+             "LRN", {2, 7, 5, 9},
+             attrs({{"size", int64_t{5}}, {"alpha", 1e-4f}, {"beta", 0.75f}, {"bias", 2.0f}}));
+       }});
+  c.push_back({"LrnEvenWindow", [] {
+                 return unary("LRN", {1, 6, 3, 17},
+                              attrs({{"size", int64_t{4}}, {"alpha", 0.5f}, {"beta", 0.6f}}));
+               }});
   // Attention-sized heads with odd extents: each head packs its own A and B.
   c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
   c.push_back({"ConvDilatedDepthwise", [] {

@@ -505,6 +505,20 @@ HWY_ATTR void ScaleShiftRun(const float* x, int64_t n, float a, float b, float* 
   MapRun(x, y, n, [&](VF v) { return hn::MulAdd(v, va, vb); });
 }
 
+// y = x * (k + a * s)^-beta, as e^(-beta log(k + a s)); k + a s > 0 for LRN's positive bias.
+HWY_ATTR void LrnScaleRun(const float* s, const float* x, int64_t n, float k, float a, float beta,
+                          float* y) {
+  const DF d;
+  const VF vk = hn::Set(d, k), va = hn::Set(d, a), vnb = hn::Set(d, -beta);
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  auto scale = [&](VF sv) { return hn::Exp(d, hn::Mul(vnb, hn::Log(d, hn::MulAdd(va, sv, vk)))); };
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::StoreU(hn::Mul(hn::LoadU(d, x + i), scale(hn::LoadU(d, s + i))), d, y + i);
+  }
+  for (; i < n; ++i) y[i] = x[i] * std::exp(-beta * std::log(k + a * s[i]));
+}
+
 HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
   const DF d;
   const float mx = ReduceRun(ReduceOp::kMax, x, n);
@@ -592,6 +606,7 @@ HWY_EXPORT(ChannelLayerNorm);
 HWY_EXPORT(ChannelLayerNormTileFloats);
 HWY_EXPORT(SoftmaxRun);
 HWY_EXPORT(Transpose2D);
+HWY_EXPORT(LrnScaleRun);
 
 void unary_run(const UnaryFn& fn, const float* x, float* y, int64_t n) {
   HWY_DYNAMIC_DISPATCH(UnaryBlock)(&fn, x, n, y, n, 1, n);
@@ -667,6 +682,11 @@ void scale_shift_run(const float* x, int64_t n, float a, float b, float* y) {
 
 void softmax_run(const float* x, float* y, int64_t n, bool log) {
   HWY_DYNAMIC_DISPATCH(SoftmaxRun)(x, y, n, log);
+}
+
+void lrn_scale_run(const float* s, const float* x, int64_t n, float k, float a, float beta,
+                   float* y) {
+  HWY_DYNAMIC_DISPATCH(LrnScaleRun)(s, x, n, k, a, beta, y);
 }
 
 void transpose_2d(const float* src, int64_t lds, float* dst, int64_t ldd, int64_t rows,

@@ -98,6 +98,9 @@ int64_t channel_layer_norm_tile_floats(int64_t c);
 void scale_shift_run(const float* x, int64_t n, float a, float b, float* y);
 // Softmax (or LogSoftmax) of one contiguous row of n values.
 void softmax_run(const float* x, float* y, int64_t n, bool log);
+// LRN's scaling: y = x * (k + a * s)^-beta over n elements (s: the window's sums of squares).
+void lrn_scale_run(const float* s, const float* x, int64_t n, float k, float a, float beta,
+                   float* y);
 // dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols (the two must not overlap): a 2-D
 // transpose in 4 x 4 register blocks.
 void transpose_2d(const float* src, int64_t lds, float* dst, int64_t ldd, int64_t rows,

@@ -83,6 +83,7 @@ const std::vector<OpEntry>& op_table() {
       {"Not", query_not, build_not},
       {"Where", query_where, build_where},
       {"QuantizeLinear", query_quantize, build_quantize},
+      {"LRN", query_lrn, build_lrn},
       {"DequantizeLinear", query_quantize, build_quantize},
       {"Unsqueeze", query_view, build_view},
       {"Concat", query_concat, build_concat},
