@@ -654,6 +654,26 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return unary("LRN", {1, 6, 3, 17},
                               attrs({{"size", int64_t{4}}, {"alpha", 0.5f}, {"beta", 0.6f}}));
                }});
+  // GridSample (opset 16) with random grids, most points outside [-1, 1]: bilinear with zeros,
+  // nearest with reflection and aligned corners, bicubic with border padding; output sizes other
+  // than the input's.
+  auto grid_sample = [](const char* mode, const char* padding, int64_t align) {
+    return GraphBuilder(16)
+        .input("x", {2, 3, 7, 9})
+        .input("grid", {2, 5, 6, 2})
+        .node("GridSample", {"x", "grid"}, {"y"},
+              attrs({{"mode", std::string(mode)},
+                     {"padding_mode", std::string(padding)},
+                     {"align_corners", align}}))
+        .output("y")
+        .build();
+  };
+  c.push_back({"GridSampleBilinearZeros", [=] { return grid_sample("bilinear", "zeros", 0); }});
+  c.push_back(
+      {"GridSampleNearestReflection", [=] { return grid_sample("nearest", "reflection", 1); }});
+  c.push_back({"GridSampleBicubicBorder", [=] { return grid_sample("bicubic", "border", 0); }});
+  c.push_back(
+      {"GridSampleBilinearReflection", [=] { return grid_sample("bilinear", "reflection", 0); }});
   // Attention-sized heads with odd extents: each head packs its own A and B.
   c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
   c.push_back({"ConvDilatedDepthwise", [] {

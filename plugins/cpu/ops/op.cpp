@@ -84,6 +84,7 @@ const std::vector<OpEntry>& op_table() {
       {"Where", query_where, build_where},
       {"QuantizeLinear", query_quantize, build_quantize},
       {"LRN", query_lrn, build_lrn},
+      {"GridSample", query_grid_sample, build_grid_sample},
       {"DequantizeLinear", query_quantize, build_quantize},
       {"Unsqueeze", query_view, build_view},
       {"Concat", query_concat, build_concat},

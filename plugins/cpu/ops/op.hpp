@@ -156,6 +156,8 @@ bool same_shape_add(const NodeView& node);
 // Clip to a clamp) and returns false for ops or attributes it does not cover.
 bool unary_fn_of(const RegionView& region, const NodeView& node, UnaryFn* fn);
 std::string query_unary(const RegionView&, const NodeView&);
+std::string query_grid_sample(const RegionView&, const NodeView&);
+Step build_grid_sample(BuildContext&);
 std::string query_lrn(const RegionView&, const NodeView&);
 Step build_lrn(BuildContext&);
 // QuantizeLinear / DequantizeLinear (quantize.cpp), and the fake quantization (kFakeQuant) of a
