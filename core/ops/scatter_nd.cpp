@@ -8,38 +8,16 @@
 #include "util/axes.hpp"
 #include "util/elementwise.hpp"
 #include "util/pooling.hpp"
+#include "util/scatter.hpp"
 
 namespace tessera::ops {
 namespace {
 
-// The reduction, checked against the ones the model's opset has.
-std::string read_reduction(const InferContext& ctx) {
-  const std::string r = attr_string(ctx, "reduction", "none");
-  const bool known = r == "none" || ((r == "add" || r == "mul") && ctx.opset >= 16) ||
-                     ((r == "max" || r == "min") && ctx.opset >= 18);
-  if (!known) {
-    ctx.fail("attribute 'reduction' = '" + r + "' is not one of none" +
-             (ctx.opset >= 16 ? ", add, mul" : "") + (ctx.opset >= 18 ? ", max, min" : "") +
-             " at opset " + std::to_string(ctx.opset));
-  }
-  return r;
-}
-
 void infer_scatter_nd(InferContext& ctx) {
-  expect_opset_at_least(ctx, 11);
-  ctx.expect_inputs(3, 3);
-  ctx.expect_dtype(1, {DType::kInt64});
-  const std::string reduction = read_reduction(ctx);
+  const std::string reduction = check_scatter_inputs(ctx, {DType::kInt64});
   const InputInfo& data = ctx.input(0);
   const Shape& indices = ctx.input(1).shape;
   const InputInfo& updates = ctx.input(2);
-  if (reduction != "none" && data.dtype == DType::kBool) {
-    ctx.fail("reduction '" + reduction + "' needs a numeric 'data', got bool");
-  }
-  if (updates.dtype != data.dtype) {
-    ctx.fail(std::string("inputs 'data' and 'updates' have different dtypes (") +
-             dtype_name(data.dtype) + " and " + dtype_name(updates.dtype) + ")");
-  }
   if (indices.empty()) ctx.fail("input 'indices' is a scalar; it needs rank >= 1");
   const int64_t k = indices.back();
   if (k < 1 || k > static_cast<int64_t>(data.shape.size())) {
@@ -105,21 +83,7 @@ void compute_scatter_nd(ComputeContext& ctx) {
     for (int64_t n = 0; n < count; ++n) {
       T* d = dst + offsets[static_cast<size_t>(n)] * slice;
       const T* s = src + n * slice;
-      for (int64_t e = 0; e < slice; ++e) {
-        const auto a = to_compute(d[e]);
-        const auto b = to_compute(s[e]);
-        ComputeType<T> r;
-        if (reduction == "add") {
-          r = wrapping_add(a, b);
-        } else if (reduction == "mul") {
-          r = wrapping_mul(a, b);
-        } else if (reduction == "max") {
-          r = max_propagating_nan(a, b);
-        } else {
-          r = min_propagating_nan(a, b);
-        }
-        d[e] = from_compute<T>(static_cast<ComputeType<T>>(r));
-      }
+      for (int64_t e = 0; e < slice; ++e) d[e] = scatter_combine(reduction, d[e], s[e]);
     }
   });
 }

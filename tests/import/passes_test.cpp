@@ -346,5 +346,30 @@ TEST(Passes, EinsumOutsideTheMatMulFormStays) {
   EXPECT_EQ(g.nodes[0].op_type, "Einsum");
 }
 
+// CastLike(x, like) becomes Cast(x, to = like's dtype) once prepared, so plugins that run Cast
+// take it; the values are the CastLike kernel's (float -> int64 truncates toward zero).
+TEST(Passes, CastLikeBecomesACastToTheSecondInputsType) {
+  ModelBuilder m(15);
+  m.input("X", onnx::TensorProto::FLOAT, {2, 3});
+  m.raw_int64("Like", {1}, {0});
+  m.node("CastLike", {"X", "Like"}, {"Y"}, "cast_like");
+  m.output("Y", onnx::TensorProto::INT64, {2, 3});
+  const Graph g = import_onnx_bytes(m.bytes(), "cast_like.onnx", "");
+  ASSERT_EQ(g.nodes.size(), 1u);
+  EXPECT_EQ(g.nodes[0].op_type, "Cast");
+  ASSERT_EQ(g.nodes[0].inputs.size(), 1u);
+  EXPECT_EQ(g.nodes[0].attrs.get_int("to"), static_cast<int64_t>(DType::kInt64));
+  const std::vector<float> x = {-1.5f, 2.7f, -0.2f, 40.9f, 0.0f, -7.99f};
+  const auto out = run_reference(g, {{"X", Tensor::from_vector<float>({2, 3}, x)}});
+  EXPECT_EQ(out[0].to_int64_vector(), (std::vector<int64_t>{-1, 2, 0, 40, 0, -7}));
+
+  ImportOptions opts;
+  opts.prepare = false;
+  const Graph raw = import_onnx_bytes(m.bytes(), "cast_like.onnx", "", opts);
+  ASSERT_EQ(raw.nodes[0].op_type, "CastLike");
+  const auto direct = run_reference(raw, {{"X", Tensor::from_vector<float>({2, 3}, x)}});
+  EXPECT_EQ(direct[0].to_int64_vector(), out[0].to_int64_vector());
+}
+
 }  // namespace
 }  // namespace tessera

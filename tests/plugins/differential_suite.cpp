@@ -199,6 +199,24 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return unary("ReduceMax", {2, 5, 6}, attrs({{"axes", V{1}}, {"keepdims", int64_t{0}}}));
                }});
   c.push_back({"ReduceSumAll", [] { return unary("ReduceSum", {4, 5, 3}); }});
+  // L1, sum of squares and log-sum-exp (core had no kernels for them, so no model reached cpu's),
+  // over trailing axes; log-sum-exp with inputs large enough that a plain e^x would overflow.
+  c.push_back({"ReduceL1Spatial", [] {
+                 return unary("ReduceL1", {2, 6, 5, 7}, attrs({{"axes", V{2, 3}}}));
+               }});
+  c.push_back({"ReduceSumSquareLastAxis", [] {
+                 return unary("ReduceSumSquare", {3, 4, 33},
+                              attrs({{"axes", V{-1}}, {"keepdims", int64_t{0}}}));
+               }});
+  c.push_back({"ReduceLogSumExpLarge", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 5, 8})
+                     .constant("big", scalar(100.0f))
+                     .node("Mul", {"x", "big"}, {"m"})
+                     .node("ReduceLogSumExp", {"m"}, {"y"}, attrs({{"axes", V{-1}}}))
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ChannelShuffle", [] {
                  return GraphBuilder()
                      .input("x", {1, 8, 5, 5})

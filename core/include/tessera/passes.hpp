@@ -55,12 +55,14 @@ void normalise_dropout(Graph& graph);
 // Two-operand Einsum nodes with known shapes become Transpose / Reshape / MatMul (batch, free and
 // summed subscripts grouped), so plugins run them as batched MatMuls; other Einsums stay.
 void lower_einsum(Graph& graph);
+// CastLike(x, like) as Cast(x) to like's element type (known after shape inference).
+void lower_cast_like(Graph& graph);
 
-// infer_shapes + fold_constants + normalise_dropout + lower_einsum + bypass_no_op_pads +
-// remove_dead_nodes, the standard preparation after import. Keeps the graph as it was before in
-// graph.unprepared and sets graph.prepared. When shapes depend on
-// the values of graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false)
-// with those inputs in graph.value_inputs; prepare_for_inputs prepares it once values are known.
+// infer_shapes + fold_constants + normalise_dropout + lower_einsum + lower_cast_like +
+// bypass_no_op_pads + remove_dead_nodes, the standard preparation after import. Keeps the graph as
+// it was before in graph.unprepared and sets graph.prepared. When shapes depend on the values of
+// graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false) with those inputs
+// in graph.value_inputs; prepare_for_inputs prepares it once values are known.
 void prepare_graph(Graph& graph);
 
 // A prepared copy of `graph` (its unprepared form when it was prepared) for these inputs: every

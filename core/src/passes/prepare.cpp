@@ -69,6 +69,7 @@ void prepare_graph(Graph& graph) {
   }
   normalise_dropout(graph);
   lower_einsum(graph);
+  lower_cast_like(graph);
   bypass_no_op_pads(graph);  // also removes dead nodes
   graph.prepared = true;
   graph.unprepared = std::move(before);
@@ -106,6 +107,7 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
     }
     normalise_dropout(g);
     lower_einsum(g);
+    lower_cast_like(g);
     bypass_no_op_pads(g);  // also removes dead nodes
     g.prepared = true;
     g.unprepared = origin;

@@ -1,0 +1,31 @@
+// ReduceLogSum: the natural log of the sum (log 0 = -inf) over the reduced axes (util/reduce.hpp;
+// the axes are input 1 from opset 18), float32 and float16, accumulated in double.
+#include <cmath>
+
+#include "op.hpp"
+#include "util/reduce.hpp"
+
+namespace tessera::ops {
+namespace {
+
+constexpr int64_t kAxesInputOpset = 18;
+
+void infer_reduce_log_sum(InferContext& ctx) {
+  infer_reduce(ctx, kAxesInputOpset, kFloatDTypes);
+}
+
+void compute_reduce_log_sum(ComputeContext& ctx) {
+  const std::vector<bool> reduce = reduced_axes_for_compute(ctx, kAxesInputOpset);
+  dispatch_float(ctx.input(0).dtype(), node_where(ctx.node), [&](auto tag) {
+    reduce_elements<decltype(tag)>(
+        ctx.input(0), reduce, ctx.outputs[0], 0.0,
+        [](double acc, float v) { return acc + static_cast<double>(v); },
+        [](double acc, int64_t) { return std::log(acc); });
+  });
+}
+
+}  // namespace
+
+TESSERA_REGISTER_OP("ReduceLogSum", infer_reduce_log_sum, compute_reduce_log_sum);
+
+}  // namespace tessera::ops
