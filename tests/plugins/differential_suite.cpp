@@ -309,6 +309,26 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // Linear with rows upsampled (each source row interpolated along x once, then rows blended)
+  // and with rows downsampled (each output row from its two source rows).
+  for (const auto& [name, h, w, oh, ow] :
+       std::vector<std::tuple<const char*, int64_t, int64_t, int64_t, int64_t>>{
+           {"ResizeLinearRowsUp3xColsDown", 5, 9, 15, 4},
+           {"ResizeLinearRowsDownColsUp", 9, 5, 4, 13}}) {
+    c.push_back(
+        {name, [h = h, w = w, oh = oh, ow = ow] {
+           return GraphBuilder()
+               .input("x", {2, 3, h, w})
+               .constant("roi", Tensor::from_vector<float>({0}, {}))
+               .constant("scales", Tensor::from_vector<float>({0}, {}))
+               .constant("sizes", ints({2, 3, oh, ow}))
+               .node("Resize", {"x", "roi", "scales", "sizes"}, {"y"},
+                     attrs({{"mode", std::string("linear")},
+                            {"coordinate_transformation_mode", std::string("pytorch_half_pixel")}}))
+               .output("y")
+               .build();
+         }});
+  }
   // A ViT's position-embedding grid resized bicubically (crossvit), downsampling with
   // exclude_outside and PyTorch's a = -0.75, and align_corners with TensorFlow's a = -0.5.
   c.push_back({"ResizeCubicExcludeOutsideSizes", [] {

@@ -185,7 +185,8 @@ Step build_resize(BuildContext& ctx) {
         const int64_t plane = item / oh, oy = item % oh;
         const float* src = v[in] + plane * ih * iw;
         float* dst = v[out] + (plane * oh + oy) * ow;
-        std::vector<float> row(static_cast<size_t>(iw), 0.0f);
+        static thread_local std::vector<float> row;
+        row.assign(static_cast<size_t>(iw), 0.0f);
         for (int64_t k = 0; k < kCubicTaps; ++k) {
           const size_t t = static_cast<size_t>(oy * kCubicTaps + k);
           const float wy = p->rows.weights[t];
@@ -199,6 +200,37 @@ Step build_resize(BuildContext& ctx) {
             sum += p->cols.weights[t] * row[static_cast<size_t>(p->cols.taps[t])];
           }
           dst[ox] = sum;
+        }
+      });
+    };
+  }
+  if (linear && oh > ih) {
+    // Upsampling rows: each source row is interpolated along x once (ih rows of gathers instead
+    // of oh), then every output row blends two of those rows, a vector loop. Per plane, with the
+    // interpolated rows in the thread's scratch.
+    return [=](std::vector<float*>& v) {
+      tbb::parallel_for(int64_t{0}, planes, [&](int64_t plane) {
+        const float* src = v[in] + plane * ih * iw;
+        float* dst = v[out] + plane * oh * ow;
+        static thread_local std::vector<float> across;
+        across.resize(static_cast<size_t>(ih * ow));
+        const Axis& r = p->rows;
+        const Axis& c = p->cols;
+        for (int64_t iy = 0; iy < ih; ++iy) {
+          const float* s = src + iy * iw;
+          float* a = across.data() + iy * ow;
+          for (int64_t ox = 0; ox < ow; ++ox) {
+            const float left = s[c.i0[static_cast<size_t>(ox)]];
+            a[ox] =
+                left + c.w1[static_cast<size_t>(ox)] * (s[c.i1[static_cast<size_t>(ox)]] - left);
+          }
+        }
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const float* top = across.data() + r.i0[static_cast<size_t>(oy)] * ow;
+          const float* bottom = across.data() + r.i1[static_cast<size_t>(oy)] * ow;
+          const float wy = r.w1[static_cast<size_t>(oy)];
+          float* d = dst + oy * ow;
+          for (int64_t ox = 0; ox < ow; ++ox) d[ox] = top[ox] + wy * (bottom[ox] - top[ox]);
         }
       });
     };
@@ -217,12 +249,19 @@ Step build_resize(BuildContext& ctx) {
       }
       const float* r1 = src + r.i1[static_cast<size_t>(oy)] * iw;
       const float wy = r.w1[static_cast<size_t>(oy)];
+      // Separable: the two source rows blended into one (a vector loop), then two taps per
+      // output column from that row while it is in L1. Four gathers per output element had
+      // made a 2x bilinear upsampling of [1, 32, 64, 64] take 4x ONNX Runtime's time.
+      static thread_local std::vector<float> row;
+      row.resize(static_cast<size_t>(iw));
+      float* t = row.data();
+      for (int64_t ix = 0; ix < iw; ++ix) t[ix] = r0[ix] + wy * (r1[ix] - r0[ix]);
+      const int64_t* i0 = c.i0.data();
+      const int64_t* i1 = c.i1.data();
+      const float* w1 = c.w1.data();
       for (int64_t ox = 0; ox < ow; ++ox) {
-        const size_t u = static_cast<size_t>(ox);
-        const float wx = c.w1[u];
-        const float top = r0[c.i0[u]] + wx * (r0[c.i1[u]] - r0[c.i0[u]]);
-        const float bottom = r1[c.i0[u]] + wx * (r1[c.i1[u]] - r1[c.i0[u]]);
-        dst[ox] = top + wy * (bottom - top);
+        const float a = t[i0[ox]];
+        dst[ox] = a + w1[ox] * (t[i1[ox]] - a);
       }
     });
   };
