@@ -156,10 +156,15 @@ Config flat_heuristic(const ConvGeometry& g, int64_t threads) {
 // Dilated convs keep im2col by default: FCN's 3x3 256 -> 256 at rate 2 on 28x28 measured 9.0 ms
 // flat against 6.2 ms im2col (best of the tuner's trials, this Xeon): the padded planes (1 MiB)
 // leave L2, where im2col's panels stay in it. Flat stays a schedule the tuner may pick.
+bool prefer_phase(const ConvGeometry& g);
+
+// Also stride-1 convs of few input channels where phase planes do not apply (3 -> 32 3x3 at
+// 224x224: 612 against im2col's 821 us; 3 -> 16 9x9 at 136x136: 541 against 1,230), on rows as
+// wide as those measured (24 or more).
 bool prefer_flat(const ConvGeometry& g) {
-  if (g.dilated()) return false;
-  return flat_gemm_conv_applies(g) && g.kh == 3 && g.kw == 3 && g.c >= 16 &&
-         (2 * g.oc <= g.c || g.oc >= 4 * g.c || !prefer_winograd(g));
+  if (g.dilated() || !flat_gemm_conv_applies(g)) return false;
+  if (g.c < 16) return g.ow >= 24 && !prefer_phase(g);
+  return g.kh == 3 && g.kw == 3 && (2 * g.oc <= g.c || g.oc >= 4 * g.c || !prefer_winograd(g));
 }
 
 // Where phase planes measured faster than im2col panels (Zen 4, one thread, conv alone): the
@@ -169,9 +174,13 @@ bool prefer_flat(const ConvGeometry& g) {
 // never straddle output rows, so rows narrower than 24 waste most of a tile (resnet's 1x1
 // stride-2 shortcut at 7x7: 320 vs 177 us), and 1x1 stride-2 convs lost at 28 wide as well (215
 // vs 170 us): one phase plane of four is a strided copy like im2col's, without its packing gain.
+// Stride-1 convs of few input channels (under 16: image-to-image stems, ESPCN, U-Net heads) read
+// B in place as well: im2col's panels of K = 9..243 rows cost more to pack than they save (3 ->
+// 16 3x3 at 128x128: 122 against 197 us; 1 -> 32 5x5 at 96x96: 90 against 150; 8 -> 16 at
+// 56x56: 54 against 103; the tuner's trials on a Xeon, 2 threads).
 bool prefer_phase(const ConvGeometry& g) {
-  return phase_gemm_applies(g) && g.sh == 2 && g.kh * g.kw > 1 && g.ow >= 24 &&
-         g.c * g.kh * g.kw <= 1000;
+  return phase_gemm_applies(g) && (g.sh == 2 || (g.sh == 1 && g.c < 16)) && g.kh * g.kw > 1 &&
+         g.ow >= 24 && g.c * g.kh * g.kw <= 1000;
 }
 
 // The schedules a conv can run, the heuristic's first (empty for depthwise: nothing to tune).
