@@ -1,5 +1,6 @@
 // EyeLike (opset 9): a 2-D tensor shaped like the input with ones on diagonal k (default 0) and
 // zeros elsewhere, of attribute dtype's type (default: the input's). Input values are not read.
+#include <algorithm>
 #include <cstring>
 
 #include "op.hpp"
@@ -32,9 +33,10 @@ void compute_eye_like(ComputeContext& ctx) {
   dispatch_dtype(y.dtype(), node_where(ctx.node), [&](auto tag) {
     using T = decltype(tag);
     T* out = y.data<T>();
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t j = i + k;
-      if (j >= 0 && j < cols) out[i * cols + j] = from_compute<T>(static_cast<ComputeType<T>>(1));
+    // k may be anywhere in int64: rows whose diagonal element exists are [max(0, -k), cols - k).
+    if (k >= cols || k <= -rows) return;
+    for (int64_t i = std::max<int64_t>(0, -k); i < rows && i + k < cols; ++i) {
+      out[i * cols + i + k] = from_compute<T>(static_cast<ComputeType<T>>(1));
     }
   });
 }

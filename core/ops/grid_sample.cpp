@@ -76,18 +76,18 @@ void infer_grid_sample(InferContext& ctx) {
 // Reflects x into [lo, hi] by folding it at the borders as often as needed.
 double reflect(double x, double lo, double hi) {
   const double range = hi - lo;
-  if (range <= 0.0) return lo;
+  if (range <= 0.0 || !std::isfinite(x)) return lo;
+  // Folds counted in double (a coordinate of 1e30 has more than 2^63 of them); the rest clamped
+  // into the range, which rounding at such sizes can leave.
   if (x < lo) {
-    const double dx = lo - x;
-    const int64_t k = static_cast<int64_t>(dx / range);
-    const double rest = dx - static_cast<double>(k) * range;
-    return k % 2 == 0 ? lo + rest : hi - rest;
+    const double dx = lo - x, folds = std::floor(dx / range);
+    const double rest = std::clamp(dx - folds * range, 0.0, range);
+    return std::fmod(folds, 2.0) == 0.0 ? lo + rest : hi - rest;
   }
   if (x > hi) {
-    const double dx = x - hi;
-    const int64_t k = static_cast<int64_t>(dx / range);
-    const double rest = dx - static_cast<double>(k) * range;
-    return k % 2 == 0 ? hi - rest : lo + rest;
+    const double dx = x - hi, folds = std::floor(dx / range);
+    const double rest = std::clamp(dx - folds * range, 0.0, range);
+    return std::fmod(folds, 2.0) == 0.0 ? hi - rest : lo + rest;
   }
   return x;
 }
@@ -133,6 +133,11 @@ void compute_grid_sample(ComputeContext& ctx) {
         const double hi = a.align_corners ? d - 1.0 : d - 0.5;
         const double v = g[r - 1 - i];  // the grid lists the innermost dim first
         double c = a.align_corners ? (v + 1.0) / 2.0 * (d - 1.0) : ((v + 1.0) * d - 1.0) / 2.0;
+        // A NaN coordinate samples as one left of the range; without reflection, one far outside
+        // it is brought within a few pixels of it (its taps are padding either way), so the
+        // casts below stay defined (reflection folds any coordinate into the range).
+        if (std::isnan(c)) c = lo - 2.0;
+        if (a.padding != Padding::kReflection) c = std::clamp(c, lo - 8.0, hi + 8.0);
         if (a.mode == Mode::kNearest) c = std::nearbyint(c);
         if (c < lo || c > hi) {
           // Cubic with border padding clamps only the taps, as PyTorch's grid_sample and ONNX

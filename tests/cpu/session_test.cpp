@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 
 #include "graph_builder.hpp"
@@ -571,6 +572,57 @@ TEST(CpuSession, QuantizeRoundsHalfToEvenAndSaturates) {
     EXPECT_EQ(want[0].data<int8_t>()[i], q[i]) << "reference, element " << i;
     EXPECT_EQ(got[1].data<float>()[i], fq[i]) << "element " << i;
     EXPECT_EQ(want[1].data<float>()[i], fq[i]) << "reference, element " << i;
+  }
+}
+
+// Grid coordinates that are NaN, infinite or far outside [-1, 1] sample defined values (a NaN as
+// a point left of the image; the rest padded or folded) on cpu and in the reference kernel alike,
+// for every padding mode; and EyeLike's diagonal index may be anywhere in int64.
+TEST(CpuSession, GridSampleOfNonFiniteAndFarCoordinates) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> grid = {std::nanf(""), 0.2f, inf,   -inf, 1e30f, -1e30f, 0.5f, 3e9f,
+                                   -0.3f,         0.9f, -2e7f, 7.5f, 1.0f,  -1.0f,  0.0f, 0.0f};
+  std::vector<float> x(2 * 5 * 6);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::cos(static_cast<float>(i));
+  for (const char* padding : {"zeros", "border", "reflection"}) {
+    for (const char* mode : {"bilinear", "nearest", "bicubic"}) {
+      SCOPED_TRACE(std::string(mode) + " " + padding);
+      const Graph g = GraphBuilder(16)
+                          .input("x", {1, 2, 5, 6})
+                          .input("grid", {1, 2, 4, 2})
+                          .node("GridSample", {"x", "grid"}, {"y"},
+                                test::attrs({{"mode", std::string(mode)},
+                                             {"padding_mode", std::string(padding)}}))
+                          .output("y")
+                          .build();
+      Session session(g, cpu_options());
+      ASSERT_EQ(session.plan().nodes.at(0).plugin, "cpu");
+      const std::map<std::string, Tensor> inputs = {
+          {"x", Tensor::from_vector<float>({1, 2, 5, 6}, x)},
+          {"grid", Tensor::from_vector<float>({1, 2, 4, 2}, grid)}};
+      const Tensor got = session.run(inputs).at(0);
+      const Tensor want = run_reference(g, inputs).at(0);
+      for (int64_t i = 0; i < want.numel(); ++i) {
+        ASSERT_TRUE(std::isfinite(want.data<float>()[i])) << "element " << i;
+        EXPECT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5f) << "element " << i;
+      }
+    }
+  }
+  for (const int64_t k : {std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min(),
+                          int64_t{2}, int64_t{-1}}) {
+    const Graph g = GraphBuilder()
+                        .input("x", {3, 4})
+                        .node("EyeLike", {"x"}, {"y"}, test::attrs({{"k", k}}))
+                        .output("y")
+                        .build();
+    const Tensor y =
+        run_reference(g, {{"x", Tensor::from_vector<float>({3, 4}, std::vector<float>(12))}}).at(0);
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t j = 0; j < 4; ++j) {
+        const bool diagonal = k > -4 && k < 5 && j - i == k;
+        EXPECT_EQ(y.data<float>()[i * 4 + j], diagonal ? 1.0f : 0.0f) << "k " << k;
+      }
+    }
   }
 }
 

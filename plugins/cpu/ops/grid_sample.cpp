@@ -53,13 +53,13 @@ std::string read_attrs(const RegionView& region, const NodeView& node, Attrs* a)
 // x folded into [lo, hi] at its borders as often as needed.
 double fold_into(double x, double lo, double hi) {
   const double span = hi - lo;
-  if (span <= 0.0) return lo;
+  if (span <= 0.0 || !std::isfinite(x)) return lo;
   const bool below = x < lo;
   if (!below && x <= hi) return x;
-  const double past = below ? lo - x : x - hi;
-  const int64_t folds = static_cast<int64_t>(past / span);
-  const double rest = past - static_cast<double>(folds) * span;
-  const bool back = folds % 2 == 0;  // an even number of folds comes back from the same border
+  // Folds counted in double (a coordinate of 1e30 has more than 2^63 of them).
+  const double past = below ? lo - x : x - hi, folds = std::floor(past / span);
+  const double rest = std::clamp(past - folds * span, 0.0, span);
+  const bool back = std::fmod(folds, 2.0) == 0.0;  // even: back from the same border
   return below == back ? lo + rest : hi - rest;
 }
 
@@ -74,6 +74,11 @@ AxisTaps axis_taps(double v, int64_t size, const Attrs& a) {
   const double d = static_cast<double>(size);
   const double lo = a.align_corners ? 0.0 : -0.5, hi = a.align_corners ? d - 1.0 : d - 0.5;
   double c = a.align_corners ? (v + 1.0) / 2.0 * (d - 1.0) : ((v + 1.0) * d - 1.0) / 2.0;
+  // NaN samples as one left of the range; without reflection (which folds any coordinate into
+  // the range) far outside is brought within a few pixels, the taps being padding either way,
+  // so the casts below stay defined (as in core's kernel).
+  if (std::isnan(c)) c = lo - 2.0;
+  if (a.padding != Padding::kReflection) c = std::clamp(c, lo - 8.0, hi + 8.0);
   if (a.mode == Mode::kNearest) c = std::nearbyint(c);
   if (c < lo || c > hi) {
     // Cubic with border padding clamps only its taps (PyTorch, ONNX Runtime; core's kernel too).
