@@ -31,6 +31,8 @@ void compute_reduce_log_sum_exp(ComputeContext& ctx) {
           if (x > acc.max) {
             acc.sum = acc.sum * std::exp(acc.max - x) + 1.0;
             acc.max = x;
+          } else if (x == acc.max) {
+            acc.sum += 1.0;  // also for infinities, where x - max would be NaN
           } else {
             acc.sum += std::exp(x - acc.max);
           }
