@@ -1235,6 +1235,13 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
   c.push_back({"ArgMaxMiddleAxis", [] {
                  return unary("ArgMax", {3, 7, 5}, attrs({{"axis", int64_t{1}}}));
                }});
+  c.push_back({"ArgMinMiddleAxisLastIndex", [] {
+                 return unary("ArgMin", {3, 7, 5},
+                              attrs({{"axis", int64_t{1}}, {"select_last_index", int64_t{1}}}));
+               }});
+  c.push_back({"ArgMinLastAxis", [] {
+                 return unary("ArgMin", {4, 9}, attrs({{"axis", int64_t{-1}}}));
+               }});
   c.push_back({"ArgMaxLastAxisNoKeepdims", [] {
                  return unary("ArgMax", {4, 9},
                               attrs({{"axis", int64_t{-1}},

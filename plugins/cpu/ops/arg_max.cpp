@@ -1,6 +1,6 @@
-// ArgMax (float32 in, int64 out) along one axis, the input read as [outer, n, inner]: with
-// inner == 1 each row is scanned alone; otherwise rows of `inner` candidates are compared with the
-// best so far one row at a time, so every read is unit-stride. Ties take the first index (the
+// ArgMax and ArgMin (float32 in, int64 out) along one axis, the input read as [outer, n, inner]:
+// with inner == 1 each row is scanned alone; otherwise rows of `inner` candidates are compared with
+// the best so far one row at a time, so every read is unit-stride. Ties take the first index (the
 // last with select_last_index); a NaN is above every number, as in core's kernel.
 #include <tbb/parallel_for.h>
 
@@ -12,10 +12,12 @@
 namespace tessera::cpu {
 namespace {
 
-// Whether v replaces the best b: larger, or equal with take_last; NaN above every number.
-inline bool replaces(float v, float b, bool take_last) {
+// Whether v replaces the best b: larger (smaller for ArgMin), or equal with take_last; a NaN wins
+// over every number.
+inline bool replaces(float v, float b, bool take_last, bool smallest) {
   if (std::isnan(b)) return take_last && std::isnan(v);
   if (std::isnan(v)) return true;
+  if (smallest) return take_last ? v <= b : v < b;
   return take_last ? v >= b : v > b;
 }
 
@@ -38,6 +40,7 @@ Step build_arg_max(BuildContext& ctx) {
   const tsr_tensor* x = ctx.node.input(0);
   const int64_t axis = normalize_axis(ctx.node.attr_int("axis", 0), x->rank);
   const bool last = ctx.node.attr_int("select_last_index", 0) != 0;
+  const bool smallest = ctx.node.op_type() == "ArgMin";
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= x->dims[d];
   for (int64_t d = axis + 1; d < x->rank; ++d) inner *= x->dims[d];
@@ -51,7 +54,7 @@ Step build_arg_max(BuildContext& ctx) {
         const float* row = src + o * n;
         int64_t best = 0;
         for (int64_t j = 1; j < n; ++j) {
-          if (replaces(row[j], row[best], last)) best = j;
+          if (replaces(row[j], row[best], last, smallest)) best = j;
         }
         idx[o] = best;
       });
@@ -71,7 +74,7 @@ Step build_arg_max(BuildContext& ctx) {
       for (int64_t r = 1; r < n; ++r) {
         const float* row = base + r * inner;
         for (int64_t j = 0; j < len; ++j) {
-          if (replaces(row[j], values[j], last)) {
+          if (replaces(row[j], values[j], last, smallest)) {
             values[j] = row[j];
             best[j] = r;
           }

@@ -96,6 +96,7 @@ const std::vector<OpEntry>& op_table() {
       {"GroupNormalization", query_group_norm, build_group_norm},
       {"GlobalMaxPool", query_global_max_pool, build_global_max_pool},
       {"ArgMax", query_arg_max, build_arg_max},
+      {"ArgMin", query_arg_max, build_arg_max},
       {"TopK", query_top_k, build_top_k},
       {"ScatterND", query_scatter_nd, build_scatter_nd},
       {"LSTM", query_recurrent, build_recurrent},

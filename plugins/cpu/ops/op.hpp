@@ -247,7 +247,7 @@ Step build_recurrent(BuildContext&);
 // ScatterND with constant indices, reduction none (scatter_nd.cpp).
 std::string query_scatter_nd(const RegionView&, const NodeView&);
 Step build_scatter_nd(BuildContext&);
-// Index-producing ops: ArgMax (arg_max.cpp), TopK (top_k.cpp); int64 outputs.
+// Index-producing ops: ArgMax and ArgMin (arg_max.cpp), TopK (top_k.cpp); int64 outputs.
 std::string query_arg_max(const RegionView&, const NodeView&);
 Step build_arg_max(BuildContext&);
 std::string query_top_k(const RegionView&, const NodeView&);
