@@ -17,6 +17,7 @@ void infer_celu(InferContext& ctx) {
 void compute_celu(ComputeContext& ctx) {
   const float alpha = ctx.node.attrs.get_float("alpha", 1.0f);
   compute_float_activation(ctx, [=](float v) {
+    if (std::isnan(v)) return v;  // std::max / std::min would turn it into 0
     return std::max(0.0f, v) + std::min(0.0f, alpha * std::expm1(v / alpha));
   });
 }

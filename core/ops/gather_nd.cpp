@@ -61,6 +61,7 @@ void compute_gather_nd(ComputeContext& ctx) {
   for (size_t d = static_cast<size_t>(s.b + s.k); d < ds.size(); ++d) slice *= ds[d];
   int64_t addressed = 1;
   for (int64_t d = s.b; d < s.b + s.k; ++d) addressed *= ds[static_cast<size_t>(d)];
+  if (batch == 0 || indices.empty()) return;  // nothing to gather (zero boxes found)
   const int64_t tuples = static_cast<int64_t>(indices.size()) / s.k / batch;
   const size_t bytes = dtype_size(data.dtype()) * static_cast<size_t>(slice);
   const auto* src = static_cast<const std::byte*>(data.raw());

@@ -68,6 +68,11 @@ void infer_grid_sample(InferContext& ctx) {
              shape_str(x));
   }
   read_attrs(ctx);
+  for (size_t d = 2; d < x.size(); ++d) {
+    if (x[d] == 0 && shape_numel(grid) != 0) {
+      ctx.fail("X " + shape_str(x) + " has an empty spatial dim to sample from");
+    }
+  }
   Shape y = {x[0], x[1]};
   y.insert(y.end(), grid.begin() + 1, grid.end() - 1);
   ctx.outputs[0] = {DType::kFloat32, y};

@@ -1,6 +1,7 @@
 // Hardmax (opset 13: along 'axis', default -1; before 13: over the flattened [axis:] dims, default
-// 1): 1 at the first largest element, 0 elsewhere. float32 and float16.
+// 1): 1 at the first largest element (the first NaN if any), 0 elsewhere. float32 and float16.
 #include <algorithm>
+#include <cmath>
 
 #include "op.hpp"
 #include "util/axes.hpp"
@@ -41,11 +42,11 @@ void compute_hardmax(ComputeContext& ctx) {
     for (int64_t i = 0; i < inner; ++i) {
       const int64_t base = o * n * inner + i;
       int64_t best = 0;
+      // The first largest, a NaN counting as larger than every number (numpy's argmax).
       for (int64_t j = 1; j < n; ++j) {
-        if (x[static_cast<size_t>(base + j * inner)] >
-            x[static_cast<size_t>(base + best * inner)]) {
-          best = j;
-        }
+        const float v = x[static_cast<size_t>(base + j * inner)];
+        const float b = x[static_cast<size_t>(base + best * inner)];
+        if (!std::isnan(b) && (std::isnan(v) || v > b)) best = j;
       }
       if (n > 0) y[static_cast<size_t>(base + best * inner)] = 1.0f;
     }

@@ -1,5 +1,6 @@
 // OneHot (opset 9+): output = values[1] where the index along the new 'axis' (default -1) equals
-// indices[...] (negative ones count from the end of depth), values[0] elsewhere; an index outside
+// indices[...] (negative ones count from the end of depth from opset 11), values[0] elsewhere; an
+// index outside
 // [-depth, depth) gives a row of values[0]. depth must be known at load time (it sets the shape).
 // Indices and depth of any numeric dtype (read as integers; float depth truncates), values of any
 // dtype.
@@ -63,7 +64,8 @@ void compute_one_hot(ComputeContext& ctx) {
     for (int64_t c = 0; c < depth; ++c) {
       for (int64_t i = 0; i < inner; ++i) {
         double v = idx[static_cast<size_t>(o * inner + i)];
-        if (v < 0) v += static_cast<double>(depth);
+        // Negative indices count from the end from opset 11; before, they are out of range.
+        if (v < 0 && ctx.opset >= 11) v += static_cast<double>(depth);
         const bool hot = v == static_cast<double>(c);
         std::memcpy(dst + static_cast<size_t>((o * depth + c) * inner + i) * bytes, hot ? on : off,
                     bytes);

@@ -626,6 +626,54 @@ TEST(CpuSession, GridSampleOfNonFiniteAndFarCoordinates) {
   }
 }
 
+// Edge cases of core's newer kernels, against hand-computed values: GatherND over an empty batch
+// (a detector that found nothing), GridSample refusing an empty image to sample, OneHot's negative
+// indices (out of range before opset 11, from the end after), Hardmax and Celu on NaN.
+TEST(ReferenceKernels, EdgeCasesOfGatherNdGridSampleOneHotHardmaxCelu) {
+  const Graph nd =
+      GraphBuilder()
+          .input("x", {0, 3})
+          .constant("i", Tensor::from_vector<int64_t>({0, 1}, {}))
+          .node("GatherND", {"x", "i"}, {"y"}, test::attrs({{"batch_dims", int64_t{1}}}))
+          .output("y")
+          .build();
+  const Tensor empty = run_reference(nd, {{"x", Tensor::from_vector<float>({0, 3}, {})}}).at(0);
+  EXPECT_EQ(empty.shape(), (Shape{0}));
+  EXPECT_THROW(GraphBuilder(16)
+                   .input("x", {1, 1, 0, 5})
+                   .input("grid", {1, 2, 3, 2})
+                   .node("GridSample", {"x", "grid"}, {"y"},
+                         test::attrs({{"padding_mode", std::string("border")}}))
+                   .output("y")
+                   .build(),
+               Error);
+  for (const int64_t opset : {int64_t{10}, int64_t{11}}) {
+    const Graph g = GraphBuilder(opset)
+                        .input("i", {2}, DType::kInt64)
+                        .constant("depth", Tensor::from_vector<int64_t>({}, {3}))
+                        .constant("values", Tensor::from_vector<float>({2}, {0.0f, 1.0f}))
+                        .node("OneHot", {"i", "depth", "values"}, {"y"})
+                        .output("y")
+                        .build();
+    const Tensor y = run_reference(g, {{"i", Tensor::from_vector<int64_t>({2}, {-1, 1})}}).at(0);
+    const std::vector<float> want =
+        opset >= 11 ? std::vector<float>{0, 0, 1, 0, 1, 0} : std::vector<float>{0, 0, 0, 0, 1, 0};
+    EXPECT_EQ(y.to_float_vector(), want) << "opset " << opset;
+  }
+  const float nan = std::nanf("");
+  const Graph hm = GraphBuilder()
+                       .input("x", {1, 4})
+                       .node("Hardmax", {"x"}, {"h"})
+                       .node("Celu", {"x"}, {"c"})
+                       .output("h")
+                       .output("c")
+                       .build();
+  const auto out = run_reference(hm, {{"x", Tensor::from_vector<float>({1, 4}, {1, nan, 3, nan})}});
+  EXPECT_EQ(out.at(0).to_float_vector(), (std::vector<float>{0, 1, 0, 0}));
+  EXPECT_TRUE(std::isnan(out.at(1).to_float_vector()[1]));
+  EXPECT_EQ(out.at(1).to_float_vector()[2], 3.0f);
+}
+
 // An entry of length 0 in a padded batch (its Y rows stay zero, its final state is h0) and one
 // longer than the sequence (clamped), given at run time, against the reference runner.
 TEST(CpuSession, LstmSequenceLensAtRunTimeWithEmptyEntry) {

@@ -628,6 +628,16 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // Per tensor over more than one 16K chunk: the chunks run in parallel.
+  c.push_back({"QuantizeLinearUInt8Chunks", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 50, 60})
+                     .constant("s", scalar(0.0078125f))
+                     .constant("z", Tensor::from_vector<uint8_t>({}, {120}))
+                     .node("QuantizeLinear", {"x", "s", "z"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"QuantizeLinearInt8PerChannel", [] {
                  return GraphBuilder()
                      .input("x", {2, 3, 4, 5})

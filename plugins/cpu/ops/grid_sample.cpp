@@ -133,6 +133,7 @@ std::string query_grid_sample(const RegionView& region, const NodeView& node) {
   if (!is_f32(x) || !is_f32(grid) || !is_f32(node.output(0))) return "only float32 is implemented";
   if (x->rank != 4 || grid->rank != 4 || grid->dims[3] != 2)
     return "only 4-D inputs are implemented";
+  if (numel(*x) == 0 || numel(*grid) == 0) return "empty inputs are not implemented";
   Attrs a;
   return read_attrs(region, node, &a);
 }

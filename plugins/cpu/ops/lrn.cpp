@@ -16,7 +16,9 @@ std::string query_lrn(const RegionView& region, const NodeView& node) {
   if (!is_f32(x) || !is_f32(node.output(0))) return "only float32 is implemented";
   if (x->rank < 3) return "the input must be [N, C, D1, ...]";
   if (node.attr_int("size", 0) < 1) return "attribute 'size' must be at least 1";
+  // The kernel takes (bias + a s)^-beta as e^(-beta log(...)), which needs a positive base.
   if (node.attr_float("bias", 1.0f) <= 0.0f) return "a bias of 0 or less is not implemented";
+  if (node.attr_float("alpha", 1e-4f) < 0.0f) return "a negative alpha is not implemented";
   return "";
 }
 

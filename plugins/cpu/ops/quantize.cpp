@@ -64,10 +64,12 @@ std::string quant_params(const NodeView& node, const tsr_tensor* q, QuantParams*
   return "";
 }
 
-// Rows of `inner` elements sharing one scale, in parallel chunks of whole rows.
+// Rows of `inner` elements sharing one scale (per tensor: chunks of 16K), in parallel chunks of
+// whole rows.
 template <typename Fn>
 void for_rows(const QuantParams& p, int64_t n, Fn&& fn) {
-  const int64_t inner = p.count == 1 ? n : p.inner;
+  if (n == 0) return;
+  const int64_t inner = p.count == 1 ? std::min<int64_t>(n, 16384) : p.inner;
   const int64_t rows = (n + inner - 1) / std::max<int64_t>(1, inner);
   const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, inner));
   tbb::parallel_for(tbb::blocked_range<int64_t>(0, rows, grain),
