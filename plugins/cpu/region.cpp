@@ -231,29 +231,20 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
 
     int32_t output = node.output_index(0);
     int32_t last = n;
+    // Takes node r into this node's step: the chain now ends in r's output.
+    auto absorb = [&](int32_t r, const char* how) {
+      absorbed[static_cast<size_t>(r)] = true;
+      output = region.node(r).output_index(0);
+      last = r;
+      notes_.push_back(std::string(node.name()) + ": " + how + " " + region.node(r).describe());
+    };
     std::optional<NodeView> bn;
     const std::string op(node.op_type());
     if (op == "Conv") {
       const int32_t r = bn_after(node, output, n);
       if (r >= 0) {
         bn.emplace(region.node(r));
-        absorbed[static_cast<size_t>(r)] = true;
-        output = bn->output_index(0);
-        last = r;
-        notes_.push_back(std::string(node.name()) + ": folded " + bn->describe());
-      }
-    }
-    // A residual Add after the conv (resnet blocks, mobilenet_v2's projections) runs in the
-    // conv's epilogue; a Relu after the Add fuses below as usual.
-    int32_t residual = -1;
-    if (op == "Conv") {
-      const int32_t r = sole_reader(output, last);
-      if (r >= 0) residual = residual_input(region.node(r), output, n);
-      if (residual >= 0) {
-        absorbed[static_cast<size_t>(r)] = true;
-        output = region.node(r).output_index(0);
-        last = r;
-        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
+        absorb(r, "folded");
       }
     }
     // nn.Linear on activations of rank 3 or more exports as MatMul then an Add of the constant
@@ -262,24 +253,19 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     // separate passes over the MatMul outputs).
     const float* col_bias = nullptr;
     if (op == "MatMul") {
-      int32_t r = sole_reader(output, last);
+      const int32_t r = sole_reader(output, last);
       if (r >= 0 && query_binary(region, region.node(r)).empty()) {
         col_bias = matmul_column_bias(region.node(r), output);
       }
-      if (col_bias != nullptr) {
-        absorbed[static_cast<size_t>(r)] = true;
-        output = region.node(r).output_index(0);
-        last = r;
-        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
-      }
-      r = sole_reader(output, last);
+      if (col_bias != nullptr) absorb(r, "fused");
+    }
+    // A residual Add after the conv (resnet blocks, mobilenet_v2's projections) or the MatMul
+    // (transformer blocks) runs in its epilogue; a Relu after the Add fuses below as usual.
+    int32_t residual = -1;
+    if (op == "Conv" || op == "MatMul") {
+      const int32_t r = sole_reader(output, last);
       if (r >= 0) residual = residual_input(region.node(r), output, n);
-      if (residual >= 0) {
-        absorbed[static_cast<size_t>(r)] = true;
-        output = region.node(r).output_index(0);
-        last = r;
-        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
-      }
+      if (residual >= 0) absorb(r, "fused");
     }
     // A QuantizeLinear -> DequantizeLinear pair that had nothing to fuse into (it reads a region
     // input, a view, or a value with other readers): one fake-quantization pass over floats
@@ -292,11 +278,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
       if (d >= 0 && query_quantize(region, region.node(d)).empty() &&
           quant_pair_fn(node, region.node(d), &fn)) {
         fake_quant = fn;
-        absorbed[static_cast<size_t>(d)] = true;
-        output = region.node(d).output_index(0);
-        last = d;
-        notes_.push_back(std::string(node.name()) + ": fake quantization with " +
-                         region.node(d).describe());
+        absorb(d, "fake quantization with");
       }
     }
     // A Sigmoid whose reader multiplies it by the Sigmoid's input computes SiLU in one pass.
@@ -305,10 +287,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
       const int32_t m = silu_mul(node, node.input_index(0), n);
       if (m >= 0) {
         silu = true;
-        absorbed[static_cast<size_t>(m)] = true;
-        output = region.node(m).output_index(0);
-        last = m;
-        notes_.push_back(std::string(node.name()) + ": SiLU with " + region.node(m).describe());
+        absorb(m, "SiLU with");
       }
     }
     // timm's LayerNorm2d as exported (ConvNeXt, EdgeNeXt): Transpose to NHWC, LayerNormalization
@@ -319,17 +298,9 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
       const int32_t r = only_reader(output, n);
       if (r >= 0 && channel_layer_norm_fusable(region, node, region.node(r))) {
         channel_ln.emplace(region.node(r));
-        absorbed[static_cast<size_t>(r)] = true;
-        output = channel_ln->output_index(0);
-        last = r;
-        notes_.push_back(std::string(node.name()) + ": fused " + channel_ln->describe());
+        absorb(r, "fused");
         const int32_t t = only_reader(output, r);
-        if (t >= 0 && is_transpose(region.node(t), {0, 3, 1, 2})) {
-          absorbed[static_cast<size_t>(t)] = true;
-          output = region.node(t).output_index(0);
-          last = t;
-          notes_.push_back(std::string(node.name()) + ": fused " + region.node(t).describe());
-        }
+        if (t >= 0 && is_transpose(region.node(t), {0, 3, 1, 2})) absorb(t, "fused");
       }
     }
     // Ops whose steps clamp their result with ctx.act (a fused Relu/Clip).
@@ -341,12 +312,7 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     Activation act;
     if (takes_clamp) {
       const int32_t r = activation_after(output, last, &act);
-      if (r >= 0) {
-        absorbed[static_cast<size_t>(r)] = true;
-        output = region.node(r).output_index(0);
-        last = r;
-        notes_.push_back(std::string(node.name()) + ": fused " + region.node(r).describe());
-      }
+      if (r >= 0) absorb(r, "fused");
     }
     // A 3x3 stride-2 MaxPool after a stem conv (and its Relu) pools the conv's rows while they
     // are in cache: the full-size conv output is never stored.
