@@ -27,15 +27,30 @@ SessionOptions cpu_options(int32_t threads = 0) {
   return options;
 }
 
+// Every node of the session's plan is on cpu.
+void expect_all_on_cpu(const Session& session) {
+  for (const NodePlacement& p : session.plan().nodes) {
+    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
+  }
+}
+
+// cpu's outputs equal the reference runner's bit for bit: shapes, sizes and bytes.
+void expect_same_bytes(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
+    ASSERT_EQ(got[o].nbytes(), want[o].nbytes()) << "output " << o;
+    EXPECT_EQ(std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()), 0) << "output " << o;
+  }
+}
+
 // Runs `g` on cpu(+reference) and on the reference runner; every node must be on cpu.
 std::vector<RegionProfile> expect_matches_reference(Graph g, uint32_t seed = 5,
                                                     int32_t threads = 0) {
   const Graph reference_graph = g;
   const std::map<std::string, Tensor> inputs = test::random_inputs(g, seed);
   Session session(std::move(g), cpu_options(threads));
-  for (const NodePlacement& p : session.plan().nodes) {
-    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
-  }
+  expect_all_on_cpu(session);
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(reference_graph, inputs);
   EXPECT_EQ(got.size(), want.size());
@@ -383,9 +398,7 @@ TEST(CpuSession, GatherRuntimeIndicesIntoEmbedding) {
                         .output("y")
                         .build();
     Session session(g, cpu_options());
-    for (const NodePlacement& p : session.plan().nodes) {
-      EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
-    }
+    expect_all_on_cpu(session);
     const std::vector<int64_t> ids = {0, 10, -1, 3, 3, -11, 7, 2, 9, 5};
     auto feed = [&](std::vector<int64_t> v) {
       if (dtype == DType::kInt64) return Tensor::from_vector<int64_t>({2, 5}, std::move(v));
@@ -439,9 +452,7 @@ TEST(CpuSession, PaddingMaskFromTokenIds) {
                       .output("trunc")
                       .build();
   Session session(g, cpu_options());
-  for (const NodePlacement& p : session.plan().nodes) {
-    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
-  }
+  expect_all_on_cpu(session);
   std::vector<float> scores(36);
   for (size_t i = 0; i < scores.size(); ++i) scores[i] = 7.0f * std::sin(static_cast<float>(i));
   const std::map<std::string, Tensor> inputs = {
@@ -449,12 +460,7 @@ TEST(CpuSession, PaddingMaskFromTokenIds) {
       {"scores", Tensor::from_vector<float>({2, 3, 6}, scores)}};
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(g, inputs);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t o = 0; o < want.size(); ++o) {
-    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
-    ASSERT_EQ(got[o].nbytes(), want[o].nbytes()) << "output " << o;
-    EXPECT_EQ(std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()), 0) << "output " << o;
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_same_bytes(got, want));
   EXPECT_EQ(got[3].data<int64_t>()[1], 5);   // 7 sin(1) = 5.89 -> 5
   EXPECT_EQ(got[3].data<int64_t>()[4], -5);  // 7 sin(4) = -5.30 -> -5
 }
@@ -508,9 +514,7 @@ TEST(CpuSession, DataMovementOfEveryElementWidth) {
           .output("n_t")
           .build();
   Session session(g, cpu_options());
-  for (const NodePlacement& p : session.plan().nodes) {
-    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
-  }
+  expect_all_on_cpu(session);
   std::vector<int64_t> ids(105);
   for (size_t i = 0; i < ids.size(); ++i)
     ids[i] = static_cast<int64_t>(i * 7919) - (int64_t{1} << 40);
@@ -528,12 +532,7 @@ TEST(CpuSession, DataMovementOfEveryElementWidth) {
       {"n", Tensor::from_vector<int32_t>({2, 9, 11}, n)}};
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(g, inputs);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t o = 0; o < want.size(); ++o) {
-    ASSERT_EQ(got[o].shape(), want[o].shape()) << "output " << o;
-    ASSERT_EQ(got[o].nbytes(), want[o].nbytes()) << "output " << o;
-    EXPECT_EQ(std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()), 0) << "output " << o;
-  }
+  ASSERT_NO_FATAL_FAILURE(expect_same_bytes(got, want));
 }
 
 // QuantizeLinear rounds half to even and saturates, alone (int8 out) and as the fake quantization
@@ -555,9 +554,7 @@ TEST(CpuSession, QuantizeRoundsHalfToEvenAndSaturates) {
                       .output("fq")
                       .build();
   Session session(g, cpu_options());
-  for (const NodePlacement& p : session.plan().nodes) {
-    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
-  }
+  expect_all_on_cpu(session);
   const std::vector<float> x = {-1.25f, -0.75f, 0.25f, 0.75f, 1.25f, 150.0f, -100.0f, -1.5f, 2.0f};
   const std::map<std::string, Tensor> inputs = {{"x", Tensor::from_vector<float>({1, 9}, x)}};
   const std::vector<Tensor> got = session.run(inputs);
@@ -691,9 +688,7 @@ TEST(CpuSession, LstmSequenceLensAtRunTimeWithEmptyEntry) {
           .output("yh")
           .build();
   Session session(g, cpu_options());
-  for (const NodePlacement& p : session.plan().nodes) {
-    EXPECT_EQ(p.plugin, "cpu") << p.node << ": " << p.reason;
-  }
+  expect_all_on_cpu(session);
   const std::map<std::string, Tensor> inputs = {
       {"x", random_tensor({4, 3, 3}, 23)},
       {"lens", Tensor::from_vector<int32_t>({3}, {2, 0, 9})},
