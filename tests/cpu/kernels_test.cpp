@@ -715,6 +715,16 @@ TEST_P(CpuDepthwise, MatchesReferenceWithRelu6) {
 
 // Each post op after the clamp (a fused SiLU, HardSwish or GELU node): every depthwise kernel
 // applies it as a pass over the planes it just computed, tails included.
+// What a depthwise kernel with clamp [-0.5, 0.9] and post op `post` makes of the conv `conv`.
+Tensor clamp_then_post(const Tensor& conv, const UnaryFn& post) {
+  Tensor want = conv.clone();
+  for (int64_t i = 0; i < want.numel(); ++i) {
+    want.data<float>()[i] =
+        apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.9f));
+  }
+  return want;
+}
+
 // depthwise_conv of case c (inputs from seeds seed, seed + 1, seed + 2), clamped to [-0.5, 0.9]
 // and followed by each post op, against the reference conv.
 void check_depthwise_post_ops(const ConvCase& c, uint32_t seed) {
@@ -725,11 +735,7 @@ void check_depthwise_post_ops(const ConvCase& c, uint32_t seed) {
   const Tensor conv = reference_conv(c, x, w, b, g);
   for (const UnaryFn& post : post_ops()) {
     SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
-    Tensor want = conv.clone();
-    for (int64_t i = 0; i < want.numel(); ++i) {
-      want.data<float>()[i] =
-          apply_post(post, std::min(std::max(want.data<float>()[i], -0.5f), 0.9f));
-    }
+    const Tensor want = clamp_then_post(conv, post);
     std::vector<float> got(static_cast<size_t>(want.numel()));
     depthwise_conv(x.data<float>(), w.data<float>(), b.data<float>(), g, -0.5f, 0.9f, got.data(),
                    post.op == UnaryOp::kIdentity ? nullptr : &post);
@@ -764,6 +770,71 @@ INSTANTIATE_TEST_SUITE_P(
                       // Stride-2 rows de-interleaved with an overlapping last vector: 7, 20
                       // and 18 outputs wide.
                       ConvCase{3, 14, 14, 3, 3, 2, 1, 3}, ConvCase{2, 40, 36, 2, 3, 2, 1, 2}));
+
+// The channel-blocked kernel alone, on every shape above and on what only it takes: channel
+// counts around the block width (a partial last block), planes tall enough to split into bands,
+// asymmetric pads, dilations at strides 1 and 2, windows wider than the plane.
+struct BlockedCase {
+  int64_t c, h, w, k, stride, pad_t, pad_l, pad_b, pad_r, dil;
+};
+
+class CpuDepthwiseBlocked : public ::testing::TestWithParam<BlockedCase> {};
+
+TEST_P(CpuDepthwiseBlocked, MatchesReferenceWithPostOps) {
+  const BlockedCase c = GetParam();
+  ConvGeometry g;
+  g.c = g.oc = g.group = c.c;
+  g.h = c.h;
+  g.w = c.w;
+  g.kh = g.kw = c.k;
+  g.sh = g.sw = c.stride;
+  g.pt = c.pad_t;
+  g.pl = c.pad_l;
+  g.dil_h = g.dil_w = c.dil;
+  g.oh = (c.h + c.pad_t + c.pad_b - g.extent_h()) / c.stride + 1;
+  g.ow = (c.w + c.pad_l + c.pad_r - g.extent_w()) / c.stride + 1;
+  ASSERT_TRUE(depthwise_blocked_applies(g));
+  const Tensor x = random_tensor({1, c.c, c.h, c.w}, 31);
+  const Tensor w = random_tensor({c.c, 1, c.k, c.k}, 32);
+  const Tensor b = random_tensor({c.c}, 33);
+  Attributes attrs;
+  attrs.set("kernel_shape", std::vector<int64_t>{c.k, c.k});
+  attrs.set("strides", std::vector<int64_t>{c.stride, c.stride});
+  attrs.set("pads", std::vector<int64_t>{c.pad_t, c.pad_l, c.pad_b, c.pad_r});
+  attrs.set("dilations", std::vector<int64_t>{c.dil, c.dil});
+  attrs.set("group", c.c);
+  const Tensor conv = reference("Conv", attrs, {&x, &w, &b}, {1, c.c, g.oh, g.ow});
+  for (const UnaryFn& post : post_ops()) {
+    SCOPED_TRACE("post " + std::to_string(static_cast<int>(post.op)));
+    const Tensor want = clamp_then_post(conv, post);
+    // Sentinels around the output: a block or band must not write past its own channels.
+    std::vector<float> got(static_cast<size_t>(want.numel() + 32), 7.0f);
+    ASSERT_TRUE(depthwise_blocked(x.data<float>(), w.data<float>(), b.data<float>(), g, -0.5f, 0.9f,
+                                  got.data() + 16,
+                                  post.op == UnaryOp::kIdentity ? nullptr : &post));
+    expect_close(got.data() + 16, want);
+    for (int64_t i = 0; i < 16; ++i) {
+      ASSERT_EQ(got[static_cast<size_t>(i)], 7.0f);
+      ASSERT_EQ(got[static_cast<size_t>(want.numel() + 16 + i)], 7.0f);
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Shapes, CpuDepthwiseBlocked,
+    ::testing::Values(
+        BlockedCase{5, 13, 11, 3, 1, 1, 1, 1, 1, 1}, BlockedCase{3, 14, 15, 3, 2, 1, 1, 1, 1, 1},
+        BlockedCase{16, 7, 7, 5, 1, 2, 2, 2, 2, 1}, BlockedCase{17, 7, 7, 5, 1, 2, 2, 2, 2, 1},
+        BlockedCase{33, 14, 14, 5, 2, 1, 1, 2, 2, 1}, BlockedCase{40, 14, 14, 3, 1, 1, 1, 1, 1, 1},
+        BlockedCase{4, 3, 2, 3, 1, 1, 1, 1, 1, 1}, BlockedCase{2, 5, 5, 7, 1, 3, 3, 3, 3, 1},
+        BlockedCase{2, 4, 3, 5, 2, 2, 2, 2, 2, 1}, BlockedCase{3, 1, 1, 3, 1, 1, 1, 1, 1, 1},
+        // Tall and wide planes: several bands of output rows, the last one short.
+        BlockedCase{18, 150, 121, 3, 2, 1, 1, 1, 1, 1},
+        BlockedCase{9, 97, 230, 5, 1, 2, 2, 2, 2, 1},
+        // Asymmetric (TF "same") pads, dilations, no padding.
+        BlockedCase{20, 15, 15, 3, 2, 0, 0, 1, 1, 1}, BlockedCase{21, 28, 28, 3, 1, 2, 2, 2, 2, 2},
+        BlockedCase{19, 33, 29, 3, 2, 4, 4, 4, 4, 4}, BlockedCase{24, 9, 12, 5, 1, 0, 0, 0, 0, 1},
+        BlockedCase{7, 12, 10, 5, 3, 2, 1, 0, 3, 1}));
 
 // The shapes above that the linear-plane kernel takes (the others keep the row kernel).
 TEST(CpuDepthwiseLinear, AppliesToSameShapedConvs) {
@@ -936,10 +1007,20 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       for (size_t i = 0; i < x.size(); ++i)
         EXPECT_EQ(got[i], want[i]) << "fake quant element " << i;
     }
-    // The 2-D transpose: whole 4 x 4 register blocks and both ragged edges, rows and columns of
-    // the source and the destination wider than the block (leading dimensions past the extent).
-    for (const auto& [rows, cols] :
-         std::vector<std::pair<int64_t, int64_t>>{{4, 4}, {13, 7}, {3, 9}, {16, 1}, {9, 18}}) {
+    // The 2-D transpose: whole 4 x 4 and 8 x 8 register blocks, both ragged edges (shifted
+    // blocks), one side too short for a block, leading dimensions past the extent.
+    for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{4, 4},
+                                                                             {13, 7},
+                                                                             {3, 9},
+                                                                             {16, 1},
+                                                                             {9, 18},
+                                                                             {8, 8},
+                                                                             {16, 16},
+                                                                             {49, 16},
+                                                                             {17, 23},
+                                                                             {8, 5},
+                                                                             {5, 8},
+                                                                             {64, 9}}) {
       SCOPED_TRACE("transpose " + std::to_string(rows) + "x" + std::to_string(cols));
       const int64_t lds = cols + 3, ldd = rows + 2;
       const Tensor src = random_tensor({rows, lds}, 81);

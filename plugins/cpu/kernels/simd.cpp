@@ -937,6 +937,7 @@ void depthwise_conv(const float* x, const float* w, const float* bias, const Con
   auto finish = [&](int64_t c) {
     if (post != nullptr) unary_rows(*post, y + c * plane, plane, 1, plane);
   };
+  if (depthwise_prefers_blocked(g) && depthwise_blocked(x, w, bias, g, lo, hi, y, post)) return;
   // Dilated windows at stride 1 are contiguous runs of a padded row like undilated ones (the
   // taps are d apart): the padded SIMD kernel runs them. Other dilated convs take the tap loop.
   if (g.dilated() && !(g.sh == 1 && g.sw == 1 && g.oh > 0 && g.ow > 0)) {
