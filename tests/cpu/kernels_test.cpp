@@ -1007,6 +1007,49 @@ TEST(CpuKernels, EveryHighwayTargetMatchesReference) {
       for (size_t i = 0; i < x.size(); ++i)
         EXPECT_EQ(got[i], want[i]) << "fake quant element " << i;
     }
+    // Sin, Cos and Tan past Highway's argument range (the C library's values there), NaN and
+    // infinities; Sign, Round (halves to even) and Celu at their edges.
+    {
+      const float inf = std::numeric_limits<float>::infinity();
+      const std::vector<float> x = {0.5f,    -2.5f, 1.5f,  2.5f,    -0.0f,  3.0e4f, -3.9e4f,
+                                    4.0e4f,  1e7f,  -1e9f, 1e30f,   inf,    -inf,   NAN,
+                                    -1e-30f, 7.25f, -0.5f, 1234.5f, -88.0f, 0.0f,   2.0f};
+      struct Case {
+        UnaryOp op;
+        float (*want)(float);
+      };
+      const Case cases[] = {
+          {UnaryOp::kSin, [](float v) { return std::sin(v); }},
+          {UnaryOp::kCos, [](float v) { return std::cos(v); }},
+          {UnaryOp::kTan, [](float v) { return std::tan(v); }},
+          {UnaryOp::kAtan, [](float v) { return std::atan(v); }},
+          {UnaryOp::kSign,
+           [](float v) { return std::isnan(v) ? v : static_cast<float>((0.0f < v) - (v < 0.0f)); }},
+          {UnaryOp::kRound, [](float v) { return std::nearbyint(v); }},
+          {UnaryOp::kCelu,
+           [](float v) {
+             return std::isnan(v) ? v : std::max(0.0f, v) + std::min(0.0f, std::expm1(v));
+           }},
+      };
+      for (const Case& c : cases) {
+        UnaryFn fn;
+        fn.op = c.op;
+        fn.alpha = 1.0f;
+        std::vector<float> got(x.size());
+        unary_run(fn, x.data(), got.data(), static_cast<int64_t>(x.size()));
+        for (size_t i = 0; i < x.size(); ++i) {
+          const float want = c.want(x[i]);
+          if (std::isnan(want)) {
+            EXPECT_TRUE(std::isnan(got[i])) << "op " << static_cast<int>(c.op) << " x " << x[i];
+          } else if (std::isinf(want)) {
+            EXPECT_EQ(got[i], want) << "op " << static_cast<int>(c.op) << " x " << x[i];
+          } else {
+            EXPECT_NEAR(got[i], want, 2e-6f * std::max(1.0f, std::fabs(want)))
+                << "op " << static_cast<int>(c.op) << " x " << x[i];
+          }
+        }
+      }
+    }
     // The 2-D transpose: whole 4 x 4 and 8 x 8 register blocks, both ragged edges (shifted
     // blocks), one side too short for a block, leading dimensions past the extent.
     for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{4, 4},

@@ -53,6 +53,27 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
   c.push_back({"UnaryHardSwish", [] { return unary("HardSwish", {2, 3, 5, 7}, {}, 14); }});
   // Mish exists from opset 18; core refuses it in an older model, as ONNX Runtime does.
   c.push_back({"UnaryMish", [] { return unary("Mish", {2, 3, 5, 7}, {}, 18); }});
+  // Trigonometry (sinusoidal timestep and position embeddings computed at run time) and the
+  // rarer activations, each at the opset its attributes took their present form.
+  for (const char* op : {"Sin", "Cos", "Tan", "Atan", "Sign", "Round", "Softsign"}) {
+    c.push_back({std::string("Unary") + op, [op] { return unary(op, {2, 3, 5, 7}); }});
+  }
+  c.push_back({"UnaryCelu", [] {
+                 Attributes a;
+                 a.set("alpha", 0.7f);
+                 return unary("Celu", {3, 4, 9}, a, 12);
+               }});
+  c.push_back({"UnaryThresholdedRelu", [] {
+                 Attributes a;
+                 a.set("alpha", 0.25f);
+                 return unary("ThresholdedRelu", {3, 4, 9}, a, 10);
+               }});
+  c.push_back({"UnaryShrink", [] {
+                 Attributes a;
+                 a.set("lambd", 0.3f);
+                 a.set("bias", 0.1f);
+                 return unary("Shrink", {3, 4, 9}, a, 9);
+               }});
   // Log, Sqrt and Reciprocal of |x| + 0.5: finite everywhere.
   for (const char* op : {"Log", "Sqrt", "Reciprocal"}) {
     c.push_back({std::string("Unary") + op, [op] {

@@ -110,6 +110,17 @@ HWY_INLINE VF Softplus(DF d, VF x) {
   return hn::Add(hn::Max(x, hn::Zero(d)), hn::Log1p(d, hn::Exp(d, hn::Neg(hn::Abs(x)))));
 }
 
+// Highway's Sin and Cos reduce their argument for |x| <= 39000 only: lanes past that (and NaN,
+// infinities) take the C library's, as the reference kernels do.
+template <class Scalar>
+HWY_INLINE VF Trig(DF d, VF x, VF v, Scalar scalar) {
+  if (HWY_LIKELY(hn::AllTrue(d, hn::Le(hn::Abs(x), hn::Set(d, 39000.0f))))) return v;
+  HWY_ALIGN float lanes[HWY_MAX_BYTES / sizeof(float)];
+  hn::Store(x, d, lanes);
+  for (size_t i = 0; i < hn::Lanes(d); ++i) lanes[i] = scalar(lanes[i]);
+  return hn::Load(d, lanes);
+}
+
 // `op` is a constant where UnaryBlock instantiates it, so the switch folds away in each loop.
 HWY_INLINE VF Apply(DF d, UnaryOp op, const UnaryFn& f, VF x) {
   const VF zero = hn::Zero(d), one = hn::Set(d, 1.0f);
@@ -183,6 +194,35 @@ HWY_INLINE VF Apply(DF d, UnaryOp op, const UnaryFn& f, VF x) {
       const VF c = hn::IfThenElse(hn::IsNaN(q), lo, hn::Min(hn::Max(q, lo), hi));
       return hn::Mul(hn::Sub(c, zero), scale);
     }
+    case UnaryOp::kSin:
+      return Trig(d, x, hn::Sin(d, x), [](float v) { return std::sin(v); });
+    case UnaryOp::kCos:
+      return Trig(d, x, hn::Cos(d, x), [](float v) { return std::cos(v); });
+    case UnaryOp::kTan:
+      return Trig(d, x, hn::Div(hn::Sin(d, x), hn::Cos(d, x)), [](float v) { return std::tan(v); });
+    case UnaryOp::kAtan:
+      return hn::IfThenElse(hn::IsNaN(x), x, hn::Atan(d, x));
+    case UnaryOp::kSign: {
+      const VF s = hn::IfThenElse(hn::Gt(x, zero), one,
+                                  hn::IfThenElseZero(hn::Lt(x, zero), hn::Set(d, -1.0f)));
+      return hn::IfThenElse(hn::IsNaN(x), x, s);
+    }
+    case UnaryOp::kRound:
+      return hn::Round(x);
+    case UnaryOp::kSoftsign:
+      return hn::Div(x, hn::Add(one, hn::Abs(x)));
+    case UnaryOp::kCelu: {
+      const VF neg = hn::Mul(hn::Set(d, f.alpha),
+                             hn::Expm1(d, hn::Div(hn::Min(x, zero), hn::Set(d, f.alpha))));
+      return hn::IfThenElse(hn::IsNaN(x), x, hn::IfThenElse(hn::Gt(x, zero), x, neg));
+    }
+    case UnaryOp::kThresholdedRelu:
+      return hn::IfThenElseZero(hn::Gt(x, hn::Set(d, f.alpha)), x);
+    case UnaryOp::kShrink: {
+      const VF l = hn::Set(d, f.alpha), b = hn::Set(d, f.beta);
+      return hn::IfThenElse(hn::Lt(x, hn::Neg(l)), hn::Add(x, b),
+                            hn::IfThenElseZero(hn::Gt(x, l), hn::Sub(x, b)));
+    }
   }
   return x;
 }
@@ -240,6 +280,16 @@ HWY_ATTR void UnaryBlock(const UnaryFn* fn, const float* x, int64_t ldx, float* 
     TESSERA_UNARY_CASE(kMish)
     TESSERA_UNARY_CASE(kSquare)
     TESSERA_UNARY_CASE(kFakeQuant)
+    TESSERA_UNARY_CASE(kSin)
+    TESSERA_UNARY_CASE(kCos)
+    TESSERA_UNARY_CASE(kTan)
+    TESSERA_UNARY_CASE(kAtan)
+    TESSERA_UNARY_CASE(kSign)
+    TESSERA_UNARY_CASE(kRound)
+    TESSERA_UNARY_CASE(kSoftsign)
+    TESSERA_UNARY_CASE(kCelu)
+    TESSERA_UNARY_CASE(kThresholdedRelu)
+    TESSERA_UNARY_CASE(kShrink)
 #undef TESSERA_UNARY_CASE
   }
 }

@@ -39,6 +39,16 @@ enum class UnaryOp : int32_t {
   // gamma + 255) - beta) * alpha, rounding half to even (alpha the scale, beta the zero point,
   // gamma the quantized type's lowest value: 0 for uint8, -128 for int8).
   kFakeQuant,
+  kSin,
+  kCos,
+  kTan,
+  kAtan,
+  kSign,             // 1, -1 or 0 (NaN stays NaN)
+  kRound,            // to nearest, halves to even
+  kSoftsign,         // x / (1 + |x|)
+  kCelu,             // x > 0 ? x : alpha (e^(x / alpha) - 1)
+  kThresholdedRelu,  // x > alpha ? x : 0
+  kShrink,           // x < -alpha ? x + beta : x > alpha ? x - beta : 0
 };
 
 struct UnaryFn {

@@ -1,5 +1,6 @@
 // Pointwise activations and math (Relu, Clip, Sigmoid, HardSigmoid, HardSwish, Tanh, Erf, Gelu,
-// Exp, Log, Sqrt, Reciprocal, Abs, Neg, Floor, Ceil, LeakyRelu, Elu, Selu, Softplus, Mish): one
+// Exp, Log, Sqrt, Reciprocal, Abs, Neg, Floor, Ceil, LeakyRelu, Elu, Selu, Softplus, Mish, Sin,
+// Cos, Tan, Atan, Sign, Round, Softsign, Celu, ThresholdedRelu, Shrink): one
 // table maps each op and its attributes to a UnaryFn, which runs alone here or fused after its
 // producer (region.cpp). A Sigmoid whose only reader multiplies it with the Sigmoid's own input
 // is SiLU and runs as one pass.
@@ -23,16 +24,35 @@ bool unary_fn_of(const RegionView& region, const NodeView& node, UnaryFn* fn) {
     UnaryOp fn;
   };
   static const Entry table[] = {
-      {"Sigmoid", UnaryOp::kSigmoid},  {"HardSigmoid", UnaryOp::kHardSigmoid},
-      {"HardSwish", UnaryOp::kHardSwish}, {"Tanh", UnaryOp::kTanh},
-      {"Erf", UnaryOp::kErf},          {"Gelu", UnaryOp::kGelu},
-      {"Exp", UnaryOp::kExp},          {"Log", UnaryOp::kLog},
-      {"Sqrt", UnaryOp::kSqrt},        {"Reciprocal", UnaryOp::kReciprocal},
-      {"Abs", UnaryOp::kAbs},          {"Neg", UnaryOp::kNeg},
-      {"Floor", UnaryOp::kFloor},      {"Ceil", UnaryOp::kCeil},
-      {"LeakyRelu", UnaryOp::kLeakyRelu}, {"Elu", UnaryOp::kElu},
-      {"Selu", UnaryOp::kSelu},        {"Softplus", UnaryOp::kSoftplus},
+      {"Sigmoid", UnaryOp::kSigmoid},
+      {"HardSigmoid", UnaryOp::kHardSigmoid},
+      {"HardSwish", UnaryOp::kHardSwish},
+      {"Tanh", UnaryOp::kTanh},
+      {"Erf", UnaryOp::kErf},
+      {"Gelu", UnaryOp::kGelu},
+      {"Exp", UnaryOp::kExp},
+      {"Log", UnaryOp::kLog},
+      {"Sqrt", UnaryOp::kSqrt},
+      {"Reciprocal", UnaryOp::kReciprocal},
+      {"Abs", UnaryOp::kAbs},
+      {"Neg", UnaryOp::kNeg},
+      {"Floor", UnaryOp::kFloor},
+      {"Ceil", UnaryOp::kCeil},
+      {"LeakyRelu", UnaryOp::kLeakyRelu},
+      {"Elu", UnaryOp::kElu},
+      {"Selu", UnaryOp::kSelu},
+      {"Softplus", UnaryOp::kSoftplus},
       {"Mish", UnaryOp::kMish},
+      {"Sin", UnaryOp::kSin},
+      {"Cos", UnaryOp::kCos},
+      {"Tan", UnaryOp::kTan},
+      {"Atan", UnaryOp::kAtan},
+      {"Sign", UnaryOp::kSign},
+      {"Round", UnaryOp::kRound},
+      {"Softsign", UnaryOp::kSoftsign},
+      {"Celu", UnaryOp::kCelu},
+      {"ThresholdedRelu", UnaryOp::kThresholdedRelu},
+      {"Shrink", UnaryOp::kShrink},
   };
   const Entry* e = nullptr;
   for (const Entry& t : table) {
@@ -54,6 +74,17 @@ bool unary_fn_of(const RegionView& region, const NodeView& node, UnaryFn* fn) {
     case UnaryOp::kSelu:
       f.alpha = node.attr_float("alpha", 1.67326319217681884765625f);
       f.gamma = node.attr_float("gamma", 1.05070102214813232421875f);
+      break;
+    case UnaryOp::kCelu:
+      f.alpha = node.attr_float("alpha", 1.0f);
+      if (f.alpha == 0.0f) return false;  // core refuses it at import
+      break;
+    case UnaryOp::kThresholdedRelu:
+      f.alpha = node.attr_float("alpha", 1.0f);
+      break;
+    case UnaryOp::kShrink:
+      f.alpha = node.attr_float("lambd", 0.5f);
+      f.beta = node.attr_float("bias", 0.0f);
       break;
     case UnaryOp::kGelu: {
       const std::string approximate = node.attr_string("approximate", "none");
