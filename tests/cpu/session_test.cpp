@@ -429,6 +429,100 @@ TEST(CpuSession, GatherRuntimeIndicesIntoEmbedding) {
   }
 }
 
+// CumSum as text models export it (position ids from an int64 attention mask fed at run time)
+// and on float32 and int32 with each of exclusive / reverse, along the last and a middle axis;
+// every node on cpu, bit-exact against the reference runner.
+TEST(CpuSession, CumSumPositionIdsAndRunningTotals) {
+  for (const int64_t exclusive : {0, 1}) {
+    for (const int64_t reverse : {0, 1}) {
+      SCOPED_TRACE("exclusive " + std::to_string(exclusive) + " reverse " +
+                   std::to_string(reverse));
+      const Attributes flags = test::attrs({{"exclusive", exclusive}, {"reverse", reverse}});
+      const Graph g = GraphBuilder()
+                          .input("mask", {2, 7}, DType::kInt64)
+                          .input("x", {3, 5, 4})
+                          .input("n", {4, 9}, DType::kInt32)
+                          .constant("last", Tensor::from_vector<int64_t>({}, {-1}))
+                          .constant("mid", Tensor::from_vector<int32_t>({1}, {1}))
+                          .node("CumSum", {"mask", "last"}, {"pos"}, flags)
+                          .node("CumSum", {"x", "mid"}, {"run"}, flags)
+                          .node("CumSum", {"n", "last"}, {"count"}, flags)
+                          .output("pos")
+                          .output("run")
+                          .output("count")
+                          .build();
+      Session session(g, cpu_options());
+      expect_all_on_cpu(session);
+      std::vector<int32_t> n(36);
+      for (size_t i = 0; i < n.size(); ++i) n[i] = static_cast<int32_t>(i * 7919 % 23) - 11;
+      n[3] = 2147483000;  // integer sums wrap as the reference's do
+      n[4] = 2147483000;
+      const std::map<std::string, Tensor> inputs = {
+          {"mask",
+           Tensor::from_vector<int64_t>({2, 7}, {0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0})},
+          {"x", random_tensor({3, 5, 4}, 41)},
+          {"n", Tensor::from_vector<int32_t>({4, 9}, n)}};
+      ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), run_reference(g, inputs)));
+    }
+  }
+}
+
+// GatherElements with indices fed at run time (int64 with negative ones, then int32) along the
+// last axis and with constant indices along the first, indices smaller than the data in the
+// other dimensions; float32 and int64 data; an index past the axis is an error naming the node,
+// and the session runs again afterwards.
+TEST(CpuSession, GatherElementsRuntimeAndConstantIndices) {
+  for (const DType dtype : {DType::kInt64, DType::kInt32}) {
+    const Graph g =
+        GraphBuilder()
+            .input("x", {3, 4, 6})
+            .input("ids", {2, 3, 5}, dtype)
+            .input("tokens", {2, 3, 6}, DType::kInt64)
+            .constant("rows", Tensor::from_vector<int64_t>({2, 1, 2}, {2, -1, 0, 1}))
+            .node("GatherElements", {"x", "ids"}, {"picked"}, test::attrs({{"axis", int64_t{2}}}),
+                  "pick")
+            .node("GatherElements", {"x", "rows"}, {"first"}, test::attrs({{"axis", int64_t{0}}}))
+            .node("GatherElements", {"tokens", "ids"}, {"tok"},
+                  test::attrs({{"axis", int64_t{-1}}}))
+            .output("picked")
+            .output("first")
+            .output("tok")
+            .build();
+    Session session(g, cpu_options());
+    expect_all_on_cpu(session);
+    std::vector<int64_t> ids(30), tokens(36);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i * 5 % 12) - 6;
+    for (size_t i = 0; i < tokens.size(); ++i) tokens[i] = static_cast<int64_t>(i) * 1000003 - 7;
+    auto feed = [&](std::vector<int64_t> v) {
+      if (dtype == DType::kInt64) return Tensor::from_vector<int64_t>({2, 3, 5}, std::move(v));
+      return Tensor::from_vector<int32_t>({2, 3, 5}, std::vector<int32_t>(v.begin(), v.end()));
+    };
+    std::map<std::string, Tensor> inputs = {
+        {"x", random_tensor({3, 4, 6}, 43)},
+        {"ids", feed(ids)},
+        {"tokens", Tensor::from_vector<int64_t>({2, 3, 6}, tokens)}};
+    const std::vector<Tensor> want = run_reference(g, inputs);
+    ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
+    for (const int64_t bad : {6, -7}) {
+      std::vector<int64_t> wrong = ids;
+      wrong[11] = bad;
+      inputs["ids"] = feed(wrong);
+      try {
+        session.run(inputs);
+        FAIL() << "index " << bad << " ran";
+      } catch (const std::exception& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("pick"), std::string::npos) << what;
+        EXPECT_NE(what.find("index " + std::to_string(bad) + " out of range [-6, 6)"),
+                  std::string::npos)
+            << what;
+      }
+    }
+    inputs["ids"] = feed(ids);
+    ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
+  }
+}
+
 // A padding mask from token ids as text models export it: Equal(ids, pad) on int64, Not, Cast to
 // float32 and to int32, a Where choosing scores or a large negative fill, and a float32 -> int64
 // Cast (truncation toward zero); every node on cpu, bit-exact against the reference runner.

@@ -72,6 +72,8 @@ const std::vector<OpEntry>& op_table() {
       {"Slice", query_slice, build_slice},
       {"Split", query_split, build_split},
       {"Gather", query_gather, build_gather},
+      {"GatherElements", query_gather_elements, build_gather_elements},
+      {"CumSum", query_cum_sum, build_cum_sum},
       {"Expand", query_expand, build_expand},
       {"Pad", query_pad, build_pad},
       {"Resize", query_resize, build_resize},

@@ -156,6 +156,12 @@ bool same_shape_add(const NodeView& node);
 // Clip to a clamp) and returns false for ops or attributes it does not cover.
 bool unary_fn_of(const RegionView& region, const NodeView& node, UnaryFn* fn);
 std::string query_unary(const RegionView&, const NodeView&);
+// CumSum over float32/int32/int64 with a constant axis (cum_sum.cpp).
+std::string query_cum_sum(const RegionView&, const NodeView&);
+Step build_cum_sum(BuildContext&);
+// GatherElements over any 1/2/4/8-byte element type (gather_elements.cpp).
+std::string query_gather_elements(const RegionView&, const NodeView&);
+Step build_gather_elements(BuildContext&);
 std::string query_grid_sample(const RegionView&, const NodeView&);
 Step build_grid_sample(BuildContext&);
 std::string query_lrn(const RegionView&, const NodeView&);
