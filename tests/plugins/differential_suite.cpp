@@ -238,6 +238,36 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  // Products of values near 1 (x / 8 + 1), over the last axis (contiguous runs: both vector
+  // accumulators and a tail) and over a middle one (rows combined row by row).
+  for (const auto& [name, axes] :
+       {std::pair{"ReduceProdLastAxis", V{-1}}, std::pair{"ReduceProdMiddleAxis", V{1}}}) {
+    c.push_back({name, [axes = axes] {
+                   return GraphBuilder()
+                       .input("x", {3, 7, 37})
+                       .constant("eighth", scalar(0.125f))
+                       .constant("one", scalar(1.0f))
+                       .node("Mul", {"x", "eighth"}, {"s"})
+                       .node("Add", {"s", "one"}, {"p"})
+                       .node("ReduceProd", {"p"}, {"y"}, attrs({{"axes", axes}}))
+                       .output("y")
+                       .build();
+                 }});
+  }
+  // Log of sums of |x| + 0.5 (positive), spatial axes then the channel axis.
+  for (const auto& [name, axes] :
+       {std::pair{"ReduceLogSumSpatial", V{2, 3}}, std::pair{"ReduceLogSumChannels", V{1}}}) {
+    c.push_back({name, [axes = axes] {
+                   return GraphBuilder()
+                       .input("x", {2, 6, 5, 7})
+                       .constant("half", scalar(0.5f))
+                       .node("Abs", {"x"}, {"a"})
+                       .node("Add", {"a", "half"}, {"p"})
+                       .node("ReduceLogSum", {"p"}, {"y"}, attrs({{"axes", axes}}))
+                       .output("y")
+                       .build();
+                 }});
+  }
   c.push_back({"ChannelShuffle", [] {
                  return GraphBuilder()
                      .input("x", {1, 8, 5, 5})

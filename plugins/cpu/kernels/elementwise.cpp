@@ -407,6 +407,20 @@ HWY_ATTR float ReduceRun(ReduceOp op, const float* x, int64_t n) {
     for (; i < n; ++i) s += std::exp(x[i] - mx);
     return mx + std::log(s);
   }
+  if (op == ReduceOp::kProd) {
+    VF acc0 = hn::Set(d, 1.0f), acc1 = acc0;
+    int64_t i = 0;
+    for (; i + 2 * lanes <= n; i += 2 * lanes) {
+      acc0 = hn::Mul(acc0, hn::LoadU(d, x + i));
+      acc1 = hn::Mul(acc1, hn::LoadU(d, x + i + lanes));
+    }
+    HWY_ALIGN float part[HWY_MAX_BYTES / sizeof(float)];
+    hn::Store(hn::Mul(acc0, acc1), d, part);
+    float p = 1.0f;
+    for (int64_t l = 0; l < lanes; ++l) p *= part[l];
+    for (; i < n; ++i) p *= x[i];
+    return p;
+  }
   VF acc0 = hn::Zero(d), acc1 = hn::Zero(d);
   int64_t i = 0;
   for (; i + 2 * lanes <= n; i += 2 * lanes) {
@@ -417,6 +431,7 @@ HWY_ATTR float ReduceRun(ReduceOp op, const float* x, int64_t n) {
   for (; i < n; ++i) s += LiftScalar(op, x[i]);
   if (op == ReduceOp::kMean) return n > 0 ? s / static_cast<float>(n) : s;
   if (op == ReduceOp::kL2) return std::sqrt(s);
+  if (op == ReduceOp::kLogSum) return std::log(s);
   return s;
 }
 
@@ -431,6 +446,7 @@ HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, boo
   auto combine = [&](VF a, VF v) {
     if (op == ReduceOp::kMax) return hn::Max(a, v);
     if (op == ReduceOp::kMin) return hn::Min(a, v);
+    if (op == ReduceOp::kProd) return hn::Mul(a, v);
     return hn::Add(a, Lift(op, v));
   };
   for (; i + lanes <= n; i += lanes) {
@@ -442,6 +458,8 @@ HWY_ATTR void ReduceRows(ReduceOp op, const float* x, float* acc, int64_t n, boo
       acc[i] = std::max(acc[i], v);
     } else if (op == ReduceOp::kMin) {
       acc[i] = std::min(acc[i], v);
+    } else if (op == ReduceOp::kProd) {
+      acc[i] *= v;
     } else {
       acc[i] += LiftScalar(op, v);
     }
@@ -751,6 +769,8 @@ void reduce_finish(ReduceOp op, float* acc, int64_t n, int64_t count) {
     for (int64_t i = 0; i < n; ++i) acc[i] *= inv;
   } else if (op == ReduceOp::kL2) {
     for (int64_t i = 0; i < n; ++i) acc[i] = std::sqrt(acc[i]);
+  } else if (op == ReduceOp::kLogSum) {
+    for (int64_t i = 0; i < n; ++i) acc[i] = std::log(acc[i]);
   }
 }
 

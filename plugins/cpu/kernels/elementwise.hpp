@@ -78,14 +78,26 @@ enum class BinaryOp : int32_t { kAdd, kSub, kMul, kDiv, kMin, kMax, kPow, kPRelu
 void binary_run(BinaryOp op, const float* a, int64_t sa, const float* b, int64_t sb, float* y,
                 int64_t n, float lo, float hi);
 
-enum class ReduceOp : int32_t { kSum, kMean, kMax, kMin, kSumSquare, kL2, kL1, kLogSumExp };
+enum class ReduceOp : int32_t {
+  kSum,
+  kMean,
+  kMax,
+  kMin,
+  kSumSquare,
+  kL2,
+  kL1,
+  kLogSumExp,
+  kProd,
+  kLogSum,  // log of the sum
+};
 
 // The reduction of the contiguous run x[0, n) (the mean divides by n; L2 takes the root).
 float reduce_run(ReduceOp op, const float* x, int64_t n);
 // acc[j] = combine(acc[j], x[j]) for j < n: reduces an outer axis row by row (strided axes).
 // The first row is a copy (or square/abs for kSumSquare, kL2, kL1): `first` says which.
 void reduce_rows(ReduceOp op, const float* x, float* acc, int64_t n, bool first);
-// Finishes rows reduced with reduce_rows: the mean's division by `count`, L2's root.
+// Finishes rows reduced with reduce_rows: the mean's division by `count`, L2's root, LogSum's
+// log.
 void reduce_finish(ReduceOp op, float* acc, int64_t n, int64_t count);
 
 // Normalises one row of n values: y = (x - mean) / sqrt(var + eps) * scale + bias (scale and

@@ -61,6 +61,8 @@ const std::vector<OpEntry>& op_table() {
       {"ReduceL2", query_reduce, build_reduce},
       {"ReduceSumSquare", query_reduce, build_reduce},
       {"ReduceLogSumExp", query_reduce, build_reduce},
+      {"ReduceProd", query_reduce, build_reduce},
+      {"ReduceLogSum", query_reduce, build_reduce},
       {"BatchNormalization", query_batch_norm, build_batch_norm},
       {"MaxPool", query_pool, build_pool},
       {"AveragePool", query_pool, build_pool},

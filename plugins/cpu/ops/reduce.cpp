@@ -1,8 +1,8 @@
-// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceL1, ReduceL2, ReduceSumSquare and
-// ReduceLogSumExp over axes that are contiguous once extent-1 dims are dropped (the spatial axes
-// of a timm squeeze-excitation mean, the last axis of a decomposed LayerNorm): the input is then
-// [outer, reduced, inner]. inner == 1 reduces contiguous runs; otherwise rows of `inner` values
-// are combined row by row, so every read is unit-stride.
+// ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceL1, ReduceL2, ReduceSumSquare,
+// ReduceLogSumExp, ReduceProd and ReduceLogSum over axes that are contiguous once extent-1 dims are
+// dropped (the spatial axes of a timm squeeze-excitation mean, the last axis of a decomposed
+// LayerNorm): the input is then [outer, reduced, inner]. inner == 1 reduces contiguous runs;
+// otherwise rows of `inner` values are combined row by row, so every read is unit-stride.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -16,10 +16,16 @@ namespace {
 
 bool reduce_op_of(std::string_view op, ReduceOp* out) {
   static const std::pair<const char*, ReduceOp> table[] = {
-      {"ReduceMean", ReduceOp::kMean},     {"ReduceSum", ReduceOp::kSum},
-      {"ReduceMax", ReduceOp::kMax},       {"ReduceMin", ReduceOp::kMin},
-      {"ReduceL1", ReduceOp::kL1},         {"ReduceL2", ReduceOp::kL2},
-      {"ReduceSumSquare", ReduceOp::kSumSquare}, {"ReduceLogSumExp", ReduceOp::kLogSumExp}};
+      {"ReduceMean", ReduceOp::kMean},
+      {"ReduceSum", ReduceOp::kSum},
+      {"ReduceMax", ReduceOp::kMax},
+      {"ReduceMin", ReduceOp::kMin},
+      {"ReduceL1", ReduceOp::kL1},
+      {"ReduceL2", ReduceOp::kL2},
+      {"ReduceSumSquare", ReduceOp::kSumSquare},
+      {"ReduceLogSumExp", ReduceOp::kLogSumExp},
+      {"ReduceProd", ReduceOp::kProd},
+      {"ReduceLogSum", ReduceOp::kLogSum}};
   for (const auto& [name, value] : table) {
     if (op == name) {
       *out = value;
