@@ -254,6 +254,17 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                        .build();
                  }});
   }
+  // Axes that are not adjacent: gathered with the kept axes first, then reduced.
+  c.push_back({"ReduceMeanBatchAndWidth", [] {
+                 return unary("ReduceMean", {3, 4, 5, 6}, attrs({{"axes", V{0, 3}}}));
+               }});
+  c.push_back({"ReduceMaxChannelsAndWidth", [] {
+                 return unary("ReduceMax", {2, 5, 3, 9},
+                              attrs({{"axes", V{1, -1}}, {"keepdims", int64_t{0}}}));
+               }});
+  c.push_back({"ReduceLogSumExpAlternateAxes", [] {
+                 return unary("ReduceLogSumExp", {4, 3, 5, 2}, attrs({{"axes", V{0, 2}}}));
+               }});
   // Log of sums of |x| + 0.5 (positive), spatial axes then the channel axis.
   for (const auto& [name, axes] :
        {std::pair{"ReduceLogSumSpatial", V{2, 3}}, std::pair{"ReduceLogSumChannels", V{1}}}) {

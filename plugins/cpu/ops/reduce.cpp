@@ -1,8 +1,10 @@
 // ReduceMean, ReduceSum, ReduceMax, ReduceMin, ReduceL1, ReduceL2, ReduceSumSquare,
-// ReduceLogSumExp, ReduceProd and ReduceLogSum over axes that are contiguous once extent-1 dims are
+// ReduceLogSumExp, ReduceProd and ReduceLogSum. Axes that are contiguous once extent-1 dims are
 // dropped (the spatial axes of a timm squeeze-excitation mean, the last axis of a decomposed
-// LayerNorm): the input is then [outer, reduced, inner]. inner == 1 reduces contiguous runs;
-// otherwise rows of `inner` values are combined row by row, so every read is unit-stride.
+// LayerNorm) make the input [outer, reduced, inner]: inner == 1 reduces contiguous runs,
+// otherwise rows of `inner` values are combined row by row, so every read is unit-stride. Other
+// axes (a mean over the batch and the width) are first gathered by a strided copy with the kept
+// axes first and the reduced ones last.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -37,6 +39,10 @@ bool reduce_op_of(std::string_view op, ReduceOp* out) {
 
 struct ReduceShape {
   int64_t outer = 1, reduced = 1, inner = 1;
+  // Reduced axes that are not adjacent (a mean over axes 0 and 2): the input is first copied
+  // with its kept axes first and its reduced axes last, then reduced as contiguous runs.
+  bool gather = false;
+  CopyPlan plan;
 };
 
 // "" and the [outer, reduced, inner] split, or why the node is outside what the step does.
@@ -76,6 +82,7 @@ std::string reduce_shape(const NodeView& node, ReduceShape* shape) {
     last = d;
   }
   ReduceShape s;
+  bool adjacent = true;
   for (int64_t d = 0; d < rank; ++d) {
     const int64_t e = x->dims[d];
     if (e == 1) continue;
@@ -86,8 +93,23 @@ std::string reduce_shape(const NodeView& node, ReduceShape* shape) {
     } else if (d > last) {
       s.inner *= e;
     } else {
-      return "reduced axes that are not adjacent are not implemented";
+      adjacent = false;
     }
+  }
+  if (!adjacent) {
+    const std::vector<int64_t> in_dims = dims(*x), strides = row_major_strides(in_dims);
+    std::vector<int64_t> order_dims, order_strides;
+    s = ReduceShape{};
+    for (const bool reduced : {false, true}) {
+      for (int64_t d = 0; d < rank; ++d) {
+        if ((reduce.count(d) != 0) != reduced || in_dims[static_cast<size_t>(d)] == 1) continue;
+        order_dims.push_back(in_dims[static_cast<size_t>(d)]);
+        order_strides.push_back(strides[static_cast<size_t>(d)]);
+        (reduced ? s.reduced : s.outer) *= in_dims[static_cast<size_t>(d)];
+      }
+    }
+    s.gather = true;
+    s.plan = merge_copy_plan(order_dims, order_strides, 0);
   }
   *shape = s;
   return "";
@@ -120,6 +142,12 @@ Step build_reduce(BuildContext& ctx) {
   return [=](std::vector<float*>& v) {
     const float* x = v[in];
     float* y = v[out];
+    std::vector<float> gathered;  // per run: concurrent runs of a session each have their own
+    if (s.gather) {
+      gathered.resize(static_cast<size_t>(s.outer * s.reduced));
+      strided_copy(s.plan, x, gathered.data());
+      x = gathered.data();
+    }
     if (s.inner == 1) {
       tbb::parallel_for(int64_t{0}, s.outer, [&](int64_t o) {
         y[o] = std::min(std::max(reduce_run(op, x + o * s.reduced, s.reduced), act.lo), act.hi);
