@@ -820,6 +820,22 @@ TEST_P(CpuDepthwiseBlocked, MatchesReferenceWithPostOps) {
   }
 }
 
+// A crafted window of huge dilation and pads would need a tile of GiBs: the kernel declines it
+// (nothing written, nothing allocated) and depthwise_conv takes another kernel.
+TEST(CpuDepthwiseBlockedLimits, DeclinesTilesPastItsBudget) {
+  ConvGeometry g;
+  g.c = g.oc = g.group = 16;
+  g.h = g.w = 4;
+  g.kh = g.kw = 5;
+  g.dil_h = g.dil_w = 2000;
+  g.pt = g.pl = 4000;
+  g.oh = g.ow = (4 + 8000 - g.extent_h()) / 1 + 1;
+  ASSERT_TRUE(depthwise_blocked_applies(g));
+  std::vector<float> x(16 * 16, 1.0f), w(16 * 25, 1.0f), y(16 * 16, 7.0f);
+  EXPECT_FALSE(depthwise_blocked(x.data(), w.data(), nullptr, g, -1e30f, 1e30f, y.data()));
+  EXPECT_EQ(y[0], 7.0f);
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Shapes, CpuDepthwiseBlocked,
     ::testing::Values(
