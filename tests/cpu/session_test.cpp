@@ -523,6 +523,52 @@ TEST(CpuSession, GatherElementsRuntimeAndConstantIndices) {
   }
 }
 
+// GatherND with indices fed at run time: tuples of two into float32 data (slices of a row),
+// with batch_dims 1 into int64 data, negative indices; an index past its dim is an error naming
+// the node, and the session runs again afterwards.
+TEST(CpuSession, GatherNdRuntimeIndices) {
+  const Graph g =
+      GraphBuilder()
+          .input("x", {4, 5, 6})
+          .input("pairs", {2, 3, 2}, DType::kInt64)
+          .input("ids", {2, 5, 3}, DType::kInt64)
+          .input("rows", {2, 4, 1}, DType::kInt64)
+          .node("GatherND", {"x", "pairs"}, {"slices"}, {}, "pick")
+          .node("GatherND", {"ids", "rows"}, {"picked"}, test::attrs({{"batch_dims", int64_t{1}}}))
+          .output("slices")
+          .output("picked")
+          .build();
+  Session session(g, cpu_options());
+  expect_all_on_cpu(session);
+  std::vector<int64_t> ids(30);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i) * 7777777 - 3;
+  const std::vector<int64_t> pairs = {0, 4, 3, -1, -4, 2, 1, 0, 2, 3, 3, -5};
+  std::map<std::string, Tensor> inputs = {
+      {"x", random_tensor({4, 5, 6}, 47)},
+      {"pairs", Tensor::from_vector<int64_t>({2, 3, 2}, pairs)},
+      {"ids", Tensor::from_vector<int64_t>({2, 5, 3}, ids)},
+      {"rows", Tensor::from_vector<int64_t>({2, 4, 1}, {4, 0, -1, 2, 1, 1, -5, 3})}};
+  const std::vector<Tensor> want = run_reference(g, inputs);
+  ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
+  for (const int64_t bad : {5, -6}) {
+    std::vector<int64_t> wrong = pairs;
+    wrong[5] = bad;  // the second entry of a tuple addresses dim 1 (extent 5)
+    inputs["pairs"] = Tensor::from_vector<int64_t>({2, 3, 2}, wrong);
+    try {
+      session.run(inputs);
+      FAIL() << "index " << bad << " ran";
+    } catch (const std::exception& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find("pick"), std::string::npos) << what;
+      EXPECT_NE(what.find("index " + std::to_string(bad) + " out of range [-5, 5)"),
+                std::string::npos)
+          << what;
+    }
+  }
+  inputs["pairs"] = Tensor::from_vector<int64_t>({2, 3, 2}, pairs);
+  ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
+}
+
 // A padding mask from token ids as text models export it: Equal(ids, pad) on int64, Not, Cast to
 // float32 and to int32, a Where choosing scores or a large negative fill, and a float32 -> int64
 // Cast (truncation toward zero); every node on cpu, bit-exact against the reference runner.
