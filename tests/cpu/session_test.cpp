@@ -44,6 +44,19 @@ void expect_same_bytes(const std::vector<Tensor>& got, const std::vector<Tensor>
   }
 }
 
+// session.run(inputs) fails with a message naming `node` and saying `what`.
+void expect_run_error(Session& session, const std::map<std::string, Tensor>& inputs,
+                      const std::string& node, const std::string& what) {
+  try {
+    session.run(inputs);
+    ADD_FAILURE() << "ran; expected: " << what;
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(node), std::string::npos) << message;
+    EXPECT_NE(message.find(what), std::string::npos) << message;
+  }
+}
+
 // Runs `g` on cpu(+reference) and on the reference runner; every node must be on cpu.
 std::vector<RegionProfile> expect_matches_reference(Graph g, uint32_t seed = 5,
                                                     int32_t threads = 0) {
@@ -507,16 +520,8 @@ TEST(CpuSession, GatherElementsRuntimeAndConstantIndices) {
       std::vector<int64_t> wrong = ids;
       wrong[11] = bad;
       inputs["ids"] = feed(wrong);
-      try {
-        session.run(inputs);
-        FAIL() << "index " << bad << " ran";
-      } catch (const std::exception& e) {
-        const std::string what = e.what();
-        EXPECT_NE(what.find("pick"), std::string::npos) << what;
-        EXPECT_NE(what.find("index " + std::to_string(bad) + " out of range [-6, 6)"),
-                  std::string::npos)
-            << what;
-      }
+      expect_run_error(session, inputs, "pick",
+                       "index " + std::to_string(bad) + " out of range [-6, 6)");
     }
     inputs["ids"] = feed(ids);
     ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
@@ -554,16 +559,8 @@ TEST(CpuSession, GatherNdRuntimeIndices) {
     std::vector<int64_t> wrong = pairs;
     wrong[5] = bad;  // the second entry of a tuple addresses dim 1 (extent 5)
     inputs["pairs"] = Tensor::from_vector<int64_t>({2, 3, 2}, wrong);
-    try {
-      session.run(inputs);
-      FAIL() << "index " << bad << " ran";
-    } catch (const std::exception& e) {
-      const std::string what = e.what();
-      EXPECT_NE(what.find("pick"), std::string::npos) << what;
-      EXPECT_NE(what.find("index " + std::to_string(bad) + " out of range [-5, 5)"),
-                std::string::npos)
-          << what;
-    }
+    expect_run_error(session, inputs, "pick",
+                     "index " + std::to_string(bad) + " out of range [-5, 5)");
   }
   inputs["pairs"] = Tensor::from_vector<int64_t>({2, 3, 2}, pairs);
   ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
