@@ -566,6 +566,32 @@ TEST(CpuSession, GatherNdRuntimeIndices) {
   ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), want));
 }
 
+// Trilu on float32 scores and int64 data, upper and lower, k from far below to far above the
+// diagonal and none; every node on cpu, bit-exact against the reference runner.
+TEST(CpuSession, TriluBothTrianglesEveryOffset) {
+  for (const int64_t upper : {0, 1}) {
+    GraphBuilder b;
+    b.input("x", {2, 5, 7}).input("ids", {6, 4}, DType::kInt64);
+    int index = 0;
+    for (const int64_t k :
+         {int64_t{-9}, int64_t{-2}, int64_t{0}, int64_t{3}, std::numeric_limits<int64_t>::max()}) {
+      const std::string i = std::to_string(index++);
+      b.constant("k" + i, Tensor::from_vector<int64_t>({}, {k}))
+          .node("Trilu", {"x", "k" + i}, {"y" + i}, test::attrs({{"upper", upper}}))
+          .output("y" + i);
+    }
+    b.node("Trilu", {"ids"}, {"t"}, test::attrs({{"upper", upper}})).output("t");
+    const Graph g = b.build();
+    Session session(g, cpu_options());
+    expect_all_on_cpu(session);
+    std::vector<int64_t> ids(24);
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int64_t>(i) * 1000003 + 1;
+    const std::map<std::string, Tensor> inputs = {
+        {"x", random_tensor({2, 5, 7}, 53)}, {"ids", Tensor::from_vector<int64_t>({6, 4}, ids)}};
+    ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), run_reference(g, inputs)));
+  }
+}
+
 // A padding mask from token ids as text models export it: Equal(ids, pad) on int64, Not, Cast to
 // float32 and to int32, a Where choosing scores or a large negative fill, and a float32 -> int64
 // Cast (truncation toward zero); every node on cpu, bit-exact against the reference runner.

@@ -76,6 +76,7 @@ const std::vector<OpEntry>& op_table() {
       {"Gather", query_gather, build_gather},
       {"GatherElements", query_gather_elements, build_gather_elements},
       {"GatherND", query_gather_nd, build_gather_nd},
+      {"Trilu", query_trilu, build_trilu},
       {"CumSum", query_cum_sum, build_cum_sum},
       {"Expand", query_expand, build_expand},
       {"Pad", query_pad, build_pad},

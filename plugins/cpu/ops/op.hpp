@@ -165,6 +165,9 @@ Step build_gather_elements(BuildContext&);
 // GatherND over any 1/2/4/8-byte element type with int64 indices (gather_nd.cpp).
 std::string query_gather_nd(const RegionView&, const NodeView&);
 Step build_gather_nd(BuildContext&);
+// Trilu over any 1/2/4/8-byte element type with a constant k (trilu.cpp).
+std::string query_trilu(const RegionView&, const NodeView&);
+Step build_trilu(BuildContext&);
 std::string query_grid_sample(const RegionView&, const NodeView&);
 Step build_grid_sample(BuildContext&);
 std::string query_lrn(const RegionView&, const NodeView&);
