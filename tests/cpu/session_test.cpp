@@ -592,6 +592,32 @@ TEST(CpuSession, TriluBothTrianglesEveryOffset) {
   }
 }
 
+// IsNaN / IsInf (both directions, each alone) and torch.nan_to_num's Where over them, on an
+// input holding NaN and both infinities; every node on cpu, bit-exact against the reference.
+TEST(CpuSession, IsNanIsInfAndNanToNum) {
+  const Graph g = GraphBuilder()
+                      .input("x", {2, 6})
+                      .constant("zero", Tensor::from_vector<float>({}, {0.0f}))
+                      .constant("big", Tensor::from_vector<float>({}, {3.4e38f}))
+                      .node("IsNaN", {"x"}, {"nan"})
+                      .node("IsInf", {"x"}, {"inf"})
+                      .node("IsInf", {"x"}, {"pos"}, test::attrs({{"detect_negative", int64_t{0}}}))
+                      .node("IsInf", {"x"}, {"neg"}, test::attrs({{"detect_positive", int64_t{0}}}))
+                      .node("Where", {"nan", "zero", "x"}, {"no_nan"})
+                      .node("Where", {"pos", "big", "no_nan"}, {"clean"})
+                      .output("inf")
+                      .output("neg")
+                      .output("clean")
+                      .build();
+  Session session(g, cpu_options());
+  expect_all_on_cpu(session);
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::map<std::string, Tensor> inputs = {
+      {"x", Tensor::from_vector<float>(
+                {2, 6}, {1.0f, NAN, inf, -inf, -0.0f, 3e38f, -2.5f, inf, NAN, 0.0f, -inf, 7.0f})}};
+  ASSERT_NO_FATAL_FAILURE(expect_same_bytes(session.run(inputs), run_reference(g, inputs)));
+}
+
 // A padding mask from token ids as text models export it: Equal(ids, pad) on int64, Not, Cast to
 // float32 and to int32, a Where choosing scores or a large negative fill, and a float32 -> int64
 // Cast (truncation toward zero); every node on cpu, bit-exact against the reference runner.

@@ -1,8 +1,10 @@
 // The comparison and logical families with numpy broadcasting, into bool (one byte, 0 or 1):
 // Equal, Less, Greater, LessOrEqual, GreaterOrEqual on float32, int32 or int64; And, Or, Xor on
-// bool; Not. They build the masks of exported models whose masks depend on the input (padding
-// masks from token ids, thresholds on activations); where the operands are constants core has
-// folded them already. Shapes are planned once into merged loops (ops/loops.hpp).
+// bool; Not; IsNaN and IsInf on float32 (torch.nan_to_num and isfinite guards). They build the
+// masks of exported models whose masks depend on the input (padding masks from token ids,
+// thresholds on activations); where the operands are constants core has folded them already. Shapes
+// are planned once into merged loops (ops/loops.hpp).
+#include <cmath>
 #include <memory>
 
 #include "ops/loops.hpp"
@@ -136,6 +138,35 @@ Step build_not(BuildContext& ctx) {
     const uint8_t* x = reinterpret_cast<const uint8_t*>(v[in]);
     uint8_t* y = reinterpret_cast<uint8_t*>(v[out]);
     for (int64_t i = 0; i < n; ++i) y[i] = x[i] != 0 ? 0 : 1;
+  };
+}
+
+std::string query_is_nan_inf(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* x = node.input(0);
+  const tsr_tensor* y = node.output(0);
+  if (!is_f32(x) || y == nullptr || y->dtype != TSR_DTYPE_BOOL) {
+    return "only float32 in, bool out is implemented";
+  }
+  return "";
+}
+
+Step build_is_nan_inf(BuildContext& ctx) {
+  const bool nan = ctx.node.op_type() == "IsNaN";
+  const bool positive = ctx.node.attr_int("detect_positive", 1) != 0;
+  const bool negative = ctx.node.attr_int("detect_negative", 1) != 0;
+  const int32_t in = ctx.node.input_index(0), out = ctx.output;
+  const int64_t n = numel(*ctx.node.output(0));
+  return [=](std::vector<float*>& v) {
+    const float* x = v[in];
+    uint8_t* y = reinterpret_cast<uint8_t*>(v[out]);
+    if (nan) {
+      for (int64_t i = 0; i < n; ++i) y[i] = std::isnan(x[i]) ? 1 : 0;
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      y[i] = std::isinf(x[i]) && (x[i] > 0 ? positive : negative) ? 1 : 0;
+    }
   };
 }
 

@@ -97,6 +97,8 @@ const std::vector<OpEntry>& op_table() {
       {"Or", query_compare, build_compare},
       {"Xor", query_compare, build_compare},
       {"Not", query_not, build_not},
+      {"IsNaN", query_is_nan_inf, build_is_nan_inf},
+      {"IsInf", query_is_nan_inf, build_is_nan_inf},
       {"Where", query_where, build_where},
       {"QuantizeLinear", query_quantize, build_quantize},
       {"LRN", query_lrn, build_lrn},

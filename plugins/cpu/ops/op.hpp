@@ -209,6 +209,9 @@ Step build_softmax(BuildContext&);
 Step build_pool3d(BuildContext&);
 std::string query_compare(const RegionView&, const NodeView&);
 Step build_compare(BuildContext&);
+// IsNaN / IsInf (detect_positive, detect_negative) on float32 into bool (compare.cpp).
+std::string query_is_nan_inf(const RegionView&, const NodeView&);
+Step build_is_nan_inf(BuildContext&);
 std::string query_not(const RegionView&, const NodeView&);
 Step build_not(BuildContext&);
 std::string query_where(const RegionView&, const NodeView&);
