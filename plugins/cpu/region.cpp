@@ -303,12 +303,76 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
         if (t >= 0 && is_transpose(region.node(t), {0, 3, 1, 2})) absorb(t, "fused");
       }
     }
+    // Squeeze-excitation (squeeze_excite.cpp): the pool, its two 1x1 convs with the activation
+    // between them, the gate and the Mul back onto the pooled tensor run as one step.
+    std::optional<NodeView> se_fc1, se_fc2;
+    SqueezeExcite se;
+    bool squeeze_excite = false;
+    if ((op == "GlobalAveragePool" && query_global_average_pool(region, node).empty()) ||
+        (op == "ReduceMean" && query_reduce(region, node).empty())) {
+      const tsr_tensor* x = node.input(0);
+      const tsr_tensor* s0 = node.output(0);
+      const bool pooled = x->rank == 4 && s0->rank == 4 && s0->dims[0] == x->dims[0] &&
+                          s0->dims[1] == x->dims[1] && s0->dims[2] == 1 && s0->dims[3] == 1;
+      const int32_t c1 = pooled ? only_reader(output, n) : -1;
+      if (c1 >= 0 && squeeze_excite_fc(region, region.node(c1), x->dims[1])) {
+        std::vector<int32_t> chain = {c1};
+        int32_t value = region.node(c1).output_index(0), at = c1;
+        UnaryFn act1;
+        Activation clamp;
+        std::vector<int32_t> pointwise;
+        if (const int32_t a = activation_after(value, at, &clamp); a >= 0) {
+          act1.lo = clamp.lo;
+          act1.hi = clamp.hi;
+          chain.push_back(a);
+          value = region.node(a).output_index(0);
+          at = a;
+        } else if (const int32_t end = pointwise_after(value, at, &act1, &pointwise); end >= 0) {
+          chain.insert(chain.end(), pointwise.begin(), pointwise.end());
+          value = end;
+          at = *std::max_element(pointwise.begin(), pointwise.end());
+        }
+        const int32_t c2 = only_reader(value, at);
+        const int64_t reduced = region.node(c1).output(0)->dims[1];
+        const bool fc2 = c2 >= 0 && squeeze_excite_fc(region, region.node(c2), reduced) &&
+                         region.node(c2).output(0)->dims[1] == x->dims[1];
+        const int32_t g = fc2 ? only_reader(region.node(c2).output_index(0), c2) : -1;
+        UnaryFn gate;
+        const bool gated =
+            g >= 0 &&
+            (region.node(g).op_type() == "Sigmoid" || region.node(g).op_type() == "HardSigmoid") &&
+            query_unary(region, region.node(g)).empty() &&
+            unary_fn_of(region, region.node(g), &gate);
+        const int32_t gv = gated ? region.node(g).output_index(0) : -1;
+        const int32_t m = gated ? sole_reader(gv, g) : -1;
+        const int32_t xv = node.input_index(0);
+        if (m >= 0) {
+          const NodeView mul = region.node(m);
+          const bool scales = mul.op_type() == "Mul" && mul.num_inputs() == 2 &&
+                              query_binary(region, mul).empty() &&
+                              ((mul.input_index(0) == xv && mul.input_index(1) == gv) ||
+                               (mul.input_index(0) == gv && mul.input_index(1) == xv)) &&
+                              dims(*mul.output(0)) == dims(*x);
+          if (scales) {
+            squeeze_excite = true;
+            se_fc1.emplace(region.node(c1));
+            se_fc2.emplace(region.node(c2));
+            se.fc1 = &*se_fc1;
+            se.fc2 = &*se_fc2;
+            se.act1 = act1;
+            se.gate = gate;
+            chain.insert(chain.end(), {c2, g, m});
+            for (const int32_t f : chain) absorb(f, "squeeze-excitation with");
+          }
+        }
+      }
+    }
     // Ops whose steps clamp their result with ctx.act (a fused Relu/Clip).
-    const bool takes_clamp = op == "Conv" || op == "Gemm" || op == "MatMul" ||
-                             op == "BatchNormalization" || op == "GlobalAveragePool" ||
-                             query_binary(region, node).empty() ||
-                             query_unary(region, node).empty() ||
-                             op.rfind("Reduce", 0) == 0;
+    const bool takes_clamp =
+        !squeeze_excite &&
+        (op == "Conv" || op == "Gemm" || op == "MatMul" || op == "BatchNormalization" ||
+         op == "GlobalAveragePool" || query_binary(region, node).empty() ||
+         query_unary(region, node).empty() || op.rfind("Reduce", 0) == 0);
     Activation act;
     if (takes_clamp) {
       const int32_t r = activation_after(output, last, &act);
@@ -398,9 +462,10 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     ctx.channel_ln = channel_ln ? &*channel_ln : nullptr;
     ctx.col_bias = col_bias;
     try {
-      Step step = channel_ln   ? build_channel_layer_norm(ctx)
-                  : fake_quant ? build_fake_quant(ctx, *fake_quant)
-                               : entry->build(ctx);
+      Step step = channel_ln       ? build_channel_layer_norm(ctx)
+                  : fake_quant     ? build_fake_quant(ctx, *fake_quant)
+                  : squeeze_excite ? build_squeeze_excite(ctx, se)
+                                   : entry->build(ctx);
       if (!post.is_clamp_only() && !ctx.post_done) {
         const int64_t count = numel(region.value(output));
         step = [step = std::move(step), post, output, count](std::vector<float*>& v) {

@@ -127,6 +127,86 @@ TEST(CpuSession, ConvBnReluPoolGemm) {
   EXPECT_EQ(profile[0].node_times_us[3], 0.0);
 }
 
+// Squeeze-excitation blocks as exporters write them run as one step (the pool's), every other
+// node of the block absorbed: mobilenet_v3's (GlobalAveragePool, Relu, HardSigmoid, Mul(x, g)),
+// efficientnet's (ReduceMean over H and W, SiLU as Sigmoid-Mul, a conv without bias, Sigmoid,
+// Mul(g, x)) on a batch of 2, and one between two convs (the block's input an intermediate,
+// its output read by the next conv).
+TEST(CpuSession, SqueezeExcitationAsOneStep) {
+  const Attributes spatial = test::attrs({{"axes", std::vector<int64_t>{2, 3}}});
+  struct Case {
+    const char* name;
+    Graph graph;
+    std::vector<size_t> timed;  // nodes that keep a time of their own
+  };
+  std::vector<Case> cases;
+  cases.push_back({"mobilenet_v3",
+                   GraphBuilder()
+                       .input("x", {1, 24, 7, 9})
+                       .constant("w1", random_tensor({8, 24, 1, 1}, 61))
+                       .constant("b1", random_tensor({8}, 62))
+                       .constant("w2", random_tensor({24, 8, 1, 1}, 63))
+                       .constant("b2", random_tensor({24}, 64))
+                       .node("GlobalAveragePool", {"x"}, {"s0"})
+                       .node("Conv", {"s0", "w1", "b1"}, {"f1"})
+                       .node("Relu", {"f1"}, {"a1"})
+                       .node("Conv", {"a1", "w2", "b2"}, {"f2"})
+                       .node("HardSigmoid", {"f2"}, {"g"},
+                             test::attrs({{"alpha", 1.0f / 6.0f}, {"beta", 0.5f}}))
+                       .node("Mul", {"x", "g"}, {"y"})
+                       .output("y")
+                       .build(),
+                   {0}});
+  cases.push_back({"efficientnet",
+                   GraphBuilder()
+                       .input("x", {2, 40, 5, 5})
+                       .constant("w1", random_tensor({10, 40, 1, 1}, 65))
+                       .constant("b1", random_tensor({10}, 66))
+                       .constant("w2", random_tensor({40, 10, 1, 1}, 67))
+                       .node("ReduceMean", {"x"}, {"s0"}, spatial)
+                       .node("Conv", {"s0", "w1", "b1"}, {"f1"})
+                       .node("Sigmoid", {"f1"}, {"sg"})
+                       .node("Mul", {"f1", "sg"}, {"a1"})
+                       .node("Conv", {"a1", "w2"}, {"f2"})
+                       .node("Sigmoid", {"f2"}, {"g"})
+                       .node("Mul", {"g", "x"}, {"y"})
+                       .output("y")
+                       .build(),
+                   {0}});
+  cases.push_back({"between convs",
+                   GraphBuilder()
+                       .input("x", {1, 6, 9, 8})
+                       .constant("w0", random_tensor({16, 6, 3, 3}, 68))
+                       .constant("w1", random_tensor({4, 16, 1, 1}, 69))
+                       .constant("b1", random_tensor({4}, 70))
+                       .constant("w2", random_tensor({16, 4, 1, 1}, 71))
+                       .constant("b2", random_tensor({16}, 72))
+                       .constant("w3", random_tensor({5, 16, 1, 1}, 73))
+                       .node("Conv", {"x", "w0"}, {"c"},
+                             test::attrs({{"pads", std::vector<int64_t>{1, 1, 1, 1}}}))
+                       .node("GlobalAveragePool", {"c"}, {"s0"})
+                       .node("Conv", {"s0", "w1", "b1"}, {"f1"})
+                       .node("Relu", {"f1"}, {"a1"})
+                       .node("Conv", {"a1", "w2", "b2"}, {"f2"})
+                       .node("Sigmoid", {"f2"}, {"g"})
+                       .node("Mul", {"c", "g"}, {"se"})
+                       .node("Conv", {"se", "w3"}, {"y"})
+                       .output("y")
+                       .build(),
+                   {0, 1, 7}});
+  for (Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const size_t nodes = c.graph.nodes.size();
+    const std::vector<RegionProfile> profile = expect_matches_reference(std::move(c.graph));
+    ASSERT_EQ(profile.size(), 1u);
+    ASSERT_EQ(profile[0].node_times_us.size(), nodes);
+    for (size_t n = 0; n < nodes; ++n) {
+      const bool timed = std::find(c.timed.begin(), c.timed.end(), n) != c.timed.end();
+      EXPECT_EQ(profile[0].node_times_us[n] > 0.0, timed) << "node " << n;
+    }
+  }
+}
+
 // The conv+pool fusion over many blocks of pooled rows, on 1 and 2 threads (a row two threads'
 // ranges share is computed by both): squeezenet's stem shape scaled down (no pads, ceil_mode),
 // and resnet's (pads on both), each with a Relu between.

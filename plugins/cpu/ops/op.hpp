@@ -84,6 +84,20 @@ bool channel_layer_norm_fusable(const RegionView& region, const NodeView& transp
                                 const NodeView& ln);
 Step build_channel_layer_norm(BuildContext& ctx);
 
+// A squeeze-excitation block the pool node starts (squeeze_excite.cpp; region.cpp finds it):
+// fc1 and fc2 are its 1x1 convs, act1 the activation between them (a clamp or a pointwise op),
+// gate the Sigmoid / HardSigmoid before the Mul onto the pooled tensor.
+struct SqueezeExcite {
+  const NodeView* fc1 = nullptr;
+  const NodeView* fc2 = nullptr;
+  UnaryFn act1;
+  UnaryFn gate;
+};
+// Whether `conv` can be one of the block's convs: 1x1, group 1, on [N, in_channels, 1, 1], with
+// constant weights and bias.
+bool squeeze_excite_fc(const RegionView& region, const NodeView& conv, int64_t in_channels);
+Step build_squeeze_excite(BuildContext& ctx, const SqueezeExcite& se);
+
 // "" when supported, else why not. Each op file implements its own.
 using QueryFn = std::string (*)(const RegionView&, const NodeView&);
 using BuildFn = Step (*)(BuildContext&);
