@@ -194,6 +194,25 @@ TEST(CpuSession, SqueezeExcitationAsOneStep) {
                        .output("y")
                        .build(),
                    {0, 1, 7}});
+  // A pad on the first conv makes its 1x1 output read padding at stride 2 (the bias alone):
+  // not a squeeze-excitation block, so every node keeps its own step.
+  cases.push_back({"padded conv",
+                   GraphBuilder()
+                       .input("x", {1, 12, 4, 4})
+                       .constant("w1", random_tensor({3, 12, 1, 1}, 74))
+                       .constant("b1", random_tensor({3}, 75))
+                       .constant("w2", random_tensor({12, 3, 1, 1}, 76))
+                       .node("GlobalAveragePool", {"x"}, {"s0"})
+                       .node("Conv", {"s0", "w1", "b1"}, {"f1"},
+                             test::attrs({{"pads", std::vector<int64_t>{1, 1, 0, 0}},
+                                          {"strides", std::vector<int64_t>{2, 2}}}))
+                       .node("Relu", {"f1"}, {"a1"})
+                       .node("Conv", {"a1", "w2"}, {"f2"})
+                       .node("Sigmoid", {"f2"}, {"g"})
+                       .node("Mul", {"x", "g"}, {"y"})
+                       .output("y")
+                       .build(),
+                   {0, 1, 3, 5}});  // Relu and Sigmoid fuse into their convs
   for (Case& c : cases) {
     SCOPED_TRACE(c.name);
     const size_t nodes = c.graph.nodes.size();

@@ -206,12 +206,13 @@ bool depthwise_blocked(const float* x, const float* w, const float* bias, const 
   p.out_pixels = p.band * g.ow;
   // A window far wider than any network's (a crafted model's huge dilation or pads) would make
   // even a one-row band's tile hundreds of MiB per thread: the per-plane kernels take those.
-  constexpr int64_t kMostFloats = int64_t{1} << 24;
+  constexpr int64_t kMostFloats = int64_t{1} << 24;  // 64 MiB for the whole scratch
   if (p.tile_cols > kMostFloats / p.lanes || p.tile_rows > kMostFloats / (p.tile_cols * p.lanes) ||
       g.kh * g.kw > kMostFloats / p.lanes || p.out_pixels > kMostFloats / p.lanes) {
     return false;
   }
   const int64_t floats = p.tile_floats() + (g.kh * g.kw + 1) * p.lanes + p.out_floats() + 16;
+  if (floats > kMostFloats) return false;
   const int64_t out_plane = g.oh * g.ow;
   tbb::parallel_for(int64_t{0}, blocks * bands, [&](int64_t task) {
     const int64_t block = task / bands, band = task % bands;

@@ -93,8 +93,9 @@ Step build_cum_sum(BuildContext& ctx) {
   for (int64_t d = 0; d < axis; ++d) outer *= x->dims[d];
   for (int64_t d = axis + 1; d < x->rank; ++d) inner *= x->dims[d];
   const int64_t n = x->dims[axis];
-  const bool exclusive = ctx.node.attr_int("exclusive", 0) == 1;
-  const bool reverse = ctx.node.attr_int("reverse", 0) == 1;
+  // Any nonzero value sets a flag, as in ONNX's reference implementation.
+  const bool exclusive = ctx.node.attr_int("exclusive", 0) != 0;
+  const bool reverse = ctx.node.attr_int("reverse", 0) != 0;
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
   switch (x->dtype) {
     case TSR_DTYPE_INT32:

@@ -93,8 +93,8 @@ struct SqueezeExcite {
   UnaryFn act1;
   UnaryFn gate;
 };
-// Whether `conv` can be one of the block's convs: 1x1, group 1, on [N, in_channels, 1, 1], with
-// constant weights and bias.
+// Whether `conv` can be one of the block's convs: 1x1, group 1, no pads, on [N, in_channels, 1,
+// 1], with constant weights and bias.
 bool squeeze_excite_fc(const RegionView& region, const NodeView& conv, int64_t in_channels);
 Step build_squeeze_excite(BuildContext& ctx, const SqueezeExcite& se);
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <set>
 
+#include "kernels/kernels.hpp"
 #include "ops/loops.hpp"
 #include "ops/op.hpp"
 
@@ -142,11 +143,12 @@ Step build_reduce(BuildContext& ctx) {
   return [=](std::vector<float*>& v) {
     const float* x = v[in];
     float* y = v[out];
-    std::vector<float> gathered;  // per run: concurrent runs of a session each have their own
     if (s.gather) {
-      gathered.resize(static_cast<size_t>(s.outer * s.reduced));
-      strided_copy(s.plan, x, gathered.data());
-      x = gathered.data();
+      // The calling thread's buffer, kept across runs (a concurrent run calls from its own
+      // thread; the tasks below only read it).
+      float* gathered = thread_scratch<struct ReduceGatherScratch>(s.outer * s.reduced);
+      strided_copy(s.plan, x, gathered);
+      x = gathered;
     }
     if (s.inner == 1) {
       tbb::parallel_for(int64_t{0}, s.outer, [&](int64_t o) {

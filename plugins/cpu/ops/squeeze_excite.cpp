@@ -57,6 +57,10 @@ bool squeeze_excite_fc(const RegionView& region, const NodeView& conv, int64_t i
       conv.attr_int("group", 1) != 1 || y->rank != 4 || y->dims[2] != 1 || y->dims[3] != 1) {
     return false;
   }
+  // A pad would make the 1x1 output read padding (the bias alone) at stride 2 or more.
+  for (const int64_t pad : conv.attr_ints("pads", {})) {
+    if (pad != 0) return false;
+  }
   const bool bias = conv.num_inputs() > 2 && conv.input_index(2) >= 0;
   return !bias || constant_f32(conv.input(2)) != nullptr;
 }
