@@ -622,9 +622,26 @@ HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
   MapRun(y, y, n, [&](VF v) { return hn::Mul(v, vinv); });
 }
 
-// dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols: 4 x 4 blocks transposed in
-// registers (two rounds of interleaves), so both sides move whole 128-bit vectors; the ragged
-// edges go element by element.
+// Calls block(r, c) for every kB x kB block covering rows x cols (both at least kB). Ragged
+// edges take one more block shifted back to end at the edge: it writes a few elements twice with
+// the same values (a transpose's src and dst do not overlap) instead of going scalar, which had
+// cost as much as the rest for the 7-wide rows of a depthwise conv's tile.
+template <int64_t kB, class Block>
+HWY_INLINE void ShiftedBlocks(int64_t rows, int64_t cols, const Block& block) {
+  for (int64_t r = 0;; r += kB) {
+    r = std::min(r, rows - kB);
+    for (int64_t c = 0;; c += kB) {
+      c = std::min(c, cols - kB);
+      block(r, c);
+      if (c + kB >= cols) break;
+    }
+    if (r + kB >= rows) break;
+  }
+}
+
+// dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols: blocks transposed in registers
+// (8 x 8 in 256-bit vectors on AVX2 / AVX-512, else 4 x 4 in 128-bit ones), so both sides move
+// whole vectors; only a side shorter than a block goes element by element.
 HWY_ATTR void Transpose2D(const float* HWY_RESTRICT src, int64_t lds, float* HWY_RESTRICT dst,
                           int64_t ldd, int64_t rows, int64_t cols) {
 #if HWY_ARCH_X86 && HWY_TARGET <= HWY_AVX2
@@ -655,15 +672,7 @@ HWY_ATTR void Transpose2D(const float* HWY_RESTRICT src, int64_t lds, float* HWY
         hn::StoreU(hn::ConcatUpperUpper(d, v[4 + k], v[k]), d, o + (k + 4) * ldd);
       }
     };
-    for (int64_t r = 0;; r += 8) {
-      r = std::min(r, rows - 8);
-      for (int64_t c = 0;; c += 8) {
-        c = std::min(c, cols - 8);
-        block(r, c);
-        if (c + 8 >= cols) break;
-      }
-      if (r + 8 >= rows) break;
-    }
+    ShiftedBlocks<8>(rows, cols, block);
     return;
   }
 #endif
@@ -682,18 +691,7 @@ HWY_ATTR void Transpose2D(const float* HWY_RESTRICT src, int64_t lds, float* HWY
       hn::StoreU(hn::ConcatLowerLower(d, t3, t2), d, o + 2 * ldd);
       hn::StoreU(hn::ConcatUpperUpper(d, t3, t2), d, o + 3 * ldd);
     };
-    // Ragged edges take one more block shifted back to end at the edge: it writes a few
-    // elements twice with the same values (src and dst do not overlap) instead of going scalar,
-    // which had cost as much as the rest for the 7-wide rows of a depthwise conv's tile.
-    for (int64_t r = 0;; r += 4) {
-      r = std::min(r, rows - 4);
-      for (int64_t c = 0;; c += 4) {
-        c = std::min(c, cols - 4);
-        block(r, c);
-        if (c + 4 >= cols) break;
-      }
-      if (r + 4 >= rows) break;
-    }
+    ShiftedBlocks<4>(rows, cols, block);
     return;
   }
 #endif

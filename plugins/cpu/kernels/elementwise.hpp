@@ -124,7 +124,7 @@ void softmax_run(const float* x, float* y, int64_t n, bool log);
 void lrn_scale_run(const float* s, const float* x, int64_t n, float k, float a, float beta,
                    float* y);
 // dst[c * ldd + r] = src[r * lds + c] for r < rows, c < cols (the two must not overlap): a 2-D
-// transpose in 4 x 4 register blocks.
+// transpose in 8 x 8 (AVX2 / AVX-512) or 4 x 4 register blocks.
 void transpose_2d(const float* src, int64_t lds, float* dst, int64_t ldd, int64_t rows,
                   int64_t cols);
 
