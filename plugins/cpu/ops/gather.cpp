@@ -78,12 +78,7 @@ Step build_gather(BuildContext& ctx) {
     for (int64_t k = 0; k < count; ++k) {
       const int64_t i = wide ? reinterpret_cast<const int64_t*>(v[ii])[k]
                              : reinterpret_cast<const int32_t*>(v[ii])[k];
-      if (i < -e || i >= e) {
-        throw plugin::Failure(TSR_INVALID_ARGUMENT, node + ": index " + std::to_string(i) +
-                                                        " out of range [" + std::to_string(-e) +
-                                                        ", " + std::to_string(e) + ")");
-      }
-      at[static_cast<size_t>(k)] = i < 0 ? i + e : i;
+      at[static_cast<size_t>(k)] = checked_index(i, e, node);
     }
     gather_runs(v[in], at.data(), count, outer, e, inner, v[out]);
   };

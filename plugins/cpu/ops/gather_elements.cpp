@@ -42,13 +42,7 @@ void gather_elements_rows(const GatherElementsPlan& p, const E* data, const I* i
     const I* ir = idx + r * p.cols;
     E* yr = out + r * p.cols;
     for (int64_t c = 0; c < p.cols; ++c) {
-      int64_t i = static_cast<int64_t>(ir[c]);
-      if (i < -p.e || i >= p.e) {
-        throw plugin::Failure(TSR_INVALID_ARGUMENT, node + ": index " + std::to_string(i) +
-                                                        " out of range [" + std::to_string(-p.e) +
-                                                        ", " + std::to_string(p.e) + ")");
-      }
-      if (i < 0) i += p.e;
+      const int64_t i = checked_index(static_cast<int64_t>(ir[c]), p.e, node);
       const int64_t col = p.axis == last ? 0 : c * p.data_strides[last];
       yr[c] = data[base + col + i * p.data_strides[p.axis]];
     }

@@ -75,14 +75,7 @@ Step build_gather_nd(BuildContext& ctx) {
             const int64_t* t = indices + item * p.k;
             int64_t at = (item / std::max<int64_t>(1, p.tuples)) * p.per_batch;
             for (int64_t j = 0; j < p.k; ++j) {
-              const int64_t e = p.dims[j];
-              int64_t i = t[j];
-              if (i < -e || i >= e) {
-                throw plugin::Failure(TSR_INVALID_ARGUMENT,
-                                      node + ": index " + std::to_string(i) + " out of range [" +
-                                          std::to_string(-e) + ", " + std::to_string(e) + ")");
-              }
-              at += (i < 0 ? i + e : i) * p.strides[j];
+              at += checked_index(t[j], p.dims[j], node) * p.strides[j];
             }
             std::memcpy(y + item * p.slice_bytes, data + at * p.slice_bytes,
                         static_cast<size_t>(p.slice_bytes));

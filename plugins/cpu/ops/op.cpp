@@ -148,6 +148,12 @@ int64_t numel(const tsr_tensor& t) {
   return plugin::tensor_numel(t);
 }
 
+void index_out_of_range(int64_t i, int64_t e, const std::string& node) {
+  throw plugin::Failure(TSR_INVALID_ARGUMENT, node + ": index " + std::to_string(i) +
+                                                  " out of range [" + std::to_string(-e) + ", " +
+                                                  std::to_string(e) + ")");
+}
+
 const float* constant_f32(const tsr_tensor* t) {
   return is_f32(t) && t->data != nullptr ? static_cast<const float*>(t->data) : nullptr;
 }

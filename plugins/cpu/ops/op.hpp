@@ -122,6 +122,14 @@ int64_t numel(const tsr_tensor& t);
 const float* constant_f32(const tsr_tensor* t);  // nullptr when not a float32 constant
 // An int32/int64 constant's values as int64; false when t is absent, not constant or not integer.
 bool constant_ints(const tsr_tensor* t, std::vector<int64_t>* out);
+// Index i of an axis of extent e (negative counts from the end) as an offset in [0, e); an index
+// outside [-e, e) fails the run with an error naming `node`: indices given at run time (Gather,
+// GatherElements, GatherND) are checked before any read.
+[[noreturn]] void index_out_of_range(int64_t i, int64_t e, const std::string& node);
+inline int64_t checked_index(int64_t i, int64_t e, const std::string& node) {
+  if (i < -e || i >= e) index_out_of_range(i, e, node);
+  return i < 0 ? i + e : i;
+}
 // A Conv's operands as every conv path needs them (float32 throughout, constant weights, a
 // constant bias if any) and its input rank one of `ranks`; throws plugin::Failure naming the node.
 void check_conv_operands(const NodeView& node, std::initializer_list<int32_t> ranks,
