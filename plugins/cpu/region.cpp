@@ -110,18 +110,21 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     if (r < 0 || !query_unary(region, region.node(r)).empty()) return -1;
     return activation_of(region, region.node(r), act) ? r : -1;
   };
+  // The Mul that alone reads `a` and multiplies it by `b` (in either order), or -1.
+  auto mul_with = [&](int32_t a, int32_t b, int32_t after) -> int32_t {
+    const int32_t m = sole_reader(a, after);
+    if (m < 0) return -1;
+    const NodeView mul = region.node(m);
+    const bool pair = mul.op_type() == "Mul" && mul.num_inputs() == 2 &&
+                      ((mul.input_index(0) == a && mul.input_index(1) == b) ||
+                       (mul.input_index(0) == b && mul.input_index(1) == a));
+    return pair && query_binary(region, mul).empty() ? m : -1;
+  };
   // The Mul that makes `sigmoid` (reading `x`) a SiLU: it alone reads the Sigmoid's output and
   // multiplies it by x. -1 otherwise.
   auto silu_mul = [&](const NodeView& sigmoid, int32_t x, int32_t after) -> int32_t {
     if (sigmoid.op_type() != "Sigmoid" || sigmoid.input_index(0) != x) return -1;
-    const int32_t m = sole_reader(sigmoid.output_index(0), after);
-    if (m < 0) return -1;
-    const NodeView mul = region.node(m);
-    const int32_t s = sigmoid.output_index(0);
-    const bool pair = mul.op_type() == "Mul" && mul.num_inputs() == 2 &&
-                      ((mul.input_index(0) == x && mul.input_index(1) == s) ||
-                       (mul.input_index(0) == s && mul.input_index(1) == x));
-    return pair && query_binary(region, mul).empty() ? m : -1;
+    return mul_with(sigmoid.output_index(0), x, after);
   };
   // Whether node input i is a float32 scalar constant within 1e-4 of `want`.
   auto is_scalar = [&](const NodeView& node, int32_t i, float want) {
@@ -216,6 +219,63 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     return -1;
   };
 
+  // A squeeze-excitation block starting at `pool` (node n): the pool's sole reader a 1x1 conv
+  // (squeeze_excite_fc), a clamp or a fusable pointwise op after it, a second 1x1 conv back to
+  // the pool's channels, a Sigmoid / HardSigmoid gate, and the Mul of the gate with the pool's
+  // own input. Returns the block's nodes after the pool (the first conv first, the second conv,
+  // the gate and the Mul last) and fills se's activations, or an empty list.
+  auto squeeze_excite_chain = [&](const NodeView& pool, int32_t n,
+                                  SqueezeExcite* se) -> std::vector<int32_t> {
+    const std::vector<int32_t> none;
+    const std::string_view op = pool.op_type();
+    const bool pools =
+        (op == "GlobalAveragePool" && query_global_average_pool(region, pool).empty()) ||
+        (op == "ReduceMean" && query_reduce(region, pool).empty());
+    const tsr_tensor* x = pool.input(0);
+    const tsr_tensor* s0 = pool.output(0);
+    if (!pools || x->rank != 4 || s0->rank != 4 || s0->dims[0] != x->dims[0] ||
+        s0->dims[1] != x->dims[1] || s0->dims[2] != 1 || s0->dims[3] != 1) {
+      return none;
+    }
+    const int32_t c1 = only_reader(pool.output_index(0), n);
+    if (c1 < 0 || !squeeze_excite_fc(region, region.node(c1), x->dims[1])) return none;
+    std::vector<int32_t> chain = {c1};
+    int32_t value = region.node(c1).output_index(0), at = c1;
+    UnaryFn act1;
+    Activation clamp;
+    std::vector<int32_t> pointwise;
+    if (const int32_t a = activation_after(value, at, &clamp); a >= 0) {
+      act1.lo = clamp.lo;
+      act1.hi = clamp.hi;
+      chain.push_back(a);
+      value = region.node(a).output_index(0);
+      at = a;
+    } else if (const int32_t end = pointwise_after(value, at, &act1, &pointwise); end >= 0) {
+      chain.insert(chain.end(), pointwise.begin(), pointwise.end());
+      value = end;
+      at = *std::max_element(pointwise.begin(), pointwise.end());
+    }
+    const int32_t c2 = only_reader(value, at);
+    if (c2 < 0 || !squeeze_excite_fc(region, region.node(c2), region.node(c1).output(0)->dims[1]) ||
+        region.node(c2).output(0)->dims[1] != x->dims[1]) {
+      return none;
+    }
+    const int32_t g = only_reader(region.node(c2).output_index(0), c2);
+    UnaryFn gate;
+    if (g < 0 ||
+        (region.node(g).op_type() != "Sigmoid" && region.node(g).op_type() != "HardSigmoid") ||
+        !query_unary(region, region.node(g)).empty() ||
+        !unary_fn_of(region, region.node(g), &gate)) {
+      return none;
+    }
+    const int32_t m = mul_with(region.node(g).output_index(0), pool.input_index(0), g);
+    if (m < 0 || dims(*region.node(m).output(0)) != dims(*x)) return none;
+    se->act1 = act1;
+    se->gate = gate;
+    chain.insert(chain.end(), {c2, g, m});
+    return chain;
+  };
+
   profile_.assign(static_cast<size_t>(region.num_nodes()), 0.0);
   std::vector<std::vector<int32_t>> step_values;
   std::vector<bool> absorbed(static_cast<size_t>(region.num_nodes()), false);
@@ -305,67 +365,16 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
     }
     // Squeeze-excitation (squeeze_excite.cpp): the pool, its two 1x1 convs with the activation
     // between them, the gate and the Mul back onto the pooled tensor run as one step.
-    std::optional<NodeView> se_fc1, se_fc2;
     SqueezeExcite se;
-    bool squeeze_excite = false;
-    if ((op == "GlobalAveragePool" && query_global_average_pool(region, node).empty()) ||
-        (op == "ReduceMean" && query_reduce(region, node).empty())) {
-      const tsr_tensor* x = node.input(0);
-      const tsr_tensor* s0 = node.output(0);
-      const bool pooled = x->rank == 4 && s0->rank == 4 && s0->dims[0] == x->dims[0] &&
-                          s0->dims[1] == x->dims[1] && s0->dims[2] == 1 && s0->dims[3] == 1;
-      const int32_t c1 = pooled ? only_reader(output, n) : -1;
-      if (c1 >= 0 && squeeze_excite_fc(region, region.node(c1), x->dims[1])) {
-        std::vector<int32_t> chain = {c1};
-        int32_t value = region.node(c1).output_index(0), at = c1;
-        UnaryFn act1;
-        Activation clamp;
-        std::vector<int32_t> pointwise;
-        if (const int32_t a = activation_after(value, at, &clamp); a >= 0) {
-          act1.lo = clamp.lo;
-          act1.hi = clamp.hi;
-          chain.push_back(a);
-          value = region.node(a).output_index(0);
-          at = a;
-        } else if (const int32_t end = pointwise_after(value, at, &act1, &pointwise); end >= 0) {
-          chain.insert(chain.end(), pointwise.begin(), pointwise.end());
-          value = end;
-          at = *std::max_element(pointwise.begin(), pointwise.end());
-        }
-        const int32_t c2 = only_reader(value, at);
-        const int64_t reduced = region.node(c1).output(0)->dims[1];
-        const bool fc2 = c2 >= 0 && squeeze_excite_fc(region, region.node(c2), reduced) &&
-                         region.node(c2).output(0)->dims[1] == x->dims[1];
-        const int32_t g = fc2 ? only_reader(region.node(c2).output_index(0), c2) : -1;
-        UnaryFn gate;
-        const bool gated =
-            g >= 0 &&
-            (region.node(g).op_type() == "Sigmoid" || region.node(g).op_type() == "HardSigmoid") &&
-            query_unary(region, region.node(g)).empty() &&
-            unary_fn_of(region, region.node(g), &gate);
-        const int32_t gv = gated ? region.node(g).output_index(0) : -1;
-        const int32_t m = gated ? sole_reader(gv, g) : -1;
-        const int32_t xv = node.input_index(0);
-        if (m >= 0) {
-          const NodeView mul = region.node(m);
-          const bool scales = mul.op_type() == "Mul" && mul.num_inputs() == 2 &&
-                              query_binary(region, mul).empty() &&
-                              ((mul.input_index(0) == xv && mul.input_index(1) == gv) ||
-                               (mul.input_index(0) == gv && mul.input_index(1) == xv)) &&
-                              dims(*mul.output(0)) == dims(*x);
-          if (scales) {
-            squeeze_excite = true;
-            se_fc1.emplace(region.node(c1));
-            se_fc2.emplace(region.node(c2));
-            se.fc1 = &*se_fc1;
-            se.fc2 = &*se_fc2;
-            se.act1 = act1;
-            se.gate = gate;
-            chain.insert(chain.end(), {c2, g, m});
-            for (const int32_t f : chain) absorb(f, "squeeze-excitation with");
-          }
-        }
-      }
+    std::optional<NodeView> se_fc1, se_fc2;
+    const std::vector<int32_t> se_chain = squeeze_excite_chain(node, n, &se);
+    const bool squeeze_excite = !se_chain.empty();
+    if (squeeze_excite) {
+      se_fc1.emplace(region.node(se_chain.front()));
+      se_fc2.emplace(region.node(se_chain[se_chain.size() - 3]));
+      se.fc1 = &*se_fc1;
+      se.fc2 = &*se_fc2;
+      for (const int32_t f : se_chain) absorb(f, "squeeze-excitation with");
     }
     // Ops whose steps clamp their result with ctx.act (a fused Relu/Clip).
     const bool takes_clamp =

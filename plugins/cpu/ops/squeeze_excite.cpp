@@ -8,8 +8,11 @@
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
+#include <limits>
 #include <memory>
 
+#include "kernels/elementwise.hpp"
+#include "kernels/kernels.hpp"
 #include "ops/op.hpp"
 
 namespace tessera::cpu {
@@ -20,18 +23,14 @@ namespace {
 // element of x (a loop the compiler vectorises, summing in the reference's order).
 std::shared_ptr<std::vector<float>> transposed(const float* w, int64_t rows, int64_t cols) {
   auto t = std::make_shared<std::vector<float>>(static_cast<size_t>(rows * cols));
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) (*t)[static_cast<size_t>(j * rows + i)] = w[i * cols + j];
-  }
+  transpose_2d(w, cols, t->data(), rows, rows, cols);
   return t;
 }
 
+// The conv's bias, or zeros where it has none.
 std::shared_ptr<std::vector<float>> bias_of(const NodeView& conv, int64_t n) {
   auto b = std::make_shared<std::vector<float>>(static_cast<size_t>(n), 0.0f);
-  if (conv.num_inputs() > 2 && conv.input_index(2) >= 0) {
-    const float* v = constant_f32(conv.input(2));
-    std::copy(v, v + n, b->begin());
-  }
+  if (const float* v = constant_f32(conv.input(2))) std::copy(v, v + n, b->begin());
   return b;
 }
 
@@ -74,7 +73,7 @@ Step build_squeeze_excite(BuildContext& ctx, const SqueezeExcite& se) {
   const auto b1 = bias_of(*se.fc1, r), b2 = bias_of(*se.fc2, c);
   const UnaryFn act1 = se.act1, gate = se.gate;
   const int32_t in = ctx.node.input_index(0), out = ctx.output;
-  // About 16K floats per task in the two passes: a 7x7 map of 576 channels is two tasks.
+  // About 16K floats per task in the scaling pass: a 7x7 map of 576 channels is two tasks.
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(1, hw));
   return [=](std::vector<float*>& v) {
     std::vector<float> s0(static_cast<size_t>(c)), s1(static_cast<size_t>(r));
@@ -82,12 +81,8 @@ Step build_squeeze_excite(BuildContext& ctx, const SqueezeExcite& se) {
     for (int64_t n = 0; n < batch; ++n) {
       const float* xn = v[in] + n * c * hw;
       float* yn = v[out] + n * c * hw;
-      tbb::parallel_for(
-          tbb::blocked_range<int64_t>(0, c, grain), [&](const tbb::blocked_range<int64_t>& b) {
-            for (int64_t ch = b.begin(); ch < b.end(); ++ch) {
-              s0[static_cast<size_t>(ch)] = reduce_run(ReduceOp::kMean, xn + ch * hw, hw);
-            }
-          });
+      const float inf = std::numeric_limits<float>::infinity();
+      global_average_pool(xn, c, hw, -inf, inf, s0.data());
       product(*w1t, *b1, s0.data(), c, r, s1.data());
       unary_run(act1, s1.data(), s1.data(), r);
       product(*w2t, *b2, s1.data(), r, c, scale.data());
