@@ -5,7 +5,6 @@
 // (the results match it exactly). Integer sums wrap, as the reference's do.
 #include <tbb/parallel_for.h>
 
-#include <cstring>
 #include <type_traits>
 
 #include "ops/loops.hpp"
@@ -32,11 +31,11 @@ struct AddTypeOf<T, true> {
 template <class T>
 using AddType = typename AddTypeOf<T>::type;
 
+// One [n, inner] slice; `sum` holds `inner` zeros on entry.
 template <class T>
 void cum_sum_slice(const T* x, T* y, int64_t n, int64_t inner, bool exclusive, bool reverse,
                    AddType<T>* sum) {
   using A = AddType<T>;
-  std::memset(sum, 0, static_cast<size_t>(inner) * sizeof(A));
   for (int64_t s = 0; s < n; ++s) {
     const int64_t j = reverse ? n - 1 - s : s;
     const T* in = x + j * inner;
