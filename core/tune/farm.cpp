@@ -528,7 +528,7 @@ int serve_farm_agent(const AgentOptions& options) {
       auto plugin = host.find(plugin_name);
       if (!plugin) throw Error("farm agent: no plugin '" + plugin_name + "' loaded");
       PluginDeviceInfo info;
-      detail::pick_device(*plugin, selector, &info);
+      detail::pick_device(*plugin->create_instance(), selector, &info);
       devices += (devices.empty() ? "" : ", ") + info.name;
       plugins += (plugins.empty() ? "" : ", ") + plugin_name + " " + plugin->version();
       drivers += (drivers.empty() ? "" : ", ") + info.driver_version;

@@ -15,10 +15,10 @@ namespace tessera::tune::detail {
 // "mali:any" -> {"mali", "any"}; "cpu" -> {"cpu", ""}.
 std::pair<std::string, std::string> split_target(const std::string& target);
 
-// The device index a Session would pick: the best score > 0 of the probe with `selector`.
-// Throws tessera::Error when the plugin has no usable device.
-int32_t pick_device(const LoadedPlugin& plugin, const std::string& selector,
-                    PluginDeviceInfo* info);
+// The id of the device a Session would pick: the best score > 0 of the instance's probe with
+// `selector`. Throws tessera::Error when the plugin has no usable device.
+std::string pick_device(const PluginInstance& plugin, const std::string& selector,
+                        PluginDeviceInfo* info);
 
 // The index of the node called `name`. Throws tessera::Error naming the model when there is none.
 int node_index(const Graph& graph, const std::string& name);

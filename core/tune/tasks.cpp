@@ -24,8 +24,8 @@ std::pair<std::string, std::string> split_target(const std::string& target) {
   return {target.substr(0, colon), target.substr(colon + 1)};
 }
 
-int32_t pick_device(const LoadedPlugin& plugin, const std::string& selector,
-                    PluginDeviceInfo* info) {
+std::string pick_device(const PluginInstance& plugin, const std::string& selector,
+                        PluginDeviceInfo* info) {
   const std::vector<PluginDeviceInfo> devices = plugin.probe(selector);
   int32_t best = -1;
   for (size_t i = 0; i < devices.size(); ++i) {
@@ -36,7 +36,7 @@ int32_t pick_device(const LoadedPlugin& plugin, const std::string& selector,
   }
   if (best < 0) throw Error("tuner: plugin '" + plugin.name() + "' has no usable device");
   if (info) *info = devices[static_cast<size_t>(best)];
-  return best;
+  return devices[static_cast<size_t>(best)].id;
 }
 
 int node_index(const Graph& graph, const std::string& name) {
@@ -51,8 +51,8 @@ int node_index(const Graph& graph, const std::string& name) {
 namespace {
 
 // The task of one node from its plugin's description; nullopt when nothing is tunable.
-std::optional<TuneTask> describe_task(const Graph& graph, int index, const LoadedPlugin& plugin,
-                                      int32_t device) {
+std::optional<TuneTask> describe_task(const Graph& graph, int index, const PluginInstance& plugin,
+                                      const std::string& device) {
   const PluginNodeTuning tuning = plugin.describe_node(device, graph, index);
   if (tuning.schedules.empty() || tuning.workload_key.empty()) return std::nullopt;
   TuneTask task;
@@ -87,7 +87,7 @@ std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::s
   options.targets = targets;
   Session session(graph, options, host);
   const ExecutionPlan& plan = session.plan();
-  std::map<std::string, std::pair<std::shared_ptr<LoadedPlugin>, int32_t>> plugins;
+  std::map<std::string, std::pair<std::shared_ptr<PluginInstance>, std::string>> plugins;
   std::map<std::pair<std::string, std::string>, size_t> by_key;
   std::vector<TuneTask> tasks;
   for (const NodePlacement& placement : plan.nodes) {
@@ -98,8 +98,9 @@ std::vector<TuneTask> extract_tasks(const Graph& graph, const std::vector<std::s
     if (target.empty()) continue;
     auto& [plugin, device] = plugins[placement.plugin];
     if (!plugin) {
-      plugin = host->find(placement.plugin);
-      if (!plugin || !plugin->has_describe_node()) continue;
+      const std::shared_ptr<LoadedPlugin> loaded = host->find(placement.plugin);
+      if (!loaded || !loaded->has_describe_node()) continue;
+      plugin = loaded->create_instance();
       PluginDeviceInfo info;
       device = detail::pick_device(*plugin, detail::split_target(target).second, &info);
       if (devices) {

@@ -29,12 +29,12 @@
 namespace tessera::tune {
 namespace {
 
-// What a serving child keeps between candidates: the plugins (and so their device contexts, which
-// live until the plugin is unloaded), the imported models, and each target's device.
+// What a serving child keeps between candidates: one plugin instance per target (and so its device
+// contexts and kernel pools), the imported models, and each target's device.
 struct WorkerState {
   PluginHost host;
   std::map<std::string, std::shared_ptr<const Graph>> graphs;
-  std::map<std::string, std::pair<std::shared_ptr<LoadedPlugin>, int32_t>> targets;
+  std::map<std::string, std::pair<std::shared_ptr<PluginInstance>, std::string>> targets;
   // The reference kernel's outputs per (model, node): the seeded inputs are the same for every
   // candidate of a node, and the naive reference kernel can cost more than a whole trial's runs.
   std::map<std::pair<std::string, std::string>, std::vector<Tensor>> references;
@@ -143,9 +143,10 @@ MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
     if (!plugin) {
       auto found = state.host.find(detail::split_target(req.target).first);
       if (!found) throw Error("tuner worker: plugin of target '" + req.target + "' not loaded");
-      device = detail::pick_device(*found, detail::split_target(req.target).second,
+      std::shared_ptr<PluginInstance> instance = found->create_instance();
+      device = detail::pick_device(*instance, detail::split_target(req.target).second,
                                    &state.target_devices[req.target]);
-      plugin = found;
+      plugin = std::move(instance);
     }
     if (!req.schedule.empty() && plugin->has_describe_node()) {
       const auto key = std::make_tuple(req.model, req.node, req.target);

@@ -38,8 +38,6 @@ struct Traits {
       "('adreno:any' for any OpenCL device with images)";
   static constexpr int32_t kLayout = TSR_LAYOUT_IMAGE2D;
   static constexpr const char* kLayoutKey = "image2d";
-  static constexpr const char* kNoDeviceInQuery = "usable";
-  static constexpr bool kKeepUnclaimedDevices = false;
   static constexpr bool kWrapAllLowerErrors = false;
   static constexpr bool kOutOfResourcesIsOom = true;
 
@@ -100,12 +98,11 @@ struct Traits {
   }
 
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const tsr_compile_options* options) {
+                                ProgramPool& pool, const tsr_compile_options* options,
+                                const opencl::support::TargetOptions& target_options) {
     Lowering lowering(region, std::move(context), pool, precision_of(options) != "fp32");
-    // check_options accepted them; a core that skipped it still gets an error, not a guess.
-    for (const auto& [name, value] : opencl::support::target_options(options)) {
-      const std::string reason = check_option(name, value);
-      if (!reason.empty()) throw Error(reason);
+    // create() accepted every one of them (check_option).
+    for (const auto& [name, value] : target_options) {
       lowering.forced_knobs.emplace_back(name.substr(std::string(kKnobOptionPrefix).size()),
                                          opencl::support::option_int(name, value));
     }

@@ -147,6 +147,7 @@ class CpuPlugin : public tessera::plugin::Plugin {
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     (void)selector;
     DeviceInfo d;
+    d.id = "host";  // the one device: the process's CPU
     d.kind = "cpu";
     d.vendor = cpuinfo_field("vendor_id");
     d.name = cpuinfo_field("model name");
@@ -164,7 +165,8 @@ class CpuPlugin : public tessera::plugin::Plugin {
     return {d};
   }
 
-  Support query(int32_t device, const RegionView& region, const NodeView& node) override {
+  Support query(const std::string& device, const RegionView& region,
+                const NodeView& node) override {
     (void)device;
     const tessera::cpu::OpEntry* entry = tessera::cpu::find_op(node.op_type());
     if (entry == nullptr) {
@@ -187,7 +189,8 @@ class CpuPlugin : public tessera::plugin::Plugin {
   // GEMM-path Conv, Gemm and 2-D MatMul nodes have one schedule each whose knobs block the
   // parallel tasks; the defaults are the heuristic's for the thread count compile uses by
   // default (physical cores). Depthwise convs and the other ops have nothing to tune.
-  NodeTuning describe(int32_t device, const RegionView& region, const NodeView& node) override {
+  NodeTuning describe(const std::string& device, const RegionView& region,
+                      const NodeView& node) override {
     (void)device;
     NodeTuning tuning;
     tuning.workload_key = workload_key(node);
@@ -207,7 +210,7 @@ class CpuPlugin : public tessera::plugin::Plugin {
     return tuning;
   }
 
-  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
                                           const CompileOptions& options) override {
     (void)device;
     if (options.precision != "fp32") {

@@ -34,8 +34,6 @@ struct Traits {
       "device)";
   static constexpr int32_t kLayout = TSR_LAYOUT_NCHW;
   static constexpr const char* kLayoutKey = "nchw";
-  static constexpr const char* kNoDeviceInQuery = "probed";
-  static constexpr bool kKeepUnclaimedDevices = true;
   static constexpr bool kWrapAllLowerErrors = true;
   static constexpr bool kOutOfResourcesIsOom = false;
 
@@ -85,13 +83,12 @@ struct Traits {
   }
 
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const tsr_compile_options* options) {
+                                ProgramPool& pool, const tsr_compile_options* /*options*/,
+                                const opencl::support::TargetOptions& target_options) {
     std::string extra;
     Layout layout = kDefaultLayout;
-    // check_options accepted them; a core that skipped it still gets an error, not a guess.
-    for (const auto& [name, value] : opencl::support::target_options(options)) {
-      const std::string reason = check_option(name, value);
-      if (!reason.empty()) throw Error(reason);
+    // create() accepted every one of them (check_option).
+    for (const auto& [name, value] : target_options) {
       if (name == "layout") layout = *parse_layout(value);
       if (name == "build_options") extra += (extra.empty() ? "" : " ") + value;
     }

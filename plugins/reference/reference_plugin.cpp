@@ -156,6 +156,7 @@ class ReferencePlugin : public tessera::plugin::Plugin {
  public:
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     DeviceInfo d;
+    d.id = "host";
     d.vendor = "Tessera";
     d.name = "host CPU (reference)";
     d.driver_version = "naive kernels";
@@ -165,7 +166,8 @@ class ReferencePlugin : public tessera::plugin::Plugin {
     return {d};
   }
 
-  Support query(int32_t device, const RegionView& region, const NodeView& view) override {
+  Support query(const std::string& device, const RegionView& region,
+                const NodeView& view) override {
     const std::string op(view.op_type());
     if (tessera::ops::find_op(op) == nullptr) return Support::no("op " + op + " not implemented");
     // Run shape inference so unsupported attributes or dtypes are refused here, not at run time.
@@ -193,7 +195,7 @@ class ReferencePlugin : public tessera::plugin::Plugin {
     return Support::yes(estimate_cost_us(view));
   }
 
-  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
                                           const CompileOptions& options) override {
     return std::make_unique<ReferenceRegion>(region);
   }

@@ -33,17 +33,12 @@ class AdrenoOpsTest : public ::testing::Test {
   void SetUp() override {
     plugin_ = load_adreno();
     ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-adreno.so did not load: " << dlerror();
-    std::vector<tsr_device_info> infos(16);
-    int32_t count = 0;
-    char text[512] = "";
-    ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
-        << text;
-    std::string reasons;
-    for (int32_t i = 0; i < count; ++i) {
-      if (infos[i].score > 0 && device_ < 0) device_ = i;
-      if (infos[i].unusable_reason) reasons += std::string(" ") + infos[i].unusable_reason;
+    instance_ = &opencl_test::raw_instance(plugin_);
+    ASSERT_EQ(instance_->error, "");
+    device_ = instance_->device();
+    if (device_.empty()) {
+      TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << instance_->unusable;
     }
-    if (device_ < 0) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << reasons;
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/kernel-cache";
   }
 
@@ -83,7 +78,8 @@ class AdrenoOpsTest : public ::testing::Test {
   }
 
   const tsr_plugin* plugin_ = nullptr;
-  int32_t device_ = -1;
+  opencl_test::RawInstance* instance_ = nullptr;
+  std::string device_;  // id of the first usable device
   std::string cache_dir_;
   // The target options every run passes (a deployment target's `options:`).
   std::vector<std::pair<std::string, std::string>> target_options_;
@@ -139,8 +135,8 @@ TEST_F(AdrenoOpsTest, ConvKnobSweep) {
   tsr_node_tuning tuning{};
   tuning.struct_size = sizeof(tuning);
   char described_text[512] = "";
-  ASSERT_EQ(plugin_->describe_node(device_, &described.region, 0, &tuning,
-                                   {described_text, sizeof(described_text)}),
+  ASSERT_EQ(plugin_->describe_node(instance_->handle, device_.c_str(), &described.region, 0,
+                                   &tuning, {described_text, sizeof(described_text)}),
             TSR_OK)
       << described_text;
   ASSERT_GT(tuning.num_schedules, 0) << "describe_node lists no conv schedule";
@@ -180,12 +176,8 @@ TEST_F(AdrenoOpsTest, ConvKnobSweep) {
 // Knob options are checked before anything compiles: an unknown knob, a value no schedule has
 // and a non-integer are refused naming the option; anything else is refused as unknown.
 TEST_F(AdrenoOpsTest, KnobOptionsAreCheckedNamingTheOption) {
-  ASSERT_NE(plugin_->check_options, nullptr);
   const auto refusal = [&](const char* name, const char* value) {
-    const tsr_target_option option{name, value};
-    char text[512] = "";
-    return plugin_->check_options(&option, 1, {text, sizeof(text)}) == TSR_OK ? std::string("ok")
-                                                                              : std::string(text);
+    return opencl_test::option_refusal(plugin_, name, value);
   };
   EXPECT_EQ(refusal("knob.opw", "2"), "ok");
   EXPECT_EQ(refusal("knob.wg_x", "8"), "ok");
@@ -277,7 +269,8 @@ TEST_F(AdrenoOpsTest, TensorTooLargeForImageIsUnsupportedWithReason) {
   Case c({{x}}, {make_node("Relu", {0})}, 13);
   tsr_support support{};
   support.struct_size = sizeof(support);
-  ASSERT_EQ(plugin_->query_node(device_, &c.region, 0, &support), TSR_OK);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &c.region, 0, &support),
+            TSR_OK);
   EXPECT_EQ(support.supported, 0);
   const std::string reason = support.reason;
   EXPECT_NE(reason.find("needs a 70000-wide image, device max"), std::string::npos) << reason;
@@ -295,7 +288,8 @@ TEST_F(AdrenoOpsTest, ConvWeightTooWideForImageIsUnsupportedWithReason) {
          {make_node("Conv", {0, 1})}, 13);
   tsr_support support{};
   support.struct_size = sizeof(support);
-  ASSERT_EQ(plugin_->query_node(device_, &c.region, 0, &support), TSR_OK);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &c.region, 0, &support),
+            TSR_OK);
   EXPECT_EQ(support.supported, 0);
   EXPECT_NE(std::string(support.reason)
                 .find("packed weight of node 'Conv_under_test' (Conv) "
@@ -308,12 +302,14 @@ TEST_F(AdrenoOpsTest, UnknownOpAndBroadcastAddAreUnsupportedWithReason) {
   Case c({{random_tensor({1, 2, 3, 3}, 38)}}, {make_node("Tanh", {0})}, 13);
   tsr_support support{};
   support.struct_size = sizeof(support);
-  ASSERT_EQ(plugin_->query_node(device_, &c.region, 0, &support), TSR_OK);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &c.region, 0, &support),
+            TSR_OK);
   EXPECT_EQ(support.supported, 0);
   EXPECT_NE(std::string(support.reason).find("no kernel for op 'Tanh'"), std::string::npos);
   Case b({{random_tensor({1, 2, 3, 3}, 39)}, {random_tensor({1, 2, 1, 1}, 40)}},
          {make_node("Add", {0, 1})}, 13);
-  ASSERT_EQ(plugin_->query_node(device_, &b.region, 0, &support), TSR_OK);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &b.region, 0, &support),
+            TSR_OK);
   EXPECT_EQ(support.supported, 0);
   EXPECT_NE(std::string(support.reason).find("broadcasting"), std::string::npos) << support.reason;
 }
@@ -322,7 +318,8 @@ TEST_F(AdrenoOpsTest, DefaultSelectorClaimsOnlyAdreno) {
   std::vector<tsr_device_info> infos(16);
   int32_t count = 0;
   char text[512] = "";
-  ASSERT_EQ(plugin_->probe_devices(nullptr, infos.data(), 16, &count, {text, sizeof(text)}),
+  ASSERT_EQ(plugin_->probe_devices(instance_->handle, nullptr, infos.data(), 16, &count,
+                                   {text, sizeof(text)}),
             TSR_OK);
   for (int32_t i = 0; i < count; ++i) {
     const std::string name = infos[i].name, vendor = infos[i].vendor;
@@ -335,8 +332,13 @@ TEST_F(AdrenoOpsTest, DefaultSelectorClaimsOnlyAdreno) {
       EXPECT_NE(std::string(infos[i].unusable_reason).find("adreno:any"), std::string::npos);
     }
   }
-  // Restore the "any" probe the fixture's device id refers to.
-  ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK);
+  // The id the "any" probe claimed stays usable: a device id names hardware, not a probe slot.
+  tsr_support support{};
+  support.struct_size = sizeof(support);
+  Case c({{random_tensor({1, 4, 3, 3}, 60)}}, {make_node("Relu", {0})}, 13);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &c.region, 0, &support),
+            TSR_OK);
+  EXPECT_EQ(support.supported, 1) << support.reason;
 }
 
 // fp16 storage: activations in CL_HALF_FLOAT images (float arithmetic). Its error against the

@@ -12,6 +12,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -31,6 +32,74 @@ inline const tsr_plugin* load_plugin(const std::string& file) {
   if (!lib) return nullptr;
   auto entry = reinterpret_cast<tsr_plugin_entry_fn>(dlsym(lib, TESSERA_PLUGIN_ENTRY_NAME));
   return entry ? entry(TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR) : nullptr;
+}
+
+using OptionList = std::vector<std::pair<std::string, std::string>>;
+
+// One instance of a plugin made through its raw table with a target's options, probed with a
+// selector: the ids of its usable devices, and why the others are not.
+struct RawInstance {
+  const tsr_plugin* table = nullptr;
+  tsr_instance handle = nullptr;
+  std::string error;                 // create or probe failed: why ("" = it did not)
+  std::vector<std::string> usable;   // ids of usable devices, in probe order
+  std::string unusable;              // the unusable devices' reasons, "; "-separated
+  std::vector<std::string> all_ids;  // every probed device's id
+  // The first usable device's id, "" when none.
+  std::string device() const { return usable.empty() ? "" : usable.front(); }
+};
+
+// Creates an instance of `table` with `options`, probed with `selector`. Cached for the process
+// per (table, options, selector): each instance builds its own OpenCL context, and the suites run
+// hundreds of cases. Never destroyed (a static destructor would run after the driver unloaded);
+// the cache stays reachable, so the leak checker does not count it.
+inline RawInstance& raw_instance(const tsr_plugin* table, const OptionList& options = {},
+                                 const std::string& selector = "any") {
+  using Key = std::tuple<const tsr_plugin*, OptionList, std::string>;
+  static auto* cache = new std::map<Key, std::unique_ptr<RawInstance>>();
+  auto& slot = (*cache)[Key{table, options, selector}];
+  if (slot) return *slot;
+  slot = std::make_unique<RawInstance>();
+  RawInstance& r = *slot;
+  r.table = table;
+  std::vector<tsr_target_option> raw;
+  for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  char text[512] = "";
+  if (table->create(&host, raw.empty() ? nullptr : raw.data(), static_cast<int32_t>(raw.size()),
+                    &r.handle, {text, sizeof(text)}) != TSR_OK) {
+    r.error = std::string("create: ") + text;
+    return r;
+  }
+  std::vector<tsr_device_info> infos(16);
+  int32_t count = 0;
+  if (table->probe_devices(r.handle, selector.empty() ? nullptr : selector.c_str(), infos.data(),
+                           16, &count, {text, sizeof(text)}) != TSR_OK) {
+    r.error = std::string("probe: ") + text;
+    return r;
+  }
+  for (int32_t i = 0; i < count; ++i) {
+    r.all_ids.push_back(infos[i].id ? infos[i].id : "");
+    if (infos[i].score > 0) {
+      r.usable.push_back(r.all_ids.back());
+    } else {
+      r.unusable += std::string(r.unusable.empty() ? "" : "; ") +
+                    (infos[i].unusable_reason ? infos[i].unusable_reason : "score 0");
+    }
+  }
+  return r;
+}
+
+// "ok" when `table` creates an instance with the one option name = value, else its message.
+inline std::string option_refusal(const tsr_plugin* table, const char* name, const char* value) {
+  const tsr_target_option option{name, value};
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  char text[512] = "";
+  tsr_instance instance = nullptr;
+  const tsr_status st = table->create(&host, &option, 1, &instance, {text, sizeof(text)});
+  if (st != TSR_OK) return text;
+  table->destroy(instance);
+  return "ok";
 }
 
 // One input of a case: its tensor and whether it is a constant (weight) or a region input.
@@ -235,31 +304,29 @@ struct TinyRegion {
 };
 
 // Runs the case on `device` of `plugin` (every node must be claimed; `precision` nullptr leaves
-// the plugin's default; `target_options` as a deployment target's `options:`) into `*result`,
-// checking the per-node profile. Failures are reported with EXPECT; returns false when the region
-// did not compile or execute.
-inline bool run_case(const tsr_plugin* plugin, int32_t device, Case& c,
+// the plugin's default; `target_options` as a deployment target's `options:`, given to the
+// instance) into `*result`, checking the per-node profile. Failures are reported with EXPECT;
+// returns false when the region did not compile or execute.
+inline bool run_case(const tsr_plugin* plugin, const std::string& device, Case& c,
                      const std::string& cache_dir, const char* precision, Tensor* result,
-                     const std::vector<std::pair<std::string, std::string>>& target_options = {}) {
+                     const OptionList& target_options = {}) {
+  RawInstance& instance = raw_instance(plugin, target_options);
+  EXPECT_EQ(instance.error, "");
+  if (!instance.error.empty()) return false;
   for (int32_t n = 0; n < c.region.num_nodes; ++n) {
     tsr_support support{};
     support.struct_size = sizeof(support);
-    EXPECT_EQ(plugin->query_node(device, &c.region, n, &support), TSR_OK);
+    EXPECT_EQ(plugin->query_node(instance.handle, device.c_str(), &c.region, n, &support), TSR_OK);
     EXPECT_EQ(support.supported, 1) << support.reason;
   }
   tsr_compile_options options{};
   options.struct_size = sizeof(options);
   options.cache_dir = cache_dir.c_str();
   options.precision = precision;
-  std::vector<tsr_target_option> raw_options;
-  for (const auto& [name, value] : target_options)
-    raw_options.push_back({name.c_str(), value.c_str()});
-  options.num_target_options = static_cast<int32_t>(raw_options.size());
-  options.target_options = raw_options.empty() ? nullptr : raw_options.data();
   tsr_region_handle handle = nullptr;
   char text[4096] = "";
-  const tsr_status cs =
-      plugin->compile_region(device, &c.region, &options, &handle, {text, sizeof(text)});
+  const tsr_status cs = plugin->compile_region(instance.handle, device.c_str(), &c.region, &options,
+                                               &handle, {text, sizeof(text)});
   EXPECT_EQ(cs, TSR_OK) << text;
   if (cs != TSR_OK) return false;
   std::vector<const void*> in_ptrs;

@@ -515,13 +515,14 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
   o.use_environment = false;
   o.use_default_dirs = false;
   const PluginHost host(o);
-  const auto plugin = host.find("cpu");
-  ASSERT_TRUE(plugin);
+  const auto loaded = host.find("cpu");
+  ASSERT_TRUE(loaded);
+  const auto plugin = loaded->create_instance();
   ASSERT_TRUE(plugin->has_describe_node());
   const Graph g = tuning_graph();
   const detail::RegionDesc desc(g, {0, 1, 2, 3, 4}, detail::value_consumers(g));
 
-  const PluginNodeTuning conv = plugin->describe_node(0, desc.get(), 0);
+  const PluginNodeTuning conv = plugin->describe_node("host", desc.get(), 0);
   // Core wrote the window out (normalise_window_attributes), so the key names every attribute
   // whether the model gave it or not, as the keys of exported models do.
   EXPECT_EQ(conv.workload_key,
@@ -573,13 +574,13 @@ TEST(CpuNodeConfig, DescribeExposesKnobSpacesWithHeuristicDefaults) {
   }
   EXPECT_TRUE(has_note(notes, want + "}")) << all_notes(notes);
 
-  const PluginNodeTuning gemm = plugin->describe_node(0, desc.get(), 4);
+  const PluginNodeTuning gemm = plugin->describe_node("host", desc.get(), 4);
   ASSERT_EQ(gemm.schedules.size(), 1u);
   EXPECT_EQ(gemm.schedules[0].name, "gemm.packed");
   EXPECT_DOUBLE_EQ(gemm.flops, 2.0 * 10 * 16 * 13 * 11);
   // Depthwise convs and element-wise ops have nothing to tune.
-  EXPECT_TRUE(plugin->describe_node(0, desc.get(), 2).schedules.empty());
-  EXPECT_TRUE(plugin->describe_node(0, desc.get(), 1).schedules.empty());
+  EXPECT_TRUE(plugin->describe_node("host", desc.get(), 2).schedules.empty());
+  EXPECT_TRUE(plugin->describe_node("host", desc.get(), 1).schedules.empty());
 }
 
 TEST(CpuRegionMemory, IntermediatesWithDisjointLifetimesShareMemory) {

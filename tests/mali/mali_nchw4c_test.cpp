@@ -44,19 +44,6 @@ Node node(const char* op, std::vector<ValueId> in, Attributes a = {}) {
   return n;
 }
 
-// The first device the plugin claims under "any", or -1.
-int32_t usable_device(const tsr_plugin* plugin) {
-  std::vector<tsr_device_info> infos(16);
-  int32_t count = 0;
-  char text[512] = "";
-  EXPECT_EQ(plugin->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
-      << text;
-  for (int32_t i = 0; i < count; ++i) {
-    if (infos[i].score > 0) return i;
-  }
-  return -1;
-}
-
 // A requested config for one node, owning what tsr_node_config points to.
 struct Request {
   int32_t node = 0;
@@ -70,10 +57,13 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     plugin_ = load_mali();
     ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-mali.so did not load: " << dlerror();
-    device_ = usable_device(plugin_);
-    if (device_ < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
-    cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
     layout_ = GetParam();
+    // The instance carries the layout as a deployment target's option would.
+    instance_ = &opencl_test::raw_instance(plugin_, {{"layout", layout_}});
+    ASSERT_EQ(instance_->error, "");
+    device_ = instance_->device();
+    if (device_.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << instance_->unusable;
+    cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/mali/kernel-cache";
   }
 
   bool nchw4c() const { return GetParam() == "nchw4c"; }
@@ -102,13 +92,10 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     options.num_node_configs = static_cast<int32_t>(configs.size());
     options.node_configs = configs.data();
     options.dump_dir = dump.c_str();
-    const tsr_target_option layout{"layout", layout_.c_str()};
-    options.num_target_options = 1;
-    options.target_options = &layout;
     tsr_region_handle handle = nullptr;
     char text[4096] = "";
-    const tsr_status cs =
-        plugin_->compile_region(device_, &c.region, &options, &handle, {text, sizeof(text)});
+    const tsr_status cs = plugin_->compile_region(instance_->handle, device_.c_str(), &c.region,
+                                                  &options, &handle, {text, sizeof(text)});
     EXPECT_EQ(cs, TSR_OK) << text;
     std::set<std::string> kernels;
     if (cs != TSR_OK) return kernels;
@@ -151,7 +138,8 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
     tsr_node_tuning tuning{};
     tuning.struct_size = sizeof(tuning);
     char text[512] = "";
-    EXPECT_EQ(plugin_->describe_node(device_, &c.region, node, &tuning, {text, sizeof(text)}),
+    EXPECT_EQ(plugin_->describe_node(instance_->handle, device_.c_str(), &c.region, node, &tuning,
+                                     {text, sizeof(text)}),
               TSR_OK)
         << text;
     // Copy the answer out: the next describe_node call would overwrite it.
@@ -272,9 +260,10 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
   const tsr_plugin* plugin_ = nullptr;
   std::string dumped_;  // the kernel sources (with their build options) of the last run()
   std::vector<std::pair<std::string, std::string>> dumps_;  // (file stem, source) of each
-  int32_t device_ = -1;
+  opencl_test::RawInstance* instance_ = nullptr;
+  std::string device_;  // id of the first usable device
   std::string cache_dir_;
-  std::string layout_;  // the target option `layout` every compile passes
+  std::string layout_;  // the target option `layout` of the instance
 };
 
 std::string first_or_empty(const std::vector<std::string>& v) {
@@ -625,11 +614,9 @@ TEST_P(MaliLayoutTest, GlobalAveragePoolEveryVec) {
 TEST(MaliLayoutOption, BadOptionsAreRefusedNamingTheOption) {
   const tsr_plugin* plugin = load_mali();
   ASSERT_NE(plugin, nullptr);
-  ASSERT_NE(plugin->check_options, nullptr);
   const auto refusal = [&](const tsr_target_option& option) {
-    char text[512] = "";
-    const tsr_status st = plugin->check_options(&option, 1, {text, sizeof(text)});
-    return st == TSR_OK ? std::string("accepted") : std::string(text);
+    const std::string answer = opencl_test::option_refusal(plugin, option.name, option.value);
+    return answer == "ok" ? std::string("accepted") : answer;
   };
   EXPECT_EQ(refusal({"layout", "nchw"}), "accepted");
   EXPECT_EQ(refusal({"layout", "nchw4c"}), "accepted");
@@ -639,22 +626,10 @@ TEST(MaliLayoutOption, BadOptionsAreRefusedNamingTheOption) {
   EXPECT_NE(refusal({"layuot", "nchw"}).find("unknown option 'layuot'"), std::string::npos);
   EXPECT_NE(refusal({"build_options", "-DA\n-DB"}).find("'build_options'"), std::string::npos);
 
-  // A compile given an option check_options would refuse fails the same way, naming it.
-  const int32_t device = usable_device(plugin);
-  if (device < 0) TESSERA_SKIP_WITHOUT("an OpenCL device") << "the mali plugin probed none";
-  char text[512] = "";
-  opencl_test::TinyRegion t("relu0", "Relu");
-  tsr_compile_options options{};
-  options.struct_size = sizeof(options);
-  const tsr_target_option bad{"layout", "nhwc"};
-  options.num_target_options = 1;
-  options.target_options = &bad;
-  tsr_region_handle handle = nullptr;
-  const tsr_status st =
-      plugin->compile_region(device, &t.region, &options, &handle, {text, sizeof(text)});
-  EXPECT_NE(st, TSR_OK);
-  EXPECT_EQ(handle, nullptr);
-  EXPECT_NE(std::string(text).find("option 'layout' = 'nhwc'"), std::string::npos) << text;
+  // No instance exists with a refused option, so nothing can compile with it.
+  EXPECT_NE(opencl_test::raw_instance(plugin, {{"layout", "nhwc"}})
+                .error.find("option 'layout' = 'nhwc'"),
+            std::string::npos);
 }
 
 INSTANTIATE_TEST_SUITE_P(mali, MaliLayoutTest, ::testing::Values("nchw4c", "nchw"),

@@ -32,20 +32,11 @@ class MaliOpsTest : public ::testing::Test {
   void SetUp() override {
     plugin_ = load_mali();
     ASSERT_NE(plugin_, nullptr) << "libtessera-plugin-mali.so did not load: " << dlerror();
-    std::vector<tsr_device_info> infos(16);
-    int32_t count = 0;
-    char text[512] = "";
-    ASSERT_EQ(plugin_->probe_devices("any", infos.data(), 16, &count, {text, sizeof(text)}), TSR_OK)
-        << text;
-    for (int32_t i = 0; i < count; ++i) {
-      if (infos[i].score > 0) {
-        device_ = i;
-        break;
-      }
-    }
-    if (device_ < 0) {
-      TESSERA_SKIP_WITHOUT("an OpenCL device")
-                   << (count > 0 && infos[0].unusable_reason ? infos[0].unusable_reason : "none");
+    instance_ = &opencl_test::raw_instance(plugin_);
+    ASSERT_EQ(instance_->error, "");
+    device_ = instance_->device();
+    if (device_.empty()) {
+      TESSERA_SKIP_WITHOUT("an OpenCL device") << instance_->unusable;
     }
     cache_dir_ = std::string(TESSERA_BINARY_DIR) + "/tests/opencl/kernel-cache";
   }
@@ -81,7 +72,8 @@ class MaliOpsTest : public ::testing::Test {
   }
 
   const tsr_plugin* plugin_ = nullptr;
-  int32_t device_ = -1;
+  opencl_test::RawInstance* instance_ = nullptr;
+  std::string device_;  // id of the first usable device
   std::string cache_dir_;
 };
 
@@ -226,13 +218,13 @@ TEST_F(MaliOpsTest, UnknownOpIsUnsupportedWithReason) {
   tsr_region& region = t.region;
   tsr_support support{};
   support.struct_size = sizeof(support);
-  ASSERT_EQ(plugin_->query_node(device_, &region, 0, &support), TSR_OK);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &region, 0, &support), TSR_OK);
   EXPECT_EQ(support.supported, 0);
   EXPECT_NE(std::string(support.reason).find("Tanh"), std::string::npos) << support.reason;
   // A float64-free but int32 Relu is refused too, with the dtype named.
   values[0].dtype = values[1].dtype = TSR_DTYPE_INT32;
   node.op_type = "Relu";
-  ASSERT_EQ(plugin_->query_node(device_, &region, 0, &support), TSR_OK);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &region, 0, &support), TSR_OK);
   EXPECT_EQ(support.supported, 0);
   EXPECT_NE(std::string(support.reason).find("float32"), std::string::npos) << support.reason;
 }
@@ -240,18 +232,18 @@ TEST_F(MaliOpsTest, UnknownOpIsUnsupportedWithReason) {
 TEST_F(MaliOpsTest, KernelBuildFailureIsCompileFailedNamingDevice) {
   // Redefining the shared activation helper's name breaks every kernel: a real compiler error
   // with a build log. The target option build_options carries it, as a deployment would.
-  const tsr_target_option extra{"build_options", "-Dtsr_activate=)"};
+  opencl_test::RawInstance& broken =
+      opencl_test::raw_instance(plugin_, {{"build_options", "-Dtsr_activate=)"}});
+  ASSERT_EQ(broken.error, "");
+  ASSERT_FALSE(broken.device().empty());
   char text[8192] = "";
-  ASSERT_EQ(plugin_->check_options(&extra, 1, {text, sizeof(text)}), TSR_OK) << text;
   TinyRegion t("relu0", "Relu");
   tsr_region& region = t.region;
   tsr_region_handle handle = nullptr;
   tsr_compile_options options{};
   options.struct_size = sizeof(options);
-  options.num_target_options = 1;
-  options.target_options = &extra;
-  const tsr_status st =
-      plugin_->compile_region(device_, &region, &options, &handle, {text, sizeof(text)});
+  const tsr_status st = plugin_->compile_region(broken.handle, broken.device().c_str(), &region,
+                                                &options, &handle, {text, sizeof(text)});
   EXPECT_EQ(st, TSR_COMPILE_FAILED) << text;
   EXPECT_EQ(handle, nullptr);
   const std::string msg = text;

@@ -368,16 +368,20 @@ TEST_F(PackSessionTest, PreviewMatchesTheSessionChoice) {
   EXPECT_EQ(p.reason, s->plan().packs[0].reason);
 }
 
-// The helper's trampolines seen through the C table: describe_node's answer, and compile reading
-// node_configs only when the options struct is large enough to hold them (a 1.0 core's is not).
-TEST_F(PackSessionTest, HelperDescribesKnobSpaceAndHonoursOptionsSize) {
+// The helper's trampolines seen through the C table: describe_node's answer, and compile applying
+// node_configs (and the heuristic without them).
+TEST_F(PackSessionTest, HelperDescribesKnobSpaceAndAppliesConfigs) {
   const Graph g = test_graph();
   const auto h = host();
-  const auto plugin = h->find("packtest");
-  ASSERT_TRUE(plugin);
+  const auto loaded = h->find("packtest");
+  ASSERT_TRUE(loaded);
+  const auto plugin = loaded->create_instance();
   ASSERT_TRUE(plugin->has_describe_node());
+  const std::vector<PluginDeviceInfo> devices = plugin->probe("");
+  ASSERT_EQ(devices.size(), 1u);
+  const std::string device = devices[0].id;
   const detail::RegionDesc region(g, {0, 1}, detail::value_consumers(g));  // relu_x, add
-  const PluginNodeTuning relu = plugin->describe_node(0, region.get(), 0);
+  const PluginNodeTuning relu = plugin->describe_node(device, region.get(), 0);
   EXPECT_EQ(relu.workload_key, kBig);
   EXPECT_DOUBLE_EQ(relu.flops, 120.0);
   ASSERT_EQ(relu.schedules.size(), 1u);
@@ -389,7 +393,7 @@ TEST_F(PackSessionTest, HelperDescribesKnobSpaceAndHonoursOptionsSize) {
   EXPECT_EQ(relu.schedules[0].knobs[0].default_value, 4);
   EXPECT_EQ(relu.schedules[0].knobs[1].name, "wg_x");
   EXPECT_EQ(relu.schedules[0].knobs[1].default_value, 64);
-  EXPECT_TRUE(plugin->describe_node(0, region.get(), 1).schedules.empty());  // Add
+  EXPECT_TRUE(plugin->describe_node(device, region.get(), 1).schedules.empty());  // Add
 
   const tsr_knob knobs[] = {{"block", 2}, {"wg_x", 256}};
   tsr_node_config config{};
@@ -398,23 +402,21 @@ TEST_F(PackSessionTest, HelperDescribesKnobSpaceAndHonoursOptionsSize) {
   config.schedule = "relu.blocked";
   config.num_knobs = 2;
   config.knobs = knobs;
-  for (const bool old_core : {true, false}) {
+  for (const bool with_config : {false, true}) {
     fs::remove(log_);
     tsr_compile_options options{};
-    options.struct_size =
-        old_core ? static_cast<uint32_t>(offsetof(tsr_compile_options, num_node_configs))
-                 : sizeof(tsr_compile_options);
-    options.num_node_configs = 1;
-    options.node_configs = &config;
+    options.struct_size = sizeof(tsr_compile_options);
+    options.num_node_configs = with_config ? 1 : 0;
+    options.node_configs = with_config ? &config : nullptr;
     char text[256] = {0};
     tsr_region_handle handle = nullptr;
-    ASSERT_EQ(plugin->table().compile_region(0, region.get(), &options, &handle,
-                                             tsr_message{text, sizeof(text)}),
+    ASSERT_EQ(plugin->table().compile_region(plugin->handle(), device.c_str(), region.get(),
+                                             &options, &handle, tsr_message{text, sizeof(text)}),
               TSR_OK)
         << text;
     plugin->table().release_region(handle);
     EXPECT_EQ(applied().at("relu_x"),
-              old_core ? "block=4 wg_x=64 heuristic" : "block=2 wg_x=256 config");
+              with_config ? "block=2 wg_x=256 config" : "block=4 wg_x=64 heuristic");
   }
 }
 

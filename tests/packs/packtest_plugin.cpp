@@ -128,6 +128,7 @@ class PackTestPlugin : public Plugin {
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     (void)selector;
     DeviceInfo d;
+    d.id = "host";
     d.vendor = "Tessera tests";
     d.name = "PackTest GPU";
     d.driver_version = "3.2.1";
@@ -137,7 +138,8 @@ class PackTestPlugin : public Plugin {
     return {d};
   }
 
-  Support query(int32_t device, const RegionView& region, const NodeView& node) override {
+  Support query(const std::string& device, const RegionView& region,
+                const NodeView& node) override {
     (void)device;
     (void)region;
     const bool relu = node.op_type() == "Relu", add = node.op_type() == "Add";
@@ -153,7 +155,8 @@ class PackTestPlugin : public Plugin {
     return Support::yes(0.0001 * static_cast<double>(tensor_numel(*node.output(0))));
   }
 
-  NodeTuning describe(int32_t device, const RegionView& region, const NodeView& node) override {
+  NodeTuning describe(const std::string& device, const RegionView& region,
+                      const NodeView& node) override {
     (void)device;
     (void)region;
     NodeTuning t;
@@ -168,7 +171,7 @@ class PackTestPlugin : public Plugin {
     return t;
   }
 
-  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
                                           const CompileOptions& options) override {
     (void)device;
     return std::make_unique<PackRegion>(region, options);

@@ -56,7 +56,7 @@ TEST(Environment, ShippedBinariesReadOnlyDocumentedVariables) {
     for (const std::string& name : tessera_names(bytes)) {
       EXPECT_TRUE(allowed.count(name))
           << path << " contains '" << name << "', not on " << TESSERA_ENVIRONMENT_ALLOWLIST
-          << ": make the behaviour a per-target option (check_options) or a test hook in test "
+          << ": make the behaviour a per-target option (given to create) or a test hook in test "
              "code, or document the variable in the README and the allow-list";
     }
   }

@@ -62,34 +62,56 @@ class Thrower : public Plugin {
  public:
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     DeviceInfo d;
-    d.name = "dev:" + selector;
+    d.id = "dev0";
+    d.name = "dev:" + selector + ":" + option("colour", "none");
     return {d};
   }
-  Support query(int32_t, const RegionView&, const NodeView& node) override {
+  Support query(const std::string&, const RegionView&, const NodeView& node) override {
     throw std::runtime_error("query exploded for " + std::string(node.name()));
   }
-  std::unique_ptr<CompiledRegion> compile(int32_t, const RegionView&,
+  std::unique_ptr<CompiledRegion> compile(const std::string&, const RegionView&,
                                           const CompileOptions& options) override {
     throw Failure(TSR_COMPILE_FAILED, "no kernel for precision " + options.precision);
   }
+  void check_options(const std::vector<TargetOption>& options) override {
+    for (const TargetOption& o : options) {
+      if (o.name != "colour")
+        throw Failure(TSR_INVALID_ARGUMENT, "unknown option '" + o.name + "'");
+    }
+  }
 };
 
+using H = detail::Host<Thrower>;
+
+tsr_instance make(const tsr_plugin* table, std::vector<tsr_target_option> options,
+                  std::string* error = nullptr) {
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  tsr_instance instance = nullptr;
+  char text[128] = {0};
+  const tsr_status st = table->create(&host, options.data(), static_cast<int32_t>(options.size()),
+                                      &instance, {text, sizeof(text)});
+  if (error) *error = st == TSR_OK ? "" : text;
+  return instance;
+}
+
 TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
-  using H = detail::Host<Thrower>;
   const tsr_plugin* table = H::entry(TESSERA_PLUGIN_ABI_MAJOR, "thrower", "1", "test");
   ASSERT_NE(table, nullptr);
   EXPECT_EQ(H::entry(TESSERA_PLUGIN_ABI_MAJOR + 1, "thrower", "1", "test"), nullptr);
+  tsr_instance instance = make(table, {});
+  ASSERT_NE(instance, nullptr);
 
   tsr_device_info infos[4];
   int32_t count = 0;
   char text[128] = {0};
-  ASSERT_EQ(table->probe_devices("any", infos, 4, &count, {text, sizeof(text)}), TSR_OK);
+  ASSERT_EQ(table->probe_devices(instance, "any", infos, 4, &count, {text, sizeof(text)}), TSR_OK);
   ASSERT_EQ(count, 1);
-  EXPECT_STREQ(infos[0].name, "dev:any");
+  EXPECT_STREQ(infos[0].name, "dev:any:none");
+  EXPECT_STREQ(infos[0].id, "dev0");
 
   HandMadeRegion r;
   tsr_support support{};
-  EXPECT_EQ(table->query_node(0, &r.region, 0, &support), TSR_ERROR);
+  EXPECT_EQ(table->query_node(instance, "dev0", &r.region, 0, &support), TSR_ERROR);
   EXPECT_EQ(support.supported, 0);
   EXPECT_STREQ(support.reason, "query exploded for n0");
 
@@ -97,17 +119,49 @@ TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
   options.struct_size = sizeof(tsr_compile_options);
   options.precision = "fp16";
   tsr_region_handle handle = nullptr;
-  EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {text, sizeof(text)}),
-            TSR_COMPILE_FAILED);
+  EXPECT_EQ(
+      table->compile_region(instance, "dev0", &r.region, &options, &handle, {text, sizeof(text)}),
+      TSR_COMPILE_FAILED);
   EXPECT_STREQ(text, "no kernel for precision fp16");
   EXPECT_EQ(handle, nullptr);
 
   // Messages are truncated to the caller's buffer, never overflow it.
   char small[8];
-  EXPECT_EQ(table->compile_region(0, &r.region, &options, &handle, {small, sizeof(small)}),
-            TSR_COMPILE_FAILED);
+  EXPECT_EQ(
+      table->compile_region(instance, "dev0", &r.region, &options, &handle, {small, sizeof(small)}),
+      TSR_COMPILE_FAILED);
   EXPECT_STREQ(small, "no kern");
-  table->shutdown();
+  table->destroy(instance);
+}
+
+// Two instances of one plugin keep their own options (and so their own answers); an option the
+// plugin refuses makes no instance, with the plugin's message.
+TEST(PluginHelper, InstancesAreIndependentAndOptionsAreCheckedAtCreate) {
+  const tsr_plugin* table = H::entry(TESSERA_PLUGIN_ABI_MAJOR, "thrower", "1", "test");
+  ASSERT_NE(table, nullptr);
+  tsr_instance red = make(table, {{"colour", "red"}});
+  tsr_instance blue = make(table, {{"colour", "blue"}});
+  ASSERT_NE(red, nullptr);
+  ASSERT_NE(blue, nullptr);
+  EXPECT_NE(red, blue);
+  const auto name_of = [&](tsr_instance instance) {
+    tsr_device_info info{};
+    int32_t count = 0;
+    char text[128] = {0};
+    EXPECT_EQ(table->probe_devices(instance, nullptr, &info, 1, &count, {text, sizeof(text)}),
+              TSR_OK);
+    return count == 1 ? std::string(info.name) : std::string();
+  };
+  EXPECT_EQ(name_of(red), "dev::red");
+  EXPECT_EQ(name_of(blue), "dev::blue");
+  EXPECT_EQ(name_of(red), "dev::red");
+  table->destroy(red);
+  EXPECT_EQ(name_of(blue), "dev::blue");
+  table->destroy(blue);
+
+  std::string error;
+  EXPECT_EQ(make(table, {{"size", "3"}}, &error), nullptr);
+  EXPECT_EQ(error, "unknown option 'size'");
 }
 
 }  // namespace

@@ -69,11 +69,17 @@ TEST(PluginHost, BrokenPluginsAreRefusedWithReasons) {
   };
   const Expect expected[] = {
       {"noentry", "not a plugin: no entry symbol 'tessera_plugin_entry'"},
-      {"wrongabi", "ABI major mismatch: plugin built for 2." +
-                       std::to_string(TESSERA_PLUGIN_ABI_MINOR) + ", host is 1." +
-                       std::to_string(TESSERA_PLUGIN_ABI_MINOR)},
+      {"wrongabi",
+       "ABI major mismatch: plugin built for " + std::to_string(TESSERA_PLUGIN_ABI_MAJOR + 1) +
+           "." + std::to_string(TESSERA_PLUGIN_ABI_MINOR) + ", host is " + plugin_abi_version()},
+      // A plugin built for ABI 1 refuses this host in its entry; the refusal still names its
+      // version and says how to port it.
+      {"legacy", "built for plugin ABI 1.2; this core speaks " + plugin_abi_version() +
+                     " and no longer loads it. To port it: rebuild against this core's "
+                     "plugin.hpp"},
       {"entrynull", "entry returned NULL"},
       {"probeerror", "probe failed (status 1): no driver found (test)"},
+      {"twinids", "probe answered two devices with the id 'stub0' ('stub', 'stub twin')"},
       {"probethrows", "probe failed (status 1): probe threw on purpose (test)"},
       {"rawthrow", "probe threw a C++ exception across the C boundary: raw probe exploded"},
       {"halfref", "duplicate name 'halfref' (already loaded from "},

@@ -1,6 +1,6 @@
-// Lifetime: compiled regions keep their plugin library loaded after the host and the session are
-// gone; shutdown() runs exactly once, after the last region is released; then the library is
-// unloaded. Run under the ASan build as well.
+// Lifetime: a compiled region keeps its plugin instance, and so its library, alive after the host
+// and the session are gone; each instance is destroyed exactly once, after its last region is
+// released; then the library is unloaded. Run under the ASan build as well.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 
@@ -68,12 +68,14 @@ TEST_F(Lifetime, RegionOutlivesHostAndKeepsLibraryLoaded) {
   std::shared_ptr<PluginRegion> region;
   {
     auto host = good_host();
-    region = PluginRegion::compile(host->find("halfref"), 0, g, {0, 1}, {});
+    std::shared_ptr<PluginInstance> instance = host->find("halfref")->create_instance();
+    const std::vector<PluginDeviceInfo> devices = instance->probe("");
+    ASSERT_EQ(devices.size(), 1u);
+    region = PluginRegion::compile(instance, devices[0].id, g, {0, 1}, {});
     ASSERT_TRUE(library_is_loaded(lib));
-  }  // host gone
+  }  // host and the caller's instance reference gone
   EXPECT_TRUE(library_is_loaded(lib));
-  // islandgpu had nothing alive and shut down with the host; halfref must not have.
-  EXPECT_EQ(read_file(log_), "islandgpu shutdown\n") << "shutdown ran while a region was alive";
+  EXPECT_EQ(read_file(log_), "") << "an instance was destroyed while its region was alive";
 
   const auto inputs = test::random_inputs(g);
   const Tensor& x = inputs.at("x");
@@ -86,8 +88,8 @@ TEST_F(Lifetime, RegionOutlivesHostAndKeepsLibraryLoaded) {
   const Tensor want = run_reference(g, inputs)[0];
   for (int64_t i = 0; i < want.numel(); ++i) EXPECT_EQ(y.data<float>()[i], want.data<float>()[i]);
 
-  region.reset();  // last reference: shutdown once, then unload
-  EXPECT_EQ(read_file(log_), "islandgpu shutdown\nhalfref shutdown\n");
+  region.reset();  // last reference: the instance is destroyed once, then the library unloads
+  EXPECT_EQ(read_file(log_), "halfref destroyed\n");
   EXPECT_FALSE(library_is_loaded(lib));
 }
 
@@ -107,13 +109,11 @@ TEST_F(Lifetime, SessionOutlivesTheHostItWasGiven) {
   }
   EXPECT_EQ(read_file(log_), "");
   session.reset();
-  // islandgpu was loaded but never used: it shut down with the host's last reference (the
-  // session's), as did halfref once its regions were gone. Each exactly once.
-  const std::string log = read_file(log_);
-  EXPECT_NE(log.find("halfref shutdown\n"), std::string::npos) << log;
-  EXPECT_NE(log.find("islandgpu shutdown\n"), std::string::npos) << log;
-  EXPECT_EQ(log.size(), std::string("halfref shutdown\nislandgpu shutdown\n").size()) << log;
-  // The reference plugin (which carries its own copy of the op table) unloads cleanly too.
+  EXPECT_EQ(read_file(log_), "halfref destroyed\n");
+  // Every library unloads with its last instance, the reference plugin (which carries its own
+  // copy of the op table) too.
+  EXPECT_FALSE(library_is_loaded(std::string(TESSERA_TEST_PLUGIN_GOOD_DIR) +
+                                 "/libtessera-plugin-halfref.so"));
   EXPECT_FALSE(library_is_loaded(std::string(TESSERA_PLUGIN_BUILD_DIR) +
                                  "/libtessera-plugin-reference.so"));
 }
@@ -124,9 +124,9 @@ size_t count(const std::string& text, const std::string& what) {
   return n;
 }
 
-// Two hosts (two Sessions built without a shared host) load the same plugin libraries, which keep
-// one plugin state each: the first host going away must not shut a plugin down under the second.
-TEST_F(Lifetime, TwoHostsShareThePluginAndItShutsDownOnce) {
+// Two sessions each get an instance of their own, on one host or two: destroying one session
+// destroys its instance alone, and the other keeps running on its own.
+TEST_F(Lifetime, EachSessionHasItsOwnInstance) {
   const Graph g = relu_add_graph();
   auto a = good_host();
   auto b = good_host();
@@ -134,41 +134,37 @@ TEST_F(Lifetime, TwoHostsShareThePluginAndItShutsDownOnce) {
   options.targets = {"halfref", "reference"};
   auto on_a = std::make_unique<Session>(g, options, a);
   auto on_b = std::make_unique<Session>(g, options, b);
+  auto on_b2 = std::make_unique<Session>(g, options, b);
   a.reset();
   b.reset();
-  on_a.reset();  // host A's last user: its plugins are still used through host B
-  EXPECT_EQ(read_file(log_), "") << "a plugin shut down while another host still used it";
+  on_a.reset();
+  EXPECT_EQ(read_file(log_), "halfref destroyed\n");
   const auto inputs = test::random_inputs(g);
-  const auto got = on_b->run(inputs);
   const auto want = run_reference(g, inputs);
-  ASSERT_EQ(got.size(), 1u);
-  for (int64_t i = 0; i < want[0].numel(); ++i) {
-    EXPECT_EQ(got[0].data<float>()[i], want[0].data<float>()[i]);
+  for (Session* s : {on_b.get(), on_b2.get()}) {
+    const auto got = s->run(inputs);
+    ASSERT_EQ(got.size(), 1u);
+    for (int64_t i = 0; i < want[0].numel(); ++i) {
+      EXPECT_EQ(got[0].data<float>()[i], want[0].data<float>()[i]);
+    }
   }
-  // A third host loading the library now shares the live plugin, and can compile with it.
-  auto c = good_host();
-  Session on_c(g, options, c);
-  EXPECT_EQ(on_c.plan().nodes.at(0).plugin, "halfref");
   on_b.reset();
-  EXPECT_EQ(read_file(log_), "");
-  c.reset();
-  // on_c still holds host C; its destructor at scope end shuts each plugin down once.
-}
-
-TEST_F(Lifetime, LastOfSeveralHostsShutsDownEachPluginOnce) {
+  EXPECT_EQ(count(read_file(log_), "halfref destroyed\n"), 2u);
+  // A fresh host loading the library now compiles in a fresh instance beside the live one.
+  auto c = good_host();
   {
-    auto a = good_host();
-    auto b = good_host();
-    EXPECT_NE(b->find("halfref"), nullptr);
+    Session on_c(g, options, c);
+    EXPECT_EQ(on_c.plan().nodes.at(0).plugin, "halfref");
   }
-  const std::string log = read_file(log_);
-  EXPECT_EQ(count(log, "halfref shutdown\n"), 1u) << log;
-  EXPECT_EQ(count(log, "islandgpu shutdown\n"), 1u) << log;
+  on_b2.reset();
+  EXPECT_EQ(count(read_file(log_), "halfref destroyed\n"), 4u);
 }
 
 TEST_F(Lifetime, RefusedPluginsAreUnloaded) {
   const std::string lib =
       std::string(TESSERA_TEST_PLUGIN_BROKEN_DIR) + "/libtessera-plugin-wrongabi.so";
+  const std::string legacy =
+      std::string(TESSERA_TEST_PLUGIN_BROKEN_DIR) + "/libtessera-plugin-legacy.so";
   {
     PluginHostOptions o;
     o.dirs = {TESSERA_TEST_PLUGIN_BROKEN_DIR};
@@ -177,6 +173,7 @@ TEST_F(Lifetime, RefusedPluginsAreUnloaded) {
     const PluginHost host(o);
     EXPECT_FALSE(host.refusals().empty());
     EXPECT_FALSE(library_is_loaded(lib));
+    EXPECT_FALSE(library_is_loaded(legacy));
   }
 }
 

@@ -51,7 +51,7 @@ export TESSERA_PLUGIN_PATH="$work/template"
 tessera="$work/prefix/bin/tessera"
 echo "== tessera info"
 "$tessera" info | tee "$work/info.txt"
-grep -q "^  template 0.1.0 (ABI 1\.[0-9]*)" "$work/info.txt"
+grep -q "^  template 0.1.0 (ABI 2\.[0-9]*)" "$work/info.txt"
 grep -q "^  reference " "$work/info.txt"
 
 echo "== tessera plan --targets template,reference --json"

@@ -70,6 +70,7 @@ class TuneTestPlugin : public Plugin {
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     (void)selector;
     DeviceInfo d;
+    d.id = "host";
     d.vendor = "Tessera tests";
     d.name = "TuneTest CPU";
     d.driver_version = "1.0";
@@ -79,7 +80,8 @@ class TuneTestPlugin : public Plugin {
     return {d};
   }
 
-  Support query(int32_t device, const RegionView& region, const NodeView& node) override {
+  Support query(const std::string& device, const RegionView& region,
+                const NodeView& node) override {
     (void)device;
     (void)region;
     if (node.op_type() != "Relu") return Support::no("only Relu is implemented");
@@ -89,7 +91,8 @@ class TuneTestPlugin : public Plugin {
     return Support::yes(1e-6 * static_cast<double>(tensor_numel(*node.output(0))));
   }
 
-  NodeTuning describe(int32_t device, const RegionView& region, const NodeView& node) override {
+  NodeTuning describe(const std::string& device, const RegionView& region,
+                      const NodeView& node) override {
     (void)device;
     (void)region;
     NodeTuning t;
@@ -107,7 +110,7 @@ class TuneTestPlugin : public Plugin {
     return t;
   }
 
-  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
                                           const CompileOptions& options) override {
     (void)device;
     if (region.num_nodes() != 1 || region.node(0).op_type() != "Relu") {

@@ -8,8 +8,8 @@ targets and packs in the metadata; and that an existing file is kept without --f
 `bench --json` and `plan --json`: one JSON object each with the model, precision, targets,
 packs, regions, node counts and warnings (bench: statistics with the standard deviation, and the
 run counters, no bytes copied host<->device on cpu and reference; plan: every graph node);
-`info --json`: every plugin `plan` placed nodes on, with its devices indexed as their selectors
-say; `run --json`: the plan's counts, latency and each output with the file it wrote;
+`info --json`: every plugin `plan` placed nodes on, each device with its stable id, named by its
+selector `plugin:id`; `run --json`: the plan's counts, latency and each output with the file it wrote;
 `tune --json`: the summary with every task's workload and weight.
 Usage: trace_test.py TESSERA_BIN WORKDIR
 """
@@ -113,8 +113,9 @@ def main():
     plugins = {p["name"]: p for p in info["plugins"]}
     for name in placed:
         devices = plugins.get(name, {}).get("devices", [])
-        if not devices or any(d["selector"] != f"{name}:{d['index']}" for d in devices):
-            failures.append(f"info --json: plugin '{name}' missing or its devices unindexed")
+        if not devices or any(not d.get("id") or d["selector"] != f"{name}:{d['id']}"
+                              for d in devices):
+            failures.append(f"info --json: plugin '{name}' missing or a device without its id")
     out_dir = os.path.join(work, "run-json")
     run_json = json.loads(subprocess.run(
         [tessera, "run", model, "--targets", "cpu,reference", "--repeat", "2", "--json",

@@ -35,7 +35,8 @@ void print_json(const PluginHost& host, const SessionOptions& pack_options) {
       const PluginDeviceInfo& d = plugin->devices()[i];
       const DevicePackPlan pack = preview_device_pack(plugin->name(), d, pack_options);
       out += std::string(i ? ", " : "") + "{\"index\": " + std::to_string(i) +
-             ", \"selector\": " + json_string(plugin->name() + ":" + std::to_string(i)) +
+             ", \"id\": " + json_string(d.id) +
+             ", \"selector\": " + json_string(plugin->name() + ":" + d.id) +
              ", \"vendor\": " + json_string(d.vendor) + ", \"name\": " + json_string(d.name) +
              ", \"kind\": " + json_string(d.kind) +
              ", \"driver\": " + json_string(d.driver_version) +
@@ -111,8 +112,9 @@ int cmd_info(int argc, char** argv) {
     if (p->devices().empty()) std::printf("    no devices\n");
     for (size_t i = 0; i < p->devices().size(); ++i) {
       const PluginDeviceInfo& d = p->devices()[i];
-      std::printf("    device %zu: %s / %s [%s], driver %s, %d compute units", i, d.vendor.c_str(),
-                  d.name.c_str(), d.kind.c_str(), d.driver_version.c_str(), d.compute_units);
+      std::printf("    device %s (%s:%s): %s / %s [%s], driver %s, %d compute units", d.id.c_str(),
+                  p->name().c_str(), d.id.c_str(), d.vendor.c_str(), d.name.c_str(), d.kind.c_str(),
+                  d.driver_version.c_str(), d.compute_units);
       if (d.memory_bytes > 0) {
         std::printf(", %.0f MiB", static_cast<double>(d.memory_bytes) / (1024.0 * 1024.0));
       }

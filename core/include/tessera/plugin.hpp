@@ -2,13 +2,15 @@
 //
 //   class MyPlugin : public tessera::plugin::Plugin {
 //     std::vector<DeviceInfo> probe(const std::string& selector) override;
-//     Support query(int device, const RegionView& region, const NodeView& node) override;
-//     std::unique_ptr<CompiledRegion> compile(int device, const RegionView& region,
+//     Support query(const std::string& device, const RegionView& region,
+//                   const NodeView& node) override;
+//     std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
 //                                             const CompileOptions& options) override;
-//     // Optional (ABI 1.1): schedules and knob spaces of a node, for packs and the tuner.
-//     NodeTuning describe(int device, const RegionView& region, const NodeView& node) override;
-//     // Optional (ABI 1.2): accept a deployment target's `options:` (read them in compile() with
-//     // options.option("name", fallback)). Default: any option is refused.
+//     // Optional: schedules and knob spaces of a node, for packs and the tuner.
+//     NodeTuning describe(const std::string& device, const RegionView& region,
+//                         const NodeView& node) override;
+//     // Optional: accept a deployment target's `options:` (read them later with option("name",
+//     // fallback), or in compile() with options.option(...)). Default: any option is refused.
 //     void check_options(const std::vector<TargetOption>& options) override;
 //   };
 //   TESSERA_DEFINE_PLUGIN(MyPlugin, "my", "1.0.0", "one line saying what it runs on")
@@ -18,8 +20,15 @@
 // the boundary. Throw tessera::plugin::Failure to pick the status (e.g. TSR_COMPILE_FAILED); any
 // other exception becomes TSR_ERROR with its what().
 //
-// Device indices: `device` in query/compile is an index into the list the most recent probe()
-// returned. The plugin object is created on the first entry call and destroyed in shutdown().
+// Instances: each create() constructs one MyPlugin (default-constructible) and hands it the
+// target's options through check_options(); destroy() deletes it. Keep every piece of mutable
+// state in the object, never in statics: two instances live side by side (two targets, two
+// sessions) and must not see each other's devices or options. Core calls the configuration
+// methods (probe, query, compile, describe) of one instance from one thread at a time; execute()
+// of distinct regions may run concurrently.
+//
+// Devices: probe() gives each device a stable id (DeviceInfo::id) and core passes that id back to
+// query/compile/describe. Probe-list positions are not ids: a selector changes the list.
 //
 // Depends only on plugin_abi.h and the C++ standard library, so a plugin never links core.
 #pragma once
@@ -213,8 +222,10 @@ class RegionView {
   const tsr_region* region_;
 };
 
-// Strings are copied by the helper and kept alive until shutdown, as the ABI requires.
+// Strings are copied by the helper and kept alive until the instance is destroyed, as the ABI
+// requires.
 struct DeviceInfo {
+  std::string id;  // stable across probes and processes: 1-63 characters of [A-Za-z0-9._-]
   std::string vendor;
   std::string name;
   std::string driver_version;
@@ -287,7 +298,7 @@ struct NodeConfig {
   }
 };
 
-// One `options:` entry of a deployment target, as text (ABI 1.2).
+// One `options:` entry of a deployment target, as text.
 struct TargetOption {
   std::string name;
   std::string value;
@@ -298,7 +309,7 @@ struct CompileOptions {
   std::string precision = "fp32";
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
-  // ABI 1.1: configs for some nodes of the region (empty from a 1.0 core).
+  // Configs core chose for some nodes of the region (from a pack or the tuner).
   std::vector<NodeConfig> node_configs;
   // The config for region node `node`, or nullptr (= use the heuristic).
   const NodeConfig* config_for(int32_t node) const {
@@ -307,7 +318,7 @@ struct CompileOptions {
     }
     return nullptr;
   }
-  // ABI 1.2: the target's options, already accepted by check_options (empty from an older core).
+  // The instance's target options (as check_options accepted them), for convenience.
   std::vector<TargetOption> target_options;
   // The value of option `name`, or `fallback` when the target does not set it.
   std::string option(std::string_view name, const std::string& fallback) const {
@@ -328,31 +339,57 @@ class CompiledRegion {
   virtual std::vector<double> last_profile() { return {}; }
 };
 
+namespace detail {
+template <typename T>
+struct Host;
+}  // namespace detail
+
 class Plugin {
  public:
   virtual ~Plugin() = default;
-  // `selector` is "" when core passes none. Return every device, usable or not.
+  // `selector` is "" when core passes none. Return every device, usable or not, each with its
+  // stable id.
   virtual std::vector<DeviceInfo> probe(const std::string& selector) = 0;
-  // Must answer (not throw) for unknown ops: Support::no("op X not implemented").
-  virtual Support query(int32_t device, const RegionView& region, const NodeView& node) = 0;
+  // `device` is an id probe() returned. Must answer (not throw) for unknown ops:
+  // Support::no("op X not implemented").
+  virtual Support query(const std::string& device, const RegionView& region,
+                        const NodeView& node) = 0;
   // Throw Failure(TSR_COMPILE_FAILED, ...) to make core fall back to the next plugin.
-  virtual std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  virtual std::unique_ptr<CompiledRegion> compile(const std::string& device,
+                                                  const RegionView& region,
                                                   const CompileOptions& options) = 0;
   // Schedules and knob spaces for `node` and its workload key. Default: nothing tunable.
-  virtual NodeTuning describe(int32_t device, const RegionView& region, const NodeView& node) {
+  virtual NodeTuning describe(const std::string& device, const RegionView& region,
+                              const NodeView& node) {
     (void)device;
     (void)region;
     (void)node;
     return {};
   }
-  // A deployment target's `options:`, before any compile. Throw Failure(TSR_INVALID_ARGUMENT, ...)
-  // naming an unknown option or bad value. Default: the plugin takes no options.
+  // The target's `options:`, once, when the instance is created (before anything else). Throw
+  // Failure(TSR_INVALID_ARGUMENT, ...) naming an unknown option or bad value. Default: the plugin
+  // takes no options.
   virtual void check_options(const std::vector<TargetOption>& options) {
     if (!options.empty()) {
       throw Failure(TSR_INVALID_ARGUMENT,
                     "unknown option '" + options.front().name + "' (this plugin takes no options)");
     }
   }
+
+  // The instance's options as check_options accepted them.
+  const std::vector<TargetOption>& options() const { return options_; }
+  // The value of option `name`, or `fallback` when the target does not set it.
+  std::string option(std::string_view name, const std::string& fallback) const {
+    for (const TargetOption& o : options_) {
+      if (name == o.name) return o.value;
+    }
+    return fallback;
+  }
+
+ private:
+  template <typename T>
+  friend struct detail::Host;
+  std::vector<TargetOption> options_;
 };
 
 namespace detail {
@@ -385,41 +422,73 @@ tsr_status guarded(tsr_message message, Fn&& fn) noexcept {
   }
 }
 
-// One instance per plugin class; everything lives in function-local statics of this template so
-// each plugin library has its own copies.
+// The trampolines of plugin class T. An instance handle is an Instance*: the plugin object plus
+// the storage the ABI makes the helper keep for it.
 template <typename T>
 struct Host {
   // The C view of the last describe() result of one thread; the ABI keeps its pointers valid
-  // until the next describe_node call on the same thread (or shutdown).
+  // until the next describe_node call on the same instance and thread.
   struct DescribeStorage {
     NodeTuning tuning;
     std::vector<tsr_schedule_desc> schedules;
     std::vector<std::vector<tsr_knob_space>> knob_spaces;
     std::vector<std::vector<tsr_knob>> defaults;
   };
-  struct State {
+  struct Instance {
     std::unique_ptr<Plugin> plugin;
-    // Every string probe has handed out, kept until shutdown as the ABI promises: a second
-    // plugin host in the process may probe again while the first still copies its answer, so an
-    // answer's strings must outlive the next probe. A set, so repeated probes add nothing.
+    // Every string probe has handed out, kept until destroy as the ABI promises (core may still
+    // copy one answer while it probes again). A set, so repeated probes add nothing.
     std::set<std::string> probed_strings;
     // Per calling thread, kept here rather than in thread_local variables: glibc pins a library
     // that has live thread_local destructors, so a plugin using them could not be unloaded.
-    // shutdown() clears it.
     std::map<std::thread::id, DescribeStorage> described;
     std::mutex mutex;
   };
-  static State& state() {
-    static State s;
-    return s;
+
+  static Instance& of(tsr_instance instance) {
+    if (instance == nullptr) throw Failure(TSR_INVALID_ARGUMENT, "null plugin instance");
+    return *reinterpret_cast<Instance*>(instance);
   }
 
-  static tsr_status probe(const char* selector, tsr_device_info* out, int32_t capacity,
-                          int32_t* count, tsr_message message) noexcept {
-    State& s = state();
+  static std::vector<TargetOption> to_options(const tsr_target_option* options, int32_t count) {
+    std::vector<TargetOption> out;
+    for (int32_t i = 0; i < count && options != nullptr; ++i) {
+      out.push_back(
+          {options[i].name ? options[i].name : "", options[i].value ? options[i].value : ""});
+    }
+    return out;
+  }
+
+  static tsr_status create(const tsr_host_api* host, const tsr_target_option* options,
+                           int32_t num_options, tsr_instance* instance,
+                           tsr_message message) noexcept {
     return guarded(message, [&] {
+      if (instance == nullptr) throw Failure(TSR_INVALID_ARGUMENT, "create: null out pointer");
+      *instance = nullptr;
+      if (host != nullptr && host->abi_major != TESSERA_PLUGIN_ABI_MAJOR) {
+        throw Failure(TSR_INVALID_ARGUMENT, "host ABI major " + std::to_string(host->abi_major) +
+                                                " is not " +
+                                                std::to_string(TESSERA_PLUGIN_ABI_MAJOR));
+      }
+      auto made = std::make_unique<Instance>();
+      made->plugin = std::make_unique<T>();
+      std::vector<TargetOption> accepted = to_options(options, num_options);
+      made->plugin->check_options(accepted);
+      made->plugin->options_ = std::move(accepted);
+      *instance = reinterpret_cast<tsr_instance>(made.release());
+    });
+  }
+
+  static void destroy(tsr_instance instance) noexcept {
+    char text[8];
+    guarded(tsr_message{text, sizeof(text)}, [&] { delete reinterpret_cast<Instance*>(instance); });
+  }
+
+  static tsr_status probe(tsr_instance instance, const char* selector, tsr_device_info* out,
+                          int32_t capacity, int32_t* count, tsr_message message) noexcept {
+    return guarded(message, [&] {
+      Instance& s = of(instance);
       std::lock_guard<std::mutex> lock(s.mutex);
-      if (!s.plugin) s.plugin = std::make_unique<T>();
       const std::vector<DeviceInfo> devices = s.plugin->probe(selector ? selector : "");
       auto keep = [&s](const std::string& text) {
         return s.probed_strings.insert(text).first->c_str();
@@ -429,6 +498,7 @@ struct Host {
         const DeviceInfo& d = devices[static_cast<size_t>(i)];
         tsr_device_info info{};
         info.struct_size = sizeof(tsr_device_info);
+        info.id = keep(d.id);
         info.vendor = keep(d.vendor);
         info.name = keep(d.name);
         info.driver_version = keep(d.driver_version);
@@ -444,14 +514,14 @@ struct Host {
     });
   }
 
-  static tsr_status query(int32_t device, const tsr_region* region, int32_t node,
-                          tsr_support* support) noexcept {
+  static tsr_status query(tsr_instance instance, const char* device, const tsr_region* region,
+                          int32_t node, tsr_support* support) noexcept {
     char text[256] = {0};
     tsr_message message{text, sizeof(text)};
     Support answer;
     const tsr_status status = guarded(message, [&] {
-      Plugin* p = plugin_or_throw();
-      answer = p->query(device, RegionView(region), NodeView(region, node));
+      answer = of(instance).plugin->query(device ? device : "", RegionView(region),
+                                          NodeView(region, node));
     });
     support->supported = status == TSR_OK && answer.supported ? 1 : 0;
     support->preferred_layout = answer.preferred_layout;
@@ -462,63 +532,43 @@ struct Host {
     return status;
   }
 
-  static std::vector<TargetOption> to_options(const tsr_target_option* options, int32_t count) {
-    std::vector<TargetOption> out;
-    for (int32_t i = 0; i < count && options != nullptr; ++i) {
-      out.push_back(
-          {options[i].name ? options[i].name : "", options[i].value ? options[i].value : ""});
-    }
-    return out;
-  }
-
-  static tsr_status check_options(const tsr_target_option* options, int32_t count,
-                                  tsr_message message) noexcept {
-    return guarded(message, [&] { plugin_or_throw()->check_options(to_options(options, count)); });
-  }
-
-  static tsr_status compile(int32_t device, const tsr_region* region,
+  static tsr_status compile(tsr_instance instance, const char* device, const tsr_region* region,
                             const tsr_compile_options* options, tsr_region_handle* handle,
                             tsr_message message) noexcept {
     return guarded(message, [&] {
+      Plugin& plugin = *of(instance).plugin;
       CompileOptions opts;
+      opts.target_options = plugin.options();
       if (options != nullptr) {
         opts.num_threads = options->num_threads;
         if (options->precision) opts.precision = options->precision;
         if (options->cache_dir) opts.cache_dir = options->cache_dir;
         if (options->pack_path) opts.pack_path = options->pack_path;
-        // The 1.1 fields exist only when core was built with them.
-        if (options->struct_size >=
-                offsetof(tsr_compile_options, node_configs) + sizeof(options->node_configs) &&
-            options->node_configs != nullptr) {
-          for (int32_t i = 0; i < options->num_node_configs; ++i) {
-            const tsr_node_config& c = options->node_configs[i];
-            NodeConfig config;
-            config.node = c.node;
-            config.schedule = c.schedule ? c.schedule : "";
-            for (int32_t k = 0; k < c.num_knobs && c.knobs != nullptr; ++k) {
-              config.knobs.push_back({c.knobs[k].name ? c.knobs[k].name : "", c.knobs[k].value});
-            }
-            opts.node_configs.push_back(std::move(config));
+        for (int32_t i = 0; i < options->num_node_configs && options->node_configs != nullptr;
+             ++i) {
+          const tsr_node_config& c = options->node_configs[i];
+          NodeConfig config;
+          config.node = c.node;
+          config.schedule = c.schedule ? c.schedule : "";
+          for (int32_t k = 0; k < c.num_knobs && c.knobs != nullptr; ++k) {
+            config.knobs.push_back({c.knobs[k].name ? c.knobs[k].name : "", c.knobs[k].value});
           }
-        }
-        if (options->struct_size >=
-                offsetof(tsr_compile_options, target_options) + sizeof(options->target_options) &&
-            options->target_options != nullptr) {
-          opts.target_options = to_options(options->target_options, options->num_target_options);
+          opts.node_configs.push_back(std::move(config));
         }
       }
       std::unique_ptr<CompiledRegion> compiled =
-          plugin_or_throw()->compile(device, RegionView(region), opts);
+          plugin.compile(device ? device : "", RegionView(region), opts);
       if (!compiled) throw Failure(TSR_COMPILE_FAILED, "compile() returned no region");
       *handle = reinterpret_cast<tsr_region_handle>(compiled.release());
     });
   }
 
-  static tsr_status describe(int32_t device, const tsr_region* region, int32_t node,
-                             tsr_node_tuning* tuning, tsr_message message) noexcept {
+  static tsr_status describe(tsr_instance instance, const char* device, const tsr_region* region,
+                             int32_t node, tsr_node_tuning* tuning, tsr_message message) noexcept {
     return guarded(message, [&] {
+      Instance& s = of(instance);
       NodeTuning answer =
-          plugin_or_throw()->describe(device, RegionView(region), NodeView(region, node));
+          s.plugin->describe(device ? device : "", RegionView(region), NodeView(region, node));
       const int32_t num_schedules = static_cast<int32_t>(answer.schedules.size());
       if (num_schedules > 0 &&
           (answer.default_schedule < 0 || answer.default_schedule >= num_schedules)) {
@@ -527,7 +577,6 @@ struct Host {
                                      " is not an index into its " + std::to_string(num_schedules) +
                                      " schedule(s)");
       }
-      State& s = state();
       std::lock_guard<std::mutex> lock(s.mutex);
       DescribeStorage& d = s.described[std::this_thread::get_id()];
       d.tuning = std::move(answer);
@@ -569,17 +618,6 @@ struct Host {
             [&] { delete reinterpret_cast<CompiledRegion*>(handle); });
   }
 
-  static void shutdown() noexcept {
-    char text[8];
-    guarded(tsr_message{text, sizeof(text)}, [&] {
-      State& s = state();
-      std::lock_guard<std::mutex> lock(s.mutex);
-      s.plugin.reset();
-      s.probed_strings.clear();
-      s.described.clear();
-    });
-  }
-
   static tsr_status profile(tsr_region_handle handle, double* times_us, int32_t capacity,
                             int32_t* count) noexcept {
     char text[8];
@@ -598,13 +636,6 @@ struct Host {
     return status;
   }
 
-  static Plugin* plugin_or_throw() {
-    State& s = state();
-    std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.plugin) s.plugin = std::make_unique<T>();
-    return s.plugin.get();
-  }
-
   static const tsr_plugin* entry(uint32_t host_major, const char* name, const char* version,
                                  const char* description) noexcept {
     if (host_major != TESSERA_PLUGIN_ABI_MAJOR) return nullptr;
@@ -614,15 +645,15 @@ struct Host {
                                      name,
                                      version,
                                      description,
+                                     &create,
+                                     &destroy,
                                      &probe,
                                      &query,
                                      &compile,
                                      &execute,
                                      &release,
-                                     &shutdown,
                                      &profile,
-                                     &describe,
-                                     &check_options};
+                                     &describe};
     return &table;
   }
 };

@@ -4,6 +4,14 @@
  * symbol, TESSERA_PLUGIN_ENTRY_NAME. Core calls it with its own ABI version; the plugin returns a
  * pointer to a static function table (or NULL if it refuses to load).
  *
+ * Instances (ABI 2): the table is stateless. create() makes a plugin instance (one per deployment
+ * target, session or tuner worker) from the target's options, and every slot that probes,
+ * answers or compiles takes that instance; destroy() ends it after the regions compiled through
+ * it are released. A plugin keeps no mutable state outside its instances, so two instances (two
+ * targets of one plugin with different selectors or options, two sessions) never see each
+ * other's devices, options or caches. Devices are named by ids the plugin chooses: the same
+ * device has the same id in every probe, instance and process on one machine.
+ *
  * Versioning: every boundary struct starts with `struct_size` (and the table with the ABI major and
  * minor it was built against). Structs and the table only grow by appending fields. Core refuses a
  * plugin whose major differs from its own; a plugin of an older minor loads, and core does not
@@ -11,8 +19,8 @@
  *
  * Ownership: nothing allocated on one side is freed on the other. Strings and arrays handed to a
  * plugin are owned by core and valid only for the duration of the call unless a slot says
- * otherwise. Strings a plugin returns through const char* fields of its table or device infos are
- * owned by the plugin and must stay valid until shutdown(). Opaque handles (compiled regions) are
+ * otherwise. Strings in the table are static; strings in device infos are the instance's and stay
+ * valid until destroy() of the instance that returned them. Opaque handles (compiled regions) are
  * released through the plugin's own release slot. No C++ exceptions cross the boundary: every
  * fallible slot returns a tsr_status and writes a message into a caller-provided buffer.
  */
@@ -26,8 +34,8 @@
 extern "C" {
 #endif
 
-#define TESSERA_PLUGIN_ABI_MAJOR 1
-#define TESSERA_PLUGIN_ABI_MINOR 2
+#define TESSERA_PLUGIN_ABI_MAJOR 2
+#define TESSERA_PLUGIN_ABI_MINOR 0
 #define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
 #define TESSERA_MAX_RANK 8
 
@@ -136,6 +144,9 @@ typedef struct tsr_region {
 
 typedef struct tsr_device_info {
   uint32_t struct_size;
+  const char* id;             /* stable, plugin-chosen, unique within the plugin: 1-63 characters
+                                 of [A-Za-z0-9._-], e.g. "host", "cl0.1"; the same device keeps its
+                                 id across probes, instances and processes on one machine */
   const char* vendor;         /* "ARM", "Qualcomm", "NVIDIA Corporation", "The pocl project" */
   const char* name;           /* device name as the driver reports it */
   const char* driver_version;
@@ -156,7 +167,7 @@ typedef struct tsr_support {
   char reason[256];           /* why not (or a note on how); NUL-terminated */
 } tsr_support;
 
-/* ---- Tuning (ABI 1.1) ------------------------------------------------------------------------
+/* ---- Tuning -------------------------------------------------------------------------
  * A schedule is one way a plugin can compute a node (e.g. "conv2d.direct", "conv2d.1x1"); its
  * knob space is a list of knobs, each with the integer values it may take. A config is a schedule
  * name plus one value per knob. Core chooses configs (from a tuned pack or the tuner) and passes
@@ -181,8 +192,8 @@ typedef struct tsr_schedule_desc {
   const tsr_knob* default_config;  /* num_knobs entries: the heuristic's choice for this node */
 } tsr_schedule_desc;
 
-/* What can be tuned for one node. All pointers are plugin-owned and stay valid until the next
- * describe_node call on the same thread, or until shutdown(). */
+/* What can be tuned for one node. All pointers are the instance's and stay valid until the next
+ * describe_node call on the same instance and thread, or until destroy(). */
 typedef struct tsr_node_tuning {
   uint32_t struct_size;
   const char* workload_key;   /* canonical: op, shapes, attributes, dtype, layout; equal keys
@@ -202,13 +213,13 @@ typedef struct tsr_node_config {
   const tsr_knob* knobs;
 } tsr_node_config;
 
-/* Options for one compile call. */
-/* ABI 1.2: one plugin-specific option of a target, as the user wrote it (both owned by core). */
+/* One plugin-specific option of a target, as the user wrote it (both strings owned by core). */
 typedef struct tsr_target_option {
   const char* name;
   const char* value;
 } tsr_target_option;
 
+/* Options for one compile call. */
 typedef struct tsr_compile_options {
   uint32_t struct_size;
   int32_t num_threads;        /* 0 = plugin default */
@@ -216,21 +227,26 @@ typedef struct tsr_compile_options {
   const char* cache_dir;      /* absolute dir for compiled-kernel caches; NULL = none */
   const char* pack_path;      /* informational: the pack core selected configs from; NULL = none.
                                  Plugins read configs from node_configs, not from this file. */
-  /* ABI 1.1: configs chosen by core for some nodes (from a pack or the tuner); nodes without one
+  /* Configs chosen by core for some nodes (from a pack or the tuner); nodes without one
    * use the plugin's heuristic. A config the plugin cannot apply (unknown schedule or knob, value
    * breaking a device limit) is ignored for that node alone. Owned by core, valid for the call. */
   int32_t num_node_configs;
   const tsr_node_config* node_configs;
-  const char* dump_dir; /* ABI 1.1: absolute dir; NULL = none. A plugin that builds kernel
-                           programs writes each program's source there as <kernel or program
-                           name>.cl (plus a header comment naming the node(s) and build options) */
-  /* ABI 1.2: the deployment's `options:` of this target (name/value text pairs, in YAML order),
-   * already accepted by the plugin's check_options slot. Owned by core, valid for the call. */
-  int32_t num_target_options;
-  const struct tsr_target_option* target_options;
+  const char* dump_dir; /* absolute dir; NULL = none. A plugin that builds kernel programs
+                           writes each program's source there as <kernel or program name>.cl
+                           (plus a header comment naming the node(s) and build options) */
 } tsr_compile_options;
 
 typedef struct tsr_region_handle_s* tsr_region_handle;
+typedef struct tsr_instance_s* tsr_instance;
+
+/* What core tells a plugin about itself when it creates an instance. Owned by core, valid for the
+ * create call. */
+typedef struct tsr_host_api {
+  uint32_t struct_size;
+  uint32_t abi_major; /* the ABI core speaks */
+  uint32_t abi_minor;
+} tsr_host_api;
 
 /* The function table. Slots marked optional may be NULL. */
 typedef struct tsr_plugin {
@@ -241,22 +257,35 @@ typedef struct tsr_plugin {
   const char* version;        /* plugin version string; plugin-owned */
   const char* description;    /* one line; plugin-owned */
 
-  /* Required. Probes the hardware. Writes up to `capacity` infos into `out` and their number into
-   * `*count`. Strings in the infos are plugin-owned and live until shutdown. `selector` is the
-   * per-target option string from the user ("any", a device name fragment, or NULL for default). */
-  tsr_status (*probe_devices)(const char* selector, tsr_device_info* out, int32_t capacity,
-                              int32_t* count, tsr_message message);
+  /* Required. Makes an instance configured by a target's `options:` (name/value text pairs in
+   * the order the user wrote them; none for a target without options). Every option must be
+   * known and valid: otherwise answer TSR_INVALID_ARGUMENT with a message naming the option and
+   * what is allowed (core turns it into an error for the user, never a silent fallback). On
+   * success `*instance` is the plugin's until destroy(). */
+  tsr_status (*create)(const tsr_host_api* host, const tsr_target_option* options,
+                       int32_t num_options, tsr_instance* instance, tsr_message message);
 
-  /* Required. Can device `device` run `node` (index into region->nodes; the region carries the
-   * value table with shapes and constants)? Fills `*support`. Must not fail for unknown ops:
-   * answer supported = 0 with a reason. */
-  tsr_status (*query_node)(int32_t device, const tsr_region* region, int32_t node,
-                           tsr_support* support);
+  /* Required. Ends an instance; core calls it after every region compiled through the instance
+   * is released. Frees everything the instance holds (device contexts, program pools, strings). */
+  void (*destroy)(tsr_instance instance);
+
+  /* Required. Probes the hardware. Writes up to `capacity` infos into `out` and their number into
+   * `*count`. Strings in the infos are the instance's and live until destroy. `selector` is the
+   * target's selector ("any", a device name fragment, a device id, or NULL for the default).
+   * Lists every device, usable or not (score 0 with the reason). */
+  tsr_status (*probe_devices)(tsr_instance instance, const char* selector, tsr_device_info* out,
+                              int32_t capacity, int32_t* count, tsr_message message);
+
+  /* Required. Can device `device` (an id from probe_devices) run `node` (index into
+   * region->nodes; the region carries the value table with shapes and constants)? Fills
+   * `*support`. Must not fail for unknown ops: answer supported = 0 with a reason. */
+  tsr_status (*query_node)(tsr_instance instance, const char* device, const tsr_region* region,
+                           int32_t node, tsr_support* support);
 
   /* Required. Compiles a region for `device`. On success `*handle` is plugin-owned until
    * release_region(). Constants' data pointers stay valid until then. A non-OK status makes core
    * fall back to the next plugin for this region. */
-  tsr_status (*compile_region)(int32_t device, const tsr_region* region,
+  tsr_status (*compile_region)(tsr_instance instance, const char* device, const tsr_region* region,
                                const tsr_compile_options* options, tsr_region_handle* handle,
                                tsr_message message);
 
@@ -269,35 +298,21 @@ typedef struct tsr_plugin {
   /* Required. Frees a compiled region. */
   void (*release_region)(tsr_region_handle handle);
 
-  /* Optional (NULL = nothing to do). Called once before the library is unloaded, after every
-   * region has been released. */
-  void (*shutdown)(void);
-
   /* Optional (NULL = no profiling). Per-node times of the last execute_region on `handle`, in
    * microseconds, in region node order; writes min(capacity, num_nodes) entries to `times_us`. */
   tsr_status (*last_profile)(tsr_region_handle handle, double* times_us, int32_t capacity,
                              int32_t* count);
 
-  /* ---- ABI 1.1 ---- */
-
   /* Optional (NULL = nothing tunable). Describes the schedules and knob spaces for `node` of
    * `region` on `device` and its canonical workload key; fills `*tuning` (see tsr_node_tuning for
    * how long its pointers live). Answers num_schedules = 0 for nodes it does not tune. */
-  tsr_status (*describe_node)(int32_t device, const tsr_region* region, int32_t node,
-                              tsr_node_tuning* tuning, tsr_message message);
-
-  /* ---- ABI 1.2 ---- */
-
-  /* Optional (NULL = the plugin takes no options). Checks a target's `options:` before anything
-   * is compiled: TSR_OK when every option is known and its value valid, else TSR_INVALID_ARGUMENT
-   * with a message naming the option and what is allowed. Core turns a refusal into an error for
-   * the user (never a silent fallback to another plugin). */
-  tsr_status (*check_options)(const tsr_target_option* options, int32_t count,
-                              tsr_message message);
+  tsr_status (*describe_node)(tsr_instance instance, const char* device, const tsr_region* region,
+                              int32_t node, tsr_node_tuning* tuning, tsr_message message);
 } tsr_plugin;
 
 /* The entry symbol's type. Returns NULL to refuse (e.g. its own check of host_abi_major failed);
- * the returned table is static and plugin-owned. */
+ * the returned table is static and plugin-owned. Core may call it more than once (with an older
+ * major too, to name the version of a plugin it refuses); it must have no side effects. */
 typedef const tsr_plugin* (*tsr_plugin_entry_fn)(uint32_t host_abi_major, uint32_t host_abi_minor);
 
 #if defined(_WIN32)

@@ -1,13 +1,16 @@
 // The plugin host: finds libtessera-plugin-<name>.so files in absolute directories, loads them with
 // Boost.DLL, checks their ABI, probes their devices, and keeps every refusal with its reason.
 //
-// Lifetime: a LoadedPlugin owns its library. Everything handed out by a plugin (compiled regions)
-// holds a std::shared_ptr<LoadedPlugin>, so the library stays mapped until the last of them is
-// gone; then shutdown() is called once and the library is unloaded. Destroying the PluginHost
-// while regions are alive is therefore safe.
+// Lifetime: a LoadedPlugin owns its library; a PluginInstance (one per target, session or tuner
+// worker) owns one plugin instance and holds its LoadedPlugin; a compiled region holds its
+// PluginInstance. So the instance is destroyed after its last region is released, and the library
+// stays mapped until its last instance is gone. Destroying the PluginHost while regions are alive
+// is therefore safe.
 //
-// Thread safety: a PluginHost is immutable after construction; LoadedPlugin::probe() may be
-// called from any thread (calls into one plugin are serialized by a per-plugin mutex).
+// Thread safety: a PluginHost is immutable after construction. The configuration calls of one
+// PluginInstance (probe, query, describe, compile) are serialized by its own mutex; distinct
+// instances of one plugin are called concurrently (the ABI forbids plugin state outside
+// instances).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +33,7 @@ class RegionDesc;
 }
 
 struct PluginDeviceInfo {
+  std::string id;  // stable, chosen by the plugin (tsr_device_info::id)
   std::string vendor;
   std::string name;
   std::string driver_version;
@@ -41,7 +45,7 @@ struct PluginDeviceInfo {
   std::string unusable_reason;
 };
 
-// ABI 1.1 describe_node answer, copied out of the plugin's storage.
+// A describe_node answer, copied out of the plugin's storage.
 struct PluginKnobSpace {
   std::string name;
   std::vector<int64_t> values;  // candidates
@@ -64,9 +68,12 @@ struct PluginNodeTuning {
   }
 };
 
-class LoadedPlugin {
+using TargetOptions = std::vector<std::pair<std::string, std::string>>;
+class PluginInstance;
+
+class LoadedPlugin : public std::enable_shared_from_this<LoadedPlugin> {
  public:
-  // Calls shutdown() (if any) when no other host holds the same plugin library, then unloads it.
+  // Unloads the library (its instances are gone: each holds its LoadedPlugin).
   ~LoadedPlugin();
   LoadedPlugin(const LoadedPlugin&) = delete;
   LoadedPlugin& operator=(const LoadedPlugin&) = delete;
@@ -77,49 +84,68 @@ class LoadedPlugin {
   const std::string& path() const { return path_; }
   uint32_t abi_major() const { return table_->abi_major; }
   uint32_t abi_minor() const { return table_->abi_minor; }
-  // Devices found by the probe at load time (default selector).
+  // Devices found at load time (an instance without options, default selector).
   const std::vector<PluginDeviceInfo>& devices() const { return devices_; }
-  // Probes again with a per-target selector ("" = default). Device indices passed to query and
-  // compile are indices into the list the most recent probe returned. Throws tessera::Error.
-  std::vector<PluginDeviceInfo> probe(const std::string& selector) const;
+  // A new instance configured by a target's options. Throws tessera::Error with the plugin's
+  // message when it refuses them (naming the option).
+  std::shared_ptr<PluginInstance> create_instance(const TargetOptions& options = {});
+  // Probes with `selector` ("" = default) in a fresh instance without options. Throws
+  // tessera::Error.
+  std::vector<PluginDeviceInfo> probe(const std::string& selector);
 
   // The plugin's function table. Optional slots beyond the plugin's struct_size read as NULL.
   const tsr_plugin& table() const { return *table_; }
   bool has_last_profile() const;
-  // ABI 1.1 describe_node slot present (a 1.0 plugin, or NULL, has nothing tunable).
   bool has_describe_node() const;
-  // Calls describe_node for `node` of `region` (taking call_mutex()) and copies the answer.
-  // Without the slot: an empty tuning. Throws tessera::Error with the plugin's message when it
-  // fails or answers something malformed.
-  PluginNodeTuning describe_node(int32_t device, const tsr_region* region, int32_t node) const;
-  // The same for graph node `node` alone in a region of its own, as a tuner measures it.
-  PluginNodeTuning describe_node(int32_t device, const Graph& graph, int node) const;
-  // ABI 1.2: asks the plugin whether it accepts these target options. Throws tessera::Error with
-  // the plugin's message when it refuses them, or when it has no check_options slot (a plugin
-  // without one takes no options). No options: nothing to check.
-  void check_options(const std::vector<std::pair<std::string, std::string>>& options) const;
-  // Serializes calls into this plugin that the ABI does not promise to be reentrant (probe,
-  // query, compile). Execution of distinct regions does not take it. One mutex per plugin
-  // library in the process: every host that loads the library shares the plugin's state.
-  std::mutex& call_mutex() const;
 
  private:
   friend class PluginHost;
   struct Library;
-  struct LibraryUse;
   LoadedPlugin() = default;
-  // The use record of `table`'s library, counted one more user.
-  static std::shared_ptr<LibraryUse> acquire(const tsr_plugin* table);
-  // Drops one use; the last one calls the plugin's shutdown (under the registry lock, so a host
-  // loading the library at the same time waits and then finds it fresh).
-  static void release(const tsr_plugin* table);
 
   std::unique_ptr<Library> library_;
   const tsr_plugin* table_ = nullptr;
   std::string name_, version_, description_, path_;
   std::vector<PluginDeviceInfo> devices_;
-  // Shared with every LoadedPlugin of the same library; shutdown runs when the last one goes.
-  std::shared_ptr<LibraryUse> use_;
+};
+
+// One plugin instance (tsr_plugin::create): a target's devices, options and caches, apart from
+// every other instance of the same plugin.
+class PluginInstance {
+ public:
+  ~PluginInstance();
+  PluginInstance(const PluginInstance&) = delete;
+  PluginInstance& operator=(const PluginInstance&) = delete;
+
+  const std::string& name() const { return plugin_->name(); }
+  const LoadedPlugin& plugin() const { return *plugin_; }
+  const tsr_plugin& table() const { return plugin_->table(); }
+  tsr_instance handle() const { return handle_; }
+  const TargetOptions& options() const { return options_; }
+  bool has_last_profile() const { return plugin_->has_last_profile(); }
+  bool has_describe_node() const { return plugin_->has_describe_node(); }
+
+  // Probes with a target's selector ("" = default). Throws tessera::Error when the probe fails or
+  // answers something malformed (bad or duplicate device ids).
+  std::vector<PluginDeviceInfo> probe(const std::string& selector) const;
+  // Calls describe_node for `node` of `region` on device `device` and copies the answer. Without
+  // the slot: an empty tuning. Throws tessera::Error with the plugin's message when it fails or
+  // answers something malformed.
+  PluginNodeTuning describe_node(const std::string& device, const tsr_region* region,
+                                 int32_t node) const;
+  // The same for graph node `node` alone in a region of its own, as a tuner measures it.
+  PluginNodeTuning describe_node(const std::string& device, const Graph& graph, int node) const;
+  // Serializes this instance's configuration calls (probe, query, describe, compile); the ABI
+  // does not promise they are reentrant. Execution of regions does not take it.
+  std::mutex& call_mutex() const { return calls_; }
+
+ private:
+  friend class LoadedPlugin;
+  PluginInstance() = default;
+  std::shared_ptr<LoadedPlugin> plugin_;
+  tsr_instance handle_ = nullptr;
+  TargetOptions options_;
+  mutable std::mutex calls_;
 };
 
 // One candidate file that was not loaded.
@@ -200,9 +226,7 @@ struct RegionCompileSettings {
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
   std::string dump_dir;   // absolute; "" = none (tsr_compile_options.dump_dir)
-  // ABI 1.2: the target's options (tsr_compile_options.target_options), already checked.
-  std::vector<std::pair<std::string, std::string>> target_options;
-  // ABI 1.1: asked once per region node (after describe_node) for the config to pass in
+  // Asked once per region node (after describe_node) for the config to pass in
   // tsr_compile_options.node_configs; nullopt = the plugin's heuristic. Unset = no configs and no
   // describe_node calls.
   std::function<std::optional<NodeConfigChoice>(const NodeConfigRequest&)> choose_config;
@@ -216,15 +240,16 @@ class RegionCompileError : public Error {
   tsr_status status;
 };
 
-// A compiled region of a graph on one plugin device. Keeps the plugin's library loaded (it holds
-// a shared_ptr<LoadedPlugin>) and the constants it was given alive until it is destroyed.
+// A compiled region of a graph on one plugin device. Keeps its plugin instance (and so the
+// library) alive and the constants it was given alive until it is destroyed.
 // execute() must not be called from two threads at once on the same region.
 class PluginRegion {
  public:
   // `nodes` are graph node indices in execution order. Throws RegionCompileError when the plugin
   // refuses, tessera::Error for bad arguments.
-  static std::shared_ptr<PluginRegion> compile(std::shared_ptr<LoadedPlugin> plugin, int32_t device,
-                                               const Graph& graph, const std::vector<int>& nodes,
+  static std::shared_ptr<PluginRegion> compile(std::shared_ptr<PluginInstance> instance,
+                                               const std::string& device, const Graph& graph,
+                                               const std::vector<int>& nodes,
                                                const RegionCompileSettings& settings);
   ~PluginRegion();
   PluginRegion(const PluginRegion&) = delete;
@@ -238,17 +263,17 @@ class PluginRegion {
   void execute(const void* const* inputs, void* const* outputs);
   // Per-node times (us) of the last execute, or empty if the plugin does not profile.
   std::vector<double> last_profile() const;
-  const LoadedPlugin& plugin() const { return *plugin_; }
+  const LoadedPlugin& plugin() const { return instance_->plugin(); }
 
  private:
   PluginRegion() = default;
-  std::shared_ptr<LoadedPlugin> plugin_;
+  std::shared_ptr<PluginInstance> instance_;
   std::unique_ptr<detail::RegionDesc> desc_;
   tsr_region_handle handle_ = nullptr;
   int32_t num_nodes_ = 0;
 };
 
-// ABI version of this core, "1.0".
+// ABI version of this core, "2.0".
 std::string plugin_abi_version();
 
 // Directories holding the install's shared data (share/tessera/<sub>, located relative to

@@ -168,9 +168,21 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
       }
       plan.warnings.push_back("target '" + spec + "' skipped: " + why);
     };
+    // Each target gets an instance of its own, made with its options: a refused option is the
+    // user's error (never a fallback), and two targets of one plugin share no state.
+    const auto settings = options.target_settings.find(spec);
+    std::shared_ptr<PluginInstance> instance;
+    try {
+      instance = plugin->create_instance(
+          settings == options.target_settings.end() ? TargetOptions{} : settings->second.options);
+    } catch (const Error& e) {
+      const std::string origin =
+          settings == options.target_settings.end() ? "" : settings->second.origin;
+      throw Error((origin.empty() ? "" : origin + ": ") + "target '" + spec + "': " + e.what());
+    }
     std::vector<PluginDeviceInfo> devices;
     try {
-      devices = plugin->probe(selector);
+      devices = instance->probe(selector);
     } catch (const Error& e) {
       skip(e.what());
       continue;
@@ -191,22 +203,13 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
            (unusable.empty() ? "" : " (" + unusable + ")"));
       continue;
     }
-    const auto settings = options.target_settings.find(spec);
-    if (settings != options.target_settings.end()) {
-      try {
-        plugin->check_options(settings->second.options);
-      } catch (const Error& e) {
-        const std::string& origin = settings->second.origin;
-        throw Error((origin.empty() ? "" : origin + ": ") + "target '" + spec + "': " + e.what());
-      }
-    }
     Target t;
-    t.plugin = plugin;
+    t.plugin = instance;
     t.spec = spec;
-    t.device = best;
     t.info = devices[static_cast<size_t>(best)];
-    plan.targets.push_back(spec + " -> " + t.info.name + " (" + t.info.kind + ", score " +
-                           std::to_string(t.info.score) + ")");
+    t.device = t.info.id;
+    plan.targets.push_back(spec + " -> " + t.info.name + " (" + t.info.kind + ", id " + t.info.id +
+                           ", score " + std::to_string(t.info.score) + ")");
     targets.push_back(std::move(t));
   }
   if (targets.empty()) {
@@ -462,7 +465,6 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
       if (per_target != options.target_settings.end()) {
         if (per_target->second.threads > 0)
           target_settings.num_threads = per_target->second.threads;
-        target_settings.target_options = per_target->second.options;
       }
       const detail::DevicePacks& packs = device_packs[static_cast<size_t>(t)];
       if (packs.pack) target_settings.pack_path = packs.pack->file;

@@ -93,13 +93,14 @@ std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
       continue;
     }
     for (size_t t = 0; t < targets.size(); ++t) {
-      const LoadedPlugin& plugin = *targets[t].plugin;
+      const PluginInstance& plugin = *targets[t].plugin;
       tsr_support support{};
       support.struct_size = sizeof(tsr_support);
       tsr_status status;
       try {
         std::lock_guard<std::mutex> lock(plugin.call_mutex());
-        status = plugin.table().query_node(targets[t].device, desc->get(), 0, &support);
+        status = plugin.table().query_node(plugin.handle(), targets[t].device.c_str(), desc->get(),
+                                           0, &support);
       } catch (...) {
         answers[n][t].reason = "query threw a C++ exception across the C boundary";
         continue;

@@ -16,9 +16,9 @@ namespace tessera::partition {
 
 // One resolved entry of the priority list.
 struct Target {
-  std::shared_ptr<LoadedPlugin> plugin;
-  std::string spec;  // as the user wrote it: "mali:any"
-  int32_t device = 0;
+  std::shared_ptr<PluginInstance> plugin;  // this target's own instance
+  std::string spec;                        // as the user wrote it: "mali:any"
+  std::string device;                      // the device's id
   PluginDeviceInfo info;
   // From the device's family descriptor; unknown: the plugin's own estimates are used.
   Throughput throughput;

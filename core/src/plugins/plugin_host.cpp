@@ -25,22 +25,12 @@ struct LoadedPlugin::Library {
   boost::dll::shared_library lib;
 };
 
-// A plugin library is mapped once per process (dlopen shares the handle) and keeps one plugin
-// state however many hosts load it: two Sessions built without a shared host each load it. So
-// calls are serialized per library, and shutdown runs only when the last user lets go (it had run
-// per host, deleting the plugin object another host was still calling).
-struct LoadedPlugin::LibraryUse {
-  std::mutex calls;
-  int64_t users = 0;
-};
-
 namespace {
 
 constexpr const char* kPrefix = "libtessera-plugin-";
 constexpr const char* kSuffix = ".so";
 constexpr int32_t kMaxDevices = 32;
 
-// Slots beyond the plugin's struct_size (an older minor) read as absent.
 template <typename Field>
 bool has_slot(const tsr_plugin& table, Field tsr_plugin::*field, size_t offset) {
   return table.struct_size >= offset + sizeof(Field) && table.*field != nullptr;
@@ -50,8 +40,21 @@ std::string str_or_empty(const char* s) {
   return s ? s : "";
 }
 
+// "" when `id` is a usable device id (tsr_device_info::id), else why not.
+std::string device_id_problem(const std::string& id) {
+  if (id.empty()) return "has no id";
+  if (id.size() > 63) return "has an id longer than 63 characters";
+  for (char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    if (!ok) return "has an id with a character outside [A-Za-z0-9._-]";
+  }
+  return "";
+}
+
 PluginDeviceInfo to_device_info(const tsr_device_info& d) {
   PluginDeviceInfo info;
+  info.id = str_or_empty(d.id);
   info.vendor = str_or_empty(d.vendor);
   info.name = str_or_empty(d.name);
   info.driver_version = str_or_empty(d.driver_version);
@@ -64,9 +67,8 @@ PluginDeviceInfo to_device_info(const tsr_device_info& d) {
   return info;
 }
 
-// Calls probe_devices; returns "" on success or the refusal reason. The try/catch is the last
-// resort for a plugin that throws a C++ exception out of a raw C function.
-std::string call_probe(const tsr_plugin& table, const char* selector,
+// "" and `devices` filled, or why the probe failed.
+std::string call_probe(const tsr_plugin& table, tsr_instance instance, const char* selector,
                        std::vector<PluginDeviceInfo>& devices) {
   tsr_device_info infos[kMaxDevices];
   for (tsr_device_info& d : infos) d = tsr_device_info{};
@@ -74,8 +76,8 @@ std::string call_probe(const tsr_plugin& table, const char* selector,
   char text[512] = {0};
   tsr_status status;
   try {
-    status =
-        table.probe_devices(selector, infos, kMaxDevices, &count, tsr_message{text, sizeof(text)});
+    status = table.probe_devices(instance, selector, infos, kMaxDevices, &count,
+                                 tsr_message{text, sizeof(text)});
   } catch (const std::exception& e) {
     return std::string("probe threw a C++ exception across the C boundary: ") + e.what();
   } catch (...) {
@@ -89,11 +91,22 @@ std::string call_probe(const tsr_plugin& table, const char* selector,
     return "probe returned an invalid device count " + std::to_string(count);
   }
   devices.clear();
-  for (int32_t i = 0; i < count; ++i) devices.push_back(to_device_info(infos[i]));
+  for (int32_t i = 0; i < count; ++i) {
+    PluginDeviceInfo info = to_device_info(infos[i]);
+    if (std::string why = device_id_problem(info.id); !why.empty()) {
+      return "probe answered a device ('" + info.name + "') that " + why;
+    }
+    for (const PluginDeviceInfo& other : devices) {
+      if (other.id == info.id) {
+        return "probe answered two devices with the id '" + info.id + "' ('" + other.name + "', '" +
+               info.name + "')";
+      }
+    }
+    devices.push_back(std::move(info));
+  }
   return "";
 }
 
-// The directory holding libtessera.so itself.
 fs::path core_library_dir() {
   boost::system::error_code ec;
   fs::path self = boost::dll::this_line_location(ec);
@@ -101,59 +114,59 @@ fs::path core_library_dir() {
   return fs::canonical(self, ec).parent_path();
 }
 
-std::mutex& uses_mutex() {
-  static std::mutex m;
-  return m;
+// Why a plugin of an older ABI major is refused, and how its author ports it.
+std::string porting_reason(uint32_t major, uint32_t minor) {
+  return "built for plugin ABI " + std::to_string(major) + "." + std::to_string(minor) +
+         "; this core speaks " + plugin_abi_version() +
+         " and no longer loads it. To port it: rebuild against this core's plugin.hpp (slots take "
+         "the instance create() returns; devices are ids the plugin chooses; options arrive at "
+         "create, not per compile); see 'Porting a 1.x plugin' in "
+         "core/include/tessera/README.md";
 }
 
-}  // namespace
-
-namespace {
-// The process's plugin libraries in use, by function table (one table per library).
-template <class Use>
-std::map<const tsr_plugin*, std::shared_ptr<Use>>& uses() {
-  static std::map<const tsr_plugin*, std::shared_ptr<Use>> u;
-  return u;
-}
-}  // namespace
-
-std::shared_ptr<LoadedPlugin::LibraryUse> LoadedPlugin::acquire(const tsr_plugin* table) {
-  std::lock_guard<std::mutex> lock(uses_mutex());
-  std::shared_ptr<LibraryUse>& use = uses<LibraryUse>()[table];
-  if (!use) use = std::make_shared<LibraryUse>();
-  ++use->users;
-  return use;
-}
-
-void LoadedPlugin::release(const tsr_plugin* table) {
-  std::lock_guard<std::mutex> lock(uses_mutex());
-  auto& all = uses<LibraryUse>();
-  auto it = all.find(table);
-  if (it == all.end() || --it->second->users > 0) return;
-  {
-    std::lock_guard<std::mutex> calls(it->second->calls);
-    if (has_slot(*table, &tsr_plugin::shutdown, offsetof(tsr_plugin, shutdown))) {
-      try {
-        table->shutdown();
-      } catch (...) {
-        // A plugin that throws out of shutdown still gets unloaded; nothing else to do here.
-      }
-    }
+// Calls `create` of `table`; "" and `*instance` set, or why it failed.
+std::string call_create(const tsr_plugin& table, const TargetOptions& options,
+                        tsr_instance* instance) {
+  std::vector<tsr_target_option> raw;
+  for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  char text[512] = {0};
+  *instance = nullptr;
+  tsr_status status;
+  try {
+    status =
+        table.create(&host, raw.empty() ? nullptr : raw.data(), static_cast<int32_t>(raw.size()),
+                     instance, tsr_message{text, sizeof(text)});
+  } catch (...) {
+    return "create threw a C++ exception across the C boundary";
   }
-  all.erase(it);
+  if (status == TSR_INVALID_ARGUMENT && !options.empty()) {
+    return std::string("refused its options: ") + (text[0] ? text : "no message");
+  }
+  if (status != TSR_OK) {
+    return "create failed (status " + std::to_string(status) +
+           "): " + (text[0] ? text : "no message");
+  }
+  if (*instance == nullptr) return "create answered OK but no instance";
+  return "";
 }
 
-std::mutex& LoadedPlugin::call_mutex() const {
-  return use_->calls;
+void call_destroy(const tsr_plugin& table, tsr_instance instance) {
+  try {
+    table.destroy(instance);
+  } catch (...) {
+    // Nothing sensible to do: the instance is gone either way.
+  }
 }
+
+}  // namespace
 
 std::string plugin_abi_version() {
   return std::to_string(TESSERA_PLUGIN_ABI_MAJOR) + "." + std::to_string(TESSERA_PLUGIN_ABI_MINOR);
 }
 
 LoadedPlugin::~LoadedPlugin() {
-  if (table_ != nullptr && use_ != nullptr) release(table_);
-  library_.reset();  // unloads the library last (dlclose: only when no host maps it any more)
+  library_.reset();  // dlclose: only unmapped when no other host maps it any more
 }
 
 bool LoadedPlugin::has_last_profile() const {
@@ -161,48 +174,52 @@ bool LoadedPlugin::has_last_profile() const {
 }
 
 bool LoadedPlugin::has_describe_node() const {
-  return abi_minor() >= 1 &&
-         has_slot(*table_, &tsr_plugin::describe_node, offsetof(tsr_plugin, describe_node));
+  return has_slot(*table_, &tsr_plugin::describe_node, offsetof(tsr_plugin, describe_node));
 }
 
-void LoadedPlugin::check_options(
-    const std::vector<std::pair<std::string, std::string>>& options) const {
-  if (options.empty()) return;
-  const bool has = abi_minor() >= 2 && has_slot(*table_, &tsr_plugin::check_options,
-                                                offsetof(tsr_plugin, check_options));
-  if (!has) {
-    throw Error("plugin '" + name_ + "' takes no options, but got '" + options.front().first +
-                "'");
+std::shared_ptr<PluginInstance> LoadedPlugin::create_instance(const TargetOptions& options) {
+  std::shared_ptr<PluginInstance> instance(new PluginInstance());
+  instance->plugin_ = shared_from_this();
+  instance->options_ = options;
+  tsr_instance handle = nullptr;
+  if (std::string why = call_create(*table_, options, &handle); !why.empty()) {
+    throw Error("plugin '" + name_ + "' " + why);
   }
-  std::vector<tsr_target_option> raw;
-  for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
-  std::lock_guard<std::mutex> lock(call_mutex());
-  char text[512] = {0};
-  tsr_status status;
-  try {
-    status = table_->check_options(raw.data(), static_cast<int32_t>(raw.size()),
-                                   tsr_message{text, sizeof(text)});
-  } catch (...) {
-    throw Error("plugin '" + name_ + "' check_options threw a C++ exception across the C boundary");
-  }
-  if (status != TSR_OK) {
-    throw Error("plugin '" + name_ + "' refused its options: " + (text[0] ? text : "no message"));
-  }
+  instance->handle_ = handle;
+  return instance;
 }
 
-PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* region,
-                                             int32_t node) const {
+std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) {
+  return create_instance()->probe(selector);
+}
+
+PluginInstance::~PluginInstance() {
+  if (handle_ != nullptr) call_destroy(plugin_->table(), handle_);
+}
+
+std::vector<PluginDeviceInfo> PluginInstance::probe(const std::string& selector) const {
+  std::lock_guard<std::mutex> lock(calls_);
+  std::vector<PluginDeviceInfo> devices;
+  const std::string reason =
+      call_probe(table(), handle_, selector.empty() ? nullptr : selector.c_str(), devices);
+  if (!reason.empty()) throw Error("plugin '" + name() + "' (" + plugin_->path() + "): " + reason);
+  return devices;
+}
+
+PluginNodeTuning PluginInstance::describe_node(const std::string& device, const tsr_region* region,
+                                               int32_t node) const {
   PluginNodeTuning out;
   if (!has_describe_node()) return out;
-  const std::string who = "plugin '" + name_ + "' describe_node for node " + std::to_string(node) +
+  const std::string who = "plugin '" + name() + "' describe_node for node " + std::to_string(node) +
                           " ('" + str_or_empty(region->nodes[node].name) + "')";
-  std::lock_guard<std::mutex> lock(call_mutex());
+  std::lock_guard<std::mutex> lock(calls_);
   tsr_node_tuning tuning{};
   tuning.struct_size = sizeof(tsr_node_tuning);
   char text[512] = {0};
   tsr_status status;
   try {
-    status = table_->describe_node(device, region, node, &tuning, tsr_message{text, sizeof(text)});
+    status = table().describe_node(handle_, device.c_str(), region, node, &tuning,
+                                   tsr_message{text, sizeof(text)});
   } catch (...) {
     throw Error(who + ": threw a C++ exception across the C boundary");
   }
@@ -244,22 +261,14 @@ PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const tsr_region* r
   return out;
 }
 
-PluginNodeTuning LoadedPlugin::describe_node(int32_t device, const Graph& graph, int node) const {
+PluginNodeTuning PluginInstance::describe_node(const std::string& device, const Graph& graph,
+                                               int node) const {
   if (node < 0 || static_cast<size_t>(node) >= graph.nodes.size()) {
     throw Error("describe_node: node index " + std::to_string(node) + " is not in " +
                 (graph.source.empty() ? "the graph" : graph.source));
   }
   const detail::RegionDesc region(graph, {node}, detail::value_consumers(graph));
   return describe_node(device, region.get(), 0);
-}
-
-std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) const {
-  std::lock_guard<std::mutex> lock(call_mutex());
-  std::vector<PluginDeviceInfo> devices;
-  const std::string reason =
-      call_probe(*table_, selector.empty() ? nullptr : selector.c_str(), devices);
-  if (!reason.empty()) throw Error("plugin '" + name_ + "' (" + path_ + "): " + reason);
-  return devices;
 }
 
 std::vector<PluginDir> PluginHost::default_dirs() {
@@ -426,18 +435,31 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
     return;
   }
   if (table == nullptr) {
+    // A plugin built for ABI 1 refuses a major-2 host in its entry; ask it as a 1.x host would, to
+    // tell the user what it is and how to port it (only its leading version fields are read).
+    const tsr_plugin* old = nullptr;
+    try {
+      old = entry(1, 2);
+    } catch (...) {
+    }
+    if (old != nullptr && old->abi_major == 1) {
+      refuse(file_name_plugin, porting_reason(old->abi_major, old->abi_minor));
+      return;
+    }
     refuse(file_name_plugin,
            "entry returned NULL (the plugin refused host ABI " + plugin_abi_version() + ")");
     return;
   }
   if (table->abi_major != TESSERA_PLUGIN_ABI_MAJOR) {
-    refuse(file_name_plugin, "ABI major mismatch: plugin built for " +
-                                 std::to_string(table->abi_major) + "." +
-                                 std::to_string(table->abi_minor) + ", host is " +
-                                 plugin_abi_version() + " (rebuild the plugin against this core)");
+    refuse(file_name_plugin, table->abi_major < TESSERA_PLUGIN_ABI_MAJOR
+                                 ? porting_reason(table->abi_major, table->abi_minor)
+                                 : "ABI major mismatch: plugin built for " +
+                                       std::to_string(table->abi_major) + "." +
+                                       std::to_string(table->abi_minor) + ", host is " +
+                                       plugin_abi_version() + " (use a core of that ABI)");
     return;
   }
-  if (table->struct_size < offsetof(tsr_plugin, shutdown)) {
+  if (table->struct_size < offsetof(tsr_plugin, last_profile)) {
     refuse(file_name_plugin,
            "function table too small (struct_size " + std::to_string(table->struct_size) + ")");
     return;
@@ -447,8 +469,8 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
     refuse(file_name_plugin, "function table has no name");
     return;
   }
-  if (!table->probe_devices || !table->query_node || !table->compile_region ||
-      !table->execute_region || !table->release_region) {
+  if (!table->create || !table->destroy || !table->probe_devices || !table->query_node ||
+      !table->compile_region || !table->execute_region || !table->release_region) {
     refuse(name, "a required slot of the function table is NULL");
     return;
   }
@@ -456,29 +478,27 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
     refuse(name, "duplicate name '" + name + "' (already loaded from " + other->path() + ")");
     return;
   }
-  std::shared_ptr<LoadedPlugin::LibraryUse> use = LoadedPlugin::acquire(table);
-  std::vector<PluginDeviceInfo> devices;
-  std::string reason;
-  {
-    std::lock_guard<std::mutex> lock(use->calls);
-    reason = call_probe(*table, nullptr, devices);
-  }
-  if (!reason.empty()) {
-    // The plugin may have allocated state in the entry call or probe; it cleans up in shutdown,
-    // unless another host still uses the library.
-    LoadedPlugin::release(table);
-    refuse(name, reason);
-    return;
-  }
   std::shared_ptr<LoadedPlugin> plugin(new LoadedPlugin());
-  plugin->use_ = std::move(use);
   plugin->library_ = std::move(library);
   plugin->table_ = table;
   plugin->name_ = name;
   plugin->version_ = str_or_empty(table->version);
   plugin->description_ = str_or_empty(table->description);
   plugin->path_ = path;
-  plugin->devices_ = std::move(devices);
+  // The load-time probe runs in an instance of its own, destroyed before the plugin is kept: the
+  // devices a plugin lists by default are what `tessera info` and default targets see.
+  {
+    tsr_instance instance = nullptr;
+    std::string reason = call_create(*table, {}, &instance);
+    if (reason.empty()) {
+      reason = call_probe(*table, instance, nullptr, plugin->devices_);
+      call_destroy(*table, instance);
+    }
+    if (!reason.empty()) {
+      refuse(name, reason);
+      return;
+    }
+  }
   plugins_.push_back(std::move(plugin));
 }
 

@@ -7,13 +7,13 @@
 
 namespace tessera {
 
-std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<LoadedPlugin> plugin,
-                                                    int32_t device, const Graph& graph,
+std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<PluginInstance> instance,
+                                                    const std::string& device, const Graph& graph,
                                                     const std::vector<int>& nodes,
                                                     const RegionCompileSettings& settings) {
-  if (!plugin) throw Error("PluginRegion::compile: no plugin given");
+  if (!instance) throw Error("PluginRegion::compile: no plugin instance given");
   std::shared_ptr<PluginRegion> region(new PluginRegion());
-  region->plugin_ = std::move(plugin);
+  region->instance_ = std::move(instance);
   region->desc_ =
       std::make_unique<detail::RegionDesc>(graph, nodes, detail::value_consumers(graph));
   region->num_nodes_ = static_cast<int32_t>(nodes.size());
@@ -24,19 +24,13 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<LoadedPlugin
   options.cache_dir = settings.cache_dir.empty() ? nullptr : settings.cache_dir.c_str();
   options.pack_path = settings.pack_path.empty() ? nullptr : settings.pack_path.c_str();
   options.dump_dir = settings.dump_dir.empty() ? nullptr : settings.dump_dir.c_str();
-  std::vector<tsr_target_option> target_options;
-  for (const auto& [name, value] : settings.target_options) {
-    target_options.push_back({name.c_str(), value.c_str()});
-  }
-  options.num_target_options = static_cast<int32_t>(target_options.size());
-  options.target_options = target_options.empty() ? nullptr : target_options.data();
-  // Node configs (ABI 1.1): describe each node, let the caller choose, and keep the C arrays
+  // Node configs: describe each node, let the caller choose, and keep the C arrays
   // alive for the compile call.
   std::vector<NodeConfigChoice> choices;
   std::vector<tsr_node_config> configs;
   std::vector<std::vector<tsr_knob>> knob_arrays;
   if (settings.choose_config) {
-    const LoadedPlugin& p = *region->plugin_;
+    const PluginInstance& p = *region->instance_;
     std::vector<int32_t> chosen_nodes;
     for (size_t i = 0; i < nodes.size(); ++i) {
       NodeConfigRequest request;
@@ -76,12 +70,12 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<LoadedPlugin
   char text[1024] = {0};
   tsr_region_handle handle = nullptr;
   tsr_status status;
-  const LoadedPlugin& p = *region->plugin_;
+  const PluginInstance& p = *region->instance_;
   {
     std::lock_guard<std::mutex> lock(p.call_mutex());
     try {
-      status = p.table().compile_region(device, region->desc_->get(), &options, &handle,
-                                        tsr_message{text, sizeof(text)});
+      status = p.table().compile_region(p.handle(), device.c_str(), region->desc_->get(), &options,
+                                        &handle, tsr_message{text, sizeof(text)});
     } catch (...) {
       throw RegionCompileError(
           "plugin '" + p.name() + "' threw a C++ exception across the C boundary in compile",
@@ -100,9 +94,9 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<LoadedPlugin
 PluginRegion::~PluginRegion() {
   if (handle_ != nullptr) {
     try {
-      plugin_->table().release_region(handle_);
+      instance_->table().release_region(handle_);
     } catch (...) {
-      // Nothing sensible to do; the plugin stays loaded until plugin_ goes below.
+      // Nothing sensible to do; the instance is destroyed when instance_ goes below.
     }
   }
 }
@@ -118,24 +112,24 @@ void PluginRegion::execute(const void* const* inputs, void* const* outputs) {
   char text[1024] = {0};
   tsr_status status;
   try {
-    status =
-        plugin_->table().execute_region(handle_, inputs, outputs, tsr_message{text, sizeof(text)});
+    status = instance_->table().execute_region(handle_, inputs, outputs,
+                                               tsr_message{text, sizeof(text)});
   } catch (...) {
-    throw Error("plugin '" + plugin_->name() +
+    throw Error("plugin '" + instance_->name() +
                 "' threw a C++ exception across the C boundary in execute");
   }
   if (status != TSR_OK) {
-    throw Error("plugin '" + plugin_->name() + "' failed to execute a region (status " +
+    throw Error("plugin '" + instance_->name() + "' failed to execute a region (status " +
                 std::to_string(status) + "): " + (text[0] ? text : "no message"));
   }
 }
 
 std::vector<double> PluginRegion::last_profile() const {
-  if (!plugin_->has_last_profile()) return {};
+  if (!instance_->has_last_profile()) return {};
   std::vector<double> times(static_cast<size_t>(num_nodes_));
   int32_t count = 0;
   try {
-    if (plugin_->table().last_profile(handle_, times.data(), num_nodes_, &count) != TSR_OK) {
+    if (instance_->table().last_profile(handle_, times.data(), num_nodes_, &count) != TSR_OK) {
       return {};
     }
   } catch (...) {

@@ -59,10 +59,13 @@ class TemplateRegion : public CompiledRegion {
   std::vector<int32_t> inputs_, outputs_;
 };
 
+// One object per plugin instance (core makes one per deployment target): keep every piece of
+// mutable state in members, never in statics, so two instances never see each other's state.
 class TemplatePlugin : public Plugin {
  public:
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     DeviceInfo d;
+    d.id = "host";  // stable: core passes it back to query/compile; never a list position
     d.vendor = "Example Corp";
     d.name = "template device";
     d.kind = "cpu";  // works on host memory: no transfer cost at region boundaries
@@ -71,7 +74,8 @@ class TemplatePlugin : public Plugin {
     return {d};
   }
 
-  Support query(int32_t device, const RegionView& region, const NodeView& node) override {
+  Support query(const std::string& device, const RegionView& region,
+                const NodeView& node) override {
     if (node.op_type() != "Relu") {
       return Support::no("op " + std::string(node.op_type()) + " not implemented");
     }
@@ -82,7 +86,7 @@ class TemplatePlugin : public Plugin {
     return Support::yes(0.0005 * static_cast<double>(tensor_numel(*node.output(0))));
   }
 
-  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
                                           const CompileOptions& options) override {
     return std::make_unique<TemplateRegion>(region);
   }

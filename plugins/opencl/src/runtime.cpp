@@ -197,7 +197,8 @@ ProbeResult probe_devices() {
   }
   std::vector<cl_platform_id> platforms(num_platforms);
   clGetPlatformIDs(num_platforms, platforms.data(), nullptr);
-  for (cl_platform_id platform : platforms) {
+  for (size_t p = 0; p < platforms.size(); ++p) {
+    cl_platform_id platform = platforms[p];
     cl_uint num_devices = 0;
     if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 0, nullptr, &num_devices) != CL_SUCCESS ||
         num_devices == 0) {
@@ -205,10 +206,12 @@ ProbeResult probe_devices() {
     }
     std::vector<cl_device_id> ids(num_devices);
     clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, num_devices, ids.data(), nullptr);
-    for (cl_device_id id : ids) {
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const cl_device_id id = ids[i];
       DeviceInfo d;
       d.platform = platform;
       d.id = id;
+      d.stable_id = "cl" + std::to_string(p) + "." + std::to_string(i);
       d.platform_name = platform_string(platform, CL_PLATFORM_NAME);
       d.vendor = device_string(id, CL_DEVICE_VENDOR);
       d.name = device_string(id, CL_DEVICE_NAME);

@@ -8,15 +8,16 @@ class CompileFails : public Plugin {
  public:
   std::vector<DeviceInfo> probe(const std::string&) override {
     DeviceInfo d;
+    d.id = "host";
     d.name = "compilefail device";
     d.score = 90;
     return {d};
   }
-  Support query(int32_t, const RegionView&, const NodeView& node) override {
+  Support query(const std::string&, const RegionView&, const NodeView& node) override {
     if (node.op_type() == "Relu") return Support::yes(0.001);
     return Support::no("op " + std::string(node.op_type()) + " not implemented");
   }
-  std::unique_ptr<CompiledRegion> compile(int32_t, const RegionView&,
+  std::unique_ptr<CompiledRegion> compile(const std::string&, const RegionView&,
                                           const CompileOptions&) override {
     throw Failure(TSR_COMPILE_FAILED, "kernel build failed: out of registers (test)");
   }

@@ -2,7 +2,8 @@
 #include "raw_stubs.hpp"
 
 namespace {
-tsr_status probe_fails(const char*, tsr_device_info*, int32_t, int32_t* count, tsr_message m) {
+tsr_status probe_fails(tsr_instance, const char*, tsr_device_info*, int32_t, int32_t* count,
+                       tsr_message m) {
   *count = 0;
   raw_stubs::say(m, "no driver found (test)");
   return TSR_ERROR;

@@ -10,12 +10,12 @@ class ProbeThrows : public tessera::plugin::Plugin {
   std::vector<tessera::plugin::DeviceInfo> probe(const std::string&) override {
     throw std::runtime_error("probe threw on purpose (test)");
   }
-  tessera::plugin::Support query(int32_t, const tessera::plugin::RegionView&,
+  tessera::plugin::Support query(const std::string&, const tessera::plugin::RegionView&,
                                  const tessera::plugin::NodeView&) override {
     return tessera::plugin::Support::no("never");
   }
   std::unique_ptr<tessera::plugin::CompiledRegion> compile(
-      int32_t, const tessera::plugin::RegionView&,
+      const std::string&, const tessera::plugin::RegionView&,
       const tessera::plugin::CompileOptions&) override {
     return nullptr;
   }

@@ -5,7 +5,8 @@
 #include "raw_stubs.hpp"
 
 namespace {
-tsr_status probe_throws(const char*, tsr_device_info*, int32_t, int32_t*, tsr_message) {
+tsr_status probe_throws(tsr_instance, const char*, tsr_device_info*, int32_t, int32_t*,
+                        tsr_message) {
   throw std::runtime_error("raw probe exploded");
 }
 }  // namespace

@@ -2,8 +2,9 @@
 // Built twice: "halfref" (a host-memory "cpu" device) and "islandgpu" (a "gpu" device that runs
 // Relu only, so that an island of Relus sits between halfref's Adds and island merge-back and
 // transfer costs can be tested).
-// If TESSERA_TEST_SHUTDOWN_LOG names a file, the plugin object appends a line to it when it is
-// destroyed (in shutdown), so tests can count shutdown calls. Target options (ABI 1.2): `record`
+// If TESSERA_TEST_SHUTDOWN_LOG names a file, an instance that compiled at least one region appends
+// "<name> destroyed" to it when it is destroyed, so tests can see when (and how often) core
+// destroys instances. Target options: `record`
 // (an absolute file path) makes each compile append "threads=N record=PATH" to that file, so tests
 // can see what reached the plugin; any other option is refused.
 #include <algorithm>
@@ -78,16 +79,17 @@ bool same_shape(const tsr_tensor& a, const tsr_tensor& b) {
 class HalfRefPlugin : public Plugin {
  public:
   ~HalfRefPlugin() override {
-    if (const char* log = std::getenv("TESSERA_TEST_SHUTDOWN_LOG")) {
-      if (FILE* f = std::fopen(log, "a")) {
-        std::fprintf(f, "%s shutdown\n", HALFREF_NAME);
-        std::fclose(f);
-      }
+    const char* log = std::getenv("TESSERA_TEST_SHUTDOWN_LOG");
+    if (log == nullptr || compiled_ == 0) return;
+    if (FILE* f = std::fopen(log, "a")) {
+      std::fprintf(f, "%s destroyed\n", HALFREF_NAME);
+      std::fclose(f);
     }
   }
 
   std::vector<DeviceInfo> probe(const std::string& selector) override {
     DeviceInfo d;
+    d.id = "host";
     d.vendor = "Tessera tests";
     d.name = HALFREF_NAME " device";
     d.kind = HALFREF_KIND;
@@ -96,7 +98,8 @@ class HalfRefPlugin : public Plugin {
     return {d};
   }
 
-  Support query(int32_t device, const RegionView& region, const NodeView& node) override {
+  Support query(const std::string& device, const RegionView& region,
+                const NodeView& node) override {
     const bool relu = node.op_type() == "Relu";
 #ifdef HALFREF_RELU_ONLY
     const bool add = false;
@@ -127,7 +130,7 @@ class HalfRefPlugin : public Plugin {
     }
   }
 
-  std::unique_ptr<CompiledRegion> compile(int32_t device, const RegionView& region,
+  std::unique_ptr<CompiledRegion> compile(const std::string& device, const RegionView& region,
                                           const CompileOptions& options) override {
     const std::string record = options.option("record", "");
     if (!record.empty()) {
@@ -136,8 +139,12 @@ class HalfRefPlugin : public Plugin {
         std::fclose(f);
       }
     }
+    ++compiled_;
     return std::make_unique<HalfRegion>(region);
   }
+
+ private:
+  int compiled_ = 0;
 };
 
 }  // namespace

@@ -1,7 +1,8 @@
 // Header-only C entry shared by the OpenCL plugins: the tsr_plugin function table and its
-// functions (probe, query_node, compile_region, execute_region, release_region, shutdown,
-// last_profile, describe_node), the device-claim glue and the state behind them (probed devices,
-// strings handed to core, one context and program pool per device and cache dir). A plugin names
+// functions (create, destroy, probe, query_node, compile_region, execute_region, release_region,
+// last_profile, describe_node), the device-claim glue and the per-instance state behind them
+// (the target's options, claimed devices by id, strings handed to core, one context and program
+// pool per device and cache dir). A plugin names
 // itself, its types and the few places where the plugins differ in a Traits struct (see
 // PluginEntry); everything C++ stays on this side: exceptions become a tsr_status plus message.
 #pragma once
@@ -14,6 +15,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -25,13 +27,13 @@ namespace tessera::opencl::support {
 
 // "" when device `d`, the `index`-th the plugin probed, may be used under `selector`, else why
 // not: the default selector takes only the plugin's own devices (`native`; `not_native` says why
-// not), "any" takes every device, a selector of digits only the device of that index (as
-// `tessera info` numbers them; "0" must not match a name containing a zero), any other selector a
-// device whose name contains it.
+// not), "any" takes every device, the device's id (`tessera info` shows it) only that device, a
+// selector of digits only the device of that index ("0" must not match a name containing a
+// zero), any other selector a device whose name contains it.
 inline std::string selector_reason(const DeviceInfo& d, size_t index, const std::string& selector,
                                    bool native, const char* not_native) {
   if (selector.empty() || selector == "default") return native ? "" : not_native;
-  if (selector == "any") return "";
+  if (selector == "any" || selector == d.stable_id) return "";
   if (std::all_of(selector.begin(), selector.end(), [](char c) { return c >= '0' && c <= '9'; })) {
     // Compared as text without leading zeros: no integer parse to overflow on a long selector.
     const size_t first = std::min(selector.find_first_not_of('0'), selector.size() - 1);
@@ -53,9 +55,6 @@ inline void write_reason(tsr_support* support, const std::string& text) {
 // The C entry of one OpenCL plugin. Traits gives:
 //   kName, kVersion, kDescription        the tsr_plugin strings; kName prefixes every message
 //   kLayout, kLayoutKey                  query_node's preferred layout; workload_key's layout
-//   kNoDeviceInQuery                     "probed" / "usable": query_node's no-device message
-//   kKeepUnclaimedDevices                probe keeps every probed device (unclaimed ones stay
-//                                        usable by index) instead of an empty slot for those
 //   kWrapAllLowerErrors                  every error of an op's lower() is a build failure,
 //                                        instead of only ClErrors keeping their code
 //   kOutOfResourcesIsOom                 CL_OUT_OF_RESOURCES while compiling is out-of-memory
@@ -68,8 +67,8 @@ inline void write_reason(tsr_support* support, const std::string& text) {
 //   unsupported_precision(options)       "" or why options->precision cannot be compiled
 //   check_option(name, value)            "" when the target option is known and its value
 //                                        valid, else why not (naming the option and what is
-//                                        allowed); the check_options slot asks it per option
-//   make_lowering(region, context, pool, options)  reads the target options it was given
+//                                        allowed); create asks it per option
+//   make_lowering(region, context, pool, options, target_options)  the instance's options
 template <class Traits>
 class PluginEntry {
  private:
@@ -80,54 +79,80 @@ class PluginEntry {
     typename Traits::ProgramPool pool;
   };
 
-  struct State {
+  // One plugin instance: nothing here is shared with another instance.
+  struct Instance {
     std::mutex mutex;
-    std::vector<DeviceInfo> devices;  // index = device id handed to core
-    std::deque<std::string> strings;  // strings handed out; live until shutdown
-    std::map<std::pair<int32_t, std::string>, std::unique_ptr<DeviceRuntime>> runtimes;
+    TargetOptions options;                     // as create accepted them
+    std::map<std::string, DeviceInfo> usable;  // devices some probe claimed, by stable id
+    std::deque<std::string> strings;           // strings handed out; live until destroy
+    std::map<std::pair<std::string, std::string>, std::unique_ptr<DeviceRuntime>> runtimes;
+    // describe_node's answer per calling thread, valid until that thread's next call (not
+    // thread_local: that would pin the library in memory).
+    std::map<std::thread::id, TuningAnswer> answers;
+
+    const char* keep(const std::string& s) {
+      strings.push_back(s);
+      return strings.back().c_str();
+    }
   };
 
-  static State& state() {
-    static State s;
-    return s;
-  }
-
-  static const char* keep(const std::string& s) {
-    state().strings.push_back(s);
-    return state().strings.back().c_str();
-  }
+  static Instance* of(tsr_instance instance) { return reinterpret_cast<Instance*>(instance); }
 
   static std::string prefixed(const std::string& text) {
     return std::string(Traits::kName) + ": " + text;
   }
 
-  static tsr_status probe(const char* selector, tsr_device_info* out, int32_t capacity,
-                          int32_t* count, tsr_message message) {
+  static tsr_status create(const tsr_host_api* host, const tsr_target_option* options,
+                           int32_t count, tsr_instance* instance, tsr_message message) {
+    (void)host;
     try {
-      std::lock_guard<std::mutex> lock(state().mutex);
+      *instance = nullptr;
+      auto made = std::make_unique<Instance>();
+      for (int32_t i = 0; i < count && options; ++i) {
+        const std::string name = options[i].name ? options[i].name : "";
+        const std::string value = options[i].value ? options[i].value : "";
+        const std::string reason = Traits::check_option(name, value);
+        if (!reason.empty()) {
+          write_message(message, prefixed(reason));
+          return TSR_INVALID_ARGUMENT;
+        }
+        made->options.emplace_back(name, value);
+      }
+      *instance = reinterpret_cast<tsr_instance>(made.release());
+      return TSR_OK;
+    } catch (const std::exception& e) {
+      write_message(message, prefixed(e.what()));
+      return TSR_ERROR;
+    }
+  }
+
+  static void destroy(tsr_instance instance) { delete of(instance); }
+
+  static tsr_status probe(tsr_instance instance, const char* selector, tsr_device_info* out,
+                          int32_t capacity, int32_t* count, tsr_message message) {
+    try {
+      Instance& s = *of(instance);
+      std::lock_guard<std::mutex> lock(s.mutex);
       const std::string sel = selector ? selector : "";
       ProbeResult probe = probe_devices();
       *count = 0;
-      if (!Traits::kKeepUnclaimedDevices) state().devices.clear();
       if (probe.devices.empty()) {
         if (capacity > 0) {
           tsr_device_info info{};
           info.struct_size = sizeof(tsr_device_info);
-          info.vendor = keep("");
-          info.name = keep("(no OpenCL device)");
-          info.driver_version = keep("");
-          info.kind = keep("gpu");
-          info.features = keep("");
+          info.id = s.keep("none");
+          info.vendor = s.keep("");
+          info.name = s.keep("(no OpenCL device)");
+          info.driver_version = s.keep("");
+          info.kind = s.keep("gpu");
+          info.features = s.keep("");
           info.score = 0;
-          info.unusable_reason = keep(prefixed(probe.error));
+          info.unusable_reason = s.keep(prefixed(probe.error));
           out[0] = info;
           *count = 1;
         }
-        state().devices.clear();
-        state().devices.emplace_back();  // placeholder so index 0 stays valid and unusable
         return TSR_OK;
       }
-      if (Traits::kKeepUnclaimedDevices) state().devices = probe.devices;
       for (size_t i = 0; i < probe.devices.size() && static_cast<int32_t>(i) < capacity; ++i) {
         const DeviceInfo& d = probe.devices[i];
         std::string features = "opencl";
@@ -135,23 +160,23 @@ class PluginEntry {
         if (d.image_support) features += " image2d";
         tsr_device_info info{};
         info.struct_size = sizeof(tsr_device_info);
-        info.vendor = keep(d.vendor);
-        info.name = keep(d.name);
-        info.driver_version = keep(d.driver_version);
-        info.kind = keep(d.kind);
+        info.id = s.keep(d.stable_id);
+        info.vendor = s.keep(d.vendor);
+        info.name = s.keep(d.name);
+        info.driver_version = s.keep(d.driver_version);
+        info.kind = s.keep(d.kind);
         info.compute_units = d.compute_units;
         info.memory_bytes = d.global_memory_bytes;
-        info.features = keep(features);
+        info.features = s.keep(features);
         const std::string reason = Traits::claim(d, i, sel);
         info.score =
             reason.empty() ? (d.kind == "gpu" ? (Traits::is_native(d) ? 100 : 50) : 10) : 0;
-        info.unusable_reason = reason.empty() ? nullptr : keep(prefixed(reason));
+        info.unusable_reason = reason.empty() ? nullptr : s.keep(prefixed(reason));
         out[i] = info;
         *count = static_cast<int32_t>(i + 1);
-        // Unclaimed devices keep their slot (ids are indices) but carry no cl_device_id.
-        if (!Traits::kKeepUnclaimedDevices) {
-          state().devices.push_back(reason.empty() ? d : DeviceInfo{});
-        }
+        // A device once claimed stays usable in this instance: ids name hardware, and a later
+        // probe with another selector does not take it away from regions compiled for it.
+        if (reason.empty()) s.usable[d.stable_id] = d;
       }
       return TSR_OK;
     } catch (const std::exception& e) {
@@ -160,24 +185,28 @@ class PluginEntry {
     }
   }
 
-  static const DeviceInfo* device_at(int32_t device) {
-    if (device < 0 || device >= static_cast<int32_t>(state().devices.size())) return nullptr;
-    const DeviceInfo& d = state().devices[static_cast<size_t>(device)];
-    return d.id ? &d : nullptr;
+  static const DeviceInfo* device_at(Instance& s, const char* device) {
+    const auto it = s.usable.find(device ? device : "");
+    return it == s.usable.end() ? nullptr : &it->second;
   }
 
-  static tsr_status query_node(int32_t device, const tsr_region* region, int32_t node,
-                               tsr_support* support) {
+  static std::string no_device(const char* device) {
+    return "device '" + std::string(device ? device : "") +
+           "' is not a device this instance's probe claimed";
+  }
+
+  static tsr_status query_node(tsr_instance instance, const char* device, const tsr_region* region,
+                               int32_t node, tsr_support* support) {
     support->supported = 0;
     support->preferred_layout = Traits::kLayout;
     support->cost_us = 0.0;
     support->reason[0] = '\0';
     try {
-      std::lock_guard<std::mutex> lock(state().mutex);
-      const DeviceInfo* d = device_at(device);
+      Instance& s = *of(instance);
+      std::lock_guard<std::mutex> lock(s.mutex);
+      const DeviceInfo* d = device_at(s, device);
       if (!d) {
-        write_reason(support, prefixed("device " + std::to_string(device) + " is not a " +
-                                       Traits::kNoDeviceInQuery + " OpenCL device"));
+        write_reason(support, prefixed(no_device(device)));
         return TSR_OK;
       }
       if (!region || node < 0 || node >= region->num_nodes) {
@@ -206,15 +235,16 @@ class PluginEntry {
     }
   }
 
-  static tsr_status compile_region(int32_t device, const tsr_region* region,
-                                   const tsr_compile_options* options, tsr_region_handle* handle,
-                                   tsr_message message) {
+  static tsr_status compile_region(tsr_instance instance, const char* device,
+                                   const tsr_region* region, const tsr_compile_options* options,
+                                   tsr_region_handle* handle, tsr_message message) {
     *handle = nullptr;
     try {
-      std::lock_guard<std::mutex> lock(state().mutex);
-      const DeviceInfo* d = device_at(device);
+      Instance& s = *of(instance);
+      std::lock_guard<std::mutex> lock(s.mutex);
+      const DeviceInfo* d = device_at(s, device);
       if (!d) {
-        write_message(message, prefixed("device " + std::to_string(device) + " is not usable"));
+        write_message(message, prefixed(no_device(device)));
         return TSR_INVALID_ARGUMENT;
       }
       const std::string precision = Traits::unsupported_precision(options);
@@ -235,12 +265,12 @@ class PluginEntry {
       }
       const std::string cache_dir =
           default_cache_dir(options && options->cache_dir ? options->cache_dir : "");
-      auto& runtime = state().runtimes[{device, cache_dir}];
+      auto& runtime = s.runtimes[{d->stable_id, cache_dir}];
       if (!runtime) {
         runtime = std::make_unique<DeviceRuntime>();
         runtime->context = std::make_shared<Context>(*d, cache_dir);
       }
-      auto compiled = lower_region(*region, options, *runtime);
+      auto compiled = lower_region(*region, options, s.options, *runtime);
       *handle = new Handle{std::move(compiled)};
       return TSR_OK;
     } catch (const ClError& e) {
@@ -258,33 +288,13 @@ class PluginEntry {
     }
   }
 
-  // A deployment target's options, before any compile: every one must be known and valid.
-  static tsr_status check_options(const tsr_target_option* options, int32_t count,
-                                  tsr_message message) {
-    try {
-      for (int32_t i = 0; i < count && options; ++i) {
-        const std::string name = options[i].name ? options[i].name : "";
-        const std::string value = options[i].value ? options[i].value : "";
-        const std::string reason = Traits::check_option(name, value);
-        if (!reason.empty()) {
-          write_message(message, prefixed(reason));
-          return TSR_INVALID_ARGUMENT;
-        }
-      }
-      return TSR_OK;
-    } catch (const std::exception& e) {
-      write_message(message, prefixed(e.what()));
-      return TSR_INVALID_ARGUMENT;
-    }
-  }
-
   // Lowers every node of `region` and binds its inputs and outputs. A failure drains the queue
   // before the Lowering (and the buffers and host data its enqueued writes use) goes away.
   static auto lower_region(const tsr_region& region, const tsr_compile_options* options,
-                           DeviceRuntime& runtime) {
+                           const TargetOptions& target_options, DeviceRuntime& runtime) {
     try {
       typename Traits::Lowering lowering =
-          Traits::make_lowering(region, runtime.context, runtime.pool, options);
+          Traits::make_lowering(region, runtime.context, runtime.pool, options, target_options);
       lowering.requests = requested_configs(options);
       const char* dump = dump_dir(options);
       lowering.record_sources = dump != nullptr;
@@ -344,13 +354,6 @@ class PluginEntry {
     delete h;
   }
 
-  static void shutdown() {
-    std::lock_guard<std::mutex> lock(state().mutex);
-    state().runtimes.clear();
-    state().devices.clear();
-    state().strings.clear();
-  }
-
   static tsr_status last_profile(tsr_region_handle handle, double* times_us, int32_t capacity,
                                  int32_t* count) {
     Handle* h = handle;
@@ -364,13 +367,15 @@ class PluginEntry {
 
   // Schedules of the node's op (the heuristic's first), the canonical key and flops. Nodes the
   // plugin cannot run or does not tune answer num_schedules = 0.
-  static tsr_status describe_node(int32_t device, const tsr_region* region, int32_t node,
-                                  tsr_node_tuning* tuning, tsr_message message) {
+  static tsr_status describe_node(tsr_instance instance, const char* device,
+                                  const tsr_region* region, int32_t node, tsr_node_tuning* tuning,
+                                  tsr_message message) {
     try {
-      std::lock_guard<std::mutex> lock(state().mutex);
-      const DeviceInfo* d = device_at(device);
+      Instance& s = *of(instance);
+      std::lock_guard<std::mutex> lock(s.mutex);
+      const DeviceInfo* d = device_at(s, device);
       if (!d) {
-        write_message(message, prefixed("device " + std::to_string(device) + " is not usable"));
+        write_message(message, prefixed(no_device(device)));
         return TSR_INVALID_ARGUMENT;
       }
       if (!region || !tuning || node < 0 || node >= region->num_nodes) {
@@ -383,7 +388,7 @@ class PluginEntry {
       const auto* op = Traits::Registry::find_lowering(view.op_type());
       const auto fn = Traits::Registry::find_tuning(view.op_type());
       if (op && fn && op->check(view, dev).empty()) options = fn(view, dev);
-      static thread_local TuningAnswer answer;
+      TuningAnswer& answer = s.answers[std::this_thread::get_id()];
       answer.fill(tuning, workload_key(view, Traits::kLayoutKey), node_flops(view), options);
       return TSR_OK;
     } catch (const std::exception& e) {
@@ -401,15 +406,15 @@ class PluginEntry {
       Traits::kName,
       Traits::kVersion,
       Traits::kDescription,
+      create,
+      destroy,
       probe,
       query_node,
       compile_region,
       execute_region,
       release_region,
-      shutdown,
       last_profile,
       describe_node,
-      check_options,
   };
 };
 

@@ -330,21 +330,6 @@ inline std::map<int32_t, RequestedConfig> requested_configs(const tsr_compile_op
 // A deployment target's options (name, value) as text, in the order the user wrote them.
 using TargetOptions = std::vector<std::pair<std::string, std::string>>;
 
-// The target options of `options` (ABI 1.2), already accepted by check_options; empty when the
-// caller was built before ABI 1.2 (its struct_size does not cover the fields) or gave none.
-inline TargetOptions target_options(const tsr_compile_options* options) {
-  TargetOptions out;
-  if (!options || options->struct_size < offsetof(tsr_compile_options, target_options) +
-                                             sizeof(options->target_options)) {
-    return out;
-  }
-  for (int32_t i = 0; i < options->num_target_options && options->target_options; ++i) {
-    const tsr_target_option& o = options->target_options[i];
-    out.emplace_back(o.name ? o.name : "", o.value ? o.value : "");
-  }
-  return out;
-}
-
 // "opw=2" style integer text of option `name`; throws tessera::Error naming the option.
 inline int32_t option_int(const std::string& name, const std::string& value) {
   size_t used = 0;

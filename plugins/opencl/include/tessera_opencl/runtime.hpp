@@ -44,6 +44,9 @@ class ClError : public Error {
 struct DeviceInfo {
   cl_platform_id platform = nullptr;
   cl_device_id id = nullptr;
+  // "cl<platform>.<device>": the device's place in the ICD loader's enumeration, which stays the
+  // same between probes and processes while the machine's set of OpenCL drivers does not change.
+  std::string stable_id;
   std::string platform_name;
   std::string vendor;
   std::string name;
