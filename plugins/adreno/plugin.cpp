@@ -1,7 +1,7 @@
-// The adreno plugin's C entry: device claim (Qualcomm Adreno by default; the selector "any"
-// takes any OpenCL device with image support), per-node layout and cost answers, precision and
-// the Lowering it compiles with. The entry functions themselves are the shared ones of
-// tessera_opencl/plugin_entry.hpp.
+// The adreno plugin: device claim (Qualcomm Adreno by default; the selector "any" takes any
+// OpenCL device with image support), per-node layout and cost answers, precision and the
+// Lowering it compiles with. The plugin class is the shared OpenClPlugin
+// (tessera_opencl/opencl_plugin.hpp), on the plugin SDK.
 //
 // Target options: `knob.<name>` (e.g. `knob.opw: 2`, `--targets 'adreno:any[knob.wg_x=8]'`)
 // forces that knob of every schedule that has it (schedules.hpp); others are refused.
@@ -15,33 +15,20 @@
 #include "region.hpp"
 #include "tessera/error.hpp"
 #include "tessera/plugin_abi.h"
-#include "tessera_opencl/plugin_entry.hpp"
-
-struct tsr_region_handle_s {
-  std::unique_ptr<tessera::adreno::CompiledRegion> region;
-};
+#include "tessera_opencl/opencl_plugin.hpp"
 
 namespace tessera::adreno {
 namespace {
 
 using opencl::support::contains_ci;
 
-std::string precision_of(const tsr_compile_options* options) {
-  return options && options->precision ? options->precision : "fp32";
-}
-
 struct Traits {
   static constexpr const char* kName = "adreno";
-  static constexpr const char* kVersion = "0.1.0";
-  static constexpr const char* kDescription =
-      "OpenCL image2d (texture) kernels in an NCHW4c texel layout for Qualcomm Adreno GPUs "
-      "('adreno:any' for any OpenCL device with images)";
   static constexpr int32_t kLayout = TSR_LAYOUT_IMAGE2D;
   static constexpr const char* kLayoutKey = "image2d";
   static constexpr bool kWrapAllLowerErrors = false;
   static constexpr bool kOutOfResourcesIsOom = true;
 
-  using Handle = tsr_region_handle_s;
   using ProgramPool = adreno::ProgramPool;
   using Lowering = adreno::Lowering;
   using Config = adreno::Config;
@@ -83,8 +70,7 @@ struct Traits {
   // written through read_imagef/write_imagef) and compute in float: that is fp16-acc32 exactly,
   // and what fp16 means on devices without cl_khr_fp16. Half arithmetic (read_imageh) where the
   // extension exists is not written yet.
-  static std::string unsupported_precision(const tsr_compile_options* options) {
-    const std::string precision = precision_of(options);
+  static std::string unsupported_precision(const std::string& precision) {
     if (precision != "fp32" && precision != "fp16" && precision != "fp16-acc32") {
       return "precision '" + precision + "' is not implemented (fp32, fp16, fp16-acc32)";
     }
@@ -98,11 +84,10 @@ struct Traits {
   }
 
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const tsr_compile_options* options,
-                                const opencl::support::TargetOptions& target_options) {
-    Lowering lowering(region, std::move(context), pool, precision_of(options) != "fp32");
+                                ProgramPool& pool, const plugin::CompileOptions& options) {
+    Lowering lowering(region, std::move(context), pool, options.precision != "fp32");
     // create() accepted every one of them (check_option).
-    for (const auto& [name, value] : target_options) {
+    for (const auto& [name, value] : options.target_options) {
       lowering.forced_knobs.emplace_back(name.substr(std::string(kKnobOptionPrefix).size()),
                                          opencl::support::option_int(name, value));
     }
@@ -113,9 +98,7 @@ struct Traits {
 }  // namespace
 }  // namespace tessera::adreno
 
-extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(uint32_t host_abi_major,
-                                                                        uint32_t host_abi_minor) {
-  (void)host_abi_minor;
-  if (host_abi_major != TESSERA_PLUGIN_ABI_MAJOR) return nullptr;
-  return &tessera::opencl::support::PluginEntry<tessera::adreno::Traits>::kTable;
-}
+TESSERA_DEFINE_PLUGIN(tessera::opencl::support::OpenClPlugin<tessera::adreno::Traits>, "adreno",
+                      "0.1.0",
+                      "OpenCL image2d (texture) kernels in an NCHW4c texel layout for Qualcomm "
+                      "Adreno GPUs ('adreno:any' for any OpenCL device with images)")

@@ -1,6 +1,6 @@
-// The mali plugin's C entry: device claim (ARM Mali by default, any OpenCL device with the
-// selector "any"), per-node cost answers, precision and the Lowering it compiles with. The entry
-// functions themselves are the shared ones of tessera_opencl/plugin_entry.hpp.
+// The mali plugin: device claim (ARM Mali by default, any OpenCL device with the selector "any"),
+// per-node cost answers, precision and the Lowering it compiles with. The plugin class is the
+// shared OpenClPlugin (tessera_opencl/opencl_plugin.hpp), on the plugin SDK.
 //
 // Target options (a deployment target's `options:` or `--targets 'mali:any[layout=nchw]'`):
 //   layout         the activation layout of every region: "nchw4c" (default; region.hpp) or
@@ -15,11 +15,7 @@
 #include "region.hpp"
 #include "tessera/error.hpp"
 #include "tessera/plugin_abi.h"
-#include "tessera_opencl/plugin_entry.hpp"
-
-struct tsr_region_handle_s {
-  std::unique_ptr<tessera::mali::CompiledRegion> region;
-};
+#include "tessera_opencl/opencl_plugin.hpp"
 
 namespace tessera::mali {
 namespace {
@@ -28,16 +24,11 @@ using opencl::support::contains_ci;
 
 struct Traits {
   static constexpr const char* kName = "mali";
-  static constexpr const char* kVersion = "0.1.0";
-  static constexpr const char* kDescription =
-      "OpenCL buffer kernels with tunable schedules for ARM Mali GPUs ('mali:any' for any OpenCL "
-      "device)";
   static constexpr int32_t kLayout = TSR_LAYOUT_NCHW;
   static constexpr const char* kLayoutKey = "nchw";
   static constexpr bool kWrapAllLowerErrors = true;
   static constexpr bool kOutOfResourcesIsOom = false;
 
-  using Handle = tsr_region_handle_s;
   using ProgramPool = mali::ProgramPool;
   using Lowering = mali::Lowering;
   using Config = mali::Config;
@@ -64,9 +55,9 @@ struct Traits {
     support->cost_us = 10.0 + static_cast<double>(elements) * 4.0 / 1e4;
   }
 
-  static std::string unsupported_precision(const tsr_compile_options* options) {
-    if (options && options->precision && std::strcmp(options->precision, "fp32") != 0) {
-      return std::string("precision '") + options->precision + "' is not implemented (fp32 only)";
+  static std::string unsupported_precision(const std::string& precision) {
+    if (precision != "fp32") {
+      return "precision '" + precision + "' is not implemented (fp32 only)";
     }
     return "";
   }
@@ -83,12 +74,11 @@ struct Traits {
   }
 
   static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const tsr_compile_options* /*options*/,
-                                const opencl::support::TargetOptions& target_options) {
+                                ProgramPool& pool, const plugin::CompileOptions& options) {
     std::string extra;
     Layout layout = kDefaultLayout;
     // create() accepted every one of them (check_option).
-    for (const auto& [name, value] : target_options) {
+    for (const auto& [name, value] : options.target_options) {
       if (name == "layout") layout = *parse_layout(value);
       if (name == "build_options") extra += (extra.empty() ? "" : " ") + value;
     }
@@ -99,8 +89,7 @@ struct Traits {
 }  // namespace
 }  // namespace tessera::mali
 
-extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(uint32_t host_abi_major,
-                                                                        uint32_t host_abi_minor) {
-  if (host_abi_major != TESSERA_PLUGIN_ABI_MAJOR) return nullptr;
-  return &tessera::opencl::support::PluginEntry<tessera::mali::Traits>::kTable;
-}
+TESSERA_DEFINE_PLUGIN(tessera::opencl::support::OpenClPlugin<tessera::mali::Traits>, "mali",
+                      "0.1.0",
+                      "OpenCL buffer kernels with tunable schedules for ARM Mali GPUs ('mali:any' "
+                      "for any OpenCL device)")

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "../plugins/graph_builder.hpp"
+#include "image_device.hpp"
 #include "opencl_plugin_test_util.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
@@ -15,14 +16,8 @@
 namespace tessera {
 namespace {
 
+using opencl_test::any_image_device;
 using opencl_test::random_tensor;
-
-bool any_image_device() {
-  for (const auto& d : opencl::probe_devices().devices) {
-    if (d.image_support) return true;
-  }
-  return false;
-}
 
 TEST(AdrenoSession, ConvReluPoolMatchesReference) {
   if (!any_image_device()) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";

@@ -65,8 +65,11 @@ void print_table(const ExecutionPlan& plan) {
   for (const RegionPlacement& r : plan.regions) total_us += r.estimated_us;
   std::printf("estimated total: %.0f us (node estimates: work against each device family's "
               "throughput, targets/devices/*.yaml)\n", total_us);
-  std::printf("boundary values: %d in %d host buffer(s), %zu bytes\n", plan.boundary_values,
-              plan.buffers, plan.buffer_bytes);
+  std::printf(
+      "boundary values: %d in %d buffer(s), %zu bytes; %d of them device-resident in %d "
+      "device buffer(s), %zu bytes\n",
+      plan.boundary_values, plan.buffers, plan.buffer_bytes, plan.device_values,
+      plan.device_buffers, plan.device_buffer_bytes);
   std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }

@@ -12,6 +12,9 @@
 //     // Optional: accept a deployment target's `options:` (read them later with option("name",
 //     // fallback), or in compile() with options.option(...)). Default: any option is refused.
 //     void check_options(const std::vector<TargetOption>& options) override;
+//     // Optional (ABI 2.1): a device with memory of its own names its domain, allocates buffers
+//     // in it, and its regions implement execute_io (see plugin_abi.h, tsr_buffer_kind).
+//     std::string buffer_domain(const std::string& device) override;
 //   };
 //   TESSERA_DEFINE_PLUGIN(MyPlugin, "my", "1.0.0", "one line saying what it runs on")
 //
@@ -309,6 +312,7 @@ struct CompileOptions {
   std::string precision = "fp32";
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
+  std::string dump_dir;   // "" = none; else write each built program's source there
   // Configs core chose for some nodes of the region (from a pack or the tuner).
   std::vector<NodeConfig> node_configs;
   // The config for region node `node`, or nullptr (= use the heuristic).
@@ -335,6 +339,14 @@ class CompiledRegion {
  public:
   virtual ~CompiledRegion() = default;
   virtual void execute(const void* const* inputs, void* const* outputs) = 0;
+  // Each input and output in host memory or a buffer of the plugin's memory domain (see
+  // Plugin::buffer_domain); called only for plugins that name a domain. A buffer output must be
+  // complete on return.
+  virtual void execute_io(const tsr_io* inputs, const tsr_io* outputs) {
+    (void)inputs;
+    (void)outputs;
+    throw Failure(TSR_UNSUPPORTED, "this region takes host memory only");
+  }
   // Per-node times of the last execute in microseconds; empty = not profiled.
   virtual std::vector<double> last_profile() { return {}; }
 };
@@ -375,6 +387,20 @@ class Plugin {
                     "unknown option '" + options.front().name + "' (this plugin takes no options)");
     }
   }
+
+  // The memory domain of `device` (ABI 2.1): values between regions of devices of one domain
+  // stay in its buffers (see plugin_abi.h). "" (the default): host memory only, and core never
+  // calls the three below or CompiledRegion::execute_io.
+  virtual std::string buffer_domain(const std::string& device) {
+    (void)device;
+    return "";
+  }
+  virtual tsr_buffer alloc_buffer(const std::string& device, uint64_t bytes) {
+    (void)device;
+    (void)bytes;
+    throw Failure(TSR_UNSUPPORTED, "this plugin allocates no buffers");
+  }
+  virtual void free_buffer(tsr_buffer buffer) { (void)buffer; }
 
   // The instance's options as check_options accepted them.
   const std::vector<TargetOption>& options() const { return options_; }
@@ -544,6 +570,7 @@ struct Host {
         if (options->precision) opts.precision = options->precision;
         if (options->cache_dir) opts.cache_dir = options->cache_dir;
         if (options->pack_path) opts.pack_path = options->pack_path;
+        if (options->dump_dir) opts.dump_dir = options->dump_dir;
         for (int32_t i = 0; i < options->num_node_configs && options->node_configs != nullptr;
              ++i) {
           const tsr_node_config& c = options->node_configs[i];
@@ -606,6 +633,38 @@ struct Host {
     });
   }
 
+  static tsr_status buffer_kind(tsr_instance instance, const char* device,
+                                tsr_buffer_kind* kind) noexcept {
+    char text[8];
+    return guarded(tsr_message{text, sizeof(text)}, [&] {
+      Instance& s = of(instance);
+      const std::string domain = s.plugin->buffer_domain(device ? device : "");
+      std::lock_guard<std::mutex> lock(s.mutex);
+      kind->domain = s.probed_strings.insert(domain).first->c_str();
+      kind->alignment = 0;
+      kind->host_mappable = 0;
+    });
+  }
+
+  static tsr_status alloc_buffer(tsr_instance instance, const char* device, uint64_t bytes,
+                                 tsr_buffer* buffer, tsr_message message) noexcept {
+    return guarded(message, [&] {
+      *buffer = nullptr;
+      *buffer = of(instance).plugin->alloc_buffer(device ? device : "", bytes);
+    });
+  }
+
+  static void free_buffer(tsr_instance instance, tsr_buffer buffer) noexcept {
+    char text[8];
+    guarded(tsr_message{text, sizeof(text)}, [&] { of(instance).plugin->free_buffer(buffer); });
+  }
+
+  static tsr_status execute_io(tsr_region_handle handle, const tsr_io* inputs,
+                               const tsr_io* outputs, tsr_message message) noexcept {
+    return guarded(message,
+                   [&] { reinterpret_cast<CompiledRegion*>(handle)->execute_io(inputs, outputs); });
+  }
+
   static tsr_status execute(tsr_region_handle handle, const void* const* inputs,
                             void* const* outputs, tsr_message message) noexcept {
     return guarded(message,
@@ -653,7 +712,11 @@ struct Host {
                                      &execute,
                                      &release,
                                      &profile,
-                                     &describe};
+                                     &describe,
+                                     &buffer_kind,
+                                     &alloc_buffer,
+                                     &free_buffer,
+                                     &execute_io};
     return &table;
   }
 };

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define TESSERA_PLUGIN_ABI_MAJOR 2
-#define TESSERA_PLUGIN_ABI_MINOR 0
+#define TESSERA_PLUGIN_ABI_MINOR 1
 #define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
 #define TESSERA_MAX_RANK 8
 
@@ -239,6 +239,25 @@ typedef struct tsr_compile_options {
 
 typedef struct tsr_region_handle_s* tsr_region_handle;
 typedef struct tsr_instance_s* tsr_instance;
+typedef struct tsr_buffer_s* tsr_buffer;
+
+/* ABI 2.1: where a device keeps values between regions. Buffers of one `domain` are usable by
+ * every instance, of any plugin, whose device names the same domain: core hands a buffer one
+ * region wrote to the next region as it is, without the host. A domain names one address space
+ * (e.g. "opencl:<context>": one OpenCL context, whose cl_mem objects a tsr_buffer of that domain
+ * is). A buffer holds one value dense and row-major in the value's dtype, as host buffers do. */
+typedef struct tsr_buffer_kind {
+  uint32_t struct_size;
+  const char* domain;    /* NULL or "": the device works on host memory only; the instance's */
+  int64_t alignment;     /* bytes; informational */
+  int32_t host_mappable; /* 1 when the host could map it (shared memory); informational */
+} tsr_buffer_kind;
+
+/* One region input or output in execute_region_io: exactly one of the two is set. */
+typedef struct tsr_io {
+  void* host;        /* core's host memory (read-only for inputs) */
+  tsr_buffer buffer; /* a buffer of the device's domain, allocated through alloc_buffer */
+} tsr_io;
 
 /* What core tells a plugin about itself when it creates an instance. Owned by core, valid for the
  * create call. */
@@ -308,6 +327,25 @@ typedef struct tsr_plugin {
    * how long its pointers live). Answers num_schedules = 0 for nodes it does not tune. */
   tsr_status (*describe_node)(tsr_instance instance, const char* device, const tsr_region* region,
                               int32_t node, tsr_node_tuning* tuning, tsr_message message);
+
+  /* ---- ABI 2.1: device-resident values (all four or none) ---- */
+
+  /* Optional. The buffer kind of `device`: the domain its regions' inputs and outputs can live
+   * in. Strings are the instance's until destroy. */
+  tsr_status (*buffer_kind)(tsr_instance instance, const char* device, tsr_buffer_kind* kind);
+
+  /* Optional. A buffer of `bytes` bytes in the device's domain; the instance's until free_buffer.
+   * Core frees every buffer before it destroys the instance that allocated it. */
+  tsr_status (*alloc_buffer)(tsr_instance instance, const char* device, uint64_t bytes,
+                             tsr_buffer* buffer, tsr_message message);
+  void (*free_buffer)(tsr_instance instance, tsr_buffer buffer);
+
+  /* Optional. execute_region with each input and output either host memory or a buffer of the
+   * device's domain (possibly allocated by another plugin's instance of that domain). A buffer
+   * output is complete when the call returns; inputs are read-only; no buffer is both an input
+   * and an output of one call. */
+  tsr_status (*execute_region_io)(tsr_region_handle handle, const tsr_io* inputs,
+                                  const tsr_io* outputs, tsr_message message);
 } tsr_plugin;
 
 /* The entry symbol's type. Returns NULL to refuse (e.g. its own check of host_abi_major failed);

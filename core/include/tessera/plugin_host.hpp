@@ -139,6 +139,13 @@ class PluginInstance {
   // does not promise they are reentrant. Execution of regions does not take it.
   std::mutex& call_mutex() const { return calls_; }
 
+  // ABI 2.1: the memory domain of `device` ("" = host memory only, or a plugin without the
+  // buffer slots). Regions of devices of one domain hand values over in buffers of it.
+  std::string buffer_domain(const std::string& device) const;
+  // A buffer of `bytes` in the device's domain; throws tessera::Error with the plugin's message.
+  tsr_buffer alloc_buffer(const std::string& device, uint64_t bytes) const;
+  void free_buffer(tsr_buffer buffer) const;
+
  private:
   friend class LoadedPlugin;
   PluginInstance() = default;
@@ -261,6 +268,9 @@ class PluginRegion {
   // Buffers are dense row-major host memory of each value's dtype and shape. Throws Error with the
   // plugin's message on failure.
   void execute(const void* const* inputs, void* const* outputs);
+  // The same with each input and output in host memory or in a buffer of the device's domain
+  // (ABI 2.1 execute_region_io; only for plugins whose instance has a buffer domain).
+  void execute(const tsr_io* inputs, const tsr_io* outputs);
   // Per-node times (us) of the last execute, or empty if the plugin does not profile.
   std::vector<double> last_profile() const;
   const LoadedPlugin& plugin() const { return instance_->plugin(); }

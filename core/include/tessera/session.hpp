@@ -180,9 +180,14 @@ struct ExecutionPlan {
   // 1 for the first plan a Session makes, 2 for the next, ...; a run that reuses a cached plan
   // keeps its number. 0 before the first plan.
   int plan_number = 0;
-  int boundary_values = 0;               // values living in host buffers between regions
-  int buffers = 0;                       // buffers they share after liveness reuse
+  int boundary_values = 0;  // values living in buffers between regions (host or device)
+  int buffers = 0;          // buffers they share after liveness reuse
   size_t buffer_bytes = 0;
+  // Of those, the values that stay in a device's memory domain (ABI 2.1 buffer kinds): producer
+  // and every consumer share the domain, so they never cross the host; and their buffers.
+  int device_values = 0;
+  int device_buffers = 0;
+  size_t device_buffer_bytes = 0;
 };
 
 struct RegionProfile {

@@ -208,6 +208,7 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
     t.spec = spec;
     t.info = devices[static_cast<size_t>(best)];
     t.device = t.info.id;
+    t.domain = instance->buffer_domain(t.device);
     plan.targets.push_back(spec + " -> " + t.info.name + " (" + t.info.kind + ", id " + t.info.id +
                            ", score " + std::to_string(t.info.score) + ")");
     targets.push_back(std::move(t));
@@ -253,11 +254,12 @@ void warn_of_reference_share(const std::vector<Target>& targets, ExecutionPlan& 
                           first->op_type + "): " + first->reason);
 }
 
-// Whether a target's regions copy their boundary values between core's host buffers and memory
-// of their own. The ABI has no buffer-kind slot yet, so this reads what a device info reports: a
-// device of kind "gpu" or "npu" has its own memory, and a plugin that lists the "opencl" feature
-// works on OpenCL buffers it fills from the host buffers even when its OpenCL device is the CPU
-// (PoCL). The partitioner's Target::host_memory() prices transfers by the kind alone.
+// Whether a target's regions copy their host-resident boundary values between core's host
+// buffers and memory of their own (values in the target's buffer domain never do: see
+// plan_buffers). This reads what a device info reports: a device of kind "gpu" or "npu" has its
+// own memory, and a plugin that lists the "opencl" feature works on OpenCL buffers it fills from
+// the host buffers even when its OpenCL device is the CPU (PoCL). The partitioner's
+// Target::host_memory() prices transfers by the kind alone.
 bool copies_to_device(const Target& target) {
   if (!target.host_memory()) return true;
   std::istringstream features(target.info.features);
@@ -293,9 +295,28 @@ void measure_overlap(const std::vector<RegionProfile>& regions, RunStats& stats)
 // no longer the session's current plan (cached plans keep their compiled regions, not memory).
 class BufferPool {
  public:
-  using Set = std::vector<std::vector<std::byte>>;
+  // A buffer in a device's memory domain, freed through the instance that allocated it (which it
+  // keeps alive until then).
+  struct DeviceBuffer {
+    std::shared_ptr<PluginInstance> instance;
+    tsr_buffer buffer = nullptr;
+    DeviceBuffer(std::shared_ptr<PluginInstance> owner, const std::string& device, size_t bytes)
+        : instance(std::move(owner)), buffer(instance->alloc_buffer(device, bytes)) {}
+    ~DeviceBuffer() { instance->free_buffer(buffer); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  };
+  // Per plan buffer: host memory, or (for a device-domain buffer) a device buffer.
+  struct Slot {
+    std::vector<std::byte> host;
+    std::unique_ptr<DeviceBuffer> device;
+  };
+  using Set = std::vector<Slot>;
+  // Makes the buffers of one set: host memory, or a device buffer from `allocate(b)`.
+  using Allocate = std::function<std::unique_ptr<DeviceBuffer>(size_t buffer)>;
 
-  std::unique_ptr<Set> take(const std::vector<size_t>& sizes) {
+  std::unique_ptr<Set> take(const std::vector<size_t>& sizes, const std::vector<char>& on_device,
+                            const Allocate& allocate) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       if (!free_.empty()) {
@@ -304,8 +325,14 @@ class BufferPool {
         return set;
       }
     }
-    auto set = std::make_unique<Set>();
-    for (size_t bytes : sizes) set->emplace_back(bytes);
+    auto set = std::make_unique<Set>(sizes.size());
+    for (size_t b = 0; b < sizes.size(); ++b) {
+      if (on_device[b]) {
+        (*set)[b].device = allocate(b);
+      } else {
+        (*set)[b].host.resize(sizes[b]);
+      }
+    }
     return set;
   }
   void give_back(std::unique_ptr<Set> set) {
@@ -351,6 +378,11 @@ struct Planned {
   int64_t host_device_bytes = 0;     // RunStats::host_device_bytes of every run of this plan
   std::vector<int> value_buffer;     // per value: buffer index, -1 if none
   std::vector<size_t> buffer_sizes;  // boundary buffers, reused by liveness
+  // Per buffer: 1 when it lives in a device's memory domain, and then the target whose instance
+  // allocates it (any target of the domain could).
+  std::vector<char> buffer_on_device;
+  std::vector<int> buffer_target;
+  std::vector<char> step_uses_buffers;  // per step: some input or output is device-resident
   BufferPool buffers;
 };
 
@@ -572,7 +604,6 @@ void Session::Impl::order_steps(Planned& p) const {
   std::vector<int> producer(p.graph.values.size(), -1);
   std::vector<int> last_on_target(targets.size(), -1);
   p.ordered.assign(n, std::vector<char>(n, 0));
-  p.host_device_bytes = 0;
   for (size_t s = 0; s < n; ++s) {
     Planned::Step& step = steps[s];
     std::vector<int>& after = step.after;
@@ -596,24 +627,18 @@ void Session::Impl::order_steps(Planned& p) const {
       p.concurrent = true;
     }
     for (ValueId v : step.outputs) producer[static_cast<size_t>(v)] = static_cast<int>(s);
-    if (step.copies_to_device) {
-      for (const std::vector<ValueId>* values : {&step.inputs, &step.outputs}) {
-        for (ValueId v : *values) {
-          const Value& value = p.graph.value(v);
-          p.host_device_bytes += shape_nbytes(value.shape, value.dtype);
-        }
-      }
-    }
   }
 }
 
-// Values produced by a region get a host buffer. A buffer is reused for a step's output only
-// when the step is ordered after the producer and every reader of the buffer's previous value
-// (Planned::ordered), so steps that may run at once never share a buffer; between steps that
-// run one after another this is reuse by liveness. This costs memory only where steps may
-// overlap, where the alternative, edges from those readers to the new writer, would serialize
-// independent branches for the sake of a buffer. Graph outputs are never reused (they are copied
-// out at the end).
+// Values produced by a region get a buffer: in the memory domain of the producer's device when
+// every region reading the value runs on a device of that domain (ABI 2.1 buffer kinds: the value
+// never crosses the host), else in host memory. A buffer is reused for a step's output only
+// when it is of the same domain and the step is ordered after the producer and every reader of
+// the buffer's previous value (Planned::ordered), so steps that may run at once never share a
+// buffer; between steps that run one after another this is reuse by liveness. This costs memory
+// only where steps may overlap, where the alternative, edges from those readers to the new
+// writer, would serialize independent branches for the sake of a buffer. Graph outputs are never
+// reused (they are copied out at the end) and always live in host memory.
 void Session::Impl::plan_buffers(Planned& p) const {
   const Graph& graph = p.graph;
   const std::vector<Planned::Step>& steps = p.steps;
@@ -621,12 +646,16 @@ void Session::Impl::plan_buffers(Planned& p) const {
   ExecutionPlan& plan = p.plan;
   value_buffer.assign(graph.values.size(), -1);
   std::vector<size_t> sizes;
+  std::vector<std::string> domains;  // per buffer, "" = host
   // Per buffer: the steps using the value it holds last (its producer and readers), and whether
   // that value is a graph output (never reused).
   std::vector<std::vector<int>> users;
   std::vector<char> pinned;
-  const auto is_free = [&](size_t b, size_t s) {
-    if (pinned[b]) return false;
+  p.buffer_target.clear();
+  p.step_uses_buffers.assign(steps.size(), 0);
+  std::vector<char> on_device(graph.values.size(), 0);
+  const auto is_free = [&](size_t b, size_t s, const std::string& domain) {
+    if (pinned[b] || domains[b] != domain) return false;
     const std::vector<char>& before = p.ordered[s];
     return std::all_of(users[b].begin(), users[b].end(), [&](int u) {
       return static_cast<size_t>(u) < s && before[static_cast<size_t>(u)];
@@ -639,9 +668,26 @@ void Session::Impl::plan_buffers(Planned& p) const {
       // wrapped size here would be a buffer smaller than what the kernel writes.
       const size_t bytes =
           static_cast<size_t>(std::max<int64_t>(1, shape_nbytes(value.shape, value.dtype)));
+      // Readers come from a scan of the later steps (few), not a table sized by the graph's
+      // values: with that table, made at every plan, the soak benchmark's resident memory grew
+      // faster over rebuilt sessions although nothing leaked.
+      std::vector<int> readers;
+      for (size_t r = s + 1; r < steps.size(); ++r) {
+        const std::vector<ValueId>& in = steps[r].inputs;
+        if (std::find(in.begin(), in.end(), v) != in.end()) readers.push_back(static_cast<int>(r));
+      }
+      const bool output =
+          std::find(graph.outputs.begin(), graph.outputs.end(), v) != graph.outputs.end();
+      std::string domain = targets[static_cast<size_t>(steps[s].target)].domain;
+      const auto same_domain = [&](int r) {
+        return targets[static_cast<size_t>(steps[static_cast<size_t>(r)].target)].domain == domain;
+      };
+      if (output || readers.empty() || !std::all_of(readers.begin(), readers.end(), same_domain)) {
+        domain.clear();
+      }
       int best = -1;
       for (size_t b = 0; b < sizes.size(); ++b) {
-        if (!is_free(b, s)) continue;
+        if (!is_free(b, s, domain)) continue;
         // Prefer the smallest free buffer that fits, else the largest free one (it grows).
         if (best < 0) {
           best = static_cast<int>(b);
@@ -658,29 +704,50 @@ void Session::Impl::plan_buffers(Planned& p) const {
         sizes.push_back(0);
         users.emplace_back();
         pinned.push_back(0);
+        domains.push_back(domain);
+        p.buffer_target.push_back(steps[s].target);
       }
       const size_t chosen = static_cast<size_t>(best);
       sizes[chosen] = std::max(sizes[chosen], bytes);
-      // Readers come from a scan of the later steps (few), not a table sized by the graph's
-      // values: with that table, made at every plan, the soak benchmark's resident memory grew
-      // faster over rebuilt sessions although nothing leaked.
       users[chosen] = {static_cast<int>(s)};
-      for (size_t r = s + 1; r < steps.size(); ++r) {
-        const std::vector<ValueId>& in = steps[r].inputs;
-        if (std::find(in.begin(), in.end(), v) != in.end())
-          users[chosen].push_back(static_cast<int>(r));
-      }
-      pinned[chosen] =
-          std::find(graph.outputs.begin(), graph.outputs.end(), v) != graph.outputs.end();
+      users[chosen].insert(users[chosen].end(), readers.begin(), readers.end());
+      pinned[chosen] = output;
       value_buffer[static_cast<size_t>(v)] = best;
       ++plan.boundary_values;
+      if (!domain.empty()) {
+        ++plan.device_values;
+        on_device[static_cast<size_t>(v)] = 1;
+        p.step_uses_buffers[s] = 1;
+        for (int r : readers) p.step_uses_buffers[static_cast<size_t>(r)] = 1;
+      }
     }
   }
   p.buffer_sizes = std::move(sizes);
+  p.buffer_on_device.assign(domains.size(), 0);
+  for (size_t b = 0; b < domains.size(); ++b) p.buffer_on_device[b] = !domains[b].empty();
   check_plan_memory(p);
   plan.buffers = static_cast<int>(p.buffer_sizes.size());
   plan.buffer_bytes = 0;
-  for (size_t bytes : p.buffer_sizes) plan.buffer_bytes += bytes;
+  for (size_t b = 0; b < p.buffer_sizes.size(); ++b) {
+    plan.buffer_bytes += p.buffer_sizes[b];
+    if (p.buffer_on_device[b]) {
+      ++plan.device_buffers;
+      plan.device_buffer_bytes += p.buffer_sizes[b];
+    }
+  }
+  // Bytes a run moves between host memory and a device's own memory: every host-resident input
+  // and output of the regions of targets that copy (see copies_to_device()).
+  p.host_device_bytes = 0;
+  for (const Planned::Step& step : steps) {
+    if (!step.copies_to_device) continue;
+    for (const std::vector<ValueId>* values : {&step.inputs, &step.outputs}) {
+      for (ValueId v : *values) {
+        if (on_device[static_cast<size_t>(v)]) continue;
+        const Value& value = graph.value(v);
+        p.host_device_bytes += shape_nbytes(value.shape, value.dtype);
+      }
+    }
+  }
 }
 
 // Refuses a plan whose constants, boundary buffers and outputs together exceed the memory limit,
@@ -850,10 +917,14 @@ namespace {
 // the run's boundary buffers. All of it is decided before any step runs, so steps running at
 // once only read it.
 struct RunMemory {
-  std::vector<const void*> location;              // per value
+  std::vector<const void*> location;              // per value (host memory; nullptr on device)
+  std::vector<tsr_buffer> device;                 // per value: its device buffer, or nullptr
   std::vector<const void*> inputs;                // per step, its inputs' locations, concatenated
   std::vector<void*> outputs;                     // per step, its outputs' locations, concatenated
   std::vector<size_t> first_input, first_output;  // per step, index into inputs / outputs
+  // The same as host memory or device buffer, for steps with a device-resident value
+  // (Planned::step_uses_buffers), at the same indices.
+  std::vector<tsr_io> io_inputs, io_outputs;
 };
 
 // The returned tensors are allocated first and the steps producing graph outputs write into them,
@@ -881,20 +952,32 @@ RunMemory place_values(const Planned& planned, const std::map<std::string, Tenso
       output_memory[static_cast<size_t>(id)] = outputs.back().raw();
     }
   }
+  m.device.assign(graph.values.size(), nullptr);
   for (const Planned::Step& step : planned.steps) {
     m.first_output.push_back(m.outputs.size());
     for (ValueId v : step.outputs) {
       void* p = output_memory[static_cast<size_t>(v)];
       if (p == nullptr) {
-        p = buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])].data();
+        BufferPool::Slot& slot =
+            buffers[static_cast<size_t>(planned.value_buffer[static_cast<size_t>(v)])];
+        if (slot.device) {
+          m.device[static_cast<size_t>(v)] = slot.device->buffer;
+        } else {
+          p = slot.host.data();
+        }
       }
       m.outputs.push_back(p);
       location[static_cast<size_t>(v)] = p;
+      m.io_outputs.push_back({p, m.device[static_cast<size_t>(v)]});
     }
   }
   for (const Planned::Step& step : planned.steps) {
     m.first_input.push_back(m.inputs.size());
-    for (ValueId v : step.inputs) m.inputs.push_back(location[static_cast<size_t>(v)]);
+    for (ValueId v : step.inputs) {
+      m.inputs.push_back(location[static_cast<size_t>(v)]);
+      m.io_inputs.push_back(
+          {const_cast<void*>(location[static_cast<size_t>(v)]), m.device[static_cast<size_t>(v)]});
+    }
   }
   return m;
 }
@@ -942,7 +1025,12 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
     planned = impl_->planned_for(inputs);
   }
   const Graph& graph = planned->graph;
-  std::unique_ptr<BufferPool::Set> buffers = planned->buffers.take(planned->buffer_sizes);
+  std::unique_ptr<BufferPool::Set> buffers =
+      planned->buffers.take(planned->buffer_sizes, planned->buffer_on_device, [&](size_t b) {
+        const Target& target = impl_->targets[static_cast<size_t>(planned->buffer_target[b])];
+        return std::make_unique<BufferPool::DeviceBuffer>(target.plugin, target.device,
+                                                          planned->buffer_sizes[b]);
+      });
   std::vector<Tensor> outputs;
   const RunMemory memory = place_values(*planned, inputs, outputs, *buffers);
   std::vector<RegionProfile> profile(planned->steps.size());
@@ -954,8 +1042,13 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
     rp.plugin = step.region->plugin().name();
     std::lock_guard<std::mutex> region_lock(*step.mutex);
     const auto start = std::chrono::steady_clock::now();
-    step.region->execute(memory.inputs.data() + memory.first_input[s],
-                         memory.outputs.data() + memory.first_output[s]);
+    if (planned->step_uses_buffers[s]) {
+      step.region->execute(memory.io_inputs.data() + memory.first_input[s],
+                           memory.io_outputs.data() + memory.first_output[s]);
+    } else {
+      step.region->execute(memory.inputs.data() + memory.first_input[s],
+                           memory.outputs.data() + memory.first_output[s]);
+    }
     const auto end = std::chrono::steady_clock::now();
     rp.time_us = std::chrono::duration<double, std::micro>(end - start).count();
     rp.start_us = std::chrono::duration<double, std::micro>(start - run_start).count();

@@ -189,6 +189,12 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
     const double bytes_per_us = tp.transfer_gbps > 0 ? tp.transfer_gbps * 1e3 : kTransferBytesPerUs;
     return static_cast<double>(value_bytes(graph.value(v))) / bytes_per_us;
   };
+  // Two targets of one memory domain hand values over in its buffers: no transfer at all.
+  auto shared_domain = [&](int a, int b) {
+    if (a == kHost || b == kHost) return false;
+    const std::string& domain = targets[static_cast<size_t>(a)].domain;
+    return !domain.empty() && domain == targets[static_cast<size_t>(b)].domain;
+  };
   for (size_t pass = 0; pass < num_nodes * targets.size() + 1; ++pass) {
     bool changed = false;
     for (const std::vector<int>& group : same_target_components(graph, result.target, order, all)) {
@@ -224,7 +230,9 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
         for (int n : group) cost += answers[static_cast<size_t>(n)][static_cast<size_t>(t)].cost_us;
         if (t == current && !targets[static_cast<size_t>(t)].host_memory()) cost += launch_us(t);
         for (const auto& [v, other] : edges) {
-          if (other != t) cost += transfer_us(v, t) + transfer_us(v, other);
+          if (other != t && !shared_domain(t, other)) {
+            cost += transfer_us(v, t) + transfer_us(v, other);
+          }
         }
         return cost;
       };

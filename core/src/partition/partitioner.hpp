@@ -20,6 +20,9 @@ struct Target {
   std::string spec;                        // as the user wrote it: "mali:any"
   std::string device;                      // the device's id
   PluginDeviceInfo info;
+  // The device's memory domain (ABI 2.1 buffer_kind); "" = host memory only. Regions of targets
+  // of one domain hand values over in its buffers.
+  std::string domain;
   // From the device's family descriptor; unknown: the plugin's own estimates are used.
   Throughput throughput;
   // Device works on host memory directly: region boundaries cost it no transfer.

@@ -193,6 +193,55 @@ std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) {
   return create_instance()->probe(selector);
 }
 
+std::string PluginInstance::buffer_domain(const std::string& device) const {
+  const tsr_plugin& t = table();
+  const bool has =
+      has_slot(t, &tsr_plugin::buffer_kind, offsetof(tsr_plugin, buffer_kind)) &&
+      has_slot(t, &tsr_plugin::alloc_buffer, offsetof(tsr_plugin, alloc_buffer)) &&
+      has_slot(t, &tsr_plugin::free_buffer, offsetof(tsr_plugin, free_buffer)) &&
+      has_slot(t, &tsr_plugin::execute_region_io, offsetof(tsr_plugin, execute_region_io));
+  if (!has) return "";
+  std::lock_guard<std::mutex> lock(calls_);
+  tsr_buffer_kind kind{};
+  kind.struct_size = sizeof(kind);
+  try {
+    if (t.buffer_kind(handle_, device.c_str(), &kind) != TSR_OK) return "";
+  } catch (...) {
+    return "";
+  }
+  return str_or_empty(kind.domain);
+}
+
+tsr_buffer PluginInstance::alloc_buffer(const std::string& device, uint64_t bytes) const {
+  std::lock_guard<std::mutex> lock(calls_);
+  char text[512] = {0};
+  tsr_buffer buffer = nullptr;
+  tsr_status status;
+  try {
+    status = table().alloc_buffer(handle_, device.c_str(), bytes, &buffer,
+                                  tsr_message{text, sizeof(text)});
+  } catch (...) {
+    throw Error("plugin '" + name() +
+                "' threw a C++ exception across the C boundary in "
+                "alloc_buffer");
+  }
+  if (status != TSR_OK || buffer == nullptr) {
+    throw Error("plugin '" + name() + "' could not allocate a " + std::to_string(bytes) +
+                "-byte buffer on device '" + device + "' (status " + std::to_string(status) +
+                "): " + (text[0] ? text : "no message"));
+  }
+  return buffer;
+}
+
+void PluginInstance::free_buffer(tsr_buffer buffer) const {
+  std::lock_guard<std::mutex> lock(calls_);
+  try {
+    table().free_buffer(handle_, buffer);
+  } catch (...) {
+    // Nothing sensible to do: the buffer is gone either way.
+  }
+}
+
 PluginInstance::~PluginInstance() {
   if (handle_ != nullptr) call_destroy(plugin_->table(), handle_);
 }

@@ -108,20 +108,38 @@ const std::vector<ValueId>& PluginRegion::output_values() const {
   return desc_->output_values();
 }
 
-void PluginRegion::execute(const void* const* inputs, void* const* outputs) {
+namespace {
+
+// Calls one of the execute slots through `call(message)` and turns its failure into an Error
+// naming the plugin.
+template <class Call>
+void checked_execute(const PluginInstance& instance, const Call& call) {
   char text[1024] = {0};
   tsr_status status;
   try {
-    status = instance_->table().execute_region(handle_, inputs, outputs,
-                                               tsr_message{text, sizeof(text)});
+    status = call(tsr_message{text, sizeof(text)});
   } catch (...) {
-    throw Error("plugin '" + instance_->name() +
+    throw Error("plugin '" + instance.name() +
                 "' threw a C++ exception across the C boundary in execute");
   }
   if (status != TSR_OK) {
-    throw Error("plugin '" + instance_->name() + "' failed to execute a region (status " +
+    throw Error("plugin '" + instance.name() + "' failed to execute a region (status " +
                 std::to_string(status) + "): " + (text[0] ? text : "no message"));
   }
+}
+
+}  // namespace
+
+void PluginRegion::execute(const void* const* inputs, void* const* outputs) {
+  checked_execute(*instance_, [&](tsr_message message) {
+    return instance_->table().execute_region(handle_, inputs, outputs, message);
+  });
+}
+
+void PluginRegion::execute(const tsr_io* inputs, const tsr_io* outputs) {
+  checked_execute(*instance_, [&](tsr_message message) {
+    return instance_->table().execute_region_io(handle_, inputs, outputs, message);
+  });
 }
 
 std::vector<double> PluginRegion::last_profile() const {

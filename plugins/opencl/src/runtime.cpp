@@ -9,6 +9,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <sstream>
 
 namespace tessera::opencl {
@@ -414,19 +416,45 @@ Kernel Program::kernel(const std::string& name) const {
 
 // ---- Context ----
 
-Context::Context(const DeviceInfo& device, std::string cache_dir)
-    : device_(device), cache_dir_(std::move(cache_dir)) {
+namespace {
+
+// One cl_context per OpenCL device in the process, shared by every Context on that device: the
+// instances of all OpenCL plugins (mali, adreno, ...) then allocate in one context, so a buffer
+// one plugin's region wrote is an input another plugin's region reads without the host. The
+// registry holds weak references: the context goes when the last Context using it does.
+struct SharedContext {
+  cl_context context = nullptr;
+  ~SharedContext() {
+    if (context) clReleaseContext(context);
+  }
+};
+
+std::shared_ptr<SharedContext> shared_context(const DeviceInfo& device) {
+  static std::mutex mutex;
+  static auto* contexts = new std::map<cl_device_id, std::weak_ptr<SharedContext>>();
+  std::lock_guard<std::mutex> lock(mutex);
+  std::weak_ptr<SharedContext>& slot = (*contexts)[device.id];
+  if (std::shared_ptr<SharedContext> live = slot.lock()) return live;
   cl_int err = CL_SUCCESS;
   const cl_context_properties props[] = {
       CL_CONTEXT_PLATFORM, reinterpret_cast<cl_context_properties>(device.platform), 0};
-  context_ = clCreateContext(props, 1, &device_.id, nullptr, nullptr, &err);
-  check(err, "clCreateContext", device_.describe());
+  auto made = std::make_shared<SharedContext>();
+  made->context = clCreateContext(props, 1, &device.id, nullptr, nullptr, &err);
+  check(err, "clCreateContext", device.describe());
+  slot = made;
+  return made;
+}
+
+}  // namespace
+
+Context::Context(const DeviceInfo& device, std::string cache_dir)
+    : device_(device), cache_dir_(std::move(cache_dir)) {
+  std::shared_ptr<SharedContext> shared = shared_context(device_);
+  context_ = shared->context;
+  shared_ = std::move(shared);
+  cl_int err = CL_SUCCESS;
   queue_ = clCreateCommandQueue(context_, device_.id, CL_QUEUE_PROFILING_ENABLE, &err);
-  if (err != CL_SUCCESS) {
-    clReleaseContext(context_);
-    context_ = nullptr;
-    check(err, "clCreateCommandQueue(profiling)", device_.describe());
-  }
+  check(err, "clCreateCommandQueue(profiling)", device_.describe());
 }
 
 Context::~Context() {
@@ -434,7 +462,6 @@ Context::~Context() {
     clFinish(queue_);
     clReleaseCommandQueue(queue_);
   }
-  if (context_) clReleaseContext(context_);
 }
 
 std::string Context::cache_path(const std::string& source, const std::string& options) const {
@@ -616,9 +643,12 @@ void Context::read(const Buffer& buffer, void* data, size_t bytes, size_t offset
 
 void Context::copy(const Buffer& src, const Buffer& dst, size_t bytes, size_t src_offset,
                    size_t dst_offset) {
+  copy(src.get(), dst.get(), bytes, src_offset, dst_offset);
+}
+
+void Context::copy(cl_mem src, cl_mem dst, size_t bytes, size_t src_offset, size_t dst_offset) {
   if (bytes == 0) return;
-  check(clEnqueueCopyBuffer(queue_, src.get(), dst.get(), src_offset, dst_offset, bytes, 0, nullptr,
-                            nullptr),
+  check(clEnqueueCopyBuffer(queue_, src, dst, src_offset, dst_offset, bytes, 0, nullptr, nullptr),
         "clEnqueueCopyBuffer(" + std::to_string(bytes) + " bytes)", device_.describe());
 }
 

@@ -74,6 +74,10 @@ inline tsr_plugin table(const char* name) {
                     execute_never,
                     release_nothing,
                     nullptr,
+                    nullptr,
+                    nullptr,
+                    nullptr,
+                    nullptr,
                     nullptr};
 }
 

@@ -447,11 +447,24 @@ class CompiledSteps {
   // and the CL error. On any failure the queue is drained first, so no command still reads `in`
   // or writes `out` once this returns: the caller frees them.
   void execute(const void* const* in, void* const* out) {
+    std::vector<tsr_io> ins(inputs.size()), outs(outputs.size());
+    for (size_t i = 0; i < ins.size(); ++i) ins[i].host = const_cast<void*>(in[i]);
+    for (size_t i = 0; i < outs.size(); ++i) outs[i].host = out[i];
+    execute(ins.data(), outs.data());
+  }
+
+  // The same with each input and output in host memory or in a cl_mem of this context (a
+  // tsr_buffer of the plugin's domain): those are copied on the device, never through the host.
+  void execute(const tsr_io* in, const tsr_io* out) {
     std::string phase;
     try {
       for (size_t i = 0; i < inputs.size(); ++i) {
         phase = "writing input " + std::to_string(i) + " of " + all_nodes();
-        context->write(*inputs[i], in[i], input_bytes[i]);
+        if (in[i].buffer != nullptr) {
+          context->copy(reinterpret_cast<cl_mem>(in[i].buffer), inputs[i]->get(), input_bytes[i]);
+        } else {
+          context->write(*inputs[i], in[i].host, input_bytes[i]);
+        }
       }
       std::vector<Event> events;
       events.reserve(steps.size());
@@ -461,7 +474,12 @@ class CompiledSteps {
       }
       for (size_t i = 0; i < outputs.size(); ++i) {
         phase = "reading output " + std::to_string(i) + " of " + all_nodes();
-        context->read(*outputs[i], out[i], output_bytes[i]);
+        if (out[i].buffer != nullptr) {
+          context->copy(outputs[i]->get(), reinterpret_cast<cl_mem>(out[i].buffer),
+                        output_bytes[i]);
+        } else {
+          context->read(*outputs[i], out[i].host, output_bytes[i]);
+        }
       }
       phase = "finishing " + all_nodes();
       context->finish();

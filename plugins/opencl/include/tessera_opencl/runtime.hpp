@@ -187,7 +187,8 @@ struct CacheStats {
   int64_t writes = 0;             // cache files written
 };
 
-// One device's context and in-order profiling queue, plus the program cache.
+// One device's context (shared by every Context of the process on that device, see
+// runtime.cpp) and an in-order profiling queue of its own, plus the program cache.
 class Context {
  public:
   // cache_dir "" disables the on-disk cache.
@@ -221,6 +222,8 @@ class Context {
   void read(const Buffer& buffer, void* data, size_t bytes, size_t offset = 0);
   void copy(const Buffer& src, const Buffer& dst, size_t bytes, size_t src_offset = 0,
             size_t dst_offset = 0);
+  // The same for buffers of this context owned elsewhere (another plugin's region output).
+  void copy(cl_mem src, cl_mem dst, size_t bytes, size_t src_offset = 0, size_t dst_offset = 0);
   void finish();
   // Waits for every enqueued command, ignoring errors: after a failure, nothing enqueued before
   // may still read or write host memory or buffers the caller is about to free.
@@ -235,6 +238,7 @@ class Context {
 
   DeviceInfo device_;
   std::string cache_dir_;
+  std::shared_ptr<void> shared_;  // keeps the process's context of this device alive
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
   CacheStats stats_;
