@@ -180,17 +180,9 @@ cl_mem Lowering::constant_buffer(const std::vector<float>& values) {
 }
 
 opencl::Kernel Lowering::kernel(const Config& config) {
-  const std::string options = "-cl-mad-enable" + config.defines();
-  opencl::Kernel k = pool_.get(*context_, config.schedule->kernel_file, options)
-                         .kernel(config.schedule->kernel_name);
-  if (record_sources) {
-    // The pool built (or already held) exactly common.cl + the schedule's file.
-    sources.add(config.schedule->kernel_name, config.schedule->kernel_file,
-                std::string(kernel_source("common.cl")) +
-                    kernel_source(config.schedule->kernel_file),
-                options, current_node);
-  }
-  return k;
+  return opencl::support::pooled_kernel(pool_, *context_, config,
+                                        "-cl-mad-enable" + config.defines(),
+                                        record_sources ? &sources : nullptr, current_node);
 }
 
 void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
@@ -201,27 +193,8 @@ void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t>
     local.assign(global.size(), 1);
     local[0] = static_cast<size_t>(wg_x);
     if (global.size() > 1) local[1] = static_cast<size_t>(config.get("wg_y"));
-    size_t product = local[0] * (global.size() > 1 ? local[1] : 1);
-    const size_t limit = kernel.max_work_group_size();
-    while (product > limit && local[0] > 1) {
-      product /= local[0];
-      local[0] /= 2;
-      product *= local[0];
-    }
-    while (product > limit && local.size() > 1 && local[1] > 1) {
-      product /= local[1];
-      local[1] /= 2;
-      product *= local[1];
-    }
-    for (size_t i = 0; i < global.size(); ++i) {
-      global[i] = opencl::support::round_up(std::max<size_t>(global[i], 1), local[i]);
-    }
   }
-  for (size_t& g : global) {
-    if (g == 0) g = 1;  // empty tensors: one idle work-item instead of an invalid range
-  }
-  compiled_->steps.push_back(
-      Step{node, std::move(kernel), std::move(global), std::move(local), config.str()});
+  compiled_->add_step(node, std::move(kernel), std::move(global), std::move(local), config.str());
 }
 
 std::unique_ptr<CompiledRegion> Lowering::finish() {

@@ -165,56 +165,16 @@ void Lowering::alias(int32_t out, int32_t in) {
 }
 
 opencl::Kernel Lowering::kernel(const Config& config, const std::string& extra_defines) {
-  std::string options = "-cl-mad-enable";
-  for (size_t i = 0; i < config.schedule->knobs.size(); ++i) {
-    const Knob& k = config.schedule->knobs[i];
-    if (!k.build_time) continue;
-    std::string macro;
-    for (const char* p = k.name; *p; ++p) macro += static_cast<char>(std::toupper(*p));
-    // outputs_per_item is spelled OPW in the kernels.
-    if (macro == "OUTPUTS_PER_ITEM") macro = "OPW";
-    options += " -D" + macro + "=" + std::to_string(config.values[i]);
-  }
+  std::string options = "-cl-mad-enable" + config.defines();
   if (!extra_defines.empty()) options += " " + extra_defines;
   if (!extra_build_options_.empty()) options += " " + extra_build_options_;
-  opencl::Kernel k = pool_.get(*context_, config.schedule->kernel_file, options)
-                         .kernel(config.schedule->kernel_name);
-  if (record_sources) {
-    // The pool built (or already held) exactly common.cl + the schedule's file.
-    sources.add(
-        config.schedule->kernel_name, config.schedule->kernel_file,
-        std::string(kernel_source("common.cl")) + kernel_source(config.schedule->kernel_file),
-        options, current_node);
-  }
-  return k;
+  return opencl::support::pooled_kernel(pool_, *context_, config, options,
+                                        record_sources ? &sources : nullptr, current_node);
 }
 
 void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
                         std::vector<size_t> local, const Config& config) {
-  bool any_local = false;
-  for (size_t l : local) any_local |= l > 0;
-  if (!any_local) {
-    local.clear();
-  } else {
-    size_t product = 1;
-    for (size_t& l : local) {
-      if (l == 0) l = 1;
-      product *= l;
-    }
-    const size_t limit = kernel.max_work_group_size();
-    // Shrink dim 0 until the group fits the kernel's own limit (registers, private arrays).
-    while (product > limit && local[0] > 1) {
-      product /= local[0];
-      local[0] /= 2;
-      product *= local[0];
-    }
-    for (size_t i = 0; i < global.size(); ++i) global[i] = round_up(global[i], local[i]);
-  }
-  for (size_t& g : global) {
-    if (g == 0) g = 1;  // empty tensors: one idle work-item instead of an invalid range
-  }
-  compiled_->steps.push_back(
-      Step{node, std::move(kernel), std::move(global), std::move(local), config.str()});
+  compiled_->add_step(node, std::move(kernel), std::move(global), std::move(local), config.str());
 }
 
 std::unique_ptr<CompiledRegion> Lowering::finish() {

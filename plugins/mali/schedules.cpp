@@ -25,38 +25,38 @@ const std::vector<Schedule>& all_schedules() {
       {"conv2d.nchw.direct",
        "conv.cl",
        "conv2d_direct_f32",
-       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}, kUnroll}},
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"}, kUnroll}},
       {"conv2d.nchw.1x1",
        "conv.cl",
        "conv2d_1x1_f32",
-       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}, kUnroll}},
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"}, kUnroll}},
       {"conv2d.nchw.depthwise",
        "conv.cl",
        "conv2d_depthwise_f32",
-       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}, kUnroll}},
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"}, kUnroll}},
       // NCHW4c (kernels/layout.cl describes the layout): four output channels per work-item.
       {"conv2d.nchw4c.direct",
        "conv.cl",
        "conv2d_direct_4c",
-       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}, kUnroll}},
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"}, kUnroll}},
       // blocks_per_item: output channel blocks (of 4) per work-item sharing each input load.
       {"conv2d.nchw4c.1x1",
        "conv.cl",
        "conv2d_1x1_4c",
        {{"wg_x", kWgX, false},
-        {"outputs_per_item", {1, 2, 4, 8}, true},
+        {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"},
         {"blocks_per_item", {1, 2}, true},
         kUnroll}},
       {"conv2d.nchw4c.depthwise",
        "conv.cl",
        "conv2d_depthwise_4c",
-       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true}, kUnroll}},
+       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"}, kUnroll}},
       // Register tile rows_per_item x outputs_per_item pixels x 4 channels.
       {"conv2d.nchw4c.3x3s1",
        "conv.cl",
        "conv2d_3x3s1_4c",
        {{"wg_x", kWgX, false},
-        {"outputs_per_item", {2, 4, 8}, true},
+        {"outputs_per_item", {2, 4, 8}, true, "OPW"},
         {"rows_per_item", {1, 2}, true},
         kUnroll}},
       {"layout.to_nchw4c", "layout.cl", "nchw_to_nchw4c_f32", {{"wg_x", kWgX, false}}},
@@ -93,40 +93,6 @@ const Schedule& schedule(const std::string& id) {
   throw Error("mali: unknown schedule '" + id + "'");
 }
 
-int32_t Config::get(const std::string& knob) const {
-  for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
-    if (knob == schedule->knobs[i].name) return values[i];
-  }
-  throw Error(std::string("mali: schedule '") + schedule->id + "' has no knob '" + knob + "'");
-}
-
-std::string Config::str() const {
-  std::string s = std::string(schedule->id) + "{";
-  for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
-    s += (i ? "," : "") + std::string(schedule->knobs[i].name) + "=" + std::to_string(values[i]);
-  }
-  return s + "}";
-}
-
-int32_t default_wg_x(const Schedule& s, const opencl::DeviceInfo& device, int64_t work_dim0) {
-  int64_t limit = device.max_work_group_size > 0 ? device.max_work_group_size : 64;
-  if (!device.max_work_item_sizes.empty() && device.max_work_item_sizes[0] > 0) {
-    limit = std::min(limit, device.max_work_item_sizes[0]);
-  }
-  // 64 lanes keep a Mali core busy without starving register files; larger groups only add
-  // padding on small layers.
-  limit = std::min<int64_t>(limit, 64);
-  int32_t best = 0;
-  for (const Knob& k : s.knobs) {
-    if (std::string(k.name) != "wg_x") continue;
-    for (int32_t v : k.candidates) {
-      if (v > 0 && v <= limit && (best == 0 || v <= work_dim0)) best = std::max(best, v);
-      if (v > 0 && v > work_dim0 && best > 0) break;
-    }
-  }
-  return best;
-}
-
 int32_t default_vec(const Schedule& s) {
   for (const Knob& k : s.knobs) {
     if (std::string(k.name) != "vec") continue;
@@ -136,10 +102,6 @@ int32_t default_vec(const Schedule& s) {
     return k.candidates.front();
   }
   return 0;
-}
-
-size_t round_up(size_t global, size_t local) {
-  return local == 0 ? global : (global + local - 1) / local * local;
 }
 
 }  // namespace tessera::mali

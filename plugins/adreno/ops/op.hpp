@@ -24,18 +24,8 @@ struct OpLowering {
 // ---- tuning: the configs a node can run with, the heuristic's first ----
 using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node, const Device& device);
 
-// The op tables and choose_config (the requested config, else the heuristic's): shared code in
-// tessera_opencl/op_registry.hpp.
-using Registry = opencl::support::OpRegistry<OpLowering, TuningOptionsFn>;
-using OpLoweringRegistrar = Registry::LoweringRegistrar;
-using TuningRegistrar = Registry::TuningRegistrar;
-inline const OpLowering* find_lowering(const std::string& op_type) {
-  return Registry::find_lowering(op_type);
-}
-inline TuningOptionsFn find_tuning(const std::string& op_type) {
-  return Registry::find_tuning(op_type);
-}
-using opencl::support::choose_config;
+// The op tables, their lookups and choose_config: tessera_opencl/op_registry.hpp.
+TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn);
 
 #define TSR_ADRENO_CONCAT_INNER(a, b) a##b
 #define TSR_ADRENO_CONCAT(a, b) TSR_ADRENO_CONCAT_INNER(a, b)

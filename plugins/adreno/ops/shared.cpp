@@ -56,18 +56,7 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
 }
 
 std::string check_alias(const NodeView& node, const Device&) {
-  if (!node.has_input(0)) return "input 0 missing";
-  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
-  for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
-  }
-  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "output 0 is not float32";
-  }
-  if (numel_of(node.output(0)) != numel_of(node.input(0))) {
-    return "output and input element counts differ";
-  }
-  return "";
+  return opencl::support::check_alias(node);
 }
 
 void lower_alias(Lowering& lw, const NodeView& node, int32_t index) {

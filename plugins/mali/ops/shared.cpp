@@ -132,19 +132,7 @@ FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_ze
 }
 
 std::string check_alias(const NodeView& node, const opencl::DeviceInfo&) {
-  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "input 0 is not float32 (mali runs float32 only)";
-  }
-  for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
-  }
-  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "output 0 is not float32";
-  }
-  if (numel_of(node.output(0)) != numel_of(node.input(0))) {
-    return "output and input element counts differ";
-  }
-  return "";
+  return opencl::support::check_alias(node);
 }
 
 void lower_alias(Lowering& lw, const NodeView& node, int32_t) {

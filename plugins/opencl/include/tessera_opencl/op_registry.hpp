@@ -167,3 +167,18 @@ inline int32_t to_i32(int64_t v, const NodeView& node) {
 }
 
 }  // namespace tessera::opencl::support
+
+// Declares, in a plugin's namespace, the op tables of its `LoweringT` entries and `TuningFnT`
+// tuning functions (Registry and its two registrars), their lookups find_lowering/find_tuning,
+// and choose_config (the requested config, else the heuristic's).
+#define TESSERA_OPENCL_OP_REGISTRY(LoweringT, TuningFnT)                         \
+  using Registry = ::tessera::opencl::support::OpRegistry<LoweringT, TuningFnT>; \
+  using OpLoweringRegistrar = Registry::LoweringRegistrar;                       \
+  using TuningRegistrar = Registry::TuningRegistrar;                             \
+  inline const LoweringT* find_lowering(const std::string& op_type) {            \
+    return Registry::find_lowering(op_type);                                     \
+  }                                                                              \
+  inline TuningFnT find_tuning(const std::string& op_type) {                     \
+    return Registry::find_tuning(op_type);                                       \
+  }                                                                              \
+  using ::tessera::opencl::support::choose_config

@@ -145,12 +145,31 @@ inline Window2d pool_window_2d(const NodeView& node) {
   return window_2d(node, {kernel.at(0), kernel.at(1)});
 }
 
+// "" when `node` can share its input's buffer as its output (Reshape, Flatten, Identity,
+// Dropout without a mask): float32 in and out, the same element count, no optional outputs.
+inline std::string check_alias(const NodeView& node) {
+  if (!node.has_input(0)) return "input 0 missing";
+  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
+  for (int32_t i = 1; i < node.num_outputs(); ++i) {
+    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
+  }
+  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "output 0 is not float32";
+  }
+  if (numel_of(node.output(0)) != numel_of(node.input(0))) {
+    return "output and input element counts differ";
+  }
+  return "";
+}
+
 // ---- schedules: kernel variants with knob spaces, described once as data ----
 
 struct Knob {
   const char* name;
   std::vector<int32_t> candidates;
   bool build_time;  // a -D define: a new value means a new program build
+  // The define's name when it is not the knob's name upper-cased (the kernels' spelling).
+  const char* macro = nullptr;
 };
 
 struct Schedule {
@@ -185,8 +204,12 @@ struct Config {
     for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
       if (!schedule->knobs[i].build_time) continue;
       std::string macro;
-      for (const char* p = schedule->knobs[i].name; *p; ++p) {
-        macro += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
+      if (schedule->knobs[i].macro != nullptr) {
+        macro = schedule->knobs[i].macro;
+      } else {
+        for (const char* p = schedule->knobs[i].name; *p; ++p) {
+          macro += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
+        }
       }
       out += " -D" + macro + "=" + std::to_string(values[i]);
     }
@@ -215,6 +238,40 @@ inline int32_t default_wg_x(const Schedule& s, const DeviceInfo& device, int64_t
 
 inline size_t round_up(size_t global, size_t local) {
   return local == 0 ? global : (global + local - 1) / local * local;
+}
+
+// A launch made valid for `kernel`: `local` empty or all-zero lets the driver pick; otherwise
+// zero entries become 1 and the group shrinks (halving dim 0, then dim 1, then dim 2) until it
+// fits the kernel's own limit (registers, private arrays), so CL_INVALID_WORK_GROUP_SIZE does not
+// happen at run time; `global` is rounded up to whole groups (kernels guard the overhang) and an
+// empty range becomes one idle work-item.
+inline void fit_launch(const Kernel& kernel, std::vector<size_t>& global,
+                       std::vector<size_t>& local) {
+  const bool any_local = std::any_of(local.begin(), local.end(), [](size_t l) { return l > 0; });
+  if (!any_local) {
+    local.clear();
+  } else {
+    local.resize(global.size(), 1);
+    size_t product = 1;
+    for (size_t& l : local) {
+      if (l == 0) l = 1;
+      product *= l;
+    }
+    const size_t limit = kernel.max_work_group_size();
+    for (size_t d = 0; d < local.size(); ++d) {
+      while (product > limit && local[d] > 1) {
+        product /= local[d];
+        local[d] /= 2;
+        product *= local[d];
+      }
+    }
+    for (size_t i = 0; i < global.size(); ++i) {
+      global[i] = round_up(std::max<size_t>(global[i], 1), local[i]);
+    }
+  }
+  for (size_t& g : global) {
+    if (g == 0) g = 1;
+  }
 }
 
 // ---- tuning (ABI 1.1): workload keys, flops, describe_node storage, requested configs ----
@@ -305,27 +362,6 @@ struct RequestedConfig {
   std::string schedule;
   std::vector<std::pair<std::string, int64_t>> knobs;
 };
-
-// The node configs of `options` by node index; empty when the caller was built before ABI 1.1
-// (its struct_size does not cover the fields) or gave none.
-inline std::map<int32_t, RequestedConfig> requested_configs(const tsr_compile_options* options) {
-  std::map<int32_t, RequestedConfig> out;
-  if (!options || options->struct_size <
-                      offsetof(tsr_compile_options, node_configs) + sizeof(options->node_configs)) {
-    return out;
-  }
-  for (int32_t i = 0; i < options->num_node_configs && options->node_configs; ++i) {
-    const tsr_node_config& c = options->node_configs[i];
-    if (!c.schedule) continue;
-    RequestedConfig r;
-    r.schedule = c.schedule;
-    for (int32_t k = 0; k < c.num_knobs && c.knobs; ++k) {
-      r.knobs.emplace_back(c.knobs[k].name ? c.knobs[k].name : "", c.knobs[k].value);
-    }
-    out[c.node] = std::move(r);
-  }
-  return out;
-}
 
 // A deployment target's options (name, value) as text, in the order the user wrote them.
 using TargetOptions = std::vector<std::pair<std::string, std::string>>;
@@ -442,6 +478,13 @@ class CompiledSteps {
   std::vector<Step> steps;
   std::vector<double> last_times_us;  // per node
 
+  // Appends a launch of `kernel` for region node `node`, made valid by fit_launch().
+  void add_step(int32_t node, Kernel kernel, std::vector<size_t> global, std::vector<size_t> local,
+                const std::string& config) {
+    fit_launch(kernel, global, local);
+    steps.push_back(Step{node, std::move(kernel), std::move(global), std::move(local), config});
+  }
+
   // Writes the inputs, launches every step, reads the outputs and records per-node times.
   // Throws ClError naming the node and kernel (or the phase: input, output, finish), the device
   // and the CL error. On any failure the queue is drained first, so no command still reads `in`
@@ -524,14 +567,18 @@ class ProgramPool {
     const std::string key = file + "\n" + options;
     auto it = programs_.find(key);
     if (it != programs_.end()) return *it->second;
+    auto program = std::make_unique<Program>(context.build(file, source(file), options));
+    return *programs_.emplace(key, std::move(program)).first->second;
+  }
+
+  // What get() builds for kernels/<file>: common.cl followed by the file.
+  std::string source(const std::string& file) const {
     const char* common = kernel_source_("common.cl");
     const char* body = kernel_source_(file.c_str());
     if (!common || !body) {
       throw Error(std::string(plugin_) + ": kernel source '" + file + "' is not embedded");
     }
-    auto program =
-        std::make_unique<Program>(context.build(file, std::string(common) + body, options));
-    return *programs_.emplace(key, std::move(program)).first->second;
+    return std::string(common) + body;
   }
 
  private:
@@ -541,15 +588,6 @@ class ProgramPool {
 };
 
 // ---- kernel-source dumps (ABI 1.1: tsr_compile_options.dump_dir) ----
-
-// The dump directory, or nullptr when the caller's struct does not reach the field or gave none.
-inline const char* dump_dir(const tsr_compile_options* options) {
-  if (!options ||
-      options->struct_size < offsetof(tsr_compile_options, dump_dir) + sizeof(options->dump_dir)) {
-    return nullptr;
-  }
-  return options->dump_dir && options->dump_dir[0] ? options->dump_dir : nullptr;
-}
 
 // Writes `content` as `dir`/`stem`.cl, or `stem`.2.cl, .3.cl ... when a file of that name holds
 // something else (a file with the same content is reused, never rewritten). Each file appears
@@ -673,5 +711,18 @@ class KernelDump {
   };
   std::vector<Entry> entries_;
 };
+
+// The kernel of `config`'s schedule from the pool, built with `options`; with `dump` set, the
+// program's source (exactly what the pool built) is recorded there with `node` as its user.
+inline Kernel pooled_kernel(ProgramPool& pool, Context& context, const Config& config,
+                            const std::string& options, KernelDump* dump, const std::string& node) {
+  Kernel k =
+      pool.get(context, config.schedule->kernel_file, options).kernel(config.schedule->kernel_name);
+  if (dump != nullptr) {
+    dump->add(config.schedule->kernel_name, config.schedule->kernel_file,
+              pool.source(config.schedule->kernel_file), options, node);
+  }
+  return k;
+}
 
 }  // namespace tessera::opencl::support
