@@ -77,6 +77,12 @@ struct Traits {
     return "";
   }
 
+  // The texture conv kernels apply no activation of a following node.
+  static bool fuses_after_conv(std::string_view op_type) {
+    (void)op_type;
+    return false;
+  }
+
   static std::string check_option(const std::string& name, const std::string& value) {
     if (name.rfind(kKnobOptionPrefix, 0) == 0) return check_knob_option(name, value);
     return "unknown option '" + name + "'; the adreno plugin takes 'knob.<name>' options " +

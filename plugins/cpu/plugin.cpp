@@ -186,6 +186,38 @@ class CpuPlugin : public tessera::plugin::Plugin {
     return s;
   }
 
+  // Answers over a subgraph that price the epilogues region.cpp fuses: a Relu or Clip that alone
+  // reads the output of a node whose kernel clamps its result (Conv, Gemm, MatMul,
+  // BatchNormalization, GlobalAveragePool), and a BatchNormalization that alone reads a Conv's
+  // output (folded into its weights), run inside that node's kernel. The other fusions (SiLU,
+  // squeeze-excitation, pooled stems) are left to the per-node estimates.
+  std::vector<Support> query_subgraph(const std::string& device,
+                                      const RegionView& region) override {
+    std::vector<Support> answers = Plugin::query_subgraph(device, region);
+    const tessera::plugin::ValueReaders readers(region);
+    for (int32_t n = 0; n < region.num_nodes(); ++n) {
+      if (!answers[static_cast<size_t>(n)].supported) continue;
+      const NodeView node = region.node(n);
+      const std::string_view op = node.op_type();
+      const bool clamps = op == "Conv" || op == "Gemm" || op == "MatMul" ||
+                          op == "BatchNormalization" || op == "GlobalAveragePool";
+      const int32_t out = node.output_index(0);
+      const int32_t r = clamps ? readers.sole_reader(out) : -1;
+      if (r < 0) continue;
+      Support& next = answers[static_cast<size_t>(r)];
+      const NodeView reader = region.node(r);
+      tessera::cpu::Activation act;
+      const bool fuses = next.supported && reader.input_index(0) == out &&
+                         (tessera::cpu::activation_of(region, reader, &act) ||
+                          (op == "Conv" && reader.op_type() == "BatchNormalization"));
+      if (!fuses) continue;
+      next.fused_into = n;
+      next.cost_us = 0.0;
+      next.reason = "runs in the kernel of " + node.describe();
+    }
+    return answers;
+  }
+
   // GEMM-path Conv, Gemm and 2-D MatMul nodes have one schedule each whose knobs block the
   // parallel tasks; the defaults are the heuristic's for the thread count compile uses by
   // default (physical cores). Depthwise convs and the other ops have nothing to tune.

@@ -62,6 +62,11 @@ struct Traits {
     return "";
   }
 
+  // ops/shared.cpp fuse_activation(): the conv kernels apply these in their epilogue.
+  static bool fuses_after_conv(std::string_view op_type) {
+    return op_type == "Relu" || op_type == "Clip" || op_type == "LeakyRelu";
+  }
+
   static std::string check_option(const std::string& name, const std::string& value) {
     if (name == "layout") return parse_layout(value) ? "" : layout_choices(value);
     if (name == "build_options") {

@@ -127,6 +127,60 @@ TEST(CpuSession, ConvBnReluPoolGemm) {
   EXPECT_EQ(profile[0].node_times_us[3], 0.0);
 }
 
+// Capability over the whole graph (query_subgraph): the cpu plugin prices the nodes its kernels
+// compute in a Conv's or Gemm's epilogue (BN folded into the conv, Relu clamped in it) at 0 us and
+// says which node computes them; the plan's estimates agree with the profile above, where those
+// nodes have no time of their own. A BatchNormalization whose input is not a conv's output (the
+// graph input here), and a Relu whose producer's output is read twice, keep their own cost.
+TEST(CpuSession, SubgraphAnswersPriceFusedEpilogues) {
+  Attributes pad = ints("pads", {1, 1, 1, 1});
+  Graph g = GraphBuilder()
+                .input("x", {1, 4, 9, 9})
+                .constant("s0", random_tensor({4}, 1))
+                .constant("b0", random_tensor({4}, 2))
+                .constant("m0", random_tensor({4}, 3))
+                .constant("v0", Tensor::from_vector<float>({4}, {0.5f, 1, 2, 0.3f}))
+                .constant("w", random_tensor({6, 4, 3, 3}, 4))
+                .constant("s", random_tensor({6}, 5))
+                .constant("b", random_tensor({6}, 6))
+                .constant("m", random_tensor({6}, 7))
+                .constant("v", Tensor::from_vector<float>({6}, {0.5f, 1, 2, 0.3f, 1.5f, 0.9f}))
+                .constant("w2", random_tensor({6, 6, 3, 3}, 8))
+                .node("BatchNormalization", {"x", "s0", "b0", "m0", "v0"}, {"xn"}, {}, "bn_in")
+                .node("Conv", {"xn", "w"}, {"c"}, pad, "conv")
+                .node("BatchNormalization", {"c", "s", "b", "m", "v"}, {"bn"}, {}, "bn")
+                .node("Relu", {"bn"}, {"r"}, {}, "relu")
+                .node("Conv", {"r", "w2"}, {"c2"}, pad, "conv2")
+                .node("Relu", {"c2"}, {"r2"}, {}, "relu2")
+                .node("Add", {"c2", "r2"}, {"y"}, {}, "add")
+                .output("y")
+                .build();
+  const Graph reference_graph = g;
+  Session session(std::move(g), cpu_options(0));
+  expect_all_on_cpu(session);
+  std::map<std::string, const NodePlacement*> by_name;
+  for (const NodePlacement& p : session.plan().nodes) by_name[p.node] = &p;
+  for (const auto& [node, into] :
+       std::map<std::string, std::string>{{"bn", "conv"}, {"relu", "bn"}}) {
+    SCOPED_TRACE(node);
+    EXPECT_EQ(by_name.at(node)->estimate_us, 0.0);
+    EXPECT_NE(by_name.at(node)->estimate.find("fuses it into node '" + into + "'"),
+              std::string::npos)
+        << by_name.at(node)->estimate;
+  }
+  for (const std::string node : {"bn_in", "conv", "conv2", "relu2", "add"}) {
+    EXPECT_GT(by_name.at(node)->estimate_us, 0.0) << node;
+  }
+  const std::map<std::string, Tensor> inputs = test::random_inputs(reference_graph, 9);
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(reference_graph, inputs);
+  ASSERT_EQ(got.size(), 1u);
+  for (int64_t i = 0; i < want[0].numel(); ++i) {
+    const float w = want[0].data<float>()[i];
+    ASSERT_NEAR(got[0].data<float>()[i], w, 1e-4f * std::max(1.0f, std::fabs(w))) << i;
+  }
+}
+
 // Squeeze-excitation blocks as exporters write them run as one step (the pool's), every other
 // node of the block absorbed: mobilenet_v3's (GlobalAveragePool, Relu, HardSigmoid, Mul(x, g)),
 // efficientnet's (ReduceMean over H and W, SiLU as Sigmoid-Mul, a conv without bias, Sigmoid,

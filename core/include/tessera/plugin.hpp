@@ -225,6 +225,38 @@ class RegionView {
   const tsr_region* region_;
 };
 
+// Who reads each value of a region, for answers that look across nodes (query_subgraph).
+class ValueReaders {
+ public:
+  explicit ValueReaders(const RegionView& region)
+      : readers_(static_cast<size_t>(region.num_values())),
+        output_(static_cast<size_t>(region.num_values()), 0) {
+    for (int32_t i = 0; i < region.num_nodes(); ++i) {
+      const NodeView node = region.node(i);
+      for (int32_t k = 0; k < node.num_inputs(); ++k) {
+        const int32_t v = node.input_index(k);
+        if (v >= 0 && v < region.num_values()) readers_[static_cast<size_t>(v)].push_back(i);
+      }
+    }
+    for (int32_t i = 0; i < region.num_outputs(); ++i) {
+      const int32_t v = region.output_index(i);
+      if (v >= 0 && v < region.num_values()) output_[static_cast<size_t>(v)] = 1;
+    }
+  }
+  // The one node reading value `v`, or -1 when none or several do, or `v` leaves the region.
+  int32_t sole_reader(int32_t v) const {
+    if (v < 0 || static_cast<size_t>(v) >= readers_.size() || output_[static_cast<size_t>(v)]) {
+      return -1;
+    }
+    const std::vector<int32_t>& r = readers_[static_cast<size_t>(v)];
+    return r.size() == 1 ? r.front() : -1;
+  }
+
+ private:
+  std::vector<std::vector<int32_t>> readers_;
+  std::vector<char> output_;
+};
+
 // Strings are copied by the helper and kept alive until the instance is destroyed, as the ABI
 // requires.
 struct DeviceInfo {
@@ -245,6 +277,8 @@ struct Support {
   tsr_layout preferred_layout = TSR_LAYOUT_ANY;
   double cost_us = 0.0;
   std::string reason;  // why not, or a short note; truncated to 255 bytes
+  // query_subgraph only: the region node whose kernel also computes this one, -1 = none.
+  int32_t fused_into = -1;
 
   static Support yes(double cost_us, std::string note = {}) {
     Support s;
@@ -370,6 +404,20 @@ class Plugin {
   virtual std::unique_ptr<CompiledRegion> compile(const std::string& device,
                                                   const RegionView& region,
                                                   const CompileOptions& options) = 0;
+  // Capability over a subgraph (ABI 2.2): one answer per node of `region`, in node order, with
+  // costs that count what the plugin does across nodes (Support::fused_into). Default: query()
+  // for each node, nothing fused.
+  virtual std::vector<Support> query_subgraph(const std::string& device, const RegionView& region) {
+    std::vector<Support> answers;
+    for (int32_t i = 0; i < region.num_nodes(); ++i) {
+      try {
+        answers.push_back(query(device, region, region.node(i)));
+      } catch (const std::exception& e) {
+        answers.push_back(Support::no(e.what()));
+      }
+    }
+    return answers;
+  }
   // Schedules and knob spaces for `node` and its workload key. Default: nothing tunable.
   virtual NodeTuning describe(const std::string& device, const RegionView& region,
                               const NodeView& node) {
@@ -558,6 +606,28 @@ struct Host {
     return status;
   }
 
+  static tsr_status query_subgraph(tsr_instance instance, const char* device,
+                                   const tsr_region* region, tsr_support* answers,
+                                   tsr_message message) noexcept {
+    return guarded(message, [&] {
+      const std::vector<Support> got =
+          of(instance).plugin->query_subgraph(device ? device : "", RegionView(region));
+      if (static_cast<int32_t>(got.size()) != region->num_nodes) {
+        throw Failure(TSR_ERROR, "query_subgraph() answered " + std::to_string(got.size()) +
+                                     " nodes of " + std::to_string(region->num_nodes));
+      }
+      for (int32_t i = 0; i < region->num_nodes; ++i) {
+        const Support& a = got[static_cast<size_t>(i)];
+        tsr_support& out = answers[i];
+        out.supported = a.supported ? 1 : 0;
+        out.preferred_layout = a.preferred_layout;
+        out.cost_us = a.cost_us;
+        out.fused_into = a.fused_into;
+        write_message(tsr_message{out.reason, sizeof(out.reason)}, a.reason.c_str());
+      }
+    });
+  }
+
   static tsr_status compile(tsr_instance instance, const char* device, const tsr_region* region,
                             const tsr_compile_options* options, tsr_region_handle* handle,
                             tsr_message message) noexcept {
@@ -716,7 +786,8 @@ struct Host {
                                      &buffer_kind,
                                      &alloc_buffer,
                                      &free_buffer,
-                                     &execute_io};
+                                     &execute_io,
+                                     &query_subgraph};
     return &table;
   }
 };

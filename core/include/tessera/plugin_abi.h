@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define TESSERA_PLUGIN_ABI_MAJOR 2
-#define TESSERA_PLUGIN_ABI_MINOR 1
+#define TESSERA_PLUGIN_ABI_MINOR 2
 #define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
 #define TESSERA_MAX_RANK 8
 
@@ -165,6 +165,10 @@ typedef struct tsr_support {
   int32_t preferred_layout;   /* tsr_layout */
   double cost_us;             /* estimated time of the node on this device, microseconds */
   char reason[256];           /* why not (or a note on how); NUL-terminated */
+  /* ABI 2.2, query_subgraph only (core sets -1 before asking): the region node whose kernel also
+   * computes this node (an activation in a convolution's epilogue), so the node adds no launch
+   * and no pass over memory of its own; -1 when it runs on its own. */
+  int32_t fused_into;
 } tsr_support;
 
 /* ---- Tuning -------------------------------------------------------------------------
@@ -346,6 +350,18 @@ typedef struct tsr_plugin {
    * and an output of one call. */
   tsr_status (*execute_region_io)(tsr_region_handle handle, const tsr_io* inputs,
                                   const tsr_io* outputs, tsr_message message);
+
+  /* ---- ABI 2.2 ---- */
+
+  /* Optional (NULL = core asks query_node node by node). Capability over a candidate subgraph:
+   * `region` holds the nodes core offers (in topological order; every value they touch, with
+   * shapes and constants); fill answers[i] (core's array of region->num_nodes, each with its
+   * struct_size set and fused_into = -1) for region node i as query_node would, with costs that
+   * count what the plugin does across nodes: set fused_into where it would compute a node inside
+   * another node's kernel. A node the plugin does not take answers supported = 0 with the
+   * reason, the rest of the subgraph is still answered. */
+  tsr_status (*query_subgraph)(tsr_instance instance, const char* device, const tsr_region* region,
+                               tsr_support* answers, tsr_message message);
 } tsr_plugin;
 
 /* The entry symbol's type. Returns NULL to refuse (e.g. its own check of host_abi_major failed);

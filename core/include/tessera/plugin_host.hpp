@@ -124,6 +124,8 @@ class PluginInstance {
   const TargetOptions& options() const { return options_; }
   bool has_last_profile() const { return plugin_->has_last_profile(); }
   bool has_describe_node() const { return plugin_->has_describe_node(); }
+  // ABI 2.2 query_subgraph slot present.
+  bool has_query_subgraph() const;
 
   // Probes with a target's selector ("" = default). Throws tessera::Error when the probe fails or
   // answers something malformed (bad or duplicate device ids).

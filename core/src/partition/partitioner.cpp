@@ -78,24 +78,110 @@ std::vector<std::vector<int>> same_target_components(const Graph& graph,
 
 }  // namespace
 
+namespace {
+
+// answers[n][t] from target t's answer `support` (status `status`) for graph node n.
+void take_answer(const Graph& graph, const Target& target, size_t n, tsr_status status,
+                 tsr_support& support, NodeAnswer& a) {
+  support.reason[sizeof(support.reason) - 1] = '\0';
+  a.supported = status == TSR_OK && support.supported == 1;
+  a.cost_us = support.cost_us;
+  a.reason = support.reason;
+  if (a.supported) {
+    if (target.throughput.known()) {
+      const Estimate e = estimate(node_work(graph, graph.nodes[n]), target.throughput);
+      a.cost_us = e.us;
+      a.estimate = e.text;
+    } else {
+      a.estimate = format_us(a.cost_us) + " us (the plugin's estimate: no device family " +
+                   "with throughput figures matched this device)";
+    }
+  }
+  if (status != TSR_OK) {
+    a.reason = "query failed (status " + std::to_string(status) + ")" +
+               (a.reason.empty() ? "" : ": " + a.reason);
+  } else if (!a.supported && a.reason.empty()) {
+    a.reason = "no reason given";
+  }
+}
+
+// Asks target t about every node at once (ABI 2.2 query_subgraph), the graph as one candidate
+// subgraph; false when the plugin has no such slot or the call failed (then core asks per node).
+bool query_subgraph(const Graph& graph, const Target& target, size_t t,
+                    const std::vector<std::vector<int>>& consumers,
+                    std::vector<std::vector<NodeAnswer>>& answers) {
+  const PluginInstance& plugin = *target.plugin;
+  if (!plugin.has_query_subgraph() || graph.nodes.empty()) return false;
+  std::vector<int> all(graph.nodes.size());
+  std::iota(all.begin(), all.end(), 0);
+  std::unique_ptr<detail::RegionDesc> desc;
+  try {
+    desc = std::make_unique<detail::RegionDesc>(graph, all, consumers);
+  } catch (const Error&) {
+    return false;
+  }
+  std::vector<tsr_support> got(graph.nodes.size());
+  for (tsr_support& s : got) {
+    s.struct_size = sizeof(tsr_support);
+    s.fused_into = -1;
+  }
+  char text[512] = {0};
+  tsr_status status;
+  try {
+    std::lock_guard<std::mutex> lock(plugin.call_mutex());
+    status = plugin.table().query_subgraph(plugin.handle(), target.device.c_str(), desc->get(),
+                                           got.data(), tsr_message{text, sizeof(text)});
+  } catch (...) {
+    return false;
+  }
+  if (status != TSR_OK) return false;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    NodeAnswer& a = answers[n][t];
+    take_answer(graph, target, n, TSR_OK, got[n], a);
+    const int32_t into = got[n].fused_into;
+    if (a.supported && into >= 0 && static_cast<size_t>(into) < graph.nodes.size() &&
+        static_cast<size_t>(into) != n) {
+      // Computed inside another node's kernel: no launch and no pass over memory of its own
+      // (while that node runs on the same target; the estimate does not know the partition yet).
+      a.cost_us = 0.0;
+      a.estimate = "0 us (the plugin fuses it into node '" +
+                   graph.nodes[static_cast<size_t>(into)].name + "')";
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
                                                  const std::vector<Target>& targets) {
   const auto consumers = detail::value_consumers(graph);
   std::vector<std::vector<NodeAnswer>> answers(graph.nodes.size(),
                                                std::vector<NodeAnswer>(targets.size()));
+  std::vector<char> answered(targets.size(), 0);
+  for (size_t t = 0; t < targets.size(); ++t) {
+    answered[t] = query_subgraph(graph, targets[t], t, consumers, answers);
+  }
+  if (std::all_of(answered.begin(), answered.end(), [](char a) { return a != 0; })) {
+    return answers;
+  }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
     std::unique_ptr<detail::RegionDesc> desc;
     try {
       desc = std::make_unique<detail::RegionDesc>(graph, std::vector<int>{static_cast<int>(n)},
                                                   consumers);
     } catch (const Error& e) {
-      for (NodeAnswer& a : answers[n]) a.reason = e.what();
+      for (size_t t = 0; t < targets.size(); ++t) {
+        if (!answered[t]) answers[n][t].reason = e.what();
+      }
       continue;
     }
     for (size_t t = 0; t < targets.size(); ++t) {
+      if (answered[t]) continue;
       const PluginInstance& plugin = *targets[t].plugin;
       tsr_support support{};
       support.struct_size = sizeof(tsr_support);
+      support.fused_into = -1;
       tsr_status status;
       try {
         std::lock_guard<std::mutex> lock(plugin.call_mutex());
@@ -105,27 +191,7 @@ std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
         answers[n][t].reason = "query threw a C++ exception across the C boundary";
         continue;
       }
-      support.reason[sizeof(support.reason) - 1] = '\0';
-      NodeAnswer& a = answers[n][t];
-      a.supported = status == TSR_OK && support.supported == 1;
-      a.cost_us = support.cost_us;
-      a.reason = support.reason;
-      if (a.supported) {
-        if (targets[t].throughput.known()) {
-          const Estimate e = estimate(node_work(graph, graph.nodes[n]), targets[t].throughput);
-          a.cost_us = e.us;
-          a.estimate = e.text;
-        } else {
-          a.estimate = format_us(a.cost_us) + " us (the plugin's estimate: no device family " +
-                       "with throughput figures matched this device)";
-        }
-      }
-      if (status != TSR_OK) {
-        a.reason = "query failed (status " + std::to_string(status) + ")" +
-                   (a.reason.empty() ? "" : ": " + a.reason);
-      } else if (!a.supported && a.reason.empty()) {
-        a.reason = "no reason given";
-      }
+      take_answer(graph, targets[t], n, status, support, answers[n][t]);
     }
   }
   return answers;

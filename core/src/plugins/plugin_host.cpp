@@ -193,6 +193,10 @@ std::vector<PluginDeviceInfo> LoadedPlugin::probe(const std::string& selector) {
   return create_instance()->probe(selector);
 }
 
+bool PluginInstance::has_query_subgraph() const {
+  return has_slot(table(), &tsr_plugin::query_subgraph, offsetof(tsr_plugin, query_subgraph));
+}
+
 std::string PluginInstance::buffer_domain(const std::string& device) const {
   const tsr_plugin& t = table();
   const bool has =

@@ -78,6 +78,7 @@ inline tsr_plugin table(const char* name) {
                     nullptr,
                     nullptr,
                     nullptr,
+                    nullptr,
                     nullptr};
 }
 

@@ -109,6 +109,8 @@ class OpenClRegion : public plugin::CompiledRegion {
 //                                        valid, else why not (naming the option and what is
 //                                        allowed)
 //   make_lowering(region, context, pool, options)  reads the precision and the target options
+//   fuses_after_conv(op_type)            whether a Conv's kernel computes an activation of this
+//                                        op that alone reads its output
 template <class Traits>
 class OpenClPlugin : public plugin::Plugin {
  public:
@@ -177,6 +179,29 @@ class OpenClPlugin : public plugin::Plugin {
     } catch (const std::exception& e) {
       return plugin::Support::no(prefixed(e.what()));
     }
+  }
+
+  // Answers over a subgraph that price the activations a plugin computes in a convolution's
+  // kernel (Traits::fuses_after_conv: mali's Relu, Clip, LeakyRelu after a Conv whose output
+  // nothing else reads) as free.
+  std::vector<plugin::Support> query_subgraph(const std::string& device,
+                                              const plugin::RegionView& region) override {
+    std::vector<plugin::Support> answers = plugin::Plugin::query_subgraph(device, region);
+    const plugin::ValueReaders readers(region);
+    for (int32_t n = 0; n < region.num_nodes(); ++n) {
+      const plugin::NodeView conv = region.node(n);
+      if (!answers[static_cast<size_t>(n)].supported || conv.op_type() != "Conv") continue;
+      const int32_t out = conv.output_index(0);
+      const int32_t r = readers.sole_reader(out);
+      if (r < 0 || !answers[static_cast<size_t>(r)].supported) continue;
+      const plugin::NodeView act = region.node(r);
+      if (act.input_index(0) != out || !Traits::fuses_after_conv(act.op_type())) continue;
+      plugin::Support& fused = answers[static_cast<size_t>(r)];
+      fused.fused_into = n;
+      fused.cost_us = 0.0;
+      fused.reason = "runs in the kernel of " + conv.describe();
+    }
+    return answers;
   }
 
   std::unique_ptr<plugin::CompiledRegion> compile(const std::string& device,
