@@ -429,11 +429,14 @@ struct SharedContext {
   }
 };
 
+// The registry is an ordinary static: destroyed when this library is unloaded, after the plugins
+// that use it (and so every context) are gone. A leaked one would be reported as a leak once the
+// library is unmapped.
 std::shared_ptr<SharedContext> shared_context(const DeviceInfo& device) {
   static std::mutex mutex;
-  static auto* contexts = new std::map<cl_device_id, std::weak_ptr<SharedContext>>();
+  static std::map<cl_device_id, std::weak_ptr<SharedContext>> contexts;
   std::lock_guard<std::mutex> lock(mutex);
-  std::weak_ptr<SharedContext>& slot = (*contexts)[device.id];
+  std::weak_ptr<SharedContext>& slot = contexts[device.id];
   if (std::shared_ptr<SharedContext> live = slot.lock()) return live;
   cl_int err = CL_SUCCESS;
   const cl_context_properties props[] = {

@@ -19,7 +19,9 @@ const LegacyTableHead kTable = {sizeof(LegacyTableHead),     1, 2, "legacy", "0.
                                 "a plugin built for ABI 1.2"};
 }  // namespace
 
-extern "C" TESSERA_PLUGIN_EXPORT const void* tessera_plugin_entry(uint32_t host_abi_major,
-                                                                  uint32_t) {
-  return host_abi_major == 1 ? &kTable : nullptr;
+// Declared with the entry's real type (core calls it through that type); the 1.x table is
+// handed out as the pointer type this ABI names, as a 1.x plugin's entry would.
+extern "C" TESSERA_PLUGIN_EXPORT const tsr_plugin* tessera_plugin_entry(uint32_t host_abi_major,
+                                                                        uint32_t) {
+  return host_abi_major == 1 ? reinterpret_cast<const tsr_plugin*>(&kTable) : nullptr;
 }
