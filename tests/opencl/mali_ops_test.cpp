@@ -192,6 +192,29 @@ TEST_F(MaliOpsTest, SoftmaxConcatAndAliases) {
              {{random_tensor({2, 3, 4}, 41)}, {Tensor::from_vector<int64_t>({2}, {4, 6}), true}});
 }
 
+// ReduceMean over every spatial axis runs as a global average pool: axes from the attribute
+// (opset 13) or a constant input (opset 18), negative or positive, keepdims 1 and 0. Other axes
+// are refused with the reason.
+TEST_F(MaliOpsTest, ReduceMeanOverSpatialAxes) {
+  const Tensor x = random_tensor({2, 6, 5, 7}, 60);
+  check_node("ReduceMean", {{x}}, attrs({{"axes", Ints{2, 3}}}));
+  check_node("ReduceMean", {{x}}, attrs({{"axes", Ints{-1, -2}}, {"keepdims", int64_t{0}}}));
+  check_node("ReduceMean", {{x}, {Tensor::from_vector<int64_t>({2}, {2, 3}), true}}, {}, 18);
+  check_node("ReduceMean", {{x}, {Tensor::from_vector<int64_t>({2}, {-2, -1}), true}},
+             attrs({{"keepdims", int64_t{0}}}), 18);
+  check_node("ReduceMean", {{random_tensor({1, 3, 10}, 61)}}, attrs({{"axes", Ints{2}}}));
+
+  Case channels(
+      {{x}}, {opencl_test::make_node_over_inputs("ReduceMean", 1, attrs({{"axes", Ints{1}}}))}, 13);
+  tsr_support support{};
+  support.struct_size = sizeof(support);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &channels.region, 0, &support),
+            TSR_OK);
+  EXPECT_EQ(support.supported, 0);
+  EXPECT_NE(std::string(support.reason).find("every spatial axis"), std::string::npos)
+      << support.reason;
+}
+
 TEST_F(MaliOpsTest, ChainConvReluPoolFlattenGemm) {
   std::vector<In> inputs = {{random_tensor({1, 3, 8, 8}, 42)},
                             {random_tensor({4, 3, 3, 3}, 43), true},

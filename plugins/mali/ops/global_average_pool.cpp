@@ -25,9 +25,11 @@ Config plane_config(const char* id, const opencl::DeviceInfo& device, int64_t ro
   return c;
 }
 
+}  // namespace
+
 // The schedules describe_node lists: the default layout's first (under nchw4c the NCHW one runs
 // when the input arrives as NCHW).
-std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> global_average_options(const NodeView& node, const opencl::DeviceInfo& device) {
   const tsr_tensor& x = node.input(0);
   const int64_t rows = x.dims[0] * x.dims[1];
   std::vector<Config> out = {plane_config("pool.global_avg", device, rows)};
@@ -37,7 +39,7 @@ std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& devi
   return out;
 }
 
-void lower(Lowering& lw, const NodeView& node, int32_t index) {
+void lower_global_average(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const bool c4 = writes_nchw4c(lw, node);
   const int64_t rows = x.dims[0] * (c4 ? (x.dims[1] + 3) / 4 : x.dims[1]);
@@ -57,7 +59,6 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
               {static_cast<size_t>(config.get("wg_x"))}, config);
 }
 
-}  // namespace
-TESSERA_MALI_OP_WITH_LAYOUT("GlobalAveragePool", check, lower, follow_input0);
-TESSERA_MALI_TUNABLE("GlobalAveragePool", options);
+TESSERA_MALI_OP_WITH_LAYOUT("GlobalAveragePool", check, lower_global_average, follow_input0);
+TESSERA_MALI_TUNABLE("GlobalAveragePool", global_average_options);
 }  // namespace tessera::mali

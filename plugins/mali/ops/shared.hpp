@@ -56,6 +56,13 @@ void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 std::string check_pool(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode);
 
+// The mean of every plane (n, c) of input 0 (rank >= 3) into output 0, whose bytes are
+// [N, C] whatever its rank: GlobalAveragePool, and ReduceMean over every spatial axis. NCHW or
+// NCHW4c as the output is (the op's layout rule decides); global_average_options lists the
+// schedules for TESSERA_MALI_TUNABLE.
+std::vector<Config> global_average_options(const NodeView& node, const opencl::DeviceInfo& device);
+void lower_global_average(Lowering& lw, const NodeView& node, int32_t index);
+
 // Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
                 bool trans_a, bool trans_b, float alpha, float beta);

@@ -1,0 +1,73 @@
+// ReduceMean over every spatial axis on the mali plugin: a global average pool as exporters write
+// it (torch's dynamo exporter turns AdaptiveAvgPool2d(1) and x.mean((2, 3)) into it). The axes
+// come from the attribute (opset < 18) or a constant input (opset 18); anything else (another set
+// of axes, axes computed at run time) is refused with the reason. keepdims=1 follows the input's
+// layout as GlobalAveragePool does; keepdims=0 ([N, C]) is written in NCHW.
+#include <algorithm>
+#include <optional>
+
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+// The reduced axes, normalised and sorted, or nullopt with `why` set.
+std::optional<std::vector<int64_t>> reduced_axes(const NodeView& node, std::string* why) {
+  std::vector<int64_t> axes;
+  if (node.has_input(1)) {
+    const tsr_tensor& a = node.input(1);
+    if (a.data == nullptr || a.dtype != TSR_DTYPE_INT64 || a.rank != 1) {
+      *why = "axes (input 1) must be a constant int64 vector";
+      return std::nullopt;
+    }
+    const int64_t* v = static_cast<const int64_t*>(a.data);
+    axes.assign(v, v + a.dims[0]);
+  } else {
+    axes = node.attr_ints("axes", {});
+  }
+  const int64_t rank = node.input(0).rank;
+  if (axes.empty()) {
+    *why = "no axes (a mean over every axis) is not a global average pool";
+    return std::nullopt;
+  }
+  for (int64_t& a : axes) {
+    if (a < -rank || a >= rank) {
+      *why = "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank);
+      return std::nullopt;
+    }
+    if (a < 0) a += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "input 0 is not float32 (mali runs float32 only)";
+  }
+  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "output 0 is not float32";
+  }
+  const int32_t rank = node.input(0).rank;
+  if (rank < 3) return "input must have spatial dims";
+  std::string why;
+  const std::optional<std::vector<int64_t>> axes = reduced_axes(node, &why);
+  if (!axes) return why;
+  std::vector<int64_t> spatial;
+  for (int64_t d = 2; d < rank; ++d) spatial.push_back(d);
+  if (*axes != spatial) {
+    return "only a mean over every spatial axis (2.." + std::to_string(rank - 1) +
+           ") is implemented";
+  }
+  return "";
+}
+
+LayoutPlan layout(const NodeView& node, const Lowering& lw) {
+  if (node.attr_int("keepdims", 1) == 0) return {};
+  return follow_input0(node, lw);
+}
+
+}  // namespace
+TESSERA_MALI_OP_WITH_LAYOUT("ReduceMean", check, lower_global_average, layout);
+TESSERA_MALI_TUNABLE("ReduceMean", global_average_options);
+}  // namespace tessera::mali
