@@ -50,14 +50,22 @@ struct RawInstance {
 };
 
 // Creates an instance of `table` with `options`, probed with `selector`. Cached for the process
-// per (table, options, selector): each instance builds its own OpenCL context, and the suites run
-// hundreds of cases. Never destroyed (a static destructor would run after the driver unloaded);
-// the cache stays reachable, so the leak checker does not count it.
+// per (table, options, selector): each instance builds its own OpenCL context and program pool,
+// and the suites run hundreds of cases. Destroyed at exit (the plugin libraries these tests
+// dlopen stay loaded), so the driver sees its contexts released before it tears itself down.
 inline RawInstance& raw_instance(const tsr_plugin* table, const OptionList& options = {},
                                  const std::string& selector = "any") {
   using Key = std::tuple<const tsr_plugin*, OptionList, std::string>;
-  static auto* cache = new std::map<Key, std::unique_ptr<RawInstance>>();
-  auto& slot = (*cache)[Key{table, options, selector}];
+  struct Cache {
+    std::map<Key, std::unique_ptr<RawInstance>> instances;
+    ~Cache() {
+      for (auto& [key, instance] : instances) {
+        if (instance && instance->handle != nullptr) instance->table->destroy(instance->handle);
+      }
+    }
+  };
+  static Cache cache;
+  auto& slot = cache.instances[Key{table, options, selector}];
   if (slot) return *slot;
   slot = std::make_unique<RawInstance>();
   RawInstance& r = *slot;
