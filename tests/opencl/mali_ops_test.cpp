@@ -129,6 +129,8 @@ TEST_F(MaliOpsTest, Activations) {
   check_node("Relu", {{x}});
   check_node("Sigmoid", {{x}});
   check_node("HardSwish", {{x}});
+  check_node("HardSigmoid", {{x}});
+  check_node("HardSigmoid", {{x}}, attrs({{"alpha", 0.25f}, {"beta", 0.4f}}));
   check_node("LeakyRelu", {{x}}, attrs({{"alpha", 0.2f}}));
   check_node("Clip", {{x},
                       {Tensor::from_vector<float>({}, {-1.5f}), true},

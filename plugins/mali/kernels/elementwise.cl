@@ -8,13 +8,15 @@
 // channel plane), else element by element, so any tensor size is correct (global range
 // ceil(n / VEC)).
 
-// op: 0 relu, 1 clip(a, b), 2 leaky relu(a), 3 sigmoid, 4 hard swish, 5 copy.
+// op: 0 relu, 1 clip(a, b), 2 leaky relu(a), 3 sigmoid, 4 hard swish, 5 copy,
+// 6 hard sigmoid (alpha a, beta b).
 inline floatv tsr_unary(floatv v, int op, float a, float b) {
   if (op == 0) return fmax(v, 0.0f);
   if (op == 1) return fmin(fmax(v, a), b);
   if (op == 2) return select(v * a, v, isgreaterequal(v, (floatv)(0.0f)));
   if (op == 3) return 1.0f / (1.0f + exp(-v));
   if (op == 4) return v * fmax(fmin(v / 6.0f + 0.5f, 1.0f), 0.0f);
+  if (op == 6) return fmax(fmin(v * a + b, 1.0f), 0.0f);
   return v;
 }
 inline float tsr_unary1(float v, int op, float a, float b) {
@@ -23,6 +25,7 @@ inline float tsr_unary1(float v, int op, float a, float b) {
   if (op == 2) return v >= 0.0f ? v : a * v;
   if (op == 3) return 1.0f / (1.0f + exp(-v));
   if (op == 4) return v * fmax(fmin(v / 6.0f + 0.5f, 1.0f), 0.0f);
+  if (op == 6) return fmax(fmin(v * a + b, 1.0f), 0.0f);
   return v;
 }
 

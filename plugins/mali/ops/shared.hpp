@@ -15,7 +15,8 @@ enum class UnaryOp : int32_t {
   kLeakyRelu = 2,
   kSigmoid = 3,
   kHardSwish = 4,
-  kCopy = 5
+  kCopy = 5,
+  kHardSigmoid = 6
 };
 // Runs on input 0's layout (follow_input0). unary_options: its one config (vec, wg_x) for
 // TESSERA_MALI_TUNABLE.
