@@ -131,6 +131,7 @@ TEST_F(MaliOpsTest, Activations) {
   check_node("HardSwish", {{x}});
   check_node("HardSigmoid", {{x}});
   check_node("HardSigmoid", {{x}}, attrs({{"alpha", 0.25f}, {"beta", 0.4f}}));
+  check_node("Erf", {{x}});
   check_node("LeakyRelu", {{x}}, attrs({{"alpha", 0.2f}}));
   check_node("Clip", {{x},
                       {Tensor::from_vector<float>({}, {-1.5f}), true},
@@ -145,6 +146,28 @@ TEST_F(MaliOpsTest, AddMulBroadcasting) {
   check_node("Mul", {{x}, {random_tensor({3, 1, 1}, 23)}});
   check_node("Mul", {{random_tensor({4, 1}, 24)}, {random_tensor({1, 6}, 25)}});
   check_node("Add", {{x}, {Tensor::from_vector<float>({}, {0.75f}), true}});
+  check_node("Sub", {{x}, {random_tensor({2, 3, 4, 5}, 26)}});
+  check_node("Sub", {{random_tensor({1, 3, 1, 1}, 27), true}, {x}});
+  // Divisors kept away from zero: the reference and the kernel round a / b alike only there.
+  check_node("Div", {{x}, {random_tensor({2, 3, 4, 5}, 28, 0.5f, 2.0f)}});
+  check_node("Div", {{x}, {Tensor::from_vector<float>({}, {1.4142135f}), true}});
+}
+
+// GELU as exporters write it, after a Conv (whose output is NCHW4c under the default layout):
+// Div by sqrt(2) (NCHW), Erf, Add 1, Mul by x, Mul 0.5; the values match the reference, so the
+// NCHW4c padding never turned into NaN.
+TEST_F(MaliOpsTest, GeluAfterConv) {
+  std::vector<In> inputs = {{random_tensor({1, 6, 7, 7}, 70)},
+                            {random_tensor({6, 6, 1, 1}, 71), true},
+                            {Tensor::from_vector<float>({}, {1.4142135f}), true},
+                            {Tensor::from_vector<float>({}, {1.0f}), true},
+                            {Tensor::from_vector<float>({}, {0.5f}), true}};
+  const auto node = [](const std::string& op, std::vector<ValueId> in) {
+    return opencl_test::make_node(op, std::move(in));
+  };
+  // Values: 0 x, 1 w, 2 sqrt2, 3 one, 4 half, then 5 conv, 6 div, 7 erf, 8 add, 9 mul, 10 mul.
+  check_chain(inputs, {node("Conv", {0, 1}), node("Div", {5, 2}), node("Erf", {6}),
+                       node("Add", {7, 3}), node("Mul", {5, 8}), node("Mul", {9, 4})});
 }
 
 TEST_F(MaliOpsTest, Pools) {

@@ -9,7 +9,7 @@
 // ceil(n / VEC)).
 
 // op: 0 relu, 1 clip(a, b), 2 leaky relu(a), 3 sigmoid, 4 hard swish, 5 copy,
-// 6 hard sigmoid (alpha a, beta b).
+// 6 hard sigmoid (alpha a, beta b), 7 erf.
 inline floatv tsr_unary(floatv v, int op, float a, float b) {
   if (op == 0) return fmax(v, 0.0f);
   if (op == 1) return fmin(fmax(v, a), b);
@@ -17,6 +17,7 @@ inline floatv tsr_unary(floatv v, int op, float a, float b) {
   if (op == 3) return 1.0f / (1.0f + exp(-v));
   if (op == 4) return v * fmax(fmin(v / 6.0f + 0.5f, 1.0f), 0.0f);
   if (op == 6) return fmax(fmin(v * a + b, 1.0f), 0.0f);
+  if (op == 7) return erf(v);
   return v;
 }
 inline float tsr_unary1(float v, int op, float a, float b) {
@@ -26,7 +27,22 @@ inline float tsr_unary1(float v, int op, float a, float b) {
   if (op == 3) return 1.0f / (1.0f + exp(-v));
   if (op == 4) return v * fmax(fmin(v / 6.0f + 0.5f, 1.0f), 0.0f);
   if (op == 6) return fmax(fmin(v * a + b, 1.0f), 0.0f);
+  if (op == 7) return erf(v);
   return v;
+}
+
+// op of binary_f32: 0 add, 1 mul, 2 div, 3 sub.
+inline floatv tsr_binary(floatv a, floatv b, int op) {
+  if (op == 0) return a + b;
+  if (op == 1) return a * b;
+  if (op == 2) return a / b;
+  return a - b;
+}
+inline float tsr_binary1(float a, float b, int op) {
+  if (op == 0) return a + b;
+  if (op == 1) return a * b;
+  if (op == 2) return a / b;
+  return a - b;
 }
 
 // c4 = (C, H * W, CB, 1) over an NCHW4c buffer whose C is not a multiple of 4: lanes of channels
@@ -51,7 +67,7 @@ __kernel void unary_f32(__global const float* x, __global float* y, int n, int o
 }
 
 // y[i] = a[..] (op) b[..] over a 4-D output; dims and strides padded on the left with 1 / 0.
-// op: 0 add, 1 mul. The innermost stride is 1 or 0 (broadcast), so VEC outputs within one row
+// op: tsr_binary's. The innermost stride is 1 or 0 (broadcast), so VEC outputs within one row
 // read one vector (or one splatted float) of each operand.
 // act: a fused activation as in common.cl's tsr_activate (0 none, 1 relu, 2 clip, 3 leaky relu);
 // the lowering fuses only activations with f(0) == 0, so NCHW4c padding stays zero.
@@ -71,7 +87,7 @@ __kernel void binary_f32(__global const float* a, __global const float* b, __glo
   if (i3 + VEC <= dims.w) {
     const floatv va = astr.w != 0 ? TSR_VLOAD(a + ao) : (floatv)(a[ao]);
     const floatv vb = bstr.w != 0 ? TSR_VLOAD(b + bo) : (floatv)(b[bo]);
-    const floatv r = op == 0 ? va + vb : va * vb;
+    const floatv r = tsr_binary(va, vb, op);
     TSR_VSTORE(act == 0 ? r : tsr_unary(r, act - 1, act_a, act_b), y + i0);
     return;
   }
@@ -83,7 +99,7 @@ __kernel void binary_f32(__global const float* a, __global const float* b, __glo
     const int j0 = q / dims.y;
     const float va = a[j0 * astr.x + j1 * astr.y + j2 * astr.z + j3 * astr.w];
     const float vb = b[j0 * bstr.x + j1 * bstr.y + j2 * bstr.z + j3 * bstr.w];
-    const float r = op == 0 ? va + vb : va * vb;
+    const float r = tsr_binary1(va, vb, op);
     y[i] = tsr_activate(r, act, act_a, act_b);
   }
 }

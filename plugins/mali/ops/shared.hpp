@@ -16,7 +16,8 @@ enum class UnaryOp : int32_t {
   kSigmoid = 3,
   kHardSwish = 4,
   kCopy = 5,
-  kHardSigmoid = 6
+  kHardSigmoid = 6,
+  kErf = 7
 };
 // Runs on input 0's layout (follow_input0). unary_options: its one config (vec, wg_x) for
 // TESSERA_MALI_TUNABLE.
@@ -24,7 +25,7 @@ std::vector<Config> unary_options(const NodeView& node, const opencl::DeviceInfo
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b);
 
 // Codes of binary_f32.
-enum class BinaryOp : int32_t { kAdd = 0, kMul = 1 };
+enum class BinaryOp : int32_t { kAdd = 0, kMul = 1, kDiv = 2, kSub = 3 };
 std::string check_binary(const NodeView& node, const opencl::DeviceInfo& device);
 // NCHW4c when both inputs have the output's rank-4 shape and one of them is NCHW4c; broadcasts
 // run on NCHW.
