@@ -153,6 +153,39 @@ TEST_F(MaliOpsTest, AddMulBroadcasting) {
   check_node("Div", {{x}, {Tensor::from_vector<float>({}, {1.4142135f}), true}});
 }
 
+// Transpose: channel shuffles and the NCHW <-> NHWC moves of channels-last blocks, the default
+// (reversed) permutation, rank 2 to 4; rank 5 is refused.
+TEST_F(MaliOpsTest, TransposeEveryPermutationShape) {
+  const Tensor x = random_tensor({2, 3, 4, 5}, 80);
+  check_node("Transpose", {{x}}, attrs({{"perm", Ints{0, 2, 3, 1}}}));
+  check_node("Transpose", {{x}}, attrs({{"perm", Ints{0, 3, 1, 2}}}));
+  check_node("Transpose", {{x}}, attrs({{"perm", Ints{1, 0, 3, 2}}}));
+  check_node("Transpose", {{x}});
+  check_node("Transpose", {{random_tensor({3, 7, 5}, 81)}}, attrs({{"perm", Ints{0, 2, 1}}}));
+  check_node("Transpose", {{random_tensor({6, 9}, 82)}});
+  Case big({{random_tensor({1, 2, 2, 2, 2}, 83)}},
+           {opencl_test::make_node_over_inputs("Transpose", 1, {})}, 13);
+  tsr_support support{};
+  support.struct_size = sizeof(support);
+  ASSERT_EQ(plugin_->query_node(instance_->handle, device_.c_str(), &big.region, 0, &support),
+            TSR_OK);
+  EXPECT_EQ(support.supported, 0);
+  EXPECT_NE(std::string(support.reason).find("at most 4"), std::string::npos) << support.reason;
+}
+
+// LayerNormalization over the last axis (with bias, channels-last as ConvNeXt writes it) and
+// over the last two (axis 1 of a rank-3 input, no bias).
+TEST_F(MaliOpsTest, LayerNormalizationRows) {
+  check_node("LayerNormalization",
+             {{random_tensor({2, 5, 6, 8}, 84)},
+              {random_tensor({8}, 85), true},
+              {random_tensor({8}, 86), true}},
+             attrs({{"epsilon", 1e-6f}}), 17);
+  check_node("LayerNormalization",
+             {{random_tensor({3, 4, 7}, 87)}, {random_tensor({4, 7}, 88), true}},
+             attrs({{"axis", int64_t{1}}}), 17);
+}
+
 // GELU as exporters write it, after a Conv (whose output is NCHW4c under the default layout):
 // Div by sqrt(2) (NCHW), Erf, Add 1, Mul by x, Mul 0.5; the values match the reference, so the
 // NCHW4c padding never turned into NaN.

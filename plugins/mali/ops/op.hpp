@@ -76,6 +76,12 @@ bool writes_nchw4c(const Lowering& lowering, const NodeView& node);
 // one core requested for node `index` if valid, else default_config's.
 Config elementwise_config(const Lowering& lowering, int32_t index, const char* schedule_id,
                           int64_t n);
+// The node's `axis` attribute (`fallback` when absent) made non-negative against input 0's rank;
+// it may still be out of range (callers check).
+inline int64_t normalized_axis(const NodeView& node, int64_t fallback) {
+  const int64_t axis = node.attr_int("axis", fallback);
+  return axis < 0 ? axis + node.input(0).rank : axis;
+}
 // Element-wise launch over n items (n floats, ceil(n / vec) work-items when the schedule has a
 // `vec` knob) with the config's wg_x.
 void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,

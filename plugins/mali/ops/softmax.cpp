@@ -6,9 +6,7 @@ namespace tessera::mali {
 namespace {
 
 int64_t normalized_axis(const NodeView& node) {
-  const int64_t rank = node.input(0).rank;
-  const int64_t axis = node.attr_int("axis", node.opset() < 13 ? 1 : -1);
-  return axis < 0 ? axis + rank : axis;
+  return mali::normalized_axis(node, node.opset() < 13 ? 1 : -1);
 }
 
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
