@@ -83,7 +83,7 @@ const std::vector<Schedule>& all_schedules() {
       {"gemm.naive", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
-      {"transpose", "transpose.cl", "transpose_f32", {{"wg_x", kWgX, false}}},
+      {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
   };
   return schedules;
 }

@@ -173,6 +173,22 @@ TEST_F(MaliOpsTest, TransposeEveryPermutationShape) {
   EXPECT_NE(std::string(support.reason).find("at most 4"), std::string::npos) << support.reason;
 }
 
+// Slice with constant starts/ends/axes/steps: positive and negative steps, negative and
+// out-of-range bounds (clamped), omitted axes, and the opset-1 attribute form.
+TEST_F(MaliOpsTest, SliceStartsEndsAxesSteps) {
+  const Tensor x = random_tensor({2, 6, 5, 7}, 90);
+  const auto ints = [](std::vector<int64_t> v) {
+    const int64_t n = static_cast<int64_t>(v.size());
+    return In{Tensor::from_vector<int64_t>({n}, std::move(v)), true};
+  };
+  check_node("Slice", {{x}, ints({1}), ints({4}), ints({1})});
+  check_node("Slice", {{x}, ints({0, 1}), ints({3, 100}), ints({1, 3}), ints({1, 2})});
+  check_node("Slice", {{x}, ints({-1}), ints({-100}), ints({-1}), ints({-2})});
+  check_node("Slice", {{x}, ints({0, 0, 2}), ints({1, 6, -1})});
+  check_node("Slice", {{random_tensor({9, 4}, 91)}},
+             attrs({{"starts", Ints{2}}, {"ends", Ints{8}}, {"axes", Ints{0}}}), 9);
+}
+
 // LayerNormalization over the last axis (with bias, channels-last as ConvNeXt writes it) and
 // over the last two (axis 1 of a rank-3 input, no bias).
 TEST_F(MaliOpsTest, LayerNormalizationRows) {

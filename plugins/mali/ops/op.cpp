@@ -19,6 +19,19 @@ std::string check_float_io(const NodeView& node) {
   return "";
 }
 
+std::string check_float_data_io(const NodeView& node) {
+  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "input 0 is not float32 (mali runs float32 only)";
+  }
+  for (int32_t i = 1; i < node.num_outputs(); ++i) {
+    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
+  }
+  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "output 0 is not float32";
+  }
+  return "";
+}
+
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
                       int64_t work_dim0,
                       const std::vector<std::pair<const char*, int32_t>>& overrides) {

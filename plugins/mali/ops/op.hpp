@@ -76,6 +76,9 @@ bool writes_nchw4c(const Lowering& lowering, const NodeView& node);
 // one core requested for node `index` if valid, else default_config's.
 Config elementwise_config(const Lowering& lowering, int32_t index, const char* schedule_id,
                           int64_t n);
+// check_float_io for ops whose other inputs are integer parameters (axes, starts, ...): input 0
+// and output 0 float32, no optional outputs.
+std::string check_float_data_io(const NodeView& node);
 // The node's `axis` attribute (`fallback` when absent) made non-negative against input 0's rank;
 // it may still be out of range (callers check).
 inline int64_t normalized_axis(const NodeView& node, int64_t fallback) {

@@ -42,12 +42,8 @@ std::optional<std::vector<int64_t>> reduced_axes(const NodeView& node, std::stri
 }
 
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
-  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "input 0 is not float32 (mali runs float32 only)";
-  }
-  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "output 0 is not float32";
-  }
+  const std::string io = check_float_data_io(node);
+  if (!io.empty()) return io;
   const int32_t rank = node.input(0).rank;
   if (rank < 3) return "input must have spatial dims";
   std::string why;

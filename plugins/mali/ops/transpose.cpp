@@ -1,5 +1,5 @@
 // Transpose on the mali plugin: any permutation of up to 4 axes (channel shuffles, the NCHW <->
-// NHWC moves around channels-last LayerNorms), one work-item per output element, on NCHW.
+// NHWC moves around channels-last LayerNorms): the strided copy (kernels/strided.cl) on NCHW.
 #include <array>
 
 #include "ops/shared.hpp"
@@ -49,16 +49,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     od[slot] = to_i32(x.dims[from], node);
     xs[slot] = to_i32(in_stride[static_cast<size_t>(from)], node);
   }
-  const int64_t n = numel_of(x);
-  const Config config = default_config("transpose", lw.device(), n);
-  opencl::Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
-      .i32(to_i32(n, node))
-      .i32x4(od[0], od[1], od[2], od[3])
-      .i32x4(xs[0], xs[1], xs[2], xs[3]);
-  add_1d_step(lw, index, std::move(k), n, config);
+  lower_strided_copy(lw, node, index, od, xs, 0);
 }
 
 }  // namespace
