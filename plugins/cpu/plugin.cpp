@@ -194,27 +194,15 @@ class CpuPlugin : public tessera::plugin::Plugin {
   std::vector<Support> query_subgraph(const std::string& device,
                                       const RegionView& region) override {
     std::vector<Support> answers = Plugin::query_subgraph(device, region);
-    const tessera::plugin::ValueReaders readers(region);
-    for (int32_t n = 0; n < region.num_nodes(); ++n) {
-      if (!answers[static_cast<size_t>(n)].supported) continue;
-      const NodeView node = region.node(n);
-      const std::string_view op = node.op_type();
-      const bool clamps = op == "Conv" || op == "Gemm" || op == "MatMul" ||
-                          op == "BatchNormalization" || op == "GlobalAveragePool";
-      const int32_t out = node.output_index(0);
-      const int32_t r = clamps ? readers.sole_reader(out) : -1;
-      if (r < 0) continue;
-      Support& next = answers[static_cast<size_t>(r)];
-      const NodeView reader = region.node(r);
-      tessera::cpu::Activation act;
-      const bool fuses = next.supported && reader.input_index(0) == out &&
-                         (tessera::cpu::activation_of(region, reader, &act) ||
-                          (op == "Conv" && reader.op_type() == "BatchNormalization"));
-      if (!fuses) continue;
-      next.fused_into = n;
-      next.cost_us = 0.0;
-      next.reason = "runs in the kernel of " + node.describe();
-    }
+    tessera::plugin::mark_fused_readers(
+        region, answers, [&](const NodeView& producer, const NodeView& reader) {
+          const std::string_view op = producer.op_type();
+          const bool clamps = op == "Conv" || op == "Gemm" || op == "MatMul" ||
+                              op == "BatchNormalization" || op == "GlobalAveragePool";
+          tessera::cpu::Activation act;
+          return clamps && (tessera::cpu::activation_of(region, reader, &act) ||
+                            (op == "Conv" && reader.op_type() == "BatchNormalization"));
+        });
     return answers;
   }
 

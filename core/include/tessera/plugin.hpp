@@ -294,6 +294,28 @@ struct Support {
   }
 };
 
+// For query_subgraph answers: where a supported node's output 0 is read by exactly one supported
+// node, as that node's input 0, and `fuses(producer, reader)` says the producer's kernel computes
+// the reader too, marks the reader fused into the producer (cost 0, reason naming the producer).
+template <class Fuses>
+void mark_fused_readers(const RegionView& region, std::vector<Support>& answers,
+                        const Fuses& fuses) {
+  const ValueReaders readers(region);
+  for (int32_t n = 0; n < region.num_nodes(); ++n) {
+    if (!answers[static_cast<size_t>(n)].supported) continue;
+    const NodeView producer = region.node(n);
+    const int32_t out = producer.output_index(0);
+    const int32_t r = readers.sole_reader(out);
+    if (r < 0 || !answers[static_cast<size_t>(r)].supported) continue;
+    const NodeView reader = region.node(r);
+    if (reader.input_index(0) != out || !fuses(producer, reader)) continue;
+    Support& fused = answers[static_cast<size_t>(r)];
+    fused.fused_into = n;
+    fused.cost_us = 0.0;
+    fused.reason = "runs in the kernel of " + producer.describe();
+  }
+}
+
 // One knob of a schedule: the integer values it may take and the heuristic's choice for the node.
 struct KnobSpace {
   std::string name;             // e.g. "wg_x", "block"

@@ -105,21 +105,14 @@ void take_answer(const Graph& graph, const Target& target, size_t n, tsr_status 
   }
 }
 
-// Asks target t about every node at once (ABI 2.2 query_subgraph), the graph as one candidate
-// subgraph; false when the plugin has no such slot or the call failed (then core asks per node).
+// Asks target t about every node at once (ABI 2.2 query_subgraph), `whole` being the graph as one
+// candidate region; false when the plugin has no such slot or the call failed (then core asks
+// per node).
 bool query_subgraph(const Graph& graph, const Target& target, size_t t,
-                    const std::vector<std::vector<int>>& consumers,
+                    const detail::RegionDesc& whole,
                     std::vector<std::vector<NodeAnswer>>& answers) {
   const PluginInstance& plugin = *target.plugin;
-  if (!plugin.has_query_subgraph() || graph.nodes.empty()) return false;
-  std::vector<int> all(graph.nodes.size());
-  std::iota(all.begin(), all.end(), 0);
-  std::unique_ptr<detail::RegionDesc> desc;
-  try {
-    desc = std::make_unique<detail::RegionDesc>(graph, all, consumers);
-  } catch (const Error&) {
-    return false;
-  }
+  if (!plugin.has_query_subgraph()) return false;
   std::vector<tsr_support> got(graph.nodes.size());
   for (tsr_support& s : got) {
     s.struct_size = sizeof(tsr_support);
@@ -129,7 +122,7 @@ bool query_subgraph(const Graph& graph, const Target& target, size_t t,
   tsr_status status;
   try {
     std::lock_guard<std::mutex> lock(plugin.call_mutex());
-    status = plugin.table().query_subgraph(plugin.handle(), target.device.c_str(), desc->get(),
+    status = plugin.table().query_subgraph(plugin.handle(), target.device.c_str(), whole.get(),
                                            got.data(), tsr_message{text, sizeof(text)});
   } catch (...) {
     return false;
@@ -159,8 +152,22 @@ std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
   std::vector<std::vector<NodeAnswer>> answers(graph.nodes.size(),
                                                std::vector<NodeAnswer>(targets.size()));
   std::vector<char> answered(targets.size(), 0);
-  for (size_t t = 0; t < targets.size(); ++t) {
-    answered[t] = query_subgraph(graph, targets[t], t, consumers, answers);
+  // The graph as one candidate region, built once for every target that answers over it.
+  std::unique_ptr<detail::RegionDesc> whole;
+  const bool any_subgraph = std::any_of(targets.begin(), targets.end(), [](const Target& t) {
+    return t.plugin->has_query_subgraph();
+  });
+  if (any_subgraph && !graph.nodes.empty()) {
+    std::vector<int> all(graph.nodes.size());
+    std::iota(all.begin(), all.end(), 0);
+    try {
+      whole = std::make_unique<detail::RegionDesc>(graph, all, consumers);
+    } catch (const Error&) {
+      // Asked node by node below, where each node's own error is recorded.
+    }
+  }
+  for (size_t t = 0; t < targets.size() && whole; ++t) {
+    answered[t] = query_subgraph(graph, targets[t], t, *whole, answers);
   }
   if (std::all_of(answered.begin(), answered.end(), [](char a) { return a != 0; })) {
     return answers;

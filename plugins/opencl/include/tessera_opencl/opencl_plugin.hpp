@@ -187,20 +187,10 @@ class OpenClPlugin : public plugin::Plugin {
   std::vector<plugin::Support> query_subgraph(const std::string& device,
                                               const plugin::RegionView& region) override {
     std::vector<plugin::Support> answers = plugin::Plugin::query_subgraph(device, region);
-    const plugin::ValueReaders readers(region);
-    for (int32_t n = 0; n < region.num_nodes(); ++n) {
-      const plugin::NodeView conv = region.node(n);
-      if (!answers[static_cast<size_t>(n)].supported || conv.op_type() != "Conv") continue;
-      const int32_t out = conv.output_index(0);
-      const int32_t r = readers.sole_reader(out);
-      if (r < 0 || !answers[static_cast<size_t>(r)].supported) continue;
-      const plugin::NodeView act = region.node(r);
-      if (act.input_index(0) != out || !Traits::fuses_after_conv(act.op_type())) continue;
-      plugin::Support& fused = answers[static_cast<size_t>(r)];
-      fused.fused_into = n;
-      fused.cost_us = 0.0;
-      fused.reason = "runs in the kernel of " + conv.describe();
-    }
+    plugin::mark_fused_readers(
+        region, answers, [](const plugin::NodeView& producer, const plugin::NodeView& reader) {
+          return producer.op_type() == "Conv" && Traits::fuses_after_conv(reader.op_type());
+        });
     return answers;
   }
 

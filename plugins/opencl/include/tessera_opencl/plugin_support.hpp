@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <fstream>
 #include <iterator>
 #include <map>
@@ -274,7 +273,7 @@ inline void fit_launch(const Kernel& kernel, std::vector<size_t>& global,
   }
 }
 
-// ---- tuning (ABI 1.1): workload keys, flops, describe_node storage, requested configs ----
+// ---- tuning: workload keys, flops, requested configs ----
 
 // Canonical key of a node's workload: op, every input's shape (constants marked 'c'), output
 // shapes, every attribute sorted by name, dtype and the plugin's activation layout. Node and value
@@ -357,14 +356,11 @@ inline double node_flops(const NodeView& node) {
   return out;
 }
 
-// A config core asked for one node, copied out of tsr_compile_options.
+// A config core asked for one node, copied out of the compile options.
 struct RequestedConfig {
   std::string schedule;
   std::vector<std::pair<std::string, int64_t>> knobs;
 };
-
-// A deployment target's options (name, value) as text, in the order the user wrote them.
-using TargetOptions = std::vector<std::pair<std::string, std::string>>;
 
 // "opw=2" style integer text of option `name`; throws tessera::Error naming the option.
 inline int32_t option_int(const std::string& name, const std::string& value) {
@@ -407,52 +403,6 @@ std::optional<ConfigT> apply_request(const RequestedConfig* request,
   }
   return std::nullopt;
 }
-
-// Owns what a tsr_node_tuning points to; one per thread (the ABI lets the answer live until the
-// next describe_node call on the same thread).
-class TuningAnswer {
- public:
-  // `options[0]` is the heuristic's config; each option contributes its schedule with the
-  // option's values as the schedule's default config.
-  template <class ConfigT>
-  void fill(tsr_node_tuning* out, const std::string& key, double flops,
-            const std::vector<ConfigT>& options) {
-    key_ = key;
-    spaces_.clear();
-    values_.clear();
-    defaults_.clear();
-    schedules_.clear();
-    for (const ConfigT& option : options) {
-      std::vector<tsr_knob_space> spaces;
-      std::vector<tsr_knob> defaults;
-      const auto& knobs = option.schedule->knobs;
-      for (size_t k = 0; k < knobs.size(); ++k) {
-        values_.emplace_back(knobs[k].candidates.begin(), knobs[k].candidates.end());
-        spaces.push_back(
-            {knobs[k].name, static_cast<int32_t>(values_.back().size()), values_.back().data()});
-        defaults.push_back({knobs[k].name, k < option.values.size() ? option.values[k] : 0});
-      }
-      spaces_.push_back(std::move(spaces));
-      defaults_.push_back(std::move(defaults));
-    }
-    for (size_t i = 0; i < options.size(); ++i) {
-      schedules_.push_back({options[i].schedule->id, static_cast<int32_t>(spaces_[i].size()),
-                            spaces_[i].data(), defaults_[i].data()});
-    }
-    out->workload_key = key_.c_str();
-    out->flops = flops;
-    out->num_schedules = static_cast<int32_t>(schedules_.size());
-    out->schedules = schedules_.empty() ? nullptr : schedules_.data();
-    out->default_schedule = 0;
-  }
-
- private:
-  std::string key_;
-  std::deque<std::vector<int64_t>> values_;
-  std::vector<std::vector<tsr_knob_space>> spaces_;
-  std::vector<std::vector<tsr_knob>> defaults_;
-  std::vector<tsr_schedule_desc> schedules_;
-};
 
 // ---- compiled regions: launches, execution, programs ----
 
@@ -587,7 +537,7 @@ class ProgramPool {
   std::map<std::string, std::unique_ptr<Program>> programs_;
 };
 
-// ---- kernel-source dumps (ABI 1.1: tsr_compile_options.dump_dir) ----
+// ---- kernel-source dumps (tsr_compile_options.dump_dir) ----
 
 // Writes `content` as `dir`/`stem`.cl, or `stem`.2.cl, .3.cl ... when a file of that name holds
 // something else (a file with the same content is reused, never rewritten). Each file appears
