@@ -1,0 +1,51 @@
+// Gemm on CLML's fully connected op: Y = alpha * A B' + beta * C with A (M, K) an activation, B
+// a constant (transposed on the host when transB = 0) and C a constant per output column or a
+// scalar; alpha and beta are folded into the weights and bias.
+#include "ops/op.hpp"
+
+namespace tessera::clml {
+namespace {
+
+std::string check(const NodeView& node, const Device&) {
+  std::string r = check_io(node, 2);
+  if (!r.empty()) return r;
+  if (node.input(0).data) return "input A is a constant";
+  r = check_constant(node, 1, "B");
+  if (!r.empty()) return r;
+  if (node.attr_int("transA", 0) != 0) return "transA = 1 is not supported";
+  if (node.has_input(2)) {
+    r = check_constant(node, 2, "C");
+    if (!r.empty()) return r;
+    const int64_t n = node.output(0).dims[1];
+    const int64_t c = numel_of(node.input(2));
+    if (c != 1 && c != n) return "C must be a scalar or one value per output column";
+  }
+  return "";
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  const tsr_tensor& b = node.input(1);
+  const bool trans_b = node.attr_int("transB", 0) != 0;
+  const int64_t k = node.input(0).dims[1];
+  const int64_t n = node.output(0).dims[1];
+  const float alpha = node.attr_float("alpha", 1.0f);
+  const float beta = node.attr_float("beta", 1.0f);
+  const float* bw = constant_floats(node, 1);
+  std::vector<float> weights(static_cast<size_t>(n * k));
+  for (int64_t o = 0; o < n; ++o) {
+    for (int64_t i = 0; i < k; ++i) {
+      weights[o * k + i] = alpha * (trans_b ? bw[o * b.dims[1] + i] : bw[i * b.dims[1] + o]);
+    }
+  }
+  std::vector<float> bias(static_cast<size_t>(n), 0.0f);
+  if (node.has_input(2)) {
+    const float* c = constant_floats(node, 2);
+    const bool scalar = numel_of(node.input(2)) == 1;
+    for (int64_t o = 0; o < n; ++o) bias[o] = beta * c[scalar ? 0 : o];
+  }
+  lower_fully_connected(lw, node, index, std::move(weights), std::move(bias));
+}
+
+}  // namespace
+TESSERA_CLML_OP("Gemm", check, lower);
+}  // namespace tessera::clml
