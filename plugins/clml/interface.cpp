@@ -78,19 +78,18 @@ std::shared_ptr<const Api> from_table(const Table* t) {
   api->create_desc_set = t->clCreateMLTensorMemoryDescriptorSetQCOM;
   api->release_desc_set = t->clReleaseMLTensorMemoryDescriptorSetQCOM;
   api->update_desc_set = t->clUpdateMLTensorMemoryDescriptorSetQCOM;
-  const void* required[] = {
-      reinterpret_cast<const void*>(api->create_convolution),
-      reinterpret_cast<const void*>(api->create_tensor),
-      reinterpret_cast<const void*>(api->tensor_memory_size),
-      reinterpret_cast<const void*>(api->release_op),
-      reinterpret_cast<const void*>(api->release_tensor),
-      reinterpret_cast<const void*>(api->enqueue_op),
-      reinterpret_cast<const void*>(api->write_tensor),
-      reinterpret_cast<const void*>(api->read_tensor),
-      reinterpret_cast<const void*>(api->copy_tensor),
-      reinterpret_cast<const void*>(api->create_desc_set),
-      reinterpret_cast<const void*>(api->release_desc_set),
-      reinterpret_cast<const void*>(api->update_desc_set)};
+  const void* required[] = {reinterpret_cast<const void*>(api->create_convolution),
+                            reinterpret_cast<const void*>(api->create_tensor),
+                            reinterpret_cast<const void*>(api->tensor_memory_size),
+                            reinterpret_cast<const void*>(api->release_op),
+                            reinterpret_cast<const void*>(api->release_tensor),
+                            reinterpret_cast<const void*>(api->enqueue_op),
+                            reinterpret_cast<const void*>(api->write_tensor),
+                            reinterpret_cast<const void*>(api->read_tensor),
+                            reinterpret_cast<const void*>(api->copy_tensor),
+                            reinterpret_cast<const void*>(api->create_desc_set),
+                            reinterpret_cast<const void*>(api->release_desc_set),
+                            reinterpret_cast<const void*>(api->update_desc_set)};
   for (const void* fn : required) {
     if (fn == nullptr) return nullptr;
   }

@@ -228,7 +228,8 @@ void CompiledRegion::execute(const tsr_io* in, const tsr_io* out) {
     context_->finish();
     last_times_us.assign(static_cast<size_t>(num_nodes_), 0.0);
     for (size_t i = 0; i < ops_.size(); ++i) {
-      if (events[i].valid()) last_times_us[static_cast<size_t>(ops_[i].node)] += events[i].duration_us();
+      if (events[i].valid())
+        last_times_us[static_cast<size_t>(ops_[i].node)] += events[i].duration_us();
     }
   } catch (const opencl::ClError& e) {
     context_->drain();
@@ -317,7 +318,8 @@ cl_ml_tuningcache_qcom Lowering::tuning_cache() {
   std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
                                    std::istreambuf_iterator<char>());
   if (!bytes.empty()) {
-    const cl_int err = api_->load_tuning_cache(compiled_->tuning_cache_, bytes.size(), bytes.data());
+    const cl_int err =
+        api_->load_tuning_cache(compiled_->tuning_cache_, bytes.size(), bytes.data());
     if (err != CL_SUCCESS) {
       // A stale or corrupt cache only costs the tuning: start from an empty one (rebuilt by the
       // next `tessera tune`), and say so.
@@ -327,8 +329,8 @@ cl_ml_tuningcache_qcom Lowering::tuning_cache() {
                    tuning_cache_path.c_str(), clml_error_name(err).c_str());
       api_->release_tuning_cache(compiled_->tuning_cache_);
       compiled_->tuning_cache_ = nullptr;
-      check_call(api_->create_tuning_cache(&compiled_->tuning_cache_),
-                 "clCreateMLTuningCacheQCOM", device_);
+      check_call(api_->create_tuning_cache(&compiled_->tuning_cache_), "clCreateMLTuningCacheQCOM",
+                 device_);
     }
   }
   return compiled_->tuning_cache_;
@@ -360,7 +362,8 @@ cl_ml_tensor_qcom Lowering::output(int32_t id) {
   return t;
 }
 
-cl_ml_tensor_qcom Lowering::constant(const std::array<cl_uint, 4>& dims, std::vector<float> values) {
+cl_ml_tensor_qcom Lowering::constant(const std::array<cl_uint, 4>& dims,
+                                     std::vector<float> values) {
   cl_ml_tensor_qcom t = make_tensor(dims, CL_TENSOR_LAYOUT_OPTIMAL_QCOM, data_type());
   constants_.emplace_back(t, std::move(values));
   op_constants_.push_back("{\"shape\": " + json_dims(dims) + ", \"layout\": \"optimal\"}");
@@ -393,19 +396,21 @@ void Lowering::add_op(int32_t node, cl_int err, cl_ml_op_qcom op, const char* ca
   const NodeView view(region_, node);
   if (err != CL_SUCCESS || op == nullptr) {
     if (op) api_->release_op(op);
-    check_call(err != CL_SUCCESS ? err : CL_INVALID_OPERATION, view.where() + ": " + call,
-               device_);
+    check_call(err != CL_SUCCESS ? err : CL_INVALID_OPERATION, view.where() + ": " + call, device_);
   }
   compiled_->ops_.push_back({node, op, std::string(call) + " op of " + view.where()});
   if (record_sources) {
-    std::string json = "{\"node\": " + json_string(view.name()) + ", \"op_type\": " +
-                       json_string(view.op_type()) + ", \"clml_call\": " + json_string(call) +
-                       ", \"attributes\": {" + json_attributes + "}, \"inputs\": [";
-    for (size_t i = 0; i < op_inputs_.size(); ++i) json += (i ? ", " : "") + json_value(op_inputs_[i]);
+    std::string json = "{\"node\": " + json_string(view.name()) +
+                       ", \"op_type\": " + json_string(view.op_type()) +
+                       ", \"clml_call\": " + json_string(call) + ", \"attributes\": {" +
+                       json_attributes + "}, \"inputs\": [";
+    for (size_t i = 0; i < op_inputs_.size(); ++i)
+      json += (i ? ", " : "") + json_value(op_inputs_[i]);
     json += "], \"weights\": [";
     for (size_t i = 0; i < op_constants_.size(); ++i) json += (i ? ", " : "") + op_constants_[i];
     json += "], \"outputs\": [";
-    for (size_t i = 0; i < op_outputs_.size(); ++i) json += (i ? ", " : "") + json_value(op_outputs_[i]);
+    for (size_t i = 0; i < op_outputs_.size(); ++i)
+      json += (i ? ", " : "") + json_value(op_outputs_[i]);
     sources.add(json + "]}");
   }
   op_inputs_.clear();
@@ -501,8 +506,10 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
                         : "the CLML region";
   if (record_sources) {
     std::string ins, outs;
-    for (int32_t i = 0; i < region_.num_inputs; ++i) ins += (i ? ", " : "") + json_value(region_.inputs[i]);
-    for (int32_t i = 0; i < region_.num_outputs; ++i) outs += (i ? ", " : "") + json_value(region_.outputs[i]);
+    for (int32_t i = 0; i < region_.num_inputs; ++i)
+      ins += (i ? ", " : "") + json_value(region_.inputs[i]);
+    for (int32_t i = 0; i < region_.num_outputs; ++i)
+      outs += (i ? ", " : "") + json_value(region_.outputs[i]);
     sources.set_header("  \"device\": " + json_string(device_) + ",\n  \"interface\": \"" +
                        std::to_string(api_->major) + "." + std::to_string(api_->minor) +
                        "\",\n  \"arithmetic_mode\": " + std::to_string(static_cast<int>(mode())) +

@@ -115,8 +115,8 @@ Graph conv_bn_relu6_network() {
       .node("Conv", {"x", "w1", "b1"}, {"c1"}, pad, "conv1")
       .node("BatchNormalization", {"c1", "scale", "bias", "mean", "var"}, {"n1"}, {}, "bn1")
       .node("Relu", {"n1"}, {"r1"}, {}, "relu1")
-      .node("Conv", {"r1", "dw"}, {"c2"}, attrs({{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{8}}}),
-            "depthwise")
+      .node("Conv", {"r1", "dw"}, {"c2"},
+            attrs({{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{8}}}), "depthwise")
       .node("Clip", {"c2", "lo", "hi"}, {"r2"}, {}, "relu6")
       .node("Conv", {"r2", "gw"}, {"c3"}, attrs({{"group", int64_t{2}}, {"strides", Ints{2, 2}}}),
             "grouped")
@@ -130,9 +130,8 @@ TEST_F(Clml, ConvolutionsWithFusedBatchNormAndActivations) {
 }
 
 TEST_F(Clml, PoolingActivationsAndClassifierHead) {
-  const Attributes pool = attrs({{"kernel_shape", Ints{3, 3}},
-                                 {"strides", Ints{2, 2}},
-                                 {"pads", Ints{1, 1, 1, 1}}});
+  const Attributes pool =
+      attrs({{"kernel_shape", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"pads", Ints{1, 1, 1, 1}}});
   Graph g = test::GraphBuilder()
                 .input("x", {2, 6, 9, 9})
                 .constant("fc", random_tensor({10, 6}, 31))
@@ -164,27 +163,28 @@ TEST_F(Clml, PoolingActivationsAndClassifierHead) {
 }
 
 TEST_F(Clml, ElementwiseConcatPadResizeAndReshape) {
-  Graph g = test::GraphBuilder(13)
-                .input("a", {1, 3, 5, 6})
-                .input("b", {1, 3, 5, 6})
-                .constant("pads", Tensor::from_vector({8}, std::vector<int64_t>{0, 0, 1, 2, 0, 0, 2, 1}))
-                .constant("roi", Tensor::from_vector({0}, std::vector<float>{}))
-                .constant("scales", Tensor::from_vector({4}, std::vector<float>{1, 1, 2, 2}))
-                .constant("shape", Tensor::from_vector({2}, std::vector<int64_t>{1, -1}))
-                .node("Add", {"a", "b"}, {"s1"}, {}, "add")
-                .node("Sub", {"s1", "b"}, {"s2"}, {}, "sub")
-                .node("Mul", {"s2", "a"}, {"s3"}, {}, "mul")
-                .node("Max", {"s3", "b"}, {"s4"}, {}, "max")
-                .node("Min", {"s4", "a"}, {"s5"}, {}, "min")
-                .node("Concat", {"s5", "a", "b"}, {"cat"}, attrs({{"axis", int64_t{1}}}), "concat")
-                .node("Pad", {"cat", "pads"}, {"p"}, {}, "pad")
-                .node("Resize", {"p", "roi", "scales"}, {"r"},
-                      attrs({{"mode", std::string("linear")},
-                             {"coordinate_transformation_mode", std::string("half_pixel")}}),
-                      "resize")
-                .node("Reshape", {"r", "shape"}, {"y"}, {}, "reshape")
-                .output("y")
-                .build();
+  Graph g =
+      test::GraphBuilder(13)
+          .input("a", {1, 3, 5, 6})
+          .input("b", {1, 3, 5, 6})
+          .constant("pads", Tensor::from_vector({8}, std::vector<int64_t>{0, 0, 1, 2, 0, 0, 2, 1}))
+          .constant("roi", Tensor::from_vector({0}, std::vector<float>{}))
+          .constant("scales", Tensor::from_vector({4}, std::vector<float>{1, 1, 2, 2}))
+          .constant("shape", Tensor::from_vector({2}, std::vector<int64_t>{1, -1}))
+          .node("Add", {"a", "b"}, {"s1"}, {}, "add")
+          .node("Sub", {"s1", "b"}, {"s2"}, {}, "sub")
+          .node("Mul", {"s2", "a"}, {"s3"}, {}, "mul")
+          .node("Max", {"s3", "b"}, {"s4"}, {}, "max")
+          .node("Min", {"s4", "a"}, {"s5"}, {}, "min")
+          .node("Concat", {"s5", "a", "b"}, {"cat"}, attrs({{"axis", int64_t{1}}}), "concat")
+          .node("Pad", {"cat", "pads"}, {"p"}, {}, "pad")
+          .node("Resize", {"p", "roi", "scales"}, {"r"},
+                attrs({{"mode", std::string("linear")},
+                       {"coordinate_transformation_mode", std::string("half_pixel")}}),
+                "resize")
+          .node("Reshape", {"r", "shape"}, {"y"}, {}, "reshape")
+          .output("y")
+          .build();
   expect_runs(g, {{"a", random_tensor({1, 3, 5, 6}, 1)}, {"b", random_tensor({1, 3, 5, 6}, 2)}});
 }
 

@@ -1,7 +1,8 @@
 // `tessera plan MODEL.onnx [--targets LIST] [--pack FILE | --no-packs] [--json]
-// [--dump-kernels DIR]`: where each node runs and why, which tuned pack each device uses (level and
-// reason) and where each node's schedule config comes from, the regions, and any fallback
-// warnings, without running the model; optionally the OpenCL C sources the plan builds.
+// [--dump-kernels DIR] [--dump-clml DIR]`: where each node runs and why, which tuned pack each
+// device uses (level and reason) and where each node's schedule config comes from, the regions,
+// and any fallback warnings, without running the model; optionally the OpenCL C sources the plan
+// builds and each CLML subgraph as JSON (both through the compile's dump directory).
 #include <cstdio>
 #include <filesystem>
 #include <set>
@@ -63,8 +64,10 @@ void print_table(const ExecutionPlan& plan) {
   }
   double total_us = 0;
   for (const RegionPlacement& r : plan.regions) total_us += r.estimated_us;
-  std::printf("estimated total: %.0f us (node estimates: work against each device family's "
-              "throughput, targets/devices/*.yaml)\n", total_us);
+  std::printf(
+      "estimated total: %.0f us (node estimates: work against each device family's "
+      "throughput, targets/devices/*.yaml)\n",
+      total_us);
   std::printf(
       "boundary values: %d in %d buffer(s), %zu bytes; %d of them device-resident in %d "
       "device buffer(s), %zu bytes\n",
@@ -74,24 +77,26 @@ void print_table(const ExecutionPlan& plan) {
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
-// The .cl files in `dir` (names only).
-std::set<std::string> cl_files(const std::filesystem::path& dir) {
+// The dumped files in `dir` (names only): kernel sources (.cl) and CLML subgraphs (.json).
+std::set<std::string> dump_files(const std::filesystem::path& dir) {
   std::set<std::string> names;
   std::error_code ec;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".cl") names.insert(entry.path().filename().string());
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".cl" || ext == ".json") names.insert(entry.path().filename().string());
   }
   return names;
 }
 
-// Creates DIR (made absolute: plugins get an absolute path) and returns it.
-std::filesystem::path prepare_dump_dir(const std::string& arg) {
+// Creates DIR (made absolute: plugins get an absolute path) and returns it; `option` names the
+// flag in errors.
+std::filesystem::path prepare_dump_dir(const std::string& option, const std::string& arg) {
   std::error_code ec;
   const std::filesystem::path dir = std::filesystem::absolute(arg, ec).lexically_normal();
-  if (ec) throw Error("--dump-kernels " + arg + ": cannot make the path absolute: " + ec.message());
+  if (ec) throw Error(option + " " + arg + ": cannot make the path absolute: " + ec.message());
   std::filesystem::create_directories(dir, ec);
   if (ec || !std::filesystem::is_directory(dir)) {
-    throw Error("--dump-kernels " + arg + ": cannot create directory '" + dir.string() +
+    throw Error(option + " " + arg + ": cannot create directory '" + dir.string() +
                 "': " + (ec ? ec.message() : "a file of that name exists") +
                 " (pass a writable directory path)");
   }
@@ -103,7 +108,7 @@ std::filesystem::path prepare_dump_dir(const std::string& arg) {
 int cmd_plan(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input-shape", "plugin-dir", "pack", "precision", "dump-kernels",
-             kMemoryLimitOption},
+             "dump-clml", kMemoryLimitOption},
             {"json", "no-packs", "allow-fallback", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
@@ -122,7 +127,10 @@ int cmd_plan(int argc, char** argv) {
         "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
         "  --dump-kernels DIR    write the OpenCL C source of every kernel program the plan\n"
         "                        builds (mali, adreno) into DIR as <kernel>.cl; an existing\n"
-        "                        different file is kept and the new one named <kernel>.2.cl\n");
+        "                        different file is kept and the new one named <kernel>.2.cl\n"
+        "  --dump-clml DIR       write each CLML subgraph the plan compiles (clml target) into\n"
+        "                        DIR as clml-subgraph-<k>.json: its ops with their attributes,\n"
+        "                        tensor shapes and layouts (k: the first number not taken)\n");
     return args.flag("help") ? 0 : 2;
   }
   apply_memory_limit_option(args);
@@ -136,10 +144,20 @@ int cmd_plan(int argc, char** argv) {
   const std::string model = workload.model_path, precision = workload.precision;
   std::filesystem::path dump_dir;
   std::set<std::string> before;
-  if (!args.get("dump-kernels").empty()) {
-    dump_dir = prepare_dump_dir(args.get("dump-kernels"));
+  // Both dumps travel in the compile's one dump directory; each plugin writes its own kind.
+  for (const char* option : {"dump-kernels", "dump-clml"}) {
+    if (args.get(option).empty()) continue;
+    const std::filesystem::path dir =
+        prepare_dump_dir(std::string("--") + option, args.get(option));
+    if (!dump_dir.empty() && dir != dump_dir) {
+      throw Error("--dump-kernels and --dump-clml name different directories ('" +
+                  dump_dir.string() + "', '" + dir.string() + "'); give both the same one");
+    }
+    dump_dir = dir;
+  }
+  if (!dump_dir.empty()) {
     options.dump_kernels_dir = dump_dir.string();
-    before = cl_files(dump_dir);
+    before = dump_files(dump_dir);
   }
   const Session session(std::move(workload.graph), options);
   if (args.flag("json")) {
@@ -152,13 +170,13 @@ int cmd_plan(int argc, char** argv) {
     // already there with identical content are reused silently.
     std::FILE* out = args.flag("json") ? stderr : stdout;
     std::vector<std::string> written;
-    for (const std::string& name : cl_files(dump_dir)) {
+    for (const std::string& name : dump_files(dump_dir)) {
       if (!before.count(name)) written.push_back((dump_dir / name).string());
     }
-    std::fprintf(out, "%skernel sources: %zu new file(s) in %s%s\n", args.flag("json") ? "" : "\n",
+    std::fprintf(out, "%sdumped: %zu new file(s) in %s%s\n", args.flag("json") ? "" : "\n",
                  written.size(), dump_dir.string().c_str(),
-                 written.empty() ? " (none new: identical sources were already there, or no "
-                                   "target builds OpenCL programs)"
+                 written.empty() ? " (none new: identical kernel sources were already there, or "
+                                   "no target builds OpenCL programs or CLML subgraphs)"
                                  : "");
     for (const std::string& path : written) std::fprintf(out, "  %s\n", path.c_str());
   }

@@ -18,6 +18,7 @@
 #include "tessera/farm.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/pack.hpp"
+#include "tessera/session.hpp"
 #include "tessera/tuner.hpp"
 
 namespace tessera::cli {
@@ -129,6 +130,30 @@ std::string this_executable() {
   return std::string(buf, static_cast<size_t>(n));
 }
 
+// CLML picks and tunes its own kernels (it lists no knobs for the search above): each clml
+// target's regions are compiled once with the plugin's `tuning: build`, which runs CLML's tuner
+// on every op and stores the device's tuning cache beside the kernel cache, where every later
+// session (tuning: use, the default) finds it.
+static void tune_clml_targets(const tune::TuneOptions& options) {
+  std::vector<std::string> clml;
+  std::string targets;
+  for (const std::string& t : options.targets) {
+    targets += (targets.empty() ? "" : ",") + t;
+    if (t == "clml" || t.rfind("clml:", 0) == 0) clml.push_back(t);
+  }
+  if (clml.empty()) return;
+  Workload workload = load_workload(options.model, targets, {});
+  for (const std::string& t : clml) workload.target_settings[t].options = {{"tuning", "build"}};
+  workload.allow_fallback = true;  // what the CLML tuning covers is the part clml compiles
+  const Session session(std::move(workload.graph), session_options(workload));
+  int regions = 0;
+  for (const RegionPlacement& r : session.plan().regions) regions += r.plugin == "clml";
+  std::fprintf(stderr,
+               "clml: CLML's tuner ran on the ops of %d clml region(s); their tuning "
+               "caches are stored beside the kernel cache\n",
+               regions);
+}
+
 int cmd_tune(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "--worker") {
     try {
@@ -236,6 +261,8 @@ int cmd_tune(int argc, char** argv) {
     } else {
       std::printf("\n%s", tune::format_summary(report).c_str());
     }
+
+    tune_clml_targets(options);
 
     if (!pack_path.empty()) {
       std::string plugin;

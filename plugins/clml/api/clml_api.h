@@ -98,10 +98,7 @@ typedef enum {
   CL_ACTIVATION_LEAKY_RELU = 6
 } cl_activation_function_qcom;
 
-typedef enum {
-  CL_DO_NOT_PROPAGATE_NAN_QCOM = 0,
-  CL_PROPAGATE_NAN_QCOM = 1
-} cl_nan_mode_qcom;
+typedef enum { CL_DO_NOT_PROPAGATE_NAN_QCOM = 0, CL_PROPAGATE_NAN_QCOM = 1 } cl_nan_mode_qcom;
 
 typedef enum {
   CL_POOLING_MODE_MAX_QCOM = 0,
@@ -135,10 +132,7 @@ typedef enum {
   CL_PAD_MODE_EDGE_QCOM = 3
 } cl_pad_mode_qcom;
 
-typedef enum {
-  CL_CLIP_BY_VALUE_QCOM = 0,
-  CL_CLIP_BY_NORM_QCOM = 1
-} cl_clip_mode_qcom;
+typedef enum { CL_CLIP_BY_VALUE_QCOM = 0, CL_CLIP_BY_NORM_QCOM = 1 } cl_clip_mode_qcom;
 
 typedef struct _cl_ml_tensor_desc_qcom {
   cl_channel_type data_type; /* CL_FLOAT or CL_HALF_FLOAT */
@@ -286,10 +280,12 @@ typedef cl_int (*tsr_clml_create_pooling)(cl_context, tsr_clml_props,
                                           const cl_ml_op_pooling_desc_qcom*,
                                           cl_ml_tensor_qcom input, cl_ml_tensor_qcom mask,
                                           cl_ml_tensor_qcom output, TSR_CLML_OP_TAIL);
-typedef cl_int (*tsr_clml_create_conv_activation)(
-    cl_context, tsr_clml_props, const cl_ml_op_convolution_desc_qcom*,
-    const cl_ml_op_activation_desc_qcom*, cl_ml_tensor_qcom input, cl_ml_tensor_qcom weight,
-    cl_ml_tensor_qcom bias, cl_ml_tensor_qcom param, cl_ml_tensor_qcom output, TSR_CLML_OP_TAIL);
+typedef cl_int (*tsr_clml_create_conv_activation)(cl_context, tsr_clml_props,
+                                                  const cl_ml_op_convolution_desc_qcom*,
+                                                  const cl_ml_op_activation_desc_qcom*,
+                                                  cl_ml_tensor_qcom input, cl_ml_tensor_qcom weight,
+                                                  cl_ml_tensor_qcom bias, cl_ml_tensor_qcom param,
+                                                  cl_ml_tensor_qcom output, TSR_CLML_OP_TAIL);
 typedef cl_int (*tsr_clml_create_binary)(cl_context, tsr_clml_props,
                                          const cl_ml_op_binary_desc_qcom*, cl_ml_tensor_qcom a,
                                          cl_ml_tensor_qcom b, cl_ml_tensor_qcom c,
@@ -347,104 +343,104 @@ typedef cl_int (*tsr_clml_update_desc_set)(cl_ml_tensor_mem_desc_set_qcom, uint3
 typedef struct _CLMLInterfaceV2QCOM {
   cl_int majorVersion;
   cl_int minorVersion;
-  tsr_clml_create_gemm clCreateMLOpGemmQCOM;                                    /* 0 */
-  void* clCreateMLOpTransposeQCOM;                                              /* 1 */
-  tsr_clml_create_fully_connected clCreateMLOpFullyConnectedQCOM;               /* 2 */
-  tsr_clml_create_convolution clCreateMLOpConvolutionForwardQCOM;               /* 3 */
-  void* training_4_5[2];                                                        /* 4-5 */
-  tsr_clml_create_batchnorm clCreateMLOpBatchNormForwardQCOM;                   /* 6 */
-  void* training_7_8[2];                                                        /* 7-8 */
-  tsr_clml_create_activation clCreateMLOpActivationForwardQCOM;                 /* 9 */
-  void* training_10_11[2];                                                      /* 10-11 */
-  tsr_clml_create_pooling clCreateMLOpPoolingForwardQCOM;                       /* 12 */
-  void* training_13;                                                            /* 13 */
+  tsr_clml_create_gemm clCreateMLOpGemmQCOM;                                         /* 0 */
+  void* clCreateMLOpTransposeQCOM;                                                   /* 1 */
+  tsr_clml_create_fully_connected clCreateMLOpFullyConnectedQCOM;                    /* 2 */
+  tsr_clml_create_convolution clCreateMLOpConvolutionForwardQCOM;                    /* 3 */
+  void* training_4_5[2];                                                             /* 4-5 */
+  tsr_clml_create_batchnorm clCreateMLOpBatchNormForwardQCOM;                        /* 6 */
+  void* training_7_8[2];                                                             /* 7-8 */
+  tsr_clml_create_activation clCreateMLOpActivationForwardQCOM;                      /* 9 */
+  void* training_10_11[2];                                                           /* 10-11 */
+  tsr_clml_create_pooling clCreateMLOpPoolingForwardQCOM;                            /* 12 */
+  void* training_13;                                                                 /* 13 */
   tsr_clml_create_conv_activation clCreateMLOpFusedConvolutionActivationForwardQCOM; /* 14 */
-  void* clCreateMLOpFusedConvolutionBatchNormForwardQCOM;                       /* 15 */
-  void* clCreateMLOpFusedConvolutionBatchNormActivationForwardQCOM;             /* 16 */
-  tsr_clml_create_binary clCreateMLOpBinaryQCOM;                                /* 17 */
-  tsr_clml_create_softmax clCreateMLOpSoftmaxQCOM;                              /* 18 */
-  void* training_19_20[2];                                                      /* 19-20 */
-  void* clCreateMLOpFillQCOM;                                                   /* 21 */
-  tsr_clml_create_concat clCreateMLOpConcatQCOM;                                /* 22 */
-  void* clCreateMLOpPermuteQCOM;                                                /* 23 */
-  tsr_clml_create_reshape clCreateMLOpReshapeQCOM;                              /* 24 */
-  void* clCreateMLOpDepthToSpaceQCOM;                                           /* 25 */
-  void* clCreateMLOpFusedDepthToSpaceActivationQCOM;                            /* 26 */
-  tsr_clml_create_resize_bilinear clCreateMLOpResizeBilinearQCOM;               /* 27 */
-  tsr_clml_create_pad clCreateMLOpPadQCOM;                                      /* 28 */
-  tsr_clml_create_tensor clCreateMLTensorQCOM;                                  /* 29 */
-  tsr_clml_tensor_memory_size clGetMLTensorMemorySizeQCOM;                      /* 30 */
-  tsr_clml_release_op clReleaseMLOpQCOM;                                        /* 31 */
-  tsr_clml_release_tensor clReleaseMLTensorQCOM;                                /* 32 */
-  tsr_clml_enqueue_op clEnqueueMLOpQCOM;                                        /* 33 */
-  void* clEnqueueMLOpImmutableQCOM;                                             /* 34 */
-  void* clEnqueueRecordingMLOpQCOM;                                             /* 35 */
-  tsr_clml_read_tensor clEnqueueReadMLTensorDataQCOM;                           /* 36 */
-  tsr_clml_write_tensor clEnqueueWriteMLTensorDataQCOM;                         /* 37 */
-  tsr_clml_copy_tensor clEnqueueCopyMLTensorDataQCOM;                           /* 38 */
-  tsr_clml_create_tuning_cache clCreateMLTuningCacheQCOM;                       /* 39 */
-  tsr_clml_tune_op clTuneMLOpQCOM;                                              /* 40 */
-  tsr_clml_save_tuning_cache clSaveMLTuningCacheQCOM;                           /* 41 */
-  tsr_clml_load_tuning_cache clLoadMLTuningCacheQCOM;                           /* 42 */
-  tsr_clml_release_tuning_cache clReleaseMLTuningCacheQCOM;                     /* 43 */
-  tsr_clml_create_desc_set clCreateMLTensorMemoryDescriptorSetQCOM;             /* 44 */
-  tsr_clml_release_desc_set clReleaseMLTensorMemoryDescriptorSetQCOM;           /* 45 */
-  tsr_clml_update_desc_set clUpdateMLTensorMemoryDescriptorSetQCOM;             /* 46 */
-  tsr_clml_create_clip clCreateMLOpClipQCOM;                                    /* 47 */
-  void* v2_tail_48_59[12];                                                      /* 48-59 */
+  void* clCreateMLOpFusedConvolutionBatchNormForwardQCOM;                            /* 15 */
+  void* clCreateMLOpFusedConvolutionBatchNormActivationForwardQCOM;                  /* 16 */
+  tsr_clml_create_binary clCreateMLOpBinaryQCOM;                                     /* 17 */
+  tsr_clml_create_softmax clCreateMLOpSoftmaxQCOM;                                   /* 18 */
+  void* training_19_20[2];                                                           /* 19-20 */
+  void* clCreateMLOpFillQCOM;                                                        /* 21 */
+  tsr_clml_create_concat clCreateMLOpConcatQCOM;                                     /* 22 */
+  void* clCreateMLOpPermuteQCOM;                                                     /* 23 */
+  tsr_clml_create_reshape clCreateMLOpReshapeQCOM;                                   /* 24 */
+  void* clCreateMLOpDepthToSpaceQCOM;                                                /* 25 */
+  void* clCreateMLOpFusedDepthToSpaceActivationQCOM;                                 /* 26 */
+  tsr_clml_create_resize_bilinear clCreateMLOpResizeBilinearQCOM;                    /* 27 */
+  tsr_clml_create_pad clCreateMLOpPadQCOM;                                           /* 28 */
+  tsr_clml_create_tensor clCreateMLTensorQCOM;                                       /* 29 */
+  tsr_clml_tensor_memory_size clGetMLTensorMemorySizeQCOM;                           /* 30 */
+  tsr_clml_release_op clReleaseMLOpQCOM;                                             /* 31 */
+  tsr_clml_release_tensor clReleaseMLTensorQCOM;                                     /* 32 */
+  tsr_clml_enqueue_op clEnqueueMLOpQCOM;                                             /* 33 */
+  void* clEnqueueMLOpImmutableQCOM;                                                  /* 34 */
+  void* clEnqueueRecordingMLOpQCOM;                                                  /* 35 */
+  tsr_clml_read_tensor clEnqueueReadMLTensorDataQCOM;                                /* 36 */
+  tsr_clml_write_tensor clEnqueueWriteMLTensorDataQCOM;                              /* 37 */
+  tsr_clml_copy_tensor clEnqueueCopyMLTensorDataQCOM;                                /* 38 */
+  tsr_clml_create_tuning_cache clCreateMLTuningCacheQCOM;                            /* 39 */
+  tsr_clml_tune_op clTuneMLOpQCOM;                                                   /* 40 */
+  tsr_clml_save_tuning_cache clSaveMLTuningCacheQCOM;                                /* 41 */
+  tsr_clml_load_tuning_cache clLoadMLTuningCacheQCOM;                                /* 42 */
+  tsr_clml_release_tuning_cache clReleaseMLTuningCacheQCOM;                          /* 43 */
+  tsr_clml_create_desc_set clCreateMLTensorMemoryDescriptorSetQCOM;                  /* 44 */
+  tsr_clml_release_desc_set clReleaseMLTensorMemoryDescriptorSetQCOM;                /* 45 */
+  tsr_clml_update_desc_set clUpdateMLTensorMemoryDescriptorSetQCOM;                  /* 46 */
+  tsr_clml_create_clip clCreateMLOpClipQCOM;                                         /* 47 */
+  void* v2_tail_48_59[12];                                                           /* 48-59 */
 } CLMLInterfaceV2QCOM;
 
 /* Interface major 3 (75 slots): training slots inserted before the ones above, Copy added. */
 typedef struct _CLMLInterfaceV3QCOM {
   cl_int majorVersion;
   cl_int minorVersion;
-  tsr_clml_create_gemm clCreateMLOpGemmQCOM;                                    /* 0 */
-  void* clCreateMLOpTransposeQCOM;                                              /* 1 */
-  tsr_clml_create_fully_connected clCreateMLOpFullyConnectedQCOM;               /* 2 */
-  tsr_clml_create_convolution clCreateMLOpConvolutionForwardQCOM;               /* 3 */
-  void* training_4_5[2];                                                        /* 4-5 */
-  tsr_clml_create_batchnorm clCreateMLOpBatchNormForwardQCOM;                   /* 6 */
-  void* training_7_12[6];                                                       /* 7-12 */
-  tsr_clml_create_activation clCreateMLOpActivationForwardQCOM;                 /* 13 */
-  void* training_14_15[2];                                                      /* 14-15 */
-  tsr_clml_create_pooling clCreateMLOpPoolingForwardQCOM;                       /* 16 */
-  void* training_17;                                                            /* 17 */
+  tsr_clml_create_gemm clCreateMLOpGemmQCOM;                                         /* 0 */
+  void* clCreateMLOpTransposeQCOM;                                                   /* 1 */
+  tsr_clml_create_fully_connected clCreateMLOpFullyConnectedQCOM;                    /* 2 */
+  tsr_clml_create_convolution clCreateMLOpConvolutionForwardQCOM;                    /* 3 */
+  void* training_4_5[2];                                                             /* 4-5 */
+  tsr_clml_create_batchnorm clCreateMLOpBatchNormForwardQCOM;                        /* 6 */
+  void* training_7_12[6];                                                            /* 7-12 */
+  tsr_clml_create_activation clCreateMLOpActivationForwardQCOM;                      /* 13 */
+  void* training_14_15[2];                                                           /* 14-15 */
+  tsr_clml_create_pooling clCreateMLOpPoolingForwardQCOM;                            /* 16 */
+  void* training_17;                                                                 /* 17 */
   tsr_clml_create_conv_activation clCreateMLOpFusedConvolutionActivationForwardQCOM; /* 18 */
-  void* clCreateMLOpFusedConvolutionBatchNormForwardQCOM;                       /* 19 */
-  void* clCreateMLOpFusedConvolutionBatchNormActivationForwardQCOM;             /* 20 */
-  tsr_clml_create_binary clCreateMLOpBinaryQCOM;                                /* 21 */
-  tsr_clml_create_softmax clCreateMLOpSoftmaxQCOM;                              /* 22 */
-  void* training_23_24[2];                                                      /* 23-24 */
-  void* clCreateMLOpFillQCOM;                                                   /* 25 */
-  tsr_clml_create_concat clCreateMLOpConcatQCOM;                                /* 26 */
-  void* clCreateMLOpPermuteQCOM;                                                /* 27 */
-  tsr_clml_create_reshape clCreateMLOpReshapeQCOM;                              /* 28 */
-  void* clCreateMLOpDepthToSpaceQCOM;                                           /* 29 */
-  void* clCreateMLOpFusedDepthToSpaceActivationQCOM;                            /* 30 */
-  tsr_clml_create_resize_bilinear clCreateMLOpResizeBilinearQCOM;               /* 31 */
-  tsr_clml_create_pad clCreateMLOpPadQCOM;                                      /* 32 */
-  void* clCreateMLOpPadBackwardQCOM;                                            /* 33 */
-  tsr_clml_create_reshape clCreateMLOpCopyQCOM;                                 /* 34 */
-  tsr_clml_create_tensor clCreateMLTensorQCOM;                                  /* 35 */
-  tsr_clml_tensor_memory_size clGetMLTensorMemorySizeQCOM;                      /* 36 */
-  tsr_clml_release_op clReleaseMLOpQCOM;                                        /* 37 */
-  tsr_clml_release_tensor clReleaseMLTensorQCOM;                                /* 38 */
-  tsr_clml_enqueue_op clEnqueueMLOpQCOM;                                        /* 39 */
-  void* clEnqueueMLOpImmutableQCOM;                                             /* 40 */
-  void* clEnqueueRecordingMLOpQCOM;                                             /* 41 */
-  tsr_clml_read_tensor clEnqueueReadMLTensorDataQCOM;                           /* 42 */
-  tsr_clml_write_tensor clEnqueueWriteMLTensorDataQCOM;                         /* 43 */
-  tsr_clml_copy_tensor clEnqueueCopyMLTensorDataQCOM;                           /* 44 */
-  tsr_clml_create_tuning_cache clCreateMLTuningCacheQCOM;                       /* 45 */
-  tsr_clml_tune_op clTuneMLOpQCOM;                                              /* 46 */
-  tsr_clml_save_tuning_cache clSaveMLTuningCacheQCOM;                           /* 47 */
-  tsr_clml_load_tuning_cache clLoadMLTuningCacheQCOM;                           /* 48 */
-  tsr_clml_release_tuning_cache clReleaseMLTuningCacheQCOM;                     /* 49 */
-  tsr_clml_create_desc_set clCreateMLTensorMemoryDescriptorSetQCOM;             /* 50 */
-  tsr_clml_release_desc_set clReleaseMLTensorMemoryDescriptorSetQCOM;           /* 51 */
-  tsr_clml_update_desc_set clUpdateMLTensorMemoryDescriptorSetQCOM;             /* 52 */
-  tsr_clml_create_clip clCreateMLOpClipQCOM;                                    /* 53 */
-  void* v3_tail_54_74[21];                                                      /* 54-74 */
+  void* clCreateMLOpFusedConvolutionBatchNormForwardQCOM;                            /* 19 */
+  void* clCreateMLOpFusedConvolutionBatchNormActivationForwardQCOM;                  /* 20 */
+  tsr_clml_create_binary clCreateMLOpBinaryQCOM;                                     /* 21 */
+  tsr_clml_create_softmax clCreateMLOpSoftmaxQCOM;                                   /* 22 */
+  void* training_23_24[2];                                                           /* 23-24 */
+  void* clCreateMLOpFillQCOM;                                                        /* 25 */
+  tsr_clml_create_concat clCreateMLOpConcatQCOM;                                     /* 26 */
+  void* clCreateMLOpPermuteQCOM;                                                     /* 27 */
+  tsr_clml_create_reshape clCreateMLOpReshapeQCOM;                                   /* 28 */
+  void* clCreateMLOpDepthToSpaceQCOM;                                                /* 29 */
+  void* clCreateMLOpFusedDepthToSpaceActivationQCOM;                                 /* 30 */
+  tsr_clml_create_resize_bilinear clCreateMLOpResizeBilinearQCOM;                    /* 31 */
+  tsr_clml_create_pad clCreateMLOpPadQCOM;                                           /* 32 */
+  void* clCreateMLOpPadBackwardQCOM;                                                 /* 33 */
+  tsr_clml_create_reshape clCreateMLOpCopyQCOM;                                      /* 34 */
+  tsr_clml_create_tensor clCreateMLTensorQCOM;                                       /* 35 */
+  tsr_clml_tensor_memory_size clGetMLTensorMemorySizeQCOM;                           /* 36 */
+  tsr_clml_release_op clReleaseMLOpQCOM;                                             /* 37 */
+  tsr_clml_release_tensor clReleaseMLTensorQCOM;                                     /* 38 */
+  tsr_clml_enqueue_op clEnqueueMLOpQCOM;                                             /* 39 */
+  void* clEnqueueMLOpImmutableQCOM;                                                  /* 40 */
+  void* clEnqueueRecordingMLOpQCOM;                                                  /* 41 */
+  tsr_clml_read_tensor clEnqueueReadMLTensorDataQCOM;                                /* 42 */
+  tsr_clml_write_tensor clEnqueueWriteMLTensorDataQCOM;                              /* 43 */
+  tsr_clml_copy_tensor clEnqueueCopyMLTensorDataQCOM;                                /* 44 */
+  tsr_clml_create_tuning_cache clCreateMLTuningCacheQCOM;                            /* 45 */
+  tsr_clml_tune_op clTuneMLOpQCOM;                                                   /* 46 */
+  tsr_clml_save_tuning_cache clSaveMLTuningCacheQCOM;                                /* 47 */
+  tsr_clml_load_tuning_cache clLoadMLTuningCacheQCOM;                                /* 48 */
+  tsr_clml_release_tuning_cache clReleaseMLTuningCacheQCOM;                          /* 49 */
+  tsr_clml_create_desc_set clCreateMLTensorMemoryDescriptorSetQCOM;                  /* 50 */
+  tsr_clml_release_desc_set clReleaseMLTensorMemoryDescriptorSetQCOM;                /* 51 */
+  tsr_clml_update_desc_set clUpdateMLTensorMemoryDescriptorSetQCOM;                  /* 52 */
+  tsr_clml_create_clip clCreateMLOpClipQCOM;                                         /* 53 */
+  void* v3_tail_54_74[21];                                                           /* 54-74 */
 } CLMLInterfaceV3QCOM;
 
 #ifdef __cplusplus

@@ -17,8 +17,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   if (lw.fused(index)) return;
   const cl_uint c = static_cast<cl_uint>(node.input(0).dims[1]);
   auto param = [&](int32_t i) {
-    return lw.constant({1, c, 1, 1}, std::vector<float>(constant_floats(node, i),
-                                                        constant_floats(node, i) + c));
+    return lw.constant({1, c, 1, 1},
+                       std::vector<float>(constant_floats(node, i), constant_floats(node, i) + c));
   };
   cl_ml_tensor_qcom in = lw.input(node.input_id(0));
   cl_ml_tensor_qcom scale = param(1), bias = param(2), mean = param(3), var = param(4);

@@ -26,14 +26,14 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   std::vector<cl_ml_tensor_qcom> inputs;
   for (int32_t i = 0; i < node.num_inputs(); ++i) inputs.push_back(lw.input(node.input_id(i)));
   cl_ml_tensor_qcom out = lw.output(node.output_id(0));
-  cl_ml_op_concat_desc_qcom desc{static_cast<cl_uint>(axis),
-                                 static_cast<cl_uint>(inputs.size()), lw.mode()};
+  cl_ml_op_concat_desc_qcom desc{static_cast<cl_uint>(axis), static_cast<cl_uint>(inputs.size()),
+                                 lw.mode()};
   cl_ml_op_qcom op = nullptr;
   const cl_int err = lw.api().create_concat(lw.context(), nullptr, &desc, inputs.data(), out, &op,
                                             lw.tuning_cache());
-  lw.add_op(index, err, op, "clCreateMLOpConcatQCOM",
-            json_attr("axis", axis) + ", " +
-                json_attr("inputs", static_cast<int64_t>(inputs.size())));
+  lw.add_op(
+      index, err, op, "clCreateMLOpConcatQCOM",
+      json_attr("axis", axis) + ", " + json_attr("inputs", static_cast<int64_t>(inputs.size())));
 }
 
 }  // namespace

@@ -75,8 +75,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int32_t act = fuse_activation(lw, last, &function);
   const int32_t out_id = act >= 0 ? NodeView(lw.region(), act).output_id(0) : last.output_id(0);
 
-  const opencl::support::Window2d win =
-      opencl::support::window_2d(node, {w.dims[2], w.dims[3]});
+  const opencl::support::Window2d win = opencl::support::window_2d(node, {w.dims[2], w.dims[3]});
   const int64_t group = node.attr_int("group", 1);
   const int64_t c_in = node.input(0).dims[1];
   const bool depthwise = group > 1 && group == c_in && c_out == c_in;
@@ -105,13 +104,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   cl_ml_op_qcom op = nullptr;
   if (act >= 0) {
     cl_ml_op_activation_desc_qcom act_desc{function, CL_PROPAGATE_NAN_QCOM, lw.mode()};
-    const cl_int err = lw.api().create_convolution_activation(
-        lw.context(), nullptr, &desc, &act_desc, in, weight, b, nullptr, out, &op,
-        lw.tuning_cache());
+    const cl_int err =
+        lw.api().create_convolution_activation(lw.context(), nullptr, &desc, &act_desc, in, weight,
+                                               b, nullptr, out, &op, lw.tuning_cache());
     lw.add_op(index, err, op, "clCreateMLOpFusedConvolutionActivationForwardQCOM", attrs);
   } else {
-    const cl_int err = lw.api().create_convolution(lw.context(), nullptr, &desc, in, weight, b,
-                                                   out, &op, lw.tuning_cache());
+    const cl_int err = lw.api().create_convolution(lw.context(), nullptr, &desc, in, weight, b, out,
+                                                   &op, lw.tuning_cache());
     lw.add_op(index, err, op, "clCreateMLOpConvolutionForwardQCOM", attrs);
   }
 }

@@ -7,10 +7,7 @@ namespace tessera::clml {
 namespace {
 
 std::string check(const NodeView& node, const Device&) {
-  std::string r = check_io(node, 2);
-  if (!r.empty()) return r;
-  if (node.input(0).data) return "input A is a constant";
-  r = check_constant(node, 1, "B");
+  std::string r = check_fc_operands(node);
   if (!r.empty()) return r;
   if (node.attr_int("transA", 0) != 0) return "transA = 1 is not supported";
   if (node.has_input(2)) {

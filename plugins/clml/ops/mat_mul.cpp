@@ -6,10 +6,7 @@ namespace tessera::clml {
 namespace {
 
 std::string check(const NodeView& node, const Device&) {
-  std::string r = check_io(node, 2);
-  if (!r.empty()) return r;
-  if (node.input(0).data) return "input A is a constant";
-  r = check_constant(node, 1, "B");
+  std::string r = check_fc_operands(node);
   if (!r.empty()) return r;
   if (node.input(1).rank != 2) return "B must be 2-D";
   return "";

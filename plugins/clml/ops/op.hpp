@@ -43,6 +43,13 @@ using opencl::support::constant_floats;
 // `rank` when it is > 0) and the values fit CLML's 32-bit dims; only output 0 may be used.
 std::string check_io(const NodeView& node, int32_t rank = 0);
 
+// "" when input 0 and output 0 are float32 of known shape (the other inputs, e.g. Pad's pads or
+// Resize's scales, are read by the op file itself).
+std::string check_data_io(const NodeView& node);
+
+// Gemm / MatMul: "" when A (input 0) is a rank-2 activation and B (input 1) a constant.
+std::string check_fc_operands(const NodeView& node);
+
 // The activation the CLML activation descriptor can apply after node `node`'s op when `reader`
 // (the sole reader of its output) is Relu or Clip(0, 6); false otherwise.
 bool fusable_activation(const NodeView& reader, cl_activation_function_qcom* function);

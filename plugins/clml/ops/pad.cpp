@@ -17,10 +17,7 @@ std::vector<int64_t> pads_of(const NodeView& node, std::string* why) {
 }
 
 std::string check(const NodeView& node, const Device&) {
-  if (!node.has_input(0)) return "input 0 missing";
-  std::string r = opencl::support::check_float_tensor(node.input(0), "input 0", "");
-  if (!r.empty()) return r;
-  r = opencl::support::check_float_tensor(node.output(0), "output 0", "");
+  const std::string r = check_data_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 4) return "only rank-4 tensors";
   if (node.attr_string("mode", "constant") != "constant") return "only mode 'constant'";

@@ -33,6 +33,22 @@ std::string check_io(const NodeView& node, int32_t rank) {
   return check(node.output(0), "output 0");
 }
 
+std::string check_data_io(const NodeView& node) {
+  if (!node.has_input(0)) return "input 0 missing";
+  if (node.num_outputs() < 1 || node.output_id(0) < 0) return "output 0 is missing";
+  const char* const float_only = "(clml runs float32 models)";
+  std::string r = opencl::support::check_float_tensor(node.input(0), "input 0", float_only);
+  if (!r.empty()) return r;
+  return opencl::support::check_float_tensor(node.output(0), "output 0", float_only);
+}
+
+std::string check_fc_operands(const NodeView& node) {
+  std::string r = check_io(node, 2);
+  if (!r.empty()) return r;
+  if (node.input(0).data) return "input A is a constant";
+  return check_constant(node, 1, "B");
+}
+
 bool fusable_activation(const NodeView& reader, cl_activation_function_qcom* function) {
   const std::string op = reader.op_type();
   if (op == "Relu") {
@@ -126,8 +142,8 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, cl_pooling_mo
   cl_ml_tensor_qcom mask = lw.unused();
   cl_ml_tensor_qcom out = lw.output(node.output_id(0));
   cl_ml_op_qcom op = nullptr;
-  const cl_int err = lw.api().create_pooling(lw.context(), nullptr, &desc, in, mask, out, &op,
-                                             lw.tuning_cache());
+  const cl_int err =
+      lw.api().create_pooling(lw.context(), nullptr, &desc, in, mask, out, &op, lw.tuning_cache());
   lw.add_op(index, err, op, "clCreateMLOpPoolingForwardQCOM", attrs);
 }
 
@@ -167,7 +183,9 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, cl_binary_o
 
 // ---- activation ----
 
-std::string check_activation(const NodeView& node, const Device&) { return check_io(node); }
+std::string check_activation(const NodeView& node, const Device&) {
+  return check_io(node);
+}
 
 void lower_activation(Lowering& lw, const NodeView& node, int32_t index,
                       cl_activation_function_qcom function) {

@@ -1,5 +1,5 @@
-// Sigmoid on CLML's activation op: 1 / (1 + exp(-x)). After a Conv it is fused into the convolution where
-// CLML's fused op can apply it (conv.cpp).
+// Sigmoid on CLML's activation op: 1 / (1 + exp(-x)). After a Conv it is fused into the convolution
+// where CLML's fused op can apply it (conv.cpp).
 #include "ops/op.hpp"
 
 namespace tessera::clml {

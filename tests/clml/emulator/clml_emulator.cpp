@@ -65,9 +65,9 @@ void live(const char* kind, int64_t delta) {
   state().live[kind] += delta;
 }
 
-#define EMU_CALL(name)                 \
-  do {                                 \
-    const cl_int fault_ = call(name);  \
+#define EMU_CALL(name)                       \
+  do {                                       \
+    const cl_int fault_ = call(name);        \
     if (fault_ != CL_SUCCESS) return fault_; \
   } while (0)
 
@@ -87,7 +87,9 @@ struct Tensor {
   }
 };
 
-Tensor* T(cl_ml_tensor_qcom t) { return reinterpret_cast<Tensor*>(t); }
+Tensor* T(cl_ml_tensor_qcom t) {
+  return reinterpret_cast<Tensor*>(t);
+}
 
 float half_to_float(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;
@@ -242,8 +244,18 @@ cl_int finish_event(cl_command_queue q, cl_uint nwait, const cl_event* wait, cl_
 // ---- ops ----
 
 enum class Kind {
-  kConv, kActivation, kBatchNorm, kPool, kFullyConnected, kBinary, kSoftmax, kConcat, kReshape,
-  kPad, kResize, kClip
+  kConv,
+  kActivation,
+  kBatchNorm,
+  kPool,
+  kFullyConnected,
+  kBinary,
+  kSoftmax,
+  kConcat,
+  kReshape,
+  kPad,
+  kResize,
+  kClip
 };
 
 struct Op {
@@ -328,8 +340,9 @@ cl_int conv_output_ok(const Op& op) {
     const long kernel = k == 0 ? w.h : w.w;
     const long eff = (kernel - 1) * c.dilation[k] + 1;
     if (c.filter_stride[k] == 0) return CL_INVALID_VALUE;
-    const long o = (size + c.input_padding_before[k] + c.input_padding_after[k] - eff) /
-                       c.filter_stride[k] + 1;
+    const long o =
+        (size + c.input_padding_before[k] + c.input_padding_after[k] - eff) / c.filter_stride[k] +
+        1;
     if (o != (k == 0 ? long(out.h) : long(out.w))) return CL_INVALID_VALUE;
   }
   return CL_SUCCESS;
@@ -421,8 +434,8 @@ cl_int run(cl_command_queue q, Op& op, DescSet& set) {
         for (size_t c = 0; c < o.c; ++c)
           for (size_t oh = 0; oh < o.h; ++oh)
             for (size_t ow = 0; ow < o.w; ++ow) {
-              const bool max = p.mode == CL_POOLING_MODE_MAX_QCOM ||
-                               p.mode == CL_POOLING_MODE_GLOBAL_MAX_QCOM;
+              const bool max =
+                  p.mode == CL_POOLING_MODE_MAX_QCOM || p.mode == CL_POOLING_MODE_GLOBAL_MAX_QCOM;
               double acc = max ? -std::numeric_limits<double>::infinity() : 0.0;
               size_t count = 0;
               for (size_t kh = 0; kh < p.window_size[0]; ++kh)
@@ -467,12 +480,24 @@ cl_int run(cl_command_queue q, Op& op, DescSet& set) {
         const float a = b.alpha.u.fp32 * in[0][i], c = b.beta.u.fp32 * in[1][i];
         float v = 0;
         switch (b.binary_op) {
-          case CL_TENSOR_OP_ADD_QCOM: v = a + c; break;
-          case CL_TENSOR_OP_SUB_QCOM: v = a - c; break;
-          case CL_TENSOR_OP_MUL_QCOM: v = a * c; break;
-          case CL_TENSOR_OP_DIV_QCOM: v = a / c; break;
-          case CL_TENSOR_OP_MIN_QCOM: v = std::min(a, c); break;
-          case CL_TENSOR_OP_MAX_QCOM: v = std::max(a, c); break;
+          case CL_TENSOR_OP_ADD_QCOM:
+            v = a + c;
+            break;
+          case CL_TENSOR_OP_SUB_QCOM:
+            v = a - c;
+            break;
+          case CL_TENSOR_OP_MUL_QCOM:
+            v = a * c;
+            break;
+          case CL_TENSOR_OP_DIV_QCOM:
+            v = a / c;
+            break;
+          case CL_TENSOR_OP_MIN_QCOM:
+            v = std::min(a, c);
+            break;
+          case CL_TENSOR_OP_MAX_QCOM:
+            v = std::max(a, c);
+            break;
         }
         y[i] = v + (prior.empty() ? 0.0f : b.gamma.u.fp32 * prior[i]);
       }
@@ -484,7 +509,8 @@ cl_int run(cl_command_queue q, Op& op, DescSet& set) {
           float m = -std::numeric_limits<float>::infinity();
           for (size_t c = 0; c < o.c; ++c) m = std::max(m, in[0][(n * o.c + c) * o.h * o.w + hw]);
           double sum = 0;
-          for (size_t c = 0; c < o.c; ++c) sum += std::exp(in[0][(n * o.c + c) * o.h * o.w + hw] - m);
+          for (size_t c = 0; c < o.c; ++c)
+            sum += std::exp(in[0][(n * o.c + c) * o.h * o.w + hw] - m);
           for (size_t c = 0; c < o.c; ++c) {
             const size_t i = (n * o.c + c) * o.h * o.w + hw;
             y[i] = float(std::exp(in[0][i] - m) / sum);
@@ -540,14 +566,18 @@ cl_int run(cl_command_queue q, Op& op, DescSet& set) {
         for (size_t c = 0; c < o.c; ++c)
           for (size_t oh = 0; oh < o.h; ++oh) {
             const double sy = src(oh, o.h, id.h);
-            const size_t y0 = std::min<size_t>(size_t(sy), id.h - 1), y1 = std::min<size_t>(y0 + 1, id.h - 1);
+            const size_t y0 = std::min<size_t>(size_t(sy), id.h - 1),
+                         y1 = std::min<size_t>(y0 + 1, id.h - 1);
             const double fy = sy - y0;
             for (size_t ow = 0; ow < o.w; ++ow) {
               const double sx = src(ow, o.w, id.w);
-              const size_t x0 = std::min<size_t>(size_t(sx), id.w - 1), x1 = std::min<size_t>(x0 + 1, id.w - 1);
+              const size_t x0 = std::min<size_t>(size_t(sx), id.w - 1),
+                           x1 = std::min<size_t>(x0 + 1, id.w - 1);
               const double fx = sx - x0;
-              const double top = in[0][at(id, n, c, y0, x0)] * (1 - fx) + in[0][at(id, n, c, y0, x1)] * fx;
-              const double bot = in[0][at(id, n, c, y1, x0)] * (1 - fx) + in[0][at(id, n, c, y1, x1)] * fx;
+              const double top =
+                  in[0][at(id, n, c, y0, x0)] * (1 - fx) + in[0][at(id, n, c, y0, x1)] * fx;
+              const double bot =
+                  in[0][at(id, n, c, y1, x0)] * (1 - fx) + in[0][at(id, n, c, y1, x1)] * fx;
               y[at(o, n, c, oh, ow)] = float(top * (1 - fy) + bot * fy);
             }
           }
@@ -599,9 +629,8 @@ cl_int ReleaseOp(cl_ml_op_qcom op) {
 
 cl_int CreateConvolution(cl_context, const cl_ml_op_properties_qcom*,
                          const cl_ml_op_convolution_desc_qcom* desc, cl_ml_tensor_qcom input,
-                         cl_ml_tensor_qcom weight, cl_ml_tensor_qcom bias,
-                         cl_ml_tensor_qcom output, cl_ml_op_qcom* op,
-                         cl_ml_tuningcache_qcom cache) {
+                         cl_ml_tensor_qcom weight, cl_ml_tensor_qcom bias, cl_ml_tensor_qcom output,
+                         cl_ml_op_qcom* op, cl_ml_tuningcache_qcom cache) {
   EMU_CALL("clCreateMLOpConvolutionForwardQCOM");
   if (!desc || !input || !weight || !output) return CL_INVALID_VALUE;
   auto* o = new Op{Kind::kConv};
@@ -639,9 +668,9 @@ cl_int CreateConvolutionActivation(cl_context ctx, const cl_ml_op_properties_qco
 
 cl_int CreateBatchNorm(cl_context, const cl_ml_op_properties_qcom* props,
                        const cl_ml_op_batchnorm_desc_qcom* desc, cl_ml_tensor_qcom input,
-                       cl_ml_tensor_qcom mean, cl_ml_tensor_qcom variance,
-                       cl_ml_tensor_qcom scale, cl_ml_tensor_qcom bias, cl_ml_tensor_qcom output,
-                       cl_ml_op_qcom* op, cl_ml_tuningcache_qcom cache) {
+                       cl_ml_tensor_qcom mean, cl_ml_tensor_qcom variance, cl_ml_tensor_qcom scale,
+                       cl_ml_tensor_qcom bias, cl_ml_tensor_qcom output, cl_ml_op_qcom* op,
+                       cl_ml_tuningcache_qcom cache) {
   EMU_CALL("clCreateMLOpBatchNormForwardQCOM");
   if (!desc || !input || !mean || !variance || !scale || !bias || !output) return CL_INVALID_VALUE;
   auto* o = new Op{Kind::kBatchNorm};
@@ -680,9 +709,9 @@ cl_int CreatePooling(cl_context, const cl_ml_op_properties_qcom*,
 }
 
 cl_int CreateFullyConnected(cl_context, const cl_ml_op_properties_qcom*,
-                            const cl_ml_op_fully_connected_desc_qcom* desc,
-                            cl_ml_tensor_qcom input, cl_ml_tensor_qcom weight,
-                            cl_ml_tensor_qcom bias, cl_ml_tensor_qcom output, cl_ml_op_qcom* op,
+                            const cl_ml_op_fully_connected_desc_qcom* desc, cl_ml_tensor_qcom input,
+                            cl_ml_tensor_qcom weight, cl_ml_tensor_qcom bias,
+                            cl_ml_tensor_qcom output, cl_ml_op_qcom* op,
                             cl_ml_tuningcache_qcom cache) {
   EMU_CALL("clCreateMLOpFullyConnectedQCOM");
   if (!desc || !input || !weight || !output) return CL_INVALID_VALUE;
@@ -695,9 +724,8 @@ cl_int CreateFullyConnected(cl_context, const cl_ml_op_properties_qcom*,
 }
 
 cl_int CreateBinary(cl_context, const cl_ml_op_properties_qcom*,
-                    const cl_ml_op_binary_desc_qcom* desc, cl_ml_tensor_qcom a,
-                    cl_ml_tensor_qcom b, cl_ml_tensor_qcom c, cl_ml_op_qcom* op,
-                    cl_ml_tuningcache_qcom cache) {
+                    const cl_ml_op_binary_desc_qcom* desc, cl_ml_tensor_qcom a, cl_ml_tensor_qcom b,
+                    cl_ml_tensor_qcom c, cl_ml_op_qcom* op, cl_ml_tuningcache_qcom cache) {
   EMU_CALL("clCreateMLOpBinaryQCOM");
   if (!desc || !a || !b || !c || !same_dims(T(a), T(b)) || !same_dims(T(a), T(c))) {
     return CL_INVALID_VALUE;
@@ -796,8 +824,7 @@ cl_int EnqueueOp(cl_command_queue q, cl_ml_op_qcom op, cl_ml_tensor_mem_desc_set
     const cl_int err = g_next->clWaitForEvents(nwait, wait);
     if (err != CL_SUCCESS) return err;
   }
-  const cl_int err =
-      run(q, *reinterpret_cast<Op*>(op), *reinterpret_cast<DescSet*>(set));
+  const cl_int err = run(q, *reinterpret_cast<Op*>(op), *reinterpret_cast<DescSet*>(set));
   if (err != CL_SUCCESS) return err;
   return finish_event(q, 0, nullptr, event);
 }
@@ -827,9 +854,8 @@ cl_int WriteTensor(cl_command_queue q, void* host, cl_ml_tensor_layout_qcom layo
   return finish_event(q, nwait, wait, event);
 }
 
-cl_int CopyTensor(cl_command_queue q, cl_ml_tensor_qcom src, cl_mem src_mem,
-                  cl_ml_tensor_qcom dst, cl_mem dst_mem, cl_uint nwait, const cl_event* wait,
-                  cl_event* event) {
+cl_int CopyTensor(cl_command_queue q, cl_ml_tensor_qcom src, cl_mem src_mem, cl_ml_tensor_qcom dst,
+                  cl_mem dst_mem, cl_uint nwait, const cl_event* wait, cl_event* event) {
   EMU_CALL("clEnqueueCopyMLTensorDataQCOM");
   if (!src || !dst || !same_dims(T(src), T(dst)) ||
       T(src)->desc.data_type != T(dst)->desc.data_type) {
@@ -994,8 +1020,10 @@ cl_int GetInterface(void* out, cl_int major, cl_int minor) {
   if (!out) return CL_INVALID_VALUE;
   bool offered = false;
   for (const auto& [ma, mi] : g_versions) offered |= ma == major && mi == minor;
-  void* table = !offered ? nullptr : major == 2 ? static_cast<void*>(&g_v2)
-                                   : major == 3 ? static_cast<void*>(&g_v3) : nullptr;
+  void* table = !offered     ? nullptr
+                : major == 2 ? static_cast<void*>(&g_v2)
+                : major == 3 ? static_cast<void*>(&g_v3)
+                             : nullptr;
   if (!table) return CL_INVALID_VALUE;
   *static_cast<void**>(out) = table;
   return CL_SUCCESS;
@@ -1062,8 +1090,8 @@ void configure_from_environment() {
       char name[128] = {0};
       long long skip = 0, times = 1;
       int error = 0;
-      const int got = std::sscanf(item.c_str(), "%127[^:]:%lld:%lld:%d", name, &skip, &times,
-                                  &error);
+      const int got =
+          std::sscanf(item.c_str(), "%127[^:]:%lld:%lld:%d", name, &skip, &times, &error);
       if (got >= 1) clml_emu_fail(name, skip, times, error);
     }
   }
@@ -1116,7 +1144,9 @@ CLML_EMU_EXPORT cl_int CL_API_CALL clInitLayer(cl_uint num_entries, const cl_icd
   return CL_SUCCESS;
 }
 
-CLML_EMU_EXPORT int clml_emu_active(void) { return g_active ? 1 : 0; }
+CLML_EMU_EXPORT int clml_emu_active(void) {
+  return g_active ? 1 : 0;
+}
 
 CLML_EMU_EXPORT void clml_emu_fail(const char* name, int64_t skip, int64_t times, int32_t error) {
   if (!name) return;
