@@ -1564,6 +1564,17 @@ std::vector<DifferentialCase> make_cases() {
                      .output("y")
                      .build();
                }});
+  // Channel offsets that are not multiples of 4 (the texture plugins' channel blocks), batch 2.
+  c.push_back({"ConcatChannelsRank4", [] {
+                 return GraphBuilder()
+                     .input("a", {2, 3, 4, 5})
+                     .input("b", {2, 6, 4, 5})
+                     .input("d", {2, 1, 4, 5})
+                     .node("Concat", {"a", "b", "d"}, {"c"}, attrs({{"axis", int64_t{1}}}))
+                     .node("Relu", {"c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"Reshape", [] {
                  return GraphBuilder()
                      .input("x", {2, 3, 4})

@@ -5,8 +5,10 @@
 - a config whose targets this machine has (cpu, reference; mali and adreno on any OpenCL device,
   PoCL in CI) runs, places nodes on its first target, and its outputs match ONNX Runtime on the
   same input (tests/zoo/compare_with_ort.py's check, the tolerance of that target);
-- a config that needs something absent (the clml plugin) exits non-zero with one error line that
-  names what is missing, not a crash and not minutes on the reference kernels.
+- a config that needs something absent (a CLML device for clml.yaml) exits non-zero with one error
+  line that names what is missing, not a crash and not minutes on the reference kernels;
+- clml.yaml runs again under the CLML emulator (tests/clml/emulator, an OpenCL layer named by
+  $TESSERA_CLML_EMULATOR), places nodes on clml and matches ONNX Runtime.
 
 It also checks `run`'s three levels of output on the cpu example: by default the counts per
 plugin and only the nodes that left the first target (no per-node table, no notes about packs
@@ -38,11 +40,13 @@ EXPECTED = {
     "examples/reference.yaml": ("runs", "reference", 1e-4),
     "examples/mali.yaml": ("runs", "mali", 1e-3),
     "examples/adreno.yaml": ("runs", "adreno", 5e-3),
-    "examples/clml.yaml": ("fails", "no plugin named 'clml' is loaded"),
+    "examples/clml.yaml": ("fails", "does not list the cl_qcom_ml_ops extension"),
 }
+# Configs that run once more with the CLML emulator layer loaded (fp16: half tensors).
+EMULATED = {"examples/clml.yaml": ("runs", "clml", 5e-3)}
 
 
-def check(tessera, config, expected, work):
+def check(tessera, config, expected, work, env=None):
     name = os.path.relpath(config, os.path.join(ROOT, "configs"))
     out = os.path.join(work, name.replace("/", "_").replace(".yaml", ""))
     os.makedirs(out, exist_ok=True)
@@ -52,7 +56,7 @@ def check(tessera, config, expected, work):
             .astype(np.float32))
     cmd = [tessera, "run", config, "--repeat", "1", "--input", f"data={input_path}",
            "--output-dir", out, "--force"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, env=env)
     log = proc.stdout + proc.stderr
     if expected[0] == "fails":
         errors = [line for line in log.splitlines() if "error:" in line]
@@ -148,6 +152,11 @@ def main():
         if expected[0] == "runs" and expected[1] not in built:
             expected = ("fails", f"no plugin named '{expected[1]}' is loaded")
         ok &= check(tessera, config, expected, work)
+        emulator = os.environ.get("TESSERA_CLML_EMULATOR", "")
+        if name in EMULATED and EMULATED[name][1] in built and os.path.exists(emulator):
+            print(f"{name}: again under the CLML emulator ({emulator})")
+            ok &= check(tessera, config, EMULATED[name], work,
+                        env=dict(os.environ, OPENCL_LAYERS=emulator))
     if "cpu" in built:
         ok &= check_verbosity(tessera, work)
     missing = set(EXPECTED) - {os.path.relpath(c, os.path.join(ROOT, "configs")) for c in configs}

@@ -24,3 +24,14 @@ __kernel void image_to_nchw(__read_only image2d_t x, __global float* y, int4 s) 
     if (c < s.y) y[((n * s.y + c) * s.z + h) * s.w + w] = lane_of(t, j);
   }
 }
+
+// Concat along channels of NCHW buffers: input (s = N, C_in, H, W) into the output's channels
+// [offset, offset + C_in) of `channels_out`. One work-item per input element.
+__kernel void concat_channels(__global const float* x, __global float* y, int4 s,
+                              int channels_out, int offset) {
+  const int i = get_global_id(0);
+  const int plane = s.z * s.w;
+  if (i >= s.x * s.y * plane) return;
+  const int n = i / (s.y * plane), c = (i / plane) % s.y, hw = i % plane;
+  y[(n * channels_out + offset + c) * plane + hw] = x[i];
+}

@@ -42,3 +42,49 @@ __kernel void global_avg_image(__read_only image2d_t x, __write_only image2d_t y
   }
   write_imagef(y, (int2)(c4, n), sum / (float)(in.z * in.w));
 }
+
+// ReduceMean over H and W written as an NCHW [N, C] buffer (keepdims = 0). Work-items: (C4, N).
+__kernel void global_avg_to_nchw(__read_only image2d_t x, __global float* y, int4 in,
+                                 int channels) {
+  const int c4 = get_global_id(0), n = get_global_id(1);
+  if (c4 >= in.y || n >= in.x) return;
+  float4 sum = (float4)(0.0f);
+  for (int h = 0; h < in.z; ++h) {
+    for (int w = 0; w < in.w; ++w) {
+      sum += read_imagef(x, kSampler, (int2)(c4 * in.w + w, n * in.z + h));
+    }
+  }
+  sum /= (float)(in.z * in.w);
+  for (int j = 0; j < 4; ++j) {
+    if (c4 * 4 + j < channels) y[n * channels + c4 * 4 + j] = lane_of(sum, j);
+  }
+}
+
+// Bilinear resize of a texture-layout image: one work-item per output texel (W_out * C4,
+// N * H_out). in = (N, C4, H, W); mode 0 asymmetric, 1 half-pixel
+// centres, 2 align corners.
+__kernel void resize_bilinear_image(__read_only image2d_t x, __write_only image2d_t y, int4 in,
+                                    int out_h, int out_w, int mode) {
+  const int gx = get_global_id(0), gy = get_global_id(1);
+  if (gx >= out_w * in.y || gy >= in.x * out_h) return;
+  const int c4 = gx / out_w, ow = gx % out_w, n = gy / out_h, oh = gy % out_h;
+  float sy, sx;
+  if (mode == 2) {
+    sy = out_h > 1 ? (float)oh * (float)(in.z - 1) / (float)(out_h - 1) : 0.0f;
+    sx = out_w > 1 ? (float)ow * (float)(in.w - 1) / (float)(out_w - 1) : 0.0f;
+  } else {
+    const float scale_y = (float)out_h / (float)in.z, scale_x = (float)out_w / (float)in.w;
+    sy = mode == 1 ? fmax(((float)oh + 0.5f) / scale_y - 0.5f, 0.0f) : (float)oh / scale_y;
+    sx = mode == 1 ? fmax(((float)ow + 0.5f) / scale_x - 0.5f, 0.0f) : (float)ow / scale_x;
+  }
+  const int y0 = min((int)sy, in.z - 1), x0 = min((int)sx, in.w - 1);
+  const int y1 = min(y0 + 1, in.z - 1), x1 = min(x0 + 1, in.w - 1);
+  const float fy = sy - (float)y0, fx = sx - (float)x0;
+  const int row0 = n * in.z + y0, row1 = n * in.z + y1, col = c4 * in.w;
+  const float4 a = read_imagef(x, kSampler, (int2)(col + x0, row0));
+  const float4 b = read_imagef(x, kSampler, (int2)(col + x1, row0));
+  const float4 c = read_imagef(x, kSampler, (int2)(col + x0, row1));
+  const float4 d = read_imagef(x, kSampler, (int2)(col + x1, row1));
+  const float4 top = a + (b - a) * fx, bottom = c + (d - c) * fx;
+  write_imagef(y, (int2)(gx, gy), top + (bottom - top) * fy);
+}

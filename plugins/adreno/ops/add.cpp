@@ -1,29 +1,21 @@
-// Add on the adreno plugin: same-shape operands of rank <= 4, texel by texel (no broadcasting: a
-// broadcast operand would need its own layout; such nodes fall back).
+// Add on the adreno plugin: same-shape operands of rank <= 4 texel by texel; an operand broadcast
+// over the other (a bias, a scalar) is read from an NCHW buffer with zero strides (shared.cpp).
+#include <algorithm>
+
 #include "ops/shared.hpp"
 
 namespace tessera::adreno {
 namespace {
 
-std::string check(const NodeView& node, const Device& device) {
-  if (node.num_inputs() != 2) return "expects 2 inputs";
-  std::string r = check_image_io(node, device, /*any_rank=*/true);
-  if (!r.empty()) return r;
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  const tsr_tensor& y = node.output(0);
   for (int32_t i = 0; i < 2; ++i) {
     const tsr_tensor& t = node.input(i);
-    if (t.rank != node.output(0).rank ||
-        !std::equal(t.dims, t.dims + t.rank, node.output(0).dims)) {
-      return "only same-shape operands are supported (no broadcasting in the texture layout)";
-    }
-    if (t.data) {
-      r = check_fits_image(t, device.limits, /*rank4_only=*/false);
-      if (!r.empty()) return r;
+    if (t.rank != y.rank || !std::equal(t.dims, t.dims + t.rank, y.dims)) {
+      lower_binary(lw, node, index, BinaryOp::kAdd);
+      return;
     }
   }
-  return "";
-}
-
-void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const auto range = texel_range(node.output(0));
   const Config config = lw.config_for("eltwise.image.add", range[0]);
   opencl::Kernel k = lw.kernel(config);
@@ -36,5 +28,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_ADRENO_OP("Add", check, lower);
+TESSERA_ADRENO_OP("Add", check_binary, lower);
 }  // namespace tessera::adreno

@@ -1,6 +1,9 @@
 // Shared lowerings (see shared.hpp).
 #include "ops/shared.hpp"
 
+#include <algorithm>
+#include <optional>
+
 #include "tessera/error.hpp"
 
 namespace tessera::adreno {
@@ -61,6 +64,88 @@ std::string check_alias(const NodeView& node, const Device&) {
 
 void lower_alias(Lowering& lw, const NodeView& node, int32_t index) {
   lw.alias_buffer(node.output_id(0), node.input_id(0), index);
+}
+
+}  // namespace tessera::adreno
+
+namespace tessera::adreno {
+namespace {
+
+bool same_dims(const tsr_tensor& a, const tsr_tensor& b) {
+  return a.rank == b.rank && std::equal(a.dims, a.dims + a.rank, b.dims);
+}
+
+// Strides of `b` (NCHW, dense) over the 4-D view of `out`, 0 along broadcast dims; nullopt when
+// `b` does not broadcast to `out` (numpy rules: dims aligned right, each equal or 1).
+std::optional<std::array<int64_t, 4>> broadcast_strides(const tsr_tensor& b,
+                                                        const tsr_tensor& out) {
+  if (b.rank > out.rank || out.rank > 4) return std::nullopt;
+  std::array<int64_t, 4> dims = {1, 1, 1, 1}, strides = {0, 0, 0, 0};
+  for (int32_t i = 0; i < b.rank; ++i) dims[4 - b.rank + i] = b.dims[i];
+  const std::array<int64_t, 4> o = view4(out);
+  int64_t step = 1;
+  for (int d = 3; d >= 0; --d) {
+    if (dims[d] != o[d] && dims[d] != 1) return std::nullopt;
+    strides[d] = dims[d] == 1 ? 0 : step;
+    step *= dims[d];
+  }
+  return strides;
+}
+
+}  // namespace
+
+std::string check_binary(const NodeView& node, const Device& device) {
+  if (node.num_inputs() != 2) return "expects 2 inputs";
+  std::string r = check_image_io(node, device, /*any_rank=*/true);
+  if (!r.empty()) return r;
+  const tsr_tensor& a = node.input(0);
+  const tsr_tensor& b = node.input(1);
+  const tsr_tensor& y = node.output(0);
+  if (same_dims(a, y) && same_dims(b, y)) return "";
+  const tsr_tensor& full = same_dims(a, y) ? a : b;
+  const tsr_tensor& other = same_dims(a, y) ? b : a;
+  if (!same_dims(full, y)) {
+    return "neither operand has the output's shape (both broadcast) is not supported";
+  }
+  if (full.data) return "the full-shape operand is a constant";
+  if (!broadcast_strides(other, y)) return "operands do not broadcast to the output";
+  return "";
+}
+
+void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
+  const tsr_tensor& a = node.input(0);
+  const tsr_tensor& b = node.input(1);
+  const tsr_tensor& y = node.output(0);
+  const auto range = texel_range(y);
+  const std::array<int64_t, 4> o = view4(y);
+  if (same_dims(a, y) && same_dims(b, y)) {
+    const Config config = lw.config_for("eltwise.image.binary", range[0]);
+    opencl::Kernel k = lw.kernel(config);
+    k.args()
+        .buffer(lw.input_image(node.input_id(0), index))
+        .buffer(lw.input_image(node.input_id(1), index))
+        .buffer(lw.output_image(node.output_id(0), index))
+        .i32x4(to_i32(range[0], node), to_i32(range[1], node), 0, 0)
+        .i32(to_i32(o[1], node))
+        .i32(to_i32(o[3], node))
+        .i32(static_cast<int32_t>(op));
+    lw.add_step(index, std::move(k), range, config);
+    return;
+  }
+  const bool swap = !same_dims(a, y);
+  const int32_t full = swap ? 1 : 0;
+  const std::array<int64_t, 4> s = *broadcast_strides(node.input(1 - full), y);
+  const Config config = lw.config_for("eltwise.image.binary_bcast", range[0]);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.input_image(node.input_id(full), index))
+      .buffer(lw.input_buffer(node.input_id(1 - full), index))
+      .buffer(lw.output_image(node.output_id(0), index))
+      .i32x4(to_i32(o[0], node), to_i32(o[1], node), to_i32(o[2], node), to_i32(o[3], node))
+      .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(s[2], node), to_i32(s[3], node))
+      .i32(static_cast<int32_t>(op))
+      .i32(swap ? 1 : 0);
+  lw.add_step(index, std::move(k), range, config);
 }
 
 }  // namespace tessera::adreno

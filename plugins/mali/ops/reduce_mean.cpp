@@ -3,7 +3,6 @@
 // come from the attribute (opset < 18) or a constant input (opset 18); anything else (another set
 // of axes, axes computed at run time) is refused with the reason. keepdims=1 follows the input's
 // layout as GlobalAveragePool does; keepdims=0 ([N, C]) is written in NCHW.
-#include <algorithm>
 #include <optional>
 
 #include "ops/shared.hpp"
@@ -11,35 +10,7 @@
 namespace tessera::mali {
 namespace {
 
-// The reduced axes, normalised and sorted, or nullopt with `why` set.
-std::optional<std::vector<int64_t>> reduced_axes(const NodeView& node, std::string* why) {
-  std::vector<int64_t> axes;
-  if (node.has_input(1)) {
-    const tsr_tensor& a = node.input(1);
-    if (a.data == nullptr || a.dtype != TSR_DTYPE_INT64 || a.rank != 1) {
-      *why = "axes (input 1) must be a constant int64 vector";
-      return std::nullopt;
-    }
-    const int64_t* v = static_cast<const int64_t*>(a.data);
-    axes.assign(v, v + a.dims[0]);
-  } else {
-    axes = node.attr_ints("axes", {});
-  }
-  const int64_t rank = node.input(0).rank;
-  if (axes.empty()) {
-    *why = "no axes (a mean over every axis) is not a global average pool";
-    return std::nullopt;
-  }
-  for (int64_t& a : axes) {
-    if (a < -rank || a >= rank) {
-      *why = "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank);
-      return std::nullopt;
-    }
-    if (a < 0) a += rank;
-  }
-  std::sort(axes.begin(), axes.end());
-  return axes;
-}
+using opencl::support::reduced_axes;
 
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   const std::string io = check_float_data_io(node);

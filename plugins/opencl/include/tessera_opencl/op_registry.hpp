@@ -4,11 +4,13 @@
 // uses. Each plugin keeps its own types (OpLowering, Config, Lowering) and instantiates these.
 #pragma once
 
+#include <algorithm>
 #include <climits>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -166,6 +168,85 @@ inline int32_t to_i32(int64_t v, const NodeView& node) {
   return static_cast<int32_t>(v);
 }
 
+// A reduction's axes (ReduceMean etc.: the `axes` attribute before opset 18, a constant input
+// from 18), normalised and sorted; nullopt with `why` set when absent, computed or out of range.
+inline std::optional<std::vector<int64_t>> reduced_axes(const NodeView& node, std::string* why) {
+  std::vector<int64_t> axes;
+  if (node.has_input(1)) {
+    const tsr_tensor& a = node.input(1);
+    if (a.data == nullptr || a.dtype != TSR_DTYPE_INT64 || a.rank != 1) {
+      *why = "axes (input 1) must be a constant int64 vector";
+      return std::nullopt;
+    }
+    const int64_t* v = static_cast<const int64_t*>(a.data);
+    axes.assign(v, v + a.dims[0]);
+  } else {
+    axes = node.attr_ints("axes", {});
+  }
+  const int64_t rank = node.input(0).rank;
+  if (axes.empty()) {
+    *why = "no axes (a mean over every axis) is not a global average pool";
+    return std::nullopt;
+  }
+  for (int64_t& a : axes) {
+    if (a < -rank || a >= rank) {
+      *why = "axis " + std::to_string(a) + " is out of range for rank " + std::to_string(rank);
+      return std::nullopt;
+    }
+    if (a < 0) a += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+// Resize in mode "linear" over H and W of a rank-4 float tensor (what the GPU plugins' bilinear
+// kernels and CLML's resize op compute): "" when supported, else the reason. Sampling follows
+// the ratio of the sizes, so explicit scales must equal it.
+inline std::string check_resize_bilinear(const NodeView& node) {
+  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_id(0) < 0) {
+    return "input 0 or output 0 missing";
+  }
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  if (x.dtype != TSR_DTYPE_FLOAT32 || y.dtype != TSR_DTYPE_FLOAT32) return "not float32";
+  if (x.rank != 4 || y.rank != 4) return "only rank-4 tensors";
+  if (x.dims[0] != y.dims[0] || x.dims[1] != y.dims[1]) return "only H and W may be resized";
+  if (node.attr_string("mode", "nearest") != "linear") return "only mode 'linear' (bilinear)";
+  if (node.attr_int("antialias", 0) != 0) return "antialias is not supported";
+  const int32_t scales = node.opset() < 11 ? 1 : 2;
+  if (node.num_inputs() > scales && node.has_input(scales) && numel_of(node.input(scales)) == 4) {
+    const tsr_tensor& s = node.input(scales);
+    if (!s.data || s.dtype != TSR_DTYPE_FLOAT32) return "scales must be a constant";
+    const float* f = static_cast<const float*>(s.data);
+    for (int d = 2; d < 4; ++d) {
+      if (static_cast<double>(f[d]) * static_cast<double>(x.dims[d]) !=
+          static_cast<double>(y.dims[d])) {
+        return "scales that are not the ratio of the output and input sizes";
+      }
+    }
+  }
+  const std::string ct = node.opset() < 11
+                             ? "asymmetric"
+                             : node.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (ct == "pytorch_half_pixel" && (y.dims[2] == 1 || y.dims[3] == 1)) {
+    return "pytorch_half_pixel with an output dim of 1";
+  }
+  if (ct != "half_pixel" && ct != "pytorch_half_pixel" && ct != "align_corners" &&
+      ct != "asymmetric") {
+    return "coordinate_transformation_mode '" + ct + "' is not supported";
+  }
+  return "";
+}
+
+// How a bilinear Resize (check_resize_bilinear passed) maps output to input coordinates:
+// 0 asymmetric (x / scale), 1 half-pixel centres ((x + 0.5) / scale - 0.5), 2 align corners.
+inline int32_t resize_coordinate_mode(const NodeView& node) {
+  const std::string ct = node.opset() < 11
+                             ? "asymmetric"
+                             : node.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (ct == "align_corners") return 2;
+  return ct == "asymmetric" ? 0 : 1;
+}
 }  // namespace tessera::opencl::support
 
 // Declares, in a plugin's namespace, the op tables of its `LoweringT` entries and `TuningFnT`

@@ -1,0 +1,18 @@
+// HardSwish on the adreno plugin: x * clip(x + 3, 0, 6) / 6 per texel (rank <= 4, in the texture
+// layout of the 4-D view).
+#include "ops/shared.hpp"
+
+namespace tessera::adreno {
+namespace {
+
+std::string check(const NodeView& node, const Device& device) {
+  return check_image_io(node, device, /*any_rank=*/true);
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_unary(lw, node, index, UnaryOp::kHardSwish, 0.0f, 0.0f);
+}
+
+}  // namespace
+TESSERA_ADRENO_OP("HardSwish", check, lower);
+}  // namespace tessera::adreno
