@@ -1,0 +1,35 @@
+// Resize in mode "linear" (bilinear over H and W of a rank-4 tensor) on the mali plugin, in NCHW
+// (the segmentation heads' upsampling): one work-item per output element. Coordinate modes and
+// the checks are shared with the other OpenCL plugins (tessera_opencl/op_registry.hpp).
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+  const std::string r = opencl::support::check_resize_bilinear(node);
+  if (!r.empty()) return r;
+  if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  return "";
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const int64_t n = numel_of(y);
+  const Config config = default_config("resize.bilinear", lw.device(), n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.output_id(0)))
+      .i32x4(to_i32(x.dims[0], node), to_i32(x.dims[1], node), to_i32(x.dims[2], node),
+             to_i32(x.dims[3], node))
+      .i32(to_i32(y.dims[2], node))
+      .i32(to_i32(y.dims[3], node))
+      .i32(opencl::support::resize_coordinate_mode(node));
+  add_1d_step(lw, index, std::move(k), n, config);
+}
+
+}  // namespace
+TESSERA_MALI_OP("Resize", check, lower);
+}  // namespace tessera::mali
