@@ -43,14 +43,7 @@ using opencl_test::random_tensor;
 constexpr const char* kSuite = "clml";
 
 std::shared_ptr<const PluginHost> host() {
-  static const auto h = [] {
-    PluginHostOptions o;
-    o.dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
-    o.use_environment = false;
-    o.use_default_dirs = false;
-    return std::make_shared<const PluginHost>(o);
-  }();
-  return h;
+  return opencl_test::build_tree_host();
 }
 
 class Clml : public ::testing::Test {

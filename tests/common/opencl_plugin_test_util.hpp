@@ -21,6 +21,7 @@
 #include "tessera/graph.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/plugin_abi.h"
+#include "tessera/plugin_host.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::opencl_test {
@@ -352,6 +353,20 @@ inline bool run_case(const tsr_plugin* plugin, const std::string& device, Case& 
   plugin->release_region(handle);
   EXPECT_EQ(st, TSR_OK) << text;
   return st == TSR_OK;
+}
+
+// One plugin host over the build tree's plugins/lib for a whole test process: the OpenCL plugins
+// keep per-device state in the library (one context per device), so two hosts loading the same
+// plugin would share it.
+inline std::shared_ptr<const PluginHost> build_tree_host() {
+  static const auto h = [] {
+    PluginHostOptions o;
+    o.dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
+    o.use_environment = false;
+    o.use_default_dirs = false;
+    return std::make_shared<const PluginHost>(o);
+  }();
+  return h;
 }
 
 // Session options of the end-to-end tests: `targets` from the build tree's plugins only, kernel

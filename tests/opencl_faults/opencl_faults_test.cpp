@@ -79,14 +79,7 @@ std::ostream& operator<<(std::ostream& os, const Live& l) {
 // library (one context and program pool per device and cache directory), so two hosts loading
 // the same plugin would share it.
 std::shared_ptr<const PluginHost> host() {
-  static const auto h = [] {
-    PluginHostOptions o;
-    o.dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
-    o.use_environment = false;
-    o.use_default_dirs = false;
-    return std::make_shared<const PluginHost>(o);
-  }();
-  return h;
+  return opencl_test::build_tree_host();
 }
 
 Graph small_network() {

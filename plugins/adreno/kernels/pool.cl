@@ -30,17 +30,22 @@ __kernel void pool2d_image(__read_only image2d_t x, __write_only image2d_t y, in
   write_imagef(y, (int2)(gx, gy), r);
 }
 
-// Output (N, C, 1, 1): texel (c4, n). Work-items: (C4, N); in = (N, C4, H, W).
-__kernel void global_avg_image(__read_only image2d_t x, __write_only image2d_t y, int4 in) {
-  const int c4 = get_global_id(0), n = get_global_id(1);
-  if (c4 >= in.y || n >= in.x) return;
+// The mean of channel block c4 of batch n over the H x W plane; in = (N, C4, H, W).
+float4 plane_mean(__read_only image2d_t x, int c4, int n, int4 in) {
   float4 sum = (float4)(0.0f);
   for (int h = 0; h < in.z; ++h) {
     for (int w = 0; w < in.w; ++w) {
       sum += read_imagef(x, kSampler, (int2)(c4 * in.w + w, n * in.z + h));
     }
   }
-  write_imagef(y, (int2)(c4, n), sum / (float)(in.z * in.w));
+  return sum / (float)(in.z * in.w);
+}
+
+// Output (N, C, 1, 1): texel (c4, n). Work-items: (C4, N); in = (N, C4, H, W).
+__kernel void global_avg_image(__read_only image2d_t x, __write_only image2d_t y, int4 in) {
+  const int c4 = get_global_id(0), n = get_global_id(1);
+  if (c4 >= in.y || n >= in.x) return;
+  write_imagef(y, (int2)(c4, n), plane_mean(x, c4, n, in));
 }
 
 // ReduceMean over H and W written as an NCHW [N, C] buffer (keepdims = 0). Work-items: (C4, N).
@@ -48,13 +53,7 @@ __kernel void global_avg_to_nchw(__read_only image2d_t x, __global float* y, int
                                  int channels) {
   const int c4 = get_global_id(0), n = get_global_id(1);
   if (c4 >= in.y || n >= in.x) return;
-  float4 sum = (float4)(0.0f);
-  for (int h = 0; h < in.z; ++h) {
-    for (int w = 0; w < in.w; ++w) {
-      sum += read_imagef(x, kSampler, (int2)(c4 * in.w + w, n * in.z + h));
-    }
-  }
-  sum /= (float)(in.z * in.w);
+  const float4 sum = plane_mean(x, c4, n, in);
   for (int j = 0; j < 4; ++j) {
     if (c4 * 4 + j < channels) y[n * channels + c4 * 4 + j] = lane_of(sum, j);
   }
