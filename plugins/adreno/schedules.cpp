@@ -79,6 +79,13 @@ const std::vector<Schedule>& all_schedules() {
        "layout.cl",
        "concat_channels",
        {{"wg_x", kWgX, false}}},
+      {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
+      {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
+      {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
+      {"matmul.batched",
+       "matmul.cl",
+       "gemm_batched_f32",
+       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
       {"gemm.buffer", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
   };
   return schedules;

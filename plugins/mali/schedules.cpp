@@ -84,6 +84,10 @@ const std::vector<Schedule>& all_schedules() {
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
+      {"matmul.batched",
+       "matmul.cl",
+       "gemm_batched_f32",
+       {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
       {"resize.bilinear", "pool.cl", "resize_bilinear_f32", {{"wg_x", kWgX, false}}},
   };
   return schedules;

@@ -35,7 +35,7 @@ int64_t bytes_of(const Tensor& t) {
   return static_cast<int64_t>(t.nbytes());
 }
 
-// adreno -> mali -> adreno: Sigmoid has a mali kernel and no adreno one, so the graph splits into
+// adreno -> mali -> adreno: LeakyRelu has a mali kernel and no adreno one, so the graph splits into
 // three regions; the two values between them never leave the device.
 TEST(DeviceResident, SplitAcrossTwoOpenClPluginsCopiesOnlyInputsAndOutputs) {
   if (!any_image_device()) {
@@ -47,7 +47,7 @@ TEST(DeviceResident, SplitAcrossTwoOpenClPluginsCopiesOnlyInputsAndOutputs) {
                 .constant("w1", random_tensor({8, 8, 3, 3}, 1, -0.3f, 0.3f))
                 .constant("w2", random_tensor({8, 8, 3, 3}, 2, -0.3f, 0.3f))
                 .node("Conv", {"x", "w1"}, {"c1"}, pad, "conv1")
-                .node("Sigmoid", {"c1"}, {"s"}, {}, "sigmoid")
+                .node("LeakyRelu", {"c1"}, {"s"}, {}, "leaky")
                 .node("Conv", {"s", "w2"}, {"y"}, pad, "conv2")
                 .output("y")
                 .build();
@@ -56,7 +56,7 @@ TEST(DeviceResident, SplitAcrossTwoOpenClPluginsCopiesOnlyInputsAndOutputs) {
   std::string reasons;
   std::map<std::string, std::string> placed = placements(session, &reasons);
   ASSERT_EQ(placed["conv1"], "adreno") << reasons;
-  ASSERT_EQ(placed["sigmoid"], "mali") << reasons;
+  ASSERT_EQ(placed["leaky"], "mali") << reasons;
   ASSERT_EQ(placed["conv2"], "adreno") << reasons;
   const ExecutionPlan& plan = session.plan();
   EXPECT_EQ(plan.regions.size(), 3u);
@@ -89,7 +89,7 @@ TEST(DeviceResident, ValueWithAHostReaderStaysInHostMemory) {
                 .constant("w", random_tensor({4, 4, 3, 3}, 4, -0.3f, 0.3f))
                 .node("Conv", {"x", "w"}, {"c"}, pad, "conv")
                 .node("Sigmoid", {"c"}, {"s"}, {}, "sigmoid")
-                .node("Tanh", {"c"}, {"t"}, {}, "tanh")
+                .node("Softplus", {"c"}, {"t"}, {}, "softplus")
                 .node("Add", {"s", "t"}, {"y"}, {}, "add")
                 .output("y")
                 .build();
@@ -98,13 +98,13 @@ TEST(DeviceResident, ValueWithAHostReaderStaysInHostMemory) {
                   opencl_test::session_options({"adreno:any", "mali:any", "reference"}, "adreno"));
   std::string reasons;
   std::map<std::string, std::string> placed = placements(session, &reasons);
-  ASSERT_EQ(placed["tanh"], "reference") << reasons;
+  ASSERT_EQ(placed["softplus"], "reference") << reasons;
   const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 10, 10}, 5)}};
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(reference_graph, inputs);
   ASSERT_EQ(got.size(), 1u);
   opencl_test::expect_all_near(got[0], want[0], 1e-4f);
-  // c has a host reader (tanh) and t is the reference's output: both in host memory. s stays on
+  // c has a host reader (softplus) and t is the reference's output: both in host memory. s stays on
   // the device only when add runs on an OpenCL plugin.
   const int expected_device = placed["add"] == "reference" ? 0 : 1;
   EXPECT_EQ(session.plan().device_values, expected_device) << reasons;

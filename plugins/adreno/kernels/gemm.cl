@@ -12,3 +12,4 @@ __kernel void gemm_f32(__global const float* a, __global const float* b, __globa
   if (cs.z) r += beta * c[i * cs.x + j * cs.y];
   y[i * N + j] = r;
 }
+

@@ -149,3 +149,22 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
 }
 
 }  // namespace tessera::adreno
+
+namespace tessera::adreno {
+
+void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
+                        const opencl::support::StridedCopy& copy, int32_t output) {
+  const int64_t n = numel_of(node.output(output));
+  const Config config = lw.config_for("copy.strided", n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.input_buffer(node.input_id(0), index))
+      .buffer(lw.output_buffer(node.output_id(output), index))
+      .i32(to_i32(n, node))
+      .i32x8(copy.dims)
+      .i32x8(copy.strides)
+      .i32(copy.base);
+  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+}
+
+}  // namespace tessera::adreno

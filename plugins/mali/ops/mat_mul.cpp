@@ -1,18 +1,42 @@
-// MatMul (2-D x 2-D) on the mali plugin, through the Gemm kernel.
+// MatMul on the mali plugin: 2-D x 2-D through the Gemm kernel; batched operands (attention's
+// Q K^T and A V, Linear layers over [B, N, C]) through the shared batched kernel
+// (plugins/opencl/kernels/matmul.cl), B with A's batch dims or 2-D.
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
 namespace {
 
+bool two_d(const NodeView& node) {
+  return node.input(0).rank == 2 && node.input(1).rank == 2;
+}
+
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
-  std::string r = check_float_io(node);
+  const std::string r = check_float_io(node);
   if (!r.empty()) return r;
-  if (node.input(0).rank != 2 || node.input(1).rank != 2) return "only 2-D x 2-D is implemented";
-  return "";
+  return two_d(node) ? "" : opencl::support::check_matmul_batched(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  lower_gemm(lw, node, index, node.input_id(0), node.input_id(1), -1, false, false, 1.0f, 0.0f);
+  if (two_d(node)) {
+    lower_gemm(lw, node, index, node.input_id(0), node.input_id(1), -1, false, false, 1.0f, 0.0f);
+    return;
+  }
+  const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
+  const Config config = default_config("matmul.batched", lw.device(), mm.n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.input_id(1)))
+      .buffer(lw.buffer(node.output_id(0)))
+      .i32(mm.m)
+      .i32(mm.n)
+      .i32(mm.k)
+      .i32(mm.a_batch)
+      .i32(mm.b_batch);
+  lw.add_step(index, std::move(k),
+              {static_cast<size_t>(mm.n), static_cast<size_t>(mm.m), mm.batches},
+              {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y")), 1},
+              config);
 }
 
 }  // namespace

@@ -208,18 +208,17 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
 }
 
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
-                        const std::array<int32_t, 4>& dims, const std::array<int32_t, 4>& strides,
-                        int32_t base) {
-  const int64_t n = numel_of(node.output(0));
+                        const opencl::support::StridedCopy& copy, int32_t output) {
+  const int64_t n = numel_of(node.output(output));
   const Config config = default_config("copy.strided", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.output_id(output)))
       .i32(to_i32(n, node))
-      .i32x4(dims[0], dims[1], dims[2], dims[3])
-      .i32x4(strides[0], strides[1], strides[2], strides[3])
-      .i32(base);
+      .i32x8(copy.dims)
+      .i32x8(copy.strides)
+      .i32(copy.base);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 

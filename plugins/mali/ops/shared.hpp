@@ -5,6 +5,7 @@
 #include <array>
 
 #include "ops/op.hpp"
+#include "tessera_opencl/strided.hpp"
 
 namespace tessera::mali {
 
@@ -65,12 +66,10 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
 std::vector<Config> global_average_options(const NodeView& node, const opencl::DeviceInfo& device);
 void lower_global_average(Lowering& lw, const NodeView& node, int32_t index);
 
-// Output 0 = input 0 read with strides (kernels/strided.cl): `dims` the output's, `strides` per
-// output axis the input stride it moves by, `base` the input offset of the first element; rank
-// <= 4, padded on the left. Transpose and Slice.
+// Output `output` = input 0 read with strides (kernels/strided.cl, shared by the OpenCL plugins;
+// tessera_opencl/strided.hpp computes `copy` for Transpose and Slice).
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
-                        const std::array<int32_t, 4>& dims, const std::array<int32_t, 4>& strides,
-                        int32_t base);
+                        const opencl::support::StridedCopy& copy, int32_t output = 0);
 
 // Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,

@@ -5,26 +5,14 @@
 namespace tessera::mali {
 namespace {
 
-int64_t normalized_axis(const NodeView& node) {
-  return mali::normalized_axis(node, node.opset() < 13 ? 1 : -1);
-}
-
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
-  std::string r = check_float_io(node);
+  const std::string r = check_float_io(node);
   if (!r.empty()) return r;
-  const int64_t rank = node.input(0).rank;
-  const int64_t axis = normalized_axis(node);
-  if (rank == 0 || axis < 0 || axis >= rank) return "axis out of range";
-  if (node.opset() >= 13 && axis != rank - 1) return "only the last axis is implemented";
-  return "";
+  return opencl::support::check_softmax_rows(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  const tsr_tensor& x = node.input(0);
-  const int64_t axis = normalized_axis(node);
-  int64_t rows = 1;
-  for (int64_t d = 0; d < axis; ++d) rows *= x.dims[d];
-  const int64_t cols = rows == 0 ? 0 : numel_of(x) / rows;
+  const auto [rows, cols] = opencl::support::softmax_rows(node);
   const Config config = default_config("softmax.rows", lw.device(), rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()

@@ -333,6 +333,13 @@ KernelArgs& KernelArgs::i32(int32_t v) {
   return *this;
 }
 
+KernelArgs& KernelArgs::i32x8(const std::array<int32_t, 8>& v) {
+  cl_int8 value;
+  for (size_t i = 0; i < 8; ++i) value.s[i] = v[i];
+  set(sizeof(value), &value, "int8");
+  return *this;
+}
+
 KernelArgs& KernelArgs::i32x4(int32_t a, int32_t b, int32_t c, int32_t d) {
   cl_int4 value;
   value.s[0] = a;

@@ -247,6 +247,98 @@ inline int32_t resize_coordinate_mode(const NodeView& node) {
   if (ct == "align_corners") return 2;
   return ct == "asymmetric" ? 0 : 1;
 }
+
+// LayerNormalization normalising the contiguous rows from `axis` (default -1) to the last axis:
+// {rows, cols}; the checks every OpenCL plugin's row kernel (kernels/layer_norm.cl) needs: axis in
+// range, float stash, constant Scale (and B) with one value per row element, no optional outputs.
+inline std::pair<int64_t, int64_t> layer_norm_rows(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  int64_t axis = node.attr_int("axis", -1);
+  if (axis < 0) axis += x.rank;
+  int64_t cols = 1;
+  for (int64_t d = axis; d < x.rank; ++d) cols *= x.dims[d];
+  return {cols == 0 ? 0 : numel_of(x) / cols, cols};
+}
+
+inline std::string check_layer_norm(const NodeView& node) {
+  const int64_t rank = node.input(0).rank;
+  int64_t axis = node.attr_int("axis", -1);
+  if (axis < 0) axis += rank;
+  if (rank == 0 || axis < 0 || axis >= rank) return "axis out of range";
+  if (node.attr_int("stash_type", 1) != 1) return "only stash_type 1 (float) is implemented";
+  for (int32_t i = 1; i < node.num_outputs(); ++i) {
+    if (node.output_id(i) >= 0) return "the optional Mean / InvStdDev outputs are not supported";
+  }
+  std::string r = check_constant(node, 1, "scale");
+  if (!r.empty()) return r;
+  const int64_t cols = layer_norm_rows(node).second;
+  if (numel_of(node.input(1)) != cols) return "scale must hold one value per row element";
+  if (node.has_input(2)) {
+    r = check_constant(node, 2, "bias");
+    if (!r.empty()) return r;
+    if (numel_of(node.input(2)) != cols) return "bias must hold one value per row element";
+  }
+  return "";
+}
+
+// Softmax over contiguous rows (kernels/softmax.cl): before opset 13 the input is viewed as 2-D
+// at `axis` (default 1), from 13 the axis (default -1) must be the last. {rows, cols}.
+inline int64_t softmax_axis(const NodeView& node) {
+  const int64_t axis = node.attr_int("axis", node.opset() < 13 ? 1 : -1);
+  return axis < 0 ? axis + node.input(0).rank : axis;
+}
+
+inline std::string check_softmax_rows(const NodeView& node) {
+  const int64_t rank = node.input(0).rank;
+  const int64_t axis = softmax_axis(node);
+  if (rank == 0 || axis < 0 || axis >= rank) return "axis out of range";
+  if (node.opset() >= 13 && axis != rank - 1) return "only the last axis is implemented";
+  return "";
+}
+
+inline std::pair<int64_t, int64_t> softmax_rows(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  int64_t rows = 1;
+  for (int64_t d = 0; d < softmax_axis(node); ++d) rows *= x.dims[d];
+  return {rows, rows == 0 ? 0 : numel_of(x) / rows};
+}
+
+// MatMul as batched row-major GEMMs (kernels/matmul.cl): A (..., M, K) times B (..., K, N) with
+// the batch dims flattened, B either with A's batch dims or 2-D (shared by every batch).
+inline std::string check_matmul_batched(const NodeView& node) {
+  if (node.num_inputs() != 2 || !node.has_input(0) || !node.has_input(1)) return "expects 2 inputs";
+  const tsr_tensor& a = node.input(0);
+  const tsr_tensor& b = node.input(1);
+  if (a.rank < 2 || b.rank < 2) return "1-D operands are not supported";
+  if (a.dims[a.rank - 1] != b.dims[b.rank - 2]) return "inner dims differ";
+  if (b.rank > 2 && (b.rank != a.rank || !std::equal(a.dims, a.dims + a.rank - 2, b.dims))) {
+    return "B's batch dims must equal A's (or B be 2-D)";
+  }
+  if (numel_of(node.output(0)) > INT_MAX || numel_of(a) > INT_MAX || numel_of(b) > INT_MAX) {
+    return "more elements than 32-bit kernel indexing";
+  }
+  return "";
+}
+
+// gemm_batched_f32's M, N, K, A and B batch strides, and the batch count.
+struct BatchedMatMul {
+  int32_t m, n, k, a_batch, b_batch;
+  size_t batches;
+};
+
+inline BatchedMatMul batched_matmul(const NodeView& node) {
+  const tsr_tensor& a = node.input(0);
+  const tsr_tensor& b = node.input(1);
+  const int64_t m = a.dims[a.rank - 2], k = a.dims[a.rank - 1], n = b.dims[b.rank - 1];
+  int64_t z = 1;
+  for (int32_t d = 0; d + 2 < a.rank; ++d) z *= a.dims[d];
+  return {to_i32(m, node),
+          to_i32(n, node),
+          to_i32(k, node),
+          to_i32(m * k, node),
+          b.rank > 2 ? to_i32(k * n, node) : 0,
+          static_cast<size_t>(z)};
+}
 }  // namespace tessera::opencl::support
 
 // Declares, in a plugin's namespace, the op tables of its `LoweringT` entries and `TuningFnT`

@@ -561,8 +561,8 @@ inline std::string write_new_source_file(const std::string& dir, const std::stri
     tmpl.push_back('\0');
     const int fd = ::mkstemp(tmpl.data());
     if (fd < 0) {
-      throw Error("cannot create a temporary file in kernel dump directory '" + dir + "': " +
-                  std::strerror(errno) + " (does it exist and is it writable?)");
+      throw Error("cannot create a temporary file in kernel dump directory '" + dir +
+                  "': " + std::strerror(errno) + " (does it exist and is it writable?)");
     }
     tmp = tmpl.data();
     // mkstemp creates the file 0600; a kernel source is for people and tools to read, so it gets
@@ -643,8 +643,8 @@ class KernelDump {
       for (char c : e.kernel) {
         stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
       }
-      paths.push_back(write_new_source_file(dir, stem.empty() ? "kernel" : stem,
-                                            header + e.source));
+      paths.push_back(
+          write_new_source_file(dir, stem.empty() ? "kernel" : stem, header + e.source));
     }
     return paths;
   }

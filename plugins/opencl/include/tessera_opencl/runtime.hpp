@@ -12,6 +12,7 @@
 #endif
 #include <CL/cl.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -127,6 +128,7 @@ class KernelArgs {
   KernelArgs& buffer(cl_mem mem);
   KernelArgs& i32(int32_t v);
   KernelArgs& i32x4(int32_t a, int32_t b, int32_t c, int32_t d);
+  KernelArgs& i32x8(const std::array<int32_t, 8>& v);
   KernelArgs& f32(float v);
   KernelArgs& local(size_t bytes);  // __local scratch of `bytes` bytes
   cl_uint count() const { return index_; }

@@ -1,3 +1,4 @@
+// Shared by the OpenCL plugins (embedded in each next to its own kernels; core OpenCL C only).
 // LayerNormalization over contiguous rows of `cols` elements (the axes from `axis` to the last),
 // one work-item per row: the mean, then the variance around it (two passes, as the reference
 // computes them), then y = (x - mean) / sqrt(var + eps) * scale[j] (+ bias[j] when has_bias).

@@ -1,3 +1,4 @@
+// Shared by the OpenCL plugins (embedded in each next to its own kernels; core OpenCL C only).
 // Softmax over contiguous rows of `cols` elements; one work-item per row (max-subtracted).
 __kernel void softmax_rows_f32(__global const float* x, __global float* y, int rows, int cols) {
   const int r = get_global_id(0);

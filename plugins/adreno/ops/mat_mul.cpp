@@ -1,0 +1,35 @@
+// MatMul on the adreno plugin, on NCHW buffers (plugins/opencl/kernels/matmul.cl, shared with
+// mali): A (..., M, K) times B (..., K, N) with the batch dims flattened, where B either has A's
+// batch dims (attention's Q K^T and A V) or none (a 2-D weight shared by every row, as in a
+// Linear layer). A 1-D operand and other broadcasts fall back with the reason.
+#include "ops/shared.hpp"
+
+namespace tessera::adreno {
+namespace {
+
+std::string check(const NodeView& node, const Device&) {
+  const std::string r = check_float_io(node);
+  if (!r.empty()) return r;
+  return opencl::support::check_matmul_batched(node);
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
+  const Config config = lw.config_for("matmul.batched", mm.n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.input_buffer(node.input_id(0), index))
+      .buffer(lw.input_buffer(node.input_id(1), index))
+      .buffer(lw.output_buffer(node.output_id(0), index))
+      .i32(mm.m)
+      .i32(mm.n)
+      .i32(mm.k)
+      .i32(mm.a_batch)
+      .i32(mm.b_batch);
+  lw.add_step(index, std::move(k),
+              {static_cast<size_t>(mm.n), static_cast<size_t>(mm.m), mm.batches}, config);
+}
+
+}  // namespace
+TESSERA_ADRENO_OP("MatMul", check, lower);
+}  // namespace tessera::adreno

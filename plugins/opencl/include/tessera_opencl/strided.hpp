@@ -1,0 +1,301 @@
+// Transpose and Slice as one strided copy (kernels/strided.cl, shared by the OpenCL plugins):
+// the checks and the kernel's arguments, computed once here for every plugin that runs them on
+// dense row-major (NCHW) buffers.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "tessera_opencl/op_registry.hpp"
+#include "tessera_opencl/plugin_support.hpp"
+
+namespace tessera::opencl::support {
+
+inline constexpr int32_t kMaxStridedRank = 6;
+
+// strided_copy_f32's arguments: output dims and the input stride of each output axis, both
+// padded on the left to 8 (the kernel reads the first 6), and the input offset of element 0.
+struct StridedCopy {
+  std::array<int32_t, 8> dims{1, 1, 1, 1, 1, 1, 1, 1};
+  std::array<int32_t, 8> strides{};
+  int32_t base = 0;
+};
+
+// Transpose's permutation: the attribute, or the reversed axes (ONNX's default).
+inline std::vector<int64_t> transpose_permutation(const NodeView& node) {
+  const int32_t rank = node.input(0).rank;
+  std::vector<int64_t> reversed;
+  for (int32_t d = rank - 1; d >= 0; --d) reversed.push_back(d);
+  return node.attr_ints("perm", reversed);
+}
+
+// "" when input 0 / output 0 are float32 of rank <= 6 within 32-bit indexing.
+inline std::string check_strided_io(const NodeView& node) {
+  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_id(0) < 0) {
+    return "input 0 or output 0 missing";
+  }
+  std::string r = check_float_tensor(node.input(0), "input 0", "");
+  if (!r.empty()) return r;
+  r = check_float_tensor(node.output(0), "output 0", "");
+  if (!r.empty()) return r;
+  const int32_t rank = node.input(0).rank;
+  if (rank < 1 || rank > kMaxStridedRank) {
+    return "rank " + std::to_string(rank) + " (1 to " + std::to_string(kMaxStridedRank) +
+           " is implemented)";
+  }
+  if (numel_of(node.input(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  return "";
+}
+
+inline std::string check_transpose(const NodeView& node) {
+  const std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  const int32_t rank = node.input(0).rank;
+  const std::vector<int64_t> perm = transpose_permutation(node);
+  if (static_cast<int32_t>(perm.size()) != rank) return "perm does not list every axis";
+  std::vector<char> seen(static_cast<size_t>(rank), 0);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[static_cast<size_t>(p)]) return "perm is not a permutation";
+    seen[static_cast<size_t>(p)] = 1;
+  }
+  return "";
+}
+
+inline StridedCopy transpose_copy(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  const int32_t rank = x.rank;
+  const std::vector<int64_t> perm = transpose_permutation(node);
+  std::array<int64_t, kMaxStridedRank> in_stride{};
+  int64_t stride = 1;
+  for (int32_t d = rank - 1; d >= 0; --d) {
+    in_stride[static_cast<size_t>(d)] = stride;
+    stride *= x.dims[d];
+  }
+  StridedCopy c;
+  for (int32_t d = 0; d < rank; ++d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - rank + d);
+    const int64_t from = perm[static_cast<size_t>(d)];
+    c.dims[slot] = to_i32(x.dims[from], node);
+    c.strides[slot] = to_i32(in_stride[static_cast<size_t>(from)], node);
+  }
+  return c;
+}
+
+// Constant int32/int64 vector input i as int64 values, or nullopt.
+inline std::optional<std::vector<int64_t>> constant_int_vector(const NodeView& node, int32_t i) {
+  if (!node.has_input(i)) return std::nullopt;
+  const tsr_tensor& t = node.input(i);
+  if (t.data == nullptr || t.rank != 1) return std::nullopt;
+  std::vector<int64_t> out(static_cast<size_t>(t.dims[0]));
+  for (size_t k = 0; k < out.size(); ++k) {
+    if (t.dtype == TSR_DTYPE_INT64) {
+      out[k] = static_cast<const int64_t*>(t.data)[k];
+    } else if (t.dtype == TSR_DTYPE_INT32) {
+      out[k] = static_cast<const int32_t*>(t.data)[k];
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
+}
+
+// Slice's first element and step per input axis (starts clamped as ONNX says), or nullopt with
+// `why`: constant starts/axes/steps (inputs from opset 10, attributes before).
+struct SliceSpec {
+  std::array<int64_t, kMaxStridedRank> start{};
+  std::array<int64_t, kMaxStridedRank> step{1, 1, 1, 1, 1, 1};
+};
+
+inline std::optional<SliceSpec> slice_spec(const NodeView& node, std::string* why) {
+  const tsr_tensor& x = node.input(0);
+  std::vector<int64_t> starts, axes, steps;
+  if (node.opset() < 10) {
+    starts = node.attr_ints("starts", {});
+    axes = node.attr_ints("axes", {});
+  } else {
+    const auto s = constant_int_vector(node, 1);
+    if (!s) {
+      *why = "starts must be a constant int vector";
+      return std::nullopt;
+    }
+    starts = *s;
+    for (const auto& [i, what, out] :
+         {std::tuple<int32_t, const char*, std::vector<int64_t>*>{3, "axes", &axes},
+          std::tuple<int32_t, const char*, std::vector<int64_t>*>{4, "steps", &steps}}) {
+      if (!node.has_input(i)) continue;
+      const auto v = constant_int_vector(node, i);
+      if (!v) {
+        *why = std::string(what) + " must be a constant int vector";
+        return std::nullopt;
+      }
+      *out = *v;
+    }
+  }
+  if (axes.empty()) {
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
+  }
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size()) {
+    *why = "starts, axes and steps differ in length";
+    return std::nullopt;
+  }
+  SliceSpec spec;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t axis = axes[k];
+    if (axis < 0) axis += x.rank;
+    if (axis < 0 || axis >= x.rank || steps[k] == 0) {
+      *why = "an axis is out of range or a step is 0";
+      return std::nullopt;
+    }
+    const int64_t dim = x.dims[axis];
+    int64_t start = starts[k] < 0 ? starts[k] + dim : starts[k];
+    start = steps[k] > 0 ? std::clamp<int64_t>(start, 0, dim)
+                         : std::clamp<int64_t>(start, 0, std::max<int64_t>(dim - 1, 0));
+    spec.start[static_cast<size_t>(axis)] = start;
+    spec.step[static_cast<size_t>(axis)] = steps[k];
+  }
+  return spec;
+}
+
+inline std::string check_slice(const NodeView& node) {
+  const std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  std::string why;
+  return slice_spec(node, &why) ? "" : why;
+}
+
+inline StridedCopy slice_copy(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  std::string why;
+  const SliceSpec spec = *slice_spec(node, &why);
+  StridedCopy c;
+  int64_t stride = 1, base = 0;
+  for (int32_t d = x.rank - 1; d >= 0; --d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - x.rank + d);
+    c.dims[slot] = to_i32(y.dims[d], node);
+    c.strides[slot] = to_i32(stride * spec.step[static_cast<size_t>(d)], node);
+    base += stride * spec.start[static_cast<size_t>(d)];
+    stride *= x.dims[d];
+  }
+  c.base = to_i32(base, node);
+  return c;
+}
+
+// Row-major strides of `t`.
+inline std::array<int64_t, kMaxStridedRank> row_major_strides(const tsr_tensor& t) {
+  std::array<int64_t, kMaxStridedRank> s{};
+  int64_t stride = 1;
+  for (int32_t d = t.rank - 1; d >= 0; --d) {
+    s[static_cast<size_t>(d)] = stride;
+    stride *= t.dims[d];
+  }
+  return s;
+}
+
+inline int64_t split_axis(const NodeView& node) {
+  const int64_t axis = node.attr_int("axis", 0);
+  return axis < 0 ? axis + node.input(0).rank : axis;
+}
+
+// Split: each output is the input's run of its own size along `axis`, in order (the sizes are
+// the outputs' shapes, which core inferred from `split` / num_outputs).
+inline std::string check_split(const NodeView& node) {
+  const std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  const int64_t axis = split_axis(node);
+  const tsr_tensor& x = node.input(0);
+  if (axis < 0 || axis >= x.rank) return "axis out of range";
+  int64_t total = 0;
+  for (int32_t i = 0; i < node.num_outputs(); ++i) {
+    if (node.output_id(i) < 0) return "output " + std::to_string(i) + " is missing";
+    const tsr_tensor& y = node.output(i);
+    if (y.dtype != TSR_DTYPE_FLOAT32 || y.rank != x.rank) return "outputs must match the input";
+    total += y.dims[axis];
+  }
+  if (total != x.dims[axis]) return "the outputs' sizes do not add up to the input's";
+  return "";
+}
+
+inline StridedCopy split_copy(const NodeView& node, int32_t output) {
+  const tsr_tensor& x = node.input(0);
+  const int64_t axis = split_axis(node);
+  const auto in = row_major_strides(x);
+  int64_t offset = 0;
+  for (int32_t i = 0; i < output; ++i) offset += node.output(i).dims[axis];
+  const tsr_tensor& y = node.output(output);
+  StridedCopy c;
+  for (int32_t d = 0; d < x.rank; ++d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - x.rank + d);
+    c.dims[slot] = to_i32(y.dims[d], node);
+    c.strides[slot] = to_i32(in[static_cast<size_t>(d)], node);
+  }
+  c.base = to_i32(offset * in[static_cast<size_t>(axis)], node);
+  return c;
+}
+
+// Gather of one constant index along `axis` (a scalar index drops the axis, a one-element index
+// vector keeps it with size 1): a strided copy starting at that index.
+inline std::optional<int64_t> gather_index(const NodeView& node, std::string* why) {
+  if (!node.has_input(1) || !node.input(1).data || numel_of(node.input(1)) != 1 ||
+      node.input(1).rank > 1) {
+    *why = "only one constant index (a scalar or a one-element vector) is supported";
+    return std::nullopt;
+  }
+  const tsr_tensor& t = node.input(1);
+  int64_t idx = 0;
+  if (t.dtype == TSR_DTYPE_INT64) {
+    idx = static_cast<const int64_t*>(t.data)[0];
+  } else if (t.dtype == TSR_DTYPE_INT32) {
+    idx = static_cast<const int32_t*>(t.data)[0];
+  } else {
+    *why = "indices must be int32 or int64";
+    return std::nullopt;
+  }
+  const int64_t axis = split_axis(node);
+  const int64_t dim = node.input(0).dims[axis];
+  if (idx < -dim || idx >= dim) {
+    *why = "index out of range";
+    return std::nullopt;
+  }
+  return idx < 0 ? idx + dim : idx;
+}
+
+inline std::string check_gather(const NodeView& node) {
+  const std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  const int64_t axis = split_axis(node);
+  if (axis < 0 || axis >= node.input(0).rank) return "axis out of range";
+  std::string why;
+  return gather_index(node, &why) ? "" : why;
+}
+
+inline StridedCopy gather_copy(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  const int64_t axis = split_axis(node);
+  std::string why;
+  const int64_t idx = *gather_index(node, &why);
+  const auto in = row_major_strides(x);
+  const bool keep = node.input(1).rank == 1;
+  std::vector<int64_t> dims, strides;
+  for (int32_t d = 0; d < x.rank; ++d) {
+    if (d == axis && !keep) continue;
+    dims.push_back(d == axis ? 1 : x.dims[d]);
+    strides.push_back(in[static_cast<size_t>(d)]);
+  }
+  StridedCopy c;
+  const size_t rank = dims.size();
+  for (size_t d = 0; d < rank; ++d) {
+    c.dims[kMaxStridedRank - rank + d] = to_i32(dims[d], node);
+    c.strides[kMaxStridedRank - rank + d] = to_i32(strides[d], node);
+  }
+  c.base = to_i32(idx * in[static_cast<size_t>(axis)], node);
+  return c;
+}
+
+}  // namespace tessera::opencl::support
