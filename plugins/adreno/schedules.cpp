@@ -80,6 +80,8 @@ const std::vector<Schedule>& all_schedules() {
        "concat_channels",
        {{"wg_x", kWgX, false}}},
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
+      {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
+      {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
       {"matmul.batched",

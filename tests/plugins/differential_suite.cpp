@@ -32,7 +32,9 @@ Tensor ints(std::vector<int64_t> v) {
   return Tensor::from_vector<int64_t>({n}, std::move(v));
 }
 
-Tensor scalar(float v) { return Tensor::from_vector<float>({}, {v}); }
+Tensor scalar(float v) {
+  return Tensor::from_vector<float>({}, {v});
+}
 
 Graph prepared(Graph g) {
   prepare_graph(g);
@@ -216,9 +218,10 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
   c.push_back({"ReduceMeanLastAxis", [] {
                  return unary("ReduceMean", {3, 4, 33}, attrs({{"axes", V{-1}}}));
                }});
-  c.push_back({"ReduceMaxMiddleAxis", [] {
-                 return unary("ReduceMax", {2, 5, 6}, attrs({{"axes", V{1}}, {"keepdims", int64_t{0}}}));
-               }});
+  c.push_back(
+      {"ReduceMaxMiddleAxis", [] {
+         return unary("ReduceMax", {2, 5, 6}, attrs({{"axes", V{1}}, {"keepdims", int64_t{0}}}));
+       }});
   c.push_back({"ReduceSumAll", [] { return unary("ReduceSum", {4, 5, 3}); }});
   // L1, sum of squares and log-sum-exp (core had no kernels for them, so no model reached cpu's),
   // over trailing axes; log-sum-exp with inputs large enough that a plain e^x would overflow.
@@ -229,6 +232,21 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return unary("ReduceSumSquare", {3, 4, 33},
                               attrs({{"axes", V{-1}}, {"keepdims", int64_t{0}}}));
                }});
+  // F.normalize(x, dim=-1) as exporters write it: the L2 norm of the trailing axis, then a
+  // broadcast division.
+  c.push_back({"ReduceL2NormalizeLastAxis", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 4, 9})
+                     .node("ReduceL2", {"x"}, {"n"},
+                           attrs({{"axes", V{-1}}, {"keepdims", int64_t{1}}}))
+                     .node("Div", {"x", "n"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  c.push_back(
+      {"ReduceL2TrailingTwoAxesNoKeep", [] {
+         return unary("ReduceL2", {3, 4, 5}, attrs({{"axes", V{1, 2}}, {"keepdims", int64_t{0}}}));
+       }});
   c.push_back({"ReduceLogSumExpLarge", [] {
                  return GraphBuilder()
                      .input("x", {3, 5, 8})
@@ -364,10 +382,10 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .constant("roi", Tensor::from_vector<float>({0}, {}))
                      .constant("scales", Tensor::from_vector<float>({0}, {}))
                      .constant("sizes", ints({1, 2, 11, 4}))
-                     .node("Resize", {"x", "roi", "scales", "sizes"}, {"y"},
-                           attrs({{"mode", std::string("linear")},
-                                  {"coordinate_transformation_mode",
-                                   std::string("align_corners")}}))
+                     .node(
+                         "Resize", {"x", "roi", "scales", "sizes"}, {"y"},
+                         attrs({{"mode", std::string("linear")},
+                                {"coordinate_transformation_mode", std::string("align_corners")}}))
                      .output("y")
                      .build();
                }});
@@ -785,14 +803,15 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
   c.push_back(
       {"GridSampleBilinearReflection", [=] { return grid_sample("bilinear", "reflection", 0); }});
   // Attention-sized heads with odd extents: each head packs its own A and B.
-  c.push_back({"MatMulBatchedHeads", [] { return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19}); }});
-  c.push_back({"ConvDilatedDepthwise", [] {
-                 return conv({1, 6, 11, 11}, {6, 1, 3, 3},
-                             attrs({{"group", int64_t{6}},
-                                    {"dilations", V{2, 2}},
-                                    {"pads", V{2, 2, 2, 2}}}),
-                             true);
+  c.push_back({"MatMulBatchedHeads", [] {
+                 return binary("MatMul", {2, 3, 45, 37}, {2, 3, 37, 19});
                }});
+  c.push_back(
+      {"ConvDilatedDepthwise", [] {
+         return conv(
+             {1, 6, 11, 11}, {6, 1, 3, 3},
+             attrs({{"group", int64_t{6}}, {"dilations", V{2, 2}}, {"pads", V{2, 2, 2, 2}}}), true);
+       }});
   // 1-D convs: ECA attention's kernel over channels (timm's eca_resnet), and one with groups,
   // stride, dilation and uneven padding.
   c.push_back({"Conv1DEcaKernel5", [] {
@@ -988,19 +1007,18 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                              attrs({{"dilations", V{3, 2}}, {"pads", V{3, 1, 2, 3}}}), true);
                }});
   // regnet's group width 8 at stride 2, then a Relu (phase planes group by group).
-  c.push_back({"ConvGroupWidth8Stride2Relu", [] {
-                 return GraphBuilder()
-                     .input("x", {2, 32, 15, 15})
-                     .constant("w", random_tensor({32, 8, 3, 3}, 55))
-                     .constant("b", random_tensor({32}, 56))
-                     .node("Conv", {"x", "w", "b"}, {"c"},
-                           attrs({{"group", int64_t{4}},
-                                  {"strides", V{2, 2}},
-                                  {"pads", V{1, 1, 1, 1}}}))
-                     .node("Relu", {"c"}, {"y"})
-                     .output("y")
-                     .build();
-               }});
+  c.push_back(
+      {"ConvGroupWidth8Stride2Relu", [] {
+         return GraphBuilder()
+             .input("x", {2, 32, 15, 15})
+             .constant("w", random_tensor({32, 8, 3, 3}, 55))
+             .constant("b", random_tensor({32}, 56))
+             .node("Conv", {"x", "w", "b"}, {"c"},
+                   attrs({{"group", int64_t{4}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}))
+             .node("Relu", {"c"}, {"y"})
+             .output("y")
+             .build();
+       }});
   // ASPP at a rate past the map: only the centre tap reads the input (a 1x1 conv), and a rate
   // where the outer taps read it for some rows.
   c.push_back({"ConvDilatedDeadTaps", [] {
@@ -1036,21 +1054,20 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                }});
   // Stride 2 with unequal rates and pads, a residual Add after it: rectangles whose B rows are
   // strided copies, and the Add and clamp in the pass after the GEMMs.
-  c.push_back({"ConvDilatedStride2Residual", [] {
-                 return GraphBuilder()
-                     .input("x", {1, 5, 17, 13})
-                     .input("r", {1, 7, 9, 7})
-                     .constant("w", random_tensor({7, 5, 3, 5}, 62))
-                     .constant("b", random_tensor({7}, 63))
-                     .node("Conv", {"x", "w", "b"}, {"c"},
-                           attrs({{"dilations", V{7, 3}},
-                                  {"strides", V{2, 2}},
-                                  {"pads", V{7, 6, 7, 6}}}))
-                     .node("Add", {"c", "r"}, {"a"})
-                     .node("Relu", {"a"}, {"y"})
-                     .output("y")
-                     .build();
-               }});
+  c.push_back(
+      {"ConvDilatedStride2Residual", [] {
+         return GraphBuilder()
+             .input("x", {1, 5, 17, 13})
+             .input("r", {1, 7, 9, 7})
+             .constant("w", random_tensor({7, 5, 3, 5}, 62))
+             .constant("b", random_tensor({7}, 63))
+             .node("Conv", {"x", "w", "b"}, {"c"},
+                   attrs({{"dilations", V{7, 3}}, {"strides", V{2, 2}}, {"pads", V{7, 6, 7, 6}}}))
+             .node("Add", {"c", "r"}, {"a"})
+             .node("Relu", {"a"}, {"y"})
+             .output("y")
+             .build();
+       }});
   // A pointwise op after a view (a float32 Cast aliases its input) must not run in place: the
   // Add still reads the Cast's input.
   c.push_back({"SigmoidAfterCastView", [] {
@@ -1085,23 +1102,22 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                  return conv({1, 32, 13, 13}, {32, 8, 3, 3},
                              attrs({{"group", int64_t{4}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
-  c.push_back({"GconvWidth8Stride2BnRelu", [] {
-                 return GraphBuilder()
-                     .input("x", {1, 48, 14, 14})
-                     .constant("w", random_tensor({48, 8, 3, 3}, 71))
-                     .constant("scale", random_tensor({48}, 72))
-                     .constant("shift", random_tensor({48}, 73))
-                     .constant("mean", random_tensor({48}, 74))
-                     .constant("var", positive_tensor({48}, 75))
-                     .node("Conv", {"x", "w"}, {"c"},
-                           attrs({{"group", int64_t{6}},
-                                  {"strides", V{2, 2}},
-                                  {"pads", V{1, 1, 1, 1}}}))
-                     .node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"b"})
-                     .node("Relu", {"b"}, {"y"})
-                     .output("y")
-                     .build();
-               }});
+  c.push_back(
+      {"GconvWidth8Stride2BnRelu", [] {
+         return GraphBuilder()
+             .input("x", {1, 48, 14, 14})
+             .constant("w", random_tensor({48, 8, 3, 3}, 71))
+             .constant("scale", random_tensor({48}, 72))
+             .constant("shift", random_tensor({48}, 73))
+             .constant("mean", random_tensor({48}, 74))
+             .constant("var", positive_tensor({48}, 75))
+             .node("Conv", {"x", "w"}, {"c"},
+                   attrs({{"group", int64_t{6}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}))
+             .node("BatchNormalization", {"c", "scale", "shift", "mean", "var"}, {"b"})
+             .node("Relu", {"b"}, {"y"})
+             .output("y")
+             .build();
+       }});
   c.push_back({"GconvWidth8ResidualRelu", [] {
                  return GraphBuilder()
                      .input("x", {1, 40, 7, 7})
@@ -1120,33 +1136,30 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                              attrs({{"group", int64_t{2}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
   c.push_back({"GconvWidth8Stride2OnePixelOutput", [] {
-                 return conv({1, 16, 2, 2}, {16, 8, 3, 3},
-                             attrs({{"group", int64_t{2}},
-                                    {"strides", V{2, 2}},
-                                    {"pads", V{1, 1, 1, 1}}}),
-                             true);
+                 return conv(
+                     {1, 16, 2, 2}, {16, 8, 3, 3},
+                     attrs({{"group", int64_t{2}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}),
+                     true);
                }});
   c.push_back({"GconvWidth6Stride1", [] {
                  return conv({1, 36, 13, 13}, {36, 6, 3, 3},
                              attrs({{"group", int64_t{6}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
   c.push_back({"GconvWidth12Stride2OddMap", [] {
-                 return conv({1, 24, 13, 13}, {24, 12, 3, 3},
-                             attrs({{"group", int64_t{2}},
-                                    {"strides", V{2, 2}},
-                                    {"pads", V{1, 1, 1, 1}}}),
-                             true);
+                 return conv(
+                     {1, 24, 13, 13}, {24, 12, 3, 3},
+                     attrs({{"group", int64_t{2}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}),
+                     true);
                }});
   c.push_back({"GconvEightInSixteenOut", [] {
                  return conv({1, 16, 11, 11}, {32, 8, 3, 3},
                              attrs({{"group", int64_t{2}}, {"pads", V{1, 1, 1, 1}}}), true);
                }});
   c.push_back({"GconvStride2AsymmetricPads", [] {
-                 return conv({1, 16, 8, 8}, {16, 8, 3, 3},
-                             attrs({{"group", int64_t{2}},
-                                    {"strides", V{2, 2}},
-                                    {"pads", V{0, 0, 1, 1}}}),
-                             true);
+                 return conv(
+                     {1, 16, 8, 8}, {16, 8, 3, 3},
+                     attrs({{"group", int64_t{2}}, {"strides", V{2, 2}}, {"pads", V{0, 0, 1, 1}}}),
+                     true);
                }});
   c.push_back({"GconvSiLU", [] {
                  return GraphBuilder()
@@ -1165,20 +1178,18 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                }});
   // Dilated "same" depthwise convs (lraspp's 5x5 dilation 2) run as d x d undilated phases; odd
   // sizes give phases of unequal size.
-  c.push_back({"DepthwiseDilated5x5Same", [] {
-                 return conv({1, 6, 14, 15}, {6, 1, 5, 5},
-                             attrs({{"group", int64_t{6}},
-                                    {"dilations", V{2, 2}},
-                                    {"pads", V{4, 4, 4, 4}}}),
-                             true);
-               }});
-  c.push_back({"DepthwiseDilated3x3Rate3", [] {
-                 return conv({1, 4, 13, 17}, {4, 1, 3, 3},
-                             attrs({{"group", int64_t{4}},
-                                    {"dilations", V{3, 3}},
-                                    {"pads", V{3, 3, 3, 3}}}),
-                             true);
-               }});
+  c.push_back(
+      {"DepthwiseDilated5x5Same", [] {
+         return conv(
+             {1, 6, 14, 15}, {6, 1, 5, 5},
+             attrs({{"group", int64_t{6}}, {"dilations", V{2, 2}}, {"pads", V{4, 4, 4, 4}}}), true);
+       }});
+  c.push_back(
+      {"DepthwiseDilated3x3Rate3", [] {
+         return conv(
+             {1, 4, 13, 17}, {4, 1, 3, 3},
+             attrs({{"group", int64_t{4}}, {"dilations", V{3, 3}}, {"pads", V{3, 3, 3, 3}}}), true);
+       }});
 }
 
 Graph conv_transpose(Shape x, Shape w, Attributes a, bool bias) {
@@ -1214,17 +1225,17 @@ Graph int8_binary(const std::string& op, DType dtype, Shape a, Shape b) {
 void add_op_set_cases(std::vector<DifferentialCase>* out) {
   using V = std::vector<int64_t>;
   std::vector<DifferentialCase>& c = *out;
-  c.push_back({"ConvTransposeStride2OutputPadding", [] {
-                 return conv_transpose({1, 4, 5, 6}, {4, 3, 3, 3},
-                                       attrs({{"strides", V{2, 2}},
-                                              {"pads", V{1, 1, 1, 1}},
-                                              {"output_padding", V{1, 1}}}),
-                                       true);
-               }});
-  c.push_back({"ConvTransposeUpsample2x2", [] {
-                 return conv_transpose({1, 8, 6, 7}, {8, 4, 2, 2}, attrs({{"strides", V{2, 2}}}),
-                                       true);
-               }});
+  c.push_back(
+      {"ConvTransposeStride2OutputPadding", [] {
+         return conv_transpose(
+             {1, 4, 5, 6}, {4, 3, 3, 3},
+             attrs({{"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}, {"output_padding", V{1, 1}}}),
+             true);
+       }});
+  c.push_back(
+      {"ConvTransposeUpsample2x2", [] {
+         return conv_transpose({1, 8, 6, 7}, {8, 4, 2, 2}, attrs({{"strides", V{2, 2}}}), true);
+       }});
   c.push_back({"ConvTransposeGroupsDilated", [] {
                  return conv_transpose({2, 6, 4, 5}, {6, 2, 3, 2},
                                        attrs({{"group", int64_t{3}},
@@ -1239,10 +1250,9 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                                        false);
                }});
   c.push_back({"ConvTransposeSameUpper", [] {
-                 return conv_transpose({1, 3, 5, 4}, {3, 2, 3, 3},
-                                       attrs({{"strides", V{2, 2}},
-                                              {"auto_pad", std::string("SAME_UPPER")}}),
-                                       true);
+                 return conv_transpose(
+                     {1, 3, 5, 4}, {3, 2, 3, 3},
+                     attrs({{"strides", V{2, 2}}, {"auto_pad", std::string("SAME_UPPER")}}), true);
                }});
   // Weights as a graph input (the ONNX node tests give them so): packed at run time.
   c.push_back({"ConvTransposeRuntimeWeights", [] {
@@ -1300,8 +1310,7 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                }});
   c.push_back({"GroupNormPerChannelScale", [] {
                  return normalization("GroupNormalization", {1, 8, 3, 3, 2}, 8,
-                                      attrs({{"num_groups", int64_t{4}}, {"epsilon", 1e-4f}}),
-                                      21);
+                                      attrs({{"num_groups", int64_t{4}}, {"epsilon", 1e-4f}}), 21);
                }});
   c.push_back({"GlobalMaxPool", [] { return unary("GlobalMaxPool", {2, 5, 4, 3}); }});
   c.push_back({"ArgMaxMiddleAxis", [] {
@@ -1364,16 +1373,16 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
-  c.push_back({"MaxPoolUInt8", [] {
-                 return GraphBuilder()
-                     .input("x", {1, 3, 9, 9}, DType::kUInt8)
-                     .node("MaxPool", {"x"}, {"y"},
-                           attrs({{"kernel_shape", V{3, 3}},
-                                  {"strides", V{2, 2}},
-                                  {"pads", V{1, 1, 1, 1}}}))
-                     .output("y")
-                     .build();
-               }});
+  c.push_back(
+      {"MaxPoolUInt8", [] {
+         return GraphBuilder()
+             .input("x", {1, 3, 9, 9}, DType::kUInt8)
+             .node(
+                 "MaxPool", {"x"}, {"y"},
+                 attrs({{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}}, {"pads", V{1, 1, 1, 1}}}))
+             .output("y")
+             .build();
+       }});
   c.push_back({"MaxPoolInt8CeilDilated", [] {
                  return GraphBuilder()
                      .input("x", {2, 2, 8, 7}, DType::kInt8)
@@ -1700,8 +1709,7 @@ TEST_P(PluginDifferentialTest, MatchesReference) {
     usable = usable || d.score > 0;
     unusable += " [" + d.name + ": " + d.unusable_reason + "]";
   }
-  if (!usable)
-    TESSERA_SKIP_WITHOUT("a device for plugin '" + plugin_name + "'") << unusable;
+  if (!usable) TESSERA_SKIP_WITHOUT("a device for plugin '" + plugin_name + "'") << unusable;
 
   const Graph graph = c->build();
   SessionOptions options;

@@ -298,4 +298,143 @@ inline StridedCopy gather_copy(const NodeView& node) {
   return c;
 }
 
+// Expand (numpy broadcast of input 0 to the output's shape): a strided copy whose stride is 0
+// along each broadcast axis. The shape input is read by core's shape inference, not here.
+inline std::string check_expand(const NodeView& node) {
+  std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  if (y.rank > kMaxStridedRank || x.rank > y.rank) return "rank above 6";
+  for (int32_t d = 0; d < x.rank; ++d) {
+    const int64_t xd = x.dims[d], yd = y.dims[y.rank - x.rank + d];
+    if (xd != yd && xd != 1) return "input does not broadcast to the output";
+  }
+  if (numel_of(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  return "";
+}
+
+inline StridedCopy expand_copy(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const auto in = row_major_strides(x);
+  StridedCopy c;
+  for (int32_t d = 0; d < y.rank; ++d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - y.rank + d);
+    c.dims[slot] = to_i32(y.dims[d], node);
+    const int32_t xd = d - (y.rank - x.rank);
+    c.strides[slot] = xd >= 0 && x.dims[xd] != 1 ? to_i32(in[static_cast<size_t>(xd)], node) : 0;
+  }
+  return c;
+}
+
+// pad_f32's arguments (kernels/pad.cl).
+struct PadCopy {
+  std::array<int32_t, 8> out_dims{1, 1, 1, 1, 1, 1, 1, 1};
+  std::array<int32_t, 8> in_dims{1, 1, 1, 1, 1, 1, 1, 1};
+  std::array<int32_t, 8> before{};
+  int32_t mode = 0;  // 0 constant, 1 reflect, 2 edge
+  float value = 0.0f;
+};
+
+// Pad with constant pads (the `pads` attribute before opset 11, inputs after; `axes` from 18),
+// non-negative, modes constant / reflect / edge; nullopt with `why`.
+inline std::optional<PadCopy> pad_copy(const NodeView& node, std::string* why) {
+  const tsr_tensor& x = node.input(0);
+  const int32_t rank = x.rank;
+  std::vector<int64_t> pads;
+  float value = 0.0f;
+  if (node.opset() < 11) {
+    pads = node.attr_ints("pads", {});
+    value = node.attr_float("value", 0.0f);
+  } else {
+    const auto p = constant_int_vector(node, 1);
+    if (!p) {
+      *why = "pads must be a constant int vector";
+      return std::nullopt;
+    }
+    pads = *p;
+    if (node.num_inputs() > 2 && node.has_input(2)) {
+      const tsr_tensor& v = node.input(2);
+      if (!v.data || v.dtype != TSR_DTYPE_FLOAT32 || numel_of(v) != 1) {
+        *why = "the pad value must be a constant float scalar";
+        return std::nullopt;
+      }
+      value = static_cast<const float*>(v.data)[0];
+    }
+  }
+  std::vector<int64_t> axes;
+  if (node.num_inputs() > 3 && node.has_input(3)) {
+    const auto a = constant_int_vector(node, 3);
+    if (!a) {
+      *why = "axes must be a constant int vector";
+      return std::nullopt;
+    }
+    axes = *a;
+  } else {
+    for (int32_t d = 0; d < rank; ++d) axes.push_back(d);
+  }
+  if (pads.size() != 2 * axes.size()) {
+    *why = "pads must hold two values per padded axis";
+    return std::nullopt;
+  }
+  const std::string mode = node.attr_string("mode", "constant");
+  PadCopy c;
+  c.mode = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : -1;
+  if (c.mode < 0) {
+    *why = "mode '" + mode + "' is not supported";
+    return std::nullopt;
+  }
+  c.value = value;
+  const size_t off = static_cast<size_t>(kMaxStridedRank - rank);
+  for (int32_t d = 0; d < rank; ++d) {
+    c.in_dims[off + d] = to_i32(x.dims[d], node);
+    c.out_dims[off + d] = to_i32(node.output(0).dims[d], node);
+  }
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t axis = axes[k] < 0 ? axes[k] + rank : axes[k];
+    if (axis < 0 || axis >= rank) {
+      *why = "an axis is out of range";
+      return std::nullopt;
+    }
+    const int64_t b = pads[k], e = pads[k + axes.size()];
+    if (b < 0 || e < 0) {
+      *why = "negative pads (cropping) are not supported";
+      return std::nullopt;
+    }
+    if (c.mode == 1 && (b >= x.dims[axis] || e >= x.dims[axis])) {
+      *why = "reflect pads must be smaller than the padded dim";
+      return std::nullopt;
+    }
+    c.before[off + static_cast<size_t>(axis)] = to_i32(b, node);
+  }
+  return c;
+}
+
+inline std::string check_pad(const NodeView& node) {
+  const std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  std::string why;
+  return pad_copy(node, &why) ? "" : why;
+}
+
+// ReduceL2 / ReduceMean / ReduceSum over the trailing axes (contiguous rows of the input):
+// {rows, cols}, or nullopt with `why` when the reduced axes are not the last ones.
+inline std::optional<std::pair<int64_t, int64_t>> trailing_reduction(const NodeView& node,
+                                                                     std::string* why) {
+  const auto axes = reduced_axes(node, why);
+  if (!axes) return std::nullopt;
+  const tsr_tensor& x = node.input(0);
+  for (size_t k = 0; k < axes->size(); ++k) {
+    if ((*axes)[k] != x.rank - static_cast<int64_t>(axes->size()) + static_cast<int64_t>(k)) {
+      *why = "only a reduction over the trailing axes is implemented";
+      return std::nullopt;
+    }
+  }
+  int64_t cols = 1;
+  for (int64_t a : *axes) cols *= x.dims[a];
+  return std::make_pair(cols == 0 ? 0 : numel_of(x) / cols, cols);
+}
+
 }  // namespace tessera::opencl::support

@@ -1,0 +1,32 @@
+// Pad on the adreno plugin: constant pads (and axes), modes constant, reflect and edge, rank <= 6,
+// on NCHW buffers (plugins/opencl/kernels/pad.cl, shared with mali).
+#include "ops/shared.hpp"
+
+namespace tessera::adreno {
+namespace {
+
+std::string check(const NodeView& node, const Device&) {
+  return opencl::support::check_pad(node);
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  std::string why;
+  const opencl::support::PadCopy pad = *opencl::support::pad_copy(node, &why);
+  const int64_t n = numel_of(node.output(0));
+  const Config config = lw.config_for("pad.strided", n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.input_buffer(node.input_id(0), index))
+      .buffer(lw.output_buffer(node.output_id(0), index))
+      .i32(to_i32(n, node))
+      .i32x8(pad.out_dims)
+      .i32x8(pad.in_dims)
+      .i32x8(pad.before)
+      .i32(pad.mode)
+      .f32(pad.value);
+  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+}
+
+}  // namespace
+TESSERA_ADRENO_OP("Pad", check, lower);
+}  // namespace tessera::adreno

@@ -1,0 +1,33 @@
+// ReduceL2 over the trailing axes on the adreno plugin (F.normalize's norm): one work-item per
+// contiguous row of an NCHW buffer (plugins/opencl/kernels/reduce.cl, shared with mali).
+#include "ops/shared.hpp"
+
+namespace tessera::adreno {
+namespace {
+
+std::string check(const NodeView& node, const Device&) {
+  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32 ||
+      node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+    return "not float32 (adreno runs float32 models)";
+  }
+  std::string why;
+  return opencl::support::trailing_reduction(node, &why) ? "" : why;
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  std::string why;
+  const auto [rows, cols] = *opencl::support::trailing_reduction(node, &why);
+  const Config config = lw.config_for("reduce.rows", rows);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.input_buffer(node.input_id(0), index))
+      .buffer(lw.output_buffer(node.output_id(0), index))
+      .i32(to_i32(rows, node))
+      .i32(to_i32(cols, node))
+      .i32(0);
+  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(rows, 1))}, config);
+}
+
+}  // namespace
+TESSERA_ADRENO_OP("ReduceL2", check, lower);
+}  // namespace tessera::adreno

@@ -1,0 +1,32 @@
+// Pad on the mali plugin: constant pads (and axes), modes constant, reflect and edge, rank <= 6,
+// on NCHW (plugins/opencl/kernels/pad.cl, shared with adreno).
+#include "ops/shared.hpp"
+
+namespace tessera::mali {
+namespace {
+
+std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+  return opencl::support::check_pad(node);
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  std::string why;
+  const opencl::support::PadCopy pad = *opencl::support::pad_copy(node, &why);
+  const int64_t n = numel_of(node.output(0));
+  const Config config = default_config("pad.strided", lw.device(), n);
+  opencl::Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.output_id(0)))
+      .i32(to_i32(n, node))
+      .i32x8(pad.out_dims)
+      .i32x8(pad.in_dims)
+      .i32x8(pad.before)
+      .i32(pad.mode)
+      .f32(pad.value);
+  add_1d_step(lw, index, std::move(k), n, config);
+}
+
+}  // namespace
+TESSERA_MALI_OP("Pad", check, lower);
+}  // namespace tessera::mali
