@@ -157,13 +157,9 @@ void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
   const int64_t n = numel_of(node.output(output));
   const Config config = lw.config_for("copy.strided", n);
   opencl::Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.input_buffer(node.input_id(0), index))
-      .buffer(lw.output_buffer(node.output_id(output), index))
-      .i32(to_i32(n, node))
-      .i32x8(copy.dims)
-      .i32x8(copy.strides)
-      .i32(copy.base);
+  opencl::support::bind_strided_copy(k, lw.input_buffer(node.input_id(0), index),
+                                     lw.output_buffer(node.output_id(output), index),
+                                     to_i32(n, node), copy);
   lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
 }
 

@@ -15,15 +15,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t n = numel_of(node.output(0));
   const Config config = default_config("pad.strided", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
-      .i32(to_i32(n, node))
-      .i32x8(pad.out_dims)
-      .i32x8(pad.in_dims)
-      .i32x8(pad.before)
-      .i32(pad.mode)
-      .f32(pad.value);
+  opencl::support::bind_pad(k, lw.buffer(node.input_id(0)).get(),
+                            lw.buffer(node.output_id(0)).get(), to_i32(n, node), pad);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 

@@ -212,13 +212,9 @@ void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
   const int64_t n = numel_of(node.output(output));
   const Config config = default_config("copy.strided", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(output)))
-      .i32(to_i32(n, node))
-      .i32x8(copy.dims)
-      .i32x8(copy.strides)
-      .i32(copy.base);
+  opencl::support::bind_strided_copy(k, lw.buffer(node.input_id(0)).get(),
+                                     lw.buffer(node.output_id(output)).get(), to_i32(n, node),
+                                     copy);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 

@@ -437,4 +437,23 @@ inline std::optional<std::pair<int64_t, int64_t>> trailing_reduction(const NodeV
   return std::make_pair(cols == 0 ? 0 : numel_of(x) / cols, cols);
 }
 
+// Binds strided_copy_f32's / pad_f32's arguments (kernels/strided.cl, pad.cl) for `n` output
+// elements; each plugin passes its own buffers.
+inline void bind_strided_copy(const Kernel& k, cl_mem in, cl_mem out, int32_t n,
+                              const StridedCopy& c) {
+  k.args().buffer(in).buffer(out).i32(n).i32x8(c.dims).i32x8(c.strides).i32(c.base);
+}
+
+inline void bind_pad(const Kernel& k, cl_mem in, cl_mem out, int32_t n, const PadCopy& p) {
+  k.args()
+      .buffer(in)
+      .buffer(out)
+      .i32(n)
+      .i32x8(p.out_dims)
+      .i32x8(p.in_dims)
+      .i32x8(p.before)
+      .i32(p.mode)
+      .f32(p.value);
+}
+
 }  // namespace tessera::opencl::support
