@@ -247,6 +247,25 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
       {"ReduceL2TrailingTwoAxesNoKeep", [] {
          return unary("ReduceL2", {3, 4, 5}, attrs({{"axes", V{1, 2}}, {"keepdims", int64_t{0}}}));
        }});
+  // Autocast's .float() on a float tensor: an identity.
+  c.push_back({"CastFloatToFloat", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 5})
+                     .node("Relu", {"x"}, {"r"})
+                     .node("Cast", {"r"}, {"y"}, attrs({{"to", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+  // Swin's shifted-window attention: scores [B, nW, heads, N, N] plus a mask [1, nW, 1, N, N]
+  // (rank 5; 4 dims once the contiguous N x N is merged).
+  c.push_back({"AddRank5AttentionMask", [] {
+                 return GraphBuilder()
+                     .input("s", {2, 3, 4, 5, 5})
+                     .input("m", {1, 3, 1, 5, 5})
+                     .node("Add", {"s", "m"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ReduceLogSumExpLarge", [] {
                  return GraphBuilder()
                      .input("x", {3, 5, 8})

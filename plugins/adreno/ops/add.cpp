@@ -9,6 +9,10 @@ namespace {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& y = node.output(0);
+  if (y.rank > 4) {
+    lower_binary(lw, node, index, BinaryOp::kAdd);
+    return;
+  }
   for (int32_t i = 0; i < 2; ++i) {
     const tsr_tensor& t = node.input(i);
     if (t.rank != y.rank || !std::equal(t.dims, t.dims + t.rank, y.dims)) {

@@ -1,30 +1,38 @@
-// Concat along the channels of rank-4 tensors on the adreno plugin: the inputs are read as NCHW
-// buffers (images converted) and copied into the output's buffer at their channel offsets; the
-// next texture op converts the result back. (Channel blocks of 4 need not line up between the
-// inputs, which whole-texel image writes would need.)
+// Concat on the adreno plugin, on NCHW buffers (images converted; the next texture op converts
+// the result back): along the channels of rank-4 tensors with concat_channels (channel blocks of 4
+// need not line up between the inputs, which whole-texel image writes would need), along any
+// other axis (rank <= 6) by storing each input at its offset with the output's strides.
 #include "ops/shared.hpp"
 
 namespace tessera::adreno {
 namespace {
 
-std::string check(const NodeView& node, const Device& device) {
-  std::string r = check_float_io(node);
-  if (!r.empty()) return r;
-  const tsr_tensor& y = node.output(0);
-  if (y.rank != 4) return "only rank-4 tensors";
+bool channels_rank4(const NodeView& node) {
   int64_t axis = node.attr_int("axis", 0);
-  if (axis < 0) axis += 4;
-  if (axis != 1) return "only the channel axis (1)";
-  for (int32_t i = 0; i < node.num_inputs(); ++i) {
-    if (!node.has_input(i) || node.input(i).rank != 4) return "every input must be rank 4";
-  }
-  r = check_fits_image(y, device.limits);
-  return r.empty() ? "" : "output 0: " + r;
+  if (axis < 0) axis += node.output(0).rank;
+  return node.output(0).rank == 4 && axis == 1;
+}
+
+std::string check(const NodeView& node, const Device&) {
+  const std::string r = check_float_io(node);
+  if (!r.empty()) return r;
+  return opencl::support::check_concat(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& y = node.output(0);
   const cl_mem out = lw.output_buffer(node.output_id(0), index);
+  if (!channels_rank4(node)) {
+    for (int32_t i = 0; i < node.num_inputs(); ++i) {
+      const int64_t n = numel_of(node.input(i));
+      const Config config = lw.config_for("copy.strided_store", n);
+      opencl::Kernel k = lw.kernel(config);
+      opencl::support::bind_strided_copy(k, lw.input_buffer(node.input_id(i), index), out,
+                                         to_i32(n, node), opencl::support::concat_store(node, i));
+      lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+    }
+    return;
+  }
   int64_t offset = 0;
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     const tsr_tensor& x = node.input(i);

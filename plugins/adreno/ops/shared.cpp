@@ -96,6 +96,14 @@ std::optional<std::array<int64_t, 4>> broadcast_strides(const tsr_tensor& b,
 
 std::string check_binary(const NodeView& node, const Device& device) {
   if (node.num_inputs() != 2) return "expects 2 inputs";
+  if (node.output(0).rank > 4) {
+    // Beyond the texture layout's 4 dims: on NCHW buffers when the broadcast fits 4 dims.
+    const std::string r = check_float_io(node);
+    if (!r.empty()) return r;
+    return opencl::support::coalesce_broadcast(node.input(0), node.input(1), node.output(0))
+               ? ""
+               : "a broadcast that needs more than 4 dims after merging contiguous ones";
+  }
   std::string r = check_image_io(node, device, /*any_rank=*/true);
   if (!r.empty()) return r;
   const tsr_tensor& a = node.input(0);
@@ -113,6 +121,26 @@ std::string check_binary(const NodeView& node, const Device& device) {
 }
 
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
+  if (node.output(0).rank > 4) {
+    const opencl::support::Broadcast4 b =
+        *opencl::support::coalesce_broadcast(node.input(0), node.input(1), node.output(0));
+    const int64_t n = numel_of(node.output(0));
+    const Config config = lw.config_for("eltwise.buffer.binary", n);
+    opencl::Kernel k = lw.kernel(config);
+    k.args()
+        .buffer(lw.input_buffer(node.input_id(0), index))
+        .buffer(lw.input_buffer(node.input_id(1), index))
+        .buffer(lw.output_buffer(node.output_id(0), index))
+        .i32x4(to_i32(b.dims[0], node), to_i32(b.dims[1], node), to_i32(b.dims[2], node),
+               to_i32(b.dims[3], node))
+        .i32x4(to_i32(b.sa[0], node), to_i32(b.sa[1], node), to_i32(b.sa[2], node),
+               to_i32(b.sa[3], node))
+        .i32x4(to_i32(b.sb[0], node), to_i32(b.sb[1], node), to_i32(b.sb[2], node),
+               to_i32(b.sb[3], node))
+        .i32(static_cast<int32_t>(op));
+    lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+    return;
+  }
   const tsr_tensor& a = node.input(0);
   const tsr_tensor& b = node.input(1);
   const tsr_tensor& y = node.output(0);

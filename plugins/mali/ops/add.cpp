@@ -1,4 +1,5 @@
-// Add on the mali plugin: element-wise with numpy broadcasting up to rank 4.
+// Add on the mali plugin: element-wise with numpy broadcasting (up to 4 dims once contiguous
+// ones are merged, tessera_opencl/op_registry.hpp).
 #include "ops/shared.hpp"
 
 namespace tessera::mali {

@@ -39,23 +39,11 @@ std::string check_binary(const NodeView& node, const opencl::DeviceInfo&) {
   if (node.num_inputs() != 2) return "expects 2 inputs";
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
-  if (node.output(0).rank > 4) return "broadcasting is implemented up to rank 4";
+  if (!opencl::support::coalesce_broadcast(node.input(0), node.input(1), node.output(0))) {
+    return "a broadcast that needs more than 4 dims after merging contiguous ones";
+  }
   return "";
 }
-
-namespace {
-// Row-major strides of `t` aligned to a rank-4 output, 0 on broadcast dims.
-std::array<int32_t, 4> broadcast_strides(const tsr_tensor& t, const std::array<int64_t, 4>& out) {
-  std::array<int32_t, 4> strides = {0, 0, 0, 0};
-  int64_t stride = 1;
-  for (int32_t d = t.rank - 1; d >= 0; --d) {
-    const int32_t od = 4 - (t.rank - d);
-    strides[od] = (t.dims[d] == 1 && out[od] != 1) ? 0 : static_cast<int32_t>(stride);
-    stride *= t.dims[d];
-  }
-  return strides;
-}
-}  // namespace
 
 LayoutPlan binary_layout(const NodeView& node, const Lowering& lw) {
   const tsr_tensor& y = node.output(0);
@@ -73,8 +61,7 @@ LayoutPlan binary_layout(const NodeView& node, const Lowering& lw) {
 
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
   const tsr_tensor& y = node.output(0);
-  std::array<int64_t, 4> dims = {1, 1, 1, 1};
-  for (int32_t d = 0; d < y.rank; ++d) dims[4 - y.rank + d] = y.dims[d];
+  std::array<int64_t, 4> dims;
   std::array<int32_t, 4> sa, sb;
   if (writes_nchw4c(lw, node)) {
     // Same shapes, same layout: one flat pass over the padded buffers (0 + 0 and 0 * 0 keep the
@@ -82,8 +69,13 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
     dims = {1, 1, 1, stored_numel(y, Layout::kNchw4c)};
     sa = sb = {0, 0, 0, 1};
   } else {
-    sa = broadcast_strides(node.input(0), dims);
-    sb = broadcast_strides(node.input(1), dims);
+    const opencl::support::Broadcast4 b =
+        *opencl::support::coalesce_broadcast(node.input(0), node.input(1), y);
+    dims = b.dims;
+    for (size_t d = 0; d < 4; ++d) {
+      sa[d] = to_i32(b.sa[d], node);
+      sb[d] = to_i32(b.sb[d], node);
+    }
   }
   const int64_t n = dims[0] * dims[1] * dims[2] * dims[3];
   const Config config = elementwise_config(lw, index, "eltwise.binary", n);

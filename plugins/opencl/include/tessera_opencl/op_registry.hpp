@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cmath>
 #include <cstdint>
@@ -338,6 +339,54 @@ inline BatchedMatMul batched_matmul(const NodeView& node) {
           to_i32(m * k, node),
           b.rank > 2 ? to_i32(k * n, node) : 0,
           static_cast<size_t>(z)};
+}
+
+// A broadcast element-wise op over the output's shape (rank <= 6) seen as at most 4 dims: each
+// operand's row-major strides aligned to the output (0 along its broadcast dims), size-1 dims
+// dropped and neighbours merged where both operands run contiguously across them (a rank-5
+// attention-mask Add becomes rank 4). nullopt when more than 4 dims remain.
+struct Broadcast4 {
+  std::array<int64_t, 4> dims{1, 1, 1, 1};
+  std::array<int64_t, 4> sa{}, sb{};
+};
+
+inline std::optional<Broadcast4> coalesce_broadcast(const tsr_tensor& a, const tsr_tensor& b,
+                                                    const tsr_tensor& out) {
+  const int32_t rank = out.rank;
+  if (rank > 6 || a.rank > rank || b.rank > rank) return std::nullopt;
+  auto strides = [&](const tsr_tensor& t) {
+    std::vector<int64_t> s(static_cast<size_t>(rank), 0);
+    int64_t stride = 1;
+    for (int32_t d = t.rank - 1; d >= 0; --d) {
+      const int32_t od = rank - (t.rank - d);
+      s[static_cast<size_t>(od)] = t.dims[d] == 1 && out.dims[od] != 1 ? 0 : stride;
+      stride *= t.dims[d];
+    }
+    return s;
+  };
+  const std::vector<int64_t> sa = strides(a), sb = strides(b);
+  std::vector<int64_t> dims, xa, xb;
+  for (int32_t d = 0; d < rank; ++d) {
+    if (out.dims[d] == 1) continue;
+    if (!dims.empty() && xa.back() == sa[d] * out.dims[d] && xb.back() == sb[d] * out.dims[d]) {
+      dims.back() *= out.dims[d];
+      xa.back() = sa[d];
+      xb.back() = sb[d];
+      continue;
+    }
+    dims.push_back(out.dims[d]);
+    xa.push_back(sa[d]);
+    xb.push_back(sb[d]);
+  }
+  if (dims.size() > 4) return std::nullopt;
+  Broadcast4 r;
+  const size_t off = 4 - dims.size();
+  for (size_t i = 0; i < dims.size(); ++i) {
+    r.dims[off + i] = dims[i];
+    r.sa[off + i] = xa[i];
+    r.sb[off + i] = xb[i];
+  }
+  return r;
 }
 }  // namespace tessera::opencl::support
 

@@ -437,6 +437,47 @@ inline std::optional<std::pair<int64_t, int64_t>> trailing_reduction(const NodeV
   return std::make_pair(cols == 0 ? 0 : numel_of(x) / cols, cols);
 }
 
+// Concat along any axis (rank <= 6): input `input` stored into the output at its offset along
+// the axis, with the output's strides (strided_store_f32).
+inline int64_t concat_axis(const NodeView& node) {
+  const int64_t axis = node.attr_int("axis", 0);
+  return axis < 0 ? axis + node.output(0).rank : axis;
+}
+
+inline std::string check_concat(const NodeView& node) {
+  if (node.num_outputs() < 1 || node.output_id(0) < 0) return "output 0 missing";
+  const tsr_tensor& y = node.output(0);
+  std::string r = check_float_tensor(y, "output 0", "");
+  if (!r.empty()) return r;
+  if (y.rank < 1 || y.rank > kMaxStridedRank) return "rank above 6";
+  const int64_t axis = concat_axis(node);
+  if (axis < 0 || axis >= y.rank) return "axis out of range";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (!node.has_input(i) || node.input(i).rank != y.rank) return "inputs must match the output";
+    r = check_float_tensor(node.input(i), "input " + std::to_string(i), "");
+    if (!r.empty()) return r;
+  }
+  if (numel_of(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  return "";
+}
+
+inline StridedCopy concat_store(const NodeView& node, int32_t input) {
+  const tsr_tensor& y = node.output(0);
+  const int64_t axis = concat_axis(node);
+  const auto out = row_major_strides(y);
+  int64_t offset = 0;
+  for (int32_t i = 0; i < input; ++i) offset += node.input(i).dims[axis];
+  const tsr_tensor& x = node.input(input);
+  StridedCopy c;
+  for (int32_t d = 0; d < y.rank; ++d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - y.rank + d);
+    c.dims[slot] = to_i32(x.dims[d], node);
+    c.strides[slot] = to_i32(out[static_cast<size_t>(d)], node);
+  }
+  c.base = to_i32(offset * out[static_cast<size_t>(axis)], node);
+  return c;
+}
+
 // Binds strided_copy_f32's / pad_f32's arguments (kernels/strided.cl, pad.cl) for `n` output
 // elements; each plugin passes its own buffers.
 inline void bind_strided_copy(const Kernel& k, cl_mem in, cl_mem out, int32_t n,

@@ -1,0 +1,14 @@
+// Shared by the OpenCL plugins (embedded in each next to its own kernels; core OpenCL C only).
+// y = a op b over row-major buffers with broadcasting: the output seen as 4 dims `d`, each
+// operand's element at dot(coordinates, its strides) (0 along its broadcast dims; see
+// coalesce_broadcast in tessera_opencl/op_registry.hpp). op: 0 add, 1 sub, 2 mul, 3 div.
+__kernel void binary_strided_f32(__global const float* a, __global const float* b,
+                                 __global float* y, int4 d, int4 sa, int4 sb, int op) {
+  const int i = get_global_id(0);
+  if (i >= d.x * d.y * d.z * d.w) return;
+  const int c3 = i % d.w, c2 = (i / d.w) % d.z, c1 = (i / (d.w * d.z)) % d.y;
+  const int c0 = i / (d.w * d.z * d.y);
+  const float x = a[c0 * sa.x + c1 * sa.y + c2 * sa.z + c3 * sa.w];
+  const float z = b[c0 * sb.x + c1 * sb.y + c2 * sb.z + c3 * sb.w];
+  y[i] = op == 0 ? x + z : op == 1 ? x - z : op == 2 ? x * z : x / z;
+}
