@@ -82,6 +82,7 @@ const std::vector<Schedule>& all_schedules() {
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
       {"copy.strided_store", "strided.cl", "strided_store_f32", {{"wg_x", kWgX, false}}},
       {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
+      {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},
       {"eltwise.buffer.binary", "binary.cl", "binary_strided_f32", {{"wg_x", kWgX, false}}},
       {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},

@@ -85,6 +85,7 @@ const std::vector<Schedule>& all_schedules() {
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
       {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
+      {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},
       {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
       {"matmul.batched",
        "matmul.cl",

@@ -247,6 +247,24 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
       {"ReduceL2TrailingTwoAxesNoKeep", [] {
          return unary("ReduceL2", {3, 4, 5}, attrs({{"axes", V{1, 2}}, {"keepdims", int64_t{0}}}));
        }});
+  // Constant index tensors (dynamo exports as_strided this way), negative indices included.
+  c.push_back({"GatherIndexMatrixAxis1", [] {
+                 return GraphBuilder()
+                     .input("x", {4, 6, 3})
+                     .constant("i", Tensor::from_vector<int64_t>({2, 3}, {0, 5, -1, 2, 2, -6}))
+                     .node("Gather", {"x", "i"}, {"y"}, attrs({{"axis", int64_t{1}}}))
+                     .output("y")
+                     .build();
+               }});
+  c.push_back({"GatherFlatIndices", [] {
+                 return GraphBuilder()
+                     .input("x", {24})
+                     .constant("i", Tensor::from_vector<int64_t>(
+                                        {2, 2, 3}, {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14}))
+                     .node("Gather", {"x", "i"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   // Autocast's .float() on a float tensor: an identity.
   c.push_back({"CastFloatToFloat", [] {
                  return GraphBuilder()

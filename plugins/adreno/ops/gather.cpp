@@ -1,16 +1,33 @@
-// Gather on the adreno plugin: one constant index along an axis (a scalar index drops the axis);
-// the shared strided copy on NCHW buffers (shared.hpp).
+// Gather with constant indices along an axis on the adreno plugin, on NCHW buffers: one index
+// (how exporters pick q, k and v out of one tensor) is the shared strided copy; index tensors of
+// any shape (dynamo's as_strided) use the shared gather kernel (plugins/opencl/kernels/gather.cl).
 #include "ops/shared.hpp"
 
 namespace tessera::adreno {
 namespace {
 
+bool one_index(const NodeView& node) {
+  return node.has_input(1) && numel_of(node.input(1)) == 1 && node.input(1).rank <= 1;
+}
+
 std::string check(const NodeView& node, const Device&) {
-  return opencl::support::check_gather(node);
+  return one_index(node) ? opencl::support::check_gather(node)
+                         : opencl::support::check_gather_indices(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  lower_strided_copy(lw, node, index, opencl::support::gather_copy(node));
+  if (one_index(node)) {
+    lower_strided_copy(lw, node, index, opencl::support::gather_copy(node));
+    return;
+  }
+  const opencl::support::GatherRows g = opencl::support::gather_rows(node);
+  const int64_t n = numel_of(node.output(0));
+  const Config config = lw.config_for("gather.rows", n);
+  opencl::Kernel k = lw.kernel(config);
+  opencl::support::bind_gather(k, lw.input_buffer(node.input_id(0), index),
+                               lw.constant_buffer(g.indices),
+                               lw.output_buffer(node.output_id(0), index), g);
+  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
 }
 
 }  // namespace

@@ -1,17 +1,32 @@
-// Gather of one constant index along an axis on the mali plugin (a scalar index drops the axis:
-// how exporters pick q, k and v out of one tensor): the shared strided copy on NCHW. Gathers of
-// several indices fall back with the reason.
+// Gather with constant indices along an axis on the mali plugin, on NCHW: one index (how
+// exporters pick q, k and v out of one tensor) is the shared strided copy; index tensors of any
+// shape (dynamo's as_strided) use the shared gather kernel (plugins/opencl/kernels/gather.cl).
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
 namespace {
 
+bool one_index(const NodeView& node) {
+  return node.has_input(1) && numel_of(node.input(1)) == 1 && node.input(1).rank <= 1;
+}
+
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
-  return opencl::support::check_gather(node);
+  return one_index(node) ? opencl::support::check_gather(node)
+                         : opencl::support::check_gather_indices(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  lower_strided_copy(lw, node, index, opencl::support::gather_copy(node));
+  if (one_index(node)) {
+    lower_strided_copy(lw, node, index, opencl::support::gather_copy(node));
+    return;
+  }
+  const opencl::support::GatherRows g = opencl::support::gather_rows(node);
+  const int64_t n = numel_of(node.output(0));
+  const Config config = default_config("gather.rows", lw.device(), n);
+  opencl::Kernel k = lw.kernel(config);
+  opencl::support::bind_gather(k, lw.buffer(node.input_id(0)).get(), lw.upload(g.indices).get(),
+                               lw.buffer(node.output_id(0)).get(), g);
+  add_1d_step(lw, index, std::move(k), n, config);
 }
 
 }  // namespace

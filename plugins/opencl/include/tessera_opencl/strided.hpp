@@ -497,4 +497,67 @@ inline void bind_pad(const Kernel& k, cl_mem in, cl_mem out, int32_t n, const Pa
       .f32(p.value);
 }
 
+// Gather with any constant int32/int64 indices (any shape) along `axis`: gather_f32's view of
+// the input (outer, axis_dim, inner) and the indices made non-negative, as floats. "" / the
+// reason from check_gather_indices.
+struct GatherRows {
+  int32_t outer = 1, axis_dim = 1, inner = 1, count = 0;
+  std::vector<float> indices;
+};
+
+inline std::string check_gather_indices(const NodeView& node) {
+  const std::string r = check_strided_io(node);
+  if (!r.empty()) return r;
+  const int64_t axis = split_axis(node);
+  const tsr_tensor& x = node.input(0);
+  if (axis < 0 || axis >= x.rank) return "axis out of range";
+  if (!node.has_input(1) || !node.input(1).data) return "indices must be a constant";
+  const tsr_tensor& t = node.input(1);
+  if (t.dtype != TSR_DTYPE_INT64 && t.dtype != TSR_DTYPE_INT32) {
+    return "indices must be int32 or int64";
+  }
+  const int64_t dim = x.dims[axis];
+  if (dim >= (int64_t{1} << 24)) return "an axis of 2^24 or more elements";
+  for (int64_t i = 0; i < numel_of(t); ++i) {
+    const int64_t v = t.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(t.data)[i]
+                                                 : static_cast<const int32_t*>(t.data)[i];
+    if (v < -dim || v >= dim) return "index " + std::to_string(v) + " out of range";
+  }
+  if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  return "";
+}
+
+inline GatherRows gather_rows(const NodeView& node) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& t = node.input(1);
+  const int64_t axis = split_axis(node);
+  GatherRows g;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
+  for (int64_t d = axis + 1; d < x.rank; ++d) inner *= x.dims[d];
+  g.outer = to_i32(outer, node);
+  g.inner = to_i32(inner, node);
+  g.axis_dim = to_i32(x.dims[axis], node);
+  g.count = to_i32(numel_of(t), node);
+  for (int64_t i = 0; i < numel_of(t); ++i) {
+    int64_t v = t.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(t.data)[i]
+                                           : static_cast<const int32_t*>(t.data)[i];
+    if (v < 0) v += x.dims[axis];
+    g.indices.push_back(static_cast<float>(v));
+  }
+  return g;
+}
+
+inline void bind_gather(const Kernel& k, cl_mem in, cl_mem indices, cl_mem out,
+                        const GatherRows& g) {
+  k.args()
+      .buffer(in)
+      .buffer(indices)
+      .buffer(out)
+      .i32(g.outer)
+      .i32(g.axis_dim)
+      .i32(g.inner)
+      .i32(g.count);
+}
+
 }  // namespace tessera::opencl::support
