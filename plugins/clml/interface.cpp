@@ -162,7 +162,9 @@ Interface find_interface(const opencl::DeviceInfo& device) {
     return none;
   }
   const int model = adreno_model(device.name);
-  if (model > 0 && model < kMinAdrenoSeries) {
+  // Three-digit models name the series (Adreno 540 is a 5xx); "Adreno X1-85" and later names are
+  // not numbered that way and are left to the extension and the interface query.
+  if (model >= 100 && model < kMinAdrenoSeries) {
     none.reason = "Adreno " + std::to_string(model) +
                   " is older than CLML's minimum (Adreno 6xx); use 'adreno' instead";
     return none;

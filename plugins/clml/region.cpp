@@ -12,6 +12,7 @@
 #include <fstream>
 #include <iterator>
 #include <sstream>
+#include <thread>
 
 namespace tessera::clml {
 namespace {
@@ -79,7 +80,8 @@ std::string json_dims(const std::array<cl_uint, 4>& d) {
 void store_atomically(const std::string& path, const unsigned char* data, size_t size) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
@@ -155,6 +157,7 @@ void CompiledRegion::convert(const Boundary& b, bool to_half) {
 }
 
 void CompiledRegion::enqueue_in(const Boundary& b, const tsr_io& io) {
+  if (b.tensor == nullptr) return;  // an input no CLML op reads
   const std::string& dev = context_->device().describe();
   const cl_command_queue q = context_->queue();
   if (!half_) {
@@ -309,7 +312,11 @@ cl_ml_tensor_qcom Lowering::make_tensor(const std::array<cl_uint, 4>& dims,
 cl_ml_tuningcache_qcom Lowering::tuning_cache() {
   if (tuning_ready_) return compiled_->tuning_cache_;
   tuning_ready_ = true;
-  if (tuning == "off" || !api_->create_tuning_cache) return nullptr;
+  const Api& a = *api_;
+  if (tuning == "off" || !a.create_tuning_cache || !a.tune_op || !a.save_tuning_cache ||
+      !a.load_tuning_cache || !a.release_tuning_cache) {
+    return nullptr;
+  }
   check_call(api_->create_tuning_cache(&compiled_->tuning_cache_), "clCreateMLTuningCacheQCOM",
              device_);
   if (tuning_cache_path.empty()) return compiled_->tuning_cache_;
@@ -422,11 +429,12 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
   CompiledRegion& c = *compiled_;
   const cl_command_queue q = context_->queue();
   const std::set<cl_ml_tensor_qcom> unused(unused_.begin(), unused_.end());
-  // Region inputs and outputs: their OPTIMAL tensors (an input no op read still gets one).
-  for (int32_t i = 0; i < region_.num_inputs; ++i) input(region_.inputs[i]);
+  // Region inputs no op read (a computed Reshape shape, Resize sizes: parameters, not data) get
+  // no tensor and are skipped at run time.
   for (int32_t i = 0; i < region_.num_outputs; ++i) {
     if (!values_.count(region_.outputs[i])) {
-      throw Error("region output '" + std::string(region_.values[region_.outputs[i]].name) +
+      const char* name = region_.values[region_.outputs[i]].name;
+      throw Error("region output '" + std::string(name ? name : "?") +
                   "' is computed by no CLML op");
     }
   }
@@ -443,13 +451,12 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     pairs.push_back({t, memory[t]});
   }
   // Constants, in NCHW host order in the tensors' data type.
-  std::vector<std::vector<uint16_t>> halves;
   for (auto& [tensor, values] : constants_) {
     void* data = values.data();
     if (half_) {
-      halves.emplace_back(values.size());
-      for (size_t i = 0; i < values.size(); ++i) halves.back()[i] = to_half_bits(values[i]);
-      data = halves.back().data();
+      halves_.emplace_back(values.size());
+      for (size_t i = 0; i < values.size(); ++i) halves_.back()[i] = to_half_bits(values[i]);
+      data = halves_.back().data();
     }
     check_call(api_->write_tensor(q, data, CL_TENSOR_LAYOUT_NCHW_QCOM, tensor, memory[tensor], 0,
                                   nullptr, nullptr),
@@ -468,6 +475,7 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
   auto boundary = [&](int32_t id) {
     const tsr_tensor& t = region_.values[id];
     CompiledRegion::Boundary b;
+    if (!values_.count(id)) return b;  // read by no op: nothing to copy
     b.tensor = values_.at(id);
     b.memory = memory.at(b.tensor);
     b.elements = static_cast<size_t>(numel_of(t));

@@ -172,6 +172,9 @@ class Lowering {
   std::vector<int32_t> op_inputs_, op_outputs_;  // value ids the current op touched, for the dump
   std::vector<std::string> op_constants_;        // constants it created, as JSON
   std::vector<cl_ml_tensor_qcom> unused_;
+  // Half copies of the constants of an fp16 region: the weight writes are asynchronous, and on a
+  // failure the queue is drained by ~CompiledRegion (compiled_, declared last, goes first).
+  std::vector<std::vector<uint16_t>> halves_;
   bool tuning_ready_ = false;
   std::unique_ptr<CompiledRegion> compiled_;
 };

@@ -102,7 +102,7 @@ Graph conv_bn_relu6_network() {
       .constant("mean", mean)
       .constant("var", var)
       .constant("dw", random_tensor({8, 1, 3, 3}, 13, -0.4f, 0.4f))
-      .constant("gw", random_tensor({8, 4, 1, 1}, 14, -0.4f, 0.4f))
+      .constant("gw", random_tensor({8, 8, 1, 1}, 14, -0.4f, 0.4f))
       .constant("lo", Tensor::from_vector({}, std::vector<float>{0.0f}))
       .constant("hi", Tensor::from_vector({}, std::vector<float>{6.0f}))
       .node("Conv", {"x", "w1", "b1"}, {"c1"}, pad, "conv1")
@@ -111,8 +111,7 @@ Graph conv_bn_relu6_network() {
       .node("Conv", {"r1", "dw"}, {"c2"},
             attrs({{"pads", Ints{1, 1, 1, 1}}, {"group", int64_t{8}}}), "depthwise")
       .node("Clip", {"c2", "lo", "hi"}, {"r2"}, {}, "relu6")
-      .node("Conv", {"r2", "gw"}, {"c3"}, attrs({{"group", int64_t{2}}, {"strides", Ints{2, 2}}}),
-            "grouped")
+      .node("Conv", {"r2", "gw"}, {"c3"}, attrs({{"strides", Ints{2, 2}}}), "pointwise")
       .node("BatchNormalization", {"c3", "scale", "bias", "mean", "var"}, {"y"}, {}, "bn_alone")
       .output("y")
       .build();
@@ -231,6 +230,25 @@ TEST_F(Clml, SplitWithAdrenoHandsValuesOverOnTheDevice) {
       << "boundary values move with CLML's device-side copy";
   EXPECT_EQ(clml_emu_calls("clEnqueueWriteMLTensorDataQCOM"), 1) << "the graph's input only";
   EXPECT_EQ(clml_emu_calls("clEnqueueReadMLTensorDataQCOM"), 1) << "the graph's output only";
+}
+
+// CLML's convolution is driven as TVM drives it (group 1, or depthwise mode): a convolution of 2
+// groups goes to the next target with the reason.
+TEST_F(Clml, GroupedConvolutionFallsBackWithTheReason) {
+  Graph g = test::GraphBuilder()
+                .input("x", {1, 4, 6, 6})
+                .constant("w", random_tensor({8, 2, 1, 1}, 15))
+                .node("Conv", {"x", "w"}, {"y"}, attrs({{"group", int64_t{2}}}), "grouped")
+                .output("y")
+                .build();
+  SessionOptions o = options({"clml", "reference"});
+  Session s(g, o, host());
+  ASSERT_EQ(s.plan().nodes.size(), 1u);
+  EXPECT_EQ(s.plan().nodes[0].plugin, "reference");
+  EXPECT_NE(s.plan().nodes[0].reason.find("grouped convolutions other than depthwise"),
+            std::string::npos)
+      << s.plan().nodes[0].reason;
+  expect_runs(g, {{"x", random_tensor({1, 4, 6, 6}, 16)}}, o, 1e-4f, /*all_on_clml=*/false);
 }
 
 TEST_F(Clml, BroadcastFallsBackWithTheReason) {

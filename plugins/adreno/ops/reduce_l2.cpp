@@ -6,10 +6,14 @@ namespace tessera::adreno {
 namespace {
 
 std::string check(const NodeView& node, const Device&) {
-  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32 ||
-      node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "not float32 (adreno runs float32 models)";
+  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_id(0) < 0) {
+    return "input 0 or output 0 missing";
   }
+  const char* const float_only = "(adreno runs float32 models)";
+  std::string r = opencl::support::check_float_tensor(node.input(0), "input 0", float_only);
+  if (!r.empty()) return r;
+  r = opencl::support::check_float_tensor(node.output(0), "output 0", float_only);
+  if (!r.empty()) return r;
   std::string why;
   return opencl::support::trailing_reduction(node, &why) ? "" : why;
 }

@@ -7,7 +7,12 @@
 namespace tessera::clml {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
+std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r = needs(reinterpret_cast<const void*>(device.api->create_batchnorm),
+                                  "clCreateMLOpBatchNormForwardQCOM");
+      !r.empty()) {
+    return r;
+  }
   std::string r = check_io(node, 4);
   if (!r.empty()) return r;
   return opencl::support::check_batch_norm_params(node);

@@ -4,7 +4,12 @@
 namespace tessera::clml {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
+std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r =
+          needs(reinterpret_cast<const void*>(device.api->create_concat), "clCreateMLOpConcatQCOM");
+      !r.empty()) {
+    return r;
+  }
   std::string r = check_io(node);
   if (!r.empty()) return r;
   const int64_t rank = node.output(0).rank;

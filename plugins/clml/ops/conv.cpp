@@ -1,6 +1,8 @@
-// Conv on CLML: regular, depthwise (one filter per channel) and grouped 2-D convolutions. A
-// BatchNormalization reading the convolution alone is folded into its weights and bias on the
-// host; a Relu or Clip(0, 6) after that is applied by CLML's fused convolution + activation op.
+// Conv on CLML: regular and depthwise (one filter per channel) 2-D convolutions, the two forms
+// TVM's CLML integration drives (convolution mode with group 1, depthwise mode); other grouped
+// convolutions fall to the next target. A BatchNormalization reading the convolution alone is
+// folded into its weights and bias on the host; a Relu or Clip(0, 6) after that is applied by
+// CLML's fused convolution + activation op when the driver's table has it.
 #include <cmath>
 
 #include "ops/op.hpp"
@@ -8,22 +10,31 @@
 namespace tessera::clml {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
+std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r = needs(reinterpret_cast<const void*>(device.api->create_convolution),
+                                  "clCreateMLOpConvolutionForwardQCOM");
+      !r.empty()) {
+    return r;
+  }
   std::string r = check_io(node, 4);
   if (!r.empty()) return r;
   r = check_constant(node, 1, "weights");
   if (!r.empty()) return r;
   if (node.input(1).rank != 4) return "only 2-D convolutions (rank-4 weights)";
-  if (node.has_input(2)) {
-    r = check_constant(node, 2, "bias");
-    if (!r.empty()) return r;
-  }
   const int64_t group = node.attr_int("group", 1);
   const int64_t c_in = node.input(0).dims[1];
   const int64_t c_out = node.input(1).dims[0];
+  if (node.has_input(2)) {
+    r = check_constant(node, 2, "bias");
+    if (!r.empty()) return r;
+    if (numel_of(node.input(2)) != c_out) return "bias must hold one value per output channel";
+  }
   if (group < 1 || c_in % group != 0 || c_out % group != 0 ||
       node.input(1).dims[1] != c_in / group) {
     return "group " + std::to_string(group) + " does not divide the channels";
+  }
+  if (group > 1 && !(group == c_in && c_out == c_in)) {
+    return "grouped convolutions other than depthwise (group " + std::to_string(group) + ")";
   }
   const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
   for (int64_t p : pads) {
@@ -72,7 +83,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     folded = ", \"folded_batch_norm\": \"" + bn_view.name() + "\"";
   }
   cl_activation_function_qcom function = CL_ACTIVATION_RELU;
-  const int32_t act = fuse_activation(lw, last, &function);
+  const int32_t act =
+      lw.api().create_convolution_activation ? fuse_activation(lw, last, &function) : -1;
   const int32_t out_id = act >= 0 ? NodeView(lw.region(), act).output_id(0) : last.output_id(0);
 
   const opencl::support::Window2d win = opencl::support::window_2d(node, {w.dims[2], w.dims[3]});
@@ -81,7 +93,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const bool depthwise = group > 1 && group == c_in && c_out == c_in;
   cl_ml_op_convolution_desc_qcom desc{};
   desc.mode = depthwise ? CL_CONVOLUTION_MODE_DEPTHWISE_QCOM : CL_CONVOLUTION_MODE_CONVOLUTION_QCOM;
-  desc.group_count = static_cast<cl_uint>(group);
+  desc.group_count = 1;  // depthwise is the mode, as TVM passes it
   desc.num_dimensions = 4;
   for (int k = 0; k < 2; ++k) {
     desc.input_padding_before[k] = static_cast<cl_uint>(win.pads[k]);

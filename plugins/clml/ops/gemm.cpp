@@ -6,16 +6,20 @@
 namespace tessera::clml {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
-  std::string r = check_fc_operands(node);
+std::string check(const NodeView& node, const Device& device) {
+  std::string r = check_fc_operands(node, device);
   if (!r.empty()) return r;
   if (node.attr_int("transA", 0) != 0) return "transA = 1 is not supported";
   if (node.has_input(2)) {
     r = check_constant(node, 2, "C");
     if (!r.empty()) return r;
+    // ONNX broadcasts C to (M, N): a scalar, [N] or [1, N] is one value per column; [M, 1] or
+    // [M, N] vary per row, which the fully connected op's bias cannot hold.
+    const tsr_tensor& c = node.input(2);
     const int64_t n = node.output(0).dims[1];
-    const int64_t c = numel_of(node.input(2));
-    if (c != 1 && c != n) return "C must be a scalar or one value per output column";
+    const bool per_column = numel_of(c) == 1 || (c.rank == 1 && c.dims[0] == n) ||
+                            (c.rank == 2 && c.dims[0] == 1 && c.dims[1] == n);
+    if (!per_column) return "C must be a scalar or one value per output column ([N] or [1, N])";
   }
   return "";
 }

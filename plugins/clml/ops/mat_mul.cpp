@@ -5,8 +5,8 @@
 namespace tessera::clml {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
-  std::string r = check_fc_operands(node);
+std::string check(const NodeView& node, const Device& device) {
+  std::string r = check_fc_operands(node, device);
   if (!r.empty()) return r;
   if (node.input(1).rank != 2) return "B must be 2-D";
   return "";

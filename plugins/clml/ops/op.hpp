@@ -43,12 +43,16 @@ using opencl::support::constant_floats;
 // `rank` when it is > 0) and the values fit CLML's 32-bit dims; only output 0 may be used.
 std::string check_io(const NodeView& node, int32_t rank = 0);
 
+// "" when the interface table has `fn` (a driver may leave optional slots empty), else the reason
+// naming the CLML call.
+std::string needs(const void* fn, const char* call);
+
 // "" when input 0 and output 0 are float32 of known shape (the other inputs, e.g. Pad's pads or
 // Resize's scales, are read by the op file itself).
 std::string check_data_io(const NodeView& node);
 
 // Gemm / MatMul: "" when A (input 0) is a rank-2 activation and B (input 1) a constant.
-std::string check_fc_operands(const NodeView& node);
+std::string check_fc_operands(const NodeView& node, const Device& device);
 
 // The activation the CLML activation descriptor can apply after node `node`'s op when `reader`
 // (the sole reader of its output) is Relu or Clip(0, 6); false otherwise.

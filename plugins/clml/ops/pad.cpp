@@ -16,7 +16,12 @@ std::vector<int64_t> pads_of(const NodeView& node, std::string* why) {
   return std::vector<int64_t>(p, p + numel_of(node.input(1)));
 }
 
-std::string check(const NodeView& node, const Device&) {
+std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r =
+          needs(reinterpret_cast<const void*>(device.api->create_pad), "clCreateMLOpPadQCOM");
+      !r.empty()) {
+    return r;
+  }
   const std::string r = check_data_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 4) return "only rank-4 tensors";

@@ -9,6 +9,11 @@ namespace tessera::clml {
 namespace {
 
 std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r = needs(reinterpret_cast<const void*>(device.api->create_pooling),
+                                  "clCreateMLOpPoolingForwardQCOM");
+      !r.empty()) {
+    return r;
+  }
   const std::string r = check_data_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 4) return "only rank-4 inputs";

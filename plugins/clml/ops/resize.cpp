@@ -6,7 +6,12 @@
 namespace tessera::clml {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
+std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r = needs(reinterpret_cast<const void*>(device.api->create_resize_bilinear),
+                                  "clCreateMLOpResizeBilinearQCOM");
+      !r.empty()) {
+    return r;
+  }
   return opencl::support::check_resize_bilinear(node);
 }
 

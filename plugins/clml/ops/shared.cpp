@@ -6,6 +6,16 @@
 
 namespace tessera::clml {
 
+namespace {
+// CLML tensors have no empty dims.
+std::string check_nonempty(const tsr_tensor& t, const std::string& what) {
+  for (int32_t d = 0; d < t.rank; ++d) {
+    if (t.dims[d] == 0) return what + " is empty (CLML tensors have no zero dims)";
+  }
+  return "";
+}
+}  // namespace
+
 std::string check_io(const NodeView& node, int32_t rank) {
   const char* const float_only = "(clml runs float32 models)";
   auto check = [&](const tsr_tensor& t, const std::string& what) -> std::string {
@@ -16,6 +26,8 @@ std::string check_io(const NodeView& node, int32_t rank) {
              std::to_string(rank);
     }
     if (t.rank > 4) return what + " has rank " + std::to_string(t.rank) + " (CLML tensors are 4-D)";
+    r = check_nonempty(t, what);
+    if (!r.empty()) return r;
     for (int32_t d = 0; d < t.rank; ++d) {
       if (t.dims[d] > UINT_MAX / 4) return what + " has a dim too large for CLML";
     }
@@ -33,16 +45,29 @@ std::string check_io(const NodeView& node, int32_t rank) {
   return check(node.output(0), "output 0");
 }
 
+std::string needs(const void* fn, const char* call) {
+  return fn ? "" : std::string("this CLML driver's interface table has no ") + call;
+}
+
+
 std::string check_data_io(const NodeView& node) {
   if (!node.has_input(0)) return "input 0 missing";
   if (node.num_outputs() < 1 || node.output_id(0) < 0) return "output 0 is missing";
   const char* const float_only = "(clml runs float32 models)";
   std::string r = opencl::support::check_float_tensor(node.input(0), "input 0", float_only);
   if (!r.empty()) return r;
-  return opencl::support::check_float_tensor(node.output(0), "output 0", float_only);
+  r = opencl::support::check_float_tensor(node.output(0), "output 0", float_only);
+  if (!r.empty()) return r;
+  r = check_nonempty(node.input(0), "input 0");
+  return r.empty() ? check_nonempty(node.output(0), "output 0") : r;
 }
 
-std::string check_fc_operands(const NodeView& node) {
+std::string check_fc_operands(const NodeView& node, const Device& device) {
+  if (const std::string r = needs(reinterpret_cast<const void*>(device.api->create_fully_connected),
+                                  "clCreateMLOpFullyConnectedQCOM");
+      !r.empty()) {
+    return r;
+  }
   std::string r = check_io(node, 2);
   if (!r.empty()) return r;
   if (node.input(0).data) return "input A is a constant";
@@ -97,8 +122,11 @@ std::string json_attr(const char* name, const std::string& value) {
 
 // ---- pooling ----
 
-std::string check_pool(const NodeView& node, const Device&) {
-  std::string r = check_io(node, 4);
+std::string check_pool(const NodeView& node, const Device& device) {
+  std::string r = needs(reinterpret_cast<const void*>(device.api->create_pooling),
+                        "clCreateMLOpPoolingForwardQCOM");
+  if (!r.empty()) return r;
+  r = check_io(node, 4);
   if (!r.empty()) return r;
   const std::string op = node.op_type();
   if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return "";
@@ -149,8 +177,11 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, cl_pooling_mo
 
 // ---- binary ----
 
-std::string check_binary(const NodeView& node, const Device&) {
-  std::string r = check_io(node);
+std::string check_binary(const NodeView& node, const Device& device) {
+  std::string r =
+      needs(reinterpret_cast<const void*>(device.api->create_binary), "clCreateMLOpBinaryQCOM");
+  if (!r.empty()) return r;
+  r = check_io(node);
   if (!r.empty()) return r;
   if (node.num_inputs() != 2 || !node.has_input(0) || !node.has_input(1)) return "needs 2 inputs";
   const tsr_tensor& a = node.input(0);
@@ -183,8 +214,10 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, cl_binary_o
 
 // ---- activation ----
 
-std::string check_activation(const NodeView& node, const Device&) {
-  return check_io(node);
+std::string check_activation(const NodeView& node, const Device& device) {
+  const std::string r = needs(reinterpret_cast<const void*>(device.api->create_activation),
+                              "clCreateMLOpActivationForwardQCOM");
+  return r.empty() ? check_io(node) : r;
 }
 
 void lower_activation(Lowering& lw, const NodeView& node, int32_t index,
@@ -203,8 +236,11 @@ void lower_activation(Lowering& lw, const NodeView& node, int32_t index,
 
 // ---- reshape ----
 
-std::string check_reshape(const NodeView& node, const Device&) {
-  std::string r = opencl::support::check_alias(node);
+std::string check_reshape(const NodeView& node, const Device& device) {
+  std::string r =
+      needs(reinterpret_cast<const void*>(device.api->create_reshape), "clCreateMLOpReshapeQCOM");
+  if (!r.empty()) return r;
+  r = opencl::support::check_alias(node);
   if (!r.empty()) return r;
   if (node.input(0).rank > 4 || node.output(0).rank > 4) return "rank > 4 (CLML tensors are 4-D)";
   return "";

@@ -11,7 +11,12 @@ int64_t axis_of(const NodeView& node) {
   return axis < 0 ? axis + rank : axis;
 }
 
-std::string check(const NodeView& node, const Device&) {
+std::string check(const NodeView& node, const Device& device) {
+  if (const std::string r = needs(reinterpret_cast<const void*>(device.api->create_softmax),
+                                  "clCreateMLOpSoftmaxQCOM");
+      !r.empty()) {
+    return r;
+  }
   std::string r = check_io(node);
   if (!r.empty()) return r;
   const int64_t rank = node.input(0).rank;

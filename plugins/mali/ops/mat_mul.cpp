@@ -32,7 +32,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       .i32(mm.n)
       .i32(mm.k)
       .i32(mm.a_batch)
-      .i32(mm.b_batch);
+      .i32(mm.b_batch)
+      .i32(static_cast<int32_t>(mm.batches));
   lw.add_step(index, std::move(k),
               {static_cast<size_t>(mm.n), static_cast<size_t>(mm.m), mm.batches},
               {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y")), 1},

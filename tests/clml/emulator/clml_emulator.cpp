@@ -8,6 +8,7 @@
 #include <CL/cl_layer.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -334,7 +335,9 @@ cl_int conv_output_ok(const Op& op) {
   const auto& out = op.t.back()->desc;
   const auto& c = op.conv;
   const cl_uint groups = c.mode == CL_CONVOLUTION_MODE_DEPTHWISE_QCOM ? in.c : c.group_count;
-  if (groups == 0 || in.c % groups || w.c != in.c / groups || out.c != w.n) return CL_INVALID_VALUE;
+  if (groups == 0 || in.c % groups || w.c != in.c / groups || out.c != w.n || out.n != in.n) {
+    return CL_INVALID_VALUE;
+  }
   for (int k = 0; k < 2; ++k) {
     const long size = k == 0 ? in.h : in.w;
     const long kernel = k == 0 ? w.h : w.w;
@@ -607,6 +610,7 @@ cl_int CreateTensor(cl_context, const cl_ml_tensor_properties_qcom*,
 cl_int TensorMemorySize(cl_context, cl_ml_tensor_qcom t, cl_uint* size) {
   EMU_CALL("clGetMLTensorMemorySizeQCOM");
   if (!t || !size || T(t)->unused()) return CL_INVALID_VALUE;
+  if (T(t)->memory_bytes() > std::numeric_limits<cl_uint>::max()) return CL_INVALID_BUFFER_SIZE;
   *size = static_cast<cl_uint>(T(t)->memory_bytes());
   return CL_SUCCESS;
 }
@@ -717,7 +721,9 @@ cl_int CreateFullyConnected(cl_context, const cl_ml_op_properties_qcom*,
   if (!desc || !input || !weight || !output) return CL_INVALID_VALUE;
   const auto& in = T(input)->desc;
   const auto& w = T(weight)->desc;
-  if (size_t(in.c) * in.h * in.w != w.c || T(output)->desc.c != w.n) return CL_INVALID_VALUE;
+  if (size_t(in.c) * in.h * in.w != w.c || T(output)->desc.c != w.n || T(output)->desc.n != in.n) {
+    return CL_INVALID_VALUE;
+  }
   auto* o = new Op{Kind::kFullyConnected};
   o->t = {T(input), T(weight), bias ? T(bias) : nullptr, T(output)};
   return create_op(o, op, cache);
@@ -756,6 +762,21 @@ cl_int CreateConcat(cl_context, const cl_ml_op_properties_qcom*,
   if (!desc || !inputs || !output || desc->axis > 3 || desc->num_input_tensors == 0) {
     return CL_INVALID_VALUE;
   }
+  // Every input matches the output off the axis, and the axis sizes add up.
+  const auto dims_of = [](const Tensor* t) {
+    return std::array<cl_uint, 4>{t->desc.n, t->desc.c, t->desc.h, t->desc.w};
+  };
+  const std::array<cl_uint, 4> od = dims_of(T(output));
+  size_t along = 0;
+  for (cl_uint i = 0; i < desc->num_input_tensors; ++i) {
+    if (!inputs[i]) return CL_INVALID_VALUE;
+    const std::array<cl_uint, 4> d = dims_of(T(inputs[i]));
+    for (cl_uint k = 0; k < 4; ++k) {
+      if (k != desc->axis && d[k] != od[k]) return CL_INVALID_VALUE;
+    }
+    along += d[desc->axis];
+  }
+  if (along != od[desc->axis]) return CL_INVALID_VALUE;
   auto* o = new Op{Kind::kConcat};
   o->concat = *desc;
   for (cl_uint i = 0; i < desc->num_input_tensors; ++i) o->t.push_back(T(inputs[i]));

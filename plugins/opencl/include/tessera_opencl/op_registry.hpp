@@ -214,7 +214,12 @@ inline std::string check_resize_bilinear(const NodeView& node) {
   if (x.dims[0] != y.dims[0] || x.dims[1] != y.dims[1]) return "only H and W may be resized";
   if (node.attr_string("mode", "nearest") != "linear") return "only mode 'linear' (bilinear)";
   if (node.attr_int("antialias", 0) != 0) return "antialias is not supported";
+  if (node.attr("axes") != nullptr) return "the axes attribute (opset 18) is not supported";
   const int32_t scales = node.opset() < 11 ? 1 : 2;
+  if (node.num_inputs() > scales && node.has_input(scales) && numel_of(node.input(scales)) != 0 &&
+      numel_of(node.input(scales)) != 4) {
+    return "scales must hold one value per axis";
+  }
   if (node.num_inputs() > scales && node.has_input(scales) && numel_of(node.input(scales)) == 4) {
     const tsr_tensor& s = node.input(scales);
     if (!s.data || s.dtype != TSR_DTYPE_FLOAT32) return "scales must be a constant";
@@ -318,6 +323,9 @@ inline std::string check_matmul_batched(const NodeView& node) {
   if (numel_of(node.output(0)) > INT_MAX || numel_of(a) > INT_MAX || numel_of(b) > INT_MAX) {
     return "more elements than 32-bit kernel indexing";
   }
+  int64_t batches = 1;
+  for (int32_t d = 0; d + 2 < a.rank; ++d) batches *= a.dims[d];
+  if (batches > INT_MAX) return "more batches than 32-bit kernel indexing";
   return "";
 }
 

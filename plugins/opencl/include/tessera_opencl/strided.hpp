@@ -402,6 +402,10 @@ inline std::optional<PadCopy> pad_copy(const NodeView& node, std::string* why) {
       *why = "negative pads (cropping) are not supported";
       return std::nullopt;
     }
+    if (c.mode != 0 && x.dims[axis] == 0 && (b > 0 || e > 0)) {
+      *why = "reflect or edge padding of an empty axis";
+      return std::nullopt;
+    }
     if (c.mode == 1 && (b >= x.dims[axis] || e >= x.dims[axis])) {
       *why = "reflect pads must be smaller than the padded dim";
       return std::nullopt;
