@@ -6,17 +6,12 @@
 namespace tessera::mali {
 namespace {
 
-bool one_index(const NodeView& node) {
-  return node.has_input(1) && numel_of(node.input(1)) == 1 && node.input(1).rank <= 1;
-}
-
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
-  return one_index(node) ? opencl::support::check_gather(node)
-                         : opencl::support::check_gather_indices(node);
+  return opencl::support::check_gather_any(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  if (one_index(node)) {
+  if (opencl::support::gather_one_index(node)) {
     lower_strided_copy(lw, node, index, opencl::support::gather_copy(node));
     return;
   }

@@ -222,21 +222,26 @@ inline std::string check_split(const NodeView& node) {
   return "";
 }
 
+// The slab of `whole` that `part` occupies along `axis` from `offset` on: `part`'s dims walked
+// with `whole`'s strides (Split reads such slabs, Concat writes them).
+inline StridedCopy axis_slab(const NodeView& node, const tsr_tensor& whole, const tsr_tensor& part,
+                             int64_t axis, int64_t offset) {
+  const auto strides = row_major_strides(whole);
+  StridedCopy c;
+  for (int32_t d = 0; d < whole.rank; ++d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - whole.rank + d);
+    c.dims[slot] = to_i32(part.dims[d], node);
+    c.strides[slot] = to_i32(strides[static_cast<size_t>(d)], node);
+  }
+  c.base = to_i32(offset * strides[static_cast<size_t>(axis)], node);
+  return c;
+}
+
 inline StridedCopy split_copy(const NodeView& node, int32_t output) {
-  const tsr_tensor& x = node.input(0);
   const int64_t axis = split_axis(node);
-  const auto in = row_major_strides(x);
   int64_t offset = 0;
   for (int32_t i = 0; i < output; ++i) offset += node.output(i).dims[axis];
-  const tsr_tensor& y = node.output(output);
-  StridedCopy c;
-  for (int32_t d = 0; d < x.rank; ++d) {
-    const size_t slot = static_cast<size_t>(kMaxStridedRank - x.rank + d);
-    c.dims[slot] = to_i32(y.dims[d], node);
-    c.strides[slot] = to_i32(in[static_cast<size_t>(d)], node);
-  }
-  c.base = to_i32(offset * in[static_cast<size_t>(axis)], node);
-  return c;
+  return axis_slab(node, node.input(0), node.output(output), axis, offset);
 }
 
 // Gather of one constant index along `axis` (a scalar index drops the axis, a one-element index
@@ -273,6 +278,11 @@ inline std::string check_gather(const NodeView& node) {
   if (axis < 0 || axis >= node.input(0).rank) return "axis out of range";
   std::string why;
   return gather_index(node, &why) ? "" : why;
+}
+
+// Whether a Gather has one index (the strided copy) rather than an index tensor (gather_f32).
+inline bool gather_one_index(const NodeView& node) {
+  return node.has_input(1) && numel_of(node.input(1)) == 1 && node.input(1).rank <= 1;
 }
 
 inline StridedCopy gather_copy(const NodeView& node) {
@@ -466,20 +476,10 @@ inline std::string check_concat(const NodeView& node) {
 }
 
 inline StridedCopy concat_store(const NodeView& node, int32_t input) {
-  const tsr_tensor& y = node.output(0);
   const int64_t axis = concat_axis(node);
-  const auto out = row_major_strides(y);
   int64_t offset = 0;
   for (int32_t i = 0; i < input; ++i) offset += node.input(i).dims[axis];
-  const tsr_tensor& x = node.input(input);
-  StridedCopy c;
-  for (int32_t d = 0; d < y.rank; ++d) {
-    const size_t slot = static_cast<size_t>(kMaxStridedRank - y.rank + d);
-    c.dims[slot] = to_i32(x.dims[d], node);
-    c.strides[slot] = to_i32(out[static_cast<size_t>(d)], node);
-  }
-  c.base = to_i32(offset * out[static_cast<size_t>(axis)], node);
-  return c;
+  return axis_slab(node, node.output(0), node.input(input), axis, offset);
 }
 
 // Binds strided_copy_f32's / pad_f32's arguments (kernels/strided.cl, pad.cl) for `n` output
@@ -529,6 +529,11 @@ inline std::string check_gather_indices(const NodeView& node) {
   }
   if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
   return "";
+}
+
+// Either form of Gather the GPU plugins run: one index, or a constant index tensor.
+inline std::string check_gather_any(const NodeView& node) {
+  return gather_one_index(node) ? check_gather(node) : check_gather_indices(node);
 }
 
 inline GatherRows gather_rows(const NodeView& node) {
