@@ -208,35 +208,48 @@ void CompiledRegion::enqueue_out(const Boundary& b, const tsr_io& io) {
 }
 
 void CompiledRegion::execute(const tsr_io* in, const tsr_io* out) {
-  std::string phase;
+  // The failure's place in words is built only in the handler (this is the per-run path):
+  // phase 0 inputs, 1 ops, 2 outputs, 3 finish; `at` indexes the phase.
+  int phase = 0;
+  size_t at = 0;
+  const auto where = [&]() -> std::string {
+    switch (phase) {
+      case 0:
+        return "writing input " + std::to_string(at) + " of " + region_label_;
+      case 1:
+        return at < ops_.size() ? ops_[at].what : region_label_;
+      case 2:
+        return "reading output " + std::to_string(at) + " of " + region_label_;
+      default:
+        return "finishing " + region_label_;
+    }
+  };
   std::vector<opencl::Event> events;
   try {
-    for (size_t i = 0; i < inputs_.size(); ++i) {
-      phase = "writing input " + std::to_string(i) + " of " + region_label_;
-      enqueue_in(inputs_[i], in[i]);
-    }
-    events.reserve(ops_.size());
-    for (const OpStep& s : ops_) {
-      phase = s.what;
+    for (; at < inputs_.size(); ++at) enqueue_in(inputs_[at], in[at]);
+    phase = 1;
+    if (profile) events.reserve(ops_.size());
+    for (at = 0; at < ops_.size(); ++at) {
       cl_event ev = nullptr;
-      check_call(api_->enqueue_op(context_->queue(), s.op, set_, 0, nullptr, &ev),
+      check_call(api_->enqueue_op(context_->queue(), ops_[at].op, set_, 0, nullptr,
+                                  profile ? &ev : nullptr),
                  "clEnqueueMLOpQCOM", context_->device().describe());
-      events.emplace_back(ev);
+      if (profile) events.emplace_back(ev);
     }
-    for (size_t i = 0; i < outputs_.size(); ++i) {
-      phase = "reading output " + std::to_string(i) + " of " + region_label_;
-      enqueue_out(outputs_[i], out[i]);
-    }
-    phase = "finishing " + region_label_;
+    phase = 2;
+    for (at = 0; at < outputs_.size(); ++at) enqueue_out(outputs_[at], out[at]);
+    phase = 3;
     context_->finish();
-    last_times_us.assign(static_cast<size_t>(num_nodes_), 0.0);
-    for (size_t i = 0; i < ops_.size(); ++i) {
-      if (events[i].valid())
-        last_times_us[static_cast<size_t>(ops_[i].node)] += events[i].duration_us();
+    if (profile) {
+      last_times_us.assign(static_cast<size_t>(num_nodes_), 0.0);
+      for (size_t i = 0; i < ops_.size(); ++i) {
+        if (events[i].valid())
+          last_times_us[static_cast<size_t>(ops_[i].node)] += events[i].duration_us();
+      }
     }
   } catch (const opencl::ClError& e) {
     context_->drain();
-    throw opencl::ClError(e.code(), phase + ": " + e.what());
+    throw opencl::ClError(e.code(), where() + ": " + e.what());
   } catch (...) {
     context_->drain();
     throw;

@@ -62,7 +62,8 @@ class CompiledRegion {
   void execute(const tsr_io* in, const tsr_io* out);
 
   std::vector<std::string> node_labels;
-  std::vector<double> last_times_us;  // per node
+  std::vector<double> last_times_us;  // per node; empty unless `profile`
+  bool profile = true;                // an event per op (tsr_compile_options.profile)
 
  private:
   friend class Lowering;

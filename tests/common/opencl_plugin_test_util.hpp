@@ -332,6 +332,7 @@ inline bool run_case(const tsr_plugin* plugin, const std::string& device, Case& 
   options.struct_size = sizeof(options);
   options.cache_dir = cache_dir.c_str();
   options.precision = precision;
+  options.profile = 1;
   tsr_region_handle handle = nullptr;
   char text[4096] = "";
   const tsr_status cs = plugin->compile_region(instance.handle, device.c_str(), &c.region, &options,

@@ -166,6 +166,8 @@ int cmd_bench(int argc, char** argv) {
   const auto inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"),
                               static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
+  const bool profile = args.flag("profile");
+  workload.profile_nodes = profile || !trace_path.empty();
   Runner runner(std::move(workload));
   for (int64_t i = 0; i < warmup; ++i) runner.run(inputs);
   // A graph whose shapes depend on input values is planned by its first run: that run is not
@@ -173,7 +175,6 @@ int cmd_bench(int argc, char** argv) {
   if (warmup == 0 && runner.plan().input_signature.empty()) runner.run(inputs);
   std::vector<double> ms;
   RunCounters counters;
-  const bool profile = args.flag("profile");
   ProfileCollector collector(runner.plan());
   std::vector<TracedRun> traced;
   const auto first_start = std::chrono::steady_clock::now();

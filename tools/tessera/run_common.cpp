@@ -43,7 +43,8 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     if (!input_accepts(v, t.dtype(), t.shape())) {
       throw Error("--input " + spec + ": " + file + " holds " + dtype_name(t.dtype()) + " " +
                   shape_str(t.shape()) + " but input '" + name + "' is " + dtype_name(v.dtype) +
-                  " " + shape_str(v.shape) + (v.open_dims.empty() ? "" : " (open dims may differ)"));
+                  " " + shape_str(v.shape) +
+                  (v.open_dims.empty() ? "" : " (open dims may differ)"));
     }
     inputs[name] = t;
   }
@@ -218,7 +219,8 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
       TargetSettings& settings = w.target_settings[w.targets.back()];
       settings.threads = t.threads;
       for (const TargetOption& o : t.options) settings.options.emplace_back(o.name, o.value);
-      settings.origin = path + ":" + std::to_string(t.line) + ": targets[" + std::to_string(i) + "]";
+      settings.origin =
+          path + ":" + std::to_string(t.line) + ": targets[" + std::to_string(i) + "]";
     }
   }
   w.precision = precision_name(config.precision);
@@ -282,6 +284,7 @@ SessionOptions session_options(const Workload& workload) {
   options.pack_files = workload.pack_files;
   options.min_island_nodes = workload.min_island_nodes;
   options.allow_fallback = workload.allow_fallback;
+  options.profile_nodes = workload.profile_nodes;
   return options;
 }
 

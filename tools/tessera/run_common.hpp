@@ -51,6 +51,7 @@ struct Workload {
   std::vector<std::string> pack_files;
   int32_t min_island_nodes = 1;  // the deployment's partition: section
   bool allow_fallback = false;   // the deployment's partition.allow_fallback, or --allow-fallback
+  bool profile_nodes = false;    // bench --profile / --trace read per-node times
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
 

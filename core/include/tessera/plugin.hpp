@@ -369,6 +369,7 @@ struct CompileOptions {
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
   std::string dump_dir;   // "" = none; else write each built program's source there
+  bool profile = true;    // false: last_profile() is never read; skip per-node timing
   // Configs core chose for some nodes of the region (from a pack or the tuner).
   std::vector<NodeConfig> node_configs;
   // The config for region node `node`, or nullptr (= use the heuristic).
@@ -663,6 +664,10 @@ struct Host {
         if (options->cache_dir) opts.cache_dir = options->cache_dir;
         if (options->pack_path) opts.pack_path = options->pack_path;
         if (options->dump_dir) opts.dump_dir = options->dump_dir;
+        if (options->struct_size >=
+            offsetof(tsr_compile_options, profile) + sizeof(options->profile)) {
+          opts.profile = options->profile != 0;
+        }
         for (int32_t i = 0; i < options->num_node_configs && options->node_configs != nullptr;
              ++i) {
           const tsr_node_config& c = options->node_configs[i];

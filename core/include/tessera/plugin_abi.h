@@ -239,6 +239,10 @@ typedef struct tsr_compile_options {
   const char* dump_dir; /* absolute dir; NULL = none. A plugin that builds kernel programs
                            writes each program's source there as <kernel or program name>.cl
                            (plus a header comment naming the node(s) and build options) */
+  /* Read only when struct_size covers it (a core built before it sends a shorter struct: treat
+   * as 1). 1: core reads last_profile after runs, so time each node. 0: it never does; a plugin
+   * should then skip what timing costs per launch (events, timestamps, waits). */
+  int32_t profile;
 } tsr_compile_options;
 
 typedef struct tsr_region_handle_s* tsr_region_handle;

@@ -235,6 +235,7 @@ struct RegionCompileSettings {
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics
   std::string dump_dir;   // absolute; "" = none (tsr_compile_options.dump_dir)
+  bool profile = false;   // tsr_compile_options.profile: last_profile() will be read
   // Asked once per region node (after describe_node) for the config to pass in
   // tsr_compile_options.node_configs; nullopt = the plugin's heuristic. Unset = no configs and no
   // describe_node calls.

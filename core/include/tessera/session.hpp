@@ -79,6 +79,9 @@ struct SessionOptions {
   // Absolute; "" = none. Plugins that build kernel programs write their sources there (one
   // <kernel>.cl per program, never replacing a different file of the same name).
   std::string dump_kernels_dir;
+  // Per-node times in profile(): with false (the default) plugins may skip what timing each node
+  // costs (an OpenCL event per launch), and RegionProfile::node_times_us may be empty.
+  bool profile_nodes = false;
 
   // Where tuned configs come from (see schedules/README.md): kAuto = the most specific pack per
   // device among those in the schedules directories; kFiles = exactly `pack_files` (still matched

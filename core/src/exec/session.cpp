@@ -476,6 +476,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   settings.precision = options.precision;
   settings.cache_dir = options.cache_dir;
   settings.dump_dir = options.dump_kernels_dir;
+  settings.profile = options.profile_nodes;
 
   std::vector<partition::Exclusion> excluded;
   std::map<std::pair<int, std::vector<int>>, std::shared_ptr<PluginRegion>> compiled;

@@ -24,6 +24,7 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<PluginInstan
   options.cache_dir = settings.cache_dir.empty() ? nullptr : settings.cache_dir.c_str();
   options.pack_path = settings.pack_path.empty() ? nullptr : settings.pack_path.c_str();
   options.dump_dir = settings.dump_dir.empty() ? nullptr : settings.dump_dir.c_str();
+  options.profile = settings.profile ? 1 : 0;
   // Node configs: describe each node, let the caller choose, and keep the C arrays
   // alive for the compile call.
   std::vector<NodeConfigChoice> choices;

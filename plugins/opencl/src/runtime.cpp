@@ -609,7 +609,7 @@ Program Context::build(const std::string& label, const std::string& source,
 }
 
 Event Context::launch(const Kernel& kernel, const std::vector<size_t>& global,
-                      const std::vector<size_t>& local) {
+                      const std::vector<size_t>& local, bool timed) {
   if (global.empty() || global.size() > 3 || (!local.empty() && local.size() != global.size())) {
     throw ClError(CL_INVALID_WORK_DIMENSION, "kernel '" + kernel.name() + "' on " +
                                                  device_.describe() +
@@ -618,7 +618,9 @@ Event Context::launch(const Kernel& kernel, const std::vector<size_t>& global,
   cl_event event = nullptr;
   const cl_int err = clEnqueueNDRangeKernel(
       queue_, kernel.get(), static_cast<cl_uint>(global.size()), nullptr, global.data(),
-      local.empty() ? nullptr : local.data(), 0, nullptr, &event);
+      local.empty() ? nullptr : local.data(), 0, nullptr, timed ? &event : nullptr);
+  if (err == CL_SUCCESS) return Event(event);
+  // The message is built only on failure: this is the per-launch hot path.
   std::string dims;
   for (size_t i = 0; i < global.size(); ++i) {
     dims += (i ? "x" : "") + std::to_string(global[i]);
@@ -628,7 +630,7 @@ Event Context::launch(const Kernel& kernel, const std::vector<size_t>& global,
     for (size_t i = 0; i < local.size(); ++i) dims += (i ? "x" : "") + std::to_string(local[i]);
   }
   check(err, "kernel '" + kernel.name() + "' launch (global " + dims + ")", device_.describe());
-  return Event(event);
+  return Event();
 }
 
 void Context::write(const Buffer& buffer, const void* data, size_t bytes, size_t offset) {

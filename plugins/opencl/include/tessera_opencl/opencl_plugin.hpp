@@ -371,6 +371,7 @@ class OpenClPlugin : public plugin::Plugin {
       for (int32_t i = 0; i < region.num_nodes; ++i) {
         compiled->node_labels.push_back(NodeView(region, i).where());
       }
+      compiled->profile = options.profile;
       if (!options.dump_dir.empty())
         lowering.sources.write(options.dump_dir.c_str(), Traits::kName);
       return compiled;

@@ -426,7 +426,10 @@ class CompiledSteps {
   std::vector<std::shared_ptr<Buffer>> outputs;  // per region output
   std::vector<size_t> output_bytes;
   std::vector<Step> steps;
-  std::vector<double> last_times_us;  // per node
+  std::vector<double> last_times_us;  // per node; empty unless `profile`
+  // Time each launch with an event (tsr_compile_options.profile). Off, a run enqueues its
+  // launches with no event and no host work between them.
+  bool profile = true;
 
   // Appends a launch of `kernel` for region node `node`, made valid by fit_launch().
   void add_step(int32_t node, Kernel kernel, std::vector<size_t> global, std::vector<size_t> local,
@@ -449,40 +452,50 @@ class CompiledSteps {
   // The same with each input and output in host memory or in a cl_mem of this context (a
   // tsr_buffer of the plugin's domain): those are copied on the device, never through the host.
   void execute(const tsr_io* in, const tsr_io* out) {
-    std::string phase;
+    // Where a failure happened, turned into words only in the handler (the loop below is the
+    // per-run hot path): 0 inputs, 1 launches, 2 outputs, 3 finish; `at` indexes the phase.
+    int phase = 0;
+    size_t at = 0;
     try {
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        phase = "writing input " + std::to_string(i) + " of " + all_nodes();
-        if (in[i].buffer != nullptr) {
-          context->copy(reinterpret_cast<cl_mem>(in[i].buffer), inputs[i]->get(), input_bytes[i]);
+      for (; at < inputs.size(); ++at) {
+        if (in[at].buffer != nullptr) {
+          context->copy(reinterpret_cast<cl_mem>(in[at].buffer), inputs[at]->get(),
+                        input_bytes[at]);
         } else {
-          context->write(*inputs[i], in[i].host, input_bytes[i]);
+          context->write(*inputs[at], in[at].host, input_bytes[at]);
         }
       }
+      phase = 1;
       std::vector<Event> events;
-      events.reserve(steps.size());
-      for (const Step& s : steps) {
-        phase = label(s.node) + " [" + s.config + "]";
-        events.push_back(context->launch(s.kernel, s.global, s.local));
-      }
-      for (size_t i = 0; i < outputs.size(); ++i) {
-        phase = "reading output " + std::to_string(i) + " of " + all_nodes();
-        if (out[i].buffer != nullptr) {
-          context->copy(outputs[i]->get(), reinterpret_cast<cl_mem>(out[i].buffer),
-                        output_bytes[i]);
+      if (profile) events.reserve(steps.size());
+      for (at = 0; at < steps.size(); ++at) {
+        const Step& s = steps[at];
+        if (profile) {
+          events.push_back(context->launch(s.kernel, s.global, s.local));
         } else {
-          context->read(*outputs[i], out[i].host, output_bytes[i]);
+          context->launch(s.kernel, s.global, s.local, /*timed=*/false);
         }
       }
-      phase = "finishing " + all_nodes();
+      phase = 2;
+      for (at = 0; at < outputs.size(); ++at) {
+        if (out[at].buffer != nullptr) {
+          context->copy(outputs[at]->get(), reinterpret_cast<cl_mem>(out[at].buffer),
+                        output_bytes[at]);
+        } else {
+          context->read(*outputs[at], out[at].host, output_bytes[at]);
+        }
+      }
+      phase = 3;
       context->finish();
-      last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
-      for (size_t i = 0; i < steps.size(); ++i) {
-        last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
+      if (profile) {
+        last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
+        for (size_t i = 0; i < steps.size(); ++i) {
+          last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
+        }
       }
     } catch (const ClError& e) {
       context->drain();
-      throw ClError(e.code(), phase + ": " + e.what());
+      throw ClError(e.code(), where(phase, at) + ": " + e.what());
     } catch (...) {
       context->drain();
       throw;
@@ -490,6 +503,19 @@ class CompiledSteps {
   }
 
  private:
+  std::string where(int phase, size_t at) const {
+    switch (phase) {
+      case 0:
+        return "writing input " + std::to_string(at) + " of " + all_nodes();
+      case 1:
+        return at < steps.size() ? label(steps[at].node) + " [" + steps[at].config + "]"
+                                 : all_nodes();
+      case 2:
+        return "reading output " + std::to_string(at) + " of " + all_nodes();
+      default:
+        return "finishing " + all_nodes();
+    }
+  }
   std::string label(int32_t node) const {
     return node >= 0 && static_cast<size_t>(node) < node_labels.size()
                ? node_labels[static_cast<size_t>(node)]

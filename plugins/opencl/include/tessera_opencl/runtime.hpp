@@ -213,9 +213,10 @@ class Context {
   // Path of the cache file build() would use; for tests.
   std::string cache_path(const std::string& source, const std::string& options) const;
 
-  // Enqueues a 1-3 D range; `local` may be empty (driver chooses). Returns the profiling event.
+  // Enqueues a 1-3 D range; `local` may be empty (driver chooses). Returns the profiling event,
+  // or an empty Event with `timed` false (no event is created: drivers pay for each one).
   Event launch(const Kernel& kernel, const std::vector<size_t>& global,
-               const std::vector<size_t>& local);
+               const std::vector<size_t>& local, bool timed = true);
   // Enqueues a write; `data` must stay valid until the queue finishes.
   void write(const Buffer& buffer, const void* data, size_t bytes, size_t offset = 0);
   // Writes and returns once the driver has copied `data`, so the caller may free it at once, also
