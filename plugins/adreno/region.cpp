@@ -194,6 +194,11 @@ void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t>
     local[0] = static_cast<size_t>(wg_x);
     if (global.size() > 1) local[1] = static_cast<size_t>(config.get("wg_y"));
   }
+  add_step(node, std::move(kernel), std::move(global), std::move(local), config);
+}
+
+void Lowering::add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
+                        std::vector<size_t> local, const Config& config) {
   compiled_->add_step(node, std::move(kernel), std::move(global), std::move(local), config.str());
 }
 

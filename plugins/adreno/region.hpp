@@ -120,6 +120,9 @@ class Lowering {
   // 1-3 D launch with the config's wg_x (and wg_y); clamped to the kernel's own limit.
   void add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
                 const Config& config);
+  // The same with a work-group the op computed itself (`local`; clamped the same way).
+  void add_step(int32_t node, opencl::Kernel kernel, std::vector<size_t> global,
+                std::vector<size_t> local, const Config& config);
 
   std::unique_ptr<CompiledRegion> finish();
 

@@ -16,7 +16,8 @@ const std::vector<int32_t> kOpw = {1, 2, 4};
 }  // namespace
 
 const std::vector<Schedule>& all_schedules() {
-  // No kernel uses __local memory; group sizes are bounded by device and kernel maxima.
+  // Only conv2d.image.gemm uses __local memory (its k_split partial sums, kept within the
+  // device's limit by split_group); group sizes are bounded by device and kernel maxima.
   static const std::vector<Schedule> schedules = {
       {"conv2d.image.direct",
        "conv.cl",
@@ -26,6 +27,15 @@ const std::vector<Schedule>& all_schedules() {
        "conv.cl",
        "conv2d_1x1_image",
        {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}, {"opw", kOpw, true}}},
+      // Implicit GEMM: blocks_per_item output texels x opw pixels per work-item, the reduction
+      // split k_split ways in the work-group (local dimension 2). wg_x 0: 64 / k_split.
+      {"conv2d.image.gemm",
+       "conv.cl",
+       "conv2d_gemm_image",
+       {{"wg_x", kWgX, false},
+        {"opw", kOpw, true},
+        {"blocks_per_item", {1, 2, 4}, true},
+        {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
       {"conv2d.image.depthwise",
        "conv.cl",
        "conv2d_depthwise_image",
@@ -75,10 +85,7 @@ const std::vector<Schedule>& all_schedules() {
        "pool.cl",
        "resize_bilinear_image",
        {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
-      {"layout.concat_channels",
-       "layout.cl",
-       "concat_channels",
-       {{"wg_x", kWgX, false}}},
+      {"layout.concat_channels", "layout.cl", "concat_channels", {{"wg_x", kWgX, false}}},
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
       {"copy.strided_store", "strided.cl", "strided_store_f32", {{"wg_x", kWgX, false}}},
       {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
@@ -92,6 +99,12 @@ const std::vector<Schedule>& all_schedules() {
        "gemm_batched_f32",
        {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
       {"gemm.buffer", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+      // The reduction split k_split ways in the work-group (local dimension 2); wg_x 0: 64 /
+      // k_split work-items along N.
+      {"gemm.split",
+       "matmul.cl",
+       "gemm_split_f32",
+       {{"wg_x", kWgX, false}, {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
   };
   return schedules;
 }

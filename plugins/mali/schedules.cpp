@@ -19,8 +19,9 @@ const Knob kVec4c = {"vec", {4, 8, 16}, true};
 }  // namespace
 
 const std::vector<Schedule>& all_schedules() {
-  // None of these kernels use __local memory, so the local-memory limit never constrains them;
-  // work-group sizes are bounded by the device and kernel maxima in default_wg_x().
+  // Only conv2d.nchw4c.gemm uses __local memory (its k_split partial sums; the lowering keeps
+  // them within the device's limit); work-group sizes are bounded by the device and kernel
+  // maxima in default_wg_x() and fit_launch().
   static const std::vector<Schedule> schedules = {
       {"conv2d.nchw.direct",
        "conv.cl",
@@ -59,6 +60,16 @@ const std::vector<Schedule>& all_schedules() {
         {"outputs_per_item", {2, 4, 8}, true, "OPW"},
         {"rows_per_item", {1, 2}, true},
         kUnroll}},
+      // Implicit GEMM with a blocks_per_item x outputs_per_item register tile and the reduction
+      // split k_split ways inside the work-group (a launch knob: the local size's dimension 2).
+      // wg_x 0: 64 / k_split work-items along the pixels.
+      {"conv2d.nchw4c.gemm",
+       "conv.cl",
+       "conv2d_gemm_4c",
+       {{"wg_x", {0, 8, 16, 32, 64, 128}, false},
+        {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"},
+        {"blocks_per_item", {1, 2, 4}, true},
+        {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
       {"layout.to_nchw4c", "layout.cl", "nchw_to_nchw4c_f32", {{"wg_x", kWgX, false}}},
       {"layout.to_nchw", "layout.cl", "nchw4c_to_nchw_f32", {{"wg_x", kWgX, false}}},
       {"eltwise.channel_affine.nchw4c",
@@ -81,6 +92,12 @@ const std::vector<Schedule>& all_schedules() {
       {"pool2d.direct", "pool.cl", "pool2d_f32", {{"wg_x", kWgX, false}}},
       {"pool.global_avg", "pool.cl", "global_avg_pool_f32", {{"wg_x", kWgX, false}, kVec}},
       {"gemm.naive", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
+      // The reduction split k_split ways in the work-group (local dimension 2); wg_x 0: 64 /
+      // k_split work-items along N.
+      {"gemm.split",
+       "matmul.cl",
+       "gemm_split_f32",
+       {{"wg_x", kWgX, false}, {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},

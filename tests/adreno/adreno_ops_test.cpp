@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 
 #include "knob_grid.hpp"
 #include "opencl_plugin_test_util.hpp"
@@ -75,6 +76,59 @@ class AdrenoOpsTest : public ::testing::Test {
     SCOPED_TRACE(op);
     check_chain(inputs, {opencl_test::make_node_over_inputs(op, inputs.size(), std::move(a))},
                 opset);
+  }
+
+  // Every config of the knob grid (a sample in CI) of `schedule` for one-`op` cases, asked for as
+  // the compile's node config, gives the reference values, and `kernel` is the one that ran.
+  void check_every_config(const std::string& op, const std::string& schedule,
+                          const std::string& kernel,
+                          const std::vector<std::pair<std::vector<In>, Attributes>>& cases) {
+    const std::string dump = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/config-dump";
+    for (const auto& [inputs, a] : cases) {
+      Case c(inputs, {opencl_test::make_node_over_inputs(op, inputs.size(), a)}, 13);
+      tsr_node_tuning tuning{};
+      tuning.struct_size = sizeof(tuning);
+      char text[512] = "";
+      ASSERT_EQ(plugin_->describe_node(instance_->handle, device_.c_str(), &c.region, 0, &tuning,
+                                       {text, sizeof(text)}),
+                TSR_OK)
+          << text;
+      std::vector<std::string> names;
+      std::vector<std::vector<int64_t>> values;
+      for (int32_t s = 0; s < tuning.num_schedules; ++s) {
+        const tsr_schedule_desc& d = tuning.schedules[s];
+        if (d.name != schedule) continue;
+        for (int32_t k = 0; k < d.num_knobs; ++k) {
+          names.push_back(d.knobs[k].name);
+          values.emplace_back(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
+        }
+      }
+      ASSERT_FALSE(names.empty()) << "describe_node lists no " << schedule;
+      for (const std::vector<int64_t>& point :
+           tessera_test::knob_grid("schedule " + schedule, values)) {
+        std::vector<tsr_knob> knobs;
+        std::string label;
+        for (size_t k = 0; k < names.size(); ++k) {
+          knobs.push_back({names[k].c_str(), point[k]});
+          label += " " + names[k] + "=" + std::to_string(point[k]);
+        }
+        SCOPED_TRACE(schedule + label);
+        tsr_node_config config{};
+        config.struct_size = sizeof(config);
+        config.node = 0;
+        config.schedule = schedule.c_str();
+        config.num_knobs = static_cast<int32_t>(knobs.size());
+        config.knobs = knobs.data();
+        std::filesystem::remove_all(dump);
+        std::filesystem::create_directories(dump);
+        Tensor got;
+        ASSERT_TRUE(opencl_test::run_case(plugin_, device_, c, cache_dir_, "fp32", &got, {},
+                                          {config}, dump));
+        EXPECT_TRUE(std::filesystem::exists(dump + "/" + kernel + ".cl"))
+            << kernel << " did not run";
+        EXPECT_LE(max_rel_error(got, c.values.back()), 1e-4);
+      }
+    }
   }
 
   const tsr_plugin* plugin_ = nullptr;
@@ -171,6 +225,33 @@ TEST_F(AdrenoOpsTest, ConvKnobSweep) {
                {{random_tensor({1, 6, 5, 7}, 57)}, {random_tensor({5, 6, 1, 1}, 58), true}});
   }
   target_options_.clear();
+}
+
+// The gemm schedule (group-1 convolutions; first on a GPU, after the shape's own schedule
+// elsewhere): strides, pads, dilations, odd channel counts and planes that leave partial pixel
+// strips and output texel groups, with the reduction split up to 32 ways.
+TEST_F(AdrenoOpsTest, ConvGemmEveryConfig) {
+  check_every_config(
+      "Conv", "conv2d.image.gemm", "conv2d_gemm_image",
+      {{{{random_tensor({1, 9, 7, 11}, 60)},
+         {random_tensor({6, 9, 3, 3}, 61), true},
+         {random_tensor({6}, 62), true}},
+        attrs({{"pads", Ints{1, 0, 2, 1}}, {"strides", Ints{2, 1}}})},
+       {{{random_tensor({2, 13, 5, 6}, 63)}, {random_tensor({11, 13, 2, 3}, 64), true}},
+        attrs({{"dilations", Ints{2, 1}}, {"pads", Ints{1, 1, 1, 1}}})},
+       {{{random_tensor({1, 36, 3, 3}, 65)}, {random_tensor({20, 36, 1, 1}, 66), true}}, {}}});
+}
+
+// Gemm with the reduction split (classifier heads): transposes, a broadcast C, K not a multiple
+// of the split, N narrower than a work-group.
+TEST_F(AdrenoOpsTest, GemmSplitEveryConfig) {
+  check_every_config("Gemm", "gemm.split", "gemm_split_f32",
+                     {{{{random_tensor({1, 75}, 70)},
+                        {random_tensor({13, 75}, 71), true},
+                        {random_tensor({13}, 72), true}},
+                       attrs({{"transB", int64_t{1}}, {"alpha", 0.5f}, {"beta", 2.0f}})},
+                      {{{random_tensor({37, 3}, 73)}, {random_tensor({37, 5}, 74), true}},
+                       attrs({{"transA", int64_t{1}}})}});
 }
 
 // Knob options are checked before anything compiles: an unknown knob, a value no schedule has

@@ -314,11 +314,14 @@ struct TinyRegion {
 
 // Runs the case on `device` of `plugin` (every node must be claimed; `precision` nullptr leaves
 // the plugin's default; `target_options` as a deployment target's `options:`, given to the
-// instance) into `*result`, checking the per-node profile. Failures are reported with EXPECT;
+// instance) into `*result`, checking the per-node profile. `configs` are passed as the compile's
+// node_configs, `dump_dir` (if not empty) as its dump_dir. Failures are reported with EXPECT;
 // returns false when the region did not compile or execute.
 inline bool run_case(const tsr_plugin* plugin, const std::string& device, Case& c,
                      const std::string& cache_dir, const char* precision, Tensor* result,
-                     const OptionList& target_options = {}) {
+                     const OptionList& target_options = {},
+                     const std::vector<tsr_node_config>& configs = {},
+                     const std::string& dump_dir = "") {
   RawInstance& instance = raw_instance(plugin, target_options);
   EXPECT_EQ(instance.error, "");
   if (!instance.error.empty()) return false;
@@ -333,6 +336,9 @@ inline bool run_case(const tsr_plugin* plugin, const std::string& device, Case& 
   options.cache_dir = cache_dir.c_str();
   options.precision = precision;
   options.profile = 1;
+  options.num_node_configs = static_cast<int32_t>(configs.size());
+  options.node_configs = configs.empty() ? nullptr : configs.data();
+  options.dump_dir = dump_dir.empty() ? nullptr : dump_dir.c_str();
   tsr_region_handle handle = nullptr;
   char text[4096] = "";
   const tsr_status cs = plugin->compile_region(instance.handle, device.c_str(), &c.region, &options,

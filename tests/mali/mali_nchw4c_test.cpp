@@ -210,9 +210,15 @@ class MaliLayoutTest : public ::testing::TestWithParam<std::string> {
       EXPECT_EQ(c4, nchw4c()) << r.schedule;
       const std::string variant = r.schedule.substr(r.schedule.rfind('.') + 1);
       EXPECT_EQ(kernels.count("conv2d_" + variant + (c4 ? "_4c" : "_f32")), 1u);
-      // unroll is every conv schedule's last knob.
-      EXPECT_NE(dumped_.find("-DUNROLL=" + std::to_string(r.knobs.back().value)),
-                std::string::npos);
+      // Build-time knobs reach the program as defines (unroll, outputs_per_item as OPW).
+      for (const tsr_knob& k : r.knobs) {
+        const std::string name = k.name;
+        const char* macro = name == "unroll" ? "UNROLL" : name == "outputs_per_item" ? "OPW" : "";
+        if (*macro == 0) continue;
+        EXPECT_NE(dumped_.find("-D" + std::string(macro) + "=" + std::to_string(k.value)),
+                  std::string::npos)
+            << name;
+      }
     }
     return names;
   }
@@ -343,6 +349,32 @@ TEST_P(MaliLayoutTest, ConvGroupsBlockAligned) {
 // Conv -> BN -> Relu -> MaxPool -> Conv -> Add (residual) -> Clip -> AveragePool ->
 // GlobalAveragePool -> Flatten -> Gemm, all on NCHW4c but Flatten/Gemm; with 8 channels the
 // pooled [1, 8, 1, 1] value is NCHW already, so nothing converts back to NCHW.
+// Gemm's split-reduction schedule at every config of its grid (a sample in CI), asked for as
+// the node config: transposes, alpha/beta with a broadcast C, K not a multiple of the split and
+// N narrower than a work-group; the split kernel is the one that ran.
+TEST_P(MaliLayoutTest, GemmSplitEveryConfig) {
+  const std::vector<std::pair<std::vector<In>, Attributes>> cases = {
+      {{{random_tensor({1, 75}, 70)},
+        {random_tensor({13, 75}, 71), true},
+        {random_tensor({13}, 72), true}},
+       attrs({{"transB", int64_t{1}}, {"alpha", 0.5f}, {"beta", 2.0f}})},
+      {{{random_tensor({37, 3}, 73)}, {random_tensor({37, 5}, 74), true}},
+       attrs({{"transA", int64_t{1}}})},
+  };
+  for (const auto& [inputs, a] : cases) {
+    Case c(inputs, {opencl_test::make_node_over_inputs("Gemm", inputs.size(), a)}, 13);
+    std::vector<std::string> names;
+    int ran = 0;
+    for (const Request& r : every_config(c, 0, &names)) {
+      if (r.schedule != "gemm.split") continue;
+      SCOPED_TRACE(label(r));
+      EXPECT_EQ(run(c, {r}).count("gemm_split_f32"), 1u);
+      ++ran;
+    }
+    EXPECT_GT(ran, 0) << "describe_node lists no gemm.split";
+  }
+}
+
 TEST_P(MaliLayoutTest, ResidualChainNeedsNoConversionBackWhenChannelsAreBlocks) {
   std::vector<In> inputs = {{random_tensor({1, 3, 12, 12}, 30)},         // 0 x
                             {random_tensor({8, 3, 3, 3}, 31), true},     // 1 w1

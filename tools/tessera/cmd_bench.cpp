@@ -20,6 +20,7 @@
 #include "cli.hpp"
 #include "run_common.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/flops.hpp"
 #include "trace.hpp"
 
 namespace tessera::cli {
@@ -47,13 +48,19 @@ struct ProfileRow {
   int region = -1;
   std::string plugin, node, op;
   double us = 0.0;
+  double flops = 0.0;  // node_flops() of the node; 0 for regions and nodes without a count
+
+  // GFLOP/s of the node's median time; 0 when it has no count or no time (a fused node).
+  double gflops() const { return flops > 0 && us > 0 ? flops / (us * 1e3) : 0.0; }
 };
 
 // Collects the per-run profiles and reduces them to medians per region and per node.
 class ProfileCollector {
  public:
-  explicit ProfileCollector(const ExecutionPlan& plan) : plan_(plan) {
+  // `graph`: the prepared graph the plan's node names refer to (for FLOP counts).
+  ProfileCollector(const ExecutionPlan& plan, const Graph& graph) : plan_(plan) {
     for (const NodePlacement& n : plan.nodes) op_of_[n.node] = n.op_type;
+    for (const Node& n : graph.nodes) flops_of_[n.name] = node_flops(graph, n);
   }
 
   void add(const std::vector<RegionProfile>& profile) {
@@ -84,6 +91,8 @@ class ProfileCollector {
           row.node = (*names)[key.second];
           const auto op = op_of_.find(row.node);
           if (op != op_of_.end()) row.op = op->second;
+          const auto flops = flops_of_.find(row.node);
+          if (flops != flops_of_.end()) row.flops = flops->second;
         }
         nodes.push_back(std::move(row));
       }
@@ -97,6 +106,7 @@ class ProfileCollector {
  private:
   const ExecutionPlan& plan_;
   std::map<std::string, std::string> op_of_;
+  std::map<std::string, double> flops_of_;
   std::map<int, std::vector<double>> region_us_;
   std::map<int, std::string> plugin_of_;
   std::map<std::pair<int, size_t>, std::vector<double>> node_us_;
@@ -175,7 +185,7 @@ int cmd_bench(int argc, char** argv) {
   if (warmup == 0 && runner.plan().input_signature.empty()) runner.run(inputs);
   std::vector<double> ms;
   RunCounters counters;
-  ProfileCollector collector(runner.plan());
+  ProfileCollector collector(runner.plan(), runner.graph());
   std::vector<TracedRun> traced;
   const auto first_start = std::chrono::steady_clock::now();
   for (int64_t i = 0; i < repeat; ++i) {
@@ -231,9 +241,9 @@ int cmd_bench(int argc, char** argv) {
         const ProfileRow& r = rows[i];
         std::printf(
             "%s{\"region\": %d, \"plugin\": %s, \"node\": %s, \"op\": %s, "
-            "\"median_us\": %.2f}",
+            "\"median_us\": %.2f, \"gflop\": %.6f, \"gflops\": %.2f}",
             i ? ", " : "", r.region, json_string(r.plugin).c_str(), json_string(r.node).c_str(),
-            json_string(r.op).c_str(), r.us);
+            json_string(r.op).c_str(), r.us, r.flops * 1e-9, r.gflops());
       }
       std::printf("]");
     }
@@ -257,16 +267,18 @@ int cmd_bench(int argc, char** argv) {
     const double total_ms = percentile(ms, 0.5);
     std::printf("\nprofile (median over %lld runs; share of the median latency):\n",
                 static_cast<long long>(repeat));
-    std::printf("  %-6s %-10s %-36s %-20s %12s %7s\n", "region", "plugin", "node", "op", "us",
-                "share");
+    std::printf("  %-6s %-10s %-36s %-20s %12s %7s %9s\n", "region", "plugin", "node", "op", "us",
+                "share", "GFLOP/s");
     for (const ProfileRow& r : rows) {
       const double share = total_ms > 0 ? 100.0 * r.us / (1000.0 * total_ms) : 0.0;
       if (r.node.empty()) {
         std::printf("  %-6d %-10s %-36s %-20s %12.1f %6.1f%%\n", r.region, r.plugin.c_str(),
                     "(whole region)", "", r.us, share);
       } else {
-        std::printf("  %-6s %-10s %-36s %-20s %12.1f %6.1f%%\n", "", "", r.node.c_str(),
-                    r.op.c_str(), r.us, share);
+        std::printf("  %-6s %-10s %-36s %-20s %12.1f %6.1f%%", "", "", r.node.c_str(), r.op.c_str(),
+                    r.us, share);
+        if (r.gflops() > 0) std::printf(" %9.1f", r.gflops());
+        std::printf("\n");
       }
     }
   }

@@ -101,12 +101,86 @@ const char* conv_schedule(const NodeView& node) {
   return is_depthwise(sh) ? "conv2d.image.depthwise" : "conv2d.image.grouped";
 }
 
-// One schedule per shape (the weight image layout depends on it); its knobs are tunable.
+// The gemm schedule's heuristic: a 2-texel x 4-pixel tile where the shape has them, and the
+// reduction split until the launch fills the device (opencl::support::default_split).
+Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& device) {
+  const tsr_tensor& y = node.output(0);
+  const int64_t plane = y.dims[2] * y.dims[3];
+  const int64_t C4 = (node.input(0).dims[1] + 3) / 4, M4 = (y.dims[1] + 3) / 4;
+  const int32_t opw = plane >= 4 ? 4 : 1;
+  const int32_t bpi = M4 >= 4 ? 2 : 1;
+  const int64_t columns = (plane + opw - 1) / opw;
+  const int32_t ks =
+      opencl::support::default_split(columns * y.dims[0] * ((M4 + bpi - 1) / bpi), C4, device);
+  Config c = default_config("conv2d.image.gemm", device, columns,
+                            {{"opw", opw}, {"blocks_per_item", bpi}, {"k_split", ks}});
+  c.set("wg_x", columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device, columns) : 0);
+  return c;
+}
+
+std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c,
+                                                      const opencl::DeviceInfo& device) {
+  return opencl::support::split_group(c.get("wg_x"), c.get("k_split"),
+                                      c.get("blocks_per_item") * c.get("opw") * 16, device);
+}
+
+// The shape's schedule (the weight image layout depends on it); group-1 convolutions also have
+// the gemm schedule (same weight image), first on a GPU, whose many compute units the direct
+// kernels leave idle on late layers with small planes. Every knob is tunable.
 std::vector<Config> conv_options(const NodeView& node, const Device& device) {
   const int64_t width = node.output(0).dims[3];
   const int32_t opw = default_opw(width);
-  return {
+  std::vector<Config> out = {
       default_config(conv_schedule(node), device.info, (width + opw - 1) / opw, {{"opw", opw}})};
+  if (shape_of(node).group == 1) {
+    Config gemm = gemm_default_config(node, device.info);
+    while (!gemm_group(gemm, device.info) && gemm.get("k_split") > 1) {
+      gemm.set("k_split", gemm.get("k_split") / 2);
+    }
+    if (device.info.kind == "gpu") {
+      out.insert(out.begin(), gemm);
+    } else {
+      out.push_back(gemm);
+    }
+  }
+  return out;
+}
+
+void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config& config,
+                const std::pair<int64_t, int64_t>& group) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const Shape sh = shape_of(node);
+  const auto [k, s, d, pads] = opencl::support::window_2d(node, {sh.KH, sh.KW});
+  std::vector<float> bias(static_cast<size_t>(sh.M), 0.0f);
+  if (node.num_inputs() > 2 && node.has_input(2)) {
+    const float* b = constant_floats(node, 2);
+    bias.assign(b, b + sh.M);
+  }
+  const auto e = weight_extent(sh);
+  const int64_t opw = config.get("opw"), bpi = config.get("blocks_per_item");
+  const auto [lx, ks] = group;
+  opencl::Kernel kernel = lw.kernel(config);
+  const auto in = blocked_dims(x, node);
+  const auto out = blocked_dims(y, node);
+  kernel.args()
+      .buffer(lw.input_image(node.input_id(0), index))
+      .buffer(lw.constant_image(e[0], e[1], pack_weights(node, sh)))
+      .buffer(lw.constant_buffer(pad_channels(bias)))
+      .buffer(lw.output_image(node.output_id(0), index))
+      .i32x4(in[0], in[1], in[2], in[3])
+      .i32x4(out[0], out[1], out[2], out[3])
+      .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(sh.Cg, node), to_i32(sh.Mg, node))
+      .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(pads[0], node), to_i32(pads[1], node))
+      .i32x4(to_i32(d[0], node), to_i32(d[1], node), to_i32(sh.C, node), to_i32(sh.M, node))
+      .local(static_cast<size_t>(
+          std::max<int64_t>(opencl::support::split_local_bytes(lx, ks, bpi * opw * 16), 16)));
+  const int64_t plane = y.dims[2] * y.dims[3];
+  lw.add_step(
+      index, std::move(kernel),
+      {static_cast<size_t>((plane + opw - 1) / opw),
+       static_cast<size_t>(y.dims[0] * ((out[1] + bpi - 1) / bpi)), static_cast<size_t>(ks)},
+      {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
@@ -120,8 +194,21 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     bias.assign(b, b + sh.M);
   }
   const auto e = weight_extent(sh);
-  const Config config =
-      choose_config(lw, index, lw.forced(conv_options(node, Device{lw.device(), {}})));
+  const std::vector<Config> options = lw.forced(conv_options(node, Device{lw.device(), {}}));
+  Config config = choose_config(lw, index, options);
+  if (std::string(config.schedule->id) == "conv2d.image.gemm") {
+    auto group = gemm_group(config, lw.device());
+    // A requested k_split whose partial sums cannot fit this device: the heuristic's gemm.
+    if (!group) {
+      config = lw.forced({gemm_default_config(node, lw.device())}).front();
+      group = gemm_group(config, lw.device());
+    }
+    if (group) {
+      lower_gemm(lw, node, index, config, *group);
+      return;
+    }
+    config = options.back();
+  }
   // The config's opw, not the heuristic's: a `knob.opw` target option may have forced another.
   const int64_t items = (y.dims[3] + config.get("opw") - 1) / config.get("opw");
   opencl::Kernel kernel = lw.kernel(config);

@@ -16,43 +16,56 @@ std::string check(const NodeView& node, const Device&) {
   return "";
 }
 
-void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  const bool trans_a = node.attr_int("transA", 0) != 0;
-  const bool trans_b = node.attr_int("transB", 0) != 0;
-  const tsr_tensor& y = node.output(0);
-  const int64_t M = y.dims[0], N = y.dims[1];
-  const tsr_tensor& a = node.input(0);
-  const int64_t K = trans_a ? a.dims[0] : a.dims[1];
+opencl::support::GemmOperands operands(const NodeView& node) {
   const bool has_c = node.num_inputs() > 2 && node.has_input(2);
-  int32_t cm = 0, cn = 0;
-  if (has_c) {
-    const tsr_tensor& ct = node.input(2);
-    const int64_t rows = ct.rank == 2 ? ct.dims[0] : 1;
-    const int64_t cols = ct.rank >= 1 ? ct.dims[ct.rank - 1] : 1;
-    cm = rows == 1 ? 0 : to_i32(cols, node);
-    cn = cols == 1 ? 0 : 1;
+  return opencl::support::gemm_operands(node, node.input(0), has_c ? &node.input(2) : nullptr,
+                                        node.attr_int("transA", 0) != 0,
+                                        node.attr_int("transB", 0) != 0);
+}
+
+// gemm.split (the reduction split in the work-group) first where its heuristic splits (a GPU with
+// too few outputs to fill it), else gemm.buffer (one output per work-item) first.
+std::vector<Config> gemm_options(const NodeView& node, const Device& device) {
+  const opencl::support::GemmOperands g = operands(node);
+  const int32_t ks = opencl::support::gemm_default_split(g, device.info);
+  Config split = default_config("gemm.split", device.info, g.n, {{"k_split", ks}});
+  split.set("wg_x",
+            g.n < std::max(1, 64 / ks) ? default_wg_x(*split.schedule, device.info, g.n) : 0);
+  Config naive = default_config("gemm.buffer", device.info, g.n);
+  if (ks > 1) return {split, naive};
+  return {naive, split};
+}
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  const opencl::support::GemmOperands g = operands(node);
+  const bool has_c = node.num_inputs() > 2 && node.has_input(2);
+  Config config = choose_config(lw, index, lw.forced(gemm_options(node, Device{lw.device(), {}})));
+  std::optional<std::pair<int64_t, int64_t>> group;
+  if (std::string(config.schedule->id) == "gemm.split") {
+    group = opencl::support::split_group(config.get("wg_x"), config.get("k_split"), sizeof(float),
+                                         lw.device());
+    // A k_split whose partial sums this device cannot hold: one output per work-item.
+    if (!group) config = lw.config_for("gemm.buffer", g.n);
   }
-  const Config config = lw.config_for("gemm.buffer", N);
   opencl::Kernel k = lw.kernel(config);
   cl_mem ab = lw.input_buffer(node.input_id(0), index);
   cl_mem bb = lw.input_buffer(node.input_id(1), index);
-  cl_mem cb = has_c ? lw.input_buffer(node.input_id(2), index) : ab;  // unused without C
-  k.args()
-      .buffer(ab)
-      .buffer(bb)
-      .buffer(cb)
-      .buffer(lw.output_buffer(node.output_id(0), index))
-      .i32(to_i32(M, node))
-      .i32(to_i32(N, node))
-      .i32(to_i32(K, node))
-      .i32x4(trans_a ? 1 : to_i32(K, node), trans_a ? to_i32(M, node) : 1,
-             trans_b ? 1 : to_i32(N, node), trans_b ? to_i32(K, node) : 1)
-      .i32x4(cm, cn, has_c ? 1 : 0, 0)
-      .f32(node.attr_float("alpha", 1.0f))
-      .f32(node.attr_float("beta", 1.0f));
-  lw.add_step(index, std::move(k), {static_cast<size_t>(N), static_cast<size_t>(M)}, config);
+  cl_mem cb = has_c ? lw.input_buffer(node.input_id(2), index) : nullptr;
+  opencl::KernelArgs args = k.args();
+  opencl::support::bind_gemm(args, ab, bb, cb, lw.output_buffer(node.output_id(0), index), g,
+                             node.attr_float("alpha", 1.0f), node.attr_float("beta", 1.0f));
+  if (group) {
+    const auto [lx, ks] = *group;
+    args.local(static_cast<size_t>(std::max<int64_t>(lx * (ks - 1) * 4, 4)));
+    lw.add_step(index, std::move(k),
+                {static_cast<size_t>(g.n), static_cast<size_t>(g.m), static_cast<size_t>(ks)},
+                {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
+    return;
+  }
+  lw.add_step(index, std::move(k), {static_cast<size_t>(g.n), static_cast<size_t>(g.m)}, config);
 }
 
 }  // namespace
 TESSERA_ADRENO_OP("Gemm", check, lower);
+static const TuningRegistrar kGemmTuning("Gemm", gemm_options);
 }  // namespace tessera::adreno

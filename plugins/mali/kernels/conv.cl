@@ -297,3 +297,91 @@ __kernel void conv2d_3x3s1_4c(__global const float4* x, __global const float4* w
     }
   }
 }
+
+// Implicit GEMM for every group-1 convolution (any kernel, stride, padding, dilation): output
+// channels x output pixels, reduced over (input block, kernel row, kernel column). A work-item
+// holds a register tile of BLOCKS_PER_ITEM output blocks (4 channels each) x OPW output pixels of
+// the flattened plane: each input float4 it loads feeds BLOCKS_PER_ITEM * 16 mads and each weight
+// float4 OPW * 4. The reduction is split over the work-group's dimension 2 (k_split work-items,
+// input blocks interleaved between them): slices 1.. leave their tiles in `part` (__local,
+// (k_split - 1) * local_size(0) * BLOCKS_PER_ITEM * OPW float4) and slice 0 sums and stores them.
+// A late layer with a 7x7 plane and 512 channels
+// has too few output tiles to fill a large GPU, but K = 4608 has parallelism to spare.
+// Weights are packed as for conv2d_direct_4c with every input block ([MB][CB][KH][KW][4][4],
+// MB padded to whole BLOCKS_PER_ITEM groups), bias to the same length.
+// Global range (ceil(OH * OW / OPW), N * ceil(MB / BLOCKS_PER_ITEM), k_split), local
+// (lx, 1, k_split).
+__kernel void conv2d_gemm_4c(__global const float4* x, __global const float4* w,
+                             __global const float4* bias, __global float4* y, int4 in, int4 out,
+                             int4 kp, int4 sp, int4 dl, float act_a, float act_b,
+                             __local float4* part) {
+  const int plane = out.z * out.w;
+  const int groups = (out.y + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM;
+  const int p0 = get_global_id(0) * OPW;
+  const int ng = get_global_id(1);
+  const int ks = get_local_size(2);
+  const int kz = get_local_id(2);
+  // No early return: every work-item reaches the barrier below.
+  const bool live = p0 < plane && ng < out.x * groups;
+  const int mb0 = (ng % groups) * BLOCKS_PER_ITEM;
+  const int n = ng / groups;
+  int iy0[OPW], ix0[OPW];
+  for (int j = 0; j < OPW; ++j) {
+    const int p = min(p0 + j, plane - 1);
+    iy0[j] = (p / out.w) * sp.x - sp.z;
+    ix0[j] = (p % out.w) * sp.y - sp.w;
+  }
+  float4 acc[BLOCKS_PER_ITEM][OPW];
+  for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+    for (int j = 0; j < OPW; ++j) acc[b][j] = (float4)(0.0f);
+  }
+  if (live) {
+    const int taps = kp.x * kp.y;
+    const int block_stride = in.y * taps * 4;  // float4 between two output blocks' weights
+    for (int cb = kz; cb < in.y; cb += ks) {
+      __global const float4* xp = x + (n * in.y + cb) * in.z * in.w;
+      __global const float4* wp = w + (mb0 * in.y + cb) * taps * 4;
+      for (int ky = 0; ky < kp.x; ++ky) {
+        for (int kx = 0; kx < kp.y; ++kx) {
+          float4 v[OPW];
+          for (int j = 0; j < OPW; ++j) {
+            const int iy = iy0[j] + ky * dl.x;
+            const int ix = ix0[j] + kx * dl.y;
+            v[j] = (iy >= 0 && iy < in.z && ix >= 0 && ix < in.w) ? xp[iy * in.w + ix]
+                                                                  : (float4)(0.0f);
+          }
+          __global const float4* wt = wp + (ky * kp.y + kx) * 4;
+          for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+            for (int j = 0; j < OPW; ++j) {
+              acc[b][j] = tsr_mad4(v[j], wt + b * block_stride, acc[b][j]);
+            }
+          }
+        }
+      }
+    }
+  }
+  // The barrier is reached by every work-item (ks is the same for the whole group).
+  const int lx = get_local_size(0);
+  const int tile = BLOCKS_PER_ITEM * OPW;
+  if (kz > 0) {
+    __local float4* mine = part + ((kz - 1) * lx + get_local_id(0)) * tile;
+    for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+      for (int j = 0; j < OPW; ++j) mine[b * OPW + j] = acc[b][j];
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (kz > 0 || !live) return;
+  for (int z = 1; z < ks; ++z) {
+    __local const float4* other = part + ((z - 1) * lx + get_local_id(0)) * tile;
+    for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+      for (int j = 0; j < OPW; ++j) acc[b][j] += other[b * OPW + j];
+    }
+  }
+  for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
+    const int mb = mb0 + b;
+    if (mb >= out.y) break;
+    const float4 bv = bias[mb];
+    for (int j = 0; j < OPW; ++j) acc[b][j] += bv;
+    tsr_store4(y + (n * out.y + mb) * plane, acc[b], p0, plane, mb, kp.w, dl.z, act_a, act_b);
+  }
+}

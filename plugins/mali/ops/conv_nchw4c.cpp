@@ -3,6 +3,10 @@
 // one (input block, tap) are 64 contiguous bytes, in the order its float4 mads use them.
 #include "ops/conv_nchw4c.hpp"
 
+#include <algorithm>
+#include <optional>
+#include <utility>
+
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
@@ -117,18 +121,122 @@ std::vector<float> pack_depthwise(const NodeView& node, const ConvGeometry& g) {
   return packed;
 }
 
+// The gemm launch's work-group (shared split_group): nullopt when the config's partial sums
+// cannot fit this device.
+std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c,
+                                                      const opencl::DeviceInfo& device) {
+  return opencl::support::split_group(c.get("wg_x"), c.get("k_split"),
+                                      c.get("blocks_per_item") * c.get("outputs_per_item") * 16,
+                                      device);
+}
+
+// The gemm schedule's heuristic: a 2-block x 4-pixel tile where the shape has them, and the
+// reduction split until the launch has enough work-items to fill the device, keeping at least
+// four input blocks per slice.
+Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& device) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const int64_t plane = y.dims[2] * y.dims[3];
+  const int64_t CB = (x.dims[1] + 3) / 4, MB = (y.dims[1] + 3) / 4;
+  const int32_t opw = plane >= 4 ? 4 : 1;
+  const int32_t bpi = MB >= 4 ? 2 : 1;
+  const int64_t items = (plane + opw - 1) / opw * y.dims[0] * ((MB + bpi - 1) / bpi);
+  const int32_t ks = opencl::support::default_split(items, CB, device);
+  Config c = default_config("conv2d.nchw4c.gemm", device, (plane + opw - 1) / opw,
+                            {{"outputs_per_item", opw}, {"blocks_per_item", bpi}, {"k_split", ks}});
+  // wg_x 0 (64 / k_split along the pixels) unless the plane is narrower than that.
+  const int64_t columns = (plane + opw - 1) / opw;
+  c.set("wg_x", columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device, columns) : 0);
+  while (!gemm_group(c, device) && c.get("k_split") > 1) c.set("k_split", c.get("k_split") / 2);
+  return c;
+}
+
+// Whether the gemm schedule is the heuristic's first choice: on a GPU for every group-1
+// convolution (its reduction split fills the device where the direct kernels leave late, small
+// planes to a few work-items); on a CPU device the direct kernels, whose per-item loops its
+// cores run well, stay first.
+bool prefer_gemm(const opencl::DeviceInfo& device) {
+  return device.kind == "gpu";
+}
+
 }  // namespace
 
 std::vector<Config> conv_nchw4c_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  const char* id = specialised_schedule(node, conv_geometry(node));
-  std::vector<Config> out = {conv_default_config(node, device, id)};
+  const ConvGeometry g = conv_geometry(node);
+  const char* id = specialised_schedule(node, g);
+  std::vector<Config> out;
+  const bool gemm = g.group == 1;
+  if (gemm && prefer_gemm(device)) out.push_back(gemm_default_config(node, device));
+  out.push_back(conv_default_config(node, device, id));
   if (std::string(id) != "conv2d.nchw4c.direct") {
     out.push_back(conv_default_config(node, device, "conv2d.nchw4c.direct"));
   }
+  if (gemm && !prefer_gemm(device)) out.push_back(gemm_default_config(node, device));
   return out;
 }
 
-void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const Config& config) {
+namespace {
+
+void lower_conv_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config& config,
+                     const std::pair<int64_t, int64_t>& group) {
+  const tsr_tensor& x = node.input(0);
+  const tsr_tensor& y = node.output(0);
+  const ConvGeometry g = conv_geometry(node);
+  const int64_t C = x.dims[1], M = y.dims[1];
+  const int64_t CB = (C + 3) / 4, MB = (M + 3) / 4;
+  const int64_t bpi = config.get("blocks_per_item");
+  const int64_t opw = config.get("outputs_per_item");
+  const int64_t item_groups = (MB + bpi - 1) / bpi;
+  const GroupBlocks gb = group_blocks(C, M, 1);
+  std::vector<float> bias(static_cast<size_t>(item_groups * bpi * 4), 0.0f);
+  if (node.num_inputs() > 2 && node.has_input(2)) {
+    const float* b = constant_floats(node, 2);
+    std::copy(b, b + M, bias.begin());
+  }
+  const auto [lx, ks] = group;
+  const FusedActivation act = fuse_activation(lw, node);
+  opencl::Kernel kernel = lw.kernel(config);
+  kernel.args()
+      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.upload(pack_weights(node, g, gb, bpi)))
+      .buffer(lw.upload(bias))
+      .buffer(lw.buffer(act.output))
+      .i32x4(to_i32(x.dims[0], node), to_i32(CB, node), to_i32(x.dims[2], node),
+             to_i32(x.dims[3], node))
+      .i32x4(to_i32(y.dims[0], node), to_i32(MB, node), to_i32(y.dims[2], node),
+             to_i32(y.dims[3], node))
+      .i32x4(to_i32(g.k[0], node), to_i32(g.k[1], node), to_i32(CB, node), to_i32(M, node))
+      .i32x4(to_i32(g.s[0], node), to_i32(g.s[1], node), to_i32(g.pads[0], node),
+             to_i32(g.pads[1], node))
+      .i32x4(to_i32(g.d[0], node), to_i32(g.d[1], node), act.code, 0)
+      .f32(act.a)
+      .f32(act.b)
+      .local(static_cast<size_t>(
+          std::max<int64_t>(opencl::support::split_local_bytes(lx, ks, bpi * opw * 16), 16)));
+  const int64_t plane = y.dims[2] * y.dims[3];
+  lw.add_step(index, std::move(kernel),
+              {static_cast<size_t>((plane + opw - 1) / opw),
+               static_cast<size_t>(y.dims[0] * item_groups), static_cast<size_t>(ks)},
+              {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
+}
+
+}  // namespace
+
+void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const Config& requested) {
+  Config config = requested;
+  if (is(config, "conv2d.nchw4c.gemm")) {
+    auto group = gemm_group(config, lw.device());
+    // A requested k_split whose partial sums cannot fit this device: the heuristic's config.
+    if (!group) {
+      config = gemm_default_config(node, lw.device());
+      group = gemm_group(config, lw.device());
+    }
+    if (group) {
+      lower_conv_gemm(lw, node, index, config, *group);
+      return;
+    }
+    config = conv_default_config(node, lw.device(), "conv2d.nchw4c.direct");
+  }
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
   const ConvGeometry g = conv_geometry(node);

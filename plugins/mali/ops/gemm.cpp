@@ -23,4 +23,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_MALI_OP("Gemm", check, lower);
+TESSERA_MALI_TUNABLE("Gemm", gemm_options);
 }  // namespace tessera::mali

@@ -162,39 +162,47 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   add_1d_step(lw, index, std::move(kern), n, config);
 }
 
+std::vector<Config> gemm_options(const NodeView& node, const opencl::DeviceInfo& device) {
+  const bool has_c = node.op_type() == "Gemm" && node.num_inputs() > 2 && node.has_input(2);
+  const bool trans_a = node.op_type() == "Gemm" && node.attr_int("transA", 0) != 0;
+  const opencl::support::GemmOperands g =
+      opencl::support::gemm_operands(node, node.input(0), has_c ? &node.input(2) : nullptr, trans_a,
+                                     node.op_type() == "Gemm" && node.attr_int("transB", 0) != 0);
+  const int32_t ks = opencl::support::gemm_default_split(g, device);
+  Config split = default_config("gemm.split", device, g.n, {{"k_split", ks}});
+  split.set("wg_x", g.n < std::max(1, 64 / ks) ? default_wg_x(*split.schedule, device, g.n) : 0);
+  Config naive = default_config("gemm.naive", device, g.n);
+  // The split kernel first where it splits (a GPU with too few outputs to fill it).
+  if (ks > 1) return {split, naive};
+  return {naive, split};
+}
+
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
                 bool trans_a, bool trans_b, float alpha, float beta) {
-  const tsr_tensor& y = node.output(0);
-  const int64_t M = y.dims[0], N = y.dims[1];
-  const tsr_tensor& at = lw.region().values[a];
-  const int64_t K = trans_a ? at.dims[0] : at.dims[1];
-  int32_t cm = 0, cn = 0, has_c = 0;
-  if (c >= 0) {
-    const tsr_tensor& ct = lw.region().values[c];
-    const int64_t rows = ct.rank == 2 ? ct.dims[0] : 1;
-    const int64_t cols = ct.rank >= 1 ? ct.dims[ct.rank - 1] : 1;
-    cm = rows == 1 ? 0 : to_i32(cols, node);
-    cn = cols == 1 ? 0 : 1;
-    has_c = 1;
+  const opencl::support::GemmOperands g = opencl::support::gemm_operands(
+      node, lw.region().values[a], c >= 0 ? &lw.region().values[c] : nullptr, trans_a, trans_b);
+  Config config = choose_config(lw, index, gemm_options(node, lw.device()));
+  std::optional<std::pair<int64_t, int64_t>> group;
+  if (std::string(config.schedule->id) == "gemm.split") {
+    group = opencl::support::split_group(config.get("wg_x"), config.get("k_split"), sizeof(float),
+                                         lw.device());
+    // A k_split whose partial sums this device cannot hold: one output per work-item.
+    if (!group) config = default_config("gemm.naive", lw.device(), g.n);
   }
-  const Config config = default_config("gemm.naive", lw.device(), N);
   opencl::Kernel k = lw.kernel(config);
-  const opencl::Buffer& ab = lw.buffer(a);
-  const opencl::Buffer& bb = lw.buffer(b);
-  k.args()
-      .buffer(ab)
-      .buffer(bb)
-      .buffer(c >= 0 ? lw.buffer(c) : ab)  // unused when has_c == 0
-      .buffer(lw.buffer(node.output_id(0)))
-      .i32(to_i32(M, node))
-      .i32(to_i32(N, node))
-      .i32(to_i32(K, node))
-      .i32x4(trans_a ? 1 : to_i32(K, node), trans_a ? to_i32(M, node) : 1,
-             trans_b ? 1 : to_i32(N, node), trans_b ? to_i32(K, node) : 1)
-      .i32x4(cm, cn, has_c, 0)
-      .f32(alpha)
-      .f32(beta);
-  lw.add_step(index, std::move(k), {static_cast<size_t>(N), static_cast<size_t>(M)},
+  opencl::KernelArgs args = k.args();
+  opencl::support::bind_gemm(args, lw.buffer(a).get(), lw.buffer(b).get(),
+                             c >= 0 ? lw.buffer(c).get() : nullptr,
+                             lw.buffer(node.output_id(0)).get(), g, alpha, beta);
+  if (group) {
+    const auto [lx, ks] = *group;
+    args.local(static_cast<size_t>(std::max<int64_t>(lx * (ks - 1) * 4, 4)));
+    lw.add_step(index, std::move(k),
+                {static_cast<size_t>(g.n), static_cast<size_t>(g.m), static_cast<size_t>(ks)},
+                {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
+    return;
+  }
+  lw.add_step(index, std::move(k), {static_cast<size_t>(g.n), static_cast<size_t>(g.m)},
               {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y"))},
               config);
 }

@@ -71,6 +71,9 @@ void lower_global_average(Lowering& lw, const NodeView& node, int32_t index);
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const opencl::support::StridedCopy& copy, int32_t output = 0);
 
+// The Gemm / 2-D MatMul configs: gemm.split (the reduction split in the work-group) first where
+// its heuristic splits, else gemm.naive (one output per work-item) first.
+std::vector<Config> gemm_options(const NodeView& node, const opencl::DeviceInfo& device);
 // Y(M, N) = alpha * op(A) * op(B) + beta * C, C broadcast from rank <= 2 (value id or -1).
 void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, int32_t b, int32_t c,
                 bool trans_a, bool trans_b, float alpha, float beta);

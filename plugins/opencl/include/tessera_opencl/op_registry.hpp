@@ -329,6 +329,53 @@ inline std::string check_matmul_batched(const NodeView& node) {
   return "";
 }
 
+// Gemm / 2-D MatMul operands of the shared gemm_split_f32 (matmul.cl) and the plugins' gemm_f32:
+// sizes, A' and B' strides (transposes as strides) and C's broadcast strides.
+struct GemmOperands {
+  int32_t m = 0, n = 0, k = 0;
+  std::array<int32_t, 4> st{};  // A row, A column, B row, B column strides
+  std::array<int32_t, 4> cs{};  // C row stride, C column stride, has C, 0
+};
+
+// `y` = alpha * op(`a`) * op(b) + beta * `c` (c: nullptr = none, else rank <= 2).
+inline GemmOperands gemm_operands(const NodeView& node, const tsr_tensor& a, const tsr_tensor* c,
+                                  bool trans_a, bool trans_b) {
+  const tsr_tensor& y = node.output(0);
+  GemmOperands g;
+  g.m = to_i32(y.dims[0], node);
+  g.n = to_i32(y.dims[1], node);
+  g.k = to_i32(trans_a ? a.dims[0] : a.dims[1], node);
+  g.st = {trans_a ? 1 : g.k, trans_a ? g.m : 1, trans_b ? 1 : g.n, trans_b ? g.k : 1};
+  if (c != nullptr) {
+    const int64_t rows = c->rank == 2 ? c->dims[0] : 1;
+    const int64_t cols = c->rank >= 1 ? c->dims[c->rank - 1] : 1;
+    g.cs = {rows == 1 ? 0 : to_i32(cols, node), cols == 1 ? 0 : 1, 1, 0};
+  }
+  return g;
+}
+
+// Binds gemm_f32's arguments (gemm_split_f32 takes its __local scratch after them).
+inline KernelArgs& bind_gemm(KernelArgs& args, cl_mem a, cl_mem b, cl_mem c, cl_mem y,
+                             const GemmOperands& g, float alpha, float beta) {
+  return args.buffer(a)
+      .buffer(b)
+      .buffer(c != nullptr ? c : a)  // unused without C
+      .buffer(y)
+      .i32(g.m)
+      .i32(g.n)
+      .i32(g.k)
+      .i32x4(g.st[0], g.st[1], g.st[2], g.st[3])
+      .i32x4(g.cs[0], g.cs[1], g.cs[2], g.cs[3])
+      .f32(alpha)
+      .f32(beta);
+}
+
+// gemm.split's heuristic k_split: split while the outputs leave the device idle, each slice
+// keeping at least 64 of K.
+inline int32_t gemm_default_split(const GemmOperands& g, const DeviceInfo& device) {
+  return default_split(static_cast<int64_t>(g.m) * g.n, g.k / 16, device);
+}
+
 // gemm_batched_f32's M, N, K, A and B batch strides, and the batch count.
 struct BatchedMatMul {
   int32_t m, n, k, a_batch, b_batch;

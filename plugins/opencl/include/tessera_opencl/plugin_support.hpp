@@ -189,6 +189,15 @@ struct Config {
     }
     throw Error(std::string("schedule '") + schedule->id + "' has no knob '" + knob + "'");
   }
+  void set(const std::string& knob, int32_t value) {
+    for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
+      if (knob == schedule->knobs[i].name) {
+        values[i] = value;
+        return;
+      }
+    }
+    throw Error(std::string("schedule '") + schedule->id + "' has no knob '" + knob + "'");
+  }
   // "conv2d.image.direct{wg_x=16,outputs_per_item=4}"
   std::string str() const {
     std::string s = std::string(schedule->id) + "{";
@@ -233,6 +242,46 @@ inline int32_t default_wg_x(const Schedule& s, const DeviceInfo& device, int64_t
     }
   }
   return best;
+}
+
+// ---- split reductions (the conv2d gemm kernels of mali and adreno) ----
+// A work-group of lx work-items along the outputs x ks slices of the reduction: slices 1..ks-1
+// leave `tile_bytes` of partial sums each in __local memory for slice 0 to add.
+
+// Work-items that keep `device` busy: a GPU wants many resident warps per compute unit to hide
+// memory latency; a CPU device runs one work-group per core at a time.
+inline int64_t busy_work_items(const DeviceInfo& device) {
+  const int64_t units = std::max<int32_t>(device.compute_units, 1);
+  return device.kind == "gpu" ? units * 1024 : units * 64;
+}
+
+inline int64_t split_local_bytes(int64_t lx, int64_t ks, int64_t tile_bytes) {
+  return lx * (ks - 1) * tile_bytes;
+}
+
+// The group (lx, ks) of a split launch: `wg_x` work-items along the outputs (0: 64 / ks), fewer
+// until the group and its partial sums fit the device; nullopt when ks slices of one work-item
+// do not (such a config is refused for the node).
+inline std::optional<std::pair<int64_t, int64_t>> split_group(int64_t wg_x, int64_t ks,
+                                                              int64_t tile_bytes,
+                                                              const DeviceInfo& device) {
+  int64_t lx = wg_x > 0 ? wg_x : std::max<int64_t>(1, 64 / ks);
+  const int64_t max_group = device.max_work_group_size > 0 ? device.max_work_group_size : 64;
+  const int64_t local_limit = device.local_memory_bytes > 0 ? device.local_memory_bytes : 16384;
+  if (ks < 1 || ks > max_group) return std::nullopt;
+  while (lx > 1 && (lx * ks > max_group || split_local_bytes(lx, ks, tile_bytes) > local_limit)) {
+    lx /= 2;
+  }
+  if (split_local_bytes(lx, ks, tile_bytes) > local_limit) return std::nullopt;
+  return std::make_pair(lx, ks);
+}
+
+// The heuristic's split: doubled (up to 32) while the launch's `items` work-items leave the
+// device idle and every slice keeps at least four of the reduction's `blocks`.
+inline int32_t default_split(int64_t items, int64_t blocks, const DeviceInfo& device) {
+  int32_t ks = 1;
+  while (ks < 32 && items * ks < busy_work_items(device) && blocks / (ks * 2) >= 4) ks *= 2;
+  return ks;
 }
 
 inline size_t round_up(size_t global, size_t local) {
