@@ -83,7 +83,8 @@ class AdrenoOpsTest : public ::testing::Test {
   void check_every_config(const std::string& op, const std::string& schedule,
                           const std::string& kernel,
                           const std::vector<std::pair<std::vector<In>, Attributes>>& cases) {
-    const std::string dump = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/config-dump";
+    const std::string dump = std::string(TESSERA_BINARY_DIR) + "/tests/adreno/dump-" + schedule;
+    // One directory per schedule: ctest runs this file's tests as parallel processes.
     for (const auto& [inputs, a] : cases) {
       Case c(inputs, {opencl_test::make_node_over_inputs(op, inputs.size(), a)}, 13);
       tsr_node_tuning tuning{};

@@ -128,7 +128,8 @@ __kernel void conv2d_grouped_image(__read_only image2d_t x, __read_only image2d_
 // flattened plane, so each input texel read feeds BLOCKS_PER_ITEM * 16 mads and each weight
 // texel OPW * 4. The reduction over input texels is split over the work-group's dimension 2
 // (k_split slices, interleaved); slices 1.. leave their tiles in `part` (__local,
-// (k_split - 1) * local_size(0) * BLOCKS_PER_ITEM * OPW float4) for slice 0 to add and store.
+// (k_split - 1) * local_size(0) * BLOCKS_PER_ITEM * OPW float4) for slice 0 to add
+// (tsr_split_sum4, helpers.cl) and store.
 // Same weight image as conv2d_direct_image.
 // Global (ceil(OH * OW / OPW), N * ceil(M4 / BLOCKS_PER_ITEM), k_split), local (lx, 1, k_split).
 #ifndef BLOCKS_PER_ITEM
@@ -137,26 +138,8 @@ __kernel void conv2d_grouped_image(__read_only image2d_t x, __read_only image2d_
 __kernel void conv2d_gemm_image(__read_only image2d_t x, __read_only image2d_t wt,
                                 __global const float4* bias, __write_only image2d_t y, int4 in,
                                 int4 out, int4 k, int4 sp, int4 dl, __local float4* part) {
-  const int plane = out.z * out.w;
-  const int groups = (out.y + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM;
-  const int p0 = get_global_id(0) * OPW;
-  const int ng = get_global_id(1);
-  const int ks = get_local_size(2);
-  const int kz = get_local_id(2);
-  // No early return: every work-item reaches the barrier below.
-  const bool live = p0 < plane && ng < out.x * groups;
-  const int mb0 = (ng % groups) * BLOCKS_PER_ITEM;
-  const int n = ng / groups;
-  int iy0[OPW], ix0[OPW];
-  for (int j = 0; j < OPW; ++j) {
-    const int p = min(p0 + j, plane - 1);
-    iy0[j] = (p / out.w) * sp.x - sp.z;
-    ix0[j] = (p % out.w) * sp.y - sp.w;
-  }
-  float4 acc[BLOCKS_PER_ITEM][OPW];
-  for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-    for (int j = 0; j < OPW; ++j) acc[b][j] = (float4)(0.0f);
-  }
+  // No early return: every work-item reaches the barrier in tsr_split_sum4.
+  TSR_SPLIT_GEMM_PROLOGUE(out, sp)
   if (live) {
     for (int c4 = kz; c4 < in.y; c4 += ks) {
       for (int ky = 0; ky < k.x; ++ky) {
@@ -187,22 +170,7 @@ __kernel void conv2d_gemm_image(__read_only image2d_t x, __read_only image2d_t w
       }
     }
   }
-  const int lx = get_local_size(0);
-  const int tile = BLOCKS_PER_ITEM * OPW;
-  if (kz > 0) {
-    __local float4* mine = part + ((kz - 1) * lx + get_local_id(0)) * tile;
-    for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-      for (int j = 0; j < OPW; ++j) mine[b * OPW + j] = acc[b][j];
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (kz > 0 || !live) return;
-  for (int z = 1; z < ks; ++z) {
-    __local const float4* other = part + ((z - 1) * lx + get_local_id(0)) * tile;
-    for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-      for (int j = 0; j < OPW; ++j) acc[b][j] += other[b * OPW + j];
-    }
-  }
+  if (!tsr_split_sum4(&acc[0][0], BLOCKS_PER_ITEM * OPW, part) || !live) return;
   for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
     const int m4 = mb0 + b;
     if (m4 >= out.y) break;

@@ -146,10 +146,10 @@ std::vector<Config> conv_options(const NodeView& node, const Device& device) {
   return out;
 }
 
-void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config& config,
-                const std::pair<int64_t, int64_t>& group) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& y = node.output(0);
+// Binds what every conv kernel takes: input, packed weights, bias, output and the geometry (the
+// gemm kernel takes its __local scratch after them).
+opencl::KernelArgs bind_conv(Lowering& lw, const NodeView& node, int32_t index,
+                             const opencl::Kernel& kernel) {
   const Shape sh = shape_of(node);
   const auto [k, s, d, pads] = opencl::support::window_2d(node, {sh.KH, sh.KW});
   std::vector<float> bias(static_cast<size_t>(sh.M), 0.0f);
@@ -158,13 +158,10 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config&
     bias.assign(b, b + sh.M);
   }
   const auto e = weight_extent(sh);
-  const int64_t opw = config.get("opw"), bpi = config.get("blocks_per_item");
-  const auto [lx, ks] = group;
-  opencl::Kernel kernel = lw.kernel(config);
-  const auto in = blocked_dims(x, node);
-  const auto out = blocked_dims(y, node);
-  kernel.args()
-      .buffer(lw.input_image(node.input_id(0), index))
+  const auto in = blocked_dims(node.input(0), node);
+  const auto out = blocked_dims(node.output(0), node);
+  opencl::KernelArgs args = kernel.args();
+  args.buffer(lw.input_image(node.input_id(0), index))
       .buffer(lw.constant_image(e[0], e[1], pack_weights(node, sh)))
       .buffer(lw.constant_buffer(pad_channels(bias)))
       .buffer(lw.output_image(node.output_id(0), index))
@@ -172,30 +169,26 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config&
       .i32x4(out[0], out[1], out[2], out[3])
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(sh.Cg, node), to_i32(sh.Mg, node))
       .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(pads[0], node), to_i32(pads[1], node))
-      .i32x4(to_i32(d[0], node), to_i32(d[1], node), to_i32(sh.C, node), to_i32(sh.M, node))
-      .local(static_cast<size_t>(
-          std::max<int64_t>(opencl::support::split_local_bytes(lx, ks, bpi * opw * 16), 16)));
+      .i32x4(to_i32(d[0], node), to_i32(d[1], node), to_i32(sh.C, node), to_i32(sh.M, node));
+  return args;
+}
+
+void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config& config,
+                const std::pair<int64_t, int64_t>& group) {
+  const tsr_tensor& y = node.output(0);
+  const int64_t opw = config.get("opw"), bpi = config.get("blocks_per_item");
   const int64_t plane = y.dims[2] * y.dims[3];
-  lw.add_step(
-      index, std::move(kernel),
-      {static_cast<size_t>((plane + opw - 1) / opw),
-       static_cast<size_t>(y.dims[0] * ((out[1] + bpi - 1) / bpi)), static_cast<size_t>(ks)},
-      {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
+  const int64_t blocks = (y.dims[1] + 3) / 4;
+  const opencl::support::SplitLaunch l = opencl::support::split_launch(
+      group, bpi * opw * 16, (plane + opw - 1) / opw, y.dims[0] * ((blocks + bpi - 1) / bpi));
+  opencl::Kernel kernel = lw.kernel(config);
+  bind_conv(lw, node, index, kernel).local(l.scratch_bytes);
+  lw.add_step(index, std::move(kernel), l.global, l.local, config);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
-  const Shape sh = shape_of(node);
-  const auto [k, s, d, pads] = opencl::support::window_2d(node, {sh.KH, sh.KW});
-  std::vector<float> bias(static_cast<size_t>(sh.M), 0.0f);
-  if (node.num_inputs() > 2 && node.has_input(2)) {
-    const float* b = constant_floats(node, 2);
-    bias.assign(b, b + sh.M);
-  }
-  const auto e = weight_extent(sh);
-  const std::vector<Config> options = lw.forced(conv_options(node, Device{lw.device(), {}}));
-  Config config = choose_config(lw, index, options);
+  Config config = choose_config(lw, index, lw.forced(conv_options(node, Device{lw.device(), {}})));
   if (std::string(config.schedule->id) == "conv2d.image.gemm") {
     auto group = gemm_group(config, lw.device());
     // A requested k_split whose partial sums cannot fit this device: the heuristic's gemm.
@@ -207,26 +200,16 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       lower_gemm(lw, node, index, config, *group);
       return;
     }
-    config = options.back();
+    const int32_t opw = default_opw(y.dims[3]);
+    config = lw.config_for(conv_schedule(node), (y.dims[3] + opw - 1) / opw, {{"opw", opw}});
   }
   // The config's opw, not the heuristic's: a `knob.opw` target option may have forced another.
   const int64_t items = (y.dims[3] + config.get("opw") - 1) / config.get("opw");
   opencl::Kernel kernel = lw.kernel(config);
-  const auto in = blocked_dims(x, node);
-  const auto out = blocked_dims(y, node);
-  kernel.args()
-      .buffer(lw.input_image(node.input_id(0), index))
-      .buffer(lw.constant_image(e[0], e[1], pack_weights(node, sh)))
-      .buffer(lw.constant_buffer(pad_channels(bias)))
-      .buffer(lw.output_image(node.output_id(0), index))
-      .i32x4(in[0], in[1], in[2], in[3])
-      .i32x4(out[0], out[1], out[2], out[3])
-      .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(sh.Cg, node), to_i32(sh.Mg, node))
-      .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(pads[0], node), to_i32(pads[1], node))
-      .i32x4(to_i32(d[0], node), to_i32(d[1], node), to_i32(sh.C, node), to_i32(sh.M, node));
+  bind_conv(lw, node, index, kernel);
   lw.add_step(index, std::move(kernel),
               {static_cast<size_t>(items), static_cast<size_t>(y.dims[0] * y.dims[2]),
-               static_cast<size_t>(out[1])},
+               static_cast<size_t>((y.dims[1] + 3) / 4)},
               config);
 }
 

@@ -55,11 +55,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   opencl::support::bind_gemm(args, ab, bb, cb, lw.output_buffer(node.output_id(0), index), g,
                              node.attr_float("alpha", 1.0f), node.attr_float("beta", 1.0f));
   if (group) {
-    const auto [lx, ks] = *group;
-    args.local(static_cast<size_t>(std::max<int64_t>(lx * (ks - 1) * 4, 4)));
-    lw.add_step(index, std::move(k),
-                {static_cast<size_t>(g.n), static_cast<size_t>(g.m), static_cast<size_t>(ks)},
-                {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
+    const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);
+    args.local(l.scratch_bytes);
+    lw.add_step(index, std::move(k), l.global, l.local, config);
     return;
   }
   lw.add_step(index, std::move(k), {static_cast<size_t>(g.n), static_cast<size_t>(g.m)}, config);

@@ -304,7 +304,8 @@ __kernel void conv2d_3x3s1_4c(__global const float4* x, __global const float4* w
 // the flattened plane: each input float4 it loads feeds BLOCKS_PER_ITEM * 16 mads and each weight
 // float4 OPW * 4. The reduction is split over the work-group's dimension 2 (k_split work-items,
 // input blocks interleaved between them): slices 1.. leave their tiles in `part` (__local,
-// (k_split - 1) * local_size(0) * BLOCKS_PER_ITEM * OPW float4) and slice 0 sums and stores them.
+// (k_split - 1) * local_size(0) * BLOCKS_PER_ITEM * OPW float4) and slice 0 sums them
+// (tsr_split_sum4, helpers.cl) and stores. Arguments as conv2d_direct_4c's (gp unused: group 1).
 // A late layer with a 7x7 plane and 512 channels
 // has too few output tiles to fill a large GPU, but K = 4608 has parallelism to spare.
 // Weights are packed as for conv2d_direct_4c with every input block ([MB][CB][KH][KW][4][4],
@@ -313,28 +314,10 @@ __kernel void conv2d_3x3s1_4c(__global const float4* x, __global const float4* w
 // (lx, 1, k_split).
 __kernel void conv2d_gemm_4c(__global const float4* x, __global const float4* w,
                              __global const float4* bias, __global float4* y, int4 in, int4 out,
-                             int4 kp, int4 sp, int4 dl, float act_a, float act_b,
+                             int4 kp, int4 sp, int4 dl, int4 gp, float act_a, float act_b,
                              __local float4* part) {
-  const int plane = out.z * out.w;
-  const int groups = (out.y + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM;
-  const int p0 = get_global_id(0) * OPW;
-  const int ng = get_global_id(1);
-  const int ks = get_local_size(2);
-  const int kz = get_local_id(2);
-  // No early return: every work-item reaches the barrier below.
-  const bool live = p0 < plane && ng < out.x * groups;
-  const int mb0 = (ng % groups) * BLOCKS_PER_ITEM;
-  const int n = ng / groups;
-  int iy0[OPW], ix0[OPW];
-  for (int j = 0; j < OPW; ++j) {
-    const int p = min(p0 + j, plane - 1);
-    iy0[j] = (p / out.w) * sp.x - sp.z;
-    ix0[j] = (p % out.w) * sp.y - sp.w;
-  }
-  float4 acc[BLOCKS_PER_ITEM][OPW];
-  for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-    for (int j = 0; j < OPW; ++j) acc[b][j] = (float4)(0.0f);
-  }
+  // No early return: every work-item reaches the barrier in tsr_split_sum4.
+  TSR_SPLIT_GEMM_PROLOGUE(out, sp)
   if (live) {
     const int taps = kp.x * kp.y;
     const int block_stride = in.y * taps * 4;  // float4 between two output blocks' weights
@@ -360,23 +343,7 @@ __kernel void conv2d_gemm_4c(__global const float4* x, __global const float4* w,
       }
     }
   }
-  // The barrier is reached by every work-item (ks is the same for the whole group).
-  const int lx = get_local_size(0);
-  const int tile = BLOCKS_PER_ITEM * OPW;
-  if (kz > 0) {
-    __local float4* mine = part + ((kz - 1) * lx + get_local_id(0)) * tile;
-    for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-      for (int j = 0; j < OPW; ++j) mine[b * OPW + j] = acc[b][j];
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (kz > 0 || !live) return;
-  for (int z = 1; z < ks; ++z) {
-    __local const float4* other = part + ((z - 1) * lx + get_local_id(0)) * tile;
-    for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
-      for (int j = 0; j < OPW; ++j) acc[b][j] += other[b * OPW + j];
-    }
-  }
+  if (!tsr_split_sum4(&acc[0][0], BLOCKS_PER_ITEM * OPW, part) || !live) return;
   for (int b = 0; b < BLOCKS_PER_ITEM; ++b) {
     const int mb = mb0 + b;
     if (mb >= out.y) break;

@@ -175,53 +175,6 @@ std::vector<Config> conv_nchw4c_options(const NodeView& node, const opencl::Devi
   return out;
 }
 
-namespace {
-
-void lower_conv_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config& config,
-                     const std::pair<int64_t, int64_t>& group) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& y = node.output(0);
-  const ConvGeometry g = conv_geometry(node);
-  const int64_t C = x.dims[1], M = y.dims[1];
-  const int64_t CB = (C + 3) / 4, MB = (M + 3) / 4;
-  const int64_t bpi = config.get("blocks_per_item");
-  const int64_t opw = config.get("outputs_per_item");
-  const int64_t item_groups = (MB + bpi - 1) / bpi;
-  const GroupBlocks gb = group_blocks(C, M, 1);
-  std::vector<float> bias(static_cast<size_t>(item_groups * bpi * 4), 0.0f);
-  if (node.num_inputs() > 2 && node.has_input(2)) {
-    const float* b = constant_floats(node, 2);
-    std::copy(b, b + M, bias.begin());
-  }
-  const auto [lx, ks] = group;
-  const FusedActivation act = fuse_activation(lw, node);
-  opencl::Kernel kernel = lw.kernel(config);
-  kernel.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.upload(pack_weights(node, g, gb, bpi)))
-      .buffer(lw.upload(bias))
-      .buffer(lw.buffer(act.output))
-      .i32x4(to_i32(x.dims[0], node), to_i32(CB, node), to_i32(x.dims[2], node),
-             to_i32(x.dims[3], node))
-      .i32x4(to_i32(y.dims[0], node), to_i32(MB, node), to_i32(y.dims[2], node),
-             to_i32(y.dims[3], node))
-      .i32x4(to_i32(g.k[0], node), to_i32(g.k[1], node), to_i32(CB, node), to_i32(M, node))
-      .i32x4(to_i32(g.s[0], node), to_i32(g.s[1], node), to_i32(g.pads[0], node),
-             to_i32(g.pads[1], node))
-      .i32x4(to_i32(g.d[0], node), to_i32(g.d[1], node), act.code, 0)
-      .f32(act.a)
-      .f32(act.b)
-      .local(static_cast<size_t>(
-          std::max<int64_t>(opencl::support::split_local_bytes(lx, ks, bpi * opw * 16), 16)));
-  const int64_t plane = y.dims[2] * y.dims[3];
-  lw.add_step(index, std::move(kernel),
-              {static_cast<size_t>((plane + opw - 1) / opw),
-               static_cast<size_t>(y.dims[0] * item_groups), static_cast<size_t>(ks)},
-              {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
-}
-
-}  // namespace
-
 void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const Config& requested) {
   Config config = requested;
   if (is(config, "conv2d.nchw4c.gemm")) {
@@ -231,12 +184,9 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
       config = gemm_default_config(node, lw.device());
       group = gemm_group(config, lw.device());
     }
-    if (group) {
-      lower_conv_gemm(lw, node, index, config, *group);
-      return;
-    }
-    config = conv_default_config(node, lw.device(), "conv2d.nchw4c.direct");
+    if (!group) config = conv_default_config(node, lw.device(), "conv2d.nchw4c.direct");
   }
+  const bool gemm = is(config, "conv2d.nchw4c.gemm");
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
   const ConvGeometry g = conv_geometry(node);
@@ -244,23 +194,23 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   const int64_t CB = (C + 3) / 4, MB = (M + 3) / 4;
   const bool depthwise = is(config, "conv2d.nchw4c.depthwise");
   const GroupBlocks gb = group_blocks(C, M, g.group);
-  // Output blocks per work-item (1x1 only); weights and bias padded to whole groups of them.
-  const int64_t bpi = is(config, "conv2d.nchw4c.1x1") ? config.get("blocks_per_item") : 1;
+  // Output blocks per work-item (1x1 and gemm); weights and bias padded to whole groups of them.
+  const int64_t bpi = is(config, "conv2d.nchw4c.1x1") || gemm ? config.get("blocks_per_item") : 1;
   const int64_t item_groups = (MB + bpi - 1) / bpi;
   std::vector<float> bias(static_cast<size_t>(item_groups * bpi * 4), 0.0f);
   if (node.num_inputs() > 2 && node.has_input(2)) {
     const float* b = constant_floats(node, 2);
     std::copy(b, b + M, bias.begin());
   }
-  const int32_t opw = config.get("outputs_per_item");
+  const int64_t opw = config.get("outputs_per_item");
   const bool tiled = is(config, "conv2d.nchw4c.3x3s1");
   const int32_t rows = tiled ? config.get("rows_per_item") : 1;
   const bool flat = is(config, "conv2d.nchw4c.1x1");
   const int64_t width = flat ? y.dims[2] * y.dims[3] : y.dims[3];
   const FusedActivation act = fuse_activation(lw, node);
   opencl::Kernel kernel = lw.kernel(config);
-  kernel.args()
-      .buffer(lw.buffer(node.input_id(0)))
+  opencl::KernelArgs args = kernel.args();
+  args.buffer(lw.buffer(node.input_id(0)))
       .buffer(lw.upload(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
       .buffer(lw.upload(bias))
       .buffer(lw.buffer(act.output))
@@ -275,6 +225,15 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
       .i32x4(to_i32(gb.gm, node), to_i32(gb.gc, node), 0, 0)
       .f32(act.a)
       .f32(act.b);
+  if (gemm) {
+    const int64_t plane = y.dims[2] * y.dims[3];
+    const opencl::support::SplitLaunch l =
+        opencl::support::split_launch(*gemm_group(config, lw.device()), bpi * opw * 16,
+                                      (plane + opw - 1) / opw, y.dims[0] * item_groups);
+    args.local(l.scratch_bytes);
+    lw.add_step(index, std::move(kernel), l.global, l.local, config);
+    return;
+  }
   const size_t grid_y = flat ? 1 : static_cast<size_t>((y.dims[2] + rows - 1) / rows);
   lw.add_step(index, std::move(kernel),
               {static_cast<size_t>((width + opw - 1) / opw), grid_y,

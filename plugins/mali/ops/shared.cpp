@@ -195,11 +195,9 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
                              c >= 0 ? lw.buffer(c).get() : nullptr,
                              lw.buffer(node.output_id(0)).get(), g, alpha, beta);
   if (group) {
-    const auto [lx, ks] = *group;
-    args.local(static_cast<size_t>(std::max<int64_t>(lx * (ks - 1) * 4, 4)));
-    lw.add_step(index, std::move(k),
-                {static_cast<size_t>(g.n), static_cast<size_t>(g.m), static_cast<size_t>(ks)},
-                {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)}, config);
+    const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);
+    args.local(l.scratch_bytes);
+    lw.add_step(index, std::move(k), l.global, l.local, config);
     return;
   }
   lw.add_step(index, std::move(k), {static_cast<size_t>(g.n), static_cast<size_t>(g.m)},

@@ -16,7 +16,7 @@ __kernel void gemm_batched_f32(__global const float* a, __global const float* b,
 // Gemm and 2-D MatMul, Y = alpha * A' * B' + beta * C, with the reduction over K split across
 // the work-group's dimension 2: batch-1 classifier heads (M = 1, K = 2048, N = 1000) have too
 // few outputs to fill a GPU one per work-item. Slices 1.. leave their partial sums in `part`
-// (__local, (k_split - 1) * local_size(0) floats) for slice 0 to add. Transposes are strides:
+// (__local, (k_split - 1) * local_size(0) floats) for slice 0 to add (tsr_split_sum). Transposes are strides:
 // A'(m, k) = a[m * st.x + k * st.y], B'(k, n) = b[k * st.z + n * st.w]; C broadcasts through
 // zero strides cs = (c_m, c_n, has_c, 0). Global (N, M, k_split), local (lx, 1, k_split).
 __kernel void gemm_split_f32(__global const float* a, __global const float* b,
@@ -24,8 +24,7 @@ __kernel void gemm_split_f32(__global const float* a, __global const float* b,
                              int4 st, int4 cs, float alpha, float beta, __local float* part) {
   const int n = get_global_id(0), m = get_global_id(1);
   const int ks = get_local_size(2), kz = get_local_id(2);
-  const int lx = get_local_size(0), lid = get_local_id(0);
-  // No early return: every work-item reaches the barrier.
+  // No early return: every work-item reaches the barrier in tsr_split_sum.
   const bool live = n < N && m < M;
   float acc = 0.0f;
   if (live) {
@@ -33,10 +32,7 @@ __kernel void gemm_split_f32(__global const float* a, __global const float* b,
     __global const float* bp = b + n * st.w;
     for (int k = kz; k < K; k += ks) acc = mad(ap[k * st.y], bp[k * st.z], acc);
   }
-  if (kz > 0) part[(kz - 1) * lx + lid] = acc;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (kz > 0 || !live) return;
-  for (int z = 1; z < ks; ++z) acc += part[(z - 1) * lx + lid];
+  if (!tsr_split_sum(&acc, part) || !live) return;
   float r = alpha * acc;
   if (cs.z) r += beta * c[m * cs.x + n * cs.y];
   y[m * N + n] = r;

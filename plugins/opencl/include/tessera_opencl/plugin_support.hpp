@@ -276,6 +276,24 @@ inline std::optional<std::pair<int64_t, int64_t>> split_group(int64_t wg_x, int6
   return std::make_pair(lx, ks);
 }
 
+// A split launch over dim0 x dim1 outputs (each work-item of slice 0 owning `tile_bytes` of
+// sums): its ranges, (dim0, dim1, ks) over (lx, 1, ks), and the __local scratch it binds.
+struct SplitLaunch {
+  std::vector<size_t> global, local;
+  size_t scratch_bytes = 0;
+};
+inline SplitLaunch split_launch(const std::pair<int64_t, int64_t>& group, int64_t tile_bytes,
+                                int64_t dim0, int64_t dim1) {
+  const auto [lx, ks] = group;
+  SplitLaunch l;
+  l.global = {static_cast<size_t>(dim0), static_cast<size_t>(dim1), static_cast<size_t>(ks)};
+  l.local = {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)};
+  // A zero-sized __local argument is invalid: one float4 at least.
+  l.scratch_bytes =
+      static_cast<size_t>(std::max<int64_t>(split_local_bytes(lx, ks, tile_bytes), 16));
+  return l;
+}
+
 // The heuristic's split: doubled (up to 32) while the launch's `items` work-items leave the
 // device idle and every slice keeps at least four of the reduction's `blocks`.
 inline int32_t default_split(int64_t items, int64_t blocks, const DeviceInfo& device) {
@@ -596,14 +614,16 @@ class ProgramPool {
     return *programs_.emplace(key, std::move(program)).first->second;
   }
 
-  // What get() builds for kernels/<file>: common.cl followed by the file.
+  // What get() builds for kernels/<file>: common.cl, the shared helpers.cl where the plugin
+  // embeds it (plugins/opencl/kernels), then the file.
   std::string source(const std::string& file) const {
     const char* common = kernel_source_("common.cl");
+    const char* helpers = kernel_source_("helpers.cl");
     const char* body = kernel_source_(file.c_str());
     if (!common || !body) {
       throw Error(std::string(plugin_) + ": kernel source '" + file + "' is not embedded");
     }
-    return std::string(common) + body;
+    return std::string(common) + (helpers ? helpers : "") + body;
   }
 
  private:

@@ -1,0 +1,61 @@
+// Shared by the OpenCL plugins and prepended (after the plugin's common.cl) to every program they
+// build: inline helpers only, so a kernel file pays for what it calls.
+
+// Split reductions: a work-group of local_size(0) work-items along the outputs x local_size(2)
+// slices of the reduction. tsr_split_sum4 adds the `n` float4 partial sums `acc` of slices 1..
+// into slice 0's `acc` through `part` (__local, (local_size(2) - 1) * local_size(0) * n float4).
+// Every work-item of the group must call it (it holds a barrier); it returns true for slice 0,
+// the work-items that then own the sums.
+inline bool tsr_split_sum4(float4* acc, int n, __local float4* part) {
+  const int lx = get_local_size(0), lid = get_local_id(0);
+  const int ks = get_local_size(2), kz = get_local_id(2);
+  if (kz > 0) {
+    __local float4* mine = part + ((kz - 1) * lx + lid) * n;
+    for (int i = 0; i < n; ++i) mine[i] = acc[i];
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (kz > 0) return false;
+  for (int z = 1; z < ks; ++z) {
+    __local const float4* other = part + ((z - 1) * lx + lid) * n;
+    for (int i = 0; i < n; ++i) acc[i] += other[i];
+  }
+  return true;
+}
+
+// The same for one float per work-item.
+inline bool tsr_split_sum(float* acc, __local float* part) {
+  const int lx = get_local_size(0), lid = get_local_id(0);
+  const int ks = get_local_size(2), kz = get_local_id(2);
+  if (kz > 0) part[(kz - 1) * lx + lid] = *acc;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (kz > 0) return false;
+  for (int z = 1; z < ks; ++z) *acc += part[(z - 1) * lx + lid];
+  return true;
+}
+
+// The split-gemm conv kernels' common start (conv2d_gemm_4c, conv2d_gemm_image; OPW and
+// BLOCKS_PER_ITEM defined): for `out` = (N, output blocks, OH, OW) and `sp` = (stride y, x, pad
+// top, left), the work-item's OPW pixels from p0 of the flattened plane and BLOCKS_PER_ITEM
+// output blocks from mb0 of image n (`live` false for the launch's overhang), its reduction
+// slice kz of ks, the input coordinates iy0[j], ix0[j] of each pixel's first kernel tap (pixels
+// past the plane repeat its last one), and zeroed accumulators acc[BLOCKS_PER_ITEM][OPW].
+#define TSR_SPLIT_GEMM_PROLOGUE(out, sp)                                \
+  const int plane = (out).z * (out).w;                                  \
+  const int groups = ((out).y + BLOCKS_PER_ITEM - 1) / BLOCKS_PER_ITEM; \
+  const int p0 = get_global_id(0) * OPW;                                \
+  const int ng = get_global_id(1);                                      \
+  const int ks = get_local_size(2);                                     \
+  const int kz = get_local_id(2);                                       \
+  const bool live = p0 < plane && ng < (out).x * groups;                \
+  const int mb0 = (ng % groups) * BLOCKS_PER_ITEM;                      \
+  const int n = ng / groups;                                            \
+  int iy0[OPW], ix0[OPW];                                               \
+  for (int j_ = 0; j_ < OPW; ++j_) {                                    \
+    const int p_ = min(p0 + j_, plane - 1);                             \
+    iy0[j_] = (p_ / (out).w) * (sp).x - (sp).z;                         \
+    ix0[j_] = (p_ % (out).w) * (sp).y - (sp).w;                         \
+  }                                                                     \
+  float4 acc[BLOCKS_PER_ITEM][OPW];                                     \
+  for (int b_ = 0; b_ < BLOCKS_PER_ITEM; ++b_) {                        \
+    for (int j_ = 0; j_ < OPW; ++j_) acc[b_][j_] = (float4)(0.0f);      \
+  }
