@@ -1,6 +1,7 @@
 // `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
 //               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S]
-//               [--input-shape NAME=DIMS]... [--force] [--threads N] [--verbose|--quiet]`
+//               [--input-shape NAME=DIMS]... [--force] [--threads N] [--verbose|--quiet]
+//               [--precision P --check-accuracy [--accuracy-samples N] [--accuracy-budget R]]`
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -8,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "accuracy.hpp"
 #include "cli.hpp"
 #include "run_common.hpp"
 #include "tessera/npy.hpp"
@@ -38,7 +40,91 @@ void print_usage() {
       "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
       "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
       "                        to compile on it to the next target (default: an error)\n"
-      "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n");
+      "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
+      "  --check-accuracy      also run the model in fp32 on the same targets and report, per\n"
+      "                        output, the largest abs and relative (to the output's largest\n"
+      "                        magnitude) difference over a batch of inputs, and for class\n"
+      "                        scores ([rows, classes]) top-1 agreement and top-5 overlap\n"
+      "  --accuracy-samples N  inputs in that batch (default 8): the given --input files stay,\n"
+      "                        the others are generated with seeds S, S+1, ...\n"
+      "  --accuracy-budget R   fail (exit 1) when an output's relative difference exceeds R\n");
+}
+
+// What --check-accuracy found: the JSON member ("accuracy": {...}; empty in text mode, where
+// the report is printed) and whether the budget was exceeded.
+struct AccuracyOutcome {
+  std::string json;
+  bool over_budget = false;
+};
+
+// --check-accuracy: the session's outputs against an fp32 session of the same workload on the
+// same targets, over `samples` inputs.
+AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
+                               const std::string& model_path, const Args& args, uint64_t seed,
+                               bool json) {
+  const int64_t samples = args.get_int("accuracy-samples", 8, 1, 100000);
+  // 0 = no budget; get_number names the option when the value is not a number in range.
+  const double budget = args.get_number("accuracy-budget", 0.0, 1e-12, 1e6);
+  Workload reference = load_workload(model_path, args.get("targets", ""),
+                                     parse_input_shapes(args.get_all("input-shape")));
+  apply_pack_options(reference, args.get_all("pack"), args.flag("no-packs"));
+  apply_fallback_option(reference, args.flag("allow-fallback"));
+  if (args.has("threads")) {
+    reference.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
+  }
+  reference.precision = "fp32";
+  Runner fp32(std::move(reference));
+  const Graph& g = runner.graph();
+  std::vector<std::string> names;
+  for (ValueId id : g.outputs) names.push_back(g.value(id).name);
+  AccuracyCheck check(names);
+  for (int64_t i = 0; i < samples; ++i) {
+    const auto inputs = load_or_generate_inputs(g, args.get_all("input"), seed + i);
+    check.add(runner.run(inputs), fp32.run(inputs));
+  }
+  std::string out;
+  char line[512];
+  if (!json) {
+    std::printf(
+        "accuracy of %s against fp32 on the same targets over %d inputs (seeds %llu..%llu "
+        "for generated inputs):\n",
+        precision.c_str(), check.samples(), static_cast<unsigned long long>(seed),
+        static_cast<unsigned long long>(seed + samples - 1));
+  }
+  for (const OutputAccuracy& o : check.outputs()) {
+    if (json) {
+      std::snprintf(line, sizeof(line),
+                    "%s{\"name\": %s, \"max_abs\": %.6g, \"max_rel\": %.6g, \"rows\": %lld, "
+                    "\"top1_agreement\": %.6g, \"top5_overlap\": %.6g, \"non_finite\": %s}",
+                    out.empty() ? "" : ", ", json_string(o.name).c_str(), o.max_abs, o.max_rel,
+                    static_cast<long long>(o.rows),
+                    o.rows ? static_cast<double>(o.top1_agree) / o.rows : 0.0,
+                    o.rows ? o.top5_overlap / o.rows : 0.0, o.non_finite ? "true" : "false");
+      out += line;
+      continue;
+    }
+    std::printf("  output '%s': max abs %.3g, max rel %.3g%s", o.name.c_str(), o.max_abs, o.max_rel,
+                o.non_finite ? ", NON-FINITE values where fp32 has none" : "");
+    if (o.rows > 0) {
+      std::printf("; top-1 agreement %lld/%lld (%.1f%%), top-5 overlap %.1f%%",
+                  static_cast<long long>(o.top1_agree), static_cast<long long>(o.rows),
+                  100.0 * static_cast<double>(o.top1_agree) / static_cast<double>(o.rows),
+                  100.0 * o.top5_overlap / static_cast<double>(o.rows));
+    }
+    std::printf("\n");
+  }
+  // The session compiles every region at one precision, so nothing is kept in fp32 by choice:
+  // a target that cannot run `precision` is an error at compile, not an fp32 fallback.
+  if (!json) std::printf("  nodes kept in fp32: none (every region ran %s)\n", precision.c_str());
+  const bool over = budget > 0.0 && check.worst_rel() > budget;
+  if (json) {
+    std::snprintf(line, sizeof(line),
+                  "\"accuracy\": {\"reference\": \"fp32\", \"samples\": %d, \"budget\": %.6g, "
+                  "\"within_budget\": %s, \"outputs\": [",
+                  check.samples(), budget, over ? "false" : "true");
+    out = line + out + "]}";
+  }
+  return {out, over};
 }
 
 // The 5 best classes of the first row of a 1000-class classifier's output, best first; empty for
@@ -73,8 +159,9 @@ void print_top5(const std::string& name, const Tensor& output) {
 int cmd_run(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
-             "threads", kMemoryLimitOption},
-            {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "help"});
+             "threads", "accuracy-samples", "accuracy-budget", kMemoryLimitOption},
+            {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "check-accuracy",
+             "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -93,6 +180,10 @@ int cmd_run(int argc, char** argv) {
     throw Error("--json prints one object; it does not combine with --verbose or --quiet");
   }
   const bool quiet = verbosity == Runner::Verbosity::kQuiet || json;
+  const bool check = args.flag("check-accuracy");
+  if (!check && (args.has("accuracy-samples") || args.has("accuracy-budget"))) {
+    throw Error("--accuracy-samples and --accuracy-budget go with --check-accuracy");
+  }
   apply_memory_limit_option(args);
 
   const auto t_import = std::chrono::steady_clock::now();
@@ -162,6 +253,8 @@ int cmd_run(int argc, char** argv) {
       if (!json) std::printf("wrote %s\n", written[i].c_str());
     }
   }
+  const AccuracyOutcome accuracy =
+      check ? check_accuracy(runner, precision, model_path, args, seed, json) : AccuracyOutcome{};
   if (json) {
     std::string out = "{" + plan_json_members(runner.plan(), model, precision) +
                       ", \"repeat\": " + std::to_string(repeat) + ", \"latency_ms\": {";
@@ -177,7 +270,13 @@ int cmd_run(int argc, char** argv) {
              ", \"top5\": " + json_int_list({classes.begin(), classes.end()}) +
              ", \"file\": " + json_string(written[i]) + "}";
     }
-    std::printf("%s]}\n", out.c_str());
+    out += "]";
+    if (check) out += ", " + accuracy.json;
+    std::printf("%s}\n", out.c_str());
+  }
+  if (accuracy.over_budget) {
+    throw Error("--accuracy-budget " + args.get("accuracy-budget") + " exceeded: an output of " +
+                precision + " differs from fp32 by more (see the accuracy report)");
   }
   return 0;
 }
