@@ -20,7 +20,8 @@ using opencl_test::any_image_device;
 using opencl_test::random_tensor;
 
 TEST(AdrenoSession, ConvReluPoolMatchesReference) {
-  if (!any_image_device()) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
+  if (!any_image_device())
+    TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
   const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
   const Attributes pool = opencl_test::pool_2x2_stride2();
   Graph g = test::GraphBuilder()
@@ -57,8 +58,59 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
 
 // A node whose tensor exceeds the device's image2d width is answered unsupported with the reason
 // and falls back to the reference plugin; the values still match.
+// The mixed-precision pass on adreno fp16: Conv (always) and the Relu/Add it feeds (follow) run
+// fp16, Softmax (never) and the Mul that reads it stay fp32, so the plan has regions of both
+// precisions on one target; every node says which, and the outputs stay within fp16 storage's
+// error of the reference, while the fp32 tail adds none of its own.
+TEST(AdrenoSession, MixedPrecisionSplitsRegionsByPrecision) {
+  if (!any_image_device())
+    TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
+  const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
+  const auto graph = [&] {
+    return test::GraphBuilder()
+        .input("x", {1, 8, 12, 12})
+        .constant("w", random_tensor({8, 8, 3, 3}, 11))
+        .node("Conv", {"x", "w"}, {"c"}, conv, "conv")
+        .node("Relu", {"c"}, {"r"}, {}, "relu")
+        .node("Add", {"r", "x"}, {"a"}, {}, "add")
+        .node("Softmax", {"a"}, {"s"}, opencl_test::attrs({{"axis", int64_t{-1}}}), "softmax")
+        .node("Mul", {"s", "s"}, {"y"}, {}, "square")
+        .output("y")
+        .build();
+  };
+  SessionOptions options = opencl_test::session_options({"adreno:any"}, "adreno");
+  options.precision = "fp16";
+  options.mixed_precision.enabled = true;
+  Session session(graph(), options);
+  std::map<std::string, std::string> precision;
+  for (const NodePlacement& p : session.plan().nodes) precision[p.node] = p.precision;
+  EXPECT_EQ(precision["conv"], "fp16");
+  EXPECT_EQ(precision["relu"], "fp16");
+  EXPECT_EQ(precision["add"], "fp16");
+  EXPECT_EQ(precision["softmax"], "fp32");
+  EXPECT_EQ(precision["square"], "fp32");
+  ASSERT_EQ(session.plan().regions.size(), 2u);
+  EXPECT_EQ(session.plan().regions[0].precision, "fp16");
+  EXPECT_EQ(session.plan().regions[1].precision, "fp32");
+  const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 8, 12, 12}, 12)}};
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(graph(), inputs);
+  ASSERT_EQ(got.size(), 1u);
+  opencl_test::expect_all_near(got[0], want[0], 5e-3f);
+
+  // Mixed precision over an fp32 session changes nothing: refused, naming what it needs.
+  options.precision = "fp32";
+  try {
+    Session fp32(graph(), options);
+    ADD_FAILURE() << "mixed precision with fp32 was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("fp16 or fp16-acc32"), std::string::npos) << e.what();
+  }
+}
+
 TEST(AdrenoSession, TooWideForImageFallsBackToReference) {
-  if (!any_image_device()) TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
+  if (!any_image_device())
+    TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
   Graph g = test::GraphBuilder()
                 .input("x", {1, 4, 2, 70000})
                 .input("z", {1, 4, 2, 8})

@@ -82,6 +82,27 @@ partition: {min_island_nodes: 3, allow_fallback: true}
   EXPECT_TRUE(c.partition.allow_fallback);
 }
 
+TEST(DeployConfig, MixedPrecisionListsOverrideTheDefaults) {
+  ScratchDir dir;
+  const std::string path = dir.write("mp.yaml", R"(zoo: mobilenet_v2
+precision: fp16
+mixed_precision:
+  always: [MyConv]
+  follow: [Softmax]
+  never: [Conv]
+)");
+  const DeployConfig c = load_deploy_config(path);
+  EXPECT_TRUE(c.mixed_precision.enabled);
+  EXPECT_EQ(mixed_precision_class("MyConv", c.mixed_precision), MixedPrecisionClass::kAlways);
+  EXPECT_EQ(mixed_precision_class("Softmax", c.mixed_precision), MixedPrecisionClass::kFollow);
+  EXPECT_EQ(mixed_precision_class("Conv", c.mixed_precision), MixedPrecisionClass::kNever);
+  // Untouched op types keep the default lists.
+  EXPECT_EQ(mixed_precision_class("Gemm", c.mixed_precision), MixedPrecisionClass::kAlways);
+  const std::string off =
+      dir.write("off.yaml", "zoo: mobilenet_v2\nmixed_precision: {enabled: false}\n");
+  EXPECT_FALSE(load_deploy_config(off).mixed_precision.enabled);
+}
+
 TEST(DeployConfig, ZooShorthandAndDefaults) {
   ScratchDir dir;
   const DeployConfig c = load_deploy_config(dir.write("a.yaml", "zoo: mobilenet_v2\n"));
@@ -155,7 +176,9 @@ struct BadCase {
 
 // Printed by its name: gtest's default (the struct's bytes) would put pointer values into the
 // ctest names, which then differ between builds and runs.
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 class DeployConfigBad : public ::testing::TestWithParam<BadCase> {};
 
@@ -170,6 +193,13 @@ TEST_P(DeployConfigBad, ErrorNamesFileLineAndKeyPath) {
 INSTANTIATE_TEST_SUITE_P(
     Cases, DeployConfigBad,
     ::testing::Values(
+        BadCase{"MixedPrecisionWithFp32",
+                "zoo: mobilenet_v2\nmixed_precision: {never: [Softmax]}\n",
+                "2:18: mixed_precision.enabled", "set precision: fp16 or fp16-acc32"},
+        BadCase{"MixedPrecisionOpOnTwoLists",
+                "zoo: mobilenet_v2\nprecision: fp16\nmixed_precision:\n  always: [Conv]\n"
+                "  never: [Softmax, Conv]\n",
+                "5:10: mixed_precision.never", "op type 'Conv' is on both 'always' and 'never'"},
         BadCase{"UnknownTopKeySuggests", "zoo: mobilenet_v2\ntrgets: [cpu]\n", "2:1: trgets",
                 "unknown key 'trgets' in (top level); did you mean 'targets'?"},
         BadCase{"UnknownNestedKeySuggests",

@@ -131,12 +131,13 @@ int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "threads", "repeat", "warmup", "seed", "input", "input-shape", "pack",
              "precision", "trace", kMemoryLimitOption},
-            {"json", "no-packs", "profile", "allow-fallback", "force", "help"});
+            {"json", "no-packs", "profile", "allow-fallback", "force", "mixed-precision", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
         "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n"
+        "                     [--mixed-precision]\n"
         "                     [--allow-fallback] [--trace FILE.json [--force]]\n"
         "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n"
         "--trace FILE.json writes the measured runs as a Chrome trace (chrome://tracing,\n"
@@ -160,6 +161,7 @@ int cmd_bench(int argc, char** argv) {
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
+  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
   apply_fallback_option(workload, args.flag("allow-fallback"));
   if (args.has("threads")) {
     const int64_t threads = args.get_int("threads", 0, 0, 1024);

@@ -58,9 +58,10 @@ void print_table(const ExecutionPlan& plan) {
   }
   std::printf("\nregions: %zu\n", plan.regions.size());
   for (const RegionPlacement& r : plan.regions) {
-    std::printf("  region %d on %s (%s): %zu node(s), %zu input(s), %zu output(s), est %.1f us\n",
-                r.id, r.plugin.c_str(), r.device.c_str(), r.nodes.size(), r.inputs.size(),
-                r.outputs.size(), r.estimated_us);
+    std::printf(
+        "  region %d on %s (%s), %s: %zu node(s), %zu input(s), %zu output(s), est %.1f us\n", r.id,
+        r.plugin.c_str(), r.device.c_str(), r.precision.c_str(), r.nodes.size(), r.inputs.size(),
+        r.outputs.size(), r.estimated_us);
   }
   double total_us = 0;
   for (const RegionPlacement& r : plan.regions) total_us += r.estimated_us;
@@ -109,7 +110,7 @@ int cmd_plan(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input-shape", "plugin-dir", "pack", "precision", "dump-kernels",
              "dump-clml", kMemoryLimitOption},
-            {"json", "no-packs", "allow-fallback", "help"});
+            {"json", "no-packs", "allow-fallback", "mixed-precision", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera plan MODEL.onnx|DEPLOY.yaml [options]\n"
@@ -120,6 +121,8 @@ int cmd_plan(int argc, char** argv) {
         "  --pack FILE           use exactly this tuned pack (repeatable)\n"
         "  --no-packs            no tuned packs: the schedules' heuristics only\n"
         "  --precision P         fp32 (default), fp16 or fp16-acc32\n"
+        "  --mixed-precision     with fp16/fp16-acc32: the mixed-precision pass keeps some\n"
+        "                        nodes in fp32 (shown per region and in --json fp32_nodes)\n"
         "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
         "                        to compile on it to the next target (default: an error)\n"
         "  --json                print one JSON object: model, precision, targets, packs,\n"
@@ -139,6 +142,7 @@ int cmd_plan(int argc, char** argv) {
   for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
+  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
   apply_fallback_option(workload, args.flag("allow-fallback"));
   SessionOptions options = session_options(workload);
   const std::string model = workload.model_path, precision = workload.precision;

@@ -38,6 +38,9 @@ void print_usage() {
       "  --pack FILE           use exactly this tuned pack (repeatable)\n"
       "  --no-packs            no tuned packs: the schedules' heuristics only\n"
       "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
+      "  --mixed-precision     with fp16/fp16-acc32: keep the ops the mixed-precision pass\n"
+      "                        lists as never (Softmax, LayerNormalization, reductions, Exp,\n"
+      "                        Erf, ...) and what only they feed in fp32\n"
       "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
       "                        to compile on it to the next target (default: an error)\n"
       "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
@@ -73,6 +76,7 @@ AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
     reference.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
   }
   reference.precision = "fp32";
+  reference.mixed_precision.enabled = false;
   Runner fp32(std::move(reference));
   const Graph& g = runner.graph();
   std::vector<std::string> names;
@@ -113,9 +117,11 @@ AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
     }
     std::printf("\n");
   }
-  // The session compiles every region at one precision, so nothing is kept in fp32 by choice:
-  // a target that cannot run `precision` is an error at compile, not an fp32 fallback.
-  if (!json) std::printf("  nodes kept in fp32: none (every region ran %s)\n", precision.c_str());
+  // Only the mixed-precision pass keeps nodes in fp32: a target that cannot run `precision` is
+  // an error at compile, not an fp32 fallback.
+  if (!json) {
+    std::printf("  nodes kept in fp32: %s\n", fp32_nodes_text(runner.plan(), precision).c_str());
+  }
   const bool over = budget > 0.0 && check.worst_rel() > budget;
   if (json) {
     std::snprintf(line, sizeof(line),
@@ -161,7 +167,7 @@ int cmd_run(int argc, char** argv) {
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
              "threads", "accuracy-samples", "accuracy-budget", kMemoryLimitOption},
             {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "check-accuracy",
-             "help"});
+             "mixed-precision", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -191,6 +197,7 @@ int cmd_run(int argc, char** argv) {
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
+  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
   apply_fallback_option(workload, args.flag("allow-fallback"));
   if (args.has("threads")) {
     workload.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));

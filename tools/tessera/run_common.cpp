@@ -224,6 +224,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     }
   }
   w.precision = precision_name(config.precision);
+  w.mixed_precision = config.mixed_precision;
   w.min_island_nodes = config.partition.min_island_nodes;
   w.allow_fallback = config.partition.allow_fallback;
   w.plugin_dirs = config.plugin_dirs;
@@ -254,6 +255,8 @@ void apply_pack_options(Workload& workload, const std::vector<std::string>& pack
 
 struct Runner::Impl {
   std::unique_ptr<Session> session;
+  bool mixed_precision = false;
+  std::string precision;
 };
 
 void apply_fallback_option(Workload& workload, bool allow_fallback) {
@@ -266,6 +269,10 @@ void apply_precision_option(Workload& workload, const std::string& precision) {
     throw Error("--precision must be fp32, fp16 or fp16-acc32, got '" + precision + "'");
   }
   workload.precision = precision;
+}
+
+void apply_mixed_precision_option(Workload& workload, bool enable) {
+  if (enable) workload.mixed_precision.enabled = true;
 }
 
 SessionOptions session_options(const Workload& workload) {
@@ -285,11 +292,14 @@ SessionOptions session_options(const Workload& workload) {
   options.min_island_nodes = workload.min_island_nodes;
   options.allow_fallback = workload.allow_fallback;
   options.profile_nodes = workload.profile_nodes;
+  options.mixed_precision = workload.mixed_precision;
   return options;
 }
 
 Runner::Runner(Workload workload) : impl_(std::make_unique<Impl>()) {
   const SessionOptions options = session_options(workload);
+  impl_->mixed_precision = options.mixed_precision.enabled;
+  impl_->precision = options.precision;
   impl_->session = std::make_unique<Session>(std::move(workload.graph), options);
 }
 
@@ -343,10 +353,15 @@ void Runner::print_placement(Verbosity verbosity) const {
                 plan.input_signature.c_str(), plan.value_inputs.c_str());
   }
   std::printf("placement (%zu nodes, %zu regions):\n", plan.nodes.size(), plan.regions.size());
+  if (impl_->mixed_precision) {
+    std::printf("mixed precision: kept in fp32 %s\n",
+                fp32_nodes_text(plan, impl_->precision).c_str());
+  }
   if (verbose) {
     for (const NodePlacement& n : plan.nodes) {
-      std::printf("  %-32s %-20s -> %-10s region %d\n", n.node.c_str(), n.op_type.c_str(),
-                  n.plugin.c_str(), n.region);
+      std::printf("  %-32s %-20s -> %-10s region %d%s\n", n.node.c_str(), n.op_type.c_str(),
+                  n.plugin.c_str(), n.region,
+                  impl_->mixed_precision ? (" " + n.precision).c_str() : "");
     }
   } else if (!plan.nodes.empty()) {
     // Only what did not land on the first target the user listed, grouped by where it went and
@@ -388,6 +403,7 @@ std::string plan_json_members(const ExecutionPlan& plan, const std::string& mode
     out += std::string(i ? ", " : "") + "{\"id\": " + std::to_string(r.id) +
            ", \"plugin\": " + json_string(r.plugin) + ", \"device\": " + json_string(r.device) +
            ", \"nodes\": " + std::to_string(r.nodes.size()) +
+           ", \"precision\": " + json_string(r.precision) +
            ", \"estimated_us\": " + json_number(r.estimated_us) +
            ", \"inputs_from_host\": " + json_string_list(r.inputs) +
            ", \"outputs_to_host\": " + json_string_list(r.outputs) + "}";
@@ -398,7 +414,36 @@ std::string plan_json_members(const ExecutionPlan& plan, const std::string& mode
     out += std::string(first ? "" : ", ") + json_string(plugin) + ": " + std::to_string(count);
     first = false;
   }
-  return out + "}, \"warnings\": " + json_string_list(plan.warnings);
+  out += "}, \"fp32_nodes\": " + json_string_list(fp32_nodes(plan, precision));
+  return out + ", \"warnings\": " + json_string_list(plan.warnings);
+}
+
+std::vector<std::string> fp32_nodes(const ExecutionPlan& plan, const std::string& precision) {
+  std::vector<std::string> out;
+  if (precision == "fp32") return out;
+  for (const NodePlacement& n : plan.nodes) {
+    if (n.precision == "fp32") out.push_back(n.node);
+  }
+  return out;
+}
+
+std::string fp32_nodes_text(const ExecutionPlan& plan, const std::string& precision) {
+  std::map<std::string, int> by_op;
+  int total = 0;
+  for (const NodePlacement& n : plan.nodes) {
+    if (precision != "fp32" && n.precision == "fp32") {
+      ++by_op[n.op_type];
+      ++total;
+    }
+  }
+  if (total == 0) return "none (every node runs " + precision + ")";
+  std::string text = std::to_string(total) + " of " + std::to_string(plan.nodes.size()) + " (";
+  bool first = true;
+  for (const auto& [op, count] : by_op) {
+    text += (first ? "" : ", ") + op + " x" + std::to_string(count);
+    first = false;
+  }
+  return text + ")";
 }
 
 std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan) {

@@ -52,6 +52,7 @@ struct Workload {
   int32_t min_island_nodes = 1;  // the deployment's partition: section
   bool allow_fallback = false;   // the deployment's partition.allow_fallback, or --allow-fallback
   bool profile_nodes = false;    // bench --profile / --trace read per-node times
+  MixedPrecisionSettings mixed_precision;  // the deployment's mixed_precision:, --mixed-precision
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
 };
 
@@ -79,6 +80,9 @@ void apply_fallback_option(Workload& workload, bool allow_fallback);
 
 // --precision fp32|fp16|fp16-acc32 over the deployment's `precision:` ("" = keep).
 void apply_precision_option(Workload& workload, const std::string& precision);
+// --mixed-precision: the mixed-precision pass with the default lists (a deployment's
+// `mixed_precision:` lists stay); `enable` false keeps the deployment's setting.
+void apply_mixed_precision_option(Workload& workload, bool enable);
 
 // The Session options a workload asks for (targets, threads, precision, plugin dirs, packs).
 SessionOptions session_options(const Workload& workload);
@@ -92,6 +96,10 @@ std::string plan_json_members(const ExecutionPlan& plan, const std::string& mode
 
 // Plugin name -> number of the plan's graph nodes placed on it, and the same as one line of text
 // ("cpu=120 reference=3") for `plan` and `run`.
+// Nodes the mixed-precision pass kept in fp32 in a `precision` (fp16...) session: their names,
+// and "3 of 120 (Softmax x2, ReduceMean x1)" / "none (every node runs fp16)".
+std::vector<std::string> fp32_nodes(const ExecutionPlan& plan, const std::string& precision);
+std::string fp32_nodes_text(const ExecutionPlan& plan, const std::string& precision);
 std::map<std::string, int> nodes_per_plugin(const ExecutionPlan& plan);
 std::string nodes_per_plugin_text(const ExecutionPlan& plan);
 

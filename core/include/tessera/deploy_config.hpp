@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "tessera/mixed_precision.hpp"
 #include "tessera/tensor.hpp"
 
 namespace tessera {
@@ -27,7 +28,7 @@ const char* precision_name(Precision precision);  // "fp32" | "fp16" | "fp16-acc
 // The Precision `name` names (one of precision_name's answers), or nullopt: the one check of a
 // precision string, for deployments, `--precision` and the C API alike.
 std::optional<Precision> parse_precision(const std::string& name);
-const char* pack_mode_name(PackMode mode);        // "auto" | "files" | "none"
+const char* pack_mode_name(PackMode mode);  // "auto" | "files" | "none"
 
 // One model input whose shape/dtype the deployment fixes (overrides the model's own).
 struct InputSpec {
@@ -67,7 +68,7 @@ struct PackSettings {
 };
 
 struct PartitionSettings {
-  int min_island_nodes = 1;    // islands smaller than this merge back into a neighbour
+  int min_island_nodes = 1;  // islands smaller than this merge back into a neighbour
   // A named target that cannot run, or a region that fails to compile on one, moves on to the
   // next target (true) or is an error naming the target and the reason (false).
   bool allow_fallback = false;
@@ -80,6 +81,9 @@ struct DeployConfig {
   std::vector<InputSpec> inputs;
   std::vector<TargetSpec> targets;  // never empty
   Precision precision = Precision::kFp32;
+  // `mixed_precision:` (needs precision fp16 / fp16-acc32): enabled, and op types moved onto
+  // the always / follow / never lists.
+  MixedPrecisionSettings mixed_precision;
   std::vector<std::string> plugin_dirs;  // absolute, existing directories
   bool allow_plugin_shadowing = false;   // TESSERA_PLUGIN_PATH may replace a bundled plugin
   PackSettings packs;

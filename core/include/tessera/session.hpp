@@ -36,6 +36,7 @@
 
 #include "tessera/deploy_config.hpp"  // PackMode: auto | files | none
 #include "tessera/graph.hpp"
+#include "tessera/mixed_precision.hpp"
 #include "tessera/plugin_host.hpp"
 
 namespace tessera {
@@ -43,7 +44,7 @@ namespace tessera {
 // Settings of one target that only its plugin sees (a deployment's per-target `threads:` and
 // `options:`).
 struct TargetSettings {
-  int32_t threads = 0;  // 0 = SessionOptions::threads
+  int32_t threads = 0;                                       // 0 = SessionOptions::threads
   std::vector<std::pair<std::string, std::string>> options;  // name, value; checked by the plugin
   std::string origin;  // where they come from, for errors: "app.yaml:7: targets[1]"
 };
@@ -59,11 +60,11 @@ struct SessionOptions {
   // Let a plugin on TESSERA_PLUGIN_PATH replace a bundled one of the same name (see
   // PluginHostOptions::allow_shadowing).
   bool allow_plugin_shadowing = false;
-  int32_t threads = 0;                  // 0 = each plugin's default
+  int32_t threads = 0;  // 0 = each plugin's default
   // Keyed by an entry of `targets` as written there ("cpu", "mali:any").
   std::map<std::string, TargetSettings> target_settings;
-  std::string precision = "fp32";       // "fp32", "fp16", "fp16-acc32"
-  std::string cache_dir;                // absolute; "" = no kernel cache
+  std::string precision = "fp32";  // "fp32", "fp16", "fp16-acc32"
+  std::string cache_dir;           // absolute; "" = no kernel cache
   // Islands of fewer nodes than this merge back into a neighbouring target (1 = by cost only).
   int32_t min_island_nodes = 1;
   // false (the default): a target named in `targets` that has no usable device, or a region that
@@ -82,6 +83,10 @@ struct SessionOptions {
   // Per-node times in profile(): with false (the default) plugins may skip what timing each node
   // costs (an OpenCL event per launch), and RegionProfile::node_times_us may be empty.
   bool profile_nodes = false;
+  // With precision fp16 / fp16-acc32: run only the nodes the mixed-precision pass picks
+  // (tessera/mixed_precision.hpp) in it and keep the rest fp32, regions split where it changes.
+  // Enabled with precision fp32 it is an error (it would change nothing).
+  MixedPrecisionSettings mixed_precision;
 
   // Where tuned configs come from (see schedules/README.md): kAuto = the most specific pack per
   // device among those in the schedules directories; kFiles = exactly `pack_files` (still matched
@@ -151,6 +156,9 @@ struct NodePlacement {
   // Where the node's schedule config came from: "relu.blocked{block=4} from pack FILE (device
   // match)" or "heuristic (no pack entry for workload '...')".
   std::string config;
+  // The precision the node's region was compiled at: the session's, or "fp32" where the
+  // mixed-precision pass kept it there.
+  std::string precision;
 };
 
 struct RegionPlacement {
@@ -161,6 +169,7 @@ struct RegionPlacement {
   std::vector<std::string> inputs;   // values read from host buffers
   std::vector<std::string> outputs;  // values written to host buffers
   double estimated_us = 0.0;
+  std::string precision;  // what the region was compiled at
 };
 
 // A plan warns when more than this share of its estimated time, and at least
@@ -196,7 +205,7 @@ struct ExecutionPlan {
 struct RegionProfile {
   int region = -1;
   std::string plugin;
-  double time_us = 0.0;               // wall time of execute(), last run
+  double time_us = 0.0;  // wall time of execute(), last run
   // When execute() began, after the run began; regions that ran at once have intersecting
   // [start_us, start_us + time_us) intervals.
   double start_us = 0.0;

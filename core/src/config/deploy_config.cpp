@@ -174,7 +174,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   }
   MapReader root(file, doc.root, "",
                  {"schema_version", "model", "zoo", "inputs", "targets", "precision", "plugin_dirs",
-                  "allow_plugin_shadowing", "packs", "cache_dir", "partition"});
+                  "allow_plugin_shadowing", "packs", "cache_dir", "partition", "mixed_precision"});
   root.integer("schema_version", 1, 1, 1);
 
   DeployConfig cfg;
@@ -272,6 +272,31 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   }
 
   if (root.has("cache_dir")) cfg.cache_dir = resolve(base_dir, root.str("cache_dir", ""));
+
+  if (root.has("mixed_precision")) {
+    MapReader m(file, root.map("mixed_precision"), "mixed_precision",
+                {"enabled", "always", "follow", "never"});
+    cfg.mixed_precision.enabled = m.boolean("enabled", true);
+    if (cfg.mixed_precision.enabled && cfg.precision == Precision::kFp32) {
+      m.fail("enabled",
+             "mixed precision keeps some nodes in fp32 and runs the rest in the deployment's "
+             "precision, which is fp32: set precision: fp16 or fp16-acc32, or enabled: false");
+    }
+    const std::pair<const char*, MixedPrecisionClass> lists[] = {
+        {"always", MixedPrecisionClass::kAlways},
+        {"follow", MixedPrecisionClass::kFollow},
+        {"never", MixedPrecisionClass::kNever}};
+    std::map<std::string, std::string> seen;  // op type -> the list that named it
+    for (const auto& [key, cls] : lists) {
+      for (const std::string& op : m.str_list(key)) {
+        const auto [it, fresh] = seen.emplace(op, key);
+        if (!fresh) {
+          m.fail(key, "op type '" + op + "' is on both '" + it->second + "' and '" + key + "'");
+        }
+        cfg.mixed_precision.overrides[op] = cls;
+      }
+    }
+  }
 
   if (root.has("partition")) {
     MapReader p(file, root.map("partition"), "partition", {"min_island_nodes", "allow_fallback"});

@@ -477,6 +477,31 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   settings.cache_dir = options.cache_dir;
   settings.dump_dir = options.dump_kernels_dir;
   settings.profile = options.profile_nodes;
+  // The mixed-precision pass: per node, reduced (the session's precision) or fp32. Regions form
+  // over (target, precision) pairs, so a region never mixes the two.
+  std::vector<bool> reduced(graph.nodes.size(), options.precision != "fp32");
+  if (options.mixed_precision.enabled) {
+    reduced = assign_reduced_precision(graph, options.mixed_precision);
+    std::set<std::string> unlisted;
+    for (const Node& n : graph.nodes) {
+      bool listed = true;
+      mixed_precision_class(n.op_type, options.mixed_precision, &listed);
+      if (!listed) unlisted.insert(n.op_type);
+    }
+    for (const std::string& op : unlisted) {
+      plan.warnings.push_back("mixed precision: op type " + op +
+                              " is on no list (always, follow, never), so it stays fp32; a "
+                              "deployment's mixed_precision lists can place it");
+    }
+  }
+  const auto region_key = [&](const std::vector<int>& target) {
+    std::vector<int> key(target.size());
+    for (size_t n = 0; n < target.size(); ++n) key[n] = target[n] * 2 + (reduced[n] ? 1 : 0);
+    return key;
+  };
+  const auto precision_of = [&](int node) {
+    return reduced[static_cast<size_t>(node)] ? options.precision : std::string("fp32");
+  };
 
   std::vector<partition::Exclusion> excluded;
   std::map<std::pair<int, std::vector<int>>, std::shared_ptr<PluginRegion>> compiled;
@@ -486,7 +511,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   for (;;) {
     assignment =
         partition::assign_nodes(graph, targets, answers, excluded, options.min_island_nodes);
-    regions = partition::form_regions(graph, assignment.target);
+    regions = partition::form_regions(graph, region_key(assignment.target));
     bool failed = false;
     for (const std::vector<int>& nodes : regions) {
       const int t = assignment.target[static_cast<size_t>(nodes[0])];
@@ -494,6 +519,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
       if (compiled.count(key)) continue;
       const Target& target = targets[static_cast<size_t>(t)];
       RegionCompileSettings target_settings = settings;
+      target_settings.precision = precision_of(nodes[0]);
       const auto per_target = options.target_settings.find(target.spec);
       if (per_target != options.target_settings.end()) {
         if (per_target->second.threads > 0)
@@ -533,9 +559,10 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
                                    names + "] failed to compile on " + target.spec + ": " +
                                    e.what();
         if (!options.targets.empty() && !options.allow_fallback) {
-          throw Error(region + " (partition.allow_fallback is false, so no other target is "
-                               "tried; --allow-fallback or partition.allow_fallback: true "
-                               "moves it to the next target)");
+          throw Error(region +
+                      " (partition.allow_fallback is false, so no other target is "
+                      "tried; --allow-fallback or partition.allow_fallback: true "
+                      "moves it to the next target)");
         }
         plan.warnings.push_back(region + "; falling back to the next target");
         for (int n : nodes) excluded.push_back({n, t, "compile failed: " + std::string(e.what())});
@@ -559,6 +586,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     rp.id = static_cast<int>(r);
     rp.plugin = target.plugin->name();
     rp.device = target.info.name;
+    rp.precision = precision_of(regions[r][0]);
     for (int n : regions[r]) {
       region_of[static_cast<size_t>(n)] = static_cast<int>(r);
       rp.nodes.push_back(graph.nodes[static_cast<size_t>(n)].name);
@@ -578,6 +606,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     placement.plugin = target.plugin->name();
     placement.device = target.info.name;
     placement.region = region_of[n];
+    placement.precision = precision_of(static_cast<int>(n));
     placement.reason = assignment.reason[n];
     const partition::NodeAnswer& answer = answers[n][static_cast<size_t>(t)];
     placement.estimate = answer.estimate;
@@ -802,6 +831,11 @@ Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<con
     throw Error("Session: plan_cache_size must be at least 1, got " +
                 std::to_string(options.plan_cache_size));
   }
+  if (options.mixed_precision.enabled && options.precision == "fp32") {
+    throw Error(
+        "Session: mixed precision keeps some nodes in fp32 and runs the rest in the "
+        "session's precision, which is fp32: it needs precision fp16 or fp16-acc32");
+  }
   Impl& impl = *impl_;
   impl.given = std::move(graph);
   impl.host = std::move(host);
@@ -865,8 +899,8 @@ std::shared_ptr<Planned> Session::Impl::planned_for(const std::map<std::string, 
     const ValueId id = given.find_value(name);
     if (id == kNoValue ||
         std::find(given.inputs.begin(), given.inputs.end(), id) == given.inputs.end()) {
-      throw Error(where + ": '" + name + "' is not an input of the model (its inputs: " +
-                  given.input_names() + ")");
+      throw Error(where + ": '" + name +
+                  "' is not an input of the model (its inputs: " + given.input_names() + ")");
     }
   }
   for (ValueId id : given.inputs) {
