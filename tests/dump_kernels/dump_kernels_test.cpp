@@ -1,7 +1,7 @@
 // Sessions on mali:any and adreno:any with dump_kernels_dir set write the OpenCL C source of each
-// program they build: every dumped file holds the plugin's common.cl and one of its kernel files
-// verbatim, names the node(s) it runs, a rerun writes nothing new, and a different file of the
-// same name is kept while the source goes to <name>.2.cl.
+// program they build: every dumped file holds the plugin's common.cl, the shared helpers.cl and one
+// of its kernel files verbatim, names the node(s) it runs, a rerun writes nothing new, and a
+// different file of the same name is kept while the source goes to <name>.2.cl.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -76,7 +76,10 @@ void check_dump(const std::string& plugin) {
 
   // The embedded sources are the files of plugins/<plugin>/kernels.
   const fs::path kernels = fs::path(TESSERA_SOURCE_DIR) / "plugins" / plugin / "kernels";
-  const std::string common = slurp(kernels / "common.cl");
+  // Every program starts with the plugin's common.cl and the shared helpers.cl.
+  const std::string common =
+      slurp(kernels / "common.cl") +
+      slurp(fs::path(TESSERA_SOURCE_DIR) / "plugins" / "opencl" / "kernels" / "helpers.cl");
   ASSERT_FALSE(common.empty());
   std::map<std::string, std::string> bodies;
   for (const auto& e : fs::directory_iterator(kernels)) {
@@ -107,7 +110,8 @@ void check_dump(const std::string& plugin) {
   std::set<std::string> nodes_named;
   std::set<std::string> files_used;
   for (const auto& [name, text] : first) {
-    // Each dump is a header comment followed by common.cl and one kernel file, verbatim.
+    // Each dump is a header comment followed by common.cl, helpers.cl and one kernel file,
+    // verbatim.
     EXPECT_EQ(text.rfind("/* tessera " + plugin + ": kernel ", 0), 0u) << name;
     const size_t end = text.find(" */\n");
     ASSERT_NE(end, std::string::npos) << name;
@@ -156,7 +160,8 @@ void check_dump(const std::string& plugin) {
 }
 
 TEST(DumpKernels, MaliWritesEmbeddedSources) {
-  if (opencl::probe_devices().devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
+  if (opencl::probe_devices().devices.empty())
+    TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
   check_dump("mali");
 }
 

@@ -3,9 +3,10 @@
 //
 //   always  run reduced: the heavy multiply-add ops whose fp16 error stays small (Conv, Gemm...)
 //   follow  run reduced when every float input they read comes from a reduced node (element-wise,
-//           pooling, data movement), else fp32: they never start a reduced stretch
-//   never   stay fp32: reductions, normalisations and transcendental ops that overflow or lose
-//           too much in fp16 (Softmax, LayerNormalization, ReduceMean, Exp, Erf...)
+//           pooling, data movement; ReduceMean too, the squeeze-excitation form of
+//           GlobalAveragePool), else fp32: they never start a reduced stretch
+//   never   stay fp32: sums, normalisations and transcendental ops that overflow or lose too
+//           much in fp16 (Softmax, LayerNormalization, ReduceSum, Exp, Erf...)
 // An op type on no list is treated as `never`, and said so (explicit beats silent).
 #pragma once
 
