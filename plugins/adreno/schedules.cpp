@@ -94,10 +94,14 @@ const std::vector<Schedule>& all_schedules() {
       {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
+      // rows_per_item x cols_per_item: the output tile of a work-item.
       {"matmul.batched",
        "matmul.cl",
        "gemm_batched_f32",
-       {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
+       {{"wg_x", kWgX, false},
+        {"wg_y", kWgY, false},
+        {"rows_per_item", {1, 2, 4, 8}, true, "MM_ROWS"},
+        {"cols_per_item", {1, 2, 4, 8}, true, "MM_COLS"}}},
       {"gemm.buffer", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
       // The reduction split k_split ways in the work-group (local dimension 2); wg_x 0: 64 /
       // k_split work-items along N.

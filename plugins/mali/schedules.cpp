@@ -104,10 +104,14 @@ const std::vector<Schedule>& all_schedules() {
       {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
       {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},
       {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
+      // rows_per_item x cols_per_item: the output tile of a work-item.
       {"matmul.batched",
        "matmul.cl",
        "gemm_batched_f32",
-       {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
+       {{"wg_x", kWgX, false},
+        {"wg_y", {1, 2, 4, 8}, false},
+        {"rows_per_item", {1, 2, 4, 8}, true, "MM_ROWS"},
+        {"cols_per_item", {1, 2, 4, 8}, true, "MM_COLS"}}},
       {"resize.bilinear", "pool.cl", "resize_bilinear_f32", {{"wg_x", kWgX, false}}},
   };
   return schedules;

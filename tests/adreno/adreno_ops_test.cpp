@@ -255,6 +255,14 @@ TEST_F(AdrenoOpsTest, GemmSplitEveryConfig) {
                        attrs({{"transA", int64_t{1}}})}});
 }
 
+// Batched MatMul's output tiles: attention-style batched operands and a shared 2-D B, with M and
+// N that leave partial tiles.
+TEST_F(AdrenoOpsTest, MatMulTilesEveryConfig) {
+  check_every_config("MatMul", "matmul.batched", "gemm_batched_f32",
+                     {{{{random_tensor({2, 3, 7, 5}, 80)}, {random_tensor({2, 3, 5, 9}, 81)}}, {}},
+                      {{{random_tensor({1, 10, 6}, 82)}, {random_tensor({6, 11}, 83), true}}, {}}});
+}
+
 // Knob options are checked before anything compiles: an unknown knob, a value no schedule has
 // and a non-integer are refused naming the option; anything else is refused as unknown.
 TEST_F(AdrenoOpsTest, KnobOptionsAreCheckedNamingTheOption) {

@@ -375,6 +375,27 @@ TEST_P(MaliLayoutTest, GemmSplitEveryConfig) {
   }
 }
 
+// Batched MatMul's output tiles (rows_per_item x cols_per_item) at every config of the grid (a
+// sample in CI): both operands batched (attention) and a shared 2-D B (a Linear layer), with M
+// and N that leave partial tiles.
+TEST_P(MaliLayoutTest, MatMulTilesEveryConfig) {
+  const std::vector<std::vector<In>> cases = {
+      {{random_tensor({2, 3, 7, 5}, 80)}, {random_tensor({2, 3, 5, 9}, 81)}},
+      {{random_tensor({1, 10, 6}, 82)}, {random_tensor({6, 11}, 83), true}},
+  };
+  for (const auto& inputs : cases) {
+    Case c(inputs, {opencl_test::make_node_over_inputs("MatMul", inputs.size(), {})}, 13);
+    std::vector<std::string> names;
+    int ran = 0;
+    for (const Request& r : every_config(c, 0, &names)) {
+      SCOPED_TRACE(label(r));
+      EXPECT_EQ(run(c, {r}).count("gemm_batched_f32"), 1u);
+      ++ran;
+    }
+    EXPECT_GT(ran, 1) << "describe_node lists no tile grid for MatMul";
+  }
+}
+
 TEST_P(MaliLayoutTest, ResidualChainNeedsNoConversionBackWhenChannelsAreBlocks) {
   std::vector<In> inputs = {{random_tensor({1, 3, 12, 12}, 30)},         // 0 x
                             {random_tensor({8, 3, 3, 3}, 31), true},     // 1 w1

@@ -13,9 +13,19 @@ std::string check(const NodeView& node, const Device&) {
   return opencl::support::check_matmul_batched(node);
 }
 
+// matmul.batched with the heuristic's tile first, then one output per work-item.
+std::vector<Config> options(const NodeView& node, const Device& device) {
+  const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
+  const auto [rows, cols] = opencl::support::matmul_default_tile(mm, device.info);
+  std::vector<Config> out = {default_config("matmul.batched", device.info, (mm.n + cols - 1) / cols,
+                                            {{"rows_per_item", rows}, {"cols_per_item", cols}})};
+  if (rows * cols > 1) out.push_back(default_config("matmul.batched", device.info, mm.n));
+  return out;
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  const Config config = lw.config_for("matmul.batched", mm.n);
+  const Config config = choose_config(lw, index, lw.forced(options(node, Device{lw.device(), {}})));
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.input_buffer(node.input_id(0), index))
@@ -27,10 +37,15 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       .i32(mm.a_batch)
       .i32(mm.b_batch)
       .i32(static_cast<int32_t>(mm.batches));
+  // The config's tile, not the heuristic's: a `knob.*` target option may have forced another.
+  const int64_t tile_rows = config.get("rows_per_item"), tile_cols = config.get("cols_per_item");
   lw.add_step(index, std::move(k),
-              {static_cast<size_t>(mm.n), static_cast<size_t>(mm.m), mm.batches}, config);
+              {static_cast<size_t>((mm.n + tile_cols - 1) / tile_cols),
+               static_cast<size_t>((mm.m + tile_rows - 1) / tile_rows), mm.batches},
+              config);
 }
 
 }  // namespace
 TESSERA_ADRENO_OP("MatMul", check, lower);
+static const TuningRegistrar kMatMulTuning("MatMul", options);
 }  // namespace tessera::adreno

@@ -16,13 +16,26 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   return two_d(node) ? "" : opencl::support::check_matmul_batched(node);
 }
 
+// 2-D: Gemm's configs; batched: matmul.batched with the heuristic's tile first, then one output
+// per work-item.
+std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+  if (two_d(node)) return gemm_options(node, device);
+  const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
+  const auto [rows, cols] = opencl::support::matmul_default_tile(mm, device);
+  std::vector<Config> out = {default_config("matmul.batched", device, (mm.n + cols - 1) / cols,
+                                            {{"rows_per_item", rows}, {"cols_per_item", cols}})};
+  if (rows * cols > 1) out.push_back(default_config("matmul.batched", device, mm.n));
+  return out;
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   if (two_d(node)) {
     lower_gemm(lw, node, index, node.input_id(0), node.input_id(1), -1, false, false, 1.0f, 0.0f);
     return;
   }
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  const Config config = default_config("matmul.batched", lw.device(), mm.n);
+  const Config config = choose_config(lw, index, options(node, lw.device()));
+  const int32_t rows = config.get("rows_per_item"), cols = config.get("cols_per_item");
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_id(0)))
@@ -35,11 +48,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       .i32(mm.b_batch)
       .i32(static_cast<int32_t>(mm.batches));
   lw.add_step(index, std::move(k),
-              {static_cast<size_t>(mm.n), static_cast<size_t>(mm.m), mm.batches},
+              {static_cast<size_t>((mm.n + cols - 1) / cols),
+               static_cast<size_t>((mm.m + rows - 1) / rows), mm.batches},
               {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y")), 1},
               config);
 }
 
 }  // namespace
 TESSERA_MALI_OP("MatMul", check, lower);
+TESSERA_MALI_TUNABLE("MatMul", options);
 }  // namespace tessera::mali

@@ -1,16 +1,45 @@
 // Shared by the OpenCL plugins (embedded in each next to its own kernels; core OpenCL C only).
 // MatMul of row-major operands with flattened batch dims: y[b] = a[b] (M x K) * b[b] (K x N).
-// Work-items (N, M, batches); a_batch / b_batch: elements between batches (0: shared operand).
-// The guards cover empty shapes too (a launch is never smaller than one work-item).
+// A work-item computes an MM_ROWS x MM_COLS tile of y (build-time knobs rows_per_item,
+// cols_per_item): per step of K it loads MM_ROWS values of A and MM_COLS of B for
+// MM_ROWS * MM_COLS mads, where one output per work-item did one mad per two loads.
+// Work-items (ceil(N / MM_COLS), ceil(M / MM_ROWS), batches); a_batch / b_batch: elements
+// between batches (0: shared operand). The guards cover partial tiles and empty shapes (a launch
+// is never smaller than one work-item).
+#ifndef MM_ROWS
+#define MM_ROWS 1
+#endif
+#ifndef MM_COLS
+#define MM_COLS 1
+#endif
 __kernel void gemm_batched_f32(__global const float* a, __global const float* b, __global float* y,
                                int M, int N, int K, int a_batch, int b_batch, int batches) {
-  const int j = get_global_id(0), i = get_global_id(1), z = get_global_id(2);
-  if (i >= M || j >= N || z >= batches) return;
-  const __global float* ap = a + (size_t)z * a_batch + (size_t)i * K;
-  const __global float* bp = b + (size_t)z * b_batch + j;
-  float acc = 0.0f;
-  for (int p = 0; p < K; ++p) acc += ap[p] * bp[(size_t)p * N];
-  y[((size_t)z * M + i) * N + j] = acc;
+  const int j0 = get_global_id(0) * MM_COLS, i0 = get_global_id(1) * MM_ROWS;
+  const int z = get_global_id(2);
+  if (i0 >= M || j0 >= N || z >= batches) return;
+  const __global float* ap = a + (size_t)z * a_batch;
+  const __global float* bp = b + (size_t)z * b_batch;
+  // Rows and columns past the edge repeat the last one (in bounds) and are not stored.
+  int rows[MM_ROWS], cols[MM_COLS];
+  for (int r = 0; r < MM_ROWS; ++r) rows[r] = min(i0 + r, M - 1);
+  for (int c = 0; c < MM_COLS; ++c) cols[c] = min(j0 + c, N - 1);
+  float acc[MM_ROWS][MM_COLS];
+  for (int r = 0; r < MM_ROWS; ++r) {
+    for (int c = 0; c < MM_COLS; ++c) acc[r][c] = 0.0f;
+  }
+  for (int p = 0; p < K; ++p) {
+    float av[MM_ROWS], bv[MM_COLS];
+    for (int r = 0; r < MM_ROWS; ++r) av[r] = ap[(size_t)rows[r] * K + p];
+    for (int c = 0; c < MM_COLS; ++c) bv[c] = bp[(size_t)p * N + cols[c]];
+    for (int r = 0; r < MM_ROWS; ++r) {
+      for (int c = 0; c < MM_COLS; ++c) acc[r][c] = mad(av[r], bv[c], acc[r][c]);
+    }
+  }
+  for (int r = 0; r < MM_ROWS && i0 + r < M; ++r) {
+    for (int c = 0; c < MM_COLS && j0 + c < N; ++c) {
+      y[((size_t)z * M + i0 + r) * N + j0 + c] = acc[r][c];
+    }
+  }
 }
 
 // Gemm and 2-D MatMul, Y = alpha * A' * B' + beta * C, with the reduction over K split across

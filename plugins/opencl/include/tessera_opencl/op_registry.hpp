@@ -396,6 +396,15 @@ inline BatchedMatMul batched_matmul(const NodeView& node) {
           static_cast<size_t>(z)};
 }
 
+// matmul.batched's heuristic tile (rows_per_item, cols_per_item): 4 x 4 on a GPU where the
+// matrices have them, so each loaded value feeds four mads; one output per work-item elsewhere
+// (CPU devices run the plain loop well).
+inline std::pair<int32_t, int32_t> matmul_default_tile(const BatchedMatMul& mm,
+                                                       const DeviceInfo& device) {
+  if (device.kind != "gpu") return {1, 1};
+  return {mm.m >= 4 ? 4 : 1, mm.n >= 4 ? 4 : 1};
+}
+
 // A broadcast element-wise op over the output's shape (rank <= 6) seen as at most 4 dims: each
 // operand's row-major strides aligned to the output (0 along its broadcast dims), size-1 dims
 // dropped and neighbours merged where both operands run contiguously across them (a rank-5
