@@ -90,9 +90,11 @@ mixed_precision:
   always: [MyConv]
   follow: [Softmax]
   never: [Conv]
+  accuracy_budget: 0.01
 )");
   const DeployConfig c = load_deploy_config(path);
   EXPECT_TRUE(c.mixed_precision.enabled);
+  EXPECT_DOUBLE_EQ(c.mixed_precision.accuracy_budget, 0.01);
   EXPECT_EQ(mixed_precision_class("MyConv", c.mixed_precision), MixedPrecisionClass::kAlways);
   EXPECT_EQ(mixed_precision_class("Softmax", c.mixed_precision), MixedPrecisionClass::kFollow);
   EXPECT_EQ(mixed_precision_class("Conv", c.mixed_precision), MixedPrecisionClass::kNever);

@@ -5,7 +5,10 @@ The oracle is the two precisions' own outputs: the same model is run once at fp1
 fp32 (both written with --output-dir), and the report's max abs / max rel difference, top-1
 agreement and top-5 overlap for that one input must equal what numpy computes from the two files.
 Then the budget: a budget below the measured difference exits 1 naming --accuracy-budget, one
-above it exits 0, and the accuracy options without --check-accuracy are refused.
+above it exits 0, and the accuracy options without --check-accuracy are refused. With
+--mixed-precision, a budget the default lists miss makes run search op types to keep in fp32:
+it must end within the budget, and a deployment with the lists it prints, run on its own at
+fp16, must give outputs within that budget of the fp32 ones (numpy again).
 Usage: check_accuracy_test.py TESSERA_BIN MODEL.onnx TARGET WORKDIR
 """
 import json
@@ -63,6 +66,29 @@ def main():
     assert r.returncode == 0, r.stderr
     r = run(tessera, model, "--targets", target, "--accuracy-samples", "2")
     assert r.returncode != 0 and "--check-accuracy" in r.stderr, (r.returncode, r.stderr)
+
+    budget = float(f"{worst / 2:.3g}")
+    r = run(tessera, model, "--targets", target, "--precision", "fp16", "--mixed-precision",
+            "--repeat", "1", "--check-accuracy", "--accuracy-samples", "1", "--accuracy-budget",
+            str(budget), "--json")
+    assert r.returncode == 0, r.stderr
+    searched = json.loads(r.stdout)["accuracy"]
+    kept = searched["kept_fp32_op_types"]
+    assert kept and searched["within_budget"], searched
+    assert all(o["max_rel"] <= budget for o in searched["outputs"]), searched
+    deploy = os.path.join(work, "searched.yaml")
+    with open(deploy, "w") as f:
+        f.write(f"model: {os.path.abspath(model)}\ntargets: [{target}]\nprecision: fp16\n"
+                f"mixed_precision: {{never: [{', '.join(kept)}]}}\n")
+    d = os.path.join(work, "searched")
+    r = run(tessera, deploy, "--repeat", "1", "--output-dir", d, "--json")
+    assert r.returncode == 0, r.stderr
+    for got, full in zip(json.loads(r.stdout)["outputs"], outs["fp32"]):
+        x = np.load(got["file"]).astype(np.float64)
+        ref = np.load(full["file"]).astype(np.float64)
+        rel = float(np.max(np.abs(x - ref))) / max(float(np.max(np.abs(ref))), 1e-30)
+        assert rel <= budget, (got["name"], rel, budget, kept)
+    print(f"search kept {kept} in fp32 for budget {budget:.3g}")
     print("ok")
 
 

@@ -6,8 +6,11 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <numeric>
+#include <optional>
 #include <random>
+#include <set>
 
 #include "accuracy.hpp"
 #include "cli.hpp"
@@ -50,7 +53,10 @@ void print_usage() {
       "                        scores ([rows, classes]) top-1 agreement and top-5 overlap\n"
       "  --accuracy-samples N  inputs in that batch (default 8): the given --input files stay,\n"
       "                        the others are generated with seeds S, S+1, ...\n"
-      "  --accuracy-budget R   fail (exit 1) when an output's relative difference exceeds R\n");
+      "  --accuracy-budget R   fail (exit 1) when an output's relative difference exceeds R;\n"
+      "                        with --mixed-precision, first search op types to keep in fp32\n"
+      "                        until it holds and print the lists (default: the deployment's\n"
+      "                        mixed_precision.accuracy_budget)\n");
 }
 
 // What --check-accuracy found: the JSON member ("accuracy": {...}; empty in text mode, where
@@ -61,31 +67,98 @@ struct AccuracyOutcome {
 };
 
 // --check-accuracy: the session's outputs against an fp32 session of the same workload on the
-// same targets, over `samples` inputs.
+// same targets, over `samples` inputs. With a budget that the session's mixed-precision lists
+// miss, a greedy search moves op types to `never` (each step: the op type still run reduced
+// whose move lowers the worst relative error most) until the budget holds, and reports on the
+// session it settled on, with the lists to put in the deployment.
 AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
-                               const std::string& model_path, const Args& args, uint64_t seed,
-                               bool json) {
+                               const MixedPrecisionSettings& mixed, const std::string& model_path,
+                               const Args& args, uint64_t seed, bool json) {
   const int64_t samples = args.get_int("accuracy-samples", 8, 1, 100000);
   // 0 = no budget; get_number names the option when the value is not a number in range.
-  const double budget = args.get_number("accuracy-budget", 0.0, 1e-12, 1e6);
-  Workload reference = load_workload(model_path, args.get("targets", ""),
-                                     parse_input_shapes(args.get_all("input-shape")));
-  apply_pack_options(reference, args.get_all("pack"), args.flag("no-packs"));
-  apply_fallback_option(reference, args.flag("allow-fallback"));
-  if (args.has("threads")) {
-    reference.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
-  }
-  reference.precision = "fp32";
+  const double budget = args.has("accuracy-budget")
+                            ? args.get_number("accuracy-budget", 0.0, 1e-12, 1e6)
+                            : mixed.accuracy_budget;
+  const auto load = [&](const std::string& p) {
+    Workload w = load_workload(model_path, args.get("targets", ""),
+                               parse_input_shapes(args.get_all("input-shape")));
+    apply_pack_options(w, args.get_all("pack"), args.flag("no-packs"));
+    apply_fallback_option(w, args.flag("allow-fallback"));
+    if (args.has("threads")) w.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
+    w.precision = p;
+    return w;
+  };
+  Workload reference = load("fp32");
   reference.mixed_precision.enabled = false;
   Runner fp32(std::move(reference));
   const Graph& g = runner.graph();
   std::vector<std::string> names;
   for (ValueId id : g.outputs) names.push_back(g.value(id).name);
-  AccuracyCheck check(names);
+  // The batch and its fp32 outputs, computed once for every session measured against them.
+  std::vector<std::map<std::string, Tensor>> batch;
+  std::vector<std::vector<Tensor>> want;
   for (int64_t i = 0; i < samples; ++i) {
-    const auto inputs = load_or_generate_inputs(g, args.get_all("input"), seed + i);
-    check.add(runner.run(inputs), fp32.run(inputs));
+    batch.push_back(load_or_generate_inputs(g, args.get_all("input"), seed + i));
+    want.push_back(fp32.run(batch.back()));
   }
+  const auto measure = [&](Runner& r) {
+    AccuracyCheck c(names);
+    for (size_t i = 0; i < batch.size(); ++i) c.add(r.run(batch[i]), want[i]);
+    return c;
+  };
+  AccuracyCheck check = measure(runner);
+  std::unique_ptr<Runner> settled;  // the session the search ended on, if it searched
+  MixedPrecisionSettings lists = mixed;
+  std::vector<std::string> moved;
+  if (budget > 0.0 && check.worst_rel() > budget && mixed.enabled) {
+    if (!json) {
+      std::printf(
+          "accuracy budget %.3g: worst relative difference %.3g; searching op types to "
+          "keep in fp32\n",
+          budget, check.worst_rel());
+    }
+    while (check.worst_rel() > budget) {
+      std::set<std::string> reduced_ops;
+      for (const NodePlacement& n : (settled ? *settled : runner).plan().nodes) {
+        if (n.precision != "fp32") reduced_ops.insert(n.op_type);
+      }
+      if (reduced_ops.empty()) break;
+      std::unique_ptr<Runner> best;
+      std::optional<AccuracyCheck> best_check;
+      std::string best_op;
+      for (const std::string& op : reduced_ops) {
+        Workload w = load(precision);
+        w.mixed_precision = lists;
+        w.mixed_precision.overrides[op] = MixedPrecisionClass::kNever;
+        auto candidate = std::make_unique<Runner>(std::move(w));
+        AccuracyCheck c = measure(*candidate);
+        if (!best_check || c.worst_rel() < best_check->worst_rel()) {
+          best = std::move(candidate);
+          best_check = std::move(c);
+          best_op = op;
+        }
+      }
+      lists.overrides[best_op] = MixedPrecisionClass::kNever;
+      moved.push_back(best_op);
+      settled = std::move(best);
+      check = std::move(*best_check);
+      if (!json) {
+        std::printf("  + %s in fp32: worst relative difference %.3g\n", best_op.c_str(),
+                    check.worst_rel());
+      }
+    }
+    if (!json) {
+      std::string list;
+      for (const std::string& op : moved) list += (list.empty() ? "" : ", ") + op;
+      std::printf("  deployment lists for this: mixed_precision: {never: [%s]}\n", list.c_str());
+    }
+  } else if (budget > 0.0 && check.worst_rel() > budget && !json) {
+    std::printf(
+        "accuracy budget %.3g exceeded; with --mixed-precision (or a deployment's "
+        "mixed_precision:) run searches for op types to keep in fp32\n",
+        budget);
+  }
+  Runner& reported = settled ? *settled : runner;
   std::string out;
   char line[512];
   if (!json) {
@@ -120,15 +193,17 @@ AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
   // Only the mixed-precision pass keeps nodes in fp32: a target that cannot run `precision` is
   // an error at compile, not an fp32 fallback.
   if (!json) {
-    std::printf("  nodes kept in fp32: %s\n", fp32_nodes_text(runner.plan(), precision).c_str());
+    std::printf("  nodes kept in fp32: %s\n", fp32_nodes_text(reported.plan(), precision).c_str());
   }
   const bool over = budget > 0.0 && check.worst_rel() > budget;
   if (json) {
     std::snprintf(line, sizeof(line),
                   "\"accuracy\": {\"reference\": \"fp32\", \"samples\": %d, \"budget\": %.6g, "
-                  "\"within_budget\": %s, \"outputs\": [",
+                  "\"within_budget\": %s, \"kept_fp32_op_types\": ",
                   check.samples(), budget, over ? "false" : "true");
-    out = line + out + "]}";
+    out = line + json_string_list(moved) +
+          ", \"fp32_nodes\": " + json_string_list(fp32_nodes(reported.plan(), precision)) +
+          ", \"outputs\": [" + out + "]}";
   }
   return {out, over};
 }
@@ -204,6 +279,7 @@ int cmd_run(int argc, char** argv) {
   }
   if (!quiet) std::printf("running %s\n", workload.description.c_str());
   const std::string model = workload.model_path, precision = workload.precision;
+  const MixedPrecisionSettings mixed = workload.mixed_precision;
   std::map<std::string, Tensor> inputs =
       load_or_generate_inputs(workload.graph, args.get_all("input"), seed);
 
@@ -261,7 +337,8 @@ int cmd_run(int argc, char** argv) {
     }
   }
   const AccuracyOutcome accuracy =
-      check ? check_accuracy(runner, precision, model_path, args, seed, json) : AccuracyOutcome{};
+      check ? check_accuracy(runner, precision, mixed, model_path, args, seed, json)
+            : AccuracyOutcome{};
   if (json) {
     std::string out = "{" + plan_json_members(runner.plan(), model, precision) +
                       ", \"repeat\": " + std::to_string(repeat) + ", \"latency_ms\": {";

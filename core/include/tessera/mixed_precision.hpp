@@ -26,6 +26,10 @@ struct MixedPrecisionSettings {
   bool enabled = false;
   // Op type -> class, over the default lists (a deployment's `mixed_precision:` lists).
   std::map<std::string, MixedPrecisionClass> overrides;
+  // Largest relative error against fp32 the deployment accepts (0 = none). The session does not
+  // read it: `tessera run --check-accuracy` measures against it and, when the lists miss it,
+  // searches op types to move to `never`.
+  double accuracy_budget = 0.0;
 };
 
 // The class of `op_type` under the default lists and `overrides`; `listed` says whether any list

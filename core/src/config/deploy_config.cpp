@@ -275,8 +275,11 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
 
   if (root.has("mixed_precision")) {
     MapReader m(file, root.map("mixed_precision"), "mixed_precision",
-                {"enabled", "always", "follow", "never"});
+                {"enabled", "always", "follow", "never", "accuracy_budget"});
     cfg.mixed_precision.enabled = m.boolean("enabled", true);
+    if (m.has("accuracy_budget")) {
+      cfg.mixed_precision.accuracy_budget = m.number("accuracy_budget", 0.0, 1e-12, 1e6);
+    }
     if (cfg.mixed_precision.enabled && cfg.precision == Precision::kFp32) {
       m.fail("enabled",
              "mixed precision keeps some nodes in fp32 and runs the rest in the deployment's "
