@@ -60,25 +60,15 @@ __kernel void global_avg_to_nchw(__read_only image2d_t x, __global float* y, int
 }
 
 // Bilinear resize of a texture-layout image: one work-item per output texel (W_out * C4,
-// N * H_out). in = (N, C4, H, W); mode 0 asymmetric, 1 half-pixel
-// centres, 2 align corners.
+// N * H_out). in = (N, C4, H, W); mode as tsr_bilinear's (helpers.cl).
 __kernel void resize_bilinear_image(__read_only image2d_t x, __write_only image2d_t y, int4 in,
                                     int out_h, int out_w, int mode) {
   const int gx = get_global_id(0), gy = get_global_id(1);
   if (gx >= out_w * in.y || gy >= in.x * out_h) return;
   const int c4 = gx / out_w, ow = gx % out_w, n = gy / out_h, oh = gy % out_h;
-  float sy, sx;
-  if (mode == 2) {
-    sy = out_h > 1 ? (float)oh * (float)(in.z - 1) / (float)(out_h - 1) : 0.0f;
-    sx = out_w > 1 ? (float)ow * (float)(in.w - 1) / (float)(out_w - 1) : 0.0f;
-  } else {
-    const float scale_y = (float)out_h / (float)in.z, scale_x = (float)out_w / (float)in.w;
-    sy = mode == 1 ? fmax(((float)oh + 0.5f) / scale_y - 0.5f, 0.0f) : (float)oh / scale_y;
-    sx = mode == 1 ? fmax(((float)ow + 0.5f) / scale_x - 0.5f, 0.0f) : (float)ow / scale_x;
-  }
-  const int y0 = min((int)sy, in.z - 1), x0 = min((int)sx, in.w - 1);
-  const int y1 = min(y0 + 1, in.z - 1), x1 = min(x0 + 1, in.w - 1);
-  const float fy = sy - (float)y0, fx = sx - (float)x0;
+  const tsr_bilinear_taps t = tsr_bilinear(oh, ow, in.z, in.w, out_h, out_w, mode);
+  const int y0 = t.y0, y1 = t.y1, x0 = t.x0, x1 = t.x1;
+  const float fy = t.fy, fx = t.fx;
   const int row0 = n * in.z + y0, row1 = n * in.z + y1, col = c4 * in.w;
   const float4 a = read_imagef(x, kSampler, (int2)(col + x0, row0));
   const float4 b = read_imagef(x, kSampler, (int2)(col + x1, row0));

@@ -13,20 +13,13 @@ std::string check(const NodeView& node, const Device&) {
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  const auto [rows, cols] = opencl::support::layer_norm_rows(node);
-  const bool has_bias = node.has_input(2);
+  const int64_t rows = opencl::support::layer_norm_rows(node).first;
   const Config config = lw.config_for("layer_norm.rows", rows);
   opencl::Kernel k = lw.kernel(config);
-  const cl_mem scale = lw.input_buffer(node.input_id(1), index);
-  k.args()
-      .buffer(lw.input_buffer(node.input_id(0), index))
-      .buffer(scale)
-      .buffer(has_bias ? lw.input_buffer(node.input_id(2), index) : scale)
-      .buffer(lw.output_buffer(node.output_id(0), index))
-      .i32(to_i32(rows, node))
-      .i32(to_i32(cols, node))
-      .f32(node.attr_float("epsilon", 1e-5f))
-      .i32(has_bias ? 1 : 0);
+  opencl::support::bind_layer_norm(
+      k, lw.input_buffer(node.input_id(0), index), lw.input_buffer(node.input_id(1), index),
+      node.has_input(2) ? lw.input_buffer(node.input_id(2), index) : nullptr,
+      lw.output_buffer(node.output_id(0), index), node);
   lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(rows, 1))}, config);
 }
 

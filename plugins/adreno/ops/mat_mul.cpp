@@ -27,21 +27,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
   const Config config = choose_config(lw, index, lw.forced(options(node, Device{lw.device(), {}})));
   opencl::Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.input_buffer(node.input_id(0), index))
-      .buffer(lw.input_buffer(node.input_id(1), index))
-      .buffer(lw.output_buffer(node.output_id(0), index))
-      .i32(mm.m)
-      .i32(mm.n)
-      .i32(mm.k)
-      .i32(mm.a_batch)
-      .i32(mm.b_batch)
-      .i32(static_cast<int32_t>(mm.batches));
+  opencl::support::bind_batched_matmul(k, lw.input_buffer(node.input_id(0), index),
+                                       lw.input_buffer(node.input_id(1), index),
+                                       lw.output_buffer(node.output_id(0), index), mm);
   // The config's tile, not the heuristic's: a `knob.*` target option may have forced another.
-  const int64_t tile_rows = config.get("rows_per_item"), tile_cols = config.get("cols_per_item");
   lw.add_step(index, std::move(k),
-              {static_cast<size_t>((mm.n + tile_cols - 1) / tile_cols),
-               static_cast<size_t>((mm.m + tile_rows - 1) / tile_rows), mm.batches},
+              opencl::support::batched_matmul_range(mm, config.get("rows_per_item"),
+                                                    config.get("cols_per_item")),
               config);
 }
 

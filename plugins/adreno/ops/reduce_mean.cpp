@@ -2,8 +2,6 @@
 // exporter writes AdaptiveAvgPool2d(1) and x.mean((2, 3)) this way): with keepdims = 1 the
 // (N, C, 1, 1) result is a texture like GlobalAveragePool's; with keepdims = 0 the [N, C] result
 // is written as an NCHW buffer (a rank-2 value does not take the 4-D texture layout).
-#include <optional>
-
 #include "ops/shared.hpp"
 
 namespace tessera::adreno {
@@ -16,11 +14,7 @@ std::string check(const NodeView& node, const Device& device) {
   if (node.input(0).dtype != TSR_DTYPE_FLOAT32 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
     return "not float32 (adreno runs float32 models)";
   }
-  std::string why;
-  const std::optional<std::vector<int64_t>> axes = opencl::support::reduced_axes(node, &why);
-  if (!axes) return why;
-  if (*axes != std::vector<int64_t>{2, 3}) return "only a mean over both spatial axes (2, 3)";
-  return "";
+  return opencl::support::check_mean_over_spatial_axes(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {

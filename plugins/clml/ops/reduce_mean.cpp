@@ -1,8 +1,6 @@
 // ReduceMean over both spatial axes of a rank-4 tensor (how torch's dynamo exporter writes
 // AdaptiveAvgPool2d(1) and x.mean((2, 3))) on CLML's global average pooling. With keepdims = 0
 // the [N, C] result is the same (n, c, 1, 1) CLML tensor.
-#include <optional>
-
 #include "ops/op.hpp"
 
 namespace tessera::clml {
@@ -17,11 +15,7 @@ std::string check(const NodeView& node, const Device& device) {
   const std::string r = check_data_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 4) return "only rank-4 inputs";
-  std::string why;
-  const std::optional<std::vector<int64_t>> axes = opencl::support::reduced_axes(node, &why);
-  if (!axes) return why;
-  if (*axes != std::vector<int64_t>{2, 3}) return "only a mean over both spatial axes (2, 3)";
-  return "";
+  return opencl::support::check_mean_over_spatial_axes(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {

@@ -74,24 +74,15 @@ TSR_GLOBAL_AVG(global_avg_pool_f32, float, 1, TSR_FOLD1, TSR_LOAD1)
 TSR_GLOBAL_AVG(global_avg_pool_4c_f32, float4, 4, TSR_FOLD4, TSR_LOAD4)
 
 // Bilinear resize over H and W of an NCHW tensor, one work-item per output element. in = (N, C,
-// H, W); mode 0 asymmetric (x / scale), 1 half-pixel centres, 2 align corners.
+// H, W); mode as tsr_bilinear's (helpers.cl).
 __kernel void resize_bilinear_f32(__global const float* x, __global float* y, int4 in, int out_h,
                                   int out_w, int mode) {
   const int i = get_global_id(0);
   if (i >= in.x * in.y * out_h * out_w) return;
   const int ow = i % out_w, oh = (i / out_w) % out_h, nc = i / (out_w * out_h);
-  float sy, sx;
-  if (mode == 2) {
-    sy = out_h > 1 ? (float)oh * (float)(in.z - 1) / (float)(out_h - 1) : 0.0f;
-    sx = out_w > 1 ? (float)ow * (float)(in.w - 1) / (float)(out_w - 1) : 0.0f;
-  } else {
-    const float scale_y = (float)out_h / (float)in.z, scale_x = (float)out_w / (float)in.w;
-    sy = mode == 1 ? fmax(((float)oh + 0.5f) / scale_y - 0.5f, 0.0f) : (float)oh / scale_y;
-    sx = mode == 1 ? fmax(((float)ow + 0.5f) / scale_x - 0.5f, 0.0f) : (float)ow / scale_x;
-  }
-  const int y0 = min((int)sy, in.z - 1), x0 = min((int)sx, in.w - 1);
-  const int y1 = min(y0 + 1, in.z - 1), x1 = min(x0 + 1, in.w - 1);
-  const float fy = sy - (float)y0, fx = sx - (float)x0;
+  const tsr_bilinear_taps t = tsr_bilinear(oh, ow, in.z, in.w, out_h, out_w, mode);
+  const int y0 = t.y0, y1 = t.y1, x0 = t.x0, x1 = t.x1;
+  const float fy = t.fy, fx = t.fx;
   const __global float* p = x + (size_t)nc * in.z * in.w;
   const float top = p[y0 * in.w + x0] + (p[y0 * in.w + x1] - p[y0 * in.w + x0]) * fx;
   const float bottom = p[y1 * in.w + x0] + (p[y1 * in.w + x1] - p[y1 * in.w + x0]) * fx;

@@ -13,20 +13,13 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  const auto [rows, cols] = opencl::support::layer_norm_rows(node);
-  const bool has_bias = node.has_input(2);
+  const int64_t rows = opencl::support::layer_norm_rows(node).first;
   const Config config = default_config("layer_norm.rows", lw.device(), rows);
   opencl::Kernel k = lw.kernel(config);
-  const opencl::Buffer& scale = lw.buffer(node.input_id(1));
-  k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(scale)
-      .buffer(has_bias ? lw.buffer(node.input_id(2)) : scale)
-      .buffer(lw.buffer(node.output_id(0)))
-      .i32(to_i32(rows, node))
-      .i32(to_i32(cols, node))
-      .f32(node.attr_float("epsilon", 1e-5f))
-      .i32(has_bias ? 1 : 0);
+  opencl::support::bind_layer_norm(k, lw.buffer(node.input_id(0)).get(),
+                                   lw.buffer(node.input_id(1)).get(),
+                                   node.has_input(2) ? lw.buffer(node.input_id(2)).get() : nullptr,
+                                   lw.buffer(node.output_id(0)).get(), node);
   add_1d_step(lw, index, std::move(k), rows, config);
 }
 

@@ -35,21 +35,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   }
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
   const Config config = choose_config(lw, index, options(node, lw.device()));
-  const int32_t rows = config.get("rows_per_item"), cols = config.get("cols_per_item");
   opencl::Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.input_id(1)))
-      .buffer(lw.buffer(node.output_id(0)))
-      .i32(mm.m)
-      .i32(mm.n)
-      .i32(mm.k)
-      .i32(mm.a_batch)
-      .i32(mm.b_batch)
-      .i32(static_cast<int32_t>(mm.batches));
+  opencl::support::bind_batched_matmul(k, lw.buffer(node.input_id(0)).get(),
+                                       lw.buffer(node.input_id(1)).get(),
+                                       lw.buffer(node.output_id(0)).get(), mm);
   lw.add_step(index, std::move(k),
-              {static_cast<size_t>((mm.n + cols - 1) / cols),
-               static_cast<size_t>((mm.m + rows - 1) / rows), mm.batches},
+              opencl::support::batched_matmul_range(mm, config.get("rows_per_item"),
+                                                    config.get("cols_per_item")),
               {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y")), 1},
               config);
 }

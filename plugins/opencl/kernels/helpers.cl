@@ -59,3 +59,33 @@ inline bool tsr_split_sum(float* acc, __local float* part) {
   for (int b_ = 0; b_ < BLOCKS_PER_ITEM; ++b_) {                        \
     for (int j_ = 0; j_ < OPW; ++j_) acc[b_][j_] = (float4)(0.0f);      \
   }
+
+// Bilinear resize (Resize, mode linear, over H and W): where output pixel (oh, ow) of an
+// out_h x out_w plane samples an in_h x in_w one. The two source rows y0, y1 and columns x0, x1 to
+// blend and the weights fy, fx of the second. mode 0 asymmetric (x / scale), 1 half-pixel
+// centres, 2 align corners.
+typedef struct {
+  int y0, y1, x0, x1;
+  float fy, fx;
+} tsr_bilinear_taps;
+
+inline tsr_bilinear_taps tsr_bilinear(int oh, int ow, int in_h, int in_w, int out_h, int out_w,
+                                      int mode) {
+  float sy, sx;
+  if (mode == 2) {
+    sy = out_h > 1 ? (float)oh * (float)(in_h - 1) / (float)(out_h - 1) : 0.0f;
+    sx = out_w > 1 ? (float)ow * (float)(in_w - 1) / (float)(out_w - 1) : 0.0f;
+  } else {
+    const float scale_y = (float)out_h / (float)in_h, scale_x = (float)out_w / (float)in_w;
+    sy = mode == 1 ? fmax(((float)oh + 0.5f) / scale_y - 0.5f, 0.0f) : (float)oh / scale_y;
+    sx = mode == 1 ? fmax(((float)ow + 0.5f) / scale_x - 0.5f, 0.0f) : (float)ow / scale_x;
+  }
+  tsr_bilinear_taps t;
+  t.y0 = min((int)sy, in_h - 1);
+  t.x0 = min((int)sx, in_w - 1);
+  t.y1 = min(t.y0 + 1, in_h - 1);
+  t.x1 = min(t.x0 + 1, in_w - 1);
+  t.fy = sy - (float)t.y0;
+  t.fx = sx - (float)t.x0;
+  return t;
+}

@@ -254,6 +254,23 @@ inline int32_t resize_coordinate_mode(const NodeView& node) {
   return ct == "asymmetric" ? 0 : 1;
 }
 
+// "" when `node` (ReduceMean) averages over exactly every spatial axis (2 .. rank - 1), the global
+// average pool the GPU plugins run it as; else the reason.
+inline std::string check_mean_over_spatial_axes(const NodeView& node) {
+  const int32_t rank = node.input(0).rank;
+  if (rank < 3) return "input must have spatial dims";
+  std::string why;
+  const std::optional<std::vector<int64_t>> axes = reduced_axes(node, &why);
+  if (!axes) return why;
+  std::vector<int64_t> spatial;
+  for (int64_t d = 2; d < rank; ++d) spatial.push_back(d);
+  if (*axes != spatial) {
+    return "only a mean over every spatial axis (2.." + std::to_string(rank - 1) +
+           ") is implemented";
+  }
+  return "";
+}
+
 // LayerNormalization normalising the contiguous rows from `axis` (default -1) to the last axis:
 // {rows, cols}; the checks every OpenCL plugin's row kernel (kernels/layer_norm.cl) needs: axis in
 // range, float stash, constant Scale (and B) with one value per row element, no optional outputs.
@@ -285,6 +302,21 @@ inline std::string check_layer_norm(const NodeView& node) {
     if (numel_of(node.input(2)) != cols) return "bias must hold one value per row element";
   }
   return "";
+}
+
+// Binds layer_norm_rows_f32's arguments (kernels/layer_norm.cl); `bias` nullptr = none.
+inline void bind_layer_norm(const Kernel& k, cl_mem x, cl_mem scale, cl_mem bias, cl_mem y,
+                            const NodeView& node) {
+  const auto [rows, cols] = layer_norm_rows(node);
+  k.args()
+      .buffer(x)
+      .buffer(scale)
+      .buffer(bias != nullptr ? bias : scale)  // unused without B
+      .buffer(y)
+      .i32(to_i32(rows, node))
+      .i32(to_i32(cols, node))
+      .f32(node.attr_float("epsilon", 1e-5f))
+      .i32(bias != nullptr ? 1 : 0);
 }
 
 // Softmax over contiguous rows (kernels/softmax.cl): before opset 13 the input is viewed as 2-D
@@ -394,6 +426,28 @@ inline BatchedMatMul batched_matmul(const NodeView& node) {
           to_i32(m * k, node),
           b.rank > 2 ? to_i32(k * n, node) : 0,
           static_cast<size_t>(z)};
+}
+
+// Binds gemm_batched_f32's arguments (kernels/matmul.cl).
+inline void bind_batched_matmul(const Kernel& k, cl_mem a, cl_mem b, cl_mem y,
+                                const BatchedMatMul& mm) {
+  k.args()
+      .buffer(a)
+      .buffer(b)
+      .buffer(y)
+      .i32(mm.m)
+      .i32(mm.n)
+      .i32(mm.k)
+      .i32(mm.a_batch)
+      .i32(mm.b_batch)
+      .i32(static_cast<int32_t>(mm.batches));
+}
+
+// The global range of gemm_batched_f32 with a rows x cols output tile per work-item.
+inline std::vector<size_t> batched_matmul_range(const BatchedMatMul& mm, int64_t rows,
+                                                int64_t cols) {
+  return {static_cast<size_t>((mm.n + cols - 1) / cols),
+          static_cast<size_t>((mm.m + rows - 1) / rows), mm.batches};
 }
 
 // matmul.batched's heuristic tile (rows_per_item, cols_per_item): 4 x 4 on a GPU where the
