@@ -101,8 +101,15 @@ const char* conv_schedule(const NodeView& node) {
   return is_depthwise(sh) ? "conv2d.image.depthwise" : "conv2d.image.grouped";
 }
 
+std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c,
+                                                      const opencl::DeviceInfo& device) {
+  return opencl::support::split_group(c.get("wg_x"), c.get("k_split"),
+                                      c.get("blocks_per_item") * c.get("opw") * 16, device);
+}
+
 // The gemm schedule's heuristic: a 2-texel x 4-pixel tile where the shape has them, and the
-// reduction split until the launch fills the device (opencl::support::default_split).
+// reduction split until the launch fills the device (opencl::support::default_split), halved
+// while its partial sums do not fit the device (as mali's).
 Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& device) {
   const tsr_tensor& y = node.output(0);
   const int64_t plane = y.dims[2] * y.dims[3];
@@ -115,13 +122,8 @@ Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& devic
   Config c = default_config("conv2d.image.gemm", device, columns,
                             {{"opw", opw}, {"blocks_per_item", bpi}, {"k_split", ks}});
   c.set("wg_x", columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device, columns) : 0);
+  while (!gemm_group(c, device) && c.get("k_split") > 1) c.set("k_split", c.get("k_split") / 2);
   return c;
-}
-
-std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c,
-                                                      const opencl::DeviceInfo& device) {
-  return opencl::support::split_group(c.get("wg_x"), c.get("k_split"),
-                                      c.get("blocks_per_item") * c.get("opw") * 16, device);
 }
 
 // The shape's schedule (the weight image layout depends on it); group-1 convolutions also have
@@ -134,9 +136,6 @@ std::vector<Config> conv_options(const NodeView& node, const Device& device) {
       default_config(conv_schedule(node), device.info, (width + opw - 1) / opw, {{"opw", opw}})};
   if (shape_of(node).group == 1) {
     Config gemm = gemm_default_config(node, device.info);
-    while (!gemm_group(gemm, device.info) && gemm.get("k_split") > 1) {
-      gemm.set("k_split", gemm.get("k_split") / 2);
-    }
     if (device.info.kind == "gpu") {
       out.insert(out.begin(), gemm);
     } else {
