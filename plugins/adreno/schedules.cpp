@@ -109,6 +109,13 @@ const std::vector<Schedule>& all_schedules() {
        "matmul.cl",
        "gemm_split_f32",
        {{"wg_x", kWgX, false}, {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
+      // A (group_side * per_item)^2 tile per work-group through __local memory, k_tile deep.
+      {"matmul.tiled",
+       "matmul.cl",
+       "gemm_tiled_f32",
+       {{"group_side", {4, 8, 16}, true, "MT_WG"},
+        {"per_item", {1, 2, 4}, true, "MT_R"},
+        {"k_tile", {8, 16, 32}, true, "MT_K"}}},
   };
   return schedules;
 }

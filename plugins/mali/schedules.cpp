@@ -112,6 +112,13 @@ const std::vector<Schedule>& all_schedules() {
         {"wg_y", {1, 2, 4, 8}, false},
         {"rows_per_item", {1, 2, 4, 8}, true, "MM_ROWS"},
         {"cols_per_item", {1, 2, 4, 8}, true, "MM_COLS"}}},
+      // A (group_side * per_item)^2 tile per work-group through __local memory, k_tile deep.
+      {"matmul.tiled",
+       "matmul.cl",
+       "gemm_tiled_f32",
+       {{"group_side", {4, 8, 16}, true, "MT_WG"},
+        {"per_item", {1, 2, 4}, true, "MT_R"},
+        {"k_tile", {8, 16, 32}, true, "MT_K"}}},
       {"resize.bilinear", "pool.cl", "resize_bilinear_f32", {{"wg_x", kWgX, false}}},
   };
   return schedules;

@@ -263,6 +263,14 @@ TEST_F(AdrenoOpsTest, MatMulTilesEveryConfig) {
                       {{{random_tensor({1, 10, 6}, 82)}, {random_tensor({6, 11}, 83), true}}, {}}});
 }
 
+// The __local-tiled MatMul at every group side, per-item tile and k_tile, over partial tiles
+// and a K that no k_tile divides.
+TEST_F(AdrenoOpsTest, MatMulLocalTilesEveryConfig) {
+  check_every_config("MatMul", "matmul.tiled", "gemm_tiled_f32",
+                     {{{{random_tensor({2, 37, 19}, 84)}, {random_tensor({2, 19, 41}, 85)}}, {}},
+                      {{{random_tensor({1, 10, 6}, 82)}, {random_tensor({6, 11}, 83), true}}, {}}});
+}
+
 // Knob options are checked before anything compiles: an unknown knob, a value no schedule has
 // and a non-integer are refused naming the option; anything else is refused as unknown.
 TEST_F(AdrenoOpsTest, KnobOptionsAreCheckedNamingTheOption) {

@@ -382,6 +382,8 @@ TEST_P(MaliLayoutTest, MatMulTilesEveryConfig) {
   const std::vector<std::vector<In>> cases = {
       {{random_tensor({2, 3, 7, 5}, 80)}, {random_tensor({2, 3, 5, 9}, 81)}},
       {{random_tensor({1, 10, 6}, 82)}, {random_tensor({6, 11}, 83), true}},
+      // Partial tiles of every matmul.tiled size, and K not a multiple of any k_tile.
+      {{random_tensor({2, 37, 19}, 84)}, {random_tensor({2, 19, 41}, 85)}},
   };
   for (const auto& inputs : cases) {
     Case c(inputs, {opencl_test::make_node_over_inputs("MatMul", inputs.size(), {})}, 13);
@@ -389,7 +391,8 @@ TEST_P(MaliLayoutTest, MatMulTilesEveryConfig) {
     int ran = 0;
     for (const Request& r : every_config(c, 0, &names)) {
       SCOPED_TRACE(label(r));
-      EXPECT_EQ(run(c, {r}).count("gemm_batched_f32"), 1u);
+      const char* kernel = r.schedule == "matmul.tiled" ? "gemm_tiled_f32" : "gemm_batched_f32";
+      EXPECT_EQ(run(c, {r}).count(kernel), 1u);
       ++ran;
     }
     EXPECT_GT(ran, 1) << "describe_node lists no tile grid for MatMul";

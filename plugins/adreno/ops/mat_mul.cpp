@@ -13,23 +13,34 @@ std::string check(const NodeView& node, const Device&) {
   return opencl::support::check_matmul_batched(node);
 }
 
-// matmul.batched with the heuristic's tile first, then one output per work-item.
+// matmul.tiled first where its heuristic runs it (GPUs), then matmul.batched (one output per
+// work-item), then matmul.tiled on CPU devices.
 std::vector<Config> options(const NodeView& node, const Device& device) {
-  const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  const auto [rows, cols] = opencl::support::matmul_default_tile(mm, device.info);
-  std::vector<Config> out = {default_config("matmul.batched", device.info, (mm.n + cols - 1) / cols,
-                                            {{"rows_per_item", rows}, {"cols_per_item", cols}})};
-  if (rows * cols > 1) out.push_back(default_config("matmul.batched", device.info, mm.n));
-  return out;
+  return opencl::support::batched_matmul_options(
+      opencl::support::batched_matmul(node), device.info,
+      [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
+        return default_config(id, device.info, dim0, o);
+      });
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  const Config config = choose_config(lw, index, lw.forced(options(node, Device{lw.device(), {}})));
+  Config config = choose_config(lw, index, lw.forced(options(node, Device{lw.device(), {}})));
+  // A tile this device cannot launch (group or __local slices too large): one output per item.
+  if (std::string(config.schedule->id) == "matmul.tiled" &&
+      !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config), lw.device())) {
+    config = lw.config_for("matmul.batched", mm.n);
+  }
   opencl::Kernel k = lw.kernel(config);
   opencl::support::bind_batched_matmul(k, lw.input_buffer(node.input_id(0), index),
                                        lw.input_buffer(node.input_id(1), index),
                                        lw.output_buffer(node.output_id(0), index), mm);
+  if (std::string(config.schedule->id) == "matmul.tiled") {
+    auto [global, local] =
+        opencl::support::tiled_matmul_range(mm, opencl::support::tiled_matmul_of(config));
+    lw.add_step(index, std::move(k), std::move(global), std::move(local), config);
+    return;
+  }
   // The config's tile, not the heuristic's: a `knob.*` target option may have forced another.
   lw.add_step(index, std::move(k),
               opencl::support::batched_matmul_range(mm, config.get("rows_per_item"),

@@ -16,16 +16,15 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   return two_d(node) ? "" : opencl::support::check_matmul_batched(node);
 }
 
-// 2-D: Gemm's configs; batched: matmul.batched with the heuristic's tile first, then one output
-// per work-item.
+// 2-D: Gemm's configs; batched: matmul.tiled first where its heuristic runs it (GPUs), then
+// matmul.batched (one output per work-item), then matmul.tiled on CPU devices.
 std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
   if (two_d(node)) return gemm_options(node, device);
-  const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  const auto [rows, cols] = opencl::support::matmul_default_tile(mm, device);
-  std::vector<Config> out = {default_config("matmul.batched", device, (mm.n + cols - 1) / cols,
-                                            {{"rows_per_item", rows}, {"cols_per_item", cols}})};
-  if (rows * cols > 1) out.push_back(default_config("matmul.batched", device, mm.n));
-  return out;
+  return opencl::support::batched_matmul_options(
+      opencl::support::batched_matmul(node), device,
+      [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
+        return default_config(id, device, dim0, o);
+      });
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
@@ -34,11 +33,23 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     return;
   }
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  const Config config = choose_config(lw, index, options(node, lw.device()));
+  Config config = choose_config(lw, index, options(node, lw.device()));
+  const bool tiled = std::string(config.schedule->id) == "matmul.tiled";
+  // A tile this device cannot launch (group or __local slices too large): one output per item.
+  if (tiled &&
+      !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config), lw.device())) {
+    config = default_config("matmul.batched", lw.device(), mm.n);
+  }
   opencl::Kernel k = lw.kernel(config);
   opencl::support::bind_batched_matmul(k, lw.buffer(node.input_id(0)).get(),
                                        lw.buffer(node.input_id(1)).get(),
                                        lw.buffer(node.output_id(0)).get(), mm);
+  if (std::string(config.schedule->id) == "matmul.tiled") {
+    auto [global, local] =
+        opencl::support::tiled_matmul_range(mm, opencl::support::tiled_matmul_of(config));
+    lw.add_step(index, std::move(k), std::move(global), std::move(local), config);
+    return;
+  }
   lw.add_step(index, std::move(k),
               opencl::support::batched_matmul_range(mm, config.get("rows_per_item"),
                                                     config.get("cols_per_item")),

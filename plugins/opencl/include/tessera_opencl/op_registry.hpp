@@ -417,9 +417,16 @@ struct BatchedMatMul {
 inline BatchedMatMul batched_matmul(const NodeView& node) {
   const tsr_tensor& a = node.input(0);
   const tsr_tensor& b = node.input(1);
-  const int64_t m = a.dims[a.rank - 2], k = a.dims[a.rank - 1], n = b.dims[b.rank - 1];
+  int64_t m = a.dims[a.rank - 2];
+  const int64_t k = a.dims[a.rank - 1], n = b.dims[b.rank - 1];
   int64_t z = 1;
   for (int32_t d = 0; d + 2 < a.rank; ++d) z *= a.dims[d];
+  // A shared 2-D B (a Linear layer over [B, N, C]): the batches are rows of one product, so
+  // tiles span them ([z, M, K] x [K, N] is [z * M, K] x [K, N] in the same memory).
+  if (b.rank == 2) {
+    m *= z;
+    z = 1;
+  }
   return {to_i32(m, node),
           to_i32(n, node),
           to_i32(k, node),
@@ -450,13 +457,81 @@ inline std::vector<size_t> batched_matmul_range(const BatchedMatMul& mm, int64_t
           static_cast<size_t>((mm.m + rows - 1) / rows), mm.batches};
 }
 
-// matmul.batched's heuristic tile (rows_per_item, cols_per_item): 4 x 4 on a GPU where the
-// matrices have them, so each loaded value feeds four mads; one output per work-item elsewhere
-// (CPU devices run the plain loop well).
-inline std::pair<int32_t, int32_t> matmul_default_tile(const BatchedMatMul& mm,
+// matmul.tiled (gemm_tiled_f32): a group_side x group_side work-group computes a
+// (group_side * per_item)^2 tile of the product through __local memory, k_tile deep.
+struct TiledMatMul {
+  int32_t side = 16, per_item = 4, k_tile = 16;
+};
+
+// __local bytes of gemm_tiled_f32's two slices.
+inline int64_t tiled_matmul_local_bytes(const TiledMatMul& t) {
+  const int64_t tile = static_cast<int64_t>(t.side) * t.per_item;
+  return static_cast<int64_t>(t.k_tile) * (2 * tile + 1) * static_cast<int64_t>(sizeof(float));
+}
+
+// Whether `device` can launch `t`: the group within its work-group limit and the slices within
+// its local memory (a tuner's config beyond them is refused for the node, not run).
+inline bool tiled_matmul_fits(const TiledMatMul& t, const DeviceInfo& device) {
+  const int64_t max_group = device.max_work_group_size > 0 ? device.max_work_group_size : 64;
+  const int64_t local_limit = device.local_memory_bytes > 0 ? device.local_memory_bytes : 16384;
+  return static_cast<int64_t>(t.side) * t.side <= max_group &&
+         tiled_matmul_local_bytes(t) <= local_limit;
+}
+
+// The heuristic's matmul.tiled knobs, or nullopt where matmul.batched (one output per
+// work-item) runs first: CPU devices (PoCL runs the plain loop well, barriers cost it) and
+// products under 16 x 16, where most of a tile would be padding. The tile starts at 64 x 64 (16 x
+// 16 work-items of 4 x 4 outputs) and shrinks, fewer outputs per work-item first, until the
+// launch has four groups per compute unit: swin_t's last stage (M = 49, N = 3072) gets 16 x 16
+// tiles where 64 x 64 ones left most of an H100's units idle.
+inline std::optional<TiledMatMul> matmul_tiled_default(const BatchedMatMul& mm,
                                                        const DeviceInfo& device) {
-  if (device.kind != "gpu") return {1, 1};
-  return {mm.m >= 4 ? 4 : 1, mm.n >= 4 ? 4 : 1};
+  if (device.kind != "gpu" || mm.m < 16 || mm.n < 16) return std::nullopt;
+  const auto groups = [&](const TiledMatMul& t) {
+    const int64_t tile = static_cast<int64_t>(t.side) * t.per_item;
+    return ((mm.m + tile - 1) / tile) * ((mm.n + tile - 1) / tile) *
+           static_cast<int64_t>(mm.batches);
+  };
+  const int64_t wanted = 4 * std::max<int64_t>(device.compute_units, 1);
+  TiledMatMul t;
+  while (t.side > 4 && !tiled_matmul_fits(t, device)) t.side /= 2;
+  if (!tiled_matmul_fits(t, device)) return std::nullopt;
+  while (groups(t) < wanted && t.per_item > 1) t.per_item /= 2;
+  while (groups(t) < wanted && t.side > 8) t.side /= 2;
+  return t;
+}
+
+inline TiledMatMul tiled_matmul_of(const Config& config) {
+  return {config.get("group_side"), config.get("per_item"), config.get("k_tile")};
+}
+
+// gemm_tiled_f32's global and local ranges.
+inline std::pair<std::vector<size_t>, std::vector<size_t>> tiled_matmul_range(
+    const BatchedMatMul& mm, const TiledMatMul& t) {
+  const int64_t tile = static_cast<int64_t>(t.side) * t.per_item;
+  const auto groups = [&](int64_t n) { return static_cast<size_t>((n + tile - 1) / tile); };
+  const size_t side = static_cast<size_t>(t.side);
+  return {{groups(mm.n) * side, groups(mm.m) * side, mm.batches}, {side, side, 1}};
+}
+
+using ConfigOverrides = std::vector<std::pair<const char*, int32_t>>;
+
+// A batched MatMul's configs in order, for both GPU plugins (`make` is the plugin's
+// default_config for a schedule, dim 0 and overrides): matmul.tiled with its heuristic's knobs
+// first where that runs it, then matmul.batched (one output per work-item); elsewhere
+// matmul.batched first and a small matmul.tiled second, so the tuner still sees it.
+template <class MakeConfig>
+std::vector<Config> batched_matmul_options(const BatchedMatMul& mm, const DeviceInfo& device,
+                                           const MakeConfig& make) {
+  const Config batched = make("matmul.batched", mm.n, ConfigOverrides{});
+  const std::optional<TiledMatMul> first = matmul_tiled_default(mm, device);
+  TiledMatMul t = first.value_or(TiledMatMul{8, 2, 16});
+  while (t.side > 4 && !tiled_matmul_fits(t, device)) t.side /= 2;
+  const Config tiled =
+      make("matmul.tiled", mm.n,
+           ConfigOverrides{{"group_side", t.side}, {"per_item", t.per_item}, {"k_tile", t.k_tile}});
+  if (first) return {tiled, batched};
+  return {batched, tiled};
 }
 
 // A broadcast element-wise op over the output's shape (rank <= 6) seen as at most 4 dims: each
