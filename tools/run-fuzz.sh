@@ -3,7 +3,7 @@
 # build-fuzz/ and runs each for a bounded time on a seed corpus assembled here from the
 # repository's own files (tests/fuzz/seeds and regressions, the ONNX backend node models
 # fetched by the conformance suite, configs/, schedules/, tests/config/data/).
-#   tools/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 30 s, all of: onnx npy config pack
+#   tools/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]   default 30 s, all of: onnx npy config pack package
 # Prints one line per target (executions, coverage, seconds). Exits 1 when a fuzzer found a crash,
 # sanitizer report, leak, out-of-memory or hang (-timeout=5 s), naming the target and the input it
 # saved; tests/fuzz/README.md says how to replay it and keep it as a regression.
@@ -13,7 +13,7 @@ secs=${1:-30}
 [ $# -gt 0 ] && shift
 case "$secs" in ''|*[!0-9]*) echo "usage: $0 [SECONDS_PER_TARGET] [TARGET...]" >&2; exit 2 ;; esac
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(onnx npy config pack)
+[ ${#targets[@]} -gt 0 ] || targets=(onnx npy config pack package)
 build=${TESSERA_FUZZ_BUILD:-$root/build-fuzz}
 for t in "${targets[@]}"; do
   [ -f "$root/tests/fuzz/fuzz_$t.cpp" ] || { echo "run-fuzz: unknown target '$t'" >&2; exit 2; }
@@ -36,8 +36,8 @@ echo "built in $(($(date +%s) - start)) s"
 # Seeds, assembled afresh each run (nothing large is committed).
 seeds="$build/fuzz-seeds"
 rm -rf "$seeds"
-mkdir -p "$seeds"/{onnx,npy,config,pack}
-for t in onnx npy config pack; do
+mkdir -p "$seeds"/{onnx,npy,config,pack,package}
+for t in onnx npy config pack package; do
   # A target without regressions has no folder for them (git keeps no empty folders).
   for d in "$root/tests/fuzz/seeds/$t" "$root/tests/fuzz/regressions/$t"; do
     [ -d "$d" ] || continue

@@ -69,7 +69,7 @@ run_sanitizer_suites() {
 echo "== build (AddressSanitizer + UndefinedBehaviorSanitizer, clang, with the fuzzers)"
 san="$root/build-asan"
 san_expected="$root/tests/expected_suites_asan.txt"
-fuzzers="tessera_fuzz_onnx tessera_fuzz_npy tessera_fuzz_config tessera_fuzz_pack"
+fuzzers="tessera_fuzz_onnx tessera_fuzz_npy tessera_fuzz_config tessera_fuzz_pack tessera_fuzz_package"
 # clang rather than gcc: its LeakSanitizer copes with PoCL's worker threads (gcc 12's tracer
 # crashes reading their TLS), it compiles this tree in about half gcc's time, and libFuzzer is
 # clang's, so the fuzzers share the tree instead of building core a third time. -O1: ASan's

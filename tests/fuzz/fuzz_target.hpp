@@ -66,6 +66,7 @@ int tessera_fuzz_onnx(const uint8_t* data, size_t size);
 int tessera_fuzz_npy(const uint8_t* data, size_t size);
 int tessera_fuzz_config(const uint8_t* data, size_t size);
 int tessera_fuzz_pack(const uint8_t* data, size_t size);
+int tessera_fuzz_package(const uint8_t* data, size_t size);
 
 // TESSERA_FUZZ_TARGET(onnx) { ... } defines tessera_fuzz_onnx and, in the libFuzzer build
 // (TESSERA_LIBFUZZER), the LLVMFuzzerTestOneInput entry that calls it.

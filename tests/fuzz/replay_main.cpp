@@ -32,6 +32,7 @@ constexpr Target kTargets[] = {
     {"npy", tessera_fuzz_npy},
     {"config", tessera_fuzz_config},
     {"pack", tessera_fuzz_pack},
+    {"package", tessera_fuzz_package},
 };
 
 bool read_bytes(const fs::path& path, std::string& out) {
@@ -66,7 +67,8 @@ std::vector<fs::path> inputs_of(const std::vector<std::string>& args) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s onnx|npy|config|pack [--expect] FILE|DIR...\n", argv[0]);
+    std::fprintf(stderr, "usage: %s onnx|npy|config|pack|package [--expect] FILE|DIR...\n",
+                 argv[0]);
     return 2;
   }
   const Target* target = nullptr;
@@ -74,7 +76,7 @@ int main(int argc, char** argv) {
     if (std::strcmp(t.name, argv[1]) == 0) target = &t;
   }
   if (target == nullptr) {
-    std::fprintf(stderr, "unknown fuzz target '%s' (onnx, npy, config, pack)\n", argv[1]);
+    std::fprintf(stderr, "unknown fuzz target '%s' (onnx, npy, config, pack, package)\n", argv[1]);
     return 2;
   }
   bool expect = false;

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Checks one real-model corpus network on Tessera's cpu plugin against ONNX Runtime.
 
+With --lib, batch 1 is also compiled to a package (`tessera compile`) and run from it through
+`tessera run` and the C API; both must give the ONNX path's outputs bit for bit.
+
 Exports the network (tools/real_models/export.py, cached) with an interpreter that has torch, runs
 it with `tessera run --targets cpu` on a seeded input of batch 1 and of batch 2 (the corpus is
 exported with an open batch: Tessera plans batch 1 and plans again for batch 2), runs ONNX Runtime
@@ -17,7 +20,7 @@ itself skipped; once the plan succeeds the entry is dead and the test fails unti
 Prints the seconds each step took and the nodes per plugin. Exit status: 0 passed, 1 failed,
 77 skipped (no interpreter with torch and torchvision, or no onnxruntime).
 
-Usage: check_network.py --tessera BIN NAME
+Usage: check_network.py --tessera BIN [--lib LIBTESSERA] NAME
        check_network.py --check-list      (every listed name is a corpus network)
 """
 import argparse
@@ -41,7 +44,7 @@ def run(cmd):
     return out, time.perf_counter() - start
 
 
-def check(tessera, name, rtol, threads):
+def check(tessera, name, rtol, threads, lib=None):
     listed = corpus.needs_reference()
     not_runnable = corpus.unsupported()
     if name not in corpus.names():
@@ -132,12 +135,59 @@ def check(tessera, name, rtol, threads):
             print(f"real-models {name} batch {batch}: targets {targets}; nodes by plugin "
                   f"{' '.join(f'{k}={v}' for k, v in counts.items())} ({share:.0f}% on cpu); "
                   f"tessera run {tessera_s:.1f} s (2 runs), ORT {ort_s:.2f} s")
+            if batch == 1 and lib:
+                ok = check_package(tessera, lib, name, model, targets, spec.name, input_path,
+                                   data, out_dir, [m.name for m in session.get_outputs()],
+                                   work) and ok
     finally:
         if ok:
             shutil.rmtree(work, ignore_errors=True)
         else:
             print(f"real-models {name}: files kept in {work}")
     return 0 if ok else 1
+
+
+def check_package(tessera, lib, name, model, targets, input_name, input_path, data, onnx_dir,
+                  output_names, work):
+    """The network compiled to a package (tessera compile) runs through `tessera run` and the C
+    API (tools/python/tessera_c.py over libtessera) with the outputs of the ONNX path."""
+    import numpy as np
+    package = os.path.join(work, f"{name}.tsp")
+    cmd = [tessera, "compile", model, "--targets", targets, "-o", package, "--force"]
+    compiled, compile_s = run(cmd)
+    if compiled.returncode != 0:
+        print(f"real-models {name}: `{' '.join(cmd)}` failed:\n{compiled.stderr[-3000:]}")
+        return False
+    pkg_dir = os.path.join(work, "package")
+    cmd = [tessera, "run", package, "--input", f"{input_name}={input_path}", "--output-dir",
+           pkg_dir, "--repeat", "1", "--force"]
+    ran, run_s = run(cmd)
+    if ran.returncode != 0:
+        print(f"real-models {name}: `{' '.join(cmd)}` failed:\n{ran.stderr[-3000:]}")
+        return False
+    os.environ["TESSERA_LIBRARY"] = lib
+    sys.path.insert(0, os.path.join(ROOT, "tools", "python"))
+    import tessera_c
+    try:
+        capi = tessera_c.Session(package, targets=None).run({input_name: data})
+    except tessera_c.Error as e:
+        print(f"real-models {name}: the C API cannot run {package}: {e}")
+        return False
+    ok = True
+    for out in output_names:
+        want = np.load(os.path.join(onnx_dir, f"{out}.npy"))
+        for how, got in (("tessera run", np.load(os.path.join(pkg_dir, f"{out}.npy"))),
+                         ("C API", capi[out])):
+            if got.shape != want.shape or not np.array_equal(got, want):
+                diff = float(np.max(np.abs(got - want))) if got.shape == want.shape else None
+                print(f"real-models {name}: FAIL: package via {how}: output {out} differs from "
+                      f"the ONNX path (shape {got.shape} vs {want.shape}, max diff {diff})")
+                ok = False
+    if ok:
+        print(f"real-models {name}: package {os.path.getsize(package) / 1e6:.1f} MB (compile "
+              f"{compile_s:.1f} s) runs through `tessera run` and the C API with the ONNX "
+              f"path's outputs, bit for bit")
+    return ok
 
 
 def check_list():
@@ -164,13 +214,15 @@ def main():
     ap.add_argument("--tessera")
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--threads", type=int, default=0, help="tessera --threads (0: its default)")
+    ap.add_argument("--lib", help="libtessera.so: also compile the network to a package and run "
+                                  "it through `tessera run` and the C API")
     ap.add_argument("--check-list", action="store_true")
     args = ap.parse_args()
     if args.check_list:
         return check_list()
     if not args.name or not args.tessera:
         ap.error("give --tessera BIN and a network NAME (or --check-list)")
-    return check(args.tessera, args.name, args.rtol, args.threads)
+    return check(args.tessera, args.name, args.rtol, args.threads, args.lib)
 
 
 if __name__ == "__main__":

@@ -65,6 +65,7 @@ int cmd_run(int argc, char** argv);
 int cmd_zoo(int argc, char** argv);
 int cmd_info(int argc, char** argv);
 int cmd_plan(int argc, char** argv);
+int cmd_compile(int argc, char** argv);
 int cmd_pack(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
 int cmd_agent(int argc, char** argv);

@@ -131,15 +131,18 @@ int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "threads", "repeat", "warmup", "seed", "input", "input-shape", "pack",
              "precision", "trace", kMemoryLimitOption},
-            {"json", "no-packs", "profile", "allow-fallback", "force", "mixed-precision", "help"});
+            {"json", "no-packs", "profile", "allow-fallback", "force", "mixed-precision", "replan",
+             "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     std::printf(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
         "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n"
-        "                     [--mixed-precision]\n"
+        "                     [--mixed-precision] [--replan]\n"
         "                     [--allow-fallback] [--trace FILE.json [--force]]\n"
         "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n"
+        "MODEL may be a package (tessera compile); --replan plans it again where its targets\n"
+        "differ from those here (another device, driver or plugin version) instead of refusing.\n"
         "--trace FILE.json writes the measured runs as a Chrome trace (chrome://tracing,\n"
         "ui.perfetto.dev): runs, regions per plugin track, nodes with their placement and\n"
         "pack config; an existing file is kept unless --force.\n"
@@ -159,10 +162,7 @@ int cmd_bench(int argc, char** argv) {
   apply_memory_limit_option(args);
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
-  apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
-  apply_precision_option(workload, args.get("precision"));
-  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
-  apply_fallback_option(workload, args.flag("allow-fallback"));
+  apply_model_options(workload, args);
   if (args.has("threads")) {
     const int64_t threads = args.get_int("threads", 0, 0, 1024);
     workload.threads = static_cast<int32_t>(threads);

@@ -139,11 +139,7 @@ int cmd_plan(int argc, char** argv) {
   apply_memory_limit_option(args);
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
-  for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
-  apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
-  apply_precision_option(workload, args.get("precision"));
-  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
-  apply_fallback_option(workload, args.flag("allow-fallback"));
+  apply_model_options(workload, args);
   SessionOptions options = session_options(workload);
   const std::string model = workload.model_path, precision = workload.precision;
   std::filesystem::path dump_dir;
@@ -163,7 +159,8 @@ int cmd_plan(int argc, char** argv) {
     options.dump_kernels_dir = dump_dir.string();
     before = dump_files(dump_dir);
   }
-  const Session session(std::move(workload.graph), options);
+  const std::unique_ptr<Session> made = make_session(workload, options);
+  const Session& session = *made;
   if (args.flag("json")) {
     print_json(session.plan(), model, precision);
   } else {

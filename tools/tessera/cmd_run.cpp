@@ -22,7 +22,7 @@ namespace {
 
 void print_usage() {
   std::printf(
-      "usage: tessera run MODEL.onnx|DEPLOY.yaml [options]\n"
+      "usage: tessera run MODEL.onnx|DEPLOY.yaml|MODEL.tsp [options]\n"
       "  --targets LIST        plugin priority, e.g. cpu,reference or mali:any,reference\n"
       "                        (overrides the deployment's targets); an entry may carry its\n"
       "                        target options: 'mali:any[layout=nchw],reference'\n"
@@ -46,6 +46,9 @@ void print_usage() {
       "                        Erf, ...) and what only they feed in fp32\n"
       "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
       "                        to compile on it to the next target (default: an error)\n"
+      "  --replan              a package (tessera compile) whose targets differ from those\n"
+      "                        here (device, driver, plugin version): plan it again instead\n"
+      "                        of refusing\n"
       "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
       "  --check-accuracy      also run the model in fp32 on the same targets and report, per\n"
       "                        output, the largest abs and relative (to the output's largest\n"
@@ -242,7 +245,7 @@ int cmd_run(int argc, char** argv) {
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
              "threads", "accuracy-samples", "accuracy-budget", kMemoryLimitOption},
             {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "check-accuracy",
-             "mixed-precision", "help"});
+             "mixed-precision", "replan", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
     print_usage();
     return args.flag("help") ? 0 : 2;
@@ -270,10 +273,7 @@ int cmd_run(int argc, char** argv) {
   const auto t_import = std::chrono::steady_clock::now();
   Workload workload = load_workload(model_path, args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
-  apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
-  apply_precision_option(workload, args.get("precision"));
-  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
-  apply_fallback_option(workload, args.flag("allow-fallback"));
+  apply_model_options(workload, args);
   if (args.has("threads")) {
     workload.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
   }

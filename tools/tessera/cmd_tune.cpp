@@ -193,6 +193,11 @@ int cmd_tune(int argc, char** argv) {
       }
       options.targets.push_back(e.spec);
     }
+    if (is_package_file(options.model)) {
+      throw Error(options.model +
+                  ": tune measures an ONNX model or a deployment, not a package "
+                  "(tune the model it was compiled from, then compile again)");
+    }
     if (is_deployment_file(options.model)) {
       // A deployment YAML names the model (or zoo network) and, unless --targets is given, the
       // targets to tune for.

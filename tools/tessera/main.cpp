@@ -18,6 +18,7 @@ const Command kCommands[] = {
     {"run", tessera::cli::cmd_run, "run a model: outputs to .npy, latency, top-5, placement"},
     {"bench", tessera::cli::cmd_bench, "latency statistics and peak memory (--json for scripts)"},
     {"plan", tessera::cli::cmd_plan, "show which plugin runs each node and why"},
+    {"compile", tessera::cli::cmd_compile, "compile a model for its targets into a package"},
     {"info", tessera::cli::cmd_info, "version, plugins, devices, refusals"},
     {"zoo", tessera::cli::cmd_zoo, "write a zoo network (resnet-18, mobilenet_v2, ...) as ONNX"},
     {"pack", tessera::cli::cmd_pack, "inspect, validate or merge tuned-config packs"},
@@ -29,7 +30,7 @@ const Command kCommands[] = {
 void print_usage() {
   std::printf("tessera %s: run neural networks on heterogeneous targets\n\n", TESSERA_VERSION);
   std::printf("usage: tessera <command> [options]\n\ncommands:\n");
-  for (const Command& c : kCommands) std::printf("  %-6s %s\n", c.name, c.summary);
+  for (const Command& c : kCommands) std::printf("  %-8s %s\n", c.name, c.summary);
   std::printf("\n`tessera <command> --help` shows a command's options.\n");
 }
 

@@ -162,6 +162,25 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   Workload w;
   ImportOptions import_options;
   import_options.input_shapes = input_shapes;
+  if (is_package_file(path)) {
+    if (!input_shapes.empty()) {
+      throw Error(path +
+                  ": a package's input shapes were fixed when it was compiled; pass "
+                  "--input-shape to `tessera compile` instead");
+    }
+    auto package = std::make_shared<const Package>(read_package(path));
+    w.graph = package->graph;
+    w.model_path = path;
+    w.precision = package->precision;
+    set_target_override(w, targets_override);
+    std::string targets;
+    for (const PackageTarget& t : package->targets)
+      targets += (targets.empty() ? "" : ", ") + t.spec;
+    w.description =
+        "package " + path + " (compiled from " + package->source_model + " for " + targets + ")";
+    w.package = std::move(package);
+    return w;
+  }
   if (!is_deployment_file(path)) {
     w.graph = import_onnx_file(path, import_options);
     w.model_path = path;
@@ -296,11 +315,37 @@ SessionOptions session_options(const Workload& workload) {
   return options;
 }
 
+void apply_model_options(Workload& workload, const Args& args) {
+  for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
+  apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
+  apply_precision_option(workload, args.get("precision"));
+  apply_mixed_precision_option(workload, args.flag("mixed-precision"));
+  apply_fallback_option(workload, args.flag("allow-fallback"));
+  workload.replan_package = args.flag("replan");
+}
+
+std::unique_ptr<Session> make_session(Workload& workload, const SessionOptions& options) {
+  if (!workload.package) return std::make_unique<Session>(std::move(workload.graph), options);
+  if (options.pack_mode != PackMode::kAuto) {
+    throw Error(workload.model_path +
+                ": --pack and --no-packs do not apply to a package: its configs were chosen "
+                "when it was compiled (pass them to `tessera compile`)");
+  }
+  if (options.mixed_precision.enabled) {
+    throw Error(workload.model_path +
+                ": --mixed-precision does not apply to a package: each node's precision was "
+                "chosen when it was compiled (pass it to `tessera compile`)");
+  }
+  SessionOptions o = options;
+  o.replan_package = workload.replan_package;
+  return std::make_unique<Session>(*workload.package, o);
+}
+
 Runner::Runner(Workload workload) : impl_(std::make_unique<Impl>()) {
   const SessionOptions options = session_options(workload);
   impl_->mixed_precision = options.mixed_precision.enabled;
   impl_->precision = options.precision;
-  impl_->session = std::make_unique<Session>(std::move(workload.graph), options);
+  impl_->session = make_session(workload, options);
 }
 
 Runner::~Runner() = default;

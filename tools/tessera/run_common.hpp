@@ -10,6 +10,7 @@
 
 #include "tessera/deploy_config.hpp"
 #include "tessera/graph.hpp"
+#include "tessera/package.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::cli {
@@ -38,7 +39,10 @@ std::string default_cache_dir();
 
 struct Workload {
   Graph graph;
-  std::string model_path;            // the ONNX file the graph came from
+  std::string model_path;  // the ONNX file (or package) the graph came from
+  // Set when the workload is a package (.tsp): sessions run it as compiled (make_session).
+  std::shared_ptr<const Package> package;
+  bool replan_package = false;       // --replan
   std::vector<std::string> targets;  // "plugin[:device]" in priority order
   int32_t threads = 0;  // --threads: every target (over the deployment's per-target threads)
   // The deployment's per-target `threads:` and `options:`, keyed by the entry of `targets`.
@@ -58,6 +62,14 @@ struct Workload {
 
 // True for a path ending in .yaml / .yml.
 bool is_deployment_file(const std::string& path);
+
+class Args;
+// The options run, bench, plan and compile share, applied to `workload` where given:
+// --plugin-dir, --pack / --no-packs, --precision, --mixed-precision, --allow-fallback, --replan.
+void apply_model_options(Workload& workload, const Args& args);
+
+// The session for a workload: its package as compiled, or its graph planned anew.
+std::unique_ptr<Session> make_session(Workload& workload, const SessionOptions& options);
 
 // PATH ending in .yaml/.yml is a deployment; anything else an ONNX model. `targets_override`
 // (from --targets, may be "") replaces the deployment's targets. `input_shapes` fixes symbolic

@@ -184,6 +184,9 @@ struct PluginHostOptions {
   // `allow_plugin_shadowing: true`): an environment variable alone must not silently replace the
   // code a deployment was tested with.
   bool allow_shadowing = false;
+  // Non-empty: load only the plugins of these names (by file name, libtessera-plugin-NAME.so),
+  // so a session that knows its targets (a package's) neither loads nor probes the others.
+  std::vector<std::string> only;
 };
 
 class PluginHost {
@@ -209,6 +212,7 @@ class PluginHost {
   // Plugin names (from file names) in the default directories, and where each was found.
   std::map<std::string, std::string> bundled_;
   bool allow_shadowing_ = false;
+  std::vector<std::string> options_only_;  // PluginHostOptions::only
 
   std::vector<PluginDir> dirs_;
   std::vector<std::shared_ptr<LoadedPlugin>> plugins_;

@@ -41,6 +41,8 @@
 
 namespace tessera {
 
+struct Package;
+
 // Settings of one target that only its plugin sees (a deployment's per-target `threads:` and
 // `options:`).
 struct TargetSettings {
@@ -103,6 +105,11 @@ struct SessionOptions {
   std::vector<std::string> device_family_dirs;
   bool use_schedules_environment = true;  // read TESSERA_SCHEDULES_PATH
   bool use_default_data_dirs = true;      // the install / source-tree schedules and devices
+  // A session made from a package whose targets differ from those at hand (another device or
+  // driver, a plugin of another version, another engine): false (the default) refuses with the
+  // reason; true plans the package's graph again for the devices here, as an ONNX model would
+  // be, with a warning in the plan.
+  bool replan_package = false;
 };
 
 // The pack chosen for one target device, and why.
@@ -159,6 +166,10 @@ struct NodePlacement {
   // The precision the node's region was compiled at: the session's, or "fp32" where the
   // mixed-precision pass kept it there.
   std::string precision;
+  // The target entry it runs on, as resolved ("mali:any"), and the config core passed to the
+  // plugin for it (schedule "" = none: the plugin's heuristic).
+  std::string target;
+  NodeConfigChoice config_choice;
 };
 
 struct RegionPlacement {
@@ -232,6 +243,14 @@ class Session {
   explicit Session(Graph graph, const SessionOptions& options = {});
   // Uses an existing plugin host (options.plugin_dirs etc. are then ignored).
   Session(Graph graph, const SessionOptions& options, std::shared_ptr<const PluginHost> host);
+  // Runs a package (tessera/package.hpp) where it says and with its configs, loading only the
+  // plugins it names. options.targets must be empty or the package's; its precision and its
+  // targets' threads and options are the package's unless options set them. Throws
+  // tessera::Error naming the package and the reason when its targets cannot be honoured (see
+  // SessionOptions::replan_package).
+  Session(const Package& package, const SessionOptions& options = {});
+  Session(const Package& package, const SessionOptions& options,
+          std::shared_ptr<const PluginHost> host);
   ~Session();
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;

@@ -103,6 +103,10 @@ class Tensor {
   // full at once (a session's outputs), where zero-filling would be a wasted pass over memory.
   struct Uninitialized {};
   Tensor(DType dtype, Shape shape, Uninitialized);
+  // A tensor over storage it does not allocate: `storage` holds at least the tensor's bytes (the
+  // caller checked that) and keeps what it points into alive, as an aliasing shared_ptr into a
+  // mapped package does.
+  static Tensor over(DType dtype, Shape shape, std::shared_ptr<std::byte[]> storage);
 
   // Copies `values` into a new tensor; values.size() must equal shape_numel(shape).
   template <typename T>

@@ -1,4 +1,4 @@
-/* The C API of libtessera: load an ONNX model into a session over the target plugins, run it on
+/* The C API of libtessera: load an ONNX model or a compiled package into a session over the target plugins, run it on
  * host tensors, read the outputs. For applications in C and for bindings (Python's ctypes:
  * tools/python/tessera_c.py); C++ applications may use tessera/session.hpp directly.
  *
@@ -71,7 +71,10 @@ const char* tessera_last_error(void);
 
 void tessera_session_options_init(tessera_session_options* options);
 
-/* Imports the ONNX model at model_path, places it on the targets and compiles it. */
+/* Imports the ONNX model at model_path, places it on the targets and compiles it; or loads the
+ * package (.tsp, `tessera compile`) at model_path and runs it where it was compiled for (its
+ * targets and precision unless options set them; a package for another device, driver or plugin
+ * version fails with the reason). */
 tessera_status tessera_session_create(const char* model_path,
                                       const tessera_session_options* options,
                                       tessera_session** session);

@@ -14,6 +14,7 @@
 #include "tessera/deploy_config.hpp"
 #include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
+#include "tessera/package.hpp"
 #include "tessera/session.hpp"
 #include "tessera/tensor.hpp"
 
@@ -141,16 +142,25 @@ tessera_status tessera_session_create(const char* model_path,
   return guarded("tessera_session_create", [&] {
     tessera::SessionOptions o = session_options(options);
     auto s = std::make_unique<tessera_session>();
-    tessera::Graph graph = tessera::import_onnx_file(model_path);
-    for (tessera::ValueId id : graph.inputs) {
-      const tessera::Value& v = graph.value(id);
+    // A package (tessera compile) runs as compiled; anything else is imported as ONNX.
+    std::unique_ptr<tessera::Package> package;
+    tessera::Graph graph;
+    if (tessera::is_package_file(model_path)) {
+      package = std::make_unique<tessera::Package>(tessera::read_package(model_path));
+    } else {
+      graph = tessera::import_onnx_file(model_path);
+    }
+    const tessera::Graph& ports = package ? package->graph : graph;
+    for (tessera::ValueId id : ports.inputs) {
+      const tessera::Value& v = ports.value(id);
       s->inputs.push_back({v.name, v.dtype, v.shape});
     }
-    for (tessera::ValueId id : graph.outputs) {
-      const tessera::Value& v = graph.value(id);
+    for (tessera::ValueId id : ports.outputs) {
+      const tessera::Value& v = ports.value(id);
       s->outputs.push_back({v.name, v.dtype, v.shape});
     }
-    s->session = std::make_unique<tessera::Session>(std::move(graph), o);
+    s->session = package ? std::make_unique<tessera::Session>(*package, o)
+                         : std::make_unique<tessera::Session>(std::move(graph), o);
     *session = s.release();
   });
 }

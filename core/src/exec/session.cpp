@@ -15,11 +15,13 @@
 #include <list>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "partition/partitioner.hpp"
 #include "plugins/pack_apply.hpp"
 #include "tessera/error.hpp"
+#include "tessera/package.hpp"
 #include "tessera/passes.hpp"
 
 namespace tessera {
@@ -405,8 +407,25 @@ struct Session::Impl {
   std::vector<RegionProfile> last_profile;
   RunStats last_stats;
   mutable std::mutex mutex;  // everything above after construction
+  // A session made from a package: per graph node, where it runs (index into `targets`), whether
+  // in the reduced precision, and its config; planning then places nodes as these say.
+  struct Fixed {
+    std::string file;
+    std::vector<int> target;
+    std::vector<bool> reduced;
+    std::vector<NodeConfigChoice> config;
+    std::vector<std::string> source;
+  };
+  std::optional<Fixed> fixed;
 
   void resolve();
+  // Each node where the package put it; a node its target no longer supports, or whose compile
+  // failed there (`excluded`), is an error naming it.
+  partition::Assignment fixed_assignment(
+      const Graph& graph, const std::vector<std::vector<partition::NodeAnswer>>& answers,
+      const std::vector<partition::Exclusion>& excluded) const;
+  void adopt_package(const Package& package);
+  void first_plan();  // the plan for the given graph, or the wait for input values
   std::shared_ptr<Planned> build(Graph graph) const;
   void order_steps(Planned& p) const;
   void plan_buffers(Planned& p) const;
@@ -480,7 +499,9 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   // The mixed-precision pass: per node, reduced (the session's precision) or fp32. Regions form
   // over (target, precision) pairs, so a region never mixes the two.
   std::vector<bool> reduced(graph.nodes.size(), options.precision != "fp32");
-  if (options.mixed_precision.enabled) {
+  if (fixed) {
+    reduced = fixed->reduced;
+  } else if (options.mixed_precision.enabled) {
     reduced = assign_reduced_precision(graph, options.mixed_precision);
     std::set<std::string> unlisted;
     for (const Node& n : graph.nodes) {
@@ -509,8 +530,9 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   std::vector<std::vector<int>> regions;
   // Each failed compile rules out (node, target) pairs, so this ends.
   for (;;) {
-    assignment =
-        partition::assign_nodes(graph, targets, answers, excluded, options.min_island_nodes);
+    assignment = fixed ? fixed_assignment(graph, answers, excluded)
+                       : partition::assign_nodes(graph, targets, answers, excluded,
+                                                 options.min_island_nodes);
     regions = partition::form_regions(graph, region_key(assignment.target));
     bool failed = false;
     for (const std::vector<int>& nodes : regions) {
@@ -535,7 +557,18 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
         config_outcomes[{t, request.graph_node}] = std::move(outcome);
         return choice;
       };
-      if (!packs.pack) {
+      if (fixed) {
+        // The package's configs; a node without one takes the plugin's heuristic, as it did
+        // when the package was made.
+        target_settings.choose_config = [&, t](const NodeConfigRequest& request) {
+          const size_t n = static_cast<size_t>(request.graph_node);
+          detail::NodeConfigOutcome outcome;
+          if (!fixed->config[n].schedule.empty()) outcome.choice = fixed->config[n];
+          outcome.text = "package " + fixed->file + ": " + fixed->source[n];
+          config_outcomes[{t, request.graph_node}] = outcome;
+          return outcome.choice;
+        };
+      } else if (!packs.pack) {
         // Nothing to apply: skip describe_node calls, but still say why per node.
         target_settings.choose_config = nullptr;
         for (int n : nodes) {
@@ -612,8 +645,10 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     placement.estimate = answer.estimate;
     placement.estimate_us = answer.cost_us;
     auto it = config_outcomes.find({t, static_cast<int>(n)});
+    placement.target = target.spec;
     if (it != config_outcomes.end()) {
       placement.config = it->second.text;
+      if (it->second.choice) placement.config_choice = *it->second.choice;
       if (!it->second.warning.empty()) plan.warnings.push_back(it->second.warning);
     }
     plan.nodes.push_back(std::move(placement));
@@ -814,19 +849,9 @@ void Session::Impl::check_plan_memory(const Planned& p) const {
   }
 }
 
-Session::Session(Graph graph, const SessionOptions& options)
-    : Session(std::move(graph), options, [&] {
-        PluginHostOptions host_options;
-        host_options.dirs = options.plugin_dirs;
-        host_options.use_environment = options.use_plugin_environment;
-        host_options.use_default_dirs = options.use_default_plugin_dirs;
-        host_options.allow_shadowing = options.allow_plugin_shadowing;
-        return std::make_shared<const PluginHost>(host_options);
-      }()) {}
+namespace {
 
-Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<const PluginHost> host)
-    : impl_(std::make_unique<Impl>()) {
-  if (!host) throw Error("Session: no plugin host given");
+void check_session_options(const SessionOptions& options) {
   if (options.plan_cache_size < 1) {
     throw Error("Session: plan_cache_size must be at least 1, got " +
                 std::to_string(options.plan_cache_size));
@@ -836,6 +861,162 @@ Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<con
         "Session: mixed precision keeps some nodes in fp32 and runs the rest in the "
         "session's precision, which is fp32: it needs precision fp16 or fp16-acc32");
   }
+}
+
+std::shared_ptr<const PluginHost> make_plugin_host(const SessionOptions& options,
+                                                   std::vector<std::string> only = {}) {
+  PluginHostOptions host_options;
+  host_options.dirs = options.plugin_dirs;
+  host_options.use_environment = options.use_plugin_environment;
+  host_options.use_default_dirs = options.use_default_plugin_dirs;
+  host_options.allow_shadowing = options.allow_plugin_shadowing;
+  host_options.only = std::move(only);
+  return std::make_shared<const PluginHost>(host_options);
+}
+
+std::vector<std::string> package_plugins(const Package& package) {
+  std::vector<std::string> names;
+  for (const PackageTarget& t : package.targets) {
+    if (std::find(names.begin(), names.end(), t.plugin) == names.end()) names.push_back(t.plugin);
+  }
+  return names;
+}
+
+// The options a package's session runs with: its targets, precision and target settings, unless
+// the caller's options set them.
+SessionOptions package_options(const Package& package, const SessionOptions& given) {
+  SessionOptions o = given;
+  std::vector<std::string> specs;
+  for (const PackageTarget& t : package.targets) specs.push_back(t.spec);
+  if (!given.targets.empty() && given.targets != specs) {
+    std::string list;
+    for (const std::string& s : specs) list += (list.empty() ? "" : ",") + s;
+    throw Error(package.file + ": the package was compiled for the targets " + list +
+                "; compile the model again for other targets");
+  }
+  o.targets = specs;
+  if (given.precision == "fp32") o.precision = package.precision;
+  if (o.precision != package.precision) {
+    throw Error(package.file + ": the package was compiled for precision " + package.precision +
+                ", not " + o.precision + "; compile the model again for it");
+  }
+  for (const PackageTarget& t : package.targets) {
+    TargetSettings& settings = o.target_settings[t.spec];
+    if (settings.threads == 0) settings.threads = t.threads;
+    if (settings.options.empty()) settings.options = t.options;
+    if (settings.origin.empty()) settings.origin = package.file + ": target " + t.spec;
+  }
+  // Configs come from the package, not from packs (a re-plan reads packs again, see
+  // adopt_package).
+  o.mixed_precision.enabled = false;
+  return o;
+}
+
+}  // namespace
+
+void Session::Impl::adopt_package(const Package& package) {
+  std::vector<std::string> reasons;
+  if (package.engine_version != TESSERA_VERSION) {
+    reasons.push_back("it was made by tessera " + package.engine_version + ", this is " +
+                      TESSERA_VERSION);
+  }
+  std::map<int, int> target_of;  // package target -> resolved target
+  for (size_t p = 0; p < package.targets.size(); ++p) {
+    const PackageTarget& want = package.targets[p];
+    for (size_t t = 0; t < targets.size(); ++t) {
+      if (targets[t].spec == want.spec) target_of[static_cast<int>(p)] = static_cast<int>(t);
+    }
+    auto it = target_of.find(static_cast<int>(p));
+    if (it == target_of.end()) {
+      reasons.push_back("target " + want.spec + " has no usable device here");
+      continue;
+    }
+    const Target& have = targets[static_cast<size_t>(it->second)];
+    if (have.plugin->plugin().version() != want.plugin_version) {
+      reasons.push_back("target " + want.spec + ": plugin " + want.plugin + " is version " +
+                        have.plugin->plugin().version() + " here, " + want.plugin_version +
+                        " in the package");
+    }
+    if (have.info.name != want.device || have.info.driver_version != want.driver) {
+      reasons.push_back("target " + want.spec + " is device '" + have.info.name + "' (driver " +
+                        have.info.driver_version + ") here, '" + want.device + "' (driver " +
+                        want.driver + ") in the package");
+    }
+  }
+  if (!reasons.empty()) {
+    std::string why;
+    for (const std::string& r : reasons) why += (why.empty() ? "" : "; ") + r;
+    if (!options.replan_package) {
+      throw Error(package.file + ": the package does not fit here: " + why +
+                  " (--replan, or SessionOptions::replan_package, plans its graph again for the "
+                  "devices here)");
+    }
+    base_plan.warnings.push_back("package " + package.file + " planned again: " + why);
+    return;
+  }
+  Fixed f;
+  f.file = package.file;
+  for (const PackageNode& n : package.nodes) {
+    f.target.push_back(target_of.at(n.target));
+    f.reduced.push_back(n.precision != "fp32");
+    f.config.push_back(n.config);
+    f.source.push_back(n.config_source);
+  }
+  fixed = std::move(f);
+}
+
+partition::Assignment Session::Impl::fixed_assignment(
+    const Graph& graph, const std::vector<std::vector<partition::NodeAnswer>>& answers,
+    const std::vector<partition::Exclusion>& excluded) const {
+  partition::Assignment a;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const int t = fixed->target[n];
+    const std::string& node = graph.nodes[n].name;
+    const std::string& spec = targets[static_cast<size_t>(t)].spec;
+    for (const partition::Exclusion& e : excluded) {
+      if (e.node == static_cast<int>(n) && e.target == t) {
+        throw Error(fixed->file + ": node '" + node + "' cannot run on " + spec + ": " + e.reason);
+      }
+    }
+    const partition::NodeAnswer& answer = answers[n][static_cast<size_t>(t)];
+    if (!answer.supported) {
+      throw Error(fixed->file + ": node '" + node + "' was compiled for " + spec +
+                  ", which no longer runs it: " + answer.reason);
+    }
+    a.target.push_back(t);
+    a.reason.push_back("package: " + spec);
+  }
+  return a;
+}
+
+void Session::Impl::first_plan() {
+  if (!value_inputs.empty()) {
+    // Shapes depend on input values: each run's values are prepared and planned (then cached).
+    waiting_plan = base_plan;
+    std::string names;
+    for (ValueId id : value_inputs) {
+      names += (names.empty() ? "'" : ", '") + given.value(id).name + "'";
+    }
+    waiting_plan.warnings.push_back(
+        "shapes depend on the values of input(s) " + names +
+        ": the graph is prepared and planned at the first run, and again for other values");
+    waiting_plan.value_inputs = names;
+    return;
+  }
+  auto first = build(given);
+  first->plan.plan_number = ++plans_made;
+  first->plan.input_signature = signature(nullptr);
+  plans.emplace_front(first->plan.input_signature, first);
+  make_current(first);
+}
+
+Session::Session(Graph graph, const SessionOptions& options)
+    : Session(std::move(graph), options, make_plugin_host(options)) {}
+
+Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<const PluginHost> host)
+    : impl_(std::make_unique<Impl>()) {
+  if (!host) throw Error("Session: no plugin host given");
+  check_session_options(options);
   Impl& impl = *impl_;
   impl.given = std::move(graph);
   impl.host = std::move(host);
@@ -843,24 +1024,26 @@ Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<con
   impl.value_inputs = impl.given.value_inputs;
   impl.replans = impl.given.unprepared != nullptr || !impl.value_inputs.empty();
   impl.resolve();
-  if (!impl.value_inputs.empty()) {
-    // Shapes depend on input values: each run's values are prepared and planned (then cached).
-    impl.waiting_plan = impl.base_plan;
-    std::string names;
-    for (ValueId id : impl.value_inputs) {
-      names += (names.empty() ? "'" : ", '") + impl.given.value(id).name + "'";
-    }
-    impl.waiting_plan.warnings.push_back(
-        "shapes depend on the values of input(s) " + names +
-        ": the graph is prepared and planned at the first run, and again for other values");
-    impl.waiting_plan.value_inputs = names;
-    return;
-  }
-  auto first = impl.build(impl.given);
-  first->plan.plan_number = ++impl.plans_made;
-  first->plan.input_signature = impl.signature(nullptr);
-  impl.plans.emplace_front(first->plan.input_signature, first);
-  impl.make_current(first);
+  impl.first_plan();
+}
+
+Session::Session(const Package& package, const SessionOptions& options)
+    : Session(package, options, make_plugin_host(options, package_plugins(package))) {}
+
+Session::Session(const Package& package, const SessionOptions& options,
+                 std::shared_ptr<const PluginHost> host)
+    : impl_(std::make_unique<Impl>()) {
+  if (!host) throw Error("Session: no plugin host given");
+  SessionOptions o = package_options(package, options);
+  check_session_options(o);
+  Impl& impl = *impl_;
+  impl.given = package.graph;
+  impl.host = std::move(host);
+  impl.options = o;
+  if (!options.replan_package) impl.options.pack_mode = PackMode::kNone;
+  impl.resolve();
+  impl.adopt_package(package);
+  impl.first_plan();
 }
 
 Session::~Session() = default;

@@ -205,6 +205,18 @@ Tensor::Tensor(DType dtype, Shape shape, Uninitialized)
   }
 }
 
+Tensor Tensor::over(DType dtype, Shape shape, std::shared_ptr<std::byte[]> storage) {
+  if (dtype_size(dtype) == 0) throw Error("Tensor: undefined dtype");
+  if (!storage) throw Error("Tensor::over: no storage");
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.numel_ = shape_numel(t.shape_);
+  shape_nbytes(t.shape_, dtype);  // throws on overflow
+  t.storage_ = std::move(storage);
+  return t;
+}
+
 void Tensor::check_type(size_t elem_size, DType expected) const {
   if (dtype_ != expected || dtype_size(dtype_) != elem_size) {
     throw Error(std::string("tensor of dtype ") + dtype_name(dtype_) + " accessed as " +

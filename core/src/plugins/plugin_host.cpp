@@ -383,7 +383,7 @@ std::string plugin_name_of_file(const std::string& file) {
 }  // namespace
 
 PluginHost::PluginHost(const PluginHostOptions& options)
-    : allow_shadowing_(options.allow_shadowing) {
+    : allow_shadowing_(options.allow_shadowing), options_only_(options.only) {
   // The bundled plugins' names, so that one on TESSERA_PLUGIN_PATH cannot silently replace them.
   for (const PluginDir& d : default_dirs()) {
     boost::system::error_code ec;
@@ -436,7 +436,11 @@ void PluginHost::search_dir(const PluginDir& dir) {
   boost::system::error_code ec;
   for (fs::directory_iterator it(dir.path, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = plugin_name_of_file(it->path().filename().string());
-    if (!name.empty()) candidates.emplace_back(it->path().string(), name);
+    if (name.empty()) continue;
+    if (!options_only_.empty() &&
+        std::find(options_only_.begin(), options_only_.end(), name) == options_only_.end())
+      continue;
+    candidates.emplace_back(it->path().string(), name);
   }
   std::sort(candidates.begin(), candidates.end());
   PluginDir searched = dir;

@@ -1,0 +1,302 @@
+// Packages against their oracle, the session they were made from: same outputs bit for bit,
+// same placement, precision and configs; and the loader against hostile bytes.
+#include "tessera/package.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "tessera/error.hpp"
+#include "tessera/onnx_import.hpp"
+#include "tessera/session.hpp"
+#include "tessera/tessera_c.h"
+#include "zoo.hpp"
+
+namespace tessera {
+namespace {
+
+Graph zoo_graph(const std::string& name) {
+  zoo::ZooOptions options;
+  options.seed = 3;
+  return import_onnx_bytes(zoo::build_zoo_model(name, options), name + ".onnx", "");
+}
+
+std::map<std::string, Tensor> inputs_for(const Graph& g) {
+  std::map<std::string, Tensor> in;
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-1.5f, 1.5f);
+  for (ValueId id : g.inputs) {
+    const Value& v = g.value(id);
+    Tensor t(v.dtype, v.shape);
+    float* p = t.data<float>();
+    for (int64_t i = 0; i < t.numel(); ++i) p[i] = dist(rng);
+    in[v.name] = t;
+  }
+  return in;
+}
+
+void expect_identical(const std::vector<Tensor>& got, const std::vector<Tensor>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape());
+    ASSERT_EQ(got[i].dtype(), want[i].dtype());
+    EXPECT_EQ(std::memcmp(got[i].raw(), want[i].raw(), got[i].nbytes()), 0) << "output " << i;
+  }
+}
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() /
+          ("tessera_pkg_" + std::to_string(getpid()) + "_" + name))
+      .string();
+}
+
+bool has_opencl_device() {
+  PluginHost host;
+  const auto adreno = host.find("adreno");
+  if (!adreno) return false;
+  for (const PluginDeviceInfo& d : adreno->devices()) {
+    if (!d.id.empty()) return true;
+  }
+  return false;
+}
+
+// The oracle: zoo mobilenet_v2 planned and run on `targets` by a session made from the graph.
+struct Made {
+  Graph graph;
+  std::map<std::string, Tensor> in;
+  std::unique_ptr<Session> session;
+  std::vector<Tensor> want;
+};
+
+Made made_on(std::vector<std::string> targets, const std::string& precision = "fp32",
+             bool mixed = false) {
+  Made m;
+  m.graph = zoo_graph("mobilenet_v2");
+  SessionOptions o;
+  o.targets = std::move(targets);
+  o.precision = precision;
+  o.mixed_precision.enabled = mixed;
+  m.session = std::make_unique<Session>(m.graph, o);
+  m.in = inputs_for(m.graph);
+  m.want = m.session->run(m.in);
+  return m;
+}
+
+// The error message of `f`, "" if it did not throw tessera::Error.
+template <typename F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(PackageTest, CpuRoundTripRunsBitForBitWithTheSessionsPlacementAndConfigs) {
+  const Made m = made_on({"cpu"});
+  const Session& made = *m.session;
+  Package p = package_from_session(made);
+  const std::string file = temp_path("mv2.tsp");
+  write_package(p, file, /*overwrite=*/true);
+  EXPECT_NE(error_of([&] { write_package(p, file, false); }).find(file), std::string::npos)
+      << "an existing package must not be replaced without overwrite";
+  const Package back = read_package(file);
+  ASSERT_EQ(back.nodes.size(), made.plan().nodes.size());
+  ASSERT_EQ(back.targets.size(), 1u);
+  EXPECT_EQ(back.targets[0].spec, "cpu");
+  for (size_t n = 0; n < back.nodes.size(); ++n) {
+    const NodePlacement& placed = made.plan().nodes[n];
+    EXPECT_EQ(back.graph.nodes[n].name, placed.node);
+    EXPECT_EQ(back.nodes[n].config.schedule, placed.config_choice.schedule);
+    EXPECT_EQ(back.nodes[n].config.knobs.size(), placed.config_choice.knobs.size());
+    EXPECT_EQ(back.nodes[n].precision, "fp32");
+  }
+  Session loaded(back, SessionOptions{});
+  EXPECT_EQ(loaded.plan().nodes.size(), made.plan().nodes.size());
+  expect_identical(loaded.run(m.in), m.want);
+  // Only the plugin the package names is loaded.
+  ASSERT_EQ(loaded.plugin_host().plugins().size(), 1u);
+  EXPECT_EQ(loaded.plugin_host().plugins()[0]->name(), "cpu");
+  std::filesystem::remove(file);
+}
+
+TEST(PackageTest, MixedPrecisionOnAdrenoKeepsEachNodesPrecisionAndConfig) {
+  if (!has_opencl_device()) GTEST_SKIP() << "no OpenCL device";
+  const Made m = made_on({"adreno:any"}, "fp16", /*mixed=*/true);
+  const Session& made = *m.session;
+  const Package p = package_from_session(made);
+  const std::string bytes = serialize_package(p);
+  const Package back =
+      parse_package(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "mixed.tsp");
+  int fp32 = 0, fp16 = 0;
+  for (size_t n = 0; n < back.nodes.size(); ++n) {
+    EXPECT_EQ(back.nodes[n].precision, made.plan().nodes[n].precision);
+    (back.nodes[n].precision == "fp32" ? fp32 : fp16) += 1;
+  }
+  EXPECT_GT(fp32, 0);
+  EXPECT_GT(fp16, 0);
+  EXPECT_EQ(back.precision, "fp16");
+  Session loaded(back, SessionOptions{});
+  EXPECT_EQ(loaded.plan().regions.size(), made.plan().regions.size());
+  expect_identical(loaded.run(m.in), m.want);
+}
+
+TEST(PackageTest, AnotherDeviceOrEngineIsRefusedWithTheReasonOrPlannedAgain) {
+  const Made m = made_on({"cpu"});
+  const Session& made = *m.session;
+  Package p = package_from_session(made);
+  p.file = "moved.tsp";
+  p.targets[0].device = "Some Other CPU";
+  const std::string refused = error_of([&] { Session s(p, SessionOptions{}); });
+  EXPECT_NE(refused.find("moved.tsp"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("Some Other CPU"), std::string::npos) << refused;
+  EXPECT_NE(refused.find("--replan"), std::string::npos) << refused;
+
+  SessionOptions replan;
+  replan.replan_package = true;
+  Session again(p, replan);
+  bool warned = false;
+  for (const std::string& w : again.plan().warnings)
+    warned |= w.find("planned again") != std::string::npos;
+  EXPECT_TRUE(warned);
+  const std::vector<Tensor> got = again.run(m.in);
+  ASSERT_EQ(got.size(), m.want.size());
+  const float* a = got[0].data<float>();
+  const float* b = m.want[0].data<float>();
+  for (int64_t i = 0; i < got[0].numel(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4f);
+
+  Package old = package_from_session(made);
+  old.file = "old.tsp";
+  old.engine_version = "0.0.1";
+  const std::string engine = error_of([&] { Session s(old, SessionOptions{}); });
+  EXPECT_NE(engine.find("made by tessera 0.0.1"), std::string::npos) << engine;
+
+  SessionOptions other_targets;
+  other_targets.targets = {"reference"};
+  const std::string targets = error_of([&] { Session s(old, other_targets); });
+  EXPECT_NE(targets.find("compiled for the targets cpu"), std::string::npos) << targets;
+}
+
+// Packages whose bytes lie: each is refused by the loader naming the file and the field.
+TEST(PackageTest, HostilePackagesAreRefusedNamingTheField) {
+  const Made m = made_on({"reference"});
+  const Package good = package_from_session(*m.session);
+  const auto refusal = [](const Package& p) {
+    const std::string bytes = serialize_package(p);
+    return error_of([&] {
+      parse_package(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "bad.tsp");
+    });
+  };
+  ASSERT_EQ(refusal(good), "");
+
+  Package p = good;
+  p.graph.nodes[3].inputs[0] = 99999;
+  EXPECT_NE(refusal(p).find("bad.tsp: graph.nodes[3]"), std::string::npos) << refusal(p);
+  EXPECT_NE(refusal(p).find("out of range"), std::string::npos);
+
+  p = good;
+  std::swap(p.graph.nodes[0], p.graph.nodes[1]);
+  EXPECT_NE(refusal(p).find("before any node produces it"), std::string::npos) << refusal(p);
+
+  p = good;
+  const ValueId produced = p.graph.nodes[0].outputs[0];
+  p.graph.values[static_cast<size_t>(produced)].shape = {1, 2, 3, 4};
+  EXPECT_NE(refusal(p).find("but its producer computes"), std::string::npos) << refusal(p);
+
+  p = good;
+  p.nodes[2].precision = "fp8";
+  EXPECT_NE(refusal(p).find("graph.nodes[2]"), std::string::npos) << refusal(p);
+
+  p = good;
+  p.nodes[1].target = 7;
+  EXPECT_NE(refusal(p).find(".target: 7 is out of range"), std::string::npos) << refusal(p);
+
+  p = good;
+  p.graph.outputs.push_back(p.graph.outputs[0]);
+  EXPECT_NE(refusal(p).find("graph.outputs"), std::string::npos) << refusal(p);
+
+  // A constant whose stated shape disagrees with its bytes.
+  p = good;
+  for (Value& v : p.graph.values) {
+    if (!v.constant || v.shape.empty()) continue;
+    v.shape[0] += 1;
+    break;
+  }
+  EXPECT_NE(refusal(p).find(".constant"), std::string::npos) << refusal(p);
+}
+
+// Truncations and single-byte corruptions anywhere in the header end in a clean error or a
+// package that verifies; never in a crash (the sanitizer builds run this too).
+TEST(PackageTest, CorruptedBytesEndInACleanErrorOrAValidPackage) {
+  const Made m = made_on({"reference"});
+  const std::string bytes = serialize_package(package_from_session(*m.session));
+  uint32_t prefix = 0;
+  std::memcpy(&prefix, bytes.data(), 4);
+  const size_t header = 4 + static_cast<size_t>(prefix);
+  int refused = 0, loaded = 0;
+  for (size_t cut : {size_t{0}, size_t{3}, size_t{11}, header / 2, header, bytes.size() - 1}) {
+    const std::string message = error_of(
+        [&] { parse_package(reinterpret_cast<const uint8_t*>(bytes.data()), cut, "cut.tsp"); });
+    EXPECT_EQ(message.rfind("cut.tsp: ", 0), 0u) << "cut at " << cut << ": " << message;
+  }
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 600; ++trial) {
+    std::string broken = bytes;
+    const size_t at = rng() % header;
+    broken[at] = static_cast<char>(broken[at] ^ static_cast<char>(1 + rng() % 255));
+    try {
+      parse_package(reinterpret_cast<const uint8_t*>(broken.data()), broken.size(), "flip.tsp");
+      ++loaded;
+    } catch (const Error& e) {
+      EXPECT_EQ(std::string(e.what()).rfind("flip.tsp: ", 0), 0u) << e.what();
+      ++refused;
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_EQ(refused + loaded, 600);
+}
+
+TEST(PackageTest, TheCApiRunsAPackage) {
+  const Made m = made_on({"cpu"});
+  const std::string file = temp_path("capi.tsp");
+  write_package(package_from_session(*m.session), file, true);
+
+  tessera_session* s = nullptr;
+  ASSERT_EQ(tessera_session_create(file.c_str(), nullptr, &s), TESSERA_OK) << tessera_last_error();
+  ASSERT_EQ(tessera_session_input_count(s), 1);
+  const char* name = nullptr;
+  tessera_dtype dtype{};
+  int32_t rank = 0;
+  const int64_t* shape = nullptr;
+  ASSERT_EQ(tessera_session_input(s, 0, &name, &dtype, &rank, &shape), TESSERA_OK);
+  const Tensor& x = m.in.begin()->second;
+  EXPECT_EQ(std::string(name), m.in.begin()->first);
+  tessera_tensor_view view{TESSERA_DTYPE_FLOAT32, static_cast<int32_t>(x.rank()), x.shape().data(),
+                           x.raw()};
+  tessera_outputs* out = nullptr;
+  ASSERT_EQ(tessera_session_run(s, 1, &name, &view, &out), TESSERA_OK) << tessera_last_error();
+  tessera_tensor_view got{};
+  const char* out_name = nullptr;
+  ASSERT_EQ(tessera_outputs_get(out, 0, &out_name, &got), TESSERA_OK);
+  ASSERT_EQ(static_cast<size_t>(m.want[0].numel()) * sizeof(float), m.want[0].nbytes());
+  EXPECT_EQ(std::memcmp(got.data, m.want[0].raw(), m.want[0].nbytes()), 0);
+  tessera_outputs_release(out);
+  tessera_session_release(s);
+
+  std::filesystem::resize_file(file, 100);
+  ASSERT_EQ(tessera_session_create(file.c_str(), nullptr, &s), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find(file), std::string::npos)
+      << tessera_last_error();
+  std::filesystem::remove(file);
+}
+
+}  // namespace
+}  // namespace tessera
