@@ -5,5 +5,5 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/tools/setup-deps.sh"
 # The command line and its plugins only; README (b) builds the rest (the tests).
-TESSERA_BUILD_TARGETS=tessera_runtime "$root/tools/build.sh" "$root/build"
+TESSERA_BUILD_TARGETS=tessera_main_job "$root/tools/build.sh" "$root/build"
 exec "$root/build/tools/tessera" run "$root/configs/default.yaml" --repeat 20 "$@"

@@ -39,8 +39,8 @@ int cmd_compile(int argc, char** argv) {
         "  --force               replace an existing output file\n"
         "  --json                print one JSON object describing the package\n"
         "  --memory-limit BYTES  refuse models needing more (e.g. 4G)\n"
-        "The package runs where it was planned: `tessera run MODEL.tsp` on another device or\n"
-        "plugin version refuses with the reason unless given --replan.\n");
+        "The package runs where it was planned: on another device, driver or plugin version\n"
+        "`tessera run MODEL.tsp` refuses it with the reason unless told to plan it again.\n");
     return args.flag("help") ? 0 : 2;
   }
   apply_memory_limit_option(args);

@@ -97,6 +97,9 @@ std::vector<DeviceFamily> load_device_families(const std::string& dir);
 
 // The matching family with the highest priority (ties: earlier in `families`). The reason names
 // the family and what matched, or for no match why the closest candidates did not.
+// Why `pattern` is not a valid family pattern (ECMAScript, case-insensitive), or "".
+std::string family_pattern_problem(const std::string& pattern);
+
 FamilyMatch match_family(const std::vector<DeviceFamily>& families, const DeviceIdentity& device);
 
 }  // namespace tessera

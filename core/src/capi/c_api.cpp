@@ -10,10 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "capi/model_importer.hpp"
+#include "exec/importer_library.hpp"
 #include "tessera/checked_math.hpp"
 #include "tessera/deploy_config.hpp"
 #include "tessera/error.hpp"
-#include "tessera/onnx_import.hpp"
 #include "tessera/package.hpp"
 #include "tessera/session.hpp"
 #include "tessera/tensor.hpp"
@@ -34,6 +35,26 @@ struct tessera_outputs {
   std::vector<tessera::Tensor> tensors;
   std::vector<std::vector<int64_t>> shapes;
 };
+
+namespace tessera::detail {
+
+namespace {
+ModelImporter& registered_importer() {
+  static ModelImporter importer = nullptr;
+  return importer;
+}
+}  // namespace
+
+void set_model_importer(ModelImporter importer) {
+  registered_importer() = importer;
+}
+
+ModelImporter model_importer() {
+  if (registered_importer() == nullptr) load_importer_library();
+  return registered_importer();
+}
+
+}  // namespace tessera::detail
 
 namespace {
 
@@ -147,8 +168,14 @@ tessera_status tessera_session_create(const char* model_path,
     tessera::Graph graph;
     if (tessera::is_package_file(model_path)) {
       package = std::make_unique<tessera::Package>(tessera::read_package(model_path));
+    } else if (tessera::detail::ModelImporter import = tessera::detail::model_importer()) {
+      graph = import(model_path);
     } else {
-      graph = tessera::import_onnx_file(model_path);
+      throw tessera::Error(std::string(model_path) +
+                           " is not a package, and libtessera-runtime imports no ONNX: " +
+                           tessera::detail::load_importer_library() +
+                           " (install libtessera beside it, or compile the model with `tessera "
+                           "compile`)");
     }
     const tessera::Graph& ports = package ? package->graph : graph;
     for (tessera::ValueId id : ports.inputs) {

@@ -437,7 +437,7 @@ struct Session::Impl {
 
 DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
                                    const SessionOptions& options) {
-  const detail::PackSources sources = detail::load_pack_sources(options);
+  const detail::PackSources sources = detail::pack_sources_for(options);
   detail::DevicePacks packs = detail::select_device_packs(sources, plugin, plugin, device);
   for (const std::string& w : sources.warnings) packs.plan.warnings.push_back(w);
   return packs.plan;
@@ -446,7 +446,7 @@ DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDevice
 void Session::Impl::resolve() {
   targets = resolve_targets(*host, options, base_plan);
   // Packs first: a bad --pack file fails before any compile work.
-  const detail::PackSources pack_sources = detail::load_pack_sources(options);
+  const detail::PackSources pack_sources = detail::pack_sources_for(options);
   for (const std::string& w : pack_sources.warnings) base_plan.warnings.push_back(w);
   for (Target& t : targets) {
     device_packs.push_back(

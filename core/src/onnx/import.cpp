@@ -11,6 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "capi/model_importer.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/onnx_import.hpp"
@@ -510,5 +511,15 @@ Tensor read_onnx_tensor_file(const std::string& path) {
   const std::string what = proto.name().empty() ? "tensor" : "tensor '" + proto.name() + "'";
   return importer::tensor_from_proto(proto, TensorOrigin{path, what, ""});
 }
+
+namespace {
+
+// libtessera's static initialisation: the C API (in libtessera-runtime) opens ONNX models too.
+const bool kImporterRegistered = (detail::set_model_importer([](const std::string& path) {
+                                    return import_onnx_file(path);
+                                  }),
+                                  true);
+
+}  // namespace
 
 }  // namespace tessera

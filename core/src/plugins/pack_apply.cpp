@@ -1,36 +1,18 @@
-// Pack application: sources (schedules and descriptor directories, --pack files), per-device
-// selection, and per-node config choice with knob-space checks.
+// Pack application: per-device selection from the sources the registered loader found
+// (core/src/yaml/pack_sources.cpp), and per-node config choice with knob-space checks.
 #include "plugins/pack_apply.hpp"
 
+#include "exec/importer_library.hpp"
+
 #include <algorithm>
-#include <cstdlib>
 #include <set>
 #include <sstream>
-
-#include <boost/filesystem.hpp>
 
 #include "tessera/error.hpp"
 
 namespace tessera::detail {
-namespace fs = boost::filesystem;
 
 namespace {
-
-void add_unique(std::vector<std::string>& dirs, const std::string& dir) {
-  if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
-}
-
-std::vector<std::string> env_dirs(const char* name) {
-  std::vector<std::string> out;
-  if (const char* env = std::getenv(name)) {
-    std::stringstream ss(env);
-    std::string item;
-    while (std::getline(ss, item, ':')) {
-      if (!item.empty()) out.push_back(item);
-    }
-  }
-  return out;
-}
 
 std::string knobs_text(const std::vector<Knob>& knobs) {
   std::string out = "{";
@@ -94,53 +76,37 @@ bool is_work_group_knob(const std::string& name) {
   return name.rfind("wg_", 0) == 0;
 }
 
-PackSources load_pack_sources(const SessionOptions& options) {
+namespace {
+
+PackSourcesLoader& registered_loader() {
+  static PackSourcesLoader loader = nullptr;
+  return loader;
+}
+
+}  // namespace
+
+void set_pack_sources_loader(PackSourcesLoader loader) {
+  registered_loader() = loader;
+}
+
+PackSources pack_sources_for(const SessionOptions& options) {
+  if (registered_loader() == nullptr && options.pack_mode != PackMode::kNone) {
+    load_importer_library();  // registers the loader when libtessera is installed
+  }
+  if (registered_loader() != nullptr) return registered_loader()(options);
   PackSources sources;
-  sources.mode = options.pack_mode;
-  if (options.pack_mode == PackMode::kNone) return sources;
-
-  for (const std::string& d : options.device_family_dirs) add_unique(sources.family_dirs, d);
-  if (options.use_default_data_dirs) {
-    for (const PluginDir& d : default_data_dirs("targets/devices")) {
-      add_unique(sources.family_dirs, d.path);
-    }
-  }
-  std::set<std::string> ids;
-  for (const std::string& dir : sources.family_dirs) {
-    boost::system::error_code ec;
-    if (!fs::is_directory(dir, ec)) continue;
-    try {
-      for (DeviceFamily& f : load_device_families(dir)) {
-        if (ids.insert(f.id).second) sources.families.push_back(std::move(f));
-      }
-    } catch (const Error& e) {
-      // A broken descriptor costs family-level packs, not the whole run.
-      sources.warnings.push_back("device families in " + dir + " not loaded: " + e.what());
-    }
-  }
-
+  sources.mode = PackMode::kNone;
   if (options.pack_mode == PackMode::kFiles) {
-    for (const std::string& file : options.pack_files) {
-      Pack pack = load_pack(file);  // errors name the file, line and key
-      if (pack.schema_version != kPackSchemaVersion) {
-        throw Error(file + ": schema_version " + std::to_string(pack.schema_version) +
-                    " is not one this engine reads (" + std::to_string(kPackSchemaVersion) +
-                    "); re-tune or convert the pack");
-      }
-      sources.file_packs.push_back(std::move(pack));
-    }
-    return sources;
+    throw Error("packs: --pack files were given, but libtessera-runtime reads no YAML: " +
+                load_importer_library() +
+                " (install libtessera beside it, or compile the model to a package with its "
+                "packs)");
   }
-  for (const std::string& d : options.schedules_dirs) add_unique(sources.schedules_dirs, d);
-  if (options.use_schedules_environment) {
-    for (const std::string& d : env_dirs("TESSERA_SCHEDULES_PATH")) {
-      add_unique(sources.schedules_dirs, d);
-    }
-  }
-  if (options.use_default_data_dirs) {
-    for (const PluginDir& d : default_data_dirs("schedules")) {
-      add_unique(sources.schedules_dirs, d.path);
-    }
+  if (options.pack_mode == PackMode::kAuto) {
+    sources.warnings.push_back("packs: libtessera-runtime reads no YAML packs (" +
+                               load_importer_library() +
+                               "), so the schedules' heuristics run; a package carries its tuned "
+                               "configs");
   }
   return sources;
 }
@@ -175,7 +141,7 @@ DevicePacks select_device_packs(const PackSources& sources, const std::string& t
     candidates = sources.file_packs;
   } else {
     for (const std::string& dir : sources.schedules_dirs) {
-      PackScan scan = scan_packs(dir, plugin);
+      PackScan scan = sources.scan(dir, plugin);
       for (std::string& w : scan.warnings) plan.warnings.push_back(std::move(w));
       for (Pack& p : scan.packs) candidates.push_back(std::move(p));
     }

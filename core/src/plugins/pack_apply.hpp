@@ -4,6 +4,7 @@
 // work-group limit.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -24,10 +25,20 @@ struct PackSources {
   std::vector<std::string> schedules_dirs;  // kAuto: searched, in order
   std::vector<Pack> file_packs;             // kFiles
   std::vector<std::string> warnings;        // descriptor directories that failed to load
+  // kAuto: the packs of one plugin in one schedules directory (scan_packs).
+  std::function<PackScan(const std::string& dir, const std::string& plugin)> scan;
 };
 
-// Throws tessera::Error naming the file and key for a bad pack file in kFiles mode.
+// Reads the sources from YAML (core/src/yaml/pack_sources.cpp, in libtessera). Throws
+// tessera::Error naming the file and key for a bad pack file in kFiles mode.
 PackSources load_pack_sources(const SessionOptions& options);
+
+// The runtime reads no YAML: libtessera registers load_pack_sources when it loads.
+using PackSourcesLoader = PackSources (*)(const SessionOptions&);
+void set_pack_sources_loader(PackSourcesLoader loader);
+// The registered loader's sources; without one (a process with libtessera-runtime alone): none,
+// with a warning, and --pack files are an error.
+PackSources pack_sources_for(const SessionOptions& options);
 
 // The selection for one target device.
 struct DevicePacks {

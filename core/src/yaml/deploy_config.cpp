@@ -6,7 +6,7 @@
 #include <limits>
 #include <set>
 
-#include "config/yaml_doc.hpp"
+#include "yaml/yaml_doc.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
 
@@ -124,44 +124,6 @@ std::vector<TargetSpec> parse_targets(const MapReader& root) {
 
 }  // namespace
 
-const char* memory_kind_name(MemoryKind kind) {
-  return kind == MemoryKind::kImage ? "image" : "buffer";
-}
-
-const char* precision_name(Precision precision) {
-  switch (precision) {
-    case Precision::kFp16:
-      return "fp16";
-    case Precision::kFp16Acc32:
-      return "fp16-acc32";
-    default:
-      return "fp32";
-  }
-}
-
-std::optional<Precision> parse_precision(const std::string& name) {
-  for (Precision p : {Precision::kFp32, Precision::kFp16, Precision::kFp16Acc32}) {
-    if (name == precision_name(p)) return p;
-  }
-  return std::nullopt;
-}
-
-const char* pack_mode_name(PackMode mode) {
-  switch (mode) {
-    case PackMode::kFiles:
-      return "files";
-    case PackMode::kNone:
-      return "none";
-    default:
-      return "auto";
-  }
-}
-
-TargetSpec default_target() {
-  TargetSpec t;
-  t.plugin = "reference";
-  return t;
-}
 
 DeployConfig parse_deploy_config(const std::string& text, const std::string& path) {
   const config::YamlDoc doc = config::load_yaml_text(text, path);

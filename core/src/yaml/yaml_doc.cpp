@@ -1,5 +1,5 @@
 // Guarded YAML loading and strict typed map reading with file:line:col + key-path errors.
-#include "config/yaml_doc.hpp"
+#include "yaml/yaml_doc.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,0 +1,16 @@
+// libtessera-runtime reads no ONNX and no YAML; libtessera does, and registers its importer and
+// pack loader with the runtime as it loads. A process that linked the runtime alone, or whose
+// linker dropped libtessera as unused (it only called runtime symbols), gets it here: the first
+// time a session wants packs or the C API an ONNX model, the runtime opens libtessera from its
+// own directory (then the loader's search path), if it is installed.
+#pragma once
+
+#include <string>
+
+namespace tessera::detail {
+
+// Opens libtessera once per process (later calls return at once). Returns "" when it is loaded,
+// else why not (for messages).
+std::string load_importer_library();
+
+}  // namespace tessera::detail
