@@ -93,6 +93,12 @@ const std::vector<Schedule>& all_schedules() {
       {"eltwise.buffer.binary", "binary.cl", "binary_strided_f32", {{"wg_x", kWgX, false}}},
       {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
+      // threads_per_row work-items share a row (a power of two), rows_per_group rows a group.
+      {"layer_norm.group",
+       "layer_norm.cl",
+       "layer_norm_group_f32",
+       {{"threads_per_row", {8, 16, 32, 64, 128, 256}, false},
+        {"rows_per_group", {1, 2, 4, 8}, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
       // rows_per_item x cols_per_item: the output tile of a work-item.
       {"matmul.batched",

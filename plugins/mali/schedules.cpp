@@ -100,6 +100,12 @@ const std::vector<Schedule>& all_schedules() {
        {{"wg_x", kWgX, false}, {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
       {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
+      // threads_per_row work-items share a row (a power of two), rows_per_group rows a group.
+      {"layer_norm.group",
+       "layer_norm.cl",
+       "layer_norm_group_f32",
+       {{"threads_per_row", {8, 16, 32, 64, 128, 256}, false},
+        {"rows_per_group", {1, 2, 4, 8}, false}}},
       {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
       {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
       {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},

@@ -263,6 +263,19 @@ TEST_F(AdrenoOpsTest, MatMulTilesEveryConfig) {
                       {{{random_tensor({1, 10, 6}, 82)}, {random_tensor({6, 11}, 83), true}}, {}}});
 }
 
+// LayerNormalization with a group of work-items per row at every threads_per_row and
+// rows_per_group: rows shorter and longer than the group, a row count no group size divides,
+// with and without bias.
+TEST_F(AdrenoOpsTest, LayerNormGroupEveryConfig) {
+  check_every_config("LayerNormalization", "layer_norm.group", "layer_norm_group_f32",
+                     {{{{random_tensor({1, 13, 5}, 90)},
+                        {random_tensor({5}, 91), true},
+                        {random_tensor({5}, 92), true}},
+                       attrs({{"axis", int64_t{-1}}})},
+                      {{{random_tensor({2, 3, 97}, 93)}, {random_tensor({3, 97}, 94), true}},
+                       attrs({{"axis", int64_t{1}}, {"epsilon", 1e-3f}})}});
+}
+
 // The __local-tiled MatMul at every group side, per-item tile and k_tile, over partial tiles
 // and a K that no k_tile divides.
 TEST_F(AdrenoOpsTest, MatMulLocalTilesEveryConfig) {

@@ -399,6 +399,33 @@ TEST_P(MaliLayoutTest, MatMulTilesEveryConfig) {
   }
 }
 
+// LayerNormalization under every config of both schedules (a work-item per row; a group per
+// row): rows shorter and longer than the group, a row count no group size divides.
+TEST_P(MaliLayoutTest, LayerNormEveryConfig) {
+  Attributes last;
+  last.set("axis", int64_t{-1});
+  const std::vector<std::vector<In>> cases = {
+      {{random_tensor({1, 13, 5}, 90)},
+       {random_tensor({5}, 91), true},
+       {random_tensor({5}, 92), true}},
+      {{random_tensor({2, 3, 97}, 93)}, {random_tensor({97}, 94), true}},
+  };
+  for (const auto& inputs : cases) {
+    Case c(inputs, {opencl_test::make_node_over_inputs("LayerNormalization", inputs.size(), last)},
+           17);
+    std::vector<std::string> names;
+    int ran = 0;
+    for (const Request& r : every_config(c, 0, &names)) {
+      SCOPED_TRACE(label(r));
+      const char* kernel =
+          r.schedule == "layer_norm.group" ? "layer_norm_group_f32" : "layer_norm_rows_f32";
+      EXPECT_EQ(run(c, {r}).count(kernel), 1u);
+      ++ran;
+    }
+    EXPECT_GT(ran, 6) << "describe_node lists no group configs for LayerNormalization";
+  }
+}
+
 TEST_P(MaliLayoutTest, ResidualChainNeedsNoConversionBackWhenChannelsAreBlocks) {
   std::vector<In> inputs = {{random_tensor({1, 3, 12, 12}, 30)},         // 0 x
                             {random_tensor({8, 3, 3, 3}, 31), true},     // 1 w1

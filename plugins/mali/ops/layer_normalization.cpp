@@ -1,6 +1,7 @@
 // LayerNormalization on the mali plugin: normalises the contiguous rows formed by the axes from
-// `axis` to the last, one work-item per row; Scale (and B when given) constants with one value per
-// row element. The optional Mean and InvStdDev outputs are refused.
+// `axis` to the last, a group of work-items per row on GPUs (one work-item per row elsewhere);
+// Scale (and B when given) constants with one value per row element. The optional Mean and
+// InvStdDev outputs are refused.
 #include "ops/shared.hpp"
 
 namespace tessera::mali {
@@ -12,17 +13,32 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   return opencl::support::check_layer_norm(node);
 }
 
+std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+  return opencl::support::layer_norm_options(
+      node, device, [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
+        return default_config(id, device, dim0, o);
+      });
+}
+
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t rows = opencl::support::layer_norm_rows(node).first;
-  const Config config = default_config("layer_norm.rows", lw.device(), rows);
+  const Config config = choose_config(lw, index, options(node, lw.device()));
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_layer_norm(k, lw.buffer(node.input_id(0)).get(),
+  opencl::KernelArgs args = k.args();
+  opencl::support::bind_layer_norm(args, lw.buffer(node.input_id(0)).get(),
                                    lw.buffer(node.input_id(1)).get(),
                                    node.has_input(2) ? lw.buffer(node.input_id(2)).get() : nullptr,
                                    lw.buffer(node.output_id(0)).get(), node);
+  if (std::string(config.schedule->id) == "layer_norm.group") {
+    const opencl::support::SplitLaunch l = opencl::support::layer_norm_group_launch(node, config);
+    args.local(l.scratch_bytes);
+    lw.add_step(index, std::move(k), l.global, l.local, config);
+    return;
+  }
   add_1d_step(lw, index, std::move(k), rows, config);
 }
 
 }  // namespace
 TESSERA_MALI_OP("LayerNormalization", check, lower);
+TESSERA_MALI_TUNABLE("LayerNormalization", options);
 }  // namespace tessera::mali

@@ -304,12 +304,12 @@ inline std::string check_layer_norm(const NodeView& node) {
   return "";
 }
 
-// Binds layer_norm_rows_f32's arguments (kernels/layer_norm.cl); `bias` nullptr = none.
-inline void bind_layer_norm(const Kernel& k, cl_mem x, cl_mem scale, cl_mem bias, cl_mem y,
+// Binds the arguments layer_norm_rows_f32 and layer_norm_group_f32 share (kernels/layer_norm.cl);
+// `bias` nullptr = none. The group kernel's __local scratch follows on `args`.
+inline void bind_layer_norm(KernelArgs& args, cl_mem x, cl_mem scale, cl_mem bias, cl_mem y,
                             const NodeView& node) {
   const auto [rows, cols] = layer_norm_rows(node);
-  k.args()
-      .buffer(x)
+  args.buffer(x)
       .buffer(scale)
       .buffer(bias != nullptr ? bias : scale)  // unused without B
       .buffer(y)
@@ -317,6 +317,47 @@ inline void bind_layer_norm(const Kernel& k, cl_mem x, cl_mem scale, cl_mem bias
       .i32(to_i32(cols, node))
       .f32(node.attr_float("epsilon", 1e-5f))
       .i32(bias != nullptr ? 1 : 0);
+}
+
+// Knob values over a schedule's defaults, as the plugins' default_config takes them.
+using ConfigOverrides = std::vector<std::pair<const char*, int32_t>>;
+
+// layer_norm.group's heuristic threads_per_row for rows of `cols`: a power of two, about four
+// columns each, at most 256.
+inline int32_t layer_norm_threads(int64_t cols) {
+  int32_t threads = 8;
+  while (threads < 256 && threads * 4 < cols) threads *= 2;
+  return threads;
+}
+
+// LayerNormalization's configs in order, for both GPU plugins (`make` as for MatMul): on GPUs
+// layer_norm.group (a row per threads_per_row work-items, groups of about 128) first, then
+// layer_norm.rows (a work-item per row); CPU devices the other way round.
+template <class MakeConfig>
+std::vector<Config> layer_norm_options(const NodeView& node, const DeviceInfo& device,
+                                       const MakeConfig& make) {
+  const auto [rows, cols] = layer_norm_rows(node);
+  const int32_t threads = layer_norm_threads(cols);
+  const Config per_row = make("layer_norm.rows", rows, ConfigOverrides{});
+  const Config group =
+      make("layer_norm.group", rows,
+           ConfigOverrides{{"threads_per_row", threads},
+                           {"rows_per_group", std::max<int32_t>(1, std::min(8, 128 / threads))}});
+  if (device.kind == "gpu") return {group, per_row};
+  return {per_row, group};
+}
+
+// layer_norm_group_f32's launch for `config`: global, local and the __local bytes.
+inline SplitLaunch layer_norm_group_launch(const NodeView& node, const Config& config) {
+  const int64_t rows = layer_norm_rows(node).first;
+  const int64_t threads = config.get("threads_per_row"), per_group = config.get("rows_per_group");
+  SplitLaunch l;
+  l.global = {
+      static_cast<size_t>(threads),
+      static_cast<size_t>((std::max<int64_t>(rows, 1) + per_group - 1) / per_group * per_group)};
+  l.local = {static_cast<size_t>(threads), static_cast<size_t>(per_group)};
+  l.scratch_bytes = static_cast<size_t>(threads * per_group) * sizeof(float);
+  return l;
 }
 
 // Softmax over contiguous rows (kernels/softmax.cl): before opset 13 the input is viewed as 2-D
@@ -513,8 +554,6 @@ inline std::pair<std::vector<size_t>, std::vector<size_t>> tiled_matmul_range(
   const size_t side = static_cast<size_t>(t.side);
   return {{groups(mm.n) * side, groups(mm.m) * side, mm.batches}, {side, side, 1}};
 }
-
-using ConfigOverrides = std::vector<std::pair<const char*, int32_t>>;
 
 // A batched MatMul's configs in order, for both GPU plugins (`make` is the plugin's
 // default_config for a schedule, dim 0 and overrides): matmul.tiled with its heuristic's knobs
