@@ -17,6 +17,7 @@ APT_PACKAGES=(
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device
   libvulkan-dev
   patchelf                                        # tools/bundle.sh: $ORIGIN run paths
+  libstb-dev python3-pil                          # examples/classify: image decoding
   python3-torch python3-torchvision               # real-model corpus: PyTorch's ONNX exporter
 )
 missing=()
