@@ -39,6 +39,7 @@ $PY -c "import numpy" 2>/dev/null || pip_missing+=(numpy)
 $PY -c "import onnxruntime" 2>/dev/null || pip_missing+=(onnxruntime)
 $PY -c "import onnx" 2>/dev/null || pip_missing+=(onnx)
 $PY -c "import matplotlib" 2>/dev/null || pip_missing+=(matplotlib)  # tools/bench charts
+$PY -c "import PIL" 2>/dev/null || pip_missing+=(pillow)  # examples/classify
 if ((${#pip_missing[@]})); then
   echo "setup: installing Python packages: ${pip_missing[*]}"
   # Debian's system python refuses global pip installs (PEP 668); --break-system-packages is
