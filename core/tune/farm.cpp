@@ -164,6 +164,7 @@ class RedisConnection {
     std::string str;
     long long integer = 0;
     std::vector<std::string> elements;  // of an array reply (nil elements as "")
+    std::vector<Reply> items;           // the same elements, whole (stream replies nest arrays)
   };
 
   explicit RedisConnection(const BrokerAddress& broker) : where_(broker.text()) {
@@ -214,32 +215,37 @@ class RedisConnection {
       throw BrokerLost("farm broker " + where_ + ": " + args[0] +
                        " failed: " + (ctx_->err ? ctx_->errstr : "no reply"));
     }
-    Reply out;
-    const int type = r->type;
-    if (type == REDIS_REPLY_ERROR) {
+    if (r->type == REDIS_REPLY_ERROR) {
       const std::string why(r->str, r->len);
       freeReplyObject(r);
       throw Error("farm broker " + where_ + ": " + args[0] + ": " + why);
     }
-    if (type == REDIS_REPLY_STRING || type == REDIS_REPLY_STATUS) {
-      out.nil = false;
-      out.str.assign(r->str, r->len);
-    } else if (type == REDIS_REPLY_INTEGER) {
-      out.nil = false;
-      out.integer = r->integer;
-    } else if (type == REDIS_REPLY_ARRAY) {
-      out.nil = false;
-      for (size_t i = 0; i < r->elements; ++i) {
-        const redisReply* e = r->element[i];
-        out.elements.emplace_back(e->type == REDIS_REPLY_STRING ? std::string(e->str, e->len)
-                                                                : std::string());
-      }
-    }
+    Reply out = convert(*r);
     freeReplyObject(r);
     return out;
   }
 
  private:
+  static Reply convert(const redisReply& r) {
+    Reply out;
+    if (r.type == REDIS_REPLY_STRING || r.type == REDIS_REPLY_STATUS) {
+      out.nil = false;
+      out.str.assign(r.str, r.len);
+    } else if (r.type == REDIS_REPLY_INTEGER) {
+      out.nil = false;
+      out.integer = r.integer;
+    } else if (r.type == REDIS_REPLY_ARRAY) {
+      out.nil = false;
+      for (size_t i = 0; i < r.elements; ++i) {
+        const redisReply* e = r.element[i];
+        out.elements.emplace_back(e->type == REDIS_REPLY_STRING ? std::string(e->str, e->len)
+                                                                : std::string());
+        out.items.push_back(convert(*e));
+      }
+    }
+    return out;
+  }
+
   std::string where_;
   redisContext* ctx_ = nullptr;
 };
@@ -252,7 +258,6 @@ struct Keys {
   std::string jobs() const { return prefix + "jobs"; }
   std::string agents() const { return prefix + "agents"; }
   std::string agent(const std::string& name) const { return prefix + "agent:" + name; }
-  std::string processing(const std::string& agent) const { return prefix + "processing:" + agent; }
   std::string heartbeat(const std::string& agent) const { return prefix + "heartbeat:" + agent; }
   std::string model(const std::string& key) const { return prefix + "model:" + key; }
   std::string reply(const std::string& run) const { return prefix + "reply:" + run; }
@@ -286,9 +291,81 @@ std::unique_ptr<RedisConnection> connect_retrying(const BrokerAddress& broker,
   }
 }
 
-// The processing lists of agents whose heartbeat expired: each job is taken off (LREM is atomic:
-// of two tuners recovering one agent, one gets it) and given to `requeue`, which returns whether
-// it goes back on the queue; the dead agents leave the pool's set. *alive counts the others.
+// The consumer group the agents read the job stream in, and the consumer that takes over the
+// jobs of dead agents while they are queued again.
+constexpr const char* kGroup = "agents";
+constexpr const char* kRecoverer = "recovery";
+
+// Creates the job stream and its group when missing (a new pool, or a server that restarted
+// without persistence); the group starts at the stream's beginning, so no job added before it is
+// missed.
+void ensure_group(RedisConnection& redis, const Keys& k) {
+  try {
+    redis.command({"XGROUP", "CREATE", k.jobs(), kGroup, "0", "MKSTREAM"});
+  } catch (const BrokerLost&) {
+    throw;
+  } catch (const Error& e) {
+    if (std::string(e.what()).find("BUSYGROUP") == std::string::npos) throw;
+  }
+}
+
+// A stream entry: its id and its "job" field ("" when the entry has none).
+struct Entry {
+  std::string id, job;
+};
+
+// The entries of an XREADGROUP / XCLAIM reply part: [[id, [field, value, ...]], ...].
+std::vector<Entry> entries_of(const RedisConnection::Reply& list) {
+  std::vector<Entry> out;
+  for (const RedisConnection::Reply& e : list.items) {
+    if (e.items.size() != 2) continue;
+    Entry entry{e.items[0].str, ""};
+    const std::vector<std::string>& fields = e.items[1].elements;
+    for (size_t i = 0; i + 1 < fields.size(); i += 2) {
+      if (fields[i] == "job") entry.job = fields[i + 1];
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+// Adds a job to the stream; returns its entry id.
+std::string add_job(RedisConnection& redis, const Keys& k, const std::string& job) {
+  return redis.command({"XADD", k.jobs(), "*", "job", job}).str;
+}
+
+// Removes an entry for good: acknowledged (it leaves the pending list of whoever holds it) and
+// deleted (the stream keeps only jobs not yet answered).
+void retire(RedisConnection& redis, const Keys& k, const std::string& id) {
+  redis.command({"XACK", k.jobs(), kGroup, id});
+  redis.command({"XDEL", k.jobs(), id});
+}
+
+// Takes over the jobs consumer `agent` holds unacknowledged (claimed by `claimer` once they have
+// been idle for `min_idle_ms`: of two tuners recovering one agent, one gets each job) and gives
+// each to `requeue`, which returns whether it goes back on the stream as a new entry.
+template <class Requeue>
+int take_over(RedisConnection& redis, const Keys& k, const std::string& agent,
+              const std::string& claimer, const std::string& min_idle_ms, Requeue requeue) {
+  int moved = 0;
+  const RedisConnection::Reply pending =
+      redis.command({"XPENDING", k.jobs(), kGroup, "-", "+", "1000", agent});
+  for (const RedisConnection::Reply& p : pending.items) {
+    if (p.items.empty()) continue;
+    const std::string id = p.items[0].str;
+    for (const Entry& e :
+         entries_of(redis.command({"XCLAIM", k.jobs(), kGroup, claimer, min_idle_ms, id}))) {
+      retire(redis, k, e.id);
+      if (e.job.empty() || !requeue(e.job, agent)) continue;
+      add_job(redis, k, e.job);
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+// The jobs of agents whose heartbeat expired go back on the stream (those `requeue` accepts), and
+// the dead agents leave the pool's set and the group. *alive counts the others.
 template <class Requeue>
 int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue, int* alive) {
   int recovered = 0;
@@ -298,12 +375,14 @@ int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue, 
       ++*alive;
       continue;
     }
-    for (const std::string& job :
-         redis.command({"LRANGE", k.processing(agent), "0", "-1"}).elements) {
-      if (redis.command({"LREM", k.processing(agent), "1", job}).integer == 0) continue;
-      if (!requeue(job, agent)) continue;
-      redis.command({"RPUSH", k.jobs(), job});  // taken next (agents take from the right)
-      ++recovered;
+    try {
+      recovered += take_over(redis, k, agent, kRecoverer, "1000", requeue);
+      redis.command({"XGROUP", "DELCONSUMER", k.jobs(), kGroup, agent});
+    } catch (const BrokerLost&) {
+      throw;
+    } catch (const Error& e) {
+      // No stream or group yet (nothing was ever queued): nothing to recover.
+      if (std::string(e.what()).find("NOGROUP") == std::string::npos) throw;
     }
     redis.command({"SREM", k.agents(), agent});
   }
@@ -362,10 +441,11 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
   std::map<std::string, size_t> pending;  // job id -> request index
   std::map<std::string, std::string> payload_of;
   std::map<std::string, int> losses;
+  std::map<std::string, std::string> entry_of;  // job id -> its latest stream entry
   // Stores the models and queues the pending jobs: at the start, and again after a reconnect (a
   // restarted server without persistence lost them; an answer that arrives twice is dropped).
   auto send = [&](bool first) {
-    std::vector<std::string> push = {first ? "LPUSH" : "RPUSH", k.jobs()};
+    ensure_group(*redis_, k);
     for (size_t i = 0; i < requests.size(); ++i) {
       if (first) {
         const std::string id = std::to_string(next_job_++);
@@ -376,8 +456,7 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
         upload_model(requests[i].model);
       }
     }
-    for (const auto& [id, i] : pending) push.push_back(payload_of[id]);
-    if (push.size() > 2) redis_->command(push);
+    for (const auto& [id, i] : pending) entry_of[id] = add_job(*redis_, k, payload_of[id]);
   };
   auto now = [] { return std::chrono::steady_clock::now(); };
   auto last_alive = now();
@@ -435,9 +514,7 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
         last_alive = now();
       } else if (std::chrono::duration<double>(now() - last_alive).count() > agent_wait_s_) {
         // Our jobs leave the queue: nobody will measure them for this run.
-        for (const auto& [id, i] : pending) {
-          redis_->command({"LREM", k.jobs(), "1", payload_of[id]});
-        }
+        for (const auto& [id, i] : pending) retire(*redis_, k, entry_of[id]);
         throw Error("farm broker " + broker_.text() + ": no agent alive for " +
                     std::to_string(static_cast<int>(agent_wait_s_)) + " s with " +
                     std::to_string(pending.size()) +
@@ -574,12 +651,12 @@ int serve_farm_agent(const AgentOptions& options) {
                     std::to_string(failed),
                     "quarantined",
                     ""});
-    for (const std::string& job :
-         redis->command({"LRANGE", k.processing(name), "0", "-1"}).elements) {
-      if (redis->command({"LREM", k.processing(name), "1", job}).integer > 0) {
-        redis->command({"RPUSH", k.jobs(), job});
-        log("agent " + name + ": handed back a job a previous run of this agent held");
-      }
+    ensure_group(*redis, k);
+    const int handed = take_over(*redis, k, name, name, "0",
+                                 [](const std::string&, const std::string&) { return true; });
+    if (handed > 0) {
+      log("agent " + name + ": handed back " + std::to_string(handed) +
+          " job(s) a previous run of this agent held");
     }
   };
   join();
@@ -613,8 +690,13 @@ int serve_farm_agent(const AgentOptions& options) {
   log("agent " + name + ": serving " + broker.text() + (devices.empty() ? "" : " with " + devices));
   int answered = 0, failures_in_row = 0;
   std::string quarantined;
-  // A job taken but not yet answered when the connection broke: answered after reconnecting.
-  std::optional<std::pair<std::string, MeasureResult>> unanswered;
+  // A job taken (its entry id and payload) but not yet answered when the connection broke:
+  // answered after reconnecting.
+  struct Taken {
+    Entry entry;
+    MeasureResult result;
+  };
+  std::optional<Taken> unanswered;
   bool broken = false;
   while ((options.max_jobs <= 0 || answered < options.max_jobs) &&
          !(options.stop && options.stop->load()) && quarantined.empty()) {
@@ -624,19 +706,32 @@ int serve_farm_agent(const AgentOptions& options) {
         broken = false;
         join();
       }
-      std::string job;
+      Entry entry;
       MeasureResult result;
       std::optional<MeasureRequest> req;
       std::vector<std::string> f;
       if (unanswered) {
-        job = unanswered->first;
-        result = unanswered->second;
-        f = split_fields(job, 4);
+        entry = unanswered->entry;
+        result = unanswered->result;
+        f = split_fields(entry.job, 4);
       } else {
-        const RedisConnection::Reply r =
-            redis->command({"BLMOVE", k.jobs(), k.processing(name), "RIGHT", "LEFT", "1"});
-        if (r.nil) continue;
-        job = r.str;
+        RedisConnection::Reply r;
+        try {
+          r = redis->command({"XREADGROUP", "GROUP", kGroup, name, "COUNT", "1", "BLOCK", "1000",
+                              "STREAMS", k.jobs(), ">"});
+        } catch (const BrokerLost&) {
+          throw;
+        } catch (const Error& e) {
+          // The stream or group went away (a server restarted without persistence): made again.
+          if (std::string(e.what()).find("NOGROUP") == std::string::npos) throw;
+          ensure_group(*redis, k);
+          continue;
+        }
+        if (r.nil || r.items.empty() || r.items[0].items.size() != 2) continue;
+        const std::vector<Entry> got = entries_of(r.items[0].items[1]);
+        if (got.empty()) continue;
+        entry = got[0];
+        const std::string& job = entry.job;
         f = split_fields(job, 4);
         req = f.size() == 4 ? decode_request(f[3]) : std::nullopt;
         if (const std::string why = job_problem(job, f, req, options.targets); !why.empty()) {
@@ -663,13 +758,13 @@ int serve_farm_agent(const AgentOptions& options) {
             result = worker.measure(*req);
           }
         }
-        unanswered = std::make_pair(job, result);
+        unanswered = Taken{entry, result};
       }
       if (f.size() == 4 && !f[1].empty() && all_digits(f[0])) {
         redis->command({"RPUSH", f[1], f[0] + "\t" + encode_result(result)});
         redis->command({"EXPIRE", f[1], std::to_string(kReplyTtlS)});
       }
-      redis->command({"LREM", k.processing(name), "1", job});
+      retire(*redis, k, entry.id);
       unanswered.reset();
       ++answered;
       ++done;
@@ -704,7 +799,17 @@ FarmStatus farm_status(const BrokerAddress& broker) {
   const Keys k(broker);
   FarmStatus status;
   status.broker = broker.text();
-  status.queued = redis.command({"LLEN", k.jobs()}).integer;
+  // Jobs in the stream that no agent holds: the stream keeps only unanswered jobs, and the
+  // group's pending list those an agent took.
+  status.queued = redis.command({"XLEN", k.jobs()}).integer;
+  try {
+    const RedisConnection::Reply held = redis.command({"XPENDING", k.jobs(), kGroup});
+    if (!held.items.empty()) status.queued -= held.items[0].integer;
+  } catch (const BrokerLost&) {
+    throw;
+  } catch (const Error&) {
+    // No group yet: nothing is held.
+  }
   // Registered agents: those in the pool's set and those that left a registration (quarantined
   // or stopped ones stay visible until it expires).
   std::set<std::string> names;

@@ -388,10 +388,10 @@ TEST_F(Farm, AnAgentRefusesMalformedAndForeignJobsWithTheReason) {
       {"1", "model key 'not-a-key' is not <size>-<16 hex digits>"},
       {"2", "an unreadable request line"},
       {"3", "target 'mali:any' is not one this agent measures"}};
-  redis_cli(port_, "LPUSH " + prefix + "jobs \"1\treply:t\tnot-a-key\tmodel=m\tnode=n\"");
-  redis_cli(port_, "LPUSH " + prefix + "jobs \"2\treply:t\t12-0123456789abcdef\t\"");
-  redis_cli(port_, "LPUSH " + prefix +
-                       "jobs \"3\treply:t\t12-0123456789abcdef\tmodel=m\t"
+  redis_cli(port_, "XADD " + prefix + "jobs '*' job \"1\treply:t\tnot-a-key\tmodel=m\tnode=n\"");
+  redis_cli(port_, "XADD " + prefix + "jobs '*' job \"2\treply:t\t12-0123456789abcdef\t\"");
+  redis_cli(port_, "XADD " + prefix +
+                       "jobs '*' job \"3\treply:t\t12-0123456789abcdef\tmodel=m\t"
                        "node=n\ttarget=mali:any\tschedule=s\trepeats=1\"");
   std::map<std::string, std::string> answers;
   for (int i = 0; i < 500 && answers.size() < jobs.size(); ++i) {

@@ -1,27 +1,32 @@
 // The tuning farm: one tuner, many measuring devices, a Redis server between them.
 //
-// The tuner (FarmClient) pushes each candidate's measurement request onto the pool's job list;
-// agents (serve_farm_agent, `tessera agent`), one per device, take jobs with an atomic move onto
-// their own processing list, measure them in their local measuring worker (the same child as a
-// local tune: fresh one-node region, timed, checked against the reference kernel) and push the
-// result onto the reply list the job names. Models travel through the server once per content:
-// the tuner stores the file's bytes under a key made of its size and hash, an agent writes them
-// into its cache directory the first time a job names them.
+// The tuner (FarmClient) adds each candidate's measurement request to the pool's job stream;
+// agents (serve_farm_agent, `tessera agent`), one per device, read the stream in one consumer
+// group (XREADGROUP), so each job goes to one agent and stays on that agent's pending list until
+// it acknowledges it; the agent measures it in its local measuring worker (the same child as a
+// local tune: fresh one-node region, timed, checked against the reference kernel), pushes the
+// result onto the reply list the job names, then acknowledges and deletes the entry. Models travel
+// through the server once per content: the tuner stores the file's bytes under a key made of its
+// size and hash, an agent writes them into its cache directory the first time a job names them.
 //
 // Crash-proof: an agent holds a heartbeat key that expires unless refreshed (a thread refreshes it
-// while a measurement runs). The tuner, while it waits, moves the processing list of every agent
-// whose heartbeat has expired back onto the job list, so a killed agent's job is measured by
-// another (or by the same one, restarted: a new agent first hands back what its name still holds).
-// A job handed back more than kMaxLosses times is answered "crash" (it may be what kills agents).
-// Results carry the job's id, so a late answer of a job measured twice is dropped. Resumable:
-// results go to the tuner's log as in a local run, so `tune --resume` continues after the tuner
-// itself was stopped.
+// while a measurement runs). The tuner, while it waits, claims (XCLAIM) the pending jobs of every
+// agent whose heartbeat has expired and adds them to the stream again, so a killed agent's job is
+// measured by another (or by the same one, restarted: a new agent first hands back what its name
+// still holds). Unlike XAUTOCLAIM's idle time, the heartbeat tells a dead agent from one in a long
+// measurement. A job handed back more than kMaxLosses times is answered "crash" (it may be what
+// kills agents). Results carry the job's id, so a late answer of a job measured twice is dropped.
+// A server that restarted without persistence lost the stream: the tuner and the agents make the
+// stream and group again, and the tuner adds what is still unanswered. Resumable: results go to
+// the tuner's log as in a local run, so `tune --resume` continues after the tuner itself was
+// stopped.
 //
-// Keys, under "tessera:farm:<pool>:": jobs (list), processing:<agent> (list), agents (set),
-// heartbeat:<agent> (string with expiry), model:<size>-<hash> (string), reply:<run> (list). A job
-// is "<id>\t<reply list>\t<model key>\t<worker protocol request line>", a reply
-// "<id>\t<worker protocol result line>". The server is trusted (no authentication or TLS here):
-// run it on the farm's own network.
+// Keys, under "tessera:farm:<pool>:": jobs (stream, consumer group "agents", each entry one field
+// "job"), agents (set), agent:<name> (hash: its registration), heartbeat:<agent> (string with
+// expiry), model:<size>-<hash> (string), reply:<run> (list). A job is "<id>\t<reply list>\t<model
+// key>\t<worker protocol request line>", a reply "<id>\t<worker protocol result line>". The
+// server may require a password (Redis AUTH / ACL users); there is no TLS (Debian 12's hiredis
+// 0.14 has none): run the server on the farm's own network.
 #pragma once
 
 #include <atomic>
