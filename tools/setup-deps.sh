@@ -18,6 +18,7 @@ APT_PACKAGES=(
   libvulkan-dev
   patchelf                                        # tools/bundle.sh: $ORIGIN run paths
   libstb-dev python3-pil                          # examples/classify: image decoding
+  python3-dev                                     # the Python module's headers (nanobind)
   python3-torch python3-torchvision               # real-model corpus: PyTorch's ONNX exporter
 )
 missing=()
@@ -40,6 +41,8 @@ $PY -c "import onnxruntime" 2>/dev/null || pip_missing+=(onnxruntime)
 $PY -c "import onnx" 2>/dev/null || pip_missing+=(onnx)
 $PY -c "import matplotlib" 2>/dev/null || pip_missing+=(matplotlib)  # tools/bench charts
 $PY -c "import PIL" 2>/dev/null || pip_missing+=(pillow)  # examples/classify
+$PY -c "import nanobind" 2>/dev/null || pip_missing+=(nanobind)  # the Python module (tools/python)
+$PY -c "import pytest" 2>/dev/null || pip_missing+=(pytest)      # its tests (tests/python)
 if ((${#pip_missing[@]})); then
   echo "setup: installing Python packages: ${pip_missing[*]}"
   # Debian's system python refuses global pip installs (PEP 668); --break-system-packages is
