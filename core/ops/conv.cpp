@@ -37,10 +37,11 @@ void infer_conv(InferContext& ctx) {
   if (group <= 0) ctx.fail("attribute 'group' = " + std::to_string(group) + " must be positive");
   const int64_t channels = x[1];
   const int64_t out_channels = w[0];
-  if (channels % group != 0 || w[1] * group != channels) {
+  // Division, not w[1] * group: a hostile group (2^61) must not overflow.
+  if (channels % group != 0 || channels / group != w[1]) {
     ctx.fail("input has " + std::to_string(channels) + " channels but weight " + shape_str(w) +
-             " with group = " + std::to_string(group) + " expects " + std::to_string(w[1] * group) +
-             " (C must equal weight dim 1 * group)");
+             " with group = " + std::to_string(group) +
+             " does not fit (C must equal weight dim 1 * group)");
   }
   if (out_channels % group != 0) {
     ctx.fail("weight has " + std::to_string(out_channels) +

@@ -146,6 +146,12 @@ TEST(Conv, BadInputsNameTheNode) {
                "channels");
   node.attrs.set("auto_pad", std::string("SAME"));
   expect_error(node, 11, {kX3x3, f32({1, 1, 1, 1}, {1})}, "auto_pad");
+  // A group so large that weight dim 1 * group overflows int64 (a corrupted package found it
+  // under UBSan): refused as a mismatch, no overflow.
+  Node huge = make_node("Conv", 2, 1, "conv_huge_group");
+  huge.attrs.set("group", int64_t{2666130979403333633});
+  expect_error(huge, 11, {f32({1, 0, 2, 2}, {}), f32({3, 32, 1, 1}, std::vector<float>(96, 0))},
+               "group = 2666130979403333633");
   Node ks = make_node("Conv", 2, 1, "conv_ks");
   ks.attrs.set("kernel_shape", std::vector<int64_t>{3, 3});
   expect_error(ks, 11, {kX3x3, f32({1, 1, 2, 2}, {1, 1, 1, 1})}, "kernel_shape");

@@ -248,7 +248,7 @@ TEST(PackageTest, CorruptedBytesEndInACleanErrorOrAValidPackage) {
     EXPECT_EQ(message.rfind("cut.tsp: ", 0), 0u) << "cut at " << cut << ": " << message;
   }
   std::mt19937 rng(5);
-  for (int trial = 0; trial < 600; ++trial) {
+  for (int trial = 0; trial < 200; ++trial) {
     std::string broken = bytes;
     const size_t at = rng() % header;
     broken[at] = static_cast<char>(broken[at] ^ static_cast<char>(1 + rng() % 255));
@@ -261,7 +261,7 @@ TEST(PackageTest, CorruptedBytesEndInACleanErrorOrAValidPackage) {
     }
   }
   EXPECT_GT(refused, 0);
-  EXPECT_EQ(refused + loaded, 600);
+  EXPECT_EQ(refused + loaded, 200);
 }
 
 TEST(PackageTest, TheCApiRunsAPackage) {
