@@ -2,9 +2,9 @@
 // 'split' (an attribute before opset 13, a constant input from 13), else from 'num_outputs'
 // (opset 18: chunks of ceil(dim / n), the last one smaller), else equal parts. Any dtype.
 #include <cstring>
-#include <numeric>
 
 #include "op.hpp"
+#include "tessera/checked_math.hpp"
 #include "util/axes.hpp"
 
 namespace tessera::ops {
@@ -49,7 +49,12 @@ std::vector<int64_t> split_sizes(InferContext& ctx, int64_t dim) {
   for (int64_t s : sizes) {
     if (s < 0) ctx.fail("'split' " + shape_str(sizes) + " has a negative size");
   }
-  if (std::accumulate(sizes.begin(), sizes.end(), int64_t{0}) != dim) {
+  int64_t total = 0;  // checked: hostile sizes must not overflow the sum
+  for (int64_t s : sizes) {
+    if (!try_add(total, s, total)) total = -1;
+    if (total < 0) break;
+  }
+  if (total != dim) {
     ctx.fail("'split' " + shape_str(sizes) + " does not add up to dim " + std::to_string(dim) +
              " of the split axis");
   }

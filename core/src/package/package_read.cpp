@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <set>
 #include <string>
@@ -140,8 +141,21 @@ class Decoder {
     return static_cast<DType>(code);
   }
 
+  // The verifier checks a vector's length field, not that 8-byte elements are 8-byte aligned: a
+  // crafted buffer could make every read of them misaligned (undefined, a fault on some CPUs).
+  template <typename T>
+  const flatbuffers::Vector<T>* aligned(const flatbuffers::Vector<T>* v,
+                                        const std::string& field) const {
+    // An empty vector has no element to misread (and its data pointer need not be aligned).
+    if (v != nullptr && v->size() != 0 &&
+        reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) != 0) {
+      fail(field, "its elements are not aligned (a corrupted buffer)");
+    }
+    return v;
+  }
+
   Shape shape(const flatbuffers::Vector<int64_t>* dims, const std::string& field) const {
-    Shape s = vec(dims);
+    Shape s = vec(aligned(dims, field));
     if (s.size() > 32) fail(field, "rank " + std::to_string(s.size()) + " is more than 32");
     for (int64_t d : s) {
       if (d < 0) fail(field, "dimension " + std::to_string(d) + " is negative");
@@ -194,7 +208,7 @@ class Decoder {
       case fb::AttributeKind::String:
         return str(a.s());
       case fb::AttributeKind::Ints:
-        return vec(a.ints());
+        return vec(aligned(a.ints(), field + ".ints"));
       case fb::AttributeKind::Floats:
         return vec(a.floats());
       case fb::AttributeKind::Strings: {

@@ -120,11 +120,15 @@ Offset<fb::Node> node(FlatBufferBuilder& b, WeightArea& weights, const Node& n,
   for (const auto& [name, v] : n.attrs.all()) attrs.push_back(attribute(b, weights, name, v));
   std::vector<Offset<fb::Knob>> knobs;
   for (const Knob& k : placed.config.knobs)
-    knobs.push_back(fb::CreateKnobDirect(b, k.name.c_str(), k.value));
-  const auto config = fb::CreateNodeConfigDirect(b, placed.config.schedule.c_str(), &knobs,
-                                                 placed.config_source.c_str());
-  return fb::CreateNodeDirect(b, n.name.c_str(), n.op_type.c_str(), &n.inputs, &n.outputs, &attrs,
-                              placed.target, placed.precision.c_str(), config);
+    knobs.push_back(fb::CreateKnob(b, b.CreateString(k.name), k.value));
+  // Strings by length (CreateString of a std::string), never by c_str(): a name holding a NUL
+  // byte must come back as it went out.
+  const auto config =
+      fb::CreateNodeConfig(b, b.CreateString(placed.config.schedule), b.CreateVector(knobs),
+                           b.CreateString(placed.config_source));
+  return fb::CreateNode(b, b.CreateString(n.name), b.CreateString(n.op_type),
+                        b.CreateVector(n.inputs), b.CreateVector(n.outputs), b.CreateVector(attrs),
+                        placed.target, b.CreateString(placed.precision), config);
 }
 
 Offset<fb::Target> target(FlatBufferBuilder& b, const PackageTarget& t) {
@@ -212,10 +216,11 @@ std::string serialize_package(const Package& package) {
   std::vector<Offset<fb::Target>> targets;
   for (const PackageTarget& t : package.targets) targets.push_back(target(b, t));
   const std::string& area = weights.bytes();
-  const auto root = fb::CreatePackageDirect(
-      b, kPackageFormatVersion, package.engine_version.c_str(), package.plugin_abi.c_str(),
-      package.source_model.c_str(), package.created_by.c_str(), package.precision.c_str(), graph,
-      &targets, area.size());
+  const auto root =
+      fb::CreatePackage(b, kPackageFormatVersion, b.CreateString(package.engine_version),
+                        b.CreateString(package.plugin_abi), b.CreateString(package.source_model),
+                        b.CreateString(package.created_by), b.CreateString(package.precision),
+                        graph, b.CreateVector(targets), area.size());
   b.FinishSizePrefixed(root, fb::PackageIdentifier());
   std::string bytes(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
   bytes.resize(package_detail::align_up(bytes.size()), '\0');
