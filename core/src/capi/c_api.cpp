@@ -10,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "capi/model_importer.hpp"
 #include "exec/importer_library.hpp"
 #include "tessera/checked_math.hpp"
 #include "tessera/deploy_config.hpp"
@@ -36,27 +35,14 @@ struct tessera_outputs {
   std::vector<std::vector<int64_t>> shapes;
 };
 
-namespace tessera::detail {
-
 namespace {
-ModelImporter& registered_importer() {
-  static ModelImporter importer = nullptr;
-  return importer;
+
+// libtessera's ONNX importer, opened on first use (nullptr when libtessera is not installed).
+auto onnx_importer() {
+  tessera::detail::ImporterHooks& hooks = tessera::detail::importer_hooks();
+  if (hooks.import_model == nullptr) tessera::detail::load_importer_library();
+  return hooks.import_model;
 }
-}  // namespace
-
-void set_model_importer(ModelImporter importer) {
-  registered_importer() = importer;
-}
-
-ModelImporter model_importer() {
-  if (registered_importer() == nullptr) load_importer_library();
-  return registered_importer();
-}
-
-}  // namespace tessera::detail
-
-namespace {
 
 thread_local std::string g_last_error;
 
@@ -168,7 +154,7 @@ tessera_status tessera_session_create(const char* model_path,
     tessera::Graph graph;
     if (tessera::is_package_file(model_path)) {
       package = std::make_unique<tessera::Package>(tessera::read_package(model_path));
-    } else if (tessera::detail::ModelImporter import = tessera::detail::model_importer()) {
+    } else if (const auto import = onnx_importer()) {
       graph = import(model_path);
     } else {
       throw tessera::Error(std::string(model_path) +

@@ -12,6 +12,11 @@
 
 namespace tessera::detail {
 
+ImporterHooks& importer_hooks() {
+  static ImporterHooks hooks;
+  return hooks;
+}
+
 std::string load_importer_library() {
   static std::once_flag once;
   static std::string outcome;

@@ -7,10 +7,24 @@
 
 #include <string>
 
+namespace tessera {
+class Graph;
+struct SessionOptions;
+}  // namespace tessera
+
 namespace tessera::detail {
 
-// Opens libtessera once per process (later calls return at once). Returns "" when it is loaded,
-// else why not (for messages).
+struct PackSources;  // plugins/pack_apply.hpp
+
+// What libtessera lends the runtime; each of its parts fills its entry as the library loads.
+struct ImporterHooks {
+  PackSources (*load_pack_sources)(const SessionOptions& options) = nullptr;  // src/yaml
+  Graph (*import_model)(const std::string& path) = nullptr;                   // src/onnx
+};
+ImporterHooks& importer_hooks();
+
+// Opens libtessera once per process (later calls return at once), which fills the hooks.
+// Returns "" when it is loaded, else why not (for messages).
 std::string load_importer_library();
 
 }  // namespace tessera::detail

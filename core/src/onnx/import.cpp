@@ -11,7 +11,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "capi/model_importer.hpp"
+#include "exec/importer_library.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/onnx_import.hpp"
@@ -515,10 +515,10 @@ Tensor read_onnx_tensor_file(const std::string& path) {
 namespace {
 
 // libtessera's static initialisation: the C API (in libtessera-runtime) opens ONNX models too.
-const bool kImporterRegistered = (detail::set_model_importer([](const std::string& path) {
-                                    return import_onnx_file(path);
-                                  }),
-                                  true);
+const bool kImporterRegistered = (
+    detail::importer_hooks().import_model =
+        [](const std::string& path) { return import_onnx_file(path); },
+    true);
 
 }  // namespace
 

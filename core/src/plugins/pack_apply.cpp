@@ -76,24 +76,12 @@ bool is_work_group_knob(const std::string& name) {
   return name.rfind("wg_", 0) == 0;
 }
 
-namespace {
-
-PackSourcesLoader& registered_loader() {
-  static PackSourcesLoader loader = nullptr;
-  return loader;
-}
-
-}  // namespace
-
-void set_pack_sources_loader(PackSourcesLoader loader) {
-  registered_loader() = loader;
-}
-
 PackSources pack_sources_for(const SessionOptions& options) {
-  if (registered_loader() == nullptr && options.pack_mode != PackMode::kNone) {
-    load_importer_library();  // registers the loader when libtessera is installed
+  const ImporterHooks& hooks = importer_hooks();
+  if (hooks.load_pack_sources == nullptr && options.pack_mode != PackMode::kNone) {
+    load_importer_library();  // fills the hook when libtessera is installed
   }
-  if (registered_loader() != nullptr) return registered_loader()(options);
+  if (hooks.load_pack_sources != nullptr) return hooks.load_pack_sources(options);
   PackSources sources;
   sources.mode = PackMode::kNone;
   if (options.pack_mode == PackMode::kFiles) {

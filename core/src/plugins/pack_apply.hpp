@@ -33,11 +33,8 @@ struct PackSources {
 // tessera::Error naming the file and key for a bad pack file in kFiles mode.
 PackSources load_pack_sources(const SessionOptions& options);
 
-// The runtime reads no YAML: libtessera registers load_pack_sources when it loads.
-using PackSourcesLoader = PackSources (*)(const SessionOptions&);
-void set_pack_sources_loader(PackSourcesLoader loader);
-// The registered loader's sources; without one (a process with libtessera-runtime alone): none,
-// with a warning, and --pack files are an error.
+// The sources libtessera's loader finds (exec/importer_library.hpp: the runtime reads no YAML).
+// Without libtessera: none, with a warning; --pack files are then an error.
 PackSources pack_sources_for(const SessionOptions& options);
 
 // The selection for one target device.

@@ -8,6 +8,7 @@
 
 #include <boost/filesystem.hpp>
 
+#include "exec/importer_library.hpp"
 #include "plugins/pack_apply.hpp"
 #include "tessera/error.hpp"
 
@@ -89,7 +90,7 @@ PackSources load_pack_sources(const SessionOptions& options) {
 namespace {
 
 // libtessera's static initialisation: the runtime's sessions read packs from here on.
-const bool kLoaderRegistered = (set_pack_sources_loader(&load_pack_sources), true);
+const bool kLoaderRegistered = (importer_hooks().load_pack_sources = &load_pack_sources, true);
 
 }  // namespace
 
