@@ -411,20 +411,21 @@ struct Session::Impl {
   // in the reduced precision, and its config; planning then places nodes as these say.
   struct Fixed {
     std::string file;
-    std::vector<int> target;
-    std::vector<bool> reduced;
-    std::vector<NodeConfigChoice> config;
-    std::vector<std::string> source;
+    std::vector<int> target;         // per graph node, index into `targets`
+    std::vector<PackageNode> nodes;  // per graph node, as the package has it
   };
   std::optional<Fixed> fixed;
 
-  void resolve();
+  void resolve();        // targets, then resolve_packs()
+  void resolve_packs();  // each target's pack and family (its throughput)
   // Each node where the package put it; a node its target no longer supports, or whose compile
   // failed there (`excluded`), is an error naming it.
   partition::Assignment fixed_assignment(
       const Graph& graph, const std::vector<std::vector<partition::NodeAnswer>>& answers,
       const std::vector<partition::Exclusion>& excluded) const;
-  void adopt_package(const Package& package);
+  // Fixes the plan to the package's placement when its targets are the ones here (true), else
+  // throws the reason or, with replan_package, warns and leaves planning free (false).
+  bool adopt_package(const Package& package);
   void first_plan();  // the plan for the given graph, or the wait for input values
   std::shared_ptr<Planned> build(Graph graph) const;
   void order_steps(Planned& p) const;
@@ -445,6 +446,10 @@ DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDevice
 
 void Session::Impl::resolve() {
   targets = resolve_targets(*host, options, base_plan);
+  resolve_packs();
+}
+
+void Session::Impl::resolve_packs() {
   // Packs first: a bad --pack file fails before any compile work.
   const detail::PackSources pack_sources = detail::pack_sources_for(options);
   for (const std::string& w : pack_sources.warnings) base_plan.warnings.push_back(w);
@@ -500,7 +505,7 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
   // over (target, precision) pairs, so a region never mixes the two.
   std::vector<bool> reduced(graph.nodes.size(), options.precision != "fp32");
   if (fixed) {
-    reduced = fixed->reduced;
+    for (size_t n = 0; n < reduced.size(); ++n) reduced[n] = fixed->nodes[n].precision != "fp32";
   } else if (options.mixed_precision.enabled) {
     reduced = assign_reduced_precision(graph, options.mixed_precision);
     std::set<std::string> unlisted;
@@ -561,10 +566,10 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
         // The package's configs; a node without one takes the plugin's heuristic, as it did
         // when the package was made.
         target_settings.choose_config = [&, t](const NodeConfigRequest& request) {
-          const size_t n = static_cast<size_t>(request.graph_node);
+          const PackageNode& placed = fixed->nodes[static_cast<size_t>(request.graph_node)];
           detail::NodeConfigOutcome outcome;
-          if (!fixed->config[n].schedule.empty()) outcome.choice = fixed->config[n];
-          outcome.text = "package " + fixed->file + ": " + fixed->source[n];
+          if (!placed.config.schedule.empty()) outcome.choice = placed.config;
+          outcome.text = "package " + fixed->file + ": " + placed.config_source;
           config_outcomes[{t, request.graph_node}] = outcome;
           return outcome.choice;
         };
@@ -914,7 +919,7 @@ SessionOptions package_options(const Package& package, const SessionOptions& giv
 
 }  // namespace
 
-void Session::Impl::adopt_package(const Package& package) {
+bool Session::Impl::adopt_package(const Package& package) {
   std::vector<std::string> reasons;
   if (package.engine_version != TESSERA_VERSION) {
     reasons.push_back("it was made by tessera " + package.engine_version + ", this is " +
@@ -952,17 +957,14 @@ void Session::Impl::adopt_package(const Package& package) {
                   "devices here)");
     }
     base_plan.warnings.push_back("package " + package.file + " planned again: " + why);
-    return;
+    return false;
   }
   Fixed f;
   f.file = package.file;
-  for (const PackageNode& n : package.nodes) {
-    f.target.push_back(target_of.at(n.target));
-    f.reduced.push_back(n.precision != "fp32");
-    f.config.push_back(n.config);
-    f.source.push_back(n.config_source);
-  }
+  f.nodes = package.nodes;
+  for (const PackageNode& n : package.nodes) f.target.push_back(target_of.at(n.target));
   fixed = std::move(f);
+  return true;
 }
 
 partition::Assignment Session::Impl::fixed_assignment(
@@ -1040,9 +1042,11 @@ Session::Session(const Package& package, const SessionOptions& options,
   impl.given = package.graph;
   impl.host = std::move(host);
   impl.options = o;
-  if (!options.replan_package) impl.options.pack_mode = PackMode::kNone;
-  impl.resolve();
-  impl.adopt_package(package);
+  // The package's configs need no packs; a package planned again reads them as a model would.
+  impl.options.pack_mode = PackMode::kNone;
+  impl.targets = resolve_targets(*impl.host, impl.options, impl.base_plan);
+  if (!impl.adopt_package(package)) impl.options.pack_mode = o.pack_mode;
+  impl.resolve_packs();
   impl.first_plan();
 }
 
