@@ -49,10 +49,13 @@ std::vector<int64_t> split_sizes(InferContext& ctx, int64_t dim) {
   for (int64_t s : sizes) {
     if (s < 0) ctx.fail("'split' " + shape_str(sizes) + " has a negative size");
   }
-  int64_t total = 0;  // checked: hostile sizes must not overflow the sum
+  // Checked: hostile sizes must not overflow the sum (-1 then: no dim is negative).
+  int64_t total = 0;
   for (int64_t s : sizes) {
-    if (!try_add(total, s, total)) total = -1;
-    if (total < 0) break;
+    if (!try_add(total, s, total)) {
+      total = -1;
+      break;
+    }
   }
   if (total != dim) {
     ctx.fail("'split' " + shape_str(sizes) + " does not add up to dim " + std::to_string(dim) +
