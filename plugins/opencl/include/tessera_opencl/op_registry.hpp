@@ -519,6 +519,12 @@ inline bool tiled_matmul_fits(const TiledMatMul& t, const DeviceInfo& device) {
          tiled_matmul_local_bytes(t) <= local_limit;
 }
 
+// `t` with its group side halved (down to 4) until the device can launch it; whether it can.
+inline bool shrink_to_fit(TiledMatMul& t, const DeviceInfo& device) {
+  while (t.side > 4 && !tiled_matmul_fits(t, device)) t.side /= 2;
+  return tiled_matmul_fits(t, device);
+}
+
 // The heuristic's matmul.tiled knobs, or nullopt where matmul.batched (one output per
 // work-item) runs first: CPU devices (PoCL runs the plain loop well, barriers cost it) and
 // products under 16 x 16, where most of a tile would be padding. The tile starts at 64 x 64 (16 x
@@ -535,8 +541,7 @@ inline std::optional<TiledMatMul> matmul_tiled_default(const BatchedMatMul& mm,
   };
   const int64_t wanted = 4 * std::max<int64_t>(device.compute_units, 1);
   TiledMatMul t;
-  while (t.side > 4 && !tiled_matmul_fits(t, device)) t.side /= 2;
-  if (!tiled_matmul_fits(t, device)) return std::nullopt;
+  if (!shrink_to_fit(t, device)) return std::nullopt;
   while (groups(t) < wanted && t.per_item > 1) t.per_item /= 2;
   while (groups(t) < wanted && t.side > 8) t.side /= 2;
   return t;
@@ -565,7 +570,7 @@ std::vector<Config> batched_matmul_options(const BatchedMatMul& mm, const Device
   const Config batched = make("matmul.batched", mm.n, ConfigOverrides{});
   const std::optional<TiledMatMul> first = matmul_tiled_default(mm, device);
   TiledMatMul t = first.value_or(TiledMatMul{8, 2, 16});
-  while (t.side > 4 && !tiled_matmul_fits(t, device)) t.side /= 2;
+  shrink_to_fit(t, device);  // the second choice is listed even where it cannot launch
   const Config tiled =
       make("matmul.tiled", mm.n,
            ConfigOverrides{{"group_side", t.side}, {"per_item", t.per_item}, {"k_tile", t.k_tile}});
