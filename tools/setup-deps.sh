@@ -8,7 +8,7 @@ APT_PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import (protobuf)
   libyaml-cpp-dev                                 # deployment YAML, packs
   libflatbuffers-dev flatbuffers-compiler         # packages (.tsp): verifier + flatc
-  libboost-dev libboost-filesystem-dev            # Boost.DLL plugin loading
+  libboost-dev                                    # Boost.DLL plugin loading (header-only)
   libtbb-dev libhwy-dev                           # CPU plugin: threads, portable SIMD
   libxgboost-dev                                  # tuner's learned cost model
   libhiredis-dev redis-server                     # tuning farm: Redis client, server for its tests

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <boost/filesystem.hpp>
 #include <cstddef>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -19,7 +19,7 @@
 #include "tessera/error.hpp"
 
 namespace tessera {
-namespace fs = boost::filesystem;
+namespace fs = std::filesystem;
 
 struct LoadedPlugin::Library {
   boost::dll::shared_library lib;
@@ -108,7 +108,7 @@ std::string call_probe(const tsr_plugin& table, tsr_instance instance, const cha
 }
 
 fs::path core_library_dir() {
-  boost::system::error_code ec;
+  std::error_code ec;
   fs::path self = boost::dll::this_line_location(ec);
   if (ec) return {};
   return fs::canonical(self, ec).parent_path();
@@ -359,7 +359,7 @@ std::vector<PluginDir> default_data_dirs(const std::string& sub) {
       {(prefix / TESSERA_DATA_INSTALL_DIR / sub).lexically_normal().string(), "install", ""});
   // A build tree (<build>/core/libtessera.so next to <build>/CMakeCache.txt) reads the data from
   // the source tree it was configured from, so packs edited there apply without installing.
-  boost::system::error_code ec;
+  std::error_code ec;
   if (fs::exists(lib_dir.parent_path() / "CMakeCache.txt", ec)) {
     dirs.push_back(
         {(fs::path(TESSERA_SOURCE_DIR) / sub).lexically_normal().string(), "source tree", ""});
@@ -386,7 +386,7 @@ PluginHost::PluginHost(const PluginHostOptions& options)
     : allow_shadowing_(options.allow_shadowing), options_only_(options.only) {
   // The bundled plugins' names, so that one on TESSERA_PLUGIN_PATH cannot silently replace them.
   for (const PluginDir& d : default_dirs()) {
-    boost::system::error_code ec;
+    std::error_code ec;
     for (fs::directory_iterator it(d.path, ec), end; !ec && it != end; it.increment(ec)) {
       const std::string name = plugin_name_of_file(it->path().filename().string());
       if (!name.empty()) bundled_.emplace(name, d.path);
@@ -417,7 +417,7 @@ PluginHost::PluginHost(const PluginHostOptions& options)
       // The working directory is never searched: a relative entry would depend on it.
       dir.status = "refused: relative path (plugin directories must be absolute)";
     } else {
-      boost::system::error_code ec;
+      std::error_code ec;
       if (!fs::is_directory(dir.path, ec)) {
         dir.status = "not found";
       } else if (std::string why = plugin_checks::dir_problem(dir.path); !why.empty()) {
@@ -433,7 +433,7 @@ PluginHost::PluginHost(const PluginHostOptions& options)
 
 void PluginHost::search_dir(const PluginDir& dir) {
   std::vector<std::pair<std::string, std::string>> candidates;  // path, name from the file name
-  boost::system::error_code ec;
+  std::error_code ec;
   for (fs::directory_iterator it(dir.path, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = plugin_name_of_file(it->path().filename().string());
     if (name.empty()) continue;
@@ -455,7 +455,7 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
   auto refuse = [&](const std::string& name, const std::string& reason) {
     refusals_.push_back({path, name, reason});
   };
-  boost::system::error_code same_ec;
+  std::error_code same_ec;
   if (auto b = bundled_.find(file_name_plugin);
       b != bundled_.end() && dir.origin == "TESSERA_PLUGIN_PATH" && !allow_shadowing_ &&
       !fs::equivalent(dir.path, b->second, same_ec)) {
@@ -470,7 +470,7 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
     return;
   }
   auto library = std::make_unique<LoadedPlugin::Library>();
-  boost::system::error_code ec;
+  std::error_code ec;
   ::dlerror();
   library->lib.load(path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
   if (ec || !library->lib.is_loaded()) {

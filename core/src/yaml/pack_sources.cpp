@@ -3,17 +3,16 @@
 // loads, so sessions of a process that links libtessera read packs.
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <set>
 #include <sstream>
-
-#include <boost/filesystem.hpp>
 
 #include "exec/importer_library.hpp"
 #include "plugins/pack_apply.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::detail {
-namespace fs = boost::filesystem;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -49,7 +48,7 @@ PackSources load_pack_sources(const SessionOptions& options) {
   }
   std::set<std::string> ids;
   for (const std::string& dir : sources.family_dirs) {
-    boost::system::error_code ec;
+    std::error_code ec;
     if (!fs::is_directory(dir, ec)) continue;
     try {
       for (DeviceFamily& f : load_device_families(dir)) {
