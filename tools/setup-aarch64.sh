@@ -6,7 +6,7 @@
 set -euo pipefail
 
 HOST_PACKAGES=(g++-aarch64-linux-gnu qemu-user)
-ARM64_PACKAGES=(libhwy-dev:arm64 libtbb-dev:arm64)
+ARM64_PACKAGES=(libhwy-dev:arm64 libtbb-dev:arm64 libstb-dev:arm64)
 
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
@@ -31,4 +31,4 @@ if ((${#missing[@]})); then
 elif ((added_arch)); then
   $SUDO apt-get update -qq
 fi
-echo "setup-aarch64: aarch64 cross toolchain, qemu-aarch64 and arm64 Highway/oneTBB present"
+echo "setup-aarch64: aarch64 cross toolchain, qemu-aarch64 and arm64 Highway/oneTBB/stb present"

@@ -1,10 +1,13 @@
-/* A C application on libtessera's C API: loads an ONNX model, fills every float input with
- * sin(0.01 i) (the same pattern tests/capi/c_example_test.py gives ONNX Runtime), runs it, and
- * prints per output its name, shape, sum and first values, then the latency of a few runs.
- * Usage: tessera-c-example MODEL.onnx [TARGETS] [RUNS] */
+/* A C application on Tessera's C API: loads a package (.tsp) or an ONNX model, fills every float
+ * input with sin(0.01 i) (the same pattern tests/capi/c_example_test.py gives ONNX Runtime), runs
+ * it, and prints per output its name, shape, sum and first values, then the latency of a few runs.
+ * Linked against libtessera-runtime; an ONNX model needs libtessera installed beside it.
+ * Usage: tessera-c-example [--replan] MODEL.tsp|MODEL.onnx [TARGETS] [RUNS]
+ * --replan: a package compiled for another device is planned again here instead of refused. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "tessera/tessera_c.h"
@@ -16,12 +19,17 @@ static double now_ms(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: %s MODEL.onnx [TARGETS] [RUNS]\n", argv[0]);
-    return 2;
-  }
   tessera_session_options options;
   tessera_session_options_init(&options);
+  if (argc > 1 && strcmp(argv[1], "--replan") == 0) {
+    options.replan_package = 1;
+    --argc;
+    ++argv;
+  }
+  if (argc < 2) {
+    fprintf(stderr, "usage: tessera-c-example [--replan] MODEL.tsp|MODEL.onnx [TARGETS] [RUNS]\n");
+    return 2;
+  }
   options.targets = argc > 2 ? argv[2] : "cpu";
   const int runs = argc > 3 ? atoi(argv[3]) : 5;
   tessera_session* session = NULL;

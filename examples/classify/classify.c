@@ -6,10 +6,11 @@
  * runs the model and prints the five most likely classes with their softmax probabilities, and
  * their names when a labels file (one name per line, class 0 first) is given.
  *
- * Usage: tessera-classify MODEL.tsp|MODEL.onnx IMAGE [LABELS.txt] [TARGETS]
- * A package runs where it was compiled for; TARGETS (default: the package's, or every usable
- * plugin for ONNX) is for ONNX models. Linked against libtessera-runtime, an ONNX model needs
- * libtessera installed beside it. */
+ * Usage: tessera-classify [--replan] MODEL.tsp|MODEL.onnx IMAGE [LABELS.txt] [TARGETS]
+ * A package runs where it was compiled for; --replan plans it again for the devices here when
+ * they differ (a package compiled on a workstation for its cpu, run on a board), instead of
+ * refusing it. TARGETS (default: the package's, or every usable plugin for ONNX) is for ONNX
+ * models. Linked against libtessera-runtime, an ONNX model needs libtessera installed beside it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,13 +68,20 @@ static const char* label(const char* path, int k) {
 }
 
 int main(int argc, char** argv) {
+  tessera_session_options options;
+  tessera_session_options_init(&options);
+  if (argc > 1 && strcmp(argv[1], "--replan") == 0) {
+    options.replan_package = 1;
+    --argc;
+    ++argv;
+  }
   if (argc < 3) {
-    fprintf(stderr, "usage: %s MODEL.tsp|MODEL.onnx IMAGE [LABELS.txt] [TARGETS]\n", argv[0]);
+    fprintf(stderr,
+            "usage: tessera-classify [--replan] MODEL.tsp|MODEL.onnx IMAGE [LABELS.txt] "
+            "[TARGETS]\n");
     return 2;
   }
   const char* labels = argc > 3 && argv[3][0] ? argv[3] : NULL;
-  tessera_session_options options;
-  tessera_session_options_init(&options);
   options.targets = argc > 4 ? argv[4] : NULL;
   tessera_session* session = NULL;
   if (tessera_session_create(argv[1], &options, &session) != TESSERA_OK) {

@@ -26,7 +26,17 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)
 
 # -L: where qemu finds the Arm dynamic loader (ld-linux-aarch64.so.1) and libc. Multiarch
 # libraries in /usr/lib/aarch64-linux-gnu are found by that loader through its default paths.
+# The multiarch loader (libc6:arm64, pulled in by every :arm64 library) when there is one: the
+# cross sysroot's glibc is another build, and its loader with multiarch's libc.so.6 can hang.
 find_program(TESSERA_QEMU_AARCH64 NAMES qemu-aarch64 qemu-aarch64-static)
 if(TESSERA_QEMU_AARCH64)
-  set(CMAKE_CROSSCOMPILING_EMULATOR ${TESSERA_QEMU_AARCH64} -L /usr/${TESSERA_CROSS_TRIPLE})
+  set(qemu_root /usr/${TESSERA_CROSS_TRIPLE})
+  if(EXISTS /lib/ld-linux-aarch64.so.1)
+    set(qemu_root /)
+  endif()
+  set(CMAKE_CROSSCOMPILING_EMULATOR ${TESSERA_QEMU_AARCH64} -L ${qemu_root})
 endif()
+
+# pkg-config (FindPkgConfig runs the host's) reads the arm64 .pc files, not the host's.
+set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${TESSERA_CROSS_TRIPLE}/pkgconfig:/usr/share/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} "")

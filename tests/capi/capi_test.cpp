@@ -1,6 +1,8 @@
 // The C API (tessera/tessera_c.h) against the C++ Session on the reference kernels (the oracle):
 // a small conv network with two inputs and two outputs on `cpu`, its metadata, runs from several
-// threads, and every kind of bad argument answered with TESSERA_FAILED and a message naming it.
+// threads, caller-owned outputs, the C++ layer over it (tessera/tessera.hpp), and every kind of
+// bad argument answered with TESSERA_FAILED and a message naming it.
+#include "tessera/tessera.hpp"
 #include "tessera/tessera_c.h"
 
 #include <gtest/gtest.h>
@@ -212,6 +214,89 @@ TEST_F(CApi, BadArgumentsFailWithAMessageNamingThem) {
   tessera_session_release(s);
   tessera_session_release(nullptr);
   tessera_outputs_release(nullptr);
+}
+
+TEST_F(CApi, RunIntoWritesCallerBuffersOrNothing) {
+  tessera_session* s = nullptr;
+  ASSERT_EQ(tessera_session_create(model_.c_str(), &options_, &s), TESSERA_OK)
+      << tessera_last_error();
+  Feeds f;
+  const std::vector<tessera::Tensor> ref = oracle(model_, f);
+  std::vector<float> sum(16 * 12 * 12, -7.0f), gap(16, -7.0f);
+  std::vector<int64_t> sum_shape(4, -1), gap_shape(4, -1);
+  int64_t* shapes[2] = {sum_shape.data(), gap_shape.data()};
+  // One float short for 'gap': nothing is written to either buffer.
+  tessera_output_buffer small[2] = {{sum.data(), sum.size() * sizeof(float)},
+                                    {gap.data(), (gap.size() - 1) * sizeof(float)}};
+  EXPECT_EQ(tessera_session_run_into(s, 2, f.names, f.views, 2, small, shapes), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("output 1 ('gap'): the buffer holds 60 bytes"),
+            std::string::npos)
+      << tessera_last_error();
+  EXPECT_EQ(sum[0], -7.0f);
+  EXPECT_EQ(sum_shape[0], -1);
+  EXPECT_EQ(tessera_session_run_into(s, 2, f.names, f.views, 1, small, shapes), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find("the model has 2 output(s)"), std::string::npos);
+
+  tessera_output_buffer fit[2] = {{sum.data(), sum.size() * sizeof(float)},
+                                  {gap.data(), gap.size() * sizeof(float)}};
+  ASSERT_EQ(tessera_session_run_into(s, 2, f.names, f.views, 2, fit, shapes), TESSERA_OK)
+      << tessera_last_error();
+  EXPECT_EQ(sum_shape, ref[0].shape());
+  EXPECT_EQ(gap_shape, ref[1].shape());
+  const std::vector<float>* got[2] = {&sum, &gap};
+  for (size_t i = 0; i < 2; ++i) {
+    for (int64_t k = 0; k < ref[i].numel(); ++k) {
+      const float e = ref[i].data<float>()[k];
+      ASSERT_NEAR((*got[i])[static_cast<size_t>(k)], e, 1e-4f * (1.0f + std::fabs(e))) << k;
+    }
+  }
+  tessera_session_release(s);
+}
+
+TEST_F(CApi, CppLayerRunsAsTheReferenceKernelsAndThrowsTheMessage) {
+  const uint32_t version = tessera_c_api_version();
+  EXPECT_EQ(version >> 16, uint32_t{TESSERA_C_API_VERSION_MAJOR});
+  EXPECT_EQ(version & 0xffffu, uint32_t{TESSERA_C_API_VERSION_MINOR});
+  tessera::api::require_compatible_library();
+
+  tessera::api::SessionOptions o;
+  o.targets = "cpu";
+  tessera::api::Session s(model_, o);
+  ASSERT_EQ(s.inputs().size(), 2u);
+  EXPECT_EQ(s.input(1).name, "y");
+  EXPECT_EQ(s.input(1).element_count(), 16u * 12 * 12);
+  EXPECT_EQ(s.output(1).name, "gap");
+  Feeds f;
+  const std::vector<tessera::Tensor> ref = oracle(model_, f);
+  tessera::api::Outputs out = s.run(
+      {{"x", tessera::api::view(f.x, s.input(0))}, {"y", tessera::api::view(f.y, s.input(1))}});
+  ASSERT_EQ(out.size(), 2);
+  for (int32_t i = 0; i < 2; ++i) {
+    const tessera::Tensor& r = ref[static_cast<size_t>(i)];
+    EXPECT_EQ(out.name(i), s.output(static_cast<size_t>(i)).name);
+    ASSERT_EQ(out.shape(i), r.shape());
+    EXPECT_EQ(out.dtype(i), TESSERA_DTYPE_FLOAT32);
+    for (int64_t k = 0; k < r.numel(); ++k) {
+      const float e = r.data<float>()[k];
+      ASSERT_NEAR(out.data<float>(i)[k], e, 1e-4f * (1.0f + std::fabs(e))) << k;
+    }
+  }
+  std::vector<float> sum(16 * 12 * 12), gap(16);
+  const auto shapes = s.run_into(
+      {{"x", tessera::api::view(f.x, s.input(0))}, {"y", tessera::api::view(f.y, s.input(1))}},
+      {{sum.data(), sum.size() * sizeof(float)}, {gap.data(), gap.size() * sizeof(float)}});
+  EXPECT_EQ(shapes[1], ref[1].shape());
+  for (int64_t k = 0; k < ref[1].numel(); ++k) {
+    EXPECT_EQ(gap[static_cast<size_t>(k)], out.data<float>(1)[k]) << k;
+  }
+  // Failures throw with the library's message: a missing input, a file that is not there.
+  try {
+    s.run({{"x", tessera::api::view(f.x, s.input(0))}});
+    ADD_FAILURE() << "a run without input 'y' did not throw";
+  } catch (const tessera::api::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(tessera::api::Session("/nonexistent/model.tsp"), tessera::api::Error);
 }
 
 }  // namespace

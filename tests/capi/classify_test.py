@@ -30,6 +30,47 @@ def printed(out):
     return [(int(k), float(p)) for _, k, p in LINE.findall(out)]
 
 
+def write_labels(path):
+    with open(path, "w") as f:
+        f.write("".join(f"name-{i}\n" for i in range(1000)))
+
+
+def write_image(path):
+    """A synthetic 300 x 260 RGB gradient, saved as PNG or JPEG by its extension."""
+    yy, xx = np.mgrid[0:260, 0:300]
+    pixels = np.stack([(xx * 255 // 299), (yy * 255 // 259), ((xx + yy) * 7) % 256], axis=-1)
+    Image.fromarray(pixels.astype(np.uint8)).save(path)
+
+
+def ort_answer(session, image):
+    """ONNX Runtime's top 5 and softmax probabilities on classify.py's preprocessing of image."""
+    x = classify.preprocess(image, 224)
+    logits = session.run(None, {session.get_inputs()[0].name: x})[0].reshape(-1)
+    probs = np.exp(logits.astype(np.float64) - logits.max())
+    return classify.top5(logits), probs / probs.sum()
+
+
+def check(what, run, want, probs, exact):
+    """Whether a classify run printed ORT's answer; exact: the same image decoding (PNG)."""
+    print(run.stdout, run.stderr, end="")
+    got = printed(run.stdout)
+    if run.returncode != 0 or len(got) != 5:
+        print(f"classify {what}: exit {run.returncode}, {len(got)} classes")
+        return False
+    if f"name-{got[0][0]}" not in run.stdout:
+        print(f"classify {what}: the label of class {got[0][0]} is not printed")
+        return False
+    if exact:
+        same = [k for k, _ in got] == [k for k, _ in want] and all(
+            abs(p - q) <= 1e-4 for (_, p), (_, q) in zip(got, want))
+    else:
+        # Each printed class's probability is ORT's for that class: a decoder that rounds a
+        # pixel differently may reorder near-equal classes, not change them.
+        same = all(abs(p - probs[k]) <= 1e-5 + 1e-2 * probs[k] for k, p in got)
+    print(f"classify {what}: {got} vs ORT {want}: {'ok' if same else 'MISMATCH'}")
+    return same
+
+
 def main():
     binary, tessera, runtime = sys.argv[1:4]
     ort = import_onnxruntime()
@@ -41,20 +82,13 @@ def main():
                        capture_output=True)
         subprocess.run([tessera, "compile", model, "--targets", "cpu", "-o", package], check=True,
                        capture_output=True)
-        yy, xx = np.mgrid[0:260, 0:300]
-        pixels = np.stack([(xx * 255 // 299), (yy * 255 // 259), ((xx + yy) * 7) % 256], axis=-1)
         labels = os.path.join(tmp, "labels.txt")
-        with open(labels, "w") as f:
-            f.write("".join(f"name-{i}\n" for i in range(1000)))
+        write_labels(labels)
         session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
         for ext in ("png", "jpg"):
             image = os.path.join(tmp, f"image.{ext}")
-            Image.fromarray(pixels.astype(np.uint8)).save(image)
-            x = classify.preprocess(image, 224)
-            logits = session.run(None, {session.get_inputs()[0].name: x})[0].reshape(-1)
-            want = classify.top5(logits)
-            probs = np.exp(logits.astype(np.float64) - logits.max())
-            probs /= probs.sum()
+            write_image(image)
+            want, probs = ort_answer(session, image)
             env = dict(os.environ, TESSERA_LIBRARY=runtime)
             runs = {
                 "C": subprocess.run([binary, package, image, labels], capture_output=True,
@@ -66,25 +100,7 @@ def main():
                                          capture_output=True, text=True, env=env),
             }
             for who, run in runs.items():
-                print(run.stdout, run.stderr, end="")
-                got = printed(run.stdout)
-                if run.returncode != 0 or len(got) != 5:
-                    print(f"classify {ext}: {who}: exit {run.returncode}, {len(got)} classes")
-                    failures += 1
-                    continue
-                if f"name-{got[0][0]}" not in run.stdout:
-                    print(f"classify {ext}: {who}: the label of class {got[0][0]} is not printed")
-                    failures += 1
-                if ext == "png":
-                    same = [k for k, _ in got] == [k for k, _ in want] and all(
-                        abs(p - q) <= 1e-4 for (_, p), (_, q) in zip(got, want))
-                else:
-                    # Each printed class's probability is ORT's for that class: a decoder that
-                    # rounds a pixel differently may reorder near-equal classes, not change them.
-                    same = all(abs(p - probs[k]) <= 1e-5 + 1e-2 * probs[k] for k, p in got)
-                print(f"classify {ext}: {who}: {got} vs ORT {want}: "
-                      f"{'ok' if same else 'MISMATCH'}")
-                failures += not same
+                failures += not check(f"{ext}: {who}", run, want, probs, ext == "png")
     sys.exit(1 if failures else 0)
 
 

@@ -27,7 +27,7 @@ class _Options(ctypes.Structure):
     _fields_ = [("struct_size", ctypes.c_size_t), ("targets", ctypes.c_char_p),
                 ("threads", ctypes.c_int32), ("precision", ctypes.c_char_p),
                 ("allow_fallback", ctypes.c_int32), ("plugin_dir", ctypes.c_char_p),
-                ("no_packs", ctypes.c_int32)]
+                ("no_packs", ctypes.c_int32), ("replan_package", ctypes.c_int32)]
 
 
 class _View(ctypes.Structure):
@@ -94,11 +94,12 @@ class Session:
     """A model placed on the targets and compiled; run() may be called from several threads."""
 
     def __init__(self, model, targets="cpu", threads=0, precision=None, allow_fallback=False,
-                 plugin_dir=None, no_packs=False):
+                 plugin_dir=None, no_packs=False, replan_package=False):
         lib = _api()
         o = _Options(ctypes.sizeof(_Options), targets.encode() if targets else None, threads,
                      precision.encode() if precision else None, int(allow_fallback),
-                     plugin_dir.encode() if plugin_dir else None, int(no_packs))
+                     plugin_dir.encode() if plugin_dir else None, int(no_packs),
+                     int(replan_package))
         handle = ctypes.c_void_p()
         _check(lib.tessera_session_create(os.fsencode(model), ctypes.byref(o),
                                           ctypes.byref(handle)))

@@ -1,6 +1,7 @@
-/* The C API of libtessera: load an ONNX model or a compiled package into a session over the target plugins, run it on
- * host tensors, read the outputs. For applications in C and for bindings (Python's ctypes:
- * tools/python/tessera_c.py); C++ applications may use tessera/session.hpp directly.
+/* The C API of libtessera: load an ONNX model or a compiled package into a session over the target
+ * plugins, run it on host tensors, read the outputs. For applications in C and for bindings
+ * (Python's ctypes: tools/python/tessera_c.py); C++ applications may use tessera/session.hpp
+ * directly.
  *
  * Errors: every function that can fail returns TESSERA_OK or TESSERA_FAILED and leaves the
  * message (naming the file, node or input, as the C++ API does) in tessera_last_error(), which is
@@ -23,7 +24,17 @@
 extern "C" {
 #endif
 
+/* The API's version, kept as the plugin ABI keeps its own: a new major breaks callers built
+ * against an older header (they must be rebuilt); a new minor only appends (functions, enum
+ * values, fields at the end of structs that carry struct_size), so a caller built against minor
+ * m runs on any library of the same major and minor >= m. Compare tessera_c_api_version() with
+ * the header's values at start-up to refuse a library that is too old.
+ *   1.0  sessions over ONNX models and packages, runtime-owned outputs
+ *   1.1  tessera_c_api_version, options.replan_package, tessera_session_run_into (caller-owned
+ *        outputs) */
 #define TESSERA_C_API_VERSION 1
+#define TESSERA_C_API_VERSION_MAJOR 1
+#define TESSERA_C_API_VERSION_MINOR 1
 
 typedef enum tessera_status { TESSERA_OK = 0, TESSERA_FAILED = 1 } tessera_status;
 
@@ -51,6 +62,9 @@ typedef struct tessera_session_options {
   int32_t allow_fallback; /* nonzero: a named target that cannot run is skipped (else an error) */
   const char* plugin_dir; /* an extra absolute plugin directory, or NULL */
   int32_t no_packs;       /* nonzero: the schedules' heuristics only, no tuned packs */
+  /* Nonzero: a package compiled for another device, driver or plugin version is planned again
+   * for the devices here (with a warning) instead of refused. Since 0.1 (appended field). */
+  int32_t replan_package;
 } tessera_session_options;
 
 /* A tensor the caller owns, in row-major order. */
@@ -64,8 +78,13 @@ typedef struct tessera_tensor_view {
 typedef struct tessera_session tessera_session;
 typedef struct tessera_outputs tessera_outputs;
 
-/* "0.1.0" */
+/* Threads: unless a function's comment says otherwise, it may be called from any thread, and
+ * from several at once on different objects. */
+
+/* "0.1.0": the engine's version. */
 const char* tessera_version(void);
+/* The library's C API version: (major << 16) | minor. */
+uint32_t tessera_c_api_version(void);
 /* The message of this thread's last failure ("" if none). */
 const char* tessera_last_error(void);
 
@@ -78,6 +97,7 @@ void tessera_session_options_init(tessera_session_options* options);
 tessera_status tessera_session_create(const char* model_path,
                                       const tessera_session_options* options,
                                       tessera_session** session);
+/* Not while another thread uses the session. */
 void tessera_session_release(tessera_session* session);
 
 /* The model's inputs and outputs. A dimension the model leaves open is -1 in *shape. */
@@ -91,11 +111,31 @@ tessera_status tessera_session_output(const tessera_session* session, int32_t in
                                       const int64_t** shape);
 
 /* Runs the model on the named inputs (every input of the model, each once). The outputs come back
- * in the model's order. */
+ * in the model's order, owned by the runtime until tessera_outputs_release. The input data is
+ * read in place during the call (not copied). Several threads may run one session at once. */
 tessera_status tessera_session_run(tessera_session* session, int32_t input_count,
                                    const char* const* input_names,
                                    const tessera_tensor_view* inputs, tessera_outputs** outputs);
 
+/* A buffer the caller owns for one output: data holds capacity bytes. */
+typedef struct tessera_output_buffer {
+  void* data;
+  size_t capacity;
+} tessera_output_buffer;
+
+/* As tessera_session_run, with the outputs written into the caller's buffers: output_count must
+ * be the model's output count and outputs[i] is the model's i-th output (see
+ * tessera_session_output for its dtype and shape). The shapes the run produced are written to
+ * shapes[i] (rank entries each, as tessera_session_output reports the rank; NULL: not wanted).
+ * A buffer smaller than its output fails the run naming it, with nothing written to any buffer.
+ * Several threads may run one session at once, each with its own buffers. */
+tessera_status tessera_session_run_into(tessera_session* session, int32_t input_count,
+                                        const char* const* input_names,
+                                        const tessera_tensor_view* inputs, int32_t output_count,
+                                        const tessera_output_buffer* outputs,
+                                        int64_t* const* shapes);
+
+/* A tessera_outputs object is read from one thread at a time (the caller's own locking). */
 int32_t tessera_outputs_count(const tessera_outputs* outputs);
 /* The index-th output: its name and a view of its elements (valid until released). */
 tessera_status tessera_outputs_get(const tessera_outputs* outputs, int32_t index, const char** name,

@@ -2,6 +2,7 @@
 // throws and turns it into TESSERA_FAILED plus a per-thread message.
 #include "tessera/tessera_c.h"
 
+#include <algorithm>
 #include <cstring>
 #include <exception>
 #include <map>
@@ -103,6 +104,7 @@ tessera::SessionOptions session_options(const tessera_session_options* o) {
     options.plugin_dirs.push_back(given.plugin_dir);
   }
   if (given.no_packs != 0) options.pack_mode = tessera::PackMode::kNone;
+  options.replan_package = given.replan_package != 0;
   return options;
 }
 
@@ -122,12 +124,60 @@ tessera_status port(const tessera_session* s, bool input, int32_t index, const c
   return TESSERA_OK;
 }
 
+// The C inputs as tensors over the caller's memory: read in place during the run, never copied.
+std::map<std::string, tessera::Tensor> feeds_of(int32_t input_count, const char* const* input_names,
+                                                const tessera_tensor_view* inputs) {
+  if (input_count < 0 || (input_count > 0 && (input_names == nullptr || inputs == nullptr))) {
+    throw tessera::Error("input_count " + std::to_string(input_count) +
+                         " with NULL names or tensors");
+  }
+  std::map<std::string, tessera::Tensor> feeds;
+  for (int32_t i = 0; i < input_count; ++i) {
+    const char* name = input_names[i];
+    const tessera_tensor_view& t = inputs[i];
+    const std::string what =
+        "input " + std::to_string(i) + " ('" + tessera::escaped(name ? name : "(null)") + "')";
+    if (name == nullptr) throw tessera::Error(what + ": name is NULL");
+    if (feeds.count(name)) throw tessera::Error(what + ": given twice");
+    if (!tessera::dtype_is_known(t.dtype)) {
+      throw tessera::Error(what + ": unknown dtype " + std::to_string(t.dtype));
+    }
+    if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && t.shape == nullptr)) {
+      throw tessera::Error(what + ": rank " + std::to_string(t.rank) +
+                           " outside 0..8 or shape NULL");
+    }
+    tessera::Shape shape(t.shape, t.shape + t.rank);
+    for (int64_t d : shape) {
+      if (d < 0) throw tessera::Error(what + ": negative dimension " + std::to_string(d));
+    }
+    const auto dtype = static_cast<tessera::DType>(t.dtype);
+    int64_t bytes = 0;
+    try {
+      bytes = tessera::shape_nbytes(shape, dtype);  // checked for overflow
+    } catch (const tessera::Error& e) {
+      throw tessera::Error(what + ": " + e.what());
+    }
+    if (bytes > 0 && t.data == nullptr) throw tessera::Error(what + ": data is NULL");
+    // Not owned: the caller's data outlives the run (tessera_tensor_view's contract), and the
+    // session never writes to its inputs.
+    std::shared_ptr<std::byte[]> data(static_cast<std::byte*>(const_cast<void*>(t.data)),
+                                      [](std::byte*) {});
+    feeds.emplace(name, bytes > 0 ? tessera::Tensor::over(dtype, std::move(shape), std::move(data))
+                                  : tessera::Tensor(dtype, std::move(shape)));
+  }
+  return feeds;
+}
+
 }  // namespace
 
 extern "C" {
 
 const char* tessera_version(void) {
   return TESSERA_VERSION;
+}
+
+uint32_t tessera_c_api_version(void) {
+  return (uint32_t{TESSERA_C_API_VERSION_MAJOR} << 16) | uint32_t{TESSERA_C_API_VERSION_MINOR};
 }
 
 const char* tessera_last_error(void) {
@@ -208,44 +258,8 @@ tessera_status tessera_session_run(tessera_session* session, int32_t input_count
   if (outputs == nullptr) return fail("tessera_session_run: outputs is NULL");
   *outputs = nullptr;
   if (session == nullptr) return fail("tessera_session_run: session is NULL");
-  if (input_count < 0 || (input_count > 0 && (input_names == nullptr || inputs == nullptr))) {
-    return fail("tessera_session_run: input_count " + std::to_string(input_count) +
-                " with NULL names or tensors");
-  }
   return guarded("tessera_session_run", [&] {
-    std::map<std::string, tessera::Tensor> feeds;
-    for (int32_t i = 0; i < input_count; ++i) {
-      const char* name = input_names[i];
-      const tessera_tensor_view& t = inputs[i];
-      const std::string what =
-          "input " + std::to_string(i) + " ('" + tessera::escaped(name ? name : "(null)") + "')";
-      if (name == nullptr) throw tessera::Error(what + ": name is NULL");
-      if (feeds.count(name)) throw tessera::Error(what + ": given twice");
-      if (!tessera::dtype_is_known(t.dtype)) {
-        throw tessera::Error(what + ": unknown dtype " + std::to_string(t.dtype));
-      }
-      if (t.rank < 0 || t.rank > 8 || (t.rank > 0 && t.shape == nullptr)) {
-        throw tessera::Error(what + ": rank " + std::to_string(t.rank) +
-                             " outside 0..8 or shape NULL");
-      }
-      tessera::Shape shape(t.shape, t.shape + t.rank);
-      for (int64_t d : shape) {
-        if (d < 0) throw tessera::Error(what + ": negative dimension " + std::to_string(d));
-      }
-      // The Tensor constructor checks the element count and byte size for overflow.
-      tessera::Tensor tensor;
-      try {
-        tensor = tessera::Tensor(static_cast<tessera::DType>(t.dtype), shape,
-                                 tessera::Tensor::Uninitialized{});
-      } catch (const tessera::Error& e) {
-        throw tessera::Error(what + ": " + e.what());
-      }
-      if (tensor.nbytes() > 0) {
-        if (t.data == nullptr) throw tessera::Error(what + ": data is NULL");
-        std::memcpy(tensor.raw(), t.data, tensor.nbytes());
-      }
-      feeds.emplace(name, std::move(tensor));
-    }
+    const auto feeds = feeds_of(input_count, input_names, inputs);
     auto out = std::make_unique<tessera_outputs>();
     out->tensors = session->session->run(feeds);
     for (size_t i = 0; i < out->tensors.size(); ++i) {
@@ -253,6 +267,49 @@ tessera_status tessera_session_run(tessera_session* session, int32_t input_count
       out->shapes.push_back(out->tensors[i].shape());
     }
     *outputs = out.release();
+  });
+}
+
+tessera_status tessera_session_run_into(tessera_session* session, int32_t input_count,
+                                        const char* const* input_names,
+                                        const tessera_tensor_view* inputs, int32_t output_count,
+                                        const tessera_output_buffer* outputs,
+                                        int64_t* const* shapes) {
+  if (session == nullptr) return fail("tessera_session_run_into: session is NULL");
+  const size_t want = session->outputs.size();
+  if (output_count < 0 || static_cast<size_t>(output_count) != want || outputs == nullptr) {
+    return fail("tessera_session_run_into: output_count " + std::to_string(output_count) +
+                (outputs == nullptr ? " with NULL buffers" : "") + "; the model has " +
+                std::to_string(want) + " output(s)");
+  }
+  return guarded("tessera_session_run_into", [&] {
+    const auto feeds = feeds_of(input_count, input_names, inputs);
+    const std::vector<tessera::Tensor> got = session->session->run(feeds);
+    // Every buffer is checked before any is written, so a failed run leaves them all untouched.
+    for (size_t i = 0; i < got.size(); ++i) {
+      const std::string what =
+          "output " + std::to_string(i) + " ('" + tessera::escaped(session->outputs[i].name) + "')";
+      const size_t bytes = static_cast<size_t>(got[i].nbytes());
+      if (outputs[i].capacity < bytes) {
+        throw tessera::Error(what + ": the buffer holds " + std::to_string(outputs[i].capacity) +
+                             " bytes, the output " + std::to_string(bytes) + " (shape " +
+                             tessera::shape_str(got[i].shape()) + ")");
+      }
+      if (bytes > 0 && outputs[i].data == nullptr) throw tessera::Error(what + ": data is NULL");
+      if (got[i].shape().size() != session->outputs[i].shape.size()) {
+        throw tessera::Error(what + ": the run produced rank " +
+                             std::to_string(got[i].shape().size()) + ", the model states " +
+                             std::to_string(session->outputs[i].shape.size()));
+      }
+    }
+    for (size_t i = 0; i < got.size(); ++i) {
+      if (got[i].nbytes() > 0) {
+        std::memcpy(outputs[i].data, got[i].raw(), static_cast<size_t>(got[i].nbytes()));
+      }
+      if (shapes != nullptr && shapes[i] != nullptr) {
+        std::copy(got[i].shape().begin(), got[i].shape().end(), shapes[i]);
+      }
+    }
   });
 }
 
