@@ -12,6 +12,7 @@ import tempfile
 import numpy as np
 
 from ort_required import import_onnxruntime
+from zoo_package import zoo_package
 
 
 def ort_outputs(ort, model):
@@ -57,12 +58,7 @@ def main():
     ort = import_onnxruntime()
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "squeezenet.onnx")
-        package = os.path.join(tmp, "squeezenet.tsp")
-        subprocess.run([tessera, "zoo", "squeezenet_v1.1", "-o", model], check=True,
-                       capture_output=True)
-        subprocess.run([tessera, "compile", model, "--targets", "cpu", "-o", package], check=True,
-                       capture_output=True)
+        model, package = zoo_package(tessera, tmp)
         refs = ort_outputs(ort, model)
         for path in (model, package):
             out = subprocess.run([example, path, "cpu", "3"], capture_output=True, text=True)

@@ -18,6 +18,7 @@ import numpy as np
 from PIL import Image
 
 from ort_required import import_onnxruntime
+from zoo_package import zoo_package
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "examples", "classify"))
@@ -76,12 +77,7 @@ def main():
     ort = import_onnxruntime()
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
-        model = os.path.join(tmp, "squeezenet.onnx")
-        package = os.path.join(tmp, "squeezenet.tsp")
-        subprocess.run([tessera, "zoo", "squeezenet_v1.1", "-o", model], check=True,
-                       capture_output=True)
-        subprocess.run([tessera, "compile", model, "--targets", "cpu", "-o", package], check=True,
-                       capture_output=True)
+        model, package = zoo_package(tessera, tmp)
         labels = os.path.join(tmp, "labels.txt")
         write_labels(labels)
         session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])

@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "capi"))
 from c_example_test import compare, ort_outputs  # noqa: E402
 from classify_test import check, ort_answer, write_image, write_labels  # noqa: E402
 from ort_required import import_onnxruntime  # noqa: E402
+from zoo_package import zoo_package  # noqa: E402
 
 SIZE_GOAL = 2_500_000  # bytes: libtessera-runtime + the cpu plugin, stripped (issue 21)
 # The Arm loader and libc qemu runs the programs with: the multiarch ones (libc6:arm64, which
@@ -94,11 +95,7 @@ def main():
         board = [qemu, "-cpu", "cortex-a53", "-L", SYSROOT]
         example = os.path.join(build, "examples", "c_api", "tessera-c-example")
         for net in ("squeezenet_v1.1", "mobilenet_v2"):
-            model = os.path.join(tmp, net + ".onnx")
-            package = os.path.join(tmp, net + ".tsp")
-            subprocess.run([tessera, "zoo", net, "-o", model], check=True, capture_output=True)
-            subprocess.run([tessera, "compile", model, "--targets", "cpu", "-o", package],
-                           check=True, capture_output=True)
+            model, package = zoo_package(tessera, tmp, net)
             session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
             want, probs = ort_answer(session, image)
 

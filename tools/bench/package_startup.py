@@ -14,7 +14,8 @@ Rounds alternate the three; each figure is the median over rounds. The ratio col
 package / ORT.
 
 Sizes: `strip` copies of libtessera-runtime, libtessera and each plugin of the build (x86-64), and
-of the aarch64 cpu plugin when tests/cpu_aarch64 built one.
+of the aarch64 device build (runtime, cpu and reference plugins) when ctest
+runtime_aarch64_package_qemu made one in <build>/aarch64-runtime.
 
 Usage: package_startup.py --build build [--models mobilenet_v2,resnet18] [--targets cpu]
                           [--threads 2] [--rounds 5]
@@ -135,14 +136,26 @@ def main():
     for plugin in sorted(glob.glob(os.path.join(args.build, "plugins", "lib",
                                                 "libtessera-plugin-*.so"))):
         libs.append(("x86-64", os.path.basename(plugin)[:-3], plugin))
-    for plugin in glob.glob(os.path.join(args.build, "tests", "cpu_aarch64", "**",
-                                         "libtessera-plugin-cpu.so"), recursive=True):
-        libs.append(("aarch64", "libtessera-plugin-cpu", plugin))
+    # The aarch64 device build (TESSERA_RUNTIME_ONLY) that ctest runtime_aarch64_package_qemu
+    # cross-compiles into <build>/aarch64-runtime.
+    device = os.path.join(args.build, "aarch64-runtime")
+    device_libs = [("libtessera-runtime", os.path.join(device, "core", "libtessera-runtime.so"))]
+    for plugin in ("cpu", "reference"):
+        device_libs.append((f"libtessera-plugin-{plugin}",
+                            os.path.join(device, "plugins", "lib", f"libtessera-plugin-{plugin}.so")))
+    for label, path in device_libs:
+        libs.append(("aarch64", label, path))
+    together = {}
     for arch, label, path in libs:
         if os.path.exists(path):
-            print(f"  {arch:8} {label:32} {stripped_size(path):>10,}")
-    print("  aarch64  libtessera-runtime: not built (the aarch64 build is the cpu plugin only)")
-
+            size = stripped_size(os.path.realpath(path))
+            print(f"  {arch:8} {label:32} {size:>10,}")
+            if label in ("libtessera-runtime", "libtessera-plugin-cpu"):
+                together[arch] = together.get(arch, 0) + size
+    for arch, size in together.items():
+        print(f"  {arch:8} {'runtime + cpu plugin':32} {size:>10,}")
+    if not os.path.exists(device_libs[0][1]):
+        print(f"  aarch64: not built ({device} comes from ctest -R runtime_aarch64)")
 
 if __name__ == "__main__":
     main()
