@@ -227,6 +227,49 @@ TEST(TuneLog, VerifiedMediansDecideOverTheFastestTrial) {
   EXPECT_TRUE(parse_log_line(to_json_line(lucky))->stage.empty());
 }
 
+// Finalists within the noise of the fastest (its spread over the rounds, 2% to 5%) are ties and
+// the first by config text wins, whichever ran faster this time: a re-tune writes the same pack.
+// A config outside that band never wins on its text.
+TEST(TuneLog, VerifiedTiesGoToTheFirstConfigSoARetuneWritesTheSamePack) {
+  LogRecord base{"Conv|in=1x3x8x8",
+                 "cpu",
+                 "dev",
+                 "conv2d.nchw.im2col_gemm",
+                 "ok",
+                 "",
+                 "t",
+                 {{"mc", 48}},
+                 10.0,
+                 "",
+                 "",
+                 ""};
+  base.stage = "verify";
+  auto finalist = [&](int64_t mc, std::vector<double> rounds) {
+    std::vector<LogRecord> out;
+    for (const double us : rounds) {
+      LogRecord r = base;
+      r.knobs[0].second = mc;
+      r.median_us = us;
+      out.push_back(r);
+    }
+    return out;
+  };
+  auto pick = [&](std::vector<std::vector<LogRecord>> groups) {
+    std::vector<LogRecord> records;
+    for (auto& g : groups) records.insert(records.end(), g.begin(), g.end());
+    return best_records(records).at({"cpu", base.workload}).knobs[0].second;
+  };
+  // mc=128 is 1% faster than mc=16 ("mc=128" < "mc=16" as text): a tie, and in either order of
+  // speed the same config wins.
+  EXPECT_EQ(pick({finalist(16, {10.0, 10.1, 10.05}), finalist(128, {9.9, 9.95, 10.0})}), 128);
+  EXPECT_EQ(pick({finalist(16, {9.9, 9.95, 10.0}), finalist(128, {10.0, 10.1, 10.05})}), 128);
+  // 6% slower is outside even the widest band: the fastest wins.
+  EXPECT_EQ(pick({finalist(16, {10.0, 10.0, 10.0}), finalist(128, {10.6, 10.6, 10.6})}), 16);
+  // A noisy fastest (rounds 9.5..10.5: 10% spread) widens the band only to 5%.
+  EXPECT_EQ(pick({finalist(16, {9.5, 10.0, 10.5}), finalist(128, {10.4, 10.4, 10.4})}), 128);
+  EXPECT_EQ(pick({finalist(16, {9.5, 10.0, 10.5}), finalist(128, {10.6, 10.6, 10.6})}), 16);
+}
+
 std::string tiny_conv_model() {
   const std::string path =
       (std::filesystem::temp_directory_path() / "tessera_tune_tiny_conv.onnx").string();
@@ -582,6 +625,46 @@ TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
   EXPECT_EQ(verified, static_cast<int>(report.tasks.size()) * (o.verify + 1) * kVerifyRounds);
   ASSERT_FALSE(report.tasks.empty());
   for (const LogRecord& r : report.records) EXPECT_EQ(r.weight, 1) << r.workload;
+}
+
+// The even scheduler gives each task its share of the trials up front: with the random tuner and
+// a fixed seed, runs with other batch sizes (compile jobs) measure exactly the same candidates,
+// and each task exactly its share.
+TEST(TuneScheduler, EvenSharesMeasureTheSameCandidatesWhateverTheBatches) {
+  {
+    PluginHost host;
+    if (!host.find("cpu")) TESSERA_SKIP_WITHOUT("the cpu plugin") << "not built (tessera info)";
+  }
+  TuneOptions o;
+  o.model = tiny_conv_model();
+  o.targets = {"cpu", "reference"};
+  o.tuner = "random";
+  o.scheduler = "even";
+  o.repeats = 1;
+  o.worker_command = worker_command(kTessera);
+  o.trials = 9;
+  auto searched = [](const TuneReport& r) {
+    std::map<std::string, std::multiset<std::string>> configs;  // per workload
+    for (const LogRecord& rec : r.records) {
+      if (!rec.stage.empty()) continue;
+      std::string c = rec.schedule;
+      for (const auto& [name, value] : rec.knobs) c += " " + name + "=" + std::to_string(value);
+      configs[rec.workload].insert(c);
+    }
+    return configs;
+  };
+  o.compile_jobs = 1;
+  const TuneReport one = run_tuning(o);
+  o.compile_jobs = 3;
+  const TuneReport three = run_tuning(o);
+  ASSERT_EQ(one.tasks.size(), 2u);
+  EXPECT_EQ(searched(one), searched(three));
+  // 9 trials: the 2 defaults, then 7 left split 4 + 3 in task order.
+  const auto configs = searched(one);
+  EXPECT_EQ(configs.at(one.tasks[0].task.workload).size(), 1u + 4u);
+  EXPECT_EQ(configs.at(one.tasks[1].task.workload).size(), 1u + 3u);
+  o.scheduler = "fastest-first";
+  EXPECT_THROW(run_tuning(o), Error);
 }
 
 TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {

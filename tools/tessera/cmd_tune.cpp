@@ -29,14 +29,16 @@ void print_tune_usage(std::FILE* out) {
   std::fprintf(out,
                "usage: tessera tune MODEL.onnx|DEPLOY.yaml [--targets LIST] [--trials N] [--budget "
                "SECONDS]\n"
-               "         [--tuner xgb|ga|random|grid] [--early-stopping N] [--log FILE.jsonl]\n"
+               "         [--tuner xgb|ga|random|grid] [--scheduler gradient|even]\n"
+               "         [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
                "         [--verify N] [--memory-limit BYTES] [--json]\n"
                "         [--farm redis://HOST:PORT [--key KEY] [--farm-wait S]]\n\n"
                "Defaults: --trials 64 without --budget, no cap with one; --budget none (0);\n"
-               "--tuner xgb; --early-stopping 0 (never); --repeats 5 (timed runs per\n"
-               "measurement); --timeout 30 s per measurement; --seed 1; --isolation worker;\n"
+               "--tuner xgb; --scheduler gradient; --early-stopping 0 (never); --repeats 5\n"
+               "(timed runs per measurement); --timeout 30 s per measurement; --seed 1;\n"
+               "--isolation worker;\n"
                "--verify 5; --compile-jobs as below; no --log or --pack unless given.\n\n"
                "Measures candidate configs of each tunable node (one-node regions in a child\n"
                "process, by default a persistent worker serving many candidates; --isolation\n"
@@ -54,6 +56,10 @@ void print_tune_usage(std::FILE* out) {
                "config that ran in a fast moment. --budget is the whole command's wall-clock\n"
                "time: the search leaves the verification its estimated share (at most half)\n"
                "and the verification stops at the budget.\n"
+               "--scheduler even splits the trials left after the defaults evenly over the\n"
+               "tasks up front instead of following the measurements (gradient): with\n"
+               "--tuner random or grid and a fixed --seed every run measures the same\n"
+               "candidates, so re-tunes and farm runs differ only by the measurements.\n"
                "--resume says how many records and tasks it took from the log.\n"
                "--json prints the end-of-run summary as one JSON object on stdout (progress\n"
                "stays on stderr).\n"
@@ -171,9 +177,9 @@ int cmd_tune(int argc, char** argv) {
   }
   try {
     Args args(argc, argv,
-              {"targets", "trials", "budget", "tuner", "early-stopping", "log", "pack", "repeats",
-               "timeout", "seed", "compile-jobs", "isolation", "verify", "farm", "key", "farm-wait",
-               kMemoryLimitOption},
+              {"targets", "trials", "budget", "tuner", "scheduler", "early-stopping", "log", "pack",
+               "repeats", "timeout", "seed", "compile-jobs", "isolation", "verify", "farm", "key",
+               "farm-wait", kMemoryLimitOption},
               {"resume", "force", "json"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
@@ -221,6 +227,7 @@ int cmd_tune(int argc, char** argv) {
     options.trials = static_cast<int>(
         args.get_int("trials", options.budget_s > 0 ? kNoTrialCap : 64, 1, kNoTrialCap));
     options.tuner = args.get("tuner", "xgb");
+    options.scheduler = args.get("scheduler", "gradient");
     options.early_stopping = static_cast<int>(args.get_int("early-stopping", 0, 0, 100000000));
     options.log_path = args.get("log");
     options.resume = args.flag("resume");

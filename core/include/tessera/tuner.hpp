@@ -271,7 +271,9 @@ std::optional<LogRecord> parse_log_line(const std::string& line);
 std::vector<LogRecord> read_log(const std::string& path);  // missing file: empty
 // The best ok record per (plugin, workload): among finalists measured again ("verify" records),
 // where the workload has them, the config with the lowest median over its rounds (that median
-// as its time); else the fastest single search trial.
+// as its time), except that finalists within the noise of that median (the fastest config's
+// spread over its rounds, 2% to 5%) are ties and the first by config text wins, so a re-tune
+// writes the same pack; else the fastest single search trial.
 std::map<std::pair<std::string, std::string>, LogRecord> best_records(
     const std::vector<LogRecord>& records);
 // A pack of the best record per workload of `plugin` measured on `device`.
@@ -295,6 +297,13 @@ struct TuneOptions {
   double budget_s = 0;
   std::string tuner = "xgb";
   int early_stopping = 0;  // per task: stop after N trials without improvement (0 = never)
+  // Which task's candidates come next. "gradient" (Ansor's): the task whose improvement promises
+  // most for the model's latency, so the trials follow the measurements. "even": the trials left
+  // after the defaults are split evenly over the tasks up front (in task order) and each task
+  // gets exactly its share, whatever the measurements, batch sizes or agents: with the random or
+  // grid tuner and a fixed seed, every run measures the same candidates, so a re-tune (or a farm
+  // run with agents killed) differs from the first only by the measurements themselves.
+  std::string scheduler = "gradient";
   std::string log_path;    // "" = no log
   bool resume = false;
   int batch = 4;
