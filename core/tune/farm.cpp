@@ -24,6 +24,7 @@
 #include "targets.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/onnx_import.hpp"
 #include "tessera/pack.hpp"  // engine_version
 #include "tessera/plugin_host.hpp"
 
@@ -423,8 +424,13 @@ int FarmClient::agents_alive() {
 std::string FarmClient::upload_model(const std::string& path) {
   ModelKey& model = models_[path];
   if (model.uploaded) return model.key;
-  // Read once per path and connection: a tune sends the same model in every batch.
-  const std::string bytes = read_file(path, "model", kMaxModelBytes);
+  // Read once per path and connection: a tune sends the same model in every batch. Weights in
+  // external data files travel inside it: the agent has only what the server gives it.
+  const std::string bytes = self_contained_onnx(path);
+  if (static_cast<int64_t>(bytes.size()) > kMaxModelBytes) {
+    throw Error(path + ": with its external data the model is " + std::to_string(bytes.size()) +
+                " bytes, more than the farm carries (" + std::to_string(kMaxModelBytes) + ")");
+  }
   model.key = content_key(bytes);
   const Keys k(broker_);
   // SET NX: agents may already hold it from another tuner; EXPIRE keeps it a week from now.

@@ -42,7 +42,7 @@ def free_port():
 
 def start_agent(tessera, broker, target, name, log):
     return subprocess.Popen([tessera, "agent", "--broker", broker, "--targets", target, "--key",
-                             "same-pack", "--name", name, "--quiet"],
+                             "same-pack", "--name", name],
                             stdout=log, stderr=subprocess.STDOUT)
 
 
@@ -114,7 +114,11 @@ def tune(args, broker, work, name, kill_after=None, agent_log=None):
     except subprocess.TimeoutExpired:
         agent.kill()
     if tuner.returncode != 0:
-        sys.exit(f"{name}: tune failed ({tuner.returncode}):\n{out[-2000:]}")
+        agent_log.flush()
+        with open(agent_log.name) as f:
+            agents = f.read()
+        sys.exit(f"{name}: tune failed ({tuner.returncode}):\n{out[-1500:]}\n"
+                 f"agents' output:\n{agents[-2500:]}")
     print(f"  {name}: {time.time() - start:.0f} s", flush=True)
     return read_log(log), pack_entries(pack)
 

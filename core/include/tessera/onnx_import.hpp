@@ -21,13 +21,20 @@ struct ImportOptions {
 // inside it. Throws tessera::Error naming the file (and node, where one is involved).
 Graph import_onnx_file(const std::string& path, const ImportOptions& options = {});
 
+// The ONNX model at `path` as one self-contained file's bytes: tensors kept in external data files
+// (torch's exporter writes large weights beside the model) are read, checked as import checks
+// them, and moved into the model; a model without external data comes back byte for byte. For
+// shipping a model to another machine (the tuning farm's agents).
+std::string self_contained_onnx(const std::string& path);
+
 // Parses serialized ModelProto bytes. `source` names the model in messages; `base_dir` is where
 // external data lives ("" forbids external data).
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
                         const std::string& base_dir, const ImportOptions& options = {});
 
-// Reads one serialized TensorProto file (the input_0.pb / output_0.pb files of ONNX test data sets).
-// Raw and typed data are accepted; external data is not. Throws tessera::Error naming the file.
+// Reads one serialized TensorProto file (the input_0.pb / output_0.pb files of ONNX test data
+// sets). Raw and typed data are accepted; external data is not. Throws tessera::Error naming the
+// file.
 Tensor read_onnx_tensor_file(const std::string& path);
 
 }  // namespace tessera

@@ -502,6 +502,58 @@ Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
   return import_model(bytes, source.empty() ? std::string("<memory>") : source, base_dir, options);
 }
 
+namespace {
+
+// Moves every tensor of `graph` (initializers, tensor attributes, subgraphs) that lives in an
+// external data file into raw_data, read and checked as the importer reads it. Returns whether
+// any did.
+bool inline_external_data(onnx::GraphProto& graph, const TensorOrigin& where) {
+  bool changed = false;
+  auto inline_tensor = [&](onnx::TensorProto& t, const std::string& what) {
+    if (t.data_location() != onnx::TensorProto_DataLocation_EXTERNAL) return;
+    const Tensor data =
+        importer::tensor_from_proto(t, TensorOrigin{where.model, what, where.base_dir});
+    t.set_raw_data(data.raw(), static_cast<size_t>(data.nbytes()));
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto_DataLocation_DEFAULT);
+    changed = true;
+  };
+  for (onnx::TensorProto& t : *graph.mutable_initializer()) {
+    inline_tensor(t, "initializer '" + t.name() + "'");
+  }
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& a : *node.mutable_attribute()) {
+      const std::string what = "node '" + node.name() + "' attribute '" + a.name() + "'";
+      if (a.has_t()) inline_tensor(*a.mutable_t(), what);
+      for (onnx::TensorProto& t : *a.mutable_tensors()) inline_tensor(t, what);
+      if (a.has_g()) changed = inline_external_data(*a.mutable_g(), where) || changed;
+      for (onnx::GraphProto& g : *a.mutable_graphs()) {
+        changed = inline_external_data(g, where) || changed;
+      }
+    }
+  }
+  return changed;
+}
+
+}  // namespace
+
+std::string self_contained_onnx(const std::string& path) {
+  std::string bytes = read_file(path, "ONNX model", kMaxModelFileBytes);
+  fs::path dir = fs::path(path).parent_path();
+  if (dir.empty()) dir = ".";
+  onnx::ModelProto model = parse_model(bytes, path);
+  if (!inline_external_data(*model.mutable_graph(), TensorOrigin{path, "", dir.string()})) {
+    return bytes;  // unchanged, byte for byte
+  }
+  std::string out;
+  if (!model.SerializeToString(&out)) {
+    throw Error(path +
+                ": the model with its external data inlined cannot be serialised (over "
+                "protobuf's 2 GB limit?)");
+  }
+  return out;
+}
+
 Tensor read_onnx_tensor_file(const std::string& path) {
   const std::string bytes = read_file(path, "TensorProto file", kMaxModelFileBytes);
   onnx::TensorProto proto;
