@@ -128,6 +128,7 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--tessera", help="the tessera command (default: BUILD/tools/tessera)")
     ap.add_argument("--redis-server", default="redis-server")
+    ap.add_argument("--out", help="a directory to copy the three runs' logs and packs into")
     ap.add_argument("--model", required=True)
     ap.add_argument("--target", default="mali:any")
     ap.add_argument("--trials", type=int, default=200)
@@ -192,6 +193,11 @@ def main():
         print(f"| {w[:60]} | {a} | {cells[0]} | {cells[1]} | {note} |")
     print(f"\nsame as A: B (killed and restarted) {same['B']}/{len(workloads)}, "
           f"C (undisturbed) {same['C']}/{len(workloads)}")
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        for k in ("A", "B", "C"):
+            for ext in (".jsonl", ".yaml"):
+                shutil.copy(os.path.join(work, k + ext), args.out)
     shutil.rmtree(work, ignore_errors=True)
 
 
