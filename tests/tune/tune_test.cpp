@@ -583,22 +583,27 @@ TEST(TuneIsolation, CrashAndHangMidStreamAreClassifiedAndANewWorkerGoesOn) {
   EXPECT_EQ(worker_pids(counts_path).size(), 14u);
 }
 
+// The tiny conv model tuned on cpu (reference beside it) by the random tuner.
+TuneOptions tiny_conv_on_cpu(int repeats) {
+  TuneOptions o;
+  o.model = tiny_conv_model();
+  o.targets = {"cpu", "reference"};
+  o.tuner = "random";
+  o.repeats = repeats;
+  o.worker_command = worker_command(kTessera);
+  return o;
+}
+
 // A budget covers the whole run, verification included, with no trial cap: the search leaves
 // the finalists their time and the run ends between half the budget (the most the verification
 // may be left) and 10% over it (plus one trial's time, the worker's start-up, measured here
 // first). The cpu plugin's conv space (hundreds of GEMM configs per conv) is larger than the
 // search can cover in the budget, so the budget is what stops it.
 TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
-  {
-    PluginHost host;
-    if (!host.find("cpu")) TESSERA_SKIP_WITHOUT("the cpu plugin") << "not built (tessera info)";
+  if (!PluginHost().find("cpu")) {
+    TESSERA_SKIP_WITHOUT("the cpu plugin") << "not built (tessera info)";
   }
-  TuneOptions o;
-  o.model = tiny_conv_model();
-  o.targets = {"cpu", "reference"};
-  o.tuner = "random";
-  o.repeats = 2;
-  o.worker_command = worker_command(kTessera);
+  TuneOptions o = tiny_conv_on_cpu(2);
   o.trials = 1;
   const auto t0 = std::chrono::steady_clock::now();
   run_tuning(o);
@@ -631,17 +636,11 @@ TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
 // a fixed seed, runs with other batch sizes (compile jobs) measure exactly the same candidates,
 // and each task exactly its share.
 TEST(TuneScheduler, EvenSharesMeasureTheSameCandidatesWhateverTheBatches) {
-  {
-    PluginHost host;
-    if (!host.find("cpu")) TESSERA_SKIP_WITHOUT("the cpu plugin") << "not built (tessera info)";
+  if (!PluginHost().find("cpu")) {
+    TESSERA_SKIP_WITHOUT("the cpu plugin") << "not built (tessera info)";
   }
-  TuneOptions o;
-  o.model = tiny_conv_model();
-  o.targets = {"cpu", "reference"};
-  o.tuner = "random";
+  TuneOptions o = tiny_conv_on_cpu(1);
   o.scheduler = "even";
-  o.repeats = 1;
-  o.worker_command = worker_command(kTessera);
   o.trials = 9;
   auto searched = [](const TuneReport& r) {
     std::map<std::string, std::multiset<std::string>> configs;  // per workload
