@@ -142,10 +142,21 @@ def expected_curve(log):
     rounds = collections.defaultdict(lambda: collections.defaultdict(list))
     for r in records:
         if r.get("stage") == "verify" and r["status"] == "ok":
-            config = r["schedule"] + json.dumps(r["knobs"], sort_keys=True)
+            config = r["schedule"] + "".join(f"|{n}={v}" for n, v in r["knobs"].items())
             rounds[(r["plugin"], r["workload"])][config].append(r["median_us"])
-    verified = sum(w * min(statistics.median(v) for v in rounds[k].values())
-                   for k, w in weights.items())
+
+    def pack_time(configs):
+        # tuner.hpp's best_records: the lowest median over the rounds, except that medians within
+        # the fastest config's round spread (clamped to 2%..5%) are ties won by the first config
+        # text.
+        medians = {c: statistics.median(t) for c, t in configs.items()}
+        fastest = min(sorted(medians), key=lambda c: medians[c])
+        t = configs[fastest]
+        band = min(max((max(t) - min(t)) / medians[fastest], 0.02), 0.05)
+        ties = [c for c in medians if medians[c] <= medians[fastest] * (1 + band)]
+        return medians[min(ties)]
+
+    verified = sum(w * pack_time(rounds[k]) for k, w in weights.items())
     return {"points": points, "default": sum(w * first[k] for k, w in weights.items()),
             "verified": verified, "trials": trials, "weights": weights,
             "end": _epoch(records[-1]["timestamp"]) - start}

@@ -7,8 +7,9 @@ come from the log's records (`weight`), or for logs written before records carri
 tuner's stdout lines `task N: PLUGIN WORKLOAD xW (...)`. The curve starts once every task has a
 measurement: the tuner measures each task's default config first, so its first point is the
 defaults' estimate. Trials are the search's records; the verification's re-measurements (records
-with `"stage": "verify"`) are no trials: they give the verified estimate, each task at the lowest
-median over its verification rounds of a config, as the tuner picks its pack.
+with `"stage": "verify"`) are no trials: they give the verified estimate, each task at the median
+over its verification rounds of the config the tuner's pack takes (the lowest, or a tie within
+the rounds' noise decided by config text).
 
 Prints the curve (one line per improvement), the defaults' and final estimates, the verified one
 when the log has it, and the first time the estimate came within --within (default 5%) of the
@@ -72,6 +73,27 @@ def read_log(path):
     return records
 
 
+
+TIE_FLOOR, TIE_CEILING = 0.02, 0.05
+
+
+def verified_pick(configs):
+    """The verified time of the config the tuner's pack takes (best_records in core/tune): each
+    config's median over its rounds; configs within the fastest one's round spread (2% to 5%) of
+    its median are ties, and the first by config text wins."""
+    finalists = []
+    for config in sorted(configs):
+        t = sorted(configs[config])
+        median = statistics.median(t)
+        finalists.append((config, median, (t[-1] - t[0]) / median))
+    fastest = min(finalists, key=lambda f: f[1])
+    tie = min(max(fastest[2], TIE_FLOOR), TIE_CEILING)
+    pick = fastest
+    for f in finalists:
+        if f[1] <= fastest[1] * (1 + tie) and f[0] < pick[0]:
+            pick = f
+    return pick[1]
+
 def convergence(records, weights, start):
     """The plotted numbers: the curve of improvements over the search's trials, the defaults'
     estimate (each task's first measurement), the final and the verified estimates."""
@@ -97,12 +119,13 @@ def convergence(records, weights, start):
     for r in records:
         key = (r["plugin"], r["workload"])
         if r.get("stage") == "verify" and r["status"] == "ok" and key in weights:
-            config = (r.get("schedule"), json.dumps(r.get("knobs"), sort_keys=True))
+            # The config as the tuner writes it: schedule, then |name=value in the log's order.
+            config = r.get("schedule", "") + "".join(
+                f"|{name}={value}" for name, value in (r.get("knobs") or {}).items())
             rounds.setdefault(key, {}).setdefault(config, []).append(r["median_us"])
     verified = None
     if rounds:
-        picked = {k: min(statistics.median(t) for t in rounds[k].values()) if k in rounds
-                  else best[k] for k in weights}
+        picked = {k: verified_pick(rounds[k]) if k in rounds else best[k] for k in weights}
         verified = {"seconds": records[-1]["epoch"] - start,
                     "estimate_us": sum(weights[k] * picked[k] for k in weights)}
     return {"curve": curve, "trials": trial, "measurements": len(records),
