@@ -92,7 +92,7 @@ std::string utc_now(const char* format) {
 
 std::string to_json_line(const LogRecord& r) {
   std::ostringstream o;
-  o.precision(10);
+  o.precision(12);  // times in whole ns (the worker rounds them) read back exactly below 1e9 us
   o << "{\"workload\": \"" << json_escape(r.workload) << "\", \"plugin\": \""
     << json_escape(r.plugin) << "\", \"device\": \"" << json_escape(r.device)
     << "\", \"schedule\": \"" << json_escape(r.schedule) << "\", \"knobs\": {";

@@ -210,7 +210,9 @@ MeasureResult measure_here(WorkerState& state, const MeasureRequest& req,
                           : std::chrono::duration<double, std::micro>(t1 - t0).count());
     }
     std::sort(times.begin(), times.end());
-    result.median_us = times.empty() ? 0 : times[times.size() / 2];
+    // In whole nanoseconds, which no timer here resolves beyond: the log's decimal text then
+    // reads back as the same number, so a resumed run's best is the one it logged.
+    result.median_us = times.empty() ? 0 : std::round(times[times.size() / 2] * 1000) / 1000;
     std::vector<Tensor>& ref = state.references[{req.model, req.node}];
     if (ref.empty()) ref = reference_outputs(graph, node, values);
     result.status = "ok";
