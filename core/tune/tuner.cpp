@@ -650,9 +650,9 @@ TuneReport run_tuning(const TuneOptions& options,
       report.tasks[t].finished = !view[t].available;
     }
     int pick = -1;
+    auto left = [&](size_t t) { return share[t] - taken[t]; };  // of the even scheduler's share
     if (options.scheduler == "even") {
       // The available task furthest from its share (the first of equals).
-      auto left = [&](size_t t) { return share[t] - taken[t]; };
       for (size_t t = 0; t < tasks.size(); ++t) {
         if (view[t].available && left(t) > 0 &&
             (pick < 0 || left(t) > left(static_cast<size_t>(pick)))) {
@@ -665,7 +665,7 @@ TuneReport run_tuning(const TuneOptions& options,
     if (pick < 0) break;
     const size_t t = static_cast<size_t>(pick);
     int n = std::min(batch_size, options.trials - used);
-    if (options.scheduler == "even") n = std::min(n, share[t] - taken[t]);
+    if (options.scheduler == "even") n = std::min(n, left(t));
     taken[t] += n;
     std::vector<std::pair<size_t, Point>> batch;
     for (const Point& p : states[t].searcher->propose(n)) batch.emplace_back(t, p);

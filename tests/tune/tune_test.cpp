@@ -180,22 +180,27 @@ TEST(TuneLog, RoundTripAndBest) {
   EXPECT_EQ(best.begin()->second.knobs[0].second, 8);
 }
 
+// An ok search trial of the im2col schedule on cpu with knob mc, for the log tests.
+LogRecord conv_trial(int64_t mc, double us) {
+  return LogRecord{"Conv|in=1x3x8x8",
+                   "cpu",
+                   "dev",
+                   "conv2d.nchw.im2col_gemm",
+                   "ok",
+                   "",
+                   "t",
+                   {{"mc", mc}},
+                   us,
+                   "",
+                   "",
+                   ""};
+}
+
 // Finalists measured again ("verify" records) decide: a config whose single search trial was the
 // fastest loses to one whose median over the rounds is lower; workloads without verify records
 // keep their fastest trial. The stage survives the log's JSON.
 TEST(TuneLog, VerifiedMediansDecideOverTheFastestTrial) {
-  LogRecord lucky{"Conv|in=1x3x8x8",
-                  "cpu",
-                  "dev",
-                  "conv2d.nchw.im2col_gemm",
-                  "ok",
-                  "",
-                  "t",
-                  {{"mc", 48}},
-                  5.0,
-                  "",
-                  "",
-                  ""};
+  LogRecord lucky = conv_trial(48, 5.0);
   LogRecord steady = lucky;
   steady.knobs[0].second = 96;
   steady.median_us = 6.0;
@@ -231,33 +236,18 @@ TEST(TuneLog, VerifiedMediansDecideOverTheFastestTrial) {
 // the first by config text wins, whichever ran faster this time: a re-tune writes the same pack.
 // A config outside that band never wins on its text.
 TEST(TuneLog, VerifiedTiesGoToTheFirstConfigSoARetuneWritesTheSamePack) {
-  LogRecord base{"Conv|in=1x3x8x8",
-                 "cpu",
-                 "dev",
-                 "conv2d.nchw.im2col_gemm",
-                 "ok",
-                 "",
-                 "t",
-                 {{"mc", 48}},
-                 10.0,
-                 "",
-                 "",
-                 ""};
-  base.stage = "verify";
   auto finalist = [&](int64_t mc, std::vector<double> rounds) {
     std::vector<LogRecord> out;
     for (const double us : rounds) {
-      LogRecord r = base;
-      r.knobs[0].second = mc;
-      r.median_us = us;
-      out.push_back(r);
+      out.push_back(conv_trial(mc, us));
+      out.back().stage = "verify";
     }
     return out;
   };
   auto pick = [&](std::vector<std::vector<LogRecord>> groups) {
     std::vector<LogRecord> records;
     for (auto& g : groups) records.insert(records.end(), g.begin(), g.end());
-    return best_records(records).at({"cpu", base.workload}).knobs[0].second;
+    return best_records(records).at({"cpu", "Conv|in=1x3x8x8"}).knobs[0].second;
   };
   // mc=128 is 1% faster than mc=16 ("mc=128" < "mc=16" as text): a tie, and in either order of
   // speed the same config wins.

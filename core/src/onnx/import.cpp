@@ -473,6 +473,12 @@ class ModelImporter {
   std::vector<bool> is_input_;  // indexed by ValueId: a runtime graph input
 };
 
+// Where a model file's external data lives: its directory.
+std::string model_dir(const std::string& path) {
+  const fs::path dir = fs::path(path).parent_path();
+  return dir.empty() ? "." : dir.string();
+}
+
 Graph import_model(const std::string& bytes, const std::string& source, const std::string& base_dir,
                    const ImportOptions& options) {
   try {
@@ -492,9 +498,7 @@ Graph import_model(const std::string& bytes, const std::string& source, const st
 
 Graph import_onnx_file(const std::string& path, const ImportOptions& options) {
   const std::string bytes = read_file(path, "ONNX model", kMaxModelFileBytes);
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  return import_model(bytes, path, dir.string(), options);
+  return import_model(bytes, path, model_dir(path), options);
 }
 
 Graph import_onnx_bytes(const std::string& bytes, const std::string& source,
@@ -539,10 +543,8 @@ bool inline_external_data(onnx::GraphProto& graph, const TensorOrigin& where) {
 
 std::string self_contained_onnx(const std::string& path) {
   std::string bytes = read_file(path, "ONNX model", kMaxModelFileBytes);
-  fs::path dir = fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
   onnx::ModelProto model = parse_model(bytes, path);
-  if (!inline_external_data(*model.mutable_graph(), TensorOrigin{path, "", dir.string()})) {
+  if (!inline_external_data(*model.mutable_graph(), TensorOrigin{path, "", model_dir(path)})) {
     return bytes;  // unchanged, byte for byte
   }
   std::string out;
