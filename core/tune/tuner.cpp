@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ctime>
 #include <limits>
 #include <memory>
@@ -37,7 +38,8 @@ std::string json_escape(const std::string& s) {
   return out;
 }
 
-// A minimal reader for the flat records this file writes: "key": "string" | number | {knobs}.
+// A minimal reader for the flat records this file writes: "key": "string" | number | true |
+// false | {knobs}.
 class JsonCursor {
  public:
   explicit JsonCursor(const std::string& s) : s_(s) {}
@@ -66,6 +68,16 @@ class JsonCursor {
     if (!eat('"')) throw Error("unterminated string");
     return out;
   }
+  bool boolean() {
+    ws();
+    for (const char* word : {"true", "false"}) {
+      if (s_.compare(i_, std::strlen(word), word) == 0) {
+        i_ += std::strlen(word);
+        return word[0] == 't';
+      }
+    }
+    throw Error("expected true or false");
+  }
   double num() {
     ws();
     size_t used = 0;
@@ -88,6 +100,20 @@ std::string utc_now(const char* format) {
   return buf;
 }
 
+// The task's default config: its default schedule with each knob at its default.
+std::vector<std::pair<std::string, int64_t>> default_knobs(const TuneTask& task) {
+  const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
+  std::vector<std::pair<std::string, int64_t>> kv;
+  for (size_t k = 0; k < ds.knobs.size(); ++k) kv.emplace_back(ds.knobs[k].name, ds.defaults[k]);
+  return kv;
+}
+
+bool is_default_config(const TuneTask& task, const std::string& schedule,
+                       const std::vector<std::pair<std::string, int64_t>>& knobs) {
+  return schedule == task.schedules[static_cast<size_t>(task.default_schedule)].name &&
+         knobs == default_knobs(task);
+}
+
 }  // namespace
 
 std::string to_json_line(const LogRecord& r) {
@@ -106,6 +132,7 @@ std::string to_json_line(const LogRecord& r) {
   if (!r.command.empty()) o << ", \"command\": \"" << json_escape(r.command) << "\"";
   if (!r.stage.empty()) o << ", \"stage\": \"" << json_escape(r.stage) << "\"";
   if (r.weight > 0) o << ", \"weight\": " << r.weight;
+  if (r.is_default) o << ", \"default\": true";
   o << "}";
   return o.str();
 }
@@ -135,6 +162,8 @@ std::optional<LogRecord> parse_log_line(const std::string& line) {
         r.median_us = c.num();
       } else if (key == "weight") {
         r.weight = static_cast<int>(c.num());
+      } else if (key == "default") {
+        r.is_default = c.boolean();
       } else {
         const std::string v = c.str();
         if (key == "workload") r.workload = v;
@@ -191,35 +220,66 @@ std::map<std::pair<std::string, std::string>, LogRecord> best_records(
     auto it = best.find(key);
     if (it == best.end() || r.median_us < it->second.median_us) best[key] = r;
   }
-  // Finalists whose medians lie within the measurement noise of the fastest one are ties, and the
-  // first of them in a fixed order (the config text) wins: tuning a workload again on the same
-  // device then writes the same pack unless one config is measurably faster, instead of
-  // whichever tie ran in a quiet moment. The noise is the fastest config's spread over its rounds
-  // relative to its median, at least kTieFloor and at most kTieCeiling (so a config more than 5%
-  // slower never wins).
-  constexpr double kTieFloor = 0.02, kTieCeiling = 0.05;
-  for (const auto& [key, configs] : verified) {
-    struct Finalist {
-      const std::string* config;
-      const LogRecord* last;
-      double median, spread;
-    };
+  // Finalists within the noise of the fastest one are ties. A tie keeps the task's default if it
+  // is one, else the first config text wins: tuning the same model on the same device again then
+  // writes the same pack unless a config is measurably faster, instead of whichever tie ran in a
+  // quiet moment. Both ends of the band are measured, not fixed percentages (a fixed 2% of the
+  // kernel split the same pair of configs differently between runs on an H200):
+  // - the noise of the two medians compared: the larger median absolute deviation of their
+  //   rounds, which unlike the rounds' range does not grow with more rounds (at most
+  //   kNoiseCeiling of the fastest median);
+  // - kModelShare of the model's latency: a config that would save less than that (the saving
+  //   times the workload's weight) is no reason to leave the default, the config the plugin
+  //   would have chosen untuned. This costs a pack at most kModelShare per workload, and takes
+  //   the many near-equal configs of small elementwise kernels, whose timer ticks decide the
+  //   order of a run, out of the choice.
+  constexpr double kNoiseCeiling = 0.05, kModelShare = 0.001;
+  auto median_of = [](std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+  };
+  struct Finalist {
+    const std::string* config;
+    const LogRecord* last;
+    double median, deviation;
+    bool is_default;
+  };
+  struct Workload {
     std::vector<Finalist> finalists;
+    const Finalist* fastest = nullptr;
+  };
+  std::map<Key, Workload> workloads;
+  std::map<std::string, double> model_us;  // per plugin: the sum of weight x fastest median
+  for (const auto& [key, configs] : verified) {
+    Workload& w = workloads[key];
     for (const auto& [config, rounds] : configs) {
       std::vector<double> t;
-      for (const LogRecord* r : rounds) t.push_back(r->median_us);
-      std::sort(t.begin(), t.end());
-      const double median =
-          t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
-      finalists.push_back({&config, rounds.back(), median, (t.back() - t.front()) / median});
+      bool is_default = false;
+      for (const LogRecord* r : rounds) {
+        t.push_back(r->median_us);
+        is_default = is_default || r->is_default;
+      }
+      const double median = median_of(t);
+      for (double& x : t) x = std::fabs(x - median);
+      w.finalists.push_back({&config, rounds.back(), median, median_of(t), is_default});
     }
-    const Finalist& fastest =
-        *std::min_element(finalists.begin(), finalists.end(),
-                          [](const Finalist& a, const Finalist& b) { return a.median < b.median; });
-    const double tie = std::clamp(fastest.spread, kTieFloor, kTieCeiling);
-    const Finalist* pick = &fastest;
-    for (const Finalist& f : finalists) {
-      if (f.median <= fastest.median * (1 + tie) && *f.config < *pick->config) pick = &f;
+    w.fastest = &*std::min_element(
+        w.finalists.begin(), w.finalists.end(),
+        [](const Finalist& a, const Finalist& b) { return a.median < b.median; });
+    model_us[key.first] += std::max(1, w.fastest->last->weight) * w.fastest->median;
+  }
+  for (const auto& [key, w] : workloads) {
+    const Finalist& fastest = *w.fastest;
+    const double floor = kModelShare * model_us[key.first] / std::max(1, fastest.last->weight);
+    const Finalist* pick = nullptr;
+    for (const Finalist& f : w.finalists) {
+      const double noise =
+          std::min(std::max(fastest.deviation, f.deviation), kNoiseCeiling * fastest.median);
+      if (f.median > fastest.median + std::max(floor, noise)) continue;
+      if (!pick || (f.is_default && !pick->is_default) ||
+          (f.is_default == pick->is_default && *f.config < *pick->config)) {
+        pick = &f;
+      }
     }
     LogRecord r = *pick->last;
     r.median_us = pick->median;
@@ -401,7 +461,6 @@ TuneReport run_tuning(const TuneOptions& options,
     s.searcher = make_searcher(options.tuner, *s.space, options.seed + t,
                                {static_cast<float>(std::log10(task.flops + 1.0))}, shared);
     const std::string device = report.devices[task.plugin].name;
-    const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
     for (const LogRecord& r : previous) {
       if (r.plugin != task.plugin || r.workload != task.workload || r.device != device) continue;
       if (!r.stage.empty()) continue;  // a re-measurement, not a trial of the search
@@ -412,15 +471,9 @@ TuneReport run_tuning(const TuneOptions& options,
       count(t, r, cost);
       ++resumed_trials;
       resumed_tasks.insert(t);
-      if (r.schedule == ds.name) {
-        bool same = true;
-        for (size_t k = 0; k < ds.knobs.size(); ++k) {
-          same &= r.knobs[k].second == ds.defaults[k];
-        }
-        if (same) {
-          s.default_done = true;
-          if (r.status == "ok") report.tasks[t].default_us = r.median_us;
-        }
+      if (is_default_config(task, r.schedule, r.knobs)) {
+        s.default_done = true;
+        if (r.status == "ok") report.tasks[t].default_us = r.median_us;
       }
     }
     say("task " + std::to_string(task.id) + ": " + task.plugin + " " + task.workload + " x" +
@@ -462,10 +515,10 @@ TuneReport run_tuning(const TuneOptions& options,
     const double finalists = static_cast<double>(tasks.size()) * (options.verify + 1);
     // The budget is checked between steps, so the search may overrun by its longest step (a
     // batch's compile ahead, a measurement that restarted its worker): that comes on top.
-    return std::min(
-        0.5 * options.budget_s,
-        std::max(0.05 * options.budget_s, 1.5 * per_measurement * finalists * kVerifyRounds) +
-            longest_step);
+    return std::min(0.5 * options.budget_s,
+                    std::max(0.05 * options.budget_s,
+                             1.5 * per_measurement * finalists * options.verify_rounds) +
+                        longest_step);
   };
   auto out_of_budget = [&]() {
     if (used >= options.trials) return true;
@@ -528,6 +581,7 @@ TuneReport run_tuning(const TuneOptions& options,
     r.command = options.command;
     r.stage = stage;
     r.weight = task.weight;
+    r.is_default = is_default_config(task, req.schedule, req.knobs);
     if (log) log->append_line(to_json_line(r));
     report.records.push_back(r);
     return r;
@@ -611,11 +665,7 @@ TuneReport run_tuning(const TuneOptions& options,
       if (used + static_cast<int>(defaults.size()) >= options.trials) break;
       const TuneTask& task = tasks[t];
       const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
-      std::vector<std::pair<std::string, int64_t>> kv;
-      for (size_t k = 0; k < ds.knobs.size(); ++k) {
-        kv.emplace_back(ds.knobs[k].name, ds.defaults[k]);
-      }
-      auto p = states[t].space->find(ds.name, kv);
+      auto p = states[t].space->find(ds.name, default_knobs(task));
       if (!p) continue;
       states[t].searcher->mark_visited(*p);
       defaults.emplace_back(t, *p);
@@ -682,7 +732,7 @@ TuneReport run_tuning(const TuneOptions& options,
         (options.early_stopping > 0 && s.since_best >= options.early_stopping);
   }
   // Finalists: per task its `verify` fastest distinct configs and its default, measured again in
-  // kVerifyRounds rounds that take turns (so a slow or fast spell of the machine falls on all of
+  // `verify_rounds` rounds that take turns (so a slow or fast spell of the machine falls on all of
   // them); best_records then takes each config's median over its rounds.
   if (options.verify > 0) {
     std::vector<std::pair<size_t, Point>> finalists;
@@ -712,17 +762,13 @@ TuneReport run_tuning(const TuneOptions& options,
         pick(r->schedule, r->knobs);
       }
       const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
-      std::vector<std::pair<std::string, int64_t>> defaults;
-      for (size_t k = 0; k < ds.knobs.size(); ++k) {
-        defaults.emplace_back(ds.knobs[k].name, ds.defaults[k]);
-      }
-      if (!trials.empty()) pick(ds.name, defaults);
+      if (!trials.empty()) pick(ds.name, default_knobs(task));
       for (const Point& p : picked) finalists.emplace_back(t, p);
     }
     say("verifying " + std::to_string(finalists.size()) + " finalists in " +
-        std::to_string(kVerifyRounds) + " rounds");
+        std::to_string(options.verify_rounds) + " rounds");
     int verified = 0;
-    for (int round = 0; round < kVerifyRounds; ++round) {
+    for (int round = 0; round < options.verify_rounds; ++round) {
       if (farm) {
         // A round at once on the agents, in batches so the budget is checked between them.
         for (size_t b = 0; b < finalists.size(); b += static_cast<size_t>(batch_size)) {
@@ -747,9 +793,9 @@ TuneReport run_tuning(const TuneOptions& options,
         ++verified;
       }
     }
-    if (verified < static_cast<int>(finalists.size()) * kVerifyRounds) {
+    if (verified < static_cast<int>(finalists.size()) * options.verify_rounds) {
       say("verification stopped at the budget after " + std::to_string(verified) + " of " +
-          std::to_string(finalists.size() * kVerifyRounds) +
+          std::to_string(finalists.size() * options.verify_rounds) +
           " measurements; configs verified in fewer rounds keep the median of those they had");
     }
     // Each task's best and its default's time, both as verified (so the speed-up compares
@@ -760,17 +806,12 @@ TuneReport run_tuning(const TuneOptions& options,
       const auto it = best.find({task.plugin, task.workload});
       if (it == best.end() || it->second.stage != "verify") continue;
       report.tasks[t].best = it->second;
-      const ScheduleSpace& ds = task.schedules[static_cast<size_t>(task.default_schedule)];
       std::vector<double> times;
       for (const LogRecord& r : report.records) {
-        if (r.stage != "verify" || r.status != "ok" || r.plugin != task.plugin ||
-            r.workload != task.workload || r.schedule != ds.name ||
-            r.knobs.size() != ds.knobs.size()) {
-          continue;
+        if (r.stage == "verify" && r.status == "ok" && r.plugin == task.plugin &&
+            r.workload == task.workload && is_default_config(task, r.schedule, r.knobs)) {
+          times.push_back(r.median_us);
         }
-        bool same = true;
-        for (size_t k = 0; k < ds.knobs.size(); ++k) same &= r.knobs[k].second == ds.defaults[k];
-        if (same) times.push_back(r.median_us);
       }
       if (!times.empty()) {
         std::sort(times.begin(), times.end());

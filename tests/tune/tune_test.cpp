@@ -232,15 +232,23 @@ TEST(TuneLog, VerifiedMediansDecideOverTheFastestTrial) {
   EXPECT_TRUE(parse_log_line(to_json_line(lucky))->stage.empty());
 }
 
-// Finalists within the noise of the fastest (its spread over the rounds, 2% to 5%) are ties and
-// the first by config text wins, whichever ran faster this time: a re-tune writes the same pack.
-// A config outside that band never wins on its text.
-TEST(TuneLog, VerifiedTiesGoToTheFirstConfigSoARetuneWritesTheSamePack) {
-  auto finalist = [&](int64_t mc, std::vector<double> rounds) {
+// Finalists within the noise of the fastest are ties: the default wins a tie, else the first by
+// config text, whichever ran faster this time, so a re-tune writes the same pack. The noise is
+// the larger median absolute deviation of the two configs' rounds (at most 5% of the fastest
+// median), or 0.1% of the model's latency over the workload's weight where that is more. A
+// config outside that band never wins on its text or as the default.
+TEST(TuneLog, VerifiedTiesGoToTheDefaultThenTheFirstConfigSoARetuneWritesTheSamePack) {
+  auto finalist = [&](int64_t mc, std::vector<double> rounds, bool is_default = false,
+                      const std::string& workload = "Conv|in=1x3x8x8", int weight = 1) {
     std::vector<LogRecord> out;
     for (const double us : rounds) {
-      out.push_back(conv_trial(mc, us));
-      out.back().stage = "verify";
+      LogRecord r = conv_trial(mc, us);
+      r.workload = workload;
+      r.stage = "verify";
+      r.is_default = is_default;
+      r.weight = weight;
+      // Through the log's JSON, as `tessera pack build` reads it.
+      out.push_back(*parse_log_line(to_json_line(r)));
     }
     return out;
   };
@@ -249,15 +257,36 @@ TEST(TuneLog, VerifiedTiesGoToTheFirstConfigSoARetuneWritesTheSamePack) {
     for (auto& g : groups) records.insert(records.end(), g.begin(), g.end());
     return best_records(records).at({"cpu", "Conv|in=1x3x8x8"}).knobs[0].second;
   };
-  // mc=128 is 1% faster than mc=16 ("mc=128" < "mc=16" as text): a tie, and in either order of
-  // speed the same config wins.
-  EXPECT_EQ(pick({finalist(16, {10.0, 10.1, 10.05}), finalist(128, {9.9, 9.95, 10.0})}), 128);
-  EXPECT_EQ(pick({finalist(16, {9.9, 9.95, 10.0}), finalist(128, {10.0, 10.1, 10.05})}), 128);
-  // 6% slower is outside even the widest band: the fastest wins.
-  EXPECT_EQ(pick({finalist(16, {10.0, 10.0, 10.0}), finalist(128, {10.6, 10.6, 10.6})}), 16);
-  // A noisy fastest (rounds 9.5..10.5: 10% spread) widens the band only to 5%.
-  EXPECT_EQ(pick({finalist(16, {9.5, 10.0, 10.5}), finalist(128, {10.4, 10.4, 10.4})}), 128);
-  EXPECT_EQ(pick({finalist(16, {9.5, 10.0, 10.5}), finalist(128, {10.6, 10.6, 10.6})}), 16);
+  // mc=16's rounds deviate 0.2 us from their median of 10: mc=128 at 10.15 is a tie, and
+  // "mc=128" < "mc=16" as text wins in either order of speed.
+  EXPECT_EQ(pick({finalist(16, {10.0, 10.3, 9.8}), finalist(128, {10.15, 10.15, 10.15})}), 128);
+  EXPECT_EQ(pick({finalist(16, {10.15, 10.15, 10.15}), finalist(128, {10.0, 10.3, 9.8})}), 128);
+  // Steady rounds (no deviation): 1% slower is measurably slower, so the fastest wins; the
+  // noise of either config widens the band.
+  EXPECT_EQ(pick({finalist(16, {10.0, 10.0, 10.0}), finalist(128, {10.1, 10.1, 10.1})}), 16);
+  // The default wins a tie against an earlier config text, but not when measurably slower.
+  EXPECT_EQ(pick({finalist(16, {10.0, 10.3, 9.8}, true), finalist(128, {9.9, 9.9, 9.9})}), 16);
+  EXPECT_EQ(pick({finalist(16, {10.5, 10.5, 10.5}, true), finalist(128, {10.0, 10.0, 10.0})}), 128);
+  // A noisy config (rounds 9..11: deviation 1 us) widens the band only to 5% (0.5 us).
+  EXPECT_EQ(pick({finalist(16, {9.0, 10.0, 11.0}), finalist(128, {10.4, 10.4, 10.4})}), 128);
+  EXPECT_EQ(pick({finalist(16, {9.0, 10.0, 11.0}), finalist(128, {10.6, 10.6, 10.6})}), 16);
+  EXPECT_EQ(pick({finalist(16, {10.0, 10.0, 10.0}), finalist(128, {9.6, 10.6, 11.6})}), 16);
+  // Beside a 1000 us workload, saving 0.5 us (5%) on this one is 0.05% of the model: the default
+  // stays. Beside one that occurs twice as 100 us, the model is 210 us and the same saving is
+  // 0.24% of it: the faster config wins.
+  const auto big = [&](double us, int weight) {
+    return finalist(8, {us, us, us}, false, "Conv|in=1x3x64x64", weight);
+  };
+  EXPECT_EQ(pick({finalist(16, {10.5, 10.5, 10.5}, true), finalist(128, {10.0, 10.0, 10.0}),
+                  big(1000, 1)}),
+            16);
+  EXPECT_EQ(pick({finalist(16, {10.5, 10.5, 10.5}, true), finalist(128, {10.0, 10.0, 10.0}),
+                  big(100, 2)}),
+            128);
+  // The same holds when this workload occurs 10 times: 10 x 0.5 us is 0.5% of 1005 us.
+  EXPECT_EQ(pick({finalist(16, {10.5, 10.5, 10.5}, true, "Conv|in=1x3x8x8", 10),
+                  finalist(128, {10.0, 10.0, 10.0}, false, "Conv|in=1x3x8x8", 10), big(1000, 1)}),
+            128);
 }
 
 std::string tiny_conv_model() {
@@ -617,7 +646,7 @@ TEST(TuneBudget, WholeRunWithVerificationEndsWithinTheBudget) {
   for (const TaskResult& t : report.tasks) space += t.space_size;
   EXPECT_LT(static_cast<size_t>(searched), space) << "the search covered the whole space";
   // Every finalist measured in every round: the reserve was enough.
-  EXPECT_EQ(verified, static_cast<int>(report.tasks.size()) * (o.verify + 1) * kVerifyRounds);
+  EXPECT_EQ(verified, static_cast<int>(report.tasks.size()) * (o.verify + 1) * o.verify_rounds);
   ASSERT_FALSE(report.tasks.empty());
   for (const LogRecord& r : report.records) EXPECT_EQ(r.weight, 1) << r.workload;
 }
@@ -702,13 +731,14 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
     for (const Knob& k : e.knobs) kv.emplace_back(k.name, k.value);
     EXPECT_TRUE(space.find(e.schedule, kv)) << e.schedule;
   }
-  // Verification: each task's 2 fastest configs and its default again, 3 rounds each; the
+  // Verification: each task's 2 fastest configs and its default again, 4 rounds each; the
   // task's best is then a verified median, and the pack takes it.
   {
     TuneOptions v = o;
     v.log_path.clear();
     v.trials = 4;
     v.verify = 2;
+    v.verify_rounds = 4;
     const TuneReport verified = run_tuning(v);
     std::map<std::string, int> rounds;  // per task workload
     for (const LogRecord& r : verified.records) {
@@ -719,8 +749,8 @@ TEST(TuneEndToEnd, TinyConvOnMaliAnyProducesAValidPackAndResumes) {
       ASSERT_TRUE(t.best);
       EXPECT_EQ(t.best->stage, "verify");
       EXPECT_GT(rounds[t.task.workload], 0);
-      EXPECT_EQ(rounds[t.task.workload] % kVerifyRounds, 0);
-      EXPECT_LE(rounds[t.task.workload], 3 * kVerifyRounds);  // 2 finalists and the default
+      EXPECT_EQ(rounds[t.task.workload] % v.verify_rounds, 0);
+      EXPECT_LE(rounds[t.task.workload], 3 * v.verify_rounds);  // 2 finalists and the default
     }
   }
   // Resume: the logged configs are skipped, the best is restored, new trials are new configs.

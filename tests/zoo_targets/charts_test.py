@@ -140,23 +140,33 @@ def expected_curve(log):
                 points.append((trials, _epoch(r["timestamp"]) - start,
                                sum(w * best[k] for k, w in weights.items())))
     rounds = collections.defaultdict(lambda: collections.defaultdict(list))
+    defaults = {}
     for r in records:
         if r.get("stage") == "verify" and r["status"] == "ok":
             config = r["schedule"] + "".join(f"|{n}={v}" for n, v in r["knobs"].items())
             rounds[(r["plugin"], r["workload"])][config].append(r["median_us"])
+            if r.get("default") is True:
+                defaults[(r["plugin"], r["workload"])] = config
+    medians = {k: {c: statistics.median(t) for c, t in configs.items()}
+               for k, configs in rounds.items()}
+    fastest = {k: min(sorted(m), key=lambda c: m[c]) for k, m in medians.items()}
+    model = collections.Counter()
+    for k, c in fastest.items():
+        model[k[0]] += weights[k] * medians[k][c]
 
-    def pack_time(configs):
-        # tuner.hpp's best_records: the lowest median over the rounds, except that medians within
-        # the fastest config's round spread (clamped to 2%..5%) are ties won by the first config
-        # text.
-        medians = {c: statistics.median(t) for c, t in configs.items()}
-        fastest = min(sorted(medians), key=lambda c: medians[c])
-        t = configs[fastest]
-        band = min(max((max(t) - min(t)) / medians[fastest], 0.02), 0.05)
-        ties = [c for c in medians if medians[c] <= medians[fastest] * (1 + band)]
-        return medians[min(ties)]
+    def pack_time(k):
+        # tuner.hpp's best_records: configs within max(0.1% of the model / weight, the larger
+        # median absolute deviation of the two configs' rounds, capped at 5% of the fastest) of
+        # the fastest median tie; the default wins a tie, else the first config text.
+        m, f = medians[k], medians[k][fastest[k]]
 
-    verified = sum(w * pack_time(rounds[k]) for k, w in weights.items())
+        def mad(c):
+            return statistics.median(abs(x - m[c]) for x in rounds[k][c])
+        ties = sorted(c for c in m if m[c] - f <= max(
+            0.001 * model[k[0]] / weights[k], min(max(mad(fastest[k]), mad(c)), 0.05 * f)))
+        return m[defaults[k]] if defaults.get(k) in ties else m[ties[0]]
+
+    verified = sum(w * pack_time(k) for k, w in weights.items())
     return {"points": points, "default": sum(w * first[k] for k, w in weights.items()),
             "verified": verified, "trials": trials, "weights": weights,
             "end": _epoch(records[-1]["timestamp"]) - start}

@@ -18,7 +18,7 @@ candidates; a --verify at least each task's share of --trials makes every candid
 so the packs can differ only where the verified medians do.
 
 Usage: farm_same_pack.py --build build --model resnet18.onnx [--target mali:any] [--trials 200]
-                         [--verify 9] [--kill-after 100] [--tuner random] [--scheduler even]
+                         [--verify 9] [--verify-rounds 3] [--kill-after 100] [--tuner random] [--scheduler even]
 """
 import argparse
 import collections
@@ -90,7 +90,7 @@ def tune(args, broker, work, name, kill_after=None, agent_log=None):
     pack = os.path.join(work, name + ".yaml")
     cmd = [args.tessera, "tune", args.model, "--targets", args.target, "--farm", broker, "--key",
            "same-pack", "--seed", "1", "--trials", str(args.trials), "--verify", str(args.verify),
-           "--tuner", args.tuner, "--scheduler", args.scheduler, "--log", log, "--pack", pack, "--farm-wait", "120"]
+           "--verify-rounds", str(args.verify_rounds), "--tuner", args.tuner, "--scheduler", args.scheduler, "--log", log, "--pack", pack, "--farm-wait", "120"]
     agent = start_agent(args.tessera, broker, args.target, "a1", agent_log)
     start = time.time()
     tuner = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -133,6 +133,7 @@ def main():
     ap.add_argument("--target", default="mali:any")
     ap.add_argument("--trials", type=int, default=200)
     ap.add_argument("--verify", type=int, default=9)
+    ap.add_argument("--verify-rounds", type=int, default=3)
     ap.add_argument("--tuner", default="random")
     ap.add_argument("--scheduler", default="even")
     ap.add_argument("--kill-after", type=int, default=100)
@@ -149,7 +150,7 @@ def main():
         with open(os.path.join(work, "agents.log"), "w") as agent_log:
             print(f"{args.model} on {args.target}: --tuner {args.tuner} --scheduler "
                   f"{args.scheduler} --trials {args.trials} "
-                  f"--verify {args.verify} --seed 1, one agent, work in {work}", flush=True)
+                  f"--verify {args.verify} --verify-rounds {args.verify_rounds} --seed 1, one agent, work in {work}", flush=True)
             runs = {
                 "A": tune(args, broker, work, "A", agent_log=agent_log),
                 "B": tune(args, broker, work, "B", kill_after=args.kill_after,

@@ -74,25 +74,37 @@ def read_log(path):
 
 
 
-TIE_FLOOR, TIE_CEILING = 0.02, 0.05
+NOISE_CEILING, MODEL_SHARE = 0.05, 0.001
 
 
-def verified_pick(configs):
-    """The verified time of the config the tuner's pack takes (best_records in core/tune): each
-    config's median over its rounds; configs within the fastest one's round spread (2% to 5%) of
-    its median are ties, and the first by config text wins."""
-    finalists = []
-    for config in sorted(configs):
-        t = sorted(configs[config])
-        median = statistics.median(t)
-        finalists.append((config, median, (t[-1] - t[0]) / median))
-    fastest = min(finalists, key=lambda f: f[1])
-    tie = min(max(fastest[2], TIE_FLOOR), TIE_CEILING)
-    pick = fastest
-    for f in finalists:
-        if f[1] <= fastest[1] * (1 + tie) and f[0] < pick[0]:
-            pick = f
-    return pick[1]
+def verified_picks(rounds, weights, defaults):
+    """Per (plugin, workload), the verified time of the config the tuner's pack takes
+    (best_records in core/tune): each config's median over its rounds; a config ties with the
+    fastest when its median is within the larger median absolute deviation of the two configs'
+    rounds (at most 5% of the fastest median) or within 0.1% of the plugin's model latency (the
+    weighted sum of the fastest medians) over the workload's weight; a tie keeps the default
+    config, else the first config text wins."""
+    def deviation(t):
+        m = statistics.median(t)
+        return statistics.median(abs(x - m) for x in t)
+    fastest = {k: min(sorted(configs), key=lambda c: statistics.median(configs[c]))
+               for k, configs in rounds.items()}
+    model = {}
+    for k, c in fastest.items():
+        model[k[0]] = model.get(k[0], 0) + max(1, weights.get(k, 1)) * statistics.median(
+            rounds[k][c])
+    picks = {}
+    for k, configs in rounds.items():
+        f = statistics.median(configs[fastest[k]])
+        floor = MODEL_SHARE * model[k[0]] / max(1, weights.get(k, 1))
+        ties = [c for c in sorted(configs)
+                if statistics.median(configs[c]) <= f + max(floor, min(
+                    max(deviation(configs[fastest[k]]), deviation(configs[c])),
+                    NOISE_CEILING * f))]
+        pick = defaults[k] if defaults.get(k) in ties else ties[0]
+        picks[k] = statistics.median(configs[pick])
+    return picks
+
 
 def convergence(records, weights, start):
     """The plotted numbers: the curve of improvements over the search's trials, the defaults'
@@ -115,7 +127,7 @@ def convergence(records, weights, start):
             curve.append({"seconds": r["epoch"] - start, "trial": trial, "estimate_us": total})
     if not curve:
         return None
-    rounds = {}
+    rounds, defaults = {}, {}
     for r in records:
         key = (r["plugin"], r["workload"])
         if r.get("stage") == "verify" and r["status"] == "ok" and key in weights:
@@ -123,9 +135,12 @@ def convergence(records, weights, start):
             config = r.get("schedule", "") + "".join(
                 f"|{name}={value}" for name, value in (r.get("knobs") or {}).items())
             rounds.setdefault(key, {}).setdefault(config, []).append(r["median_us"])
+            if r.get("default"):
+                defaults[key] = config
     verified = None
     if rounds:
-        picked = {k: verified_pick(rounds[k]) if k in rounds else best[k] for k in weights}
+        picks = verified_picks(rounds, weights, defaults)
+        picked = {k: picks.get(k, best[k]) for k in weights}
         verified = {"seconds": records[-1]["epoch"] - start,
                     "estimate_us": sum(weights[k] * picked[k] for k in weights)}
     return {"curve": curve, "trials": trial, "measurements": len(records),

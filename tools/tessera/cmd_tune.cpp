@@ -33,7 +33,7 @@ void print_tune_usage(std::FILE* out) {
                "         [--early-stopping N] [--log FILE.jsonl]\n"
                "         [--pack OUT.yaml] [--resume] [--force] [--repeats N] [--timeout S]\n"
                "         [--seed N] [--isolation worker|candidate] [--compile-jobs N]\n"
-               "         [--verify N] [--memory-limit BYTES] [--json]\n"
+               "         [--verify N] [--verify-rounds N] [--memory-limit BYTES] [--json]\n"
                "         [--farm redis://HOST:PORT [--key KEY] [--farm-wait S]]\n\n"
                "Defaults: --trials 64 without --budget, no cap with one; --budget none (0);\n"
                "--tuner xgb; --scheduler gradient; --early-stopping 0 (never); --repeats 5\n"
@@ -51,11 +51,14 @@ void print_tune_usage(std::FILE* out) {
                "candidate isolation; 1 = the measuring worker compiles; 0 = the number of\n"
                "cores).\n"
                "--verify N (default 5; 0 = off) measures each task's N fastest configs and its\n"
-               "default again after the search, in 3 rounds taking turns, and keeps the lowest\n"
-               "median over the rounds: on a noisy machine the fastest single trial is often a\n"
-               "config that ran in a fast moment. --budget is the whole command's wall-clock\n"
-               "time: the search leaves the verification its estimated share (at most half)\n"
-               "and the verification stops at the budget.\n"
+               "default again after the search, in --verify-rounds rounds (default 3) taking\n"
+               "turns, and keeps the lowest median over the rounds: on a noisy machine the\n"
+               "fastest single trial is often a config that ran in a fast moment. Medians\n"
+               "within the rounds' noise of the lowest, or within 0.1%% of the model's latency,\n"
+               "are ties: the default wins them, else the first config, so a re-tune writes\n"
+               "the same pack. --budget is the whole command's wall-clock time: the search\n"
+               "leaves the verification its estimated share (at most half) and the\n"
+               "verification stops at the budget.\n"
                "--scheduler even splits the trials left after the defaults evenly over the\n"
                "tasks up front instead of following the measurements (gradient): with\n"
                "--tuner random or grid and a fixed --seed every run measures the same\n"
@@ -74,7 +77,7 @@ void print_tune_usage(std::FILE* out) {
                "works as without a farm. `tessera farm status` shows the agents.\n"
                "Numbers are checked: --trials 1..1e8, --budget 0..604800 s (0 = none),\n"
                "--repeats 1..100000, --timeout 0.001..86400 s, --verify 0..1000,\n"
-               "--farm-wait 1..86400 s.\n");
+               "--verify-rounds 1..1000, --farm-wait 1..86400 s.\n");
 }
 
 // --trials' largest value, and its default when --budget is given.
@@ -178,8 +181,8 @@ int cmd_tune(int argc, char** argv) {
   try {
     Args args(argc, argv,
               {"targets", "trials", "budget", "tuner", "scheduler", "early-stopping", "log", "pack",
-               "repeats", "timeout", "seed", "compile-jobs", "isolation", "verify", "farm", "key",
-               "farm-wait", kMemoryLimitOption},
+               "repeats", "timeout", "seed", "compile-jobs", "isolation", "verify", "verify-rounds",
+               "farm", "key", "farm-wait", kMemoryLimitOption},
               {"resume", "force", "json"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
@@ -238,6 +241,7 @@ int cmd_tune(int argc, char** argv) {
     options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1, -1, 1024));
     options.isolation = args.get("isolation", "worker");
     options.verify = static_cast<int>(args.get_int("verify", 5, 0, 1000));
+    options.verify_rounds = static_cast<int>(args.get_int("verify-rounds", 3, 1, 1000));
     options.worker_command = {this_executable(), "tune", "--worker"};
     options.farm = args.get("farm");
     options.farm_key = args.get("key");

@@ -264,6 +264,9 @@ struct LogRecord {
   // How many nodes of the model share the workload (its task's weight; 0 in older logs): a
   // model's estimated latency is the sum of weight x best over its workloads.
   int weight = 0;
+  // The task's default config (its default schedule, every knob at its default): where the
+  // finalists tie, the pack keeps it (see best_records). false in older logs.
+  bool is_default = false;
 };
 std::string to_json_line(const LogRecord& r);
 // nullopt for a line that is not a record (blank, truncated by a crash).
@@ -271,9 +274,12 @@ std::optional<LogRecord> parse_log_line(const std::string& line);
 std::vector<LogRecord> read_log(const std::string& path);  // missing file: empty
 // The best ok record per (plugin, workload): among finalists measured again ("verify" records),
 // where the workload has them, the config with the lowest median over its rounds (that median
-// as its time), except that finalists within the noise of that median (the fastest config's
-// spread over its rounds, 2% to 5%) are ties and the first by config text wins, so a re-tune
-// writes the same pack; else the fastest single search trial.
+// as its time), except that finalists within the noise of that median are ties, won by the
+// task's default config if it is one, else by the first config text, so a re-tune writes the
+// same pack. The noise: the larger median absolute deviation of the two configs' rounds (at
+// most 5% of the fastest median), or 0.1% of the plugin's model latency (the weighted sum of
+// the workloads' fastest medians) over the workload's weight where that is more. Without
+// verify records, the fastest single search trial.
 std::map<std::pair<std::string, std::string>, LogRecord> best_records(
     const std::vector<LogRecord>& records);
 // A pack of the best record per workload of `plugin` measured on `device`.
@@ -291,7 +297,7 @@ Pack pack_from_logs(const std::vector<std::string>& log_paths);
 struct TuneOptions {
   std::string model;
   std::vector<std::string> targets;
-  int trials = 64;      // total over all tasks
+  int trials = 64;  // total over all tasks
   // Wall-clock seconds for the whole run, verification included (0 = none): the search leaves
   // the verification an estimated share (at most half) and the verification stops at the budget.
   double budget_s = 0;
@@ -304,7 +310,7 @@ struct TuneOptions {
   // grid tuner and a fixed seed, every run measures the same candidates, so a re-tune (or a farm
   // run with agents killed) differs from the first only by the measurements themselves.
   std::string scheduler = "gradient";
-  std::string log_path;    // "" = no log
+  std::string log_path;  // "" = no log
   bool resume = false;
   int batch = 4;
   int repeats = 5;
@@ -330,18 +336,19 @@ struct TuneOptions {
   std::string farm;
   std::string farm_key;  // the pool, instead of the address's (e.g. "mali-g78"); "" = as written
   double farm_agent_wait_s = 60;  // with no live agent for this long, the run ends with an error
-  std::string command;  // the command line, recorded in each log record ("" = none)
+  std::string command;            // the command line, recorded in each log record ("" = none)
   // After the search, each task's `verify` fastest distinct configs and its default are measured
-  // again, kVerifyRounds rounds taking turns, and the lowest median over the rounds wins: the
+  // again, `verify_rounds` rounds taking turns, and the lowest median over the rounds wins: the
   // fastest single trial of a noisy machine is often a config that ran in a fast moment (the
   // winner's curse). 0 = keep the fastest trial. Inside `budget_s`, not counted in `trials`.
   int verify = 0;
+  // More rounds average out more of the device's run-to-run noise (a GPU's timer ticks, clock
+  // changes) in each finalist's median, at the cost of more measurements.
+  int verify_rounds = 3;
   // The model already imported from `model` (saves a second import); null = import `model`.
   std::shared_ptr<const Graph> graph;
   std::function<void(const std::string&)> progress;  // one line per event (task list, errors)
 };
-
-inline constexpr int kVerifyRounds = 3;
 
 struct TaskResult {
   TuneTask task;
