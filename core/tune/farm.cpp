@@ -97,18 +97,30 @@ BrokerAddress BrokerAddress::parse(const std::string& text) {
                  " (expected redis://[[USER]:PASSWORD@]HOST:PORT[/KEY], HOST:PORT[/KEY] or "
                  "unix:PATH[/KEY])");
   };
-  if (rest.rfind("redis://", 0) == 0) {
-    rest = rest.substr(8);
+  if (const size_t scheme_end = rest.find("://"); scheme_end != std::string::npos) {
+    const std::string scheme = rest.substr(0, scheme_end);
+    rest = rest.substr(scheme_end + 3);
     const size_t at = rest.rfind('@');
     if (at != std::string::npos) {
       const std::string auth = rest.substr(0, at);
       const size_t colon = auth.find(':');
+      shown = scheme + "://" +
+              (colon == std::string::npos ? "***" : auth.substr(0, colon) + ":***") + "@" +
+              rest.substr(at + 1);
       if (colon == std::string::npos) throw bad("credentials without ':' before the password");
       a.user = auth.substr(0, colon);
       a.password = auth.substr(colon + 1);
       rest = rest.substr(at + 1);
-      shown = "redis://" + (a.user.empty() ? "" : a.user) + ":***@" + rest;
     }
+    // hiredis before 1.0 (Debian 12 ships 0.14) has no TLS: say so rather than failing on the
+    // address, and name what works instead.
+    if (scheme == "rediss") {
+      throw bad(
+          "TLS (rediss://) is not available: this build's hiredis has no TLS support; keep the "
+          "server on the farm's own network, or reach it through a TLS tunnel (stunnel, ssh -L) "
+          "and give the tunnel's local end as redis://");
+    }
+    if (scheme != "redis") throw bad("unknown scheme '" + escaped(scheme) + "://'");
   }
   if (rest.rfind("unix:", 0) == 0) {
     rest = rest.substr(5);

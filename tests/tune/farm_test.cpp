@@ -204,13 +204,24 @@ TEST(FarmAddress, ParsesHostPortSocketAndPoolAndRefusesTheRest) {
     EXPECT_NE(std::string(e.what()).find("redis://:***@farm.lab:99999/k"), std::string::npos)
         << e.what();
   }
+  // A password in a refused URL is masked there too.
+  try {
+    BrokerAddress::parse("rediss://tuner:s3cret@farm.lab:6379/k");
+    ADD_FAILURE() << "rediss:// accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()).find("s3cret"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("rediss://tuner:***@farm.lab:6379/k"), std::string::npos)
+        << e.what();
+  }
   const std::map<std::string, std::string> bad = {
       {"localhost", "no host and port"},
       {"h:99999", "port '99999' is not a number in 1..65535"},
       {"h:12x", "port '12x'"},
       {"unix:relative.sock", "must be absolute"},
       {"h:1/po ol", "key 'po ol' holds other characters"},
-      {"h:1/", "an empty key"}};
+      {"h:1/", "an empty key"},
+      {"rediss://farm.lab:6379/k", "TLS (rediss://) is not available"},
+      {"http://farm.lab:6379/k", "unknown scheme 'http://'"}};
   for (const auto& [text, why] : bad) {
     try {
       BrokerAddress::parse(text);
