@@ -12,6 +12,7 @@ APT_PACKAGES=(
   libtbb-dev libhwy-dev                           # CPU plugin: threads, portable SIMD
   libxgboost-dev                                  # tuner's learned cost model
   libhiredis-dev redis-server                     # tuning farm: Redis client, server for its tests
+  stunnel4 openssl                                # farm over TLS: the tunnel its test goes through
   libgtest-dev libgmock-dev                       # tests
   clang libclang-rt-dev                           # tools/run-fuzz.sh: libFuzzer (clang's runtime)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device

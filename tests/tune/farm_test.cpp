@@ -2,7 +2,8 @@
 // real agents (`tessera agent` processes) measuring the one-Relu model on the tunetest plugin.
 // Oracles: the same requests measured by a local worker (statuses, errors, the reference check),
 // the device the plugin names, and wall-clock throughput for the agents' parallelism (the plugin
-// sleeps per run, so a measurement costs time but no CPU).
+// sleeps per run, so a measurement costs time but no CPU). One test puts the server behind TLS
+// (a TLS-only redis-server and a stunnel client, from Debian's stunnel4).
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
@@ -17,6 +18,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <string>
@@ -498,6 +501,114 @@ TEST_F(Farm, AnAgentWithTargetsJoinsThePoolOfItsDeviceAndStatusCountsItsWork) {
   EXPECT_NE(json.find("\"alive\": true"), std::string::npos) << json;
   EXPECT_NE(json.find("\"plugins\": \"tunetest "), std::string::npos) << json;
   EXPECT_NE(json.find("\"done\": 2, \"failed\": 1"), std::string::npos) << json;
+}
+
+// hiredis 0.14 has no TLS, so a farm across an untrusted network goes through a TLS tunnel: here
+// a redis-server that only speaks TLS (with a password) and stunnel in client mode, which checks
+// the server's certificate, in front of it. Agents and the tuner measure through the tunnel as
+// a local worker does; the TLS port itself refuses them; no output names the password.
+TEST_F(Farm, ThroughATlsTunnelAgentsMeasureAsLocallyAndThePasswordIsNeverShown) {
+  const std::string stunnel = find_program("stunnel4"), openssl = find_program("openssl");
+  if (stunnel.empty() || openssl.empty()) {
+    TESSERA_SKIP_WITHOUT("stunnel4 and openssl") << "apt-get install stunnel4 openssl";
+  }
+  const std::string cert = dir_ + "/cert.pem", key = dir_ + "/key.pem";
+  command_output(openssl + " req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1" +
+                 " -addext subjectAltName=IP:127.0.0.1 -keyout " + key + " -out " + cert + " 2>&1");
+  ASSERT_TRUE(std::filesystem::exists(cert)) << "openssl made no certificate";
+  const int tls_port = free_port(), tunnel_port = free_port();
+  const pid_t tls_server = spawn({server_,
+                                  "--bind",
+                                  "127.0.0.1",
+                                  "--port",
+                                  "0",
+                                  "--tls-port",
+                                  std::to_string(tls_port),
+                                  "--tls-cert-file",
+                                  cert,
+                                  "--tls-key-file",
+                                  key,
+                                  "--tls-ca-cert-file",
+                                  cert,
+                                  "--tls-auth-clients",
+                                  "no",
+                                  "--requirepass",
+                                  "tls-s3cret",
+                                  "--save",
+                                  "",
+                                  "--appendonly",
+                                  "no"},
+                                 dir_ + "/redis-tls.log");
+  const std::string conf = dir_ + "/stunnel.conf";
+  {
+    FILE* f = std::fopen(conf.c_str(), "w");
+    ASSERT_TRUE(f);
+    std::fprintf(f,
+                 "foreground = yes\npid =\n[farm]\nclient = yes\naccept = 127.0.0.1:%d\n"
+                 "connect = 127.0.0.1:%d\nCAfile = %s\nverifyChain = yes\ncheckIP = "
+                 "127.0.0.1\n",
+                 tunnel_port, tls_port, cert.c_str());
+    std::fclose(f);
+  }
+  const pid_t tunnel = spawn({stunnel, conf}, dir_ + "/stunnel.log");
+  struct Cleanup {
+    pid_t a, b;
+    ~Cleanup() {
+      end_process(a, SIGTERM);
+      end_process(b, SIGTERM);
+    }
+  } cleanup{tunnel, tls_server};
+  const std::string through =
+      "redis://:tls-s3cret@127.0.0.1:" + std::to_string(tunnel_port) + "/tls";
+  // Up once PING answers through the tunnel (TLS handshake, certificate check, AUTH).
+  const std::string ping = find_program("redis-cli") + " -p " + std::to_string(tunnel_port) +
+                           " --no-auth-warning -a tls-s3cret PING 2>&1";
+  for (int i = 0; i < 500 && command_output(ping) != "PONG\n"; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(command_output(ping), "PONG\n") << "no TLS redis-server behind the tunnel";
+
+  // Before any agent: the server has no pool (the address names none, so all are listed).
+  const std::string no_pool = command_output(
+      std::string(kTessera) + " farm status --broker redis://:tls-s3cret@127.0.0.1:" +
+      std::to_string(tunnel_port) + " 2>&1");
+  EXPECT_NE(no_pool.find("no pool on redis://127.0.0.1:" + std::to_string(tunnel_port)),
+            std::string::npos)
+      << no_pool;
+  agents_["t1"] = spawn({kTessera, "agent", "--broker", through, "--name", "t1", "--cache-dir",
+                         dir_ + "/cache-t1", "--lease", "0.6"},
+                        dir_ + "/agent-t1.log");
+  wait_for_agents(1, BrokerAddress::parse(through));
+  std::vector<MeasureRequest> requests = {relu_request(0, 1), relu_request(1, 2),
+                                          relu_request(2, 1)};
+  const std::vector<MeasureResult> farm =
+      FarmClient(BrokerAddress::parse(through)).measure(requests);
+  ASSERT_EQ(farm.size(), requests.size());
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const MeasureResult local = measure(worker_command(kTessera), requests[i]);
+    EXPECT_EQ(farm[i].status, local.status) << i;
+    EXPECT_EQ(farm[i].max_error, local.max_error) << i;
+  }
+  const std::string status =
+      command_output(std::string(kTessera) + " farm status --broker " + through + " 2>&1");
+  EXPECT_NE(status.find("t1"), std::string::npos) << status;
+  EXPECT_NE(status.find("3 done, 1 failed"), std::string::npos) << status;  // mode 2 fails
+  // Plain Redis protocol on the TLS port: the server drops it, and the error says where.
+  const std::string plain = command_output(
+      std::string(kTessera) +
+      " farm status --broker redis://:tls-s3cret@127.0.0.1:" + std::to_string(tls_port) + " 2>&1");
+  EXPECT_NE(plain.find("error: farm broker redis://127.0.0.1:" + std::to_string(tls_port)),
+            std::string::npos)
+      << plain;
+  for (const std::string& out : {no_pool, status, plain}) {
+    EXPECT_EQ(out.find("tls-s3cret"), std::string::npos) << out;
+  }
+  end_process(agents_["t1"], SIGTERM);
+  agents_.erase("t1");
+  std::ifstream agent_log(dir_ + "/agent-t1.log");
+  const std::string agent_out((std::istreambuf_iterator<char>(agent_log)),
+                              std::istreambuf_iterator<char>());
+  EXPECT_EQ(agent_out.find("tls-s3cret"), std::string::npos) << agent_out;
 }
 
 }  // namespace

@@ -87,7 +87,7 @@ int cmd_farm(int argc, char** argv) {
   }
   if (args.flag("json")) std::printf("{\"pools\": [%s]}\n", json.c_str());
   if (pools.empty() && !args.flag("json"))
-    std::printf("no pool on %s\n", args.get("broker").c_str());
+    std::printf("no pool on %s\n", broker.text().c_str());  // never the password
   return 0;
 }
 
