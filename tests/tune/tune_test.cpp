@@ -235,7 +235,7 @@ TEST(TuneLog, VerifiedMediansDecideOverTheFastestTrial) {
 // Finalists within the noise of the fastest are ties: the default wins a tie, else the first by
 // config text, whichever ran faster this time, so a re-tune writes the same pack. The noise is
 // the larger median absolute deviation of the two configs' rounds (at most 5% of the fastest
-// median), or 0.1% of the model's latency over the workload's weight where that is more. A
+// median), or 0.125% of the model's latency over the workload's weight where that is more. A
 // config outside that band never wins on its text or as the default.
 TEST(TuneLog, VerifiedTiesGoToTheDefaultThenTheFirstConfigSoARetuneWritesTheSamePack) {
   auto finalist = [&](int64_t mc, std::vector<double> rounds, bool is_default = false,
@@ -283,7 +283,15 @@ TEST(TuneLog, VerifiedTiesGoToTheDefaultThenTheFirstConfigSoARetuneWritesTheSame
   EXPECT_EQ(pick({finalist(16, {10.5, 10.5, 10.5}, true), finalist(128, {10.0, 10.0, 10.0}),
                   big(100, 2)}),
             128);
-  // The same holds when this workload occurs 10 times: 10 x 0.5 us is 0.5% of 1005 us.
+  // The line lies at 0.125% of the model (here 1010 us: 1.2625 us).
+  EXPECT_EQ(pick({finalist(16, {11.2, 11.2, 11.2}, true), finalist(128, {10.0, 10.0, 10.0}),
+                  big(1000, 1)}),
+            16);
+  EXPECT_EQ(pick({finalist(16, {11.35, 11.35, 11.35}, true), finalist(128, {10.0, 10.0, 10.0}),
+                  big(1000, 1)}),
+            128);
+  // Occurring 10 times beside the 1000 us one, it saves 10 x 0.5 us, 0.5% of the model: the
+  // faster config wins.
   EXPECT_EQ(pick({finalist(16, {10.5, 10.5, 10.5}, true, "Conv|in=1x3x8x8", 10),
                   finalist(128, {10.0, 10.0, 10.0}, false, "Conv|in=1x3x8x8", 10), big(1000, 1)}),
             128);

@@ -155,7 +155,7 @@ def expected_curve(log):
         model[k[0]] += weights[k] * medians[k][c]
 
     def pack_time(k):
-        # tuner.hpp's best_records: configs within max(0.1% of the model / weight, the larger
+        # tuner.hpp's best_records: configs within max(0.125% of the model / weight, the larger
         # median absolute deviation of the two configs' rounds, capped at 5% of the fastest) of
         # the fastest median tie; the default wins a tie, else the first config text.
         m, f = medians[k], medians[k][fastest[k]]
@@ -163,7 +163,7 @@ def expected_curve(log):
         def mad(c):
             return statistics.median(abs(x - m[c]) for x in rounds[k][c])
         ties = sorted(c for c in m if m[c] - f <= max(
-            0.001 * model[k[0]] / weights[k], min(max(mad(fastest[k]), mad(c)), 0.05 * f)))
+            0.00125 * model[k[0]] / weights[k], min(max(mad(fastest[k]), mad(c)), 0.05 * f)))
         return m[defaults[k]] if defaults.get(k) in ties else m[ties[0]]
 
     verified = sum(w * pack_time(k) for k, w in weights.items())

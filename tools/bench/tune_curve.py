@@ -74,14 +74,14 @@ def read_log(path):
 
 
 
-NOISE_CEILING, MODEL_SHARE = 0.05, 0.001
+NOISE_CEILING, MODEL_SHARE = 0.05, 0.00125
 
 
 def verified_picks(rounds, weights, defaults):
     """Per (plugin, workload), the verified time of the config the tuner's pack takes
     (best_records in core/tune): each config's median over its rounds; a config ties with the
     fastest when its median is within the larger median absolute deviation of the two configs'
-    rounds (at most 5% of the fastest median) or within 0.1% of the plugin's model latency (the
+    rounds (at most 5% of the fastest median) or within 0.125% of the plugin's model latency (the
     weighted sum of the fastest medians) over the workload's weight; a tie keeps the default
     config, else the first config text wins."""
     def deviation(t):

@@ -54,7 +54,7 @@ void print_tune_usage(std::FILE* out) {
                "default again after the search, in --verify-rounds rounds (default 3) taking\n"
                "turns, and keeps the lowest median over the rounds: on a noisy machine the\n"
                "fastest single trial is often a config that ran in a fast moment. Medians\n"
-               "within the rounds' noise of the lowest, or within 0.1%% of the model's latency,\n"
+               "within the rounds' noise of the lowest, or within 0.125%% of the model's latency,\n"
                "are ties: the default wins them, else the first config, so a re-tune writes\n"
                "the same pack. --budget is the whole command's wall-clock time: the search\n"
                "leaves the verification its estimated share (at most half) and the\n"

@@ -277,7 +277,7 @@ std::vector<LogRecord> read_log(const std::string& path);  // missing file: empt
 // as its time), except that finalists within the noise of that median are ties, won by the
 // task's default config if it is one, else by the first config text, so a re-tune writes the
 // same pack. The noise: the larger median absolute deviation of the two configs' rounds (at
-// most 5% of the fastest median), or 0.1% of the plugin's model latency (the weighted sum of
+// most 5% of the fastest median), or 0.125% of the plugin's model latency (the weighted sum of
 // the workloads' fastest medians) over the workload's weight where that is more. Without
 // verify records, the fastest single search trial.
 std::map<std::pair<std::string, std::string>, LogRecord> best_records(
