@@ -272,12 +272,12 @@ std::map<std::pair<std::string, std::string>, LogRecord> best_records(
   }
   for (const auto& [key, w] : workloads) {
     const Finalist& fastest = *w.fastest;
-    const double floor = kModelShare * model_us[key.first] / std::max(1, fastest.last->weight);
+    const double worthwhile = kModelShare * model_us[key.first] / std::max(1, fastest.last->weight);
     const Finalist* pick = nullptr;
     for (const Finalist& f : w.finalists) {
       const double noise =
           std::min(std::max(fastest.deviation, f.deviation), kNoiseCeiling * fastest.median);
-      if (f.median > fastest.median + std::max(floor, noise)) continue;
+      if (f.median > fastest.median + std::max(worthwhile, noise)) continue;
       if (!pick || (f.is_default && !pick->is_default) ||
           (f.is_default == pick->is_default && *f.config < *pick->config)) {
         pick = &f;

@@ -8,8 +8,8 @@ tuner's stdout lines `task N: PLUGIN WORKLOAD xW (...)`. The curve starts once e
 measurement: the tuner measures each task's default config first, so its first point is the
 defaults' estimate. Trials are the search's records; the verification's re-measurements (records
 with `"stage": "verify"`) are no trials: they give the verified estimate, each task at the median
-over its verification rounds of the config the tuner's pack takes (the lowest, or a tie within
-the rounds' noise decided by config text).
+over its verification rounds of the config the tuner's pack takes (the lowest, or a tie with it
+kept by the default or the first config text; see verified_picks).
 
 Prints the curve (one line per improvement), the defaults' and final estimates, the verified one
 when the log has it, and the first time the estimate came within --within (default 5%) of the
@@ -220,8 +220,8 @@ def main():
           f"final {final / 1000:.2f} ms after {data['seconds']:.0f} s, {data['trials']} trials "
           f"and {data['measurements']} measurements")
     if data["verified"]:
-        print(f"verified {data['verified']['estimate_us'] / 1000:.2f} ms (each task's lowest "
-              "median over its verification rounds)")
+        print(f"verified {data['verified']['estimate_us'] / 1000:.2f} ms (each task at the "
+              "median over its verification rounds of the config the pack takes)")
     print(f"within {args.within * 100:.0f}% of the final estimate after {reached['seconds']:.0f} s "
           f"({reached['seconds'] / 60:.1f} min, {reached['trial']} trials)")
     if args.out:
