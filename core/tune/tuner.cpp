@@ -108,6 +108,13 @@ std::vector<std::pair<std::string, int64_t>> default_knobs(const TuneTask& task)
   return kv;
 }
 
+// The median of `t` (the mean of the middle two for an even count), as the tuner reports a
+// config's time over its verification rounds.
+double median_of(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
+}
+
 bool is_default_config(const TuneTask& task, const std::string& schedule,
                        const std::vector<std::pair<std::string, int64_t>>& knobs) {
   return schedule == task.schedules[static_cast<size_t>(task.default_schedule)].name &&
@@ -236,10 +243,6 @@ std::map<std::pair<std::string, std::string>, LogRecord> best_records(
   //   0.125% lies between, where a 2% band of the kernel's own time split a convolution's two
   //   best configs differently from run to run.
   constexpr double kNoiseCeiling = 0.05, kModelShare = 0.00125;
-  auto median_of = [](std::vector<double> t) {
-    std::sort(t.begin(), t.end());
-    return t.size() % 2 ? t[t.size() / 2] : 0.5 * (t[t.size() / 2 - 1] + t[t.size() / 2]);
-  };
   struct Finalist {
     const std::string* config;
     const LogRecord* last;
@@ -815,10 +818,7 @@ TuneReport run_tuning(const TuneOptions& options,
           times.push_back(r.median_us);
         }
       }
-      if (!times.empty()) {
-        std::sort(times.begin(), times.end());
-        report.tasks[t].default_us = times[times.size() / 2];
-      }
+      if (!times.empty()) report.tasks[t].default_us = median_of(std::move(times));
     }
   }
   update_estimates(report);

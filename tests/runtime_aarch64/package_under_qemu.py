@@ -94,16 +94,15 @@ def main():
         write_image(image)
         board = [qemu, "-cpu", "cortex-a53", "-L", SYSROOT]
         example = os.path.join(build, "examples", "c_api", "tessera-c-example")
+
+        def on_board(*args):
+            # A hung emulator fails the run instead of stalling CI.
+            return subprocess.run(board + list(args), capture_output=True, text=True, timeout=600)
+
         for net in ("squeezenet_v1.1", "mobilenet_v2"):
             model, package = zoo_package(tessera, tmp, net)
             session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
             want, probs = ort_answer(session, image)
-
-            def on_board(*args):
-                # A hung emulator fails the run instead of stalling CI.
-                return subprocess.run(board + list(args), capture_output=True, text=True,
-                                      timeout=600)
-
             refused = on_board(classify, package, image, labels)
             print(refused.stdout, refused.stderr, end="")
             if refused.returncode == 0 or "does not fit here" not in refused.stderr or \

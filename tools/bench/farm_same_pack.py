@@ -27,6 +27,7 @@ import os
 import shutil
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,7 +82,7 @@ def verified_medians(records):
             rounds[r["workload"]][config(r)].append(r["median_us"])
     out = {}
     for w, configs in rounds.items():
-        out[w] = {c: sorted(t)[len(t) // 2] for c, t in configs.items()}
+        out[w] = {c: statistics.median(t) for c, t in configs.items()}
     return out
 
 

@@ -63,7 +63,7 @@ typedef struct tessera_session_options {
   const char* plugin_dir; /* an extra absolute plugin directory, or NULL */
   int32_t no_packs;       /* nonzero: the schedules' heuristics only, no tuned packs */
   /* Nonzero: a package compiled for another device, driver or plugin version is planned again
-   * for the devices here (with a warning) instead of refused. Since 0.1 (appended field). */
+   * for the devices here (with a warning) instead of refused. Since C API 1.1 (appended field). */
   int32_t replan_package;
 } tessera_session_options;
 
