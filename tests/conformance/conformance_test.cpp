@@ -117,18 +117,28 @@ onnx::ModelProto read_model_proto(const fs::path& path) {
   return model;
 }
 
-// Ops the model uses that the registry lacks ("domain:op" for other domains).
-std::set<std::string> missing_ops(const onnx::ModelProto& model) {
-  const std::vector<std::string> ops = ops::registered_ops();
-  const std::set<std::string> have(ops.begin(), ops.end());
-  std::set<std::string> missing;
-  for (const auto& node : model.graph().node()) {
+// Ops `graph` and its If branches use that the registry lacks ("domain:op" for other domains).
+// If itself is core's (preparation inlines the branch its condition picks), not an op file.
+void add_missing_ops(const onnx::GraphProto& graph, const std::set<std::string>& have,
+                     std::set<std::string>& missing) {
+  for (const auto& node : graph.node()) {
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       missing.insert(node.domain() + ":" + node.op_type());
+    } else if (node.op_type() == "If") {
+      for (const auto& a : node.attribute()) {
+        if (a.has_g()) add_missing_ops(a.g(), have, missing);
+      }
     } else if (have.count(node.op_type()) == 0) {
       missing.insert(node.op_type());
     }
   }
+}
+
+std::set<std::string> missing_ops(const onnx::ModelProto& model) {
+  const std::vector<std::string> ops = ops::registered_ops();
+  const std::set<std::string> have(ops.begin(), ops.end());
+  std::set<std::string> missing;
+  add_missing_ops(model.graph(), have, missing);
   return missing;
 }
 

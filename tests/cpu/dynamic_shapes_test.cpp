@@ -204,5 +204,136 @@ TEST(DynamicShapes, MissingValueInputIsAnErrorNamingIt) {
   }
 }
 
+// x: float32 [N, 3, H, W] with N, H and W open, as OCR detectors and FCNs export them.
+//   y = ReduceMean(Reshape(Relu(Conv(x, stride 2, pads 1)), [N, 6, -1]), axis 2), z = Relu out.
+// `minus_one`: the open dims are written as dim_value -1 (Paddle2ONNX) instead of dim_params.
+std::string open_image_model(bool minus_one) {
+  ModelBuilder m(13);
+  onnx::ValueInfoProto* x = m.input("x", onnx::TensorProto::FLOAT, {-1, 3, -1, -1});
+  if (minus_one) {
+    for (auto& d : *x->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim()) {
+      if (d.has_dim_param()) d.set_dim_value(-1);
+    }
+  }
+  m.output("y", onnx::TensorProto::FLOAT);
+  m.output("z", onnx::TensorProto::FLOAT);
+  m.raw_float("W", {6, 3, 3, 3}, seeded(6 * 3 * 9, 21));
+  m.raw_float("B", {6}, seeded(6, 22));
+  m.raw_int64("zero", {}, {0});
+  m.raw_int64("axes0", {1}, {0});
+  m.raw_int64("c_rest", {2}, {6, -1});
+  auto* conv = m.node("Conv", {"x", "W", "B"}, {"c"}, "conv");
+  ModelBuilder::add_ints_attr(conv, "pads", {1, 1, 1, 1});
+  ModelBuilder::add_ints_attr(conv, "strides", {2, 2});
+  m.node("Relu", {"c"}, {"z"}, "relu");
+  m.node("Shape", {"z"}, {"s"}, "shape");
+  m.node("Gather", {"s", "zero"}, {"n"}, "batch");
+  m.node("Unsqueeze", {"n", "axes0"}, {"nu"}, "batch_1d");
+  ModelBuilder::add_int_attr(m.node("Concat", {"nu", "c_rest"}, {"to"}, "to"), "axis", 0);
+  m.node("Reshape", {"z", "to"}, {"flat"}, "flatten");
+  auto* mean = m.node("ReduceMean", {"flat"}, {"y"}, "mean");
+  ModelBuilder::add_ints_attr(mean, "axes", {2});
+  ModelBuilder::add_int_attr(mean, "keepdims", 0);
+  return m.bytes();
+}
+
+std::map<std::string, Tensor> image_of(int64_t batch, int64_t h, int64_t w, uint32_t seed) {
+  const Shape shape{batch, 3, h, w};
+  return {{"x", Tensor::from_vector<float>(
+                    shape, seeded(static_cast<size_t>(shape_numel(shape)), seed))}};
+}
+
+TEST(DynamicShapes, OpenHeightAndWidthWaitForTheFirstRunSymbolicOrMinusOne) {
+  for (bool minus_one : {false, true}) {
+    SCOPED_TRACE(minus_one ? "dims written -1" : "dims written as dim_params");
+    const Graph g = import_onnx_bytes(open_image_model(minus_one), "open.onnx", "");
+    EXPECT_FALSE(g.prepared);
+    ASSERT_EQ(g.unsized_inputs.size(), 1u);
+    const Value& x = g.value(g.unsized_inputs[0]);
+    EXPECT_EQ(x.name, "x");
+    EXPECT_EQ(x.open_dims, (std::vector<bool>{true, false, true, true}));
+    Session session(g, cpu_only());
+    EXPECT_EQ(session.plans_held(), 0);
+    EXPECT_EQ(session.plan().plan_number, 0);
+    ASSERT_FALSE(session.plan().warnings.empty());
+    EXPECT_NE(session.plan().warnings.back().find("'x' [?, 3, ?, ?]"), std::string::npos)
+        << session.plan().warnings.back();
+    // Three image sizes as an OCR pipeline feeds them, then the first again: each matches the
+    // reference runner on the same inputs, and a size seen before reuses its plan.
+    struct Case {
+      int64_t batch, h, w;
+      int plan_number, held;
+    };
+    const Case cases[] = {{1, 32, 48, 1, 1}, {1, 17, 9, 2, 2}, {2, 64, 40, 3, 3}, {1, 32, 48, 1, 3}};
+    uint32_t seed = 40;
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::to_string(c.batch) + "x3x" + std::to_string(c.h) + "x" +
+                   std::to_string(c.w));
+      const auto inputs = image_of(c.batch, c.h, c.w, ++seed);
+      const std::vector<Tensor> got = session.run(inputs);
+      expect_same(got, run_reference(g, inputs));
+      ASSERT_EQ(got.size(), 2u);
+      EXPECT_EQ(got[0].shape(), (Shape{c.batch, 6}));
+      EXPECT_EQ(got[1].shape(), (Shape{c.batch, 6, (c.h + 1) / 2, (c.w + 1) / 2}));
+      EXPECT_EQ(session.plan().plan_number, c.plan_number);
+      EXPECT_EQ(session.plans_held(), c.held);
+      for (const NodePlacement& p : session.plan().nodes) {
+        if (p.op_type == "Conv" || p.op_type == "Relu") EXPECT_EQ(p.plugin, "cpu") << p.node;
+      }
+    }
+    // A size the model fixes (3 channels) is still checked, naming the input.
+    try {
+      session.run({{"x", Tensor::from_vector<float>({1, 4, 8, 8}, seeded(256, 3))}});
+      FAIL() << "4 channels were accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("input 'x' expects float32 [?, 3, ?, ?]"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(DynamicShapes, PlanCacheBoundsThePlansHeldForManySizes) {
+  const Graph g = import_onnx_bytes(open_image_model(false), "open.onnx", "");
+  SessionOptions options = cpu_only();
+  options.plan_cache_size = 2;
+  Session session(g, options);
+  for (int64_t h = 8; h < 14; ++h) {
+    const auto inputs = image_of(1, h, 10, static_cast<uint32_t>(h));
+    expect_same(session.run(inputs), run_reference(g, inputs));
+    EXPECT_LE(session.plans_held(), 2);
+  }
+  EXPECT_EQ(session.plan().plan_number, 6);
+}
+
+TEST(DynamicShapes, AGivenInputShapePlansAtOnceAndKeepsTheDimsOpen) {
+  ImportOptions import;
+  import.input_shapes["x"] = {1, 3, 20, 30};
+  const Graph g = import_onnx_bytes(open_image_model(true), "open.onnx", "", import);
+  EXPECT_TRUE(g.prepared);
+  EXPECT_TRUE(g.unsized_inputs.empty());
+  Session session(g, cpu_only());
+  EXPECT_EQ(session.plans_held(), 1);
+  const auto other = image_of(1, 24, 24, 5);
+  expect_same(session.run(other), run_reference(g, other));
+  EXPECT_EQ(session.plan().plan_number, 2);
+}
+
+TEST(DynamicShapes, NegativeDimsOtherThanMinusOneAreRefusedNamingTheInput) {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, -1})
+      ->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_value(-2);
+  m.output("y", onnx::TensorProto::FLOAT);
+  m.node("Relu", {"x"}, {"y"}, "relu");
+  try {
+    import_onnx_bytes(m.bytes(), "neg.onnx", "");
+    FAIL() << "a -2 dimension was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("input 'x' has a negative dimension (-2)"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace tessera

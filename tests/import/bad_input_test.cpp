@@ -282,6 +282,21 @@ TEST(BadInput, NodeInAnotherDomain) {
 }
 
 TEST(BadInput, SubgraphAttribute) {
+  // Loop's body is a subgraph Tessera does not run (If's branches it does).
+  ModelBuilder m;
+  m.input("M", onnx::TensorProto::INT64, {});
+  m.input("C", onnx::TensorProto::BOOL, {});
+  auto* n = m.node("Loop", {"M", "C"}, {"Y"}, "loop");
+  auto* a = n->add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  a->mutable_g()->set_name("body");
+  m.output("Y", onnx::TensorProto::FLOAT);
+  expect_import_error(m.save(scratch_dir() / "subgraph.onnx"), Kind::kUnsupported,
+                      {"'loop'", "'body'", "only If"});
+}
+
+TEST(BadInput, IfWithoutAnElseBranch) {
   ModelBuilder m;
   m.input("C", onnx::TensorProto::BOOL, {});
   auto* n = m.node("If", {"C"}, {"Y"}, "branch");
@@ -290,8 +305,8 @@ TEST(BadInput, SubgraphAttribute) {
   a->set_type(onnx::AttributeProto::GRAPH);
   a->mutable_g()->set_name("then");
   m.output("Y", onnx::TensorProto::FLOAT);
-  expect_import_error(m.save(scratch_dir() / "subgraph.onnx"), Kind::kUnsupported,
-                      {"'branch'", "'then_branch'"});
+  expect_import_error(m.save(scratch_dir() / "if_no_else.onnx"), Kind::kError,
+                      {"'branch'", "'else_branch'"});
 }
 
 TEST(BadInput, UnsupportedElementTypes) {

@@ -110,6 +110,15 @@ class ModelBuilder {
     return path.string();
   }
 
+  // A subgraph attribute (If's then_branch / else_branch): `body`'s graph, copied.
+  static void add_graph_attr(onnx::NodeProto* n, const std::string& name,
+                             const ModelBuilder& body) {
+    auto* a = n->add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    *a->mutable_g() = body.model_.graph();
+  }
+
   static void add_int_attr(onnx::NodeProto* n, const std::string& name, int64_t value) {
     auto* a = n->add_attribute();
     a->set_name(name);

@@ -224,11 +224,12 @@ int cmd_bench(int argc, char** argv) {
         "{\"median_ms\": %.4f, \"p90_ms\": %.4f, \"min_ms\": %.4f, \"mean_ms\": %.4f, "
         "\"stddev_ms\": %.4f, \"repeat\": %lld, \"warmup\": %lld, \"threads\": %d, "
         "\"peak_rss_mb\": %.1f, \"host_device_bytes_per_run\": %lld, "
-        "\"max_regions_in_flight\": %d, \"overlap_us\": %.2f, %s, \"nodes\": {",
+        "\"max_regions_in_flight\": %d, \"overlap_us\": %.2f, \"plans_held\": %d, %s, "
+        "\"nodes\": {",
         percentile(ms, 0.5), percentile(ms, 0.9), ms.front(), mean, stddev,
         static_cast<long long>(repeat), static_cast<long long>(warmup), threads, peak_rss_mb(),
         static_cast<long long>(counters.host_device_bytes), counters.max_regions_in_flight,
-        median(counters.overlap_us),
+        median(counters.overlap_us), runner.plans_held(),
         plan_json_members(runner.plan(), trace_info.model, trace_info.precision).c_str());
     // "nodes" is the older name of "nodes_by_plugin" (in plan_json_members); both stay for the
     // scripts that read it.

@@ -53,6 +53,19 @@ int cmd_compile(int argc, char** argv) {
   Workload workload = load_workload(source, args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_model_options(workload, args);
+  // A package runs the shapes it was planned for, so an open dim is never fixed silently (to
+  // the placeholder 1 of a symbolic batch): the user names the size.
+  std::string open;
+  for (ValueId id : workload.graph.inputs) {
+    const Value& v = workload.graph.value(id);
+    if (v.open_dims.empty() || workload.input_shapes.count(v.name)) continue;
+    open += (open.empty() ? "'" : ", '") + v.name + "' " + open_dims_text(v);
+  }
+  if (!open.empty()) {
+    throw Error(source + ": input(s) " + open +
+                " have open dimensions ('?'), and a package is planned for fixed shapes: give "
+                "each its shape with --input-shape NAME=D0,D1,... (or the deployment's inputs:)");
+  }
   if (!workload.graph.value_inputs.empty()) {
     throw Error(source + ": its shapes depend on the values of inputs (" +
                 workload.graph.input_names() +

@@ -140,6 +140,17 @@ int cmd_plan(int argc, char** argv) {
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_model_options(workload, args);
+  // `run` and `bench` plan such a graph from their inputs; a plan without inputs needs sizes.
+  std::string unsized;
+  for (ValueId id : workload.graph.unsized_inputs) {
+    const Value& v = workload.graph.value(id);
+    unsized += (unsized.empty() ? "'" : ", '") + v.name + "' " + open_dims_text(v);
+  }
+  if (!unsized.empty()) {
+    throw Error(args.positionals()[0] + ": input(s) " + unsized +
+                " have open dimensions ('?') with no size to plan for: give each a shape with "
+                "--input-shape NAME=D0,D1,...");
+  }
   SessionOptions options = session_options(workload);
   const std::string model = workload.model_path, precision = workload.precision;
   std::filesystem::path dump_dir;

@@ -16,6 +16,7 @@
 #include "cli.hpp"
 #include "run_common.hpp"
 #include "tessera/npy.hpp"
+#include "tessera/passes.hpp"
 
 namespace tessera::cli {
 namespace {
@@ -287,7 +288,7 @@ int cmd_run(int argc, char** argv) {
   Runner runner(std::move(workload));
   const auto t_ready = std::chrono::steady_clock::now();
   // A graph whose shapes depend on input values is planned by its first run.
-  const bool planned_by_run = !runner.graph().value_inputs.empty();
+  const bool planned_by_run = planned_at_first_run(runner.graph());
   if (!planned_by_run && !json) runner.print_placement(verbosity);
   using Ms = std::chrono::duration<double, std::milli>;
   if (!quiet) {

@@ -19,6 +19,15 @@
 
 namespace tessera::cli {
 
+std::string open_dims_text(const Value& v) {
+  std::string text = "[";
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const bool open = i < v.open_dims.size() && v.open_dims[i];
+    text += (i ? ", " : "") + (open ? std::string("?") : std::to_string(v.shape[i]));
+  }
+  return text + "]";
+}
+
 std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
                                                       const std::vector<std::string>& specs,
                                                       uint64_t seed) {
@@ -43,8 +52,8 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     if (!input_accepts(v, t.dtype(), t.shape())) {
       throw Error("--input " + spec + ": " + file + " holds " + dtype_name(t.dtype()) + " " +
                   shape_str(t.shape()) + " but input '" + name + "' is " + dtype_name(v.dtype) +
-                  " " + shape_str(v.shape) +
-                  (v.open_dims.empty() ? "" : " (open dims may differ)"));
+                  " " + open_dims_text(v) +
+                  (v.open_dims.empty() ? "" : " ('?' = a dimension the model leaves open)"));
     }
     inputs[name] = t;
   }
@@ -58,6 +67,13 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
       throw Error("input '" + v.name + "' decides shapes (its values are read when the graph is " +
                   "planned), so random values would not do: give it with --input " + v.name +
                   "=FILE.npy");
+    }
+    if (std::find(graph.unsized_inputs.begin(), graph.unsized_inputs.end(), id) !=
+        graph.unsized_inputs.end()) {
+      throw Error("input '" + v.name + "' has open dimensions " + open_dims_text(v) +
+                  " with no size to make random data of: give it with --input " + v.name +
+                  "=FILE.npy (its shape is then planned), or a shape with --input-shape " +
+                  v.name + "=D0,D1,...");
     }
     generated = true;
     Tensor t(v.dtype, v.shape);
@@ -182,6 +198,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     return w;
   }
   if (!is_deployment_file(path)) {
+    w.input_shapes = import_options.input_shapes;
     w.graph = import_onnx_file(path, import_options);
     w.model_path = path;
     set_target_override(w, targets_override);
@@ -214,6 +231,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
     if (!import_options.input_shapes.count(in.name))
       import_options.input_shapes[in.name] = in.shape;
   }
+  w.input_shapes = import_options.input_shapes;
   w.graph = import_onnx_file(model, import_options);
   w.model_path = model;
   for (const InputSpec& in : config.inputs) {
@@ -393,9 +411,15 @@ void Runner::print_placement(Verbosity verbosity) const {
                                       : (p.pack_file + " (" + p.level + ")").c_str());
     }
   }
+  const Graph& graph = impl_->session->graph();
+  const bool open = std::any_of(graph.inputs.begin(), graph.inputs.end(),
+                                [&](ValueId id) { return !graph.value(id).open_dims.empty(); });
   if (!plan.value_inputs.empty()) {
     std::printf("planned for inputs: %s\n  (values of %s decide shapes: other values plan again)\n",
                 plan.input_signature.c_str(), plan.value_inputs.c_str());
+  } else if (open && !plan.input_signature.empty()) {
+    std::printf("planned for inputs: %s\n  (dims the model leaves open: other sizes plan again)\n",
+                plan.input_signature.c_str());
   }
   std::printf("placement (%zu nodes, %zu regions):\n", plan.nodes.size(), plan.regions.size());
   if (impl_->mixed_precision) {
@@ -460,6 +484,9 @@ std::string plan_json_members(const ExecutionPlan& plan, const std::string& mode
     first = false;
   }
   out += "}, \"fp32_nodes\": " + json_string_list(fp32_nodes(plan, precision));
+  // Which input shapes this plan is for; a session keeps one plan per input signature.
+  out += ", \"input_signature\": " + json_string(plan.input_signature) +
+         ", \"plan_number\": " + std::to_string(plan.plan_number);
   return out + ", \"warnings\": " + json_string_list(plan.warnings);
 }
 
@@ -515,6 +542,10 @@ const Graph& Runner::graph() const {
 
 const ExecutionPlan& Runner::plan() const {
   return impl_->session->plan();
+}
+
+int Runner::plans_held() const {
+  return impl_->session->plans_held();
 }
 
 std::vector<RegionProfile> Runner::profile() const {

@@ -15,6 +15,9 @@
 
 namespace tessera::cli {
 
+// "[?, 3, ?, ?]": a graph input's shape with the dims the model leaves open as '?'.
+std::string open_dims_text(const Value& v);
+
 // Reads `NAME=FILE.npy` specs; inputs not given get seeded random data (normal(0,1) for floats,
 // small non-negative integers otherwise). Prints the seed when it generates anything. Errors name
 // the input and file.
@@ -58,6 +61,8 @@ struct Workload {
   bool profile_nodes = false;    // bench --profile / --trace read per-node times
   MixedPrecisionSettings mixed_precision;  // the deployment's mixed_precision:, --mixed-precision
   std::string description;  // "deployment configs/default.yaml (model ...)" for the header line
+  // The input shapes the graph was imported with: --input-shape, then the deployment's inputs.
+  std::map<std::string, Shape> input_shapes;
 };
 
 // True for a path ending in .yaml / .yml.
@@ -131,6 +136,8 @@ class Runner {
   std::map<std::string, int> nodes_per_plugin() const;
   const Graph& graph() const;
   const ExecutionPlan& plan() const;
+  // Plans the session holds, one per input signature it has run (Session::plans_held).
+  int plans_held() const;
   // Per-region (and, where the plugin profiles, per-node) times of the last run().
   std::vector<RegionProfile> profile() const;
   // Counters of the last run(): bytes copied host<->device, regions run at once.

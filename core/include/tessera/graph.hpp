@@ -62,12 +62,20 @@ struct Value {
   std::vector<bool> open_dims;
 };
 
+class Graph;
+
 struct Node {
   std::string name;     // never empty after import (generated as "<op_type>_<index>" if needed)
   std::string op_type;  // e.g. "Conv"
   std::vector<ValueId> inputs;   // kNoValue for omitted optional inputs
   std::vector<ValueId> outputs;  // kNoValue for omitted optional outputs
   Attributes attrs;
+  // Control-flow bodies by attribute name (If's then_branch / else_branch, Loop's body). A body's
+  // `inputs` are its formal inputs (none for If; Loop's iteration number, condition and carried
+  // values), then the values of enclosing scopes it reads, by name. Bodies stay out of the
+  // attributes so that plugins, packages and attribute readers never meet them: preparation
+  // inlines them (tessera/passes.hpp), or the graph is refused naming the node.
+  std::map<std::string, std::shared_ptr<const Graph>> subgraphs;
 };
 
 class Graph {
@@ -89,6 +97,11 @@ class Graph {
   // fed at run time): a graph with any cannot be prepared before those values are known; a
   // Session prepares and plans it per set of values (see prepare_for_inputs).
   std::vector<ValueId> value_inputs;
+  // Graph inputs with open dimensions that have no size yet (a height and width the model leaves
+  // open, -1 or symbolic, with no input shape given): `shape` holds 1 there as a placeholder only.
+  // Such a graph is not prepared before a run gives those sizes; a Session plans it at the first
+  // run and again per input signature.
+  std::vector<ValueId> unsized_inputs;
 
   // Adds a value; throws if the name is already taken.
   ValueId add_value(Value value);

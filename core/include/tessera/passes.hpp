@@ -62,7 +62,8 @@ void lower_cast_like(Graph& graph);
 // bypass_no_op_pads + remove_dead_nodes, the standard preparation after import. Keeps the graph as
 // it was before in graph.unprepared and sets graph.prepared. When shapes depend on the values of
 // graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false) with those inputs
-// in graph.value_inputs; prepare_for_inputs prepares it once values are known.
+// in graph.value_inputs; prepare_for_inputs prepares it once values are known. A graph with
+// Graph::unsized_inputs is left unprepared (only sorted) for the same reason.
 void prepare_graph(Graph& graph);
 
 // A prepared copy of `graph` (its unprepared form when it was prepared) for these inputs: every
@@ -80,5 +81,9 @@ bool input_accepts(const Value& input, DType dtype, const Shape& shape);
 // Whether `graph` can be prepared again for other input shapes or values (it keeps its
 // unprepared form, or was never prepared).
 bool can_prepare_again(const Graph& graph);
+
+// Whether a Session plans `graph` only at its first run: shapes depend on input values
+// (Graph::value_inputs) or on sizes only a run gives (Graph::unsized_inputs).
+bool planned_at_first_run(const Graph& graph);
 
 }  // namespace tessera

@@ -265,6 +265,9 @@ class Session {
   RunStats last_run_stats() const;
   const Graph& graph() const;
   const PluginHost& plugin_host() const;
+  // Plans the session holds now, one per input signature (at most
+  // SessionOptions::plan_cache_size); 0 before the first plan of a graph planned at its first run.
+  int plans_held() const;
 
  private:
   struct Impl;

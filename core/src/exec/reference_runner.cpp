@@ -10,7 +10,7 @@ namespace {
 // Whether `graph` must be prepared again for these inputs: it needs input values, or an input's
 // shape differs from the planned one in a dimension the model leaves open.
 bool needs_preparation(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
-  if (!graph.value_inputs.empty()) return true;
+  if (planned_at_first_run(graph)) return true;
   if (graph.unprepared == nullptr) return false;
   for (ValueId id : graph.inputs) {
     const Value& v = graph.value(id);

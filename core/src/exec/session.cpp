@@ -991,7 +991,33 @@ partition::Assignment Session::Impl::fixed_assignment(
   return a;
 }
 
+namespace {
+
+// "'x' [?, 3, ?, ?]": an input with its open dims shown as '?'.
+std::string open_input_text(const Value& v) {
+  std::string text = "'" + v.name + "' [";
+  for (size_t i = 0; i < v.shape.size(); ++i) {
+    const bool open = i < v.open_dims.size() && v.open_dims[i];
+    text += (i ? ", " : "") + (open ? std::string("?") : std::to_string(v.shape[i]));
+  }
+  return text + "]";
+}
+
+}  // namespace
+
 void Session::Impl::first_plan() {
+  if (!given.unsized_inputs.empty()) {
+    // Open dims with no size: plan from the shapes of the first run, then per signature.
+    waiting_plan = base_plan;
+    std::string names;
+    for (ValueId id : given.unsized_inputs) {
+      names += (names.empty() ? "" : ", ") + open_input_text(given.value(id));
+    }
+    waiting_plan.warnings.push_back("input(s) " + names +
+                                    " have open dimensions: the graph is planned at the first "
+                                    "run for the shapes it brings, and again for other shapes");
+    return;
+  }
   if (!value_inputs.empty()) {
     // Shapes depend on input values: each run's values are prepared and planned (then cached).
     waiting_plan = base_plan;
@@ -1024,7 +1050,7 @@ Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<con
   impl.host = std::move(host);
   impl.options = options;
   impl.value_inputs = impl.given.value_inputs;
-  impl.replans = impl.given.unprepared != nullptr || !impl.value_inputs.empty();
+  impl.replans = impl.given.unprepared != nullptr || planned_at_first_run(impl.given);
   impl.resolve();
   impl.first_plan();
 }
@@ -1318,6 +1344,11 @@ const Graph& Session::graph() const {
 }
 const PluginHost& Session::plugin_host() const {
   return *impl_->host;
+}
+
+int Session::plans_held() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return static_cast<int>(impl_->plans.size());
 }
 
 }  // namespace tessera

@@ -100,7 +100,9 @@ Declared read_declared(const onnx::ValueInfoProto& info, const std::string& cont
   if (!tensor.has_shape()) return d;
   d.has_shape = true;
   for (const auto& dim : tensor.shape().dim()) {
-    if (dim.has_dim_value()) {
+    // Paddle2ONNX and some hand-edited models write an open dimension as -1 instead of a
+    // dim_param; ONNX Runtime reads it as unknown, and so does Tessera.
+    if (dim.has_dim_value() && dim.dim_value() != -1) {
       if (dim.dim_value() < 0) {
         throw Error(context + " has a negative dimension (" + std::to_string(dim.dim_value()) +
                     ")");
@@ -170,6 +172,45 @@ class ModelImporter {
         source_(std::move(source)),
         base_dir_(std::move(base_dir)),
         options_(options) {}
+
+  // A control-flow body: names it reads but does not define resolve in `parent`'s scopes.
+  ModelImporter(ModelImporter& parent, std::string scope)
+      : model_(parent.model_),
+        source_(parent.source_),
+        base_dir_(parent.base_dir_),
+        options_(parent.options_),
+        parent_(&parent),
+        scope_(std::move(scope)),
+        depth_(parent.depth_ + 1) {}
+
+  // A body's graph: its formal inputs in `inputs`, then nothing else yet (the caller appends the
+  // captures, see add_subgraphs); `captures()` lists the enclosing values it reads, by name.
+  Graph run_subgraph(const onnx::GraphProto& g) {
+    graph_.source = source_;
+    graph_.opset = parent_->graph_.opset;
+    check_names(g, source_);
+    if (g.sparse_initializer_size() > 0) {
+      throw UnsupportedError(scope_ + ": sparse initializer '" +
+                             g.sparse_initializer(0).values().name() + "' is not supported");
+    }
+    for (const auto& init : g.initializer()) add_initializer(init);
+    for (const auto& in : g.input()) {
+      if (ids_.count(in.name()) != 0) continue;  // an initializer (IR < 4 lists them as inputs)
+      const ValueId id = new_value(in.name());
+      is_input_[static_cast<size_t>(id)] = true;
+      apply_declared(read_declared(in, scope_ + ": input '" + in.name() + "'"), graph_.value(id));
+      graph_.inputs.push_back(id);
+    }
+    for (int i = 0; i < g.node_size(); ++i) add_node_outputs(g.node(i), i);
+    for (int i = 0; i < g.node_size(); ++i) add_node(g.node(i), i);
+    for (const auto& out : g.output()) {
+      if (out.name().empty()) throw Error(scope_ + ": an output has no name");
+      graph_.outputs.push_back(resolve(out.name()));
+    }
+    return std::move(graph_);
+  }
+
+  const std::vector<std::string>& captures() const { return captures_; }
 
   Graph run() {
     graph_.source = source_;
@@ -243,8 +284,10 @@ class ModelImporter {
       is_input_[static_cast<size_t>(id)] = true;
       Value& v = graph_.value(id);
       v.dtype = d.dtype;
-      v.shape = input_shape(in.name(), d, context);
+      bool unsized = false;
+      v.shape = input_shape(in.name(), d, context, unsized);
       v.shape_known = true;
+      if (unsized) graph_.unsized_inputs.push_back(id);
       // Dims the model leaves open keep that status when --input-shape gives them a size: the
       // size is what is planned first, and a run may bring another.
       v.open_dims.assign(v.shape.size(), !d.has_shape);
@@ -288,7 +331,11 @@ class ModelImporter {
     }
   }
 
-  Shape input_shape(const std::string& name, const Declared& d, const std::string& context) {
+  // The shape planned first for an input: the one given, else the model's. An open batch (dim 0)
+  // is planned as 1 and planned again when a run brings another; any other open dim has no size
+  // to plan with, so it is 1 as a placeholder and `unsized` says the graph waits for a run.
+  Shape input_shape(const std::string& name, const Declared& d, const std::string& context,
+                    bool& unsized) {
     auto given = options_.input_shapes.find(name);
     if (given != options_.input_shapes.end()) {
       const Shape& shape = given->second;
@@ -310,20 +357,17 @@ class ModelImporter {
       return shape;
     }
     if (!d.has_shape) {
-      throw Error(context + " has no shape in the model; give one with --input-shape " + name +
-                  "=d0,d1,...");
+      // Without a rank nothing can be checked or planned; ONNX Runtime needs one too.
+      throw Error(context + " has no shape in the model (not even a rank); give it an input " +
+                  "shape ('" + name + "' in the input shapes)");
     }
     Shape shape;
     for (size_t i = 0; i < d.dims.size(); ++i) {
       if (d.dims[i]) {
         shape.push_back(*d.dims[i]);
-      } else if (i == 0) {
-        shape.push_back(1);  // symbolic batch dimension
       } else {
-        throw Error(context + " has the shape " + dims_str(d) +
-                    " with symbolic or unknown "
-                    "dimension " +
-                    std::to_string(i) + "; fix it with --input-shape " + name + "=d0,d1,...");
+        shape.push_back(1);
+        if (i != 0) unsized = true;
       }
     }
     check_numel(shape, context);
@@ -371,18 +415,95 @@ class ModelImporter {
         node.inputs.push_back(kNoValue);
         continue;
       }
-      auto it = ids_.find(in);
-      // An undefined name becomes a value with no producer; topological_sort reports it with the
-      // node that reads it.
-      node.inputs.push_back(it != ids_.end() ? it->second : new_value(in));
+      node.inputs.push_back(resolve(in));
     }
     for (const std::string& out : n.output()) {
       node.outputs.push_back(out.empty() ? kNoValue : ids_.at(out));
     }
     for (const auto& attr : n.attribute()) {
+      if (attr.type() == onnx::AttributeProto::GRAPH && n.op_type() == "If") continue;
       node.attrs.set(attr.name(), convert_attribute(attr, n, index));
     }
+    if (n.op_type() == "If") add_subgraphs(n, index, node);
     graph_.nodes.push_back(std::move(node));
+  }
+
+  // The value `name` names here: defined in this scope, else read from an enclosing one (a
+  // capture of this body), else a value with no producer that topological_sort reports with the
+  // node that reads it.
+  ValueId resolve(const std::string& name) {
+    auto it = ids_.find(name);
+    if (it != ids_.end()) return it->second;
+    if (parent_ != nullptr && parent_->provides(name)) {
+      const ValueId id = new_value(name);
+      is_input_[static_cast<size_t>(id)] = true;
+      captures_.push_back(name);
+      return id;
+    }
+    return new_value(name);
+  }
+
+  // Whether `name` is defined in this scope or an enclosing one; a body reading it through this
+  // scope makes it a capture here too.
+  bool provides(const std::string& name) {
+    if (ids_.count(name) != 0) return true;
+    if (parent_ == nullptr || !parent_->provides(name)) return false;
+    resolve(name);
+    return true;
+  }
+
+  // If's branches: each imported in its own scope, then given the same capture list (the union,
+  // in order of first use) as trailing graph inputs, which the node reads as trailing inputs
+  // after its condition, so that ordering, liveness and inlining see what the bodies read.
+  void add_subgraphs(const onnx::NodeProto& n, int index, Node& node) {
+    // Nesting is bounded so that a crafted model cannot exhaust the stack.
+    constexpr int kMaxDepth = 32;
+    std::vector<std::pair<std::string, Graph>> bodies;
+    std::vector<std::string> captured;
+    for (const auto& attr : n.attribute()) {
+      if (attr.type() != onnx::AttributeProto::GRAPH) continue;
+      const std::string where = describe(n, index) + ": attribute '" + attr.name() + "'";
+      if (attr.name() != "then_branch" && attr.name() != "else_branch") {
+        throw Error(where + " is a subgraph If does not take");
+      }
+      if (depth_ >= kMaxDepth) {
+        throw UnsupportedError(where + ": subgraphs nest deeper than " +
+                               std::to_string(kMaxDepth) + " levels");
+      }
+      ModelImporter body(*this, where);
+      bodies.emplace_back(attr.name(), body.run_subgraph(attr.g()));
+      for (const std::string& c : body.captures()) {
+        if (std::find(captured.begin(), captured.end(), c) == captured.end()) captured.push_back(c);
+      }
+    }
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      const bool found = std::any_of(bodies.begin(), bodies.end(),
+                                     [&](const auto& b) { return b.first == branch; });
+      if (!found) throw Error(describe(n, index) + " has no '" + branch + "' subgraph");
+    }
+    for (auto& [name, graph] : bodies) {
+      for (const std::string& c : captured) {
+        ValueId id = graph.find_value(c);
+        if (id == kNoValue) {
+          Value v;
+          v.name = c;
+          id = graph.add_value(std::move(v));
+        } else if (std::find(graph.inputs.begin(), graph.inputs.end(), id) == graph.inputs.end() &&
+                   graph.value(id).constant == nullptr &&
+                   std::none_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& m) {
+                     return std::find(m.outputs.begin(), m.outputs.end(), id) != m.outputs.end();
+                   })) {
+          // Read but never defined in the body: the capture itself.
+        } else {
+          throw Error(describe(n, index) + ": its '" + name + "' defines '" + c +
+                      "', a name an enclosing graph also defines");
+        }
+        graph.inputs.push_back(id);
+      }
+      graph.topological_sort();
+      node.subgraphs[name] = std::make_shared<const Graph>(std::move(graph));
+    }
+    for (const std::string& c : captured) node.inputs.push_back(resolve(c));
   }
 
   AttributeValue convert_attribute(const onnx::AttributeProto& a, const onnx::NodeProto& n,
@@ -413,9 +534,8 @@ class ModelImporter {
       }
       case A::GRAPH:
       case A::GRAPHS:
-        throw UnsupportedError(where +
-                               " is a subgraph; control flow (If, Loop, Scan) is not "
-                               "supported");
+        throw UnsupportedError(where + " is a subgraph; of the control-flow ops only If is "
+                               "supported (Loop and Scan are not)");
       case A::SPARSE_TENSOR:
       case A::SPARSE_TENSORS:
         throw UnsupportedError(where + " is a sparse tensor, which is not supported");
@@ -468,6 +588,10 @@ class ModelImporter {
   std::string source_;
   std::string base_dir_;
   const ImportOptions& options_;
+  ModelImporter* parent_ = nullptr;  // the enclosing scope of a control-flow body
+  std::string scope_;                // "model.onnx: node 'if0' (If): attribute 'then_branch'"
+  int depth_ = 0;                    // subgraph nesting level
+  std::vector<std::string> captures_;  // enclosing values this body reads, in order of first use
   Graph graph_;
   std::unordered_map<std::string, ValueId> ids_;
   std::vector<bool> is_input_;  // indexed by ValueId: a runtime graph input

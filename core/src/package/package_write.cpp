@@ -161,6 +161,13 @@ Package package_from_session(const Session& session) {
   p.graph = graph;
   p.graph.unprepared.reset();
   p.graph.value_inputs.clear();
+  p.graph.unsized_inputs.clear();
+  for (const Node& n : p.graph.nodes) {
+    // Preparation inlines every If; a body left means the graph was never prepared.
+    if (!n.subgraphs.empty()) {
+      throw Error("package: " + graph.describe(n) + " still holds control-flow subgraphs");
+    }
+  }
   p.source_model = graph.source;
   // Targets in the order the plan resolved them; only those some node runs on.
   std::map<std::pair<std::string, std::string>, int32_t> target_index;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "tessera/graph.hpp"
 
@@ -11,5 +12,11 @@ namespace tessera::passes {
 // nodes by constants, so later nodes (Reshape's shape input, say) see those constants during
 // their own inference. Folded nodes are removed from graph.nodes.
 void infer_and_fold(Graph& graph, bool fold, int64_t max_elements);
+
+// The nodes that replace If node `node` when its condition is `condition`: the branch's nodes
+// (renamed "<if>/<node>", their values "<if>/<value>"), reading the If's captures and writing
+// the If's outputs (through an Identity where the branch output is not computed by a branch
+// node). New values are added to `graph`. Throws naming the node when the branch does not match.
+std::vector<Node> inline_if_branch(Graph& graph, const Node& node, bool condition);
 
 }  // namespace tessera::passes

@@ -79,10 +79,27 @@ class Sweep {
       const Value& v = graph_.value(id);
       if (v.shape_known && v.dtype != DType::kUndefined) check_value_size(v, source + "input ");
     }
-    const std::vector<int> producer = graph_.producers();
+    std::vector<int> producer = graph_.producers();
     std::vector<bool> done(graph_.nodes.size(), false);
     std::vector<bool> folded(graph_.nodes.size(), false);
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (graph_.nodes[n].op_type == "If") {
+        // The branch replaces the node here and is swept next, in the node's place: every value
+        // it reads is produced before the If (captures are the If's inputs).
+        const Node if_node = graph_.nodes[n];
+        std::vector<Node> branch = inline_if_branch(graph_, if_node, condition_of(if_node));
+        const auto at = static_cast<std::ptrdiff_t>(n);
+        graph_.nodes.erase(graph_.nodes.begin() + at);
+        graph_.nodes.insert(graph_.nodes.begin() + at, std::make_move_iterator(branch.begin()),
+                            std::make_move_iterator(branch.end()));
+        done.erase(done.begin() + at);
+        done.insert(done.begin() + at, branch.size(), false);
+        folded.erase(folded.begin() + at);
+        folded.insert(folded.begin() + at, branch.size(), false);
+        producer = graph_.producers();
+        --n;  // wraps for n == 0; the loop's ++n brings it back
+        continue;
+      }
       const Node& node = graph_.nodes[n];
       for (ValueId in : node.inputs) {
         if (in == kNoValue) continue;
@@ -160,6 +177,44 @@ class Sweep {
       v.shape = outs[i].shape;
       v.shape_known = true;
       check_value_size(v, where + ": output ");
+    }
+  }
+
+  // An If's condition, which must be known now: from constants and shapes, or from small graph
+  // inputs that then become value inputs (InputValuesNeeded).
+  bool condition_of(const Node& node) {
+    const std::string where = graph_.describe(node);
+    const ValueId cond = node.inputs.empty() ? kNoValue : node.inputs[0];
+    if (cond == kNoValue) throw Error(where + " has no condition input");
+    const Value& v = graph_.value(cond);
+    if (v.constant == nullptr) {
+      throw_values_needed(ops::ConstantNeeded(
+          where + ": its condition '" + v.name + "' must be known when the graph is prepared",
+          cond));
+      throw UnsupportedError(where + ": its condition '" + v.name +
+                             "' is computed from activations at run time; If runs only where "
+                             "the condition follows from shapes, constants or the values of "
+                             "small inputs");
+    }
+    const Tensor& t = *v.constant;
+    if (t.numel() != 1) {
+      throw Error(where + ": its condition '" + v.name + "' has " + std::to_string(t.numel()) +
+                  " elements " + shape_str(t.shape()) + "; If takes a single boolean");
+    }
+    switch (t.dtype()) {
+      case DType::kBool:
+      case DType::kUInt8:
+      case DType::kInt8:
+        return *static_cast<const uint8_t*>(t.raw()) != 0;
+      case DType::kInt32:
+        return t.data<int32_t>()[0] != 0;
+      case DType::kInt64:
+        return t.data<int64_t>()[0] != 0;
+      case DType::kFloat32:
+        return t.data<float>()[0] != 0.0f;
+      default:
+        throw Error(where + ": its condition '" + v.name + "' is " + dtype_name(t.dtype()) +
+                    "; If takes a boolean");
     }
   }
 

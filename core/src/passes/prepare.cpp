@@ -52,6 +52,8 @@ bool input_accepts(const Value& input, DType dtype, const Shape& shape) {
 
 void prepare_graph(Graph& graph) {
   graph.topological_sort();
+  // Inputs without sizes in open dims: any shape inferred now would be the placeholder's.
+  if (!graph.unsized_inputs.empty()) return;
   auto before = std::make_shared<Graph>(graph);
   before->unprepared.reset();
   before->prepared = false;
@@ -77,6 +79,10 @@ void prepare_graph(Graph& graph) {
 
 bool can_prepare_again(const Graph& graph) {
   return !graph.prepared || graph.unprepared != nullptr;
+}
+
+bool planned_at_first_run(const Graph& graph) {
+  return !graph.value_inputs.empty() || !graph.unsized_inputs.empty();
 }
 
 Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
@@ -111,6 +117,7 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
     bypass_no_op_pads(g);  // also removes dead nodes
     g.prepared = true;
     g.unprepared = origin;
+    g.unsized_inputs.clear();  // bound to the run's sizes
     g.value_inputs.assign(value_inputs.begin(), value_inputs.end());
     return g;
   }
