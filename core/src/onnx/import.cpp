@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "exec/importer_library.hpp"
+#include "onnx/contrib_ops.hpp"
 #include "onnx/tensor_proto.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/onnx_import.hpp"
@@ -393,7 +394,10 @@ class ModelImporter {
   void add_node_outputs(const onnx::NodeProto& n, int index) {
     if (!n.domain().empty() && n.domain() != "ai.onnx") {
       throw UnsupportedError(describe(n, index) + " is in domain '" + n.domain() +
-                             "'; only the default ONNX domain is supported");
+                             "', which Tessera does not run (it runs the default ONNX domain, "
+                             "and of com.microsoft the ops ONNX Runtime's quantizer and "
+                             "optimizer write: QLinear*, QGemm, Fused*, *Gelu, "
+                             "*LayerNormalization)");
     }
     if (n.op_type().empty()) throw Error(describe(n, index) + " has no op_type");
     for (const std::string& out : n.output()) {
@@ -606,7 +610,8 @@ std::string model_dir(const std::string& path) {
 Graph import_model(const std::string& bytes, const std::string& source, const std::string& base_dir,
                    const ImportOptions& options) {
   try {
-    const onnx::ModelProto model = parse_model(bytes, source);
+    onnx::ModelProto model = parse_model(bytes, source);
+    importer::lower_contrib_ops(*model.mutable_graph(), source);
     Graph graph = ModelImporter(model, source, base_dir, options).run();
     if (options.prepare) prepare_graph(graph);
     return graph;
