@@ -104,6 +104,41 @@ def onnx_seeds(out):
     ], [f32("x", [2, 4])], [f32("y", None)], [ext])
 
 
+def control_flow_seeds(out):
+    """If (nested, with captures, a shape condition) and ONNX Runtime's contrib ops."""
+    branch = lambda name, op, src, dst: helper.make_graph(
+        [helper.make_node(op, [src], [dst])], name, [], [f32(dst, None)])
+    inner = helper.make_graph(
+        [helper.make_node("If", ["wide"], ["iy"], then_branch=branch("t2", "Relu", "x", "a"),
+                          else_branch=branch("e2", "Neg", "x", "b"))],
+        "t1", [], [f32("iy", None)])
+    save_model(os.path.join(out, "if_branches.onnx"), [
+        helper.make_node("Shape", ["x"], ["sh"]),
+        helper.make_node("Gather", ["sh", "i2"], ["h"], axis=0),
+        helper.make_node("Greater", ["h", "four"], ["wide"]),
+        helper.make_node("If", ["wide"], ["y"], then_branch=inner,
+                         else_branch=branch("e1", "Sigmoid", "x", "c")),
+    ], [f32("x", [1, 2, "H", 3])], [f32("y", None)], [
+        const("i2", np.array(2, np.int64)), const("four", np.array(4, np.int64)),
+    ], opset=13)
+    ms = "com.microsoft"
+    graph = helper.make_graph([
+        helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]),
+        helper.make_node("QLinearAdd", ["q", "s", "z", "q", "s", "z", "s", "z"], ["qa"], domain=ms),
+        helper.make_node("DequantizeLinear", ["qa", "s", "z"], ["d"]),
+        helper.make_node("FastGelu", ["d"], ["g"], domain=ms),
+        helper.make_node("FusedConv", ["g", "w"], ["y"], domain=ms, activation="Relu"),
+    ], "contrib_ops.onnx", [f32("x", [1, 1, 2, 2])], [f32("y", None)], [
+        const("s", np.array(0.1, np.float32)), const("z", np.array(128, np.uint8)),
+        const("w", np.ones((1, 1, 1, 1), np.float32)),
+    ])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13),
+                                                    helper.make_opsetid(ms, 1)])
+    model.ir_version = 8
+    with open(os.path.join(out, "contrib_ops.onnx"), "wb") as f:
+        f.write(model.SerializeToString())
+
+
 def npy_seeds(out):
     arrays = {
         "f32_2x3": np.arange(6, dtype=np.float32).reshape(2, 3),
@@ -127,7 +162,7 @@ def main(argv):
     if len(argv) != 2:
         raise SystemExit("usage: make_seeds.py OUT")
     out = argv[1]
-    for sub, make in (("onnx", onnx_seeds), ("npy", npy_seeds)):
+    for sub, make in (("onnx", onnx_seeds), ("onnx", control_flow_seeds), ("npy", npy_seeds)):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
         make(os.path.join(out, sub))
 
