@@ -43,9 +43,30 @@ int32_t physical_cores() {
   return n;
 }
 
+namespace {
+
+// The most threads a region runs on. oneTBB sizes an arena's slots and mailboxes by the count
+// when the arena starts and crashes there (SIGSEGV) on counts like 1000000; no machine this
+// plugin runs on has more cores than this, and core's own entry points refuse more too.
+constexpr int32_t kMaxThreads = 1024;
+
+// `num_threads` as the compile options give it (0 = default), checked before any arena exists.
+int32_t region_threads(int32_t num_threads) {
+  if (num_threads < 0 || num_threads > kMaxThreads) {
+    throw plugin::Failure(TSR_INVALID_ARGUMENT,
+                          "cpu: num_threads " + std::to_string(num_threads) + " is outside 0.." +
+                              std::to_string(kMaxThreads) +
+                              " (0 = one per physical core); the cpu plugin cannot run a "
+                              "region on that many threads");
+  }
+  return num_threads > 0 ? num_threads : physical_cores();
+}
+
+}  // namespace
+
 CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      const std::vector<plugin::NodeConfig>& node_configs) {
-  const int32_t threads = num_threads > 0 ? num_threads : physical_cores();
+  const int32_t threads = region_threads(num_threads);
   arena_ = std::make_unique<tbb::task_arena>(threads);
   const size_t nv = static_cast<size_t>(region.num_values());
   values_.assign(nv, nullptr);

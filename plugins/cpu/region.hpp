@@ -15,8 +15,9 @@ namespace tessera::cpu {
 class CpuRegion : public plugin::CompiledRegion {
  public:
   // Throws plugin::Failure(TSR_UNSUPPORTED / TSR_COMPILE_FAILED) naming the node when it cannot
-  // compile a node. node_configs (by region node index) override the heuristic where they fit
-  // the node; the others fall back to it with a note.
+  // compile a node, and Failure(TSR_INVALID_ARGUMENT) for a num_threads outside 0..1024.
+  // node_configs (by region node index) override the heuristic where they fit the node; the others
+  // fall back to it with a note.
   CpuRegion(const RegionView& region, int32_t num_threads,
             const std::vector<plugin::NodeConfig>& node_configs = {});
   void execute(const void* const* inputs, void* const* outputs) override;

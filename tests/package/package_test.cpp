@@ -264,6 +264,36 @@ TEST(PackageTest, CorruptedBytesEndInACleanErrorOrAValidPackage) {
   EXPECT_EQ(refused + loaded, 200);
 }
 
+// A package's thread count goes to its plugin's thread pool, where oneTBB crashed (SIGSEGV) on
+// 2147483647 and 1000000. The reader refuses counts outside the bound the CLI, the C API and
+// deployment YAML check, naming the file and the field, before any plugin sees them; the
+// largest count allowed still runs as the session it was made from.
+TEST(PackageTest, ThreadCountsBeyondTheBoundAreRefusedNamingThePackageAndField) {
+  const Made m = made_on({"cpu"});
+  Package p = package_from_session(*m.session);
+  ASSERT_EQ(p.targets.size(), 1u);
+  const std::string file = temp_path("threads.tsp");
+  for (const int32_t threads : {2147483647, 1000000, kMaxThreads + 1, -1}) {
+    p.targets[0].threads = threads;
+    write_package(p, file, /*overwrite=*/true);
+    EXPECT_EQ(error_of([&] { read_package(file); }),
+              file + ": targets[0].threads: " + std::to_string(threads) +
+                  " is outside 0..1024 (0 = the plugin's default)");
+  }
+  p.targets[0].threads = kMaxThreads;
+  write_package(p, file, /*overwrite=*/true);
+  const Package back = read_package(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(back.targets[0].threads, kMaxThreads);
+  Session loaded(back, SessionOptions{});
+  const std::vector<Tensor> got = loaded.run(m.in);
+  ASSERT_EQ(got.size(), m.want.size());
+  ASSERT_EQ(got[0].shape(), m.want[0].shape());
+  const float* a = got[0].data<float>();
+  const float* b = m.want[0].data<float>();
+  for (int64_t i = 0; i < got[0].numel(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4f) << i;
+}
+
 TEST(PackageTest, TheCApiRunsAPackage) {
   const Made m = made_on({"cpu"});
   const std::string file = temp_path("capi.tsp");

@@ -233,8 +233,13 @@ struct NodeConfigRequest {
   std::string describe_error;                // why describe_node failed ("" = it did not)
 };
 
+// The most threads a region may be compiled with. The CLI (--threads), the C API
+// (options.threads), deployment YAML (targets[].threads) and the package reader refuse more: no
+// device has that many cores, and plugins size per-thread state by the count.
+constexpr int32_t kMaxThreads = 1024;
+
 struct RegionCompileSettings {
-  int32_t num_threads = 0;  // 0 = plugin default
+  int32_t num_threads = 0;  // 0 = plugin default, else 1..kMaxThreads
   std::string precision = "fp32";
   std::string cache_dir;  // "" = none
   std::string pack_path;  // "" = heuristics

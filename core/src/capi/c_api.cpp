@@ -16,6 +16,7 @@
 #include "tessera/deploy_config.hpp"
 #include "tessera/error.hpp"
 #include "tessera/package.hpp"
+#include "tessera/plugin_host.hpp"
 #include "tessera/session.hpp"
 #include "tessera/tensor.hpp"
 
@@ -86,9 +87,9 @@ tessera::SessionOptions session_options(const tessera_session_options* o) {
       if (!e.options.empty()) options.target_settings[e.spec].options = e.options;
     }
   }
-  if (given.threads < 0 || given.threads > 1024) {
-    throw tessera::Error("options.threads " + std::to_string(given.threads) +
-                         " is outside 0..1024");
+  if (given.threads < 0 || given.threads > tessera::kMaxThreads) {
+    throw tessera::Error("options.threads " + std::to_string(given.threads) + " is outside 0.." +
+                         std::to_string(tessera::kMaxThreads));
   }
   options.threads = given.threads;
   if (given.precision != nullptr && *given.precision != 0) {

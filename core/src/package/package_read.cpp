@@ -20,6 +20,7 @@
 #include "tessera/file_util.hpp"
 #include "tessera/package.hpp"
 #include "tessera/passes.hpp"
+#include "tessera/plugin_host.hpp"
 
 namespace tessera {
 
@@ -120,7 +121,10 @@ class Decoder {
     out.pack_file = str(t.pack_file());
     out.pack_level = str(t.pack_level());
     out.threads = t.threads();
-    if (out.threads < 0) fail(field + ".threads", "is negative");
+    if (out.threads < 0 || out.threads > kMaxThreads) {
+      fail(field + ".threads", std::to_string(out.threads) + " is outside 0.." +
+                                   std::to_string(kMaxThreads) + " (0 = the plugin's default)");
+    }
     const size_t names = t.option_names() ? t.option_names()->size() : 0;
     const size_t values = t.option_values() ? t.option_values()->size() : 0;
     if (names != values) {
