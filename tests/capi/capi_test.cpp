@@ -6,6 +6,7 @@
 #include "tessera/tessera_c.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -297,6 +298,22 @@ TEST_F(CApi, CppLayerRunsAsTheReferenceKernelsAndThrowsTheMessage) {
     EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(tessera::api::Session("/nonexistent/model.tsp"), tessera::api::Error);
+}
+
+// A FIFO given as the model or package path fails at once naming it, instead of blocking until
+// a writer comes.
+TEST_F(CApi, FifoAsTheModelFailsNamingItWithoutBlocking) {
+  const std::string fifo = (std::filesystem::temp_directory_path() /
+                            ("tessera_capi_fifo_" + std::to_string(getpid()) + ".tsp"))
+                               .string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  tessera_session* s = nullptr;
+  EXPECT_EQ(tessera_session_create(fifo.c_str(), &options_, &s), TESSERA_FAILED);
+  const std::string message = tessera_last_error();
+  std::filesystem::remove(fifo);
+  EXPECT_NE(message.find("'" + fifo + "' is a FIFO (named pipe); expected a regular file"),
+            std::string::npos)
+      << message;
 }
 
 }  // namespace

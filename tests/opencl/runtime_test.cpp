@@ -1,10 +1,18 @@
 // tessera_opencl runtime on whatever OpenCL device exists (PoCL in CI): probing, build errors
-// carrying the build log, the binary cache (hit, corrupt file rebuilt), typed kernel arguments.
+// carrying the build log, the binary cache (hit, corrupt file rebuilt, a FIFO or a directory in
+// an entry's place ignored without blocking), typed kernel arguments.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <thread>
 
 #include "tessera_opencl/runtime.hpp"
 #include "test_requirements.hpp"
@@ -151,6 +159,72 @@ TEST_F(OpenClRuntimeTest, CorruptCacheFileIsDetectedAndRebuilt) {
   Program p = fourth.build("scale.cl", kScaleSource, "");
   EXPECT_TRUE(p.loaded_from_cache());
   expect_scale_works(fourth, p);
+}
+
+// A cache entry replaced by a FIFO made every build block forever opening it. It is now left
+// unopened and the program built from source. The watchdog shows whether anything opened the FIFO
+// to read it: opening a FIFO's writing end without blocking succeeds only while a reader has it
+// open. If one did (and so blocked), the watchdog's open releases it, and the test fails instead
+// of hanging.
+TEST_F(OpenClRuntimeTest, FifoInPlaceOfACacheEntryIsIgnoredWithoutBlocking) {
+  const std::string path = Context(device_, cache_dir_.string()).cache_path(kScaleSource, "");
+  std::filesystem::create_directories(cache_dir_);
+  ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+  std::atomic<bool> built{false}, fifo_was_read{false};
+  std::optional<Context> second;
+  std::optional<Program> p;
+  {
+    std::thread watchdog([&] {
+      while (!built) {
+        const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd >= 0) {
+          struct stat st {};
+          if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) fifo_was_read = true;
+          ::close(fd);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      }
+    });
+    // Stops and joins the watchdog however the build ends.
+    struct Join {
+      std::atomic<bool>& built;
+      std::thread& watchdog;
+      ~Join() {
+        built = true;
+        watchdog.join();
+      }
+    } join{built, watchdog};
+    second.emplace(device_, cache_dir_.string());
+    p.emplace(second->build("scale.cl", kScaleSource, ""));
+  }
+  EXPECT_FALSE(fifo_was_read) << "the build opened the FIFO at " << path << " to read it";
+  EXPECT_FALSE(p->loaded_from_cache());
+  EXPECT_EQ(second->cache_stats().ignored_entries, 1);
+  EXPECT_EQ(second->cache_stats().rejected_binaries, 0);
+  EXPECT_EQ(second->cache_stats().source_builds, 1);
+  expect_scale_works(*second, *p);
+  p.reset();
+  second.reset();
+  // The build's entry took the FIFO's place; the next context loads it.
+  EXPECT_TRUE(std::filesystem::is_regular_file(path));
+  Context third(device_, cache_dir_.string());
+  Program cached = third.build("scale.cl", kScaleSource, "");
+  EXPECT_TRUE(cached.loaded_from_cache());
+  EXPECT_EQ(third.cache_stats().ignored_entries, 0);
+  expect_scale_works(third, cached);
+}
+
+TEST_F(OpenClRuntimeTest, DirectoryInPlaceOfACacheEntryIsIgnored) {
+  const std::string path = Context(device_, cache_dir_.string()).cache_path(kScaleSource, "");
+  std::filesystem::create_directories(path);
+  Context ctx(device_, cache_dir_.string());
+  Program p = ctx.build("scale.cl", kScaleSource, "");
+  EXPECT_FALSE(p.loaded_from_cache());
+  EXPECT_EQ(ctx.cache_stats().ignored_entries, 1);
+  EXPECT_EQ(ctx.cache_stats().source_builds, 1);
+  EXPECT_EQ(ctx.cache_stats().writes, 0);  // a file cannot be renamed over the directory
+  EXPECT_TRUE(std::filesystem::is_directory(path));
+  expect_scale_works(ctx, p);
 }
 
 TEST_F(OpenClRuntimeTest, WrongArgumentNamesKernelAndError) {

@@ -3,6 +3,7 @@
 #include "tessera/package.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -292,6 +293,24 @@ TEST(PackageTest, ThreadCountsBeyondTheBoundAreRefusedNamingThePackageAndField) 
   const float* a = got[0].data<float>();
   const float* b = m.want[0].data<float>();
   for (int64_t i = 0; i < got[0].numel(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4f) << i;
+}
+
+// A FIFO or a directory where a package is expected is refused at once, naming it, instead of
+// blocking for a writer or mapping nothing.
+TEST(PackageTest, FifoOrDirectoryAsThePackageIsRefusedNamingIt) {
+  const std::string fifo = temp_path("fifo.tsp");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_FALSE(is_package_file(fifo));
+  const std::string fifo_error = error_of([&] { read_package(fifo); });
+  std::filesystem::remove(fifo);
+  EXPECT_EQ(fifo_error, "package '" + fifo + "' is a FIFO (named pipe); expected a regular file");
+
+  const std::string dir = temp_path("dir.tsp");
+  std::filesystem::create_directories(dir);
+  EXPECT_FALSE(is_package_file(dir));
+  const std::string dir_error = error_of([&] { read_package(dir); });
+  std::filesystem::remove(dir);
+  EXPECT_EQ(dir_error, "package '" + dir + "' is a directory; expected a regular file");
 }
 
 TEST(PackageTest, TheCApiRunsAPackage) {

@@ -33,6 +33,9 @@ class InputFile {
   InputFile& operator=(const InputFile&) = delete;
 
   const std::string& path() const { return path_; }
+  // The descriptor of the checked file, open while this object lives: map or read it here rather
+  // than opening `path` again (the name could meanwhile name something else).
+  int fd() const { return fd_; }
   // Size at open time (fstat).
   int64_t size() const { return size_; }
   // Reads up to `n` bytes at `offset`; returns how many were read (fewer only at end of file).

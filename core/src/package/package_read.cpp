@@ -426,19 +426,15 @@ Package parse_package(const uint8_t* data, size_t size, const std::string& file)
 }
 
 Package read_package(const std::string& path) {
-  // Checks it is a regular file within the limit, without blocking on a FIFO.
+  // A regular file within the limit, opened without blocking on a FIFO, and mapped through the
+  // same descriptor: the file checked is the file mapped.
   const InputFile file(path, "package", kMaxPackageBytes);
   const size_t size = static_cast<size_t>(file.size());
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) throw Error(path + ": cannot open package: " + std::strerror(errno));
+  if (size == 0) throw Error(path + ": file: 0 bytes is too short for a package");
   // Private and writable: a plugin that (wrongly) wrote into a weight would change its own copy
   // of the page, never the file.
-  void* base =
-      size == 0 ? MAP_FAILED : ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
-  const int map_errno = errno;
-  ::close(fd);
-  if (size == 0) throw Error(path + ": file: 0 bytes is too short for a package");
-  if (base == MAP_FAILED) throw Error(path + ": cannot map package: " + std::strerror(map_errno));
+  void* base = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, file.fd(), 0);
+  if (base == MAP_FAILED) throw Error(path + ": cannot map package: " + std::strerror(errno));
   std::shared_ptr<std::byte[]> mapping(static_cast<std::byte*>(base),
                                        [size](std::byte* p) { ::munmap(p, size); });
   return Decoder(std::move(mapping), size, path).decode();

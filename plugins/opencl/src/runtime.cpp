@@ -3,7 +3,11 @@
 #include "tessera_opencl/runtime.hpp"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -12,6 +16,7 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 
 namespace tessera::opencl {
 
@@ -120,7 +125,7 @@ std::string platform_string(cl_platform_id id, cl_platform_info param) {
   return s;
 }
 
-uint64_t fnv1a(const std::string& data, uint64_t hash = 1469598103934665603ull) {
+uint64_t fnv1a(std::string_view data, uint64_t hash = 1469598103934665603ull) {
   for (unsigned char c : data) {
     hash ^= c;
     hash *= 1099511628211ull;
@@ -148,6 +153,70 @@ std::string build_log(cl_program program, cl_device_id device) {
 }
 
 constexpr char kCacheMagic[8] = {'T', 'S', 'R', 'C', 'L', 'B', 'N', '1'};
+// A cache file's fields: magic, key size, key, payload size, checksum, payload.
+constexpr uint64_t kMaxCacheKeyBytes = uint64_t{1} << 20;
+constexpr uint64_t kMaxCachePayloadBytes = uint64_t{1} << 31;
+constexpr uint64_t kMaxCacheFileBytes =
+    sizeof(kCacheMagic) + 3 * sizeof(uint64_t) + kMaxCacheKeyBytes + kMaxCachePayloadBytes;
+
+// What is at a cache path: nothing yet, a regular file read whole, a file too large to be an
+// entry, or something else that is left unread (`problem` says what).
+struct CacheFile {
+  enum class State { kMissing, kRead, kTooLarge, kNotRegular } state = State::kMissing;
+  std::string bytes;
+  std::string problem;
+};
+
+// What `mode` says a path is instead of a regular file.
+const char* not_regular(mode_t mode) {
+  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
+  if (S_ISDIR(mode)) return "is a directory, not a regular file";
+  return "is not a regular file";
+}
+
+// Reads the cache entry at `path` without ever blocking, as core's InputFile reads model files
+// (a plugin cannot link it). Something other than a regular file is not even opened: opening a
+// FIFO would wait forever for a writer, and would release one waiting on it. The open itself is
+// non-blocking and checked again, for a FIFO put there after the stat.
+CacheFile read_cache_file(const std::string& path) {
+  CacheFile out;
+  auto ignored = [&](const std::string& problem) {
+    out.state = CacheFile::State::kNotRegular;
+    out.problem = problem;
+    return out;
+  };
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return out;
+    return ignored(std::string("cannot be read (") + std::strerror(errno) + ")");
+  }
+  if (!S_ISREG(st.st_mode)) return ignored(not_regular(st.st_mode));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) {
+    if (errno == ENOENT) return out;
+    return ignored(std::string("cannot be opened (") + std::strerror(errno) + ")");
+  }
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return ignored(not_regular(st.st_mode));
+  }
+  if (static_cast<uint64_t>(st.st_size) > kMaxCacheFileBytes) {
+    out.state = CacheFile::State::kTooLarge;
+  } else {
+    out.bytes.resize(static_cast<size_t>(st.st_size));
+    size_t done = 0;
+    while (done < out.bytes.size()) {
+      const ssize_t got = ::read(fd, out.bytes.data() + done, out.bytes.size() - done);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) break;
+      done += static_cast<size_t>(got);
+    }
+    out.bytes.resize(done);  // a file cut short while read fails the entry's own size checks
+    out.state = CacheFile::State::kRead;
+  }
+  ::close(fd);
+  return out;
+}
 
 // The identity of a cached binary: everything that changes the compiled code.
 std::string cache_key(const DeviceInfo& device, const std::string& source,
@@ -505,40 +574,57 @@ cl_program Context::build_from_source(const std::string& label, const std::strin
 
 cl_program Context::load_cached(const std::string& path, const std::string& key,
                                 const std::string& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return nullptr;  // not cached yet: not a rejection
   auto reject = [&]() -> cl_program {
     ++stats_.rejected_binaries;
     return nullptr;
   };
+  const CacheFile file = read_cache_file(path);
+  switch (file.state) {
+    case CacheFile::State::kMissing:
+      return nullptr;  // not cached yet: not a rejection
+    case CacheFile::State::kNotRegular:
+      // A cache only saves build time: what sits in an entry's place costs a build, not the run.
+      ++stats_.ignored_entries;
+      std::fprintf(stderr,
+                   "opencl: note: kernel cache entry '%s' %s; ignored, building from source\n",
+                   path.c_str(), file.problem.c_str());
+      return nullptr;
+    case CacheFile::State::kTooLarge:
+      return reject();
+    case CacheFile::State::kRead:
+      break;
+  }
+  const std::string_view bytes = file.bytes;
+  size_t at = 0;
+  auto take = [&](void* dst, size_t n) {
+    if (bytes.size() - at < n) return false;
+    std::memcpy(dst, bytes.data() + at, n);
+    at += n;
+    return true;
+  };
   char magic[sizeof(kCacheMagic)];
   uint64_t key_size = 0, payload_size = 0, checksum = 0;
-  if (!in.read(magic, sizeof(magic)) || std::memcmp(magic, kCacheMagic, sizeof(magic)) != 0) {
+  if (!take(magic, sizeof(magic)) || std::memcmp(magic, kCacheMagic, sizeof(magic)) != 0) {
     return reject();
   }
-  if (!in.read(reinterpret_cast<char*>(&key_size), sizeof(key_size)) || key_size > (1u << 20)) {
-    return reject();
-  }
-  std::string stored_key(key_size, '\0');
-  if (!in.read(stored_key.data(), static_cast<std::streamsize>(key_size)) || stored_key != key) {
+  if (!take(&key_size, sizeof(key_size)) || key_size > kMaxCacheKeyBytes ||
+      bytes.size() - at < key_size || bytes.substr(at, key_size) != key) {
     return reject();  // stale: another driver/device/source hashed to the same file name
   }
-  if (!in.read(reinterpret_cast<char*>(&payload_size), sizeof(payload_size)) ||
-      !in.read(reinterpret_cast<char*>(&checksum), sizeof(checksum)) || payload_size == 0 ||
-      payload_size > (1ull << 31)) {
+  at += key_size;
+  if (!take(&payload_size, sizeof(payload_size)) || !take(&checksum, sizeof(checksum)) ||
+      payload_size == 0 || payload_size > kMaxCachePayloadBytes) {
     return reject();
   }
-  std::string payload(payload_size, '\0');
-  if (!in.read(payload.data(), static_cast<std::streamsize>(payload_size)) ||
-      in.peek() != std::char_traits<char>::eof() || fnv1a(payload) != checksum) {
-    return reject();
-  }
-  const auto* bytes = reinterpret_cast<const unsigned char*>(payload.data());
+  // Exactly the payload is left: fewer bytes is a truncated file, more a damaged one.
+  const std::string_view payload = bytes.substr(at);
+  if (payload.size() != payload_size || fnv1a(payload) != checksum) return reject();
+  const auto* binary = reinterpret_cast<const unsigned char*>(payload.data());
   const size_t size = payload.size();
   cl_int binary_status = CL_SUCCESS;
   cl_int err = CL_SUCCESS;
   cl_program program =
-      clCreateProgramWithBinary(context_, 1, &device_.id, &size, &bytes, &binary_status, &err);
+      clCreateProgramWithBinary(context_, 1, &device_.id, &size, &binary, &binary_status, &err);
   if (err != CL_SUCCESS || binary_status != CL_SUCCESS) {
     if (program) clReleaseProgram(program);
     return reject();

@@ -187,6 +187,9 @@ struct CacheStats {
   int64_t source_builds = 0;      // programs compiled from source
   int64_t rejected_binaries = 0;  // cache files found but corrupt, stale or refused by the driver
   int64_t writes = 0;             // cache files written
+  // Cache paths holding something other than a regular file (a FIFO, a directory), or that could
+  // not be opened: left unread, with a note on stderr, and built from source.
+  int64_t ignored_entries = 0;
 };
 
 // One device's context (shared by every Context of the process on that device, see
@@ -206,8 +209,10 @@ class Context {
   const CacheStats& cache_stats() const { return stats_; }
 
   // Builds `source` with `options`. Tries the binary cache first (a corrupt, stale or rejected
-  // binary is rebuilt from source and the cache file replaced). On failure throws ClError whose
-  // message holds `label` (e.g. the .cl file name), the device and the full build log.
+  // binary is rebuilt from source and the cache file replaced; an entry that is not a regular
+  // file is never opened for reading in a way that could block, and is ignored). On failure throws
+  // ClError whose message holds `label` (e.g. the .cl file name), the device and the full build
+  // log.
   Program build(const std::string& label, const std::string& source, const std::string& options);
 
   // Path of the cache file build() would use; for tests.
