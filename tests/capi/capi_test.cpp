@@ -24,11 +24,13 @@
 
 namespace {
 
-// conv 3x3 (8 -> 16) + relu on x, added to y; outputs the sum and its global average.
-std::string two_port_model() {
-  const std::string path = (std::filesystem::temp_directory_path() /
-                            ("tessera_capi_" + std::to_string(getpid()) + ".onnx"))
-                               .string();
+// conv 3x3 (8 -> 16) + relu on x, added to y; outputs the sum and its global average. With
+// `open_batch`, the batch dimension of every input and output is the symbol "N".
+std::string two_port_model(bool open_batch = false) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() /
+       ("tessera_capi_" + std::to_string(getpid()) + (open_batch ? "_open" : "") + ".onnx"))
+          .string();
   tessera::zoo::detail::ModelBuilder b("capi", 7);
   auto x = b.input("x", {1, 8, 12, 12});
   auto y = b.input("y", {1, 16, 12, 12});
@@ -40,6 +42,15 @@ std::string two_port_model() {
   auto sum = b.add(b.relu(b.conv(x, "conv", conv), "relu"), y, "sum");
   b.output(sum);
   b.output(b.global_avg_pool(sum, "gap"));
+  if (open_batch) {
+    onnx::GraphProto* g = b.model().mutable_graph();
+    for (auto* ports : {g->mutable_input(), g->mutable_output()}) {
+      for (onnx::ValueInfoProto& port : *ports) {
+        port.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_param(
+            "N");
+      }
+    }
+  }
   std::ofstream(path, std::ios::binary) << b.model().SerializeAsString();
   return path;
 }
@@ -51,14 +62,18 @@ std::vector<float> pattern(size_t n, float phase) {
 }
 
 struct Feeds {
-  std::vector<float> x = pattern(8 * 12 * 12, 0.0f), y = pattern(16 * 12 * 12, 1.0f);
-  std::vector<int64_t> xs = {1, 8, 12, 12}, ys = {1, 16, 12, 12};
-  const char* names[2] = {"x", "y"};
-  tessera_tensor_view views[2];
-  Feeds() {
+  explicit Feeds(int64_t batch = 1)
+      : x(pattern(static_cast<size_t>(batch) * 8 * 12 * 12, 0.0f)),
+        y(pattern(static_cast<size_t>(batch) * 16 * 12 * 12, 1.0f)),
+        xs{batch, 8, 12, 12},
+        ys{batch, 16, 12, 12} {
     views[0] = {TESSERA_DTYPE_FLOAT32, 4, xs.data(), x.data()};
     views[1] = {TESSERA_DTYPE_FLOAT32, 4, ys.data(), y.data()};
   }
+  std::vector<float> x, y;
+  std::vector<int64_t> xs, ys;
+  const char* names[2] = {"x", "y"};
+  tessera_tensor_view views[2];
 };
 
 // The reference kernels' outputs for the same feeds.
@@ -66,8 +81,8 @@ std::vector<tessera::Tensor> oracle(const std::string& model, const Feeds& f) {
   tessera::SessionOptions o;
   o.targets = {"reference"};
   tessera::Session s(tessera::import_onnx_file(model), o);
-  return s.run({{"x", tessera::Tensor::from_vector<float>({1, 8, 12, 12}, f.x)},
-                {"y", tessera::Tensor::from_vector<float>({1, 16, 12, 12}, f.y)}});
+  return s.run({{"x", tessera::Tensor::from_vector<float>(f.xs, f.x)},
+                {"y", tessera::Tensor::from_vector<float>(f.ys, f.y)}});
 }
 
 void expect_matches(tessera_outputs* out, const std::vector<tessera::Tensor>& ref) {
@@ -298,6 +313,68 @@ TEST_F(CApi, CppLayerRunsAsTheReferenceKernelsAndThrowsTheMessage) {
     EXPECT_NE(std::string(e.what()).find("'y'"), std::string::npos) << e.what();
   }
   EXPECT_THROW(tessera::api::Session("/nonexistent/model.tsp"), tessera::api::Error);
+}
+
+// A dimension the model leaves open reads -1, as tessera_c.h promises and the Python binding
+// reports; the session then runs at a batch other than the planned one, as the reference
+// kernels do.
+TEST_F(CApi, OpenDimensionsReadMinusOneAndRunAtAnotherSize) {
+  const std::string model = two_port_model(/*open_batch=*/true);
+  tessera_session* s = nullptr;
+  ASSERT_EQ(tessera_session_create(model.c_str(), &options_, &s), TESSERA_OK)
+      << tessera_last_error();
+  const std::vector<int64_t> want[2] = {{-1, 8, 12, 12}, {-1, 16, 12, 12}};
+  for (int32_t i = 0; i < 2; ++i) {
+    int32_t rank = 0;
+    const int64_t* shape = nullptr;
+    ASSERT_EQ(tessera_session_input(s, i, nullptr, nullptr, &rank, &shape), TESSERA_OK);
+    EXPECT_EQ(std::vector<int64_t>(shape, shape + rank), want[i]) << "input " << i;
+  }
+  Feeds f(/*batch=*/3);
+  tessera_outputs* out = nullptr;
+  ASSERT_EQ(tessera_session_run(s, 2, f.names, f.views, &out), TESSERA_OK) << tessera_last_error();
+  expect_matches(out, oracle(model, f));
+  tessera_outputs_release(out);
+  tessera_session_release(s);
+  std::filesystem::remove(model);
+}
+
+// options.plugin_dir must be an absolute path to a directory; the host alone would only record a
+// relative or missing one as not searched and go on without the caller's plugins.
+TEST_F(CApi, PluginDirThatIsRelativeOrMissingFailsNamingIt) {
+  struct Case {
+    std::string dir, message;
+  };
+  const Case cases[] = {
+      {"plugins/lib",
+       "options.plugin_dir 'plugins/lib' is a relative path; plugin directories "
+       "must be absolute"},
+      {"/nonexistent/tessera/plugins",
+       "options.plugin_dir: plugin directory '/nonexistent/tessera/plugins' does not exist"},
+      {model_, "options.plugin_dir: plugin directory '" + model_ + "' is not a directory"},
+  };
+  for (const Case& c : cases) {
+    tessera_session_options o = options_;
+    o.plugin_dir = c.dir.c_str();
+    tessera_session* s = nullptr;
+    EXPECT_EQ(tessera_session_create(model_.c_str(), &o, &s), TESSERA_FAILED) << c.dir;
+    EXPECT_EQ(s, nullptr);
+    EXPECT_NE(std::string(tessera_last_error()).find(c.message), std::string::npos)
+        << tessera_last_error();
+  }
+  // The build tree's plugin folder, given absolute, is searched: the session runs as the
+  // reference kernels do.
+  const std::string dir = std::string(TESSERA_BINARY_DIR) + "/plugins/lib";
+  tessera_session_options o = options_;
+  o.plugin_dir = dir.c_str();
+  tessera_session* s = nullptr;
+  ASSERT_EQ(tessera_session_create(model_.c_str(), &o, &s), TESSERA_OK) << tessera_last_error();
+  Feeds f;
+  tessera_outputs* out = nullptr;
+  ASSERT_EQ(tessera_session_run(s, 2, f.names, f.views, &out), TESSERA_OK) << tessera_last_error();
+  expect_matches(out, oracle(model_, f));
+  tessera_outputs_release(out);
+  tessera_session_release(s);
 }
 
 // A FIFO given as the model or package path fails at once naming it, instead of blocking until

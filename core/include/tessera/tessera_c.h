@@ -60,7 +60,9 @@ typedef struct tessera_session_options {
   int32_t threads;        /* 0 = each plugin's default */
   const char* precision;  /* "fp32" (NULL), "fp16" or "fp16-acc32" */
   int32_t allow_fallback; /* nonzero: a named target that cannot run is skipped (else an error) */
-  const char* plugin_dir; /* an extra absolute plugin directory, or NULL */
+  /* An extra plugin directory, or NULL. It must be an absolute path to an existing directory:
+   * tessera_session_create fails naming it otherwise. */
+  const char* plugin_dir;
   int32_t no_packs;       /* nonzero: the schedules' heuristics only, no tuned packs */
   /* Nonzero: a package compiled for another device, driver or plugin version is planned again
    * for the devices here (with a warning) instead of refused. Since C API 1.1 (appended field). */
@@ -100,7 +102,9 @@ tessera_status tessera_session_create(const char* model_path,
 /* Not while another thread uses the session. */
 void tessera_session_release(tessera_session* session);
 
-/* The model's inputs and outputs. A dimension the model leaves open is -1 in *shape. */
+/* The model's inputs and outputs. A dimension the model leaves open (an input's symbolic or
+ * unknown size) is -1 in *shape; a run takes any size there. An output's shape is the one
+ * inferred when the session was created; each run's outputs carry the shapes of that run. */
 int32_t tessera_session_input_count(const tessera_session* session);
 int32_t tessera_session_output_count(const tessera_session* session);
 tessera_status tessera_session_input(const tessera_session* session, int32_t index,

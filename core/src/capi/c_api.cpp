@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <new>
@@ -26,7 +27,7 @@ struct tessera_session {
   struct Port {
     std::string name;
     tessera::DType dtype;
-    std::vector<int64_t> shape;
+    std::vector<int64_t> shape;  // -1 where the model leaves a dimension open
   };
   std::vector<Port> inputs, outputs;
 };
@@ -67,6 +68,34 @@ tessera_status guarded(const char* where, Fn fn) {
   }
 }
 
+// options.plugin_dir as given, or an error naming it: the plugin host would only record a
+// relative or missing directory as not searched, and the caller would never learn why its
+// plugins are absent. A deployment YAML's missing plugin_dirs entry is an error too; a relative
+// one is resolved there against the YAML's folder, which a C caller has no counterpart of.
+std::string checked_plugin_dir(const std::string& dir) {
+  if (!std::filesystem::path(dir).is_absolute()) {
+    throw tessera::Error("options.plugin_dir '" + tessera::escaped(dir) +
+                         "' is a relative path; plugin directories must be absolute (the working "
+                         "directory is never searched)");
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw tessera::Error(
+        "options.plugin_dir: plugin directory '" + tessera::escaped(dir) + "' " +
+        (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
+  }
+  return dir;
+}
+
+// The shape a port reports: -1 where the model leaves a dimension open (Value::open_dims).
+std::vector<int64_t> port_shape(const tessera::Value& v) {
+  std::vector<int64_t> shape = v.shape;
+  for (size_t d = 0; d < shape.size() && d < v.open_dims.size(); ++d) {
+    if (v.open_dims[d]) shape[d] = -1;
+  }
+  return shape;
+}
+
 tessera::SessionOptions session_options(const tessera_session_options* o) {
   tessera_session_options given;
   tessera_session_options_init(&given);
@@ -102,7 +131,7 @@ tessera::SessionOptions session_options(const tessera_session_options* o) {
   }
   options.allow_fallback = given.allow_fallback != 0;
   if (given.plugin_dir != nullptr && *given.plugin_dir != 0) {
-    options.plugin_dirs.push_back(given.plugin_dir);
+    options.plugin_dirs.push_back(checked_plugin_dir(given.plugin_dir));
   }
   if (given.no_packs != 0) options.pack_mode = tessera::PackMode::kNone;
   options.replan_package = given.replan_package != 0;
@@ -217,11 +246,11 @@ tessera_status tessera_session_create(const char* model_path,
     const tessera::Graph& ports = package ? package->graph : graph;
     for (tessera::ValueId id : ports.inputs) {
       const tessera::Value& v = ports.value(id);
-      s->inputs.push_back({v.name, v.dtype, v.shape});
+      s->inputs.push_back({v.name, v.dtype, port_shape(v)});
     }
     for (tessera::ValueId id : ports.outputs) {
       const tessera::Value& v = ports.value(id);
-      s->outputs.push_back({v.name, v.dtype, v.shape});
+      s->outputs.push_back({v.name, v.dtype, port_shape(v)});
     }
     s->session = package ? std::make_unique<tessera::Session>(*package, o)
                          : std::make_unique<tessera::Session>(std::move(graph), o);
