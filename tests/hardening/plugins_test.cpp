@@ -35,12 +35,15 @@ PluginHostOptions only(const fs::path& dir) {
   return o;
 }
 
-// A fresh 0755 directory holding a copy of the reference plugin as libtessera-plugin-NAME.so.
-fs::path dir_with_copy(const std::string& name) {
+// A fresh 0755 directory NAME holding a copy of the reference plugin as
+// libtessera-plugin-FILE_NAME.so (NAME by default; a copy that is to load keeps the name
+// "reference", which its table gives).
+fs::path dir_with_copy(const std::string& name, const std::string& file_name = "") {
   const fs::path dir = test::scratch_dir() / name;
   fs::create_directories(dir);
   fs::permissions(dir, fs::perms(0755));
-  fs::copy_file(kReference, dir / ("libtessera-plugin-" + name + ".so"));
+  fs::copy_file(kReference,
+                dir / ("libtessera-plugin-" + (file_name.empty() ? name : file_name) + ".so"));
   return dir;
 }
 
@@ -54,7 +57,7 @@ std::string only_refusal(const PluginHost& host) {
 }
 
 TEST(PluginFiles, IntactCopyLoads) {
-  const PluginHost host(only(dir_with_copy("intact")));
+  const PluginHost host(only(dir_with_copy("intact", "reference")));
   ASSERT_NE(host.find("reference"), nullptr);
   EXPECT_FALSE(host.find("reference")->devices().empty());
   EXPECT_TRUE(host.refusals().empty());

@@ -1,14 +1,27 @@
 // Plugin discovery: loads, refusals with their reasons, directory rules.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
+#include "graph_builder.hpp"
 #include "tessera/plugin_host.hpp"
+#include "tessera/session.hpp"
 
 namespace tessera {
 namespace {
+
+bool has_control_character(const std::string& text) {
+  for (char c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
 
 PluginHostOptions only(std::vector<std::string> dirs) {
   PluginHostOptions o;
@@ -83,6 +96,13 @@ TEST(PluginHost, BrokenPluginsAreRefusedWithReasons) {
       {"probethrows", "probe failed (status 1): probe threw on purpose (test)"},
       {"rawthrow", "probe threw a C++ exception across the C boundary: raw probe exploded"},
       {"halfref", "duplicate name 'halfref' (already loaded from "},
+      // Tables naming themselves otherwise than their files; the ESC arrives escaped.
+      {"impostor",
+       "its function table names it 'cpu', but its file is named for 'impostor'; a plugin's "
+       "table name must match its file name, libtessera-plugin-impostor.so"},
+      {"escname",
+       "its function table names it 'esc\\x1b[31mname', but its file is named for "
+       "'escname'"},
   };
   for (const Expect& e : expected) {
     const PluginRefusal* r = refusal_named(host, e.name);
@@ -90,6 +110,9 @@ TEST(PluginHost, BrokenPluginsAreRefusedWithReasons) {
     EXPECT_NE(r->reason.find(e.reason_part), std::string::npos) << e.name << ": " << r->reason;
   }
   EXPECT_EQ(host.refusals().size(), std::size(expected));
+  for (const PluginRefusal& r : host.refusals()) {
+    EXPECT_FALSE(has_control_character(r.name + r.reason + r.path)) << r.name << ": " << r.reason;
+  }
   // The refusals never stop the others: both good plugins and compilefail loaded.
   EXPECT_NE(host.find("halfref"), nullptr);
   EXPECT_NE(host.find("islandgpu"), nullptr);
@@ -140,6 +163,120 @@ TEST(PluginHost, ReprobeWithSelector) {
   const auto devices = host.find("halfref")->probe("any");
   ASSERT_EQ(devices.size(), 1u);
   EXPECT_EQ(devices[0].name, "halfref device");
+}
+
+// The impostor on TESSERA_PLUGIN_PATH calls itself "cpu" from libtessera-plugin-impostor.so: the
+// shadowing check, which runs on file names before any code is loaded, let it through, and it
+// took the bundled cpu plugin's name (the bundled one was then refused as the duplicate). It is
+// refused for the mismatch, whatever allow_shadowing says, and the bundled plugins load.
+TEST(PluginHost, TableNamingABundledPluginFromAnotherFileReplacesNothing) {
+  ::setenv("TESSERA_PLUGIN_PATH", TESSERA_TEST_PLUGIN_BROKEN_DIR, 1);
+  for (const bool allow_shadowing : {false, true}) {
+    PluginHostOptions o;
+    o.allow_shadowing = allow_shadowing;
+    const PluginHost host(o);
+    const PluginRefusal* r = refusal_named(host, "impostor");
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->reason.rfind("its function table names it 'cpu', but its file is named for "
+                              "'impostor'",
+                              0),
+              0u)
+        << r->reason;
+    for (const PluginRefusal& other : host.refusals()) {
+      EXPECT_EQ(other.reason.find("duplicate name 'cpu'"), std::string::npos) << other.reason;
+    }
+    // The bundled plugins come from the build tree, the cpu plugin among them where it is built.
+    for (const char* name : {"reference", "cpu"}) {
+      const auto plugin = host.find(name);
+      if (plugin == nullptr && std::string(name) == "cpu") continue;
+      ASSERT_NE(plugin, nullptr) << name;
+      EXPECT_TRUE(std::filesystem::equivalent(std::filesystem::path(plugin->path()).parent_path(),
+                                              TESSERA_PLUGIN_BUILD_DIR))
+          << plugin->path();
+    }
+  }
+  ::unsetenv("TESSERA_PLUGIN_PATH");
+}
+
+// A file whose name gives a plugin name with an ESC in it is refused before it is opened, and the
+// refusal shows the name escaped.
+TEST(PluginHost, FileNameWithAControlCharacterIsRefusedEscaped) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessera-host-esc-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms(0755));
+  std::ofstream(dir / "libtessera-plugin-re\x1b[2Jd.so") << "never opened";
+  const PluginHost host(only({dir.string()}));
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(host.refusals().size(), 1u);
+  EXPECT_EQ(host.refusals()[0].name, "re\\x1b[2Jd");
+  EXPECT_EQ(host.refusals()[0].reason,
+            "the plugin name in its file name has a character outside [A-Za-z0-9._-]");
+  EXPECT_EQ(host.refusals()[0].path, (dir / "libtessera-plugin-re\\x1b[2Jd.so").string());
+  EXPECT_TRUE(host.plugins().empty());
+}
+
+// controltext loads (its name is an identifier) but puts ESC sequences and newlines in every
+// free-text answer: core keeps them escaped, so plans, errors and `tessera info` print them as
+// text instead of moving the cursor or forging lines.
+TEST(PluginHost, ControlCharactersInPluginTextAreKeptEscaped) {
+  const PluginHost host(only({TESSERA_TEST_PLUGIN_CONTROLS_DIR}));
+  const auto plugin = host.find("controltext");
+  ASSERT_NE(plugin, nullptr);
+  EXPECT_EQ(plugin->version(), "1\\x1b[0m");
+  EXPECT_EQ(plugin->description(), "first line\\x0asecond line");
+  ASSERT_EQ(plugin->devices().size(), 1u);
+  const PluginDeviceInfo& d = plugin->devices()[0];
+  EXPECT_EQ(d.id, "odd0");
+  EXPECT_EQ(d.vendor, "vendor\\x1b[2J");
+  EXPECT_EQ(d.name, "device\\x0aname");
+  EXPECT_EQ(d.driver_version, "driver\\x1b]0;title\\x07");
+  EXPECT_EQ(d.features, "f1\\x0df2");
+}
+
+TEST(PluginHost, ControlCharactersInACompileFailureAreEscapedInTheError) {
+  auto host = std::make_shared<const PluginHost>(only({TESSERA_TEST_PLUGIN_CONTROLS_DIR}));
+  ASSERT_NE(host->find("controltext"), nullptr);
+  const Graph g = test::GraphBuilder()
+                      .input("x", {4})
+                      .node("Relu", {"x"}, {"y"}, {}, "relu")
+                      .output("y")
+                      .build();
+  SessionOptions o;
+  o.targets = {"controltext"};
+  std::string message;
+  try {
+    Session s(g, o, host);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  EXPECT_NE(message.find("failed to compile on controltext: \\x1b[31mred\\x0aforged line"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(has_control_character(message)) << message;
+}
+
+// `tessera info` over the controls and broken folders: the plugin's texts, the refused ESC name
+// and every other line arrive as printable text; nothing but the line breaks is a control byte.
+TEST(PluginHost, InfoPrintsPluginTextEscaped) {
+  const std::string command = std::string("env -u TESSERA_PLUGIN_PATH ") + TESSERA_CLI +
+                              " info --no-packs --plugin-dir " + TESSERA_TEST_PLUGIN_CONTROLS_DIR +
+                              " --plugin-dir " + TESSERA_TEST_PLUGIN_BROKEN_DIR;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
+  ASSERT_EQ(::pclose(pipe), 0) << out;
+  std::string lines_only = out;
+  lines_only.erase(std::remove(lines_only.begin(), lines_only.end(), '\n'), lines_only.end());
+  EXPECT_FALSE(has_control_character(lines_only)) << out;
+  for (const char* shown :
+       {"controltext 1\\x1b[0m (ABI", "first line\\x0asecond line",
+        "vendor\\x1b[2J / device\\x0aname [cpu], driver driver\\x1b]0;title\\x07",
+        "features: f1\\x0df2", "its function table names it 'esc\\x1b[31mname'"}) {
+    EXPECT_NE(out.find(shown), std::string::npos) << shown << "\n" << out;
+  }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "cli.hpp"
 #include "run_common.hpp"
+#include "tessera/error.hpp"
 #include "tessera/plugin_host.hpp"
 #include "tessera/session.hpp"
 
@@ -95,9 +96,11 @@ int cmd_info(int argc, char** argv) {
     return 0;
   }
   std::printf("tessera %s (plugin ABI %s)\n\n", TESSERA_VERSION, plugin_abi_version().c_str());
+  // Plugin-provided text (descriptions, device names, refusals) comes escaped from the host;
+  // paths come from the environment and directory listings and are escaped here.
   std::printf("plugin directories:\n");
   for (const PluginDir& d : host.dirs()) {
-    std::printf("  %-50s [%s] %s\n", d.path.c_str(), d.origin.c_str(), d.status.c_str());
+    std::printf("  %-50s [%s] %s\n", escaped(d.path).c_str(), d.origin.c_str(), d.status.c_str());
   }
   std::printf("\ndevice families and packs (default locations):\n");
   for (const char* sub : {"targets/devices", "schedules"}) {
@@ -108,7 +111,8 @@ int cmd_info(int argc, char** argv) {
   std::printf("\nplugins loaded: %zu\n", host.plugins().size());
   for (const auto& p : host.plugins()) {
     std::printf("  %s %s (ABI %u.%u): %s\n    %s\n", p->name().c_str(), p->version().c_str(),
-                p->abi_major(), p->abi_minor(), p->description().c_str(), p->path().c_str());
+                p->abi_major(), p->abi_minor(), p->description().c_str(),
+                escaped(p->path()).c_str());
     if (p->devices().empty()) std::printf("    no devices\n");
     for (size_t i = 0; i < p->devices().size(); ++i) {
       const PluginDeviceInfo& d = p->devices()[i];

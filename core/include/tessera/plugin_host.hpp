@@ -1,5 +1,11 @@
 // The plugin host: finds libtessera-plugin-<name>.so files in absolute directories, loads them with
-// Boost.DLL, checks their ABI, probes their devices, and keeps every refusal with its reason.
+// Boost.DLL, checks their ABI and that their table gives the name their file gives, probes their
+// devices, and keeps every refusal with its reason.
+//
+// Text from plugins: names and device ids are identifiers ([A-Za-z0-9._-], checked); every other
+// string a plugin hands over (version, description, device names, messages) is kept with its
+// control characters escaped (tessera::escaped), since it ends up printed in `tessera info`,
+// plans and errors.
 //
 // Lifetime: a LoadedPlugin owns its library; a PluginInstance (one per target, session or tuner
 // worker) owns one plugin instance and holds its LoadedPlugin; a compiled region holds its
@@ -157,10 +163,11 @@ class PluginInstance {
   mutable std::mutex calls_;
 };
 
-// One candidate file that was not loaded.
+// One candidate file that was not loaded. Text to show: control characters are escaped in all
+// three (file names and plugin answers may hold ESC or newlines).
 struct PluginRefusal {
   std::string path;
-  std::string name;    // from the file name (or the table, when it got that far)
+  std::string name;    // from the file name, libtessera-plugin-<name>.so
   std::string reason;  // "not a plugin: no entry symbol 'tessera_plugin_entry'", ...
 };
 
@@ -206,8 +213,8 @@ class PluginHost {
 
  private:
   void search_dir(const PluginDir& dir);
-  void load_candidate(const PluginDir& dir, const std::string& path,
-                      const std::string& file_name_plugin);
+  // `name` is the plugin name its file name gives; the plugin's table must give the same.
+  void load_candidate(const PluginDir& dir, const std::string& path, const std::string& name);
 
   // Plugin names (from file names) in the default directories, and where each was found.
   std::map<std::string, std::string> bundled_;

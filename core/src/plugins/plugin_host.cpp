@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "plugins/plugin_file_check.hpp"
+#include "plugins/plugin_text.hpp"
 #include "plugins/region_desc.hpp"
 #include "tessera/error.hpp"
 
@@ -40,30 +41,34 @@ std::string str_or_empty(const char* s) {
   return s ? s : "";
 }
 
-// "" when `id` is a usable device id (tsr_device_info::id), else why not.
-std::string device_id_problem(const std::string& id) {
-  if (id.empty()) return "has no id";
-  if (id.size() > 63) return "has an id longer than 63 characters";
+// "" when `id` may name a plugin or a device (tsr_device_info::id), else why not: 1 to 63
+// characters of [A-Za-z0-9._-], which target specs ("mali:gpu0"), file names and printed plans
+// take as they are.
+std::string identifier_problem(const std::string& id) {
+  if (id.empty()) return "is empty";
+  if (id.size() > 63) return "is longer than 63 characters";
   for (char c : id) {
     const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
                     c == '.' || c == '_' || c == '-';
-    if (!ok) return "has an id with a character outside [A-Za-z0-9._-]";
+    if (!ok) return "has a character outside [A-Za-z0-9._-]";
   }
   return "";
 }
 
+// The device as core keeps it. The id is checked by the caller, the other strings are shown
+// (`tessera info`, plans, errors) and so get their control characters escaped.
 PluginDeviceInfo to_device_info(const tsr_device_info& d) {
   PluginDeviceInfo info;
   info.id = str_or_empty(d.id);
-  info.vendor = str_or_empty(d.vendor);
-  info.name = str_or_empty(d.name);
-  info.driver_version = str_or_empty(d.driver_version);
-  info.kind = str_or_empty(d.kind);
+  info.vendor = detail::plugin_text(d.vendor);
+  info.name = detail::plugin_text(d.name);
+  info.driver_version = detail::plugin_text(d.driver_version);
+  info.kind = detail::plugin_text(d.kind);
   info.compute_units = d.compute_units;
   info.memory_bytes = d.memory_bytes;
-  info.features = str_or_empty(d.features);
+  info.features = detail::plugin_text(d.features);
   info.score = d.score;
-  info.unusable_reason = str_or_empty(d.unusable_reason);
+  info.unusable_reason = detail::plugin_text(d.unusable_reason);
   return info;
 }
 
@@ -79,13 +84,12 @@ std::string call_probe(const tsr_plugin& table, tsr_instance instance, const cha
     status = table.probe_devices(instance, selector, infos, kMaxDevices, &count,
                                  tsr_message{text, sizeof(text)});
   } catch (const std::exception& e) {
-    return std::string("probe threw a C++ exception across the C boundary: ") + e.what();
+    return "probe threw a C++ exception across the C boundary: " + escaped(e.what());
   } catch (...) {
     return "probe threw a C++ exception across the C boundary";
   }
   if (status != TSR_OK) {
-    return "probe failed (status " + std::to_string(status) +
-           "): " + (text[0] ? text : "no message");
+    return "probe failed (status " + std::to_string(status) + "): " + detail::plugin_message(text);
   }
   if (count < 0 || count > kMaxDevices) {
     return "probe returned an invalid device count " + std::to_string(count);
@@ -93,8 +97,9 @@ std::string call_probe(const tsr_plugin& table, tsr_instance instance, const cha
   devices.clear();
   for (int32_t i = 0; i < count; ++i) {
     PluginDeviceInfo info = to_device_info(infos[i]);
-    if (std::string why = device_id_problem(info.id); !why.empty()) {
-      return "probe answered a device ('" + info.name + "') that " + why;
+    if (std::string why = identifier_problem(info.id); !why.empty()) {
+      return "probe answered a device ('" + info.name + "') whose id '" + escaped(info.id) + "' " +
+             why;
     }
     for (const PluginDeviceInfo& other : devices) {
       if (other.id == info.id) {
@@ -141,11 +146,10 @@ std::string call_create(const tsr_plugin& table, const TargetOptions& options,
     return "create threw a C++ exception across the C boundary";
   }
   if (status == TSR_INVALID_ARGUMENT && !options.empty()) {
-    return std::string("refused its options: ") + (text[0] ? text : "no message");
+    return "refused its options: " + detail::plugin_message(text);
   }
   if (status != TSR_OK) {
-    return "create failed (status " + std::to_string(status) +
-           "): " + (text[0] ? text : "no message");
+    return "create failed (status " + std::to_string(status) + "): " + detail::plugin_message(text);
   }
   if (*instance == nullptr) return "create answered OK but no instance";
   return "";
@@ -232,7 +236,7 @@ tsr_buffer PluginInstance::alloc_buffer(const std::string& device, uint64_t byte
   if (status != TSR_OK || buffer == nullptr) {
     throw Error("plugin '" + name() + "' could not allocate a " + std::to_string(bytes) +
                 "-byte buffer on device '" + device + "' (status " + std::to_string(status) +
-                "): " + (text[0] ? text : "no message"));
+                "): " + detail::plugin_message(text));
   }
   return buffer;
 }
@@ -264,7 +268,7 @@ PluginNodeTuning PluginInstance::describe_node(const std::string& device, const 
   PluginNodeTuning out;
   if (!has_describe_node()) return out;
   const std::string who = "plugin '" + name() + "' describe_node for node " + std::to_string(node) +
-                          " ('" + str_or_empty(region->nodes[node].name) + "')";
+                          " ('" + escaped(str_or_empty(region->nodes[node].name)) + "')";
   std::lock_guard<std::mutex> lock(calls_);
   tsr_node_tuning tuning{};
   tuning.struct_size = sizeof(tsr_node_tuning);
@@ -278,7 +282,7 @@ PluginNodeTuning PluginInstance::describe_node(const std::string& device, const 
   }
   if (status != TSR_OK) {
     throw Error(who + " failed (status " + std::to_string(status) +
-                "): " + (text[0] ? text : "no message"));
+                "): " + detail::plugin_message(text));
   }
   // Copy before the lock goes: the plugin's storage lives until the next call on this thread.
   out.workload_key = str_or_empty(tuning.workload_key);
@@ -298,7 +302,7 @@ PluginNodeTuning PluginInstance::describe_node(const std::string& device, const 
     PluginSchedule schedule;
     schedule.name = str_or_empty(d.name);
     if (d.num_knobs < 0 || (d.num_knobs > 0 && d.knobs == nullptr)) {
-      throw Error(who + ": schedule '" + schedule.name + "' has a malformed knob list");
+      throw Error(who + ": schedule '" + escaped(schedule.name) + "' has a malformed knob list");
     }
     for (int32_t k = 0; k < d.num_knobs; ++k) {
       PluginKnobSpace knob;
@@ -450,46 +454,31 @@ void PluginHost::search_dir(const PluginDir& dir) {
   for (const auto& [path, name] : candidates) load_candidate(dir, path, name);
 }
 
-void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
-                                const std::string& file_name_plugin) {
-  auto refuse = [&](const std::string& name, const std::string& reason) {
-    refusals_.push_back({path, name, reason});
-  };
-  std::error_code same_ec;
-  if (auto b = bundled_.find(file_name_plugin);
-      b != bundled_.end() && dir.origin == "TESSERA_PLUGIN_PATH" && !allow_shadowing_ &&
-      !fs::equivalent(dir.path, b->second, same_ec)) {
-    refuse(file_name_plugin, "shadows the bundled plugin '" + file_name_plugin + "' in " +
-                                 b->second + "; to use this one instead, set " +
-                                 "allow_plugin_shadowing: true in the deployment");
-    return;
-  }
-  // dlopen maps whatever it is given: a truncated file dies with SIGBUS inside the loader.
-  if (std::string why = plugin_checks::file_problem(path); !why.empty()) {
-    refuse(file_name_plugin, "not loadable: " + why);
-    return;
-  }
-  auto library = std::make_unique<LoadedPlugin::Library>();
+namespace {
+
+// Loads the library at `path` into `lib` and asks its entry for this host's function table: the
+// table, or nullptr with `why` saying what the file is instead.
+const tsr_plugin* open_table(boost::dll::shared_library& lib, const std::string& path,
+                             std::string& why) {
   std::error_code ec;
   ::dlerror();
-  library->lib.load(path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-  if (ec || !library->lib.is_loaded()) {
+  lib.load(path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  if (ec || !lib.is_loaded()) {
     const char* detail = ::dlerror();
-    refuse(file_name_plugin, "not loadable: " + (detail ? std::string(detail) : ec.message()));
-    return;
+    why = "not loadable: " + (detail ? std::string(detail) : ec.message());
+    return nullptr;
   }
-  if (!library->lib.has(TESSERA_PLUGIN_ENTRY_NAME)) {
-    refuse(file_name_plugin,
-           std::string("not a plugin: no entry symbol '") + TESSERA_PLUGIN_ENTRY_NAME + "'");
-    return;
+  if (!lib.has(TESSERA_PLUGIN_ENTRY_NAME)) {
+    why = std::string("not a plugin: no entry symbol '") + TESSERA_PLUGIN_ENTRY_NAME + "'";
+    return nullptr;
   }
-  auto entry = library->lib.get<const tsr_plugin*(uint32_t, uint32_t)>(TESSERA_PLUGIN_ENTRY_NAME);
+  auto entry = lib.get<const tsr_plugin*(uint32_t, uint32_t)>(TESSERA_PLUGIN_ENTRY_NAME);
   const tsr_plugin* table = nullptr;
   try {
     table = entry(TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR);
   } catch (...) {
-    refuse(file_name_plugin, "entry threw a C++ exception across the C boundary");
-    return;
+    why = "entry threw a C++ exception across the C boundary";
+    return nullptr;
   }
   if (table == nullptr) {
     // A plugin built for ABI 1 refuses a major-2 host in its entry; ask it as a 1.x host would, to
@@ -499,48 +488,90 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
       old = entry(1, 2);
     } catch (...) {
     }
-    if (old != nullptr && old->abi_major == 1) {
-      refuse(file_name_plugin, porting_reason(old->abi_major, old->abi_minor));
-      return;
-    }
-    refuse(file_name_plugin,
-           "entry returned NULL (the plugin refused host ABI " + plugin_abi_version() + ")");
-    return;
+    why = old != nullptr && old->abi_major == 1
+              ? porting_reason(old->abi_major, old->abi_minor)
+              : "entry returned NULL (the plugin refused host ABI " + plugin_abi_version() + ")";
+    return nullptr;
   }
   if (table->abi_major != TESSERA_PLUGIN_ABI_MAJOR) {
-    refuse(file_name_plugin, table->abi_major < TESSERA_PLUGIN_ABI_MAJOR
-                                 ? porting_reason(table->abi_major, table->abi_minor)
-                                 : "ABI major mismatch: plugin built for " +
-                                       std::to_string(table->abi_major) + "." +
-                                       std::to_string(table->abi_minor) + ", host is " +
-                                       plugin_abi_version() + " (use a core of that ABI)");
-    return;
+    why = table->abi_major < TESSERA_PLUGIN_ABI_MAJOR
+              ? porting_reason(table->abi_major, table->abi_minor)
+              : "ABI major mismatch: plugin built for " + std::to_string(table->abi_major) + "." +
+                    std::to_string(table->abi_minor) + ", host is " + plugin_abi_version() +
+                    " (use a core of that ABI)";
+    return nullptr;
   }
   if (table->struct_size < offsetof(tsr_plugin, last_profile)) {
-    refuse(file_name_plugin,
-           "function table too small (struct_size " + std::to_string(table->struct_size) + ")");
+    why = "function table too small (struct_size " + std::to_string(table->struct_size) + ")";
+    return nullptr;
+  }
+  return table;
+}
+
+}  // namespace
+
+void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
+                                const std::string& name) {
+  // Refusals are shown by `tessera info` and in errors; file names and whatever the plugin
+  // answered may hold control characters.
+  auto refuse = [&](const std::string& reason) {
+    refusals_.push_back({escaped(path), escaped(name), escaped(reason)});
+  };
+  if (std::string why = identifier_problem(name); !why.empty()) {
+    refuse("the plugin name in its file name " + why);
     return;
   }
-  const std::string name = str_or_empty(table->name);
-  if (name.empty()) {
-    refuse(file_name_plugin, "function table has no name");
+  // Decided on the name the file gives, before any of its code runs; a loaded plugin's table
+  // gives the same name (checked below), so this is the name it would have replaced.
+  std::error_code same_ec;
+  if (auto b = bundled_.find(name); b != bundled_.end() && dir.origin == "TESSERA_PLUGIN_PATH" &&
+                                    !allow_shadowing_ &&
+                                    !fs::equivalent(dir.path, b->second, same_ec)) {
+    refuse("shadows the bundled plugin '" + name + "' in " + b->second +
+           "; to use this one instead, set allow_plugin_shadowing: true in the deployment");
+    return;
+  }
+  // dlopen maps whatever it is given: a truncated file dies with SIGBUS inside the loader.
+  if (std::string why = plugin_checks::file_problem(path); !why.empty()) {
+    refuse("not loadable: " + why);
+    return;
+  }
+  auto library = std::make_unique<LoadedPlugin::Library>();
+  std::string why;
+  const tsr_plugin* table = open_table(library->lib, path, why);
+  if (table == nullptr) {
+    refuse(why);
+    return;
+  }
+  // A plugin is known by its file name before it is loaded (the shadowing check, `only`, the
+  // bundled set); a table calling itself otherwise would take another plugin's place unseen.
+  const std::string table_name = str_or_empty(table->name);
+  if (table_name.empty()) {
+    refuse("function table has no name");
+    return;
+  }
+  if (table_name != name) {
+    refuse("its function table names it '" + escaped(table_name) +
+           "', but its file is named for '" + name +
+           "'; a plugin's table name must match its file name, libtessera-plugin-" + name +
+           kSuffix);
     return;
   }
   if (!table->create || !table->destroy || !table->probe_devices || !table->query_node ||
       !table->compile_region || !table->execute_region || !table->release_region) {
-    refuse(name, "a required slot of the function table is NULL");
+    refuse("a required slot of the function table is NULL");
     return;
   }
   if (std::shared_ptr<LoadedPlugin> other = find(name)) {
-    refuse(name, "duplicate name '" + name + "' (already loaded from " + other->path() + ")");
+    refuse("duplicate name '" + name + "' (already loaded from " + other->path() + ")");
     return;
   }
   std::shared_ptr<LoadedPlugin> plugin(new LoadedPlugin());
   plugin->library_ = std::move(library);
   plugin->table_ = table;
   plugin->name_ = name;
-  plugin->version_ = str_or_empty(table->version);
-  plugin->description_ = str_or_empty(table->description);
+  plugin->version_ = detail::plugin_text(table->version);
+  plugin->description_ = detail::plugin_text(table->description);
   plugin->path_ = path;
   // The load-time probe runs in an instance of its own, destroyed before the plugin is kept: the
   // devices a plugin lists by default are what `tessera info` and default targets see.
@@ -552,7 +583,7 @@ void PluginHost::load_candidate(const PluginDir& dir, const std::string& path,
       call_destroy(*table, instance);
     }
     if (!reason.empty()) {
-      refuse(name, reason);
+      refuse(reason);
       return;
     }
   }

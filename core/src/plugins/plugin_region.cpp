@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "plugins/plugin_text.hpp"
 #include "plugins/region_desc.hpp"
 #include "tessera/plugin_host.hpp"
 
@@ -85,7 +86,7 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<PluginInstan
   }
   if (status != TSR_OK || handle == nullptr) {
     throw RegionCompileError(
-        std::string(text[0] ? text : "no message") + " (status " + std::to_string(status) + ")",
+        detail::plugin_message(text) + " (status " + std::to_string(status) + ")",
         status == TSR_OK ? TSR_ERROR : status);
   }
   region->handle_ = handle;
@@ -125,7 +126,7 @@ void checked_execute(const PluginInstance& instance, const Call& call) {
   }
   if (status != TSR_OK) {
     throw Error("plugin '" + instance.name() + "' failed to execute a region (status " +
-                std::to_string(status) + "): " + (text[0] ? text : "no message"));
+                std::to_string(status) + "): " + detail::plugin_message(text));
   }
 }
 
