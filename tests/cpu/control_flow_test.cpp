@@ -179,8 +179,8 @@ TEST(ControlFlow, IfOnShapesPicksPerImageSizeWithNestedBranches) {
   }
 }
 
-TEST(ControlFlow, IfOnActivationsIsRefusedNamingTheNode) {
-  // The condition comes from a large input's values: not something to bind per value.
+// x: float32 [1, 3, 160, 160], too large to bind by value: y = If(sum(x) > 0) Relu(x) else Neg(x).
+std::string sign_model() {
   ModelBuilder m(13);
   m.input("x", onnx::TensorProto::FLOAT, {1, 3, 160, 160});
   m.output("y", onnx::TensorProto::FLOAT);
@@ -195,12 +195,104 @@ TEST(ControlFlow, IfOnActivationsIsRefusedNamingTheNode) {
   auto* n = m.node("If", {"positive"}, {"y"}, "by_sign");
   ModelBuilder::add_graph_attr(n, "then_branch", a);
   ModelBuilder::add_graph_attr(n, "else_branch", b);
-  try {
-    import_onnx_bytes(m.bytes(), "sign.onnx", "");
-    FAIL() << "an If on activations was accepted";
-  } catch (const UnsupportedError& e) {
-    EXPECT_NE(std::string(e.what()).find("node 'by_sign' (If)"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("activations"), std::string::npos) << e.what();
+  return m.bytes();
+}
+
+TEST(ControlFlow, IfOnActivationsRunsInStages) {
+  const Graph g = import_onnx_bytes(sign_model(), "sign.onnx", "");
+  EXPECT_FALSE(g.prepared);
+  EXPECT_TRUE(g.value_inputs.empty());
+  EXPECT_TRUE(g.unsized_inputs.empty());
+  Session session(g, cpu_only());
+  ASSERT_FALSE(session.plan().warnings.empty());
+  EXPECT_NE(session.plan().warnings.back().find("runs in stages"), std::string::npos);
+  const Shape shape{1, 3, 160, 160};
+  for (float shift : {0.5f, -0.5f, 0.5f}) {
+    SCOPED_TRACE("inputs shifted by " + std::to_string(shift));
+    std::vector<float> x = seeded(static_cast<size_t>(shape_numel(shape)), 9);
+    for (float& v : x) v += shift;
+    const std::vector<Tensor> y = session.run({{"x", Tensor::from_vector<float>(shape, x)}});
+    std::vector<float> want(x.size());
+    for (size_t i = 0; i < x.size(); ++i) want[i] = shift > 0 ? std::max(x[i], 0.0f) : -x[i];
+    expect_near(y[0], shape, want);
+    bool branch_node = false;
+    for (const NodePlacement& p : session.plan().nodes) {
+      EXPECT_NE(p.op_type, "If");
+      branch_node = branch_node || p.node.rfind("by_sign/", 0) == 0;
+    }
+    EXPECT_TRUE(branch_node);
+    EXPECT_NE(session.plan().warnings.back().find("'positive'"), std::string::npos)
+        << session.plan().warnings.back();
+  }
+  // The first stage planned once; the rest once per condition value seen.
+  EXPECT_EQ(session.plans_held(), 3);
+}
+
+// A detector's tail: boxes and scores computed by a 1x1 convolution from features, then
+// NonMaxSuppression keeps some boxes and Gather takes their coordinates, and NonZero lists the
+// positions of the confident scores. Every count depends on the data.
+std::string detector_model() {
+  ModelBuilder m(13);
+  m.input("features", onnx::TensorProto::FLOAT, {1, 8, 4, 4});
+  m.output("kept_boxes", onnx::TensorProto::FLOAT);
+  m.output("confident", onnx::TensorProto::INT64);
+  m.raw_float("w", {5, 8, 1, 1}, seeded(40, 31));
+  m.raw_int64("shape_b", {3}, {1, 5, 16});
+  m.raw_int64("rows", {2}, {16, 4});
+  m.raw_int64("zero1", {1}, {0});
+  m.raw_int64("four", {1}, {4});
+  m.raw_int64("five", {1}, {5});
+  m.raw_int64("axis1", {1}, {1});
+  m.raw_int64("max_out", {1}, {3});
+  m.raw_float("iou", {1}, {0.3f});
+  m.raw_float("score_min", {1}, {0.2f});
+  m.raw_float("half", {}, {0.5f});
+  m.raw_int64("two", {}, {2});
+  m.node("Conv", {"features", "w"}, {"head"}, "head");        // [1, 5, 4, 4]
+  m.node("Reshape", {"head", "shape_b"}, {"flat"}, "flat");   // [1, 5, 16]
+  m.node("Slice", {"flat", "zero1", "four", "axis1"}, {"coords"}, "coords");  // [1, 4, 16]
+  ModelBuilder::add_ints_attr(m.node("Transpose", {"coords"}, {"boxes"}, "boxes"), "perm",
+                              {0, 2, 1});  // [1, 16, 4]
+  m.node("Slice", {"flat", "four", "five", "axis1"}, {"logit"}, "logit");  // [1, 1, 16]
+  m.node("Sigmoid", {"logit"}, {"scores"}, "scores");
+  m.node("NonMaxSuppression", {"boxes", "scores", "max_out", "iou", "score_min"}, {"selected"},
+         "nms");  // [k, 3]
+  ModelBuilder::add_int_attr(m.node("Gather", {"selected", "two"}, {"box_index"}, "box_index"),
+                             "axis", 1);  // [k]
+  m.node("Reshape", {"boxes", "rows"}, {"box_rows"}, "box_rows");  // [16, 4]
+  m.node("Gather", {"box_rows", "box_index"}, {"kept_boxes"}, "kept");  // [k, 4]
+  m.node("Greater", {"scores", "half"}, {"sure"}, "sure");
+  m.node("NonZero", {"sure"}, {"confident"}, "confident");  // [3, n]
+  return m.bytes();
+}
+
+TEST(ControlFlow, DetectorPostProcessingRunsInStagesOnCpu) {
+  const Graph g = import_onnx_bytes(detector_model(), "detector.onnx", "");
+  EXPECT_FALSE(g.prepared);
+  Session session(g, cpu_only());
+  for (uint32_t seed : {1u, 2u, 3u, 1u}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const std::map<std::string, Tensor> inputs{
+        {"features", Tensor::from_vector<float>({1, 8, 4, 4}, seeded(128, seed))}};
+    const std::vector<Tensor> got = session.run(inputs);
+    const std::vector<Tensor> want = run_reference(g, inputs);
+    ASSERT_EQ(got.size(), 2u);
+    ASSERT_EQ(got[0].shape(), want[0].shape());
+    EXPECT_LE(got[0].shape()[0], 3);
+    EXPECT_EQ(got[0].shape()[1], 4);
+    for (int64_t i = 0; i < want[0].numel(); ++i) {
+      EXPECT_NEAR(got[0].data<float>()[i], want[0].data<float>()[i], 1e-5f) << i;
+    }
+    ASSERT_EQ(got[1].shape(), want[1].shape());
+    for (int64_t i = 0; i < want[1].numel(); ++i) {
+      EXPECT_EQ(got[1].data<int64_t>()[i], want[1].data<int64_t>()[i]) << i;
+    }
+    // The convolution ran on cpu in the first stage, not folded into the reference.
+    bool conv_on_cpu = false;
+    for (const NodePlacement& p : session.plan().nodes) {
+      conv_on_cpu = conv_on_cpu || (p.op_type == "Conv" && p.plugin == "cpu");
+    }
+    EXPECT_TRUE(conv_on_cpu);
   }
 }
 

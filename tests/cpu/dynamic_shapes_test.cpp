@@ -278,7 +278,9 @@ TEST(DynamicShapes, OpenHeightAndWidthWaitForTheFirstRunSymbolicOrMinusOne) {
       EXPECT_EQ(session.plan().plan_number, c.plan_number);
       EXPECT_EQ(session.plans_held(), c.held);
       for (const NodePlacement& p : session.plan().nodes) {
-        if (p.op_type == "Conv" || p.op_type == "Relu") EXPECT_EQ(p.plugin, "cpu") << p.node;
+        if (p.op_type == "Conv" || p.op_type == "Relu") {
+          EXPECT_EQ(p.plugin, "cpu") << p.node;
+        }
       }
     }
     // A size the model fixes (3 channels) is still checked, naming the input.

@@ -385,3 +385,87 @@ def test_core_messages_name_python_keywords(mixed, tmp_path):
     assert np.array_equal(s.run(None, {"x": xs})[0], want)
     with pytest.raises(tessera.Error, match="input_shapes= is for ONNX models"):
         tessera.Session(package, input_shapes={"a": [1, 4]})
+
+
+# ---- Models as users bring them (issue 43): open sizes, data-dependent shapes ----
+
+def _ocr_detector(path):
+    """A DBNet-like text detector as Paddle2ONNX writes it: batch, height and width are -1."""
+    from onnx import helper, numpy_helper, TensorProto as T, save
+    rng = np.random.default_rng(3)
+    w = lambda *s: numpy_helper.from_array((rng.standard_normal(s) * 0.3).astype(np.float32))
+    inits = [w(8, 3, 3, 3), w(8, 8, 3, 3), w(1, 8, 1, 1),
+             numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32))]
+    for t, name in zip(inits, ["w0", "w1", "w2", "scales"]):
+        t.name = name
+    nodes = [
+        helper.make_node("Conv", ["x", "w0"], ["c0"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("Relu", ["c0"], ["r0"]),
+        helper.make_node("Conv", ["r0", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("Resize", ["r1", "", "scales"], ["up"], mode="nearest"),
+        helper.make_node("Conv", ["up", "w2"], ["logit"]),
+        helper.make_node("Sigmoid", ["logit"], ["prob"]),
+    ]
+    x = helper.make_tensor_value_info("x", T.FLOAT, [-1, 3, -1, -1])
+    graph = helper.make_graph(nodes, "ocr_det", [x],
+                              [helper.make_tensor_value_info("prob", T.FLOAT, None)], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    save(m, str(path))
+    return str(path)
+
+
+def test_an_ocr_detector_runs_three_image_sizes_in_one_session(tmp_path):
+    path = _ocr_detector(tmp_path / "ocr_det.onnx")
+    s, ref = tessera.Session(path), _ort_session(path)
+    assert s.get_inputs()[0].shape == [None, 3, None, None]
+    rng = np.random.default_rng(5)
+    for shape in ((1, 3, 64, 96), (1, 3, 48, 160), (2, 3, 96, 64)):
+        x = rng.random(shape, dtype=np.float32)
+        got, = s.run(None, {"x": x})
+        want, = ref.run(None, {"x": x})
+        assert got.shape == want.shape
+        assert np.abs(got - want).max() <= 1e-3 * np.abs(want).max()
+    assert s.plan()["plan_number"] == 3
+
+
+def test_a_detector_with_non_max_suppression_runs_in_stages(tmp_path):
+    """Boxes and scores from a convolution; NMS keeps some; Gather takes their coordinates."""
+    from onnx import helper, numpy_helper, TensorProto as T, save
+    rng = np.random.default_rng(11)
+    c = lambda name, a: numpy_helper.from_array(np.asarray(a), name)
+    inits = [c("w", (rng.standard_normal((5, 8, 1, 1)) * 0.5).astype(np.float32)),
+             c("shape_b", np.array([1, 5, 64], np.int64)), c("rows", np.array([64, 4], np.int64)),
+             c("zero", np.array([0], np.int64)), c("four", np.array([4], np.int64)),
+             c("five", np.array([5], np.int64)), c("one", np.array([1], np.int64)),
+             c("max_out", np.array([5], np.int64)), c("iou", np.array([0.4], np.float32)),
+             c("score_min", np.array([0.3], np.float32)), c("two", np.array(2, np.int64))]
+    nodes = [
+        helper.make_node("Conv", ["features", "w"], ["head"]),
+        helper.make_node("Reshape", ["head", "shape_b"], ["flat"]),
+        helper.make_node("Slice", ["flat", "zero", "four", "one"], ["coords"]),
+        helper.make_node("Transpose", ["coords"], ["boxes"], perm=[0, 2, 1]),
+        helper.make_node("Slice", ["flat", "four", "five", "one"], ["logit"]),
+        helper.make_node("Sigmoid", ["logit"], ["scores"]),
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "score_min"],
+                         ["selected"]),
+        helper.make_node("Gather", ["selected", "two"], ["box_index"], axis=1),
+        helper.make_node("Reshape", ["boxes", "rows"], ["box_rows"]),
+        helper.make_node("Gather", ["box_rows", "box_index"], ["kept"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "detector", [helper.make_tensor_value_info("features", T.FLOAT, [1, 8, 8, 8])],
+        [helper.make_tensor_value_info("kept", T.FLOAT, None),
+         helper.make_tensor_value_info("selected", T.INT64, None)], inits)
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 8
+    path = str(tmp_path / "detector.onnx")
+    save(m, path)
+    s, ref = tessera.Session(path, targets="cpu"), _ort_session(path)
+    for seed in range(3):
+        x = np.random.default_rng(seed).standard_normal((1, 8, 8, 8)).astype(np.float32)
+        got, want = s.run(None, {"features": x}), ref.run(None, {"features": x})
+        assert got[1].tolist() == want[1].tolist()
+        assert got[0].shape == want[0].shape and np.allclose(got[0], want[0], atol=1e-5)
+    assert any("stages" in w for w in s.plan()["warnings"])

@@ -12,7 +12,9 @@ with ONNX Runtime on the same file and inputs:
     FusedGemm);
   - a voice-activity-detector-like model that picks its branch with If from a sample-rate input;
   - an image model whose height and width are open, written as -1 (Paddle2ONNX's way), run at
-    three sizes.
+    three sizes;
+  - a detector exported with its post-processing (NonMaxSuppression, NonZero, an If on the
+    number of boxes kept), whose shapes follow from the data.
 Float outputs must agree within 1e-3 of max |ref| (1e-4 relative where noted); quantized ones by
 cosine >= 0.98 and the same argmax, since requantization may round one step differently.
 
@@ -192,6 +194,51 @@ def open_hw():
     return m
 
 
+def detector_nms():
+    """A detector's head and post-processing exported whole: boxes and scores from a
+    convolution, NonMaxSuppression, the kept boxes gathered, confident cells by NonZero, and an
+    If on whether any box was kept. Every count depends on the data."""
+    c = lambda name, a: init(name, a)
+    inits = [c("w", (RNG.randn(5, 8, 1, 1) * 0.5).astype(np.float32)),
+             c("shape_b", np.array([1, 5, 64], np.int64)), c("rows", np.array([64, 4], np.int64)),
+             c("zero", np.array([0], np.int64)), c("four", np.array([4], np.int64)),
+             c("five", np.array([5], np.int64)), c("one", np.array([1], np.int64)),
+             c("max_out", np.array([6], np.int64)), c("iou", np.array([0.4], np.float32)),
+             c("score_min", np.array([0.35], np.float32)), c("two", np.array(2, np.int64)),
+             c("half", np.array(0.6, np.float32)), c("none", np.array(0, np.int64))]
+    any_kept_then = helper.make_graph(
+        [helper.make_node("ReduceMax", ["kept"], ["best"], keepdims=0)], "some", [],
+        [helper.make_tensor_value_info("best", TensorProto.FLOAT, None)])
+    any_kept_else = helper.make_graph(
+        [helper.make_node("ReduceMax", ["scores"], ["fallback"], keepdims=0)], "none", [],
+        [helper.make_tensor_value_info("fallback", TensorProto.FLOAT, None)])
+    nodes = [
+        helper.make_node("Conv", ["features", "w"], ["head"]),
+        helper.make_node("Reshape", ["head", "shape_b"], ["flat"]),
+        helper.make_node("Slice", ["flat", "zero", "four", "one"], ["coords"]),
+        helper.make_node("Transpose", ["coords"], ["boxes"], perm=[0, 2, 1]),
+        helper.make_node("Slice", ["flat", "four", "five", "one"], ["logit"]),
+        helper.make_node("Sigmoid", ["logit"], ["scores"]),
+        helper.make_node("NonMaxSuppression", ["boxes", "scores", "max_out", "iou", "score_min"],
+                         ["selected"]),
+        helper.make_node("Gather", ["selected", "two"], ["box_index"], axis=1),
+        helper.make_node("Reshape", ["boxes", "rows"], ["box_rows"]),
+        helper.make_node("Gather", ["box_rows", "box_index"], ["kept"]),
+        helper.make_node("Greater", ["scores", "half"], ["sure"]),
+        helper.make_node("NonZero", ["sure"], ["confident"]),
+        helper.make_node("Size", ["box_index"], ["count"]),
+        helper.make_node("Greater", ["count", "none"], ["some"]),
+        helper.make_node("If", ["some"], ["summary"], then_branch=any_kept_then,
+                         else_branch=any_kept_else),
+    ]
+    return model(nodes, [helper.make_tensor_value_info("features", TensorProto.FLOAT, [1, 8, 8, 8])],
+                 [helper.make_tensor_value_info("kept", TensorProto.FLOAT, None),
+                  helper.make_tensor_value_info("selected", TensorProto.INT64, None),
+                  helper.make_tensor_value_info("confident", TensorProto.INT64, None),
+                  helper.make_tensor_value_info("summary", TensorProto.FLOAT, None)], inits,
+                 [helper.make_opsetid("", 13)])
+
+
 def saver(make_model):
     def make(dir):
         path = os.path.join(dir, "model.onnx")
@@ -209,6 +256,7 @@ CASES = {
     "contrib_fused_conv": (saver(contrib_fused_conv), "fused_conv", "float"),
     "if_sample_rate": (saver(vad_if), "vad", "float"),
     "open_hw_minus_one": (saver(open_hw), "open_hw", "float"),
+    "detector_nms": (saver(detector_nms), "detector", "float"),
 }
 
 
@@ -225,6 +273,9 @@ def feeds(kind):
     if kind == "vad":
         audio = r.randn(1, 1, 512).astype(np.float32)
         return [{"audio": audio, "sr": np.array(sr, dtype=np.int64)} for sr in (16000, 8000)]
+    if kind == "detector":
+        return [{"features": np.random.RandomState(seed).randn(1, 8, 8, 8).astype(np.float32)}
+                for seed in (1, 2, 3)]
     if kind == "open_hw":
         return [{"x": r.rand(n, 3, h, w).astype(np.float32)}
                 for n, h, w in ((1, 64, 48), (2, 37, 91), (1, 128, 128))]
@@ -249,6 +300,9 @@ def run_tessera(tessera, path, feed, targets, dir):
 def compare(kind, want, got):
     if want.shape != got.shape:
         return False, f"shape {got.shape}, ONNX Runtime {want.shape}"
+    if want.dtype.kind in "iub":
+        same = bool(np.array_equal(want, got))
+        return same, "equal" if same else "values differ"
     if kind == "int8" or want.dtype != np.float32:
         a, b = want.astype(np.float64).ravel(), got.astype(np.float64).ravel()
         cos = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b) + 1e-30))

@@ -564,6 +564,10 @@ class PySession {
     d["nodes"] = nodes;
     d["regions"] = regions;
     d["warnings"] = p.warnings;
+    // Which input shapes the plan is for; the session keeps one plan per input signature.
+    d["input_signature"] = p.input_signature;
+    d["plan_number"] = p.plan_number;
+    d["plans_held"] = session_->plans_held();
     return d;
   }
 

@@ -102,6 +102,10 @@ class Graph {
   // Such a graph is not prepared before a run gives those sizes; a Session plans it at the first
   // run and again per input signature.
   std::vector<ValueId> unsized_inputs;
+  // Set by prepare_graph when a shape depends on a value the model computes (NonZero's input,
+  // NonMaxSuppression's scores, an If condition on activations): that value's name. The graph
+  // stays unprepared; a Session runs it in stages, the nodes that value depends on first.
+  std::string value_needed_at_run;
 
   // Adds a value; throws if the name is already taken.
   ValueId add_value(Value value);

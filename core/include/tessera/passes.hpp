@@ -20,9 +20,25 @@ class InputValuesNeeded : public UnsupportedError {
   std::vector<ValueId> inputs;
 };
 
+// Thrown by preparation when a node needs, to infer shapes, the value of `value` (named `name`)
+// and that value is computed from the model's activations or a large input: NonZero's and
+// NonMaxSuppression's inputs, TopK's k or a Reshape's shape taken from data, an If condition on
+// activations. prepare_graph leaves such a graph unprepared; a Session then runs it in stages:
+// the nodes `value` depends on first, then the rest prepared with `value` bound as a constant.
+class ValueNeededAtRun : public UnsupportedError {
+ public:
+  ValueNeededAtRun(const std::string& message, ValueId value, std::string name)
+      : UnsupportedError(message), value(value), name(std::move(name)) {}
+  ValueId value;
+  std::string name;
+};
+
 // Graph inputs larger than this (elements) are never frozen to decide shapes: a node that needs
-// the values of, say, an image input at load time is an error, not a re-plan per run.
+// the values of, say, an image input at load time runs in stages instead (ValueNeededAtRun).
 constexpr int64_t kMaxValueInputElements = int64_t{1} << 16;
+// Float graph inputs are bound by value only up to this many elements (scales, a threshold):
+// a larger float input is data, and what needs its values runs in stages.
+constexpr int64_t kMaxFloatValueInputElements = 16;
 
 // Infers dtype and shape of every value in topological order; throws naming the node on error.
 void infer_shapes(Graph& graph);
@@ -63,7 +79,9 @@ void lower_cast_like(Graph& graph);
 // it was before in graph.unprepared and sets graph.prepared. When shapes depend on the values of
 // graph inputs (InputValuesNeeded), the graph stays unprepared (prepared = false) with those inputs
 // in graph.value_inputs; prepare_for_inputs prepares it once values are known. A graph with
-// Graph::unsized_inputs is left unprepared (only sorted) for the same reason.
+// Graph::unsized_inputs is left unprepared (only sorted) for the same reason, and so is a graph
+// whose shapes depend on a value computed at run time (ValueNeededAtRun), with its name in
+// Graph::value_needed_at_run.
 void prepare_graph(Graph& graph);
 
 // A prepared copy of `graph` (its unprepared form when it was prepared) for these inputs: every
@@ -83,7 +101,14 @@ bool input_accepts(const Value& input, DType dtype, const Shape& shape);
 bool can_prepare_again(const Graph& graph);
 
 // Whether a Session plans `graph` only at its first run: shapes depend on input values
-// (Graph::value_inputs) or on sizes only a run gives (Graph::unsized_inputs).
+// (Graph::value_inputs), on sizes only a run gives (Graph::unsized_inputs), or on a value the
+// model computes (Graph::value_needed_at_run: it then runs in stages).
 bool planned_at_first_run(const Graph& graph);
+
+// The graph's outputs for these inputs computed by constant folding alone: every input bound as
+// a constant, then every node folded with the reference kernels (If inlined, NonZero and its
+// kind evaluated) whatever its size. The oracle's way through graphs that run in stages.
+std::vector<Tensor> evaluate_by_folding(const Graph& graph,
+                                        const std::map<std::string, Tensor>& inputs);
 
 }  // namespace tessera

@@ -25,7 +25,15 @@ bool needs_preparation(const Graph& graph, const std::map<std::string, Tensor>& 
 std::vector<Tensor> run_reference(const Graph& given, const std::map<std::string, Tensor>& inputs) {
   Graph prepared;
   const bool again = needs_preparation(given, inputs);
-  if (again) prepared = prepare_for_inputs(given, inputs);
+  if (again) {
+    try {
+      prepared = prepare_for_inputs(given, inputs);
+    } catch (const ValueNeededAtRun&) {
+      // Shapes follow from values computed at run time (NonZero, an If on activations): every
+      // node folded in order is the reference kernels run node by node.
+      return evaluate_by_folding(given, inputs);
+    }
+  }
   const Graph& graph = again ? prepared : given;
   const std::string where = graph.source.empty() ? "graph" : graph.source;
   std::vector<Tensor> slots(graph.values.size());

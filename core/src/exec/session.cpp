@@ -22,6 +22,7 @@
 #include "plugins/pack_apply.hpp"
 #include "tessera/error.hpp"
 #include "tessera/package.hpp"
+#include "exec/stages.hpp"
 #include "tessera/passes.hpp"
 
 namespace tessera {
@@ -388,6 +389,18 @@ struct Planned {
   BufferPool buffers;
 };
 
+// A graph whose shapes follow from a value computed at run time runs as two sessions: `first`
+// computes that value (and what the rest reads of its part of the graph), then `rest`, made at
+// the first run from the first stage's results, is prepared per run with the value bound.
+struct Staged {
+  detail::StageSplit split;
+  std::unique_ptr<Session> first;  // null when the value is a graph input
+  std::mutex mutex;                // guards `rest` while it is made
+  std::unique_ptr<Session> rest;
+  // The rest's inputs and outputs by name, as made (its plans bind value inputs away).
+  std::vector<std::string> rest_inputs, rest_outputs;
+};
+
 struct Session::Impl {
   Graph given;  // as the caller passed it; prepared again per signature when it can be
   std::shared_ptr<const PluginHost> host;
@@ -404,6 +417,8 @@ struct Session::Impl {
   std::list<std::pair<std::string, std::shared_ptr<Planned>>> plans;
   std::shared_ptr<Planned> current;
   ExecutionPlan waiting_plan;  // plan() before the first run of a graph that needs input values
+  std::shared_ptr<Staged> staged;  // set once the graph runs in stages
+  ExecutionPlan staged_plan;       // both stages' plans of the latest staged run
   std::vector<RegionProfile> last_profile;
   RunStats last_stats;
   mutable std::mutex mutex;  // everything above after construction
@@ -434,6 +449,8 @@ struct Session::Impl {
   std::string signature(const std::map<std::string, Tensor>* inputs) const;
   std::shared_ptr<Planned> planned_for(const std::map<std::string, Tensor>& inputs);
   void make_current(const std::shared_ptr<Planned>& p);
+  void stage(const std::string& needed);
+  std::vector<Tensor> run_staged(Staged& staged, const std::map<std::string, Tensor>& inputs);
 };
 
 DevicePackPlan preview_device_pack(const std::string& plugin, const PluginDeviceInfo& device,
@@ -1018,6 +1035,14 @@ void Session::Impl::first_plan() {
                                     "run for the shapes it brings, and again for other shapes");
     return;
   }
+  if (!given.value_needed_at_run.empty()) {
+    // Preparation met a value computed at run time (prepare_graph): stages, made at first run.
+    waiting_plan = base_plan;
+    waiting_plan.warnings.push_back(
+        "shapes depend on values the model computes (NonZero, NonMaxSuppression, a TopK k or an "
+        "If condition from data): it runs in stages, planned at the first run");
+    return;
+  }
   if (!value_inputs.empty()) {
     // Shapes depend on input values: each run's values are prepared and planned (then cached).
     waiting_plan = base_plan;
@@ -1268,10 +1293,19 @@ void run_steps(const Planned& planned, const RunStep& run_step) {
 
 std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
   std::shared_ptr<Planned> planned;
+  std::shared_ptr<Staged> staged;
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
-    planned = impl_->planned_for(inputs);
+    if (!impl_->staged) {
+      try {
+        planned = impl_->planned_for(inputs);
+      } catch (const ValueNeededAtRun& e) {
+        impl_->stage(e.name);
+      }
+    }
+    staged = impl_->staged;
   }
+  if (staged) return impl_->run_staged(*staged, inputs);
   const Graph& graph = planned->graph;
   std::unique_ptr<BufferPool::Set> buffers =
       planned->buffers.take(planned->buffer_sizes, planned->buffer_on_device, [&](size_t b) {
@@ -1325,6 +1359,7 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
 
 const ExecutionPlan& Session::plan() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (impl_->staged) return impl_->staged_plan;
   return impl_->current ? impl_->current->plan : impl_->waiting_plan;
 }
 
@@ -1340,6 +1375,7 @@ RunStats Session::last_run_stats() const {
 
 const Graph& Session::graph() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  if (impl_->staged) return impl_->given;
   return impl_->current ? impl_->current->graph : impl_->given;
 }
 const PluginHost& Session::plugin_host() const {
@@ -1347,8 +1383,111 @@ const PluginHost& Session::plugin_host() const {
 }
 
 int Session::plans_held() const {
-  std::lock_guard<std::mutex> lock(impl_->mutex);
-  return static_cast<int>(impl_->plans.size());
+  std::shared_ptr<Staged> staged;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (!impl_->staged) return static_cast<int>(impl_->plans.size());
+    staged = impl_->staged;
+  }
+  std::lock_guard<std::mutex> lock(staged->mutex);
+  return (staged->first ? staged->first->plans_held() : 0) +
+         (staged->rest ? staged->rest->plans_held() : 0);
+}
+
+namespace {
+
+// One plan describing both stages: the first's nodes and regions, then the second's with its
+// region numbers following on.
+ExecutionPlan merged_plan(const ExecutionPlan* first, const ExecutionPlan* rest,
+                          const std::string& needed) {
+  ExecutionPlan m = first ? *first : rest ? *rest : ExecutionPlan{};
+  if (first && rest) {
+    const int offset = static_cast<int>(m.regions.size());
+    for (RegionPlacement r : rest->regions) {
+      r.id += offset;
+      m.regions.push_back(std::move(r));
+    }
+    for (NodePlacement n : rest->nodes) {
+      if (n.region >= 0) n.region += offset;
+      m.nodes.push_back(std::move(n));
+    }
+    m.warnings.insert(m.warnings.end(), rest->warnings.begin(), rest->warnings.end());
+    m.boundary_values += rest->boundary_values;
+    m.buffers += rest->buffers;
+    m.buffer_bytes += rest->buffer_bytes;
+    m.device_values += rest->device_values;
+    m.device_buffers += rest->device_buffers;
+    m.device_buffer_bytes += rest->device_buffer_bytes;
+  }
+  m.warnings.push_back("ran in two stages: the value '" + needed +
+                       "' decides the shapes after it, so the nodes it depends on run first "
+                       "and the rest is planned for each run's value");
+  return m;
+}
+
+}  // namespace
+
+void Session::Impl::stage(const std::string& needed) {
+  auto s = std::make_shared<Staged>();
+  // Split the graph as given (its unprepared form when it was prepared).
+  const Graph& origin = given.prepared && given.unprepared ? *given.unprepared : given;
+  s->split = detail::split_stages(origin, needed);
+  if (s->split.has_first) {
+    s->first = std::make_unique<Session>(s->split.first, options, host);
+  }
+  staged = std::move(s);
+}
+
+std::vector<Tensor> Session::Impl::run_staged(Staged& s,
+                                              const std::map<std::string, Tensor>& inputs) {
+  std::map<std::string, Tensor> results;  // by value name
+  std::vector<RegionProfile> profile;
+  if (s.first) {
+    std::map<std::string, Tensor> feed;
+    const Graph& g = s.split.first;
+    for (ValueId id : g.inputs) {
+      auto it = inputs.find(g.value(id).name);
+      if (it != inputs.end()) feed.emplace(it->first, it->second);
+    }
+    std::vector<Tensor> outs = s.first->run(feed);
+    for (size_t i = 0; i < outs.size(); ++i) results[g.value(g.outputs[i]).name] = outs[i];
+    profile = s.first->profile();
+  }
+  Session* rest = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.rest) {
+      Graph rg = detail::rest_stage(s.split, results);
+      for (ValueId id : rg.inputs) s.rest_inputs.push_back(rg.value(id).name);
+      for (ValueId id : rg.outputs) s.rest_outputs.push_back(rg.value(id).name);
+      s.rest = std::make_unique<Session>(std::move(rg), options, host);
+    }
+    rest = s.rest.get();
+  }
+  std::map<std::string, Tensor> feed;
+  for (const std::string& name : s.rest_inputs) {
+    auto it = results.find(name);
+    if (it != results.end()) {
+      feed.emplace(name, it->second);
+    } else if (auto in = inputs.find(name); in != inputs.end()) {
+      feed.emplace(name, in->second);
+    }
+  }
+  // A run's own value decides the rest's plan: the rest prepares and plans per signature.
+  std::vector<Tensor> outs = rest->run(feed);
+  for (size_t i = 0; i < outs.size() && i < s.rest_outputs.size(); ++i) {
+    results[s.rest_outputs[i]] = outs[i];
+  }
+  for (RegionProfile p : rest->profile()) {
+    p.region += static_cast<int>(profile.size());
+    profile.push_back(std::move(p));
+  }
+  std::vector<Tensor> outputs;
+  for (const std::string& name : s.split.outputs) outputs.push_back(results.at(name));
+  std::lock_guard<std::mutex> lock(mutex);
+  staged_plan = merged_plan(s.first ? &s.first->plan() : nullptr, &rest->plan(), s.split.needed);
+  last_profile = std::move(profile);
+  return outputs;
 }
 
 }  // namespace tessera

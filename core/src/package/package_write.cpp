@@ -162,6 +162,7 @@ Package package_from_session(const Session& session) {
   p.graph.unprepared.reset();
   p.graph.value_inputs.clear();
   p.graph.unsized_inputs.clear();
+  p.graph.value_needed_at_run.clear();
   for (const Node& n : p.graph.nodes) {
     // Preparation inlines every If; a body left means the graph was never prepared.
     if (!n.subgraphs.empty()) {

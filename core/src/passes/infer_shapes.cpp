@@ -180,6 +180,51 @@ class Sweep {
     }
   }
 
+  // Whether a graph input is bound by value when shapes need it (a value input, re-planned per
+  // value): integer and bool inputs up to kMaxValueInputElements (sizes, sample rates, masks of
+  // shape arithmetic), float ones of a few elements (Resize scales). A larger float input is
+  // data: what needs it runs in stages instead.
+  static bool bindable(const Value& input) {
+    if (!input.shape_known) return false;
+    const int64_t n = shape_numel(input.shape);
+    const bool floating = input.dtype == DType::kFloat32 || input.dtype == DType::kFloat16;
+    return n <= (floating ? kMaxFloatValueInputElements : kMaxValueInputElements);
+  }
+
+  [[noreturn]] void throw_needed_at_run(const ops::ConstantNeeded& e) {
+    const Value& v = graph_.value(e.value);
+    throw ValueNeededAtRun(std::string(e.what()) + " ('" + v.name +
+                               "' is computed at run time: the graph runs in stages)",
+                           e.value, v.name);
+  }
+
+  // Whether `value` depends on a graph input too large to bind by value, so that it exists only
+  // once the model runs (small inputs alone make it a value input), through deterministic ops.
+  bool depends_on_activations(ValueId value, const std::vector<int>& producer) const {
+    std::vector<ValueId> stack{value};
+    std::vector<char> seen(graph_.values.size(), 0);
+    while (!stack.empty()) {
+      const ValueId v = stack.back();
+      stack.pop_back();
+      if (v == kNoValue || seen[static_cast<size_t>(v)]) continue;
+      seen[static_cast<size_t>(v)] = 1;
+      const Value& val = graph_.value(v);
+      if (val.constant) continue;
+      const int p = producer[static_cast<size_t>(v)];
+      if (p < 0) {
+        const bool input =
+            std::find(graph_.inputs.begin(), graph_.inputs.end(), v) != graph_.inputs.end();
+        if (input && !bindable(val)) return true;
+        continue;
+      }
+      const Node& n = graph_.nodes[static_cast<size_t>(p)];
+      if (is_nondeterministic(n.op_type)) return false;
+      if (n.op_type == "Shape" || n.op_type == "Size") continue;
+      for (ValueId in : n.inputs) stack.push_back(in);
+    }
+    return false;
+  }
+
   // An If's condition, which must be known now: from constants and shapes, or from small graph
   // inputs that then become value inputs (InputValuesNeeded).
   bool condition_of(const Node& node) {
@@ -223,6 +268,8 @@ class Sweep {
   void throw_values_needed(const ops::ConstantNeeded& e) {
     if (e.value == kNoValue) return;
     const std::vector<int> producer = graph_.producers();
+    // A value computed from activations (or a large input) exists only once the model runs.
+    if (depends_on_activations(e.value, producer)) throw_needed_at_run(e);
     std::vector<ValueId> roots;
     std::vector<ValueId> stack{e.value};
     std::vector<char> seen(graph_.values.size(), 0);
@@ -238,7 +285,7 @@ class Sweep {
         if (std::find(graph_.inputs.begin(), graph_.inputs.end(), v) == graph_.inputs.end()) {
           return;  // neither produced nor an input: the graph's own error applies
         }
-        if (!value.shape_known || shape_numel(value.shape) > kMaxValueInputElements) return;
+        if (!bindable(value)) return;
         roots.push_back(v);
         continue;
       }

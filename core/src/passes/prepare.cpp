@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <set>
 
+#include "passes/infer_and_fold.hpp"
 #include "tessera/passes.hpp"
 
 namespace tessera {
@@ -68,6 +69,10 @@ void prepare_graph(Graph& graph) {
       }
     }
     return;
+  } catch (const ValueNeededAtRun& e) {
+    graph = std::move(*before);  // runs in stages; a Session splits it at the first run
+    graph.value_needed_at_run = e.name;
+    return;
   }
   normalise_dropout(graph);
   lower_einsum(graph);
@@ -82,7 +87,8 @@ bool can_prepare_again(const Graph& graph) {
 }
 
 bool planned_at_first_run(const Graph& graph) {
-  return !graph.value_inputs.empty() || !graph.unsized_inputs.empty();
+  return !graph.value_inputs.empty() || !graph.unsized_inputs.empty() ||
+         !graph.value_needed_at_run.empty();
 }
 
 Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>& inputs) {
@@ -118,9 +124,31 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
     g.prepared = true;
     g.unprepared = origin;
     g.unsized_inputs.clear();  // bound to the run's sizes
+    g.value_needed_at_run.clear();
     g.value_inputs.assign(value_inputs.begin(), value_inputs.end());
     return g;
   }
+}
+
+std::vector<Tensor> evaluate_by_folding(const Graph& graph,
+                                        const std::map<std::string, Tensor>& inputs) {
+  std::shared_ptr<const Graph> origin = graph.prepared ? graph.unprepared : nullptr;
+  Graph g = origin ? *origin : graph;
+  g.unprepared.reset();
+  g.topological_sort();
+  std::set<ValueId> all(g.inputs.begin(), g.inputs.end());
+  bind_inputs(g, inputs, all);
+  passes::infer_and_fold(g, true, INT64_MAX);
+  std::vector<Tensor> outputs;
+  for (ValueId id : g.outputs) {
+    const Value& v = g.value(id);
+    if (!v.constant) {
+      throw Error((g.source.empty() ? std::string("graph") : g.source) + ": output '" + v.name +
+                  "' could not be evaluated by folding (it comes from a nondeterministic op)");
+    }
+    outputs.push_back(v.constant->clone());
+  }
+  return outputs;
 }
 
 }  // namespace tessera
