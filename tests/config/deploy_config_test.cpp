@@ -87,7 +87,7 @@ TEST(DeployConfig, MixedPrecisionListsOverrideTheDefaults) {
   const std::string path = dir.write("mp.yaml", R"(zoo: mobilenet_v2
 precision: fp16
 mixed_precision:
-  always: [MyConv]
+  always: [Sin]
   follow: [Softmax]
   never: [Conv]
   accuracy_budget: 0.01
@@ -95,7 +95,7 @@ mixed_precision:
   const DeployConfig c = load_deploy_config(path);
   EXPECT_TRUE(c.mixed_precision.enabled);
   EXPECT_DOUBLE_EQ(c.mixed_precision.accuracy_budget, 0.01);
-  EXPECT_EQ(mixed_precision_class("MyConv", c.mixed_precision), MixedPrecisionClass::kAlways);
+  EXPECT_EQ(mixed_precision_class("Sin", c.mixed_precision), MixedPrecisionClass::kAlways);
   EXPECT_EQ(mixed_precision_class("Softmax", c.mixed_precision), MixedPrecisionClass::kFollow);
   EXPECT_EQ(mixed_precision_class("Conv", c.mixed_precision), MixedPrecisionClass::kNever);
   // Untouched op types keep the default lists.
@@ -202,6 +202,20 @@ INSTANTIATE_TEST_SUITE_P(
                 "zoo: mobilenet_v2\nprecision: fp16\nmixed_precision:\n  always: [Conv]\n"
                 "  never: [Softmax, Conv]\n",
                 "5:10: mixed_precision.never", "op type 'Conv' is on both 'always' and 'never'"},
+        BadCase{"MixedPrecisionOpTypeInTheWrongCase",
+                "zoo: mobilenet_v2\nprecision: fp16\nmixed_precision:\n  always: [softmax]\n",
+                "4:12: mixed_precision.always[0]",
+                "op type 'softmax' is not a registered op (op types are ONNX names, matched "
+                "exactly); the closest registered op type is 'Softmax'"},
+        BadCase{"MixedPrecisionMisspelledOpType",
+                "zoo: mobilenet_v2\nprecision: fp16\nmixed_precision:\n"
+                "  never: [Conv, LayerNormalisation]\n",
+                "4:17: mixed_precision.never[1]",
+                "op type 'LayerNormalisation' is not a registered op (op types are ONNX names, "
+                "matched exactly); the closest registered op type is 'LayerNormalization'"},
+        BadCase{"OutOfRangeThreadsAboveTheBound",
+                "zoo: mobilenet_v2\ntargets:\n  - {plugin: cpu, threads: 1025}\n",
+                "3:28: targets[0].threads", "value 1025 is out of range [0, 1024]"},
         BadCase{"UnknownTopKeySuggests", "zoo: mobilenet_v2\ntrgets: [cpu]\n", "2:1: trgets",
                 "unknown key 'trgets' in (top level); did you mean 'targets'?"},
         BadCase{"UnknownNestedKeySuggests",

@@ -2,13 +2,16 @@
 #include "tessera/deploy_config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <limits>
 #include <set>
 
-#include "yaml/yaml_doc.hpp"
+#include "op.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/plugin_host.hpp"
+#include "yaml/yaml_doc.hpp"
 
 namespace tessera {
 namespace fs = std::filesystem;
@@ -82,7 +85,7 @@ TargetSpec parse_target(const std::string& file, const YAML::Node& node, const s
     MapReader r(file, node, path, {"plugin", "device", "threads", "memory", "options"});
     t.plugin = r.require_str("plugin");
     t.device = r.str("device", "any");
-    t.threads = static_cast<int>(r.integer("threads", 0, 0, 1024));
+    t.threads = static_cast<int>(r.integer("threads", 0, 0, kMaxThreads));
     t.memory = r.choice("memory", "buffer", {"buffer", "image"}) == "image" ? MemoryKind::kImage
                                                                             : MemoryKind::kBuffer;
     const YAML::Node options = r.map("options");
@@ -122,8 +125,34 @@ std::vector<TargetSpec> parse_targets(const MapReader& root) {
   return targets;
 }
 
-}  // namespace
+// An op type on a mixed_precision list must be one the op table knows: the lists match node
+// op types exactly, so a misspelling ("softmax") would change nothing, silently.
+void check_registered_op(const MapReader& m, const std::string& key, size_t index,
+                         const std::string& op) {
+  if (ops::find_op(op) != nullptr) return;
+  auto same_ignoring_case = [](const std::string& a, const std::string& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+             return std::tolower(static_cast<unsigned char>(x)) ==
+                    std::tolower(static_cast<unsigned char>(y));
+           });
+  };
+  // A case difference wins over any other near name: "softmax" means Softmax.
+  std::string closest;
+  size_t best = 0;
+  for (const std::string& name : ops::registered_ops()) {
+    const size_t d = same_ignoring_case(op, name) ? 0 : 1 + config::edit_distance(op, name);
+    if (closest.empty() || d < best) {
+      closest = name;
+      best = d;
+    }
+  }
+  const std::string index_path = m.key_path(key) + "[" + std::to_string(index) + "]";
+  config::fail_at(m.file(), m.node(key)[index], index_path,
+                  "op type '" + op + "' is not a registered op (op types are ONNX names, " +
+                      "matched exactly); the closest registered op type is '" + closest + "'");
+}
 
+}  // namespace
 
 DeployConfig parse_deploy_config(const std::string& text, const std::string& path) {
   const config::YamlDoc doc = config::load_yaml_text(text, path);
@@ -253,7 +282,10 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
         {"never", MixedPrecisionClass::kNever}};
     std::map<std::string, std::string> seen;  // op type -> the list that named it
     for (const auto& [key, cls] : lists) {
-      for (const std::string& op : m.str_list(key)) {
+      const std::vector<std::string> ops = m.str_list(key);
+      for (size_t i = 0; i < ops.size(); ++i) {
+        const std::string& op = ops[i];
+        check_registered_op(m, key, i, op);
         const auto [it, fresh] = seen.emplace(op, key);
         if (!fresh) {
           m.fail(key, "op type '" + op + "' is on both '" + it->second + "' and '" + key + "'");
