@@ -146,6 +146,38 @@ TEST(PackLoad, HeaderErrors) {
   EXPECT_THAT(error_of([&] { load_pack(p3); }), HasSubstr("schema_version"));
 }
 
+// measured.when must be a day of the calendar: the 31st of February or the 29th of February of a
+// common year are refused naming the file, the line and the key; leap days of leap years load.
+TEST(PackLoad, MeasuredDateMustExist) {
+  testing::ScratchDir dir;
+  const auto pack_dated = [&](const std::string& name, const std::string& when) {
+    return dir.write(name,
+                     "schema_version: 1\nplugin: mali\nmatch: {family: f}\n"
+                     "engine_version: \"*\"\nmeasured: {how: x, when: \"" +
+                         when + "\", tool_version: \"0.1\"}\nentries: []\n");
+  };
+  const struct {
+    const char* when;
+    const char* problem;
+  } bad[] = {
+      {"2026-02-31", "'2026-02-31' is not a calendar date: February 2026 has 28 days"},
+      {"2026-02-29", "'2026-02-29' is not a calendar date: February 2026 has 28 days"},
+      {"2100-02-29", "'2100-02-29' is not a calendar date: February 2100 has 28 days"},
+      {"2026-04-31", "'2026-04-31' is not a calendar date: April 2026 has 30 days"},
+      {"2026-13-01", "'2026-13-01' has month 13 (months are 01 to 12)"},
+      {"2026-01-00", "'2026-01-00' is not a calendar date: January 2026 has 31 days"},
+      {"2026-01-02x", "'2026-01-02x' is not an ISO date (YYYY-MM-DD)"},
+  };
+  for (const auto& c : bad) {
+    const std::string path = pack_dated(std::string(c.when) + ".yaml", c.when);
+    EXPECT_THAT(error_of([&] { load_pack(path); }),
+                HasSubstr(path + ":5:26: measured.when: " + c.problem));
+  }
+  for (const char* when : {"2028-02-29", "2000-02-29", "2026-12-31T23:59:59Z"}) {
+    EXPECT_EQ(load_pack(pack_dated(std::string(when) + ".yaml", when)).measured.when, when);
+  }
+}
+
 // Loads the candidates the way a plugin's schedules/ folder would hold them.
 std::vector<Pack> load_all(const std::vector<std::string>& names) {
   std::vector<Pack> packs;

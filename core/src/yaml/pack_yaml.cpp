@@ -21,16 +21,31 @@ using config::MapReader;
 
 namespace {
 
-bool is_iso_date(const std::string& s) {
-  // YYYY-MM-DD, optionally followed by a time ("T12:00:00Z").
-  if (s.size() < 10) return false;
+// Why `s` is not an ISO date (YYYY-MM-DD, optionally followed by a time "T12:00:00Z"), or "".
+// The day must exist in that month of the proleptic Gregorian calendar: 2026-02-31 is refused,
+// 2028-02-29 is a date.
+std::string iso_date_problem(const std::string& s) {
+  const std::string form = "is not an ISO date (YYYY-MM-DD)";
+  if (s.size() < 10 || (s.size() > 10 && s[10] != 'T')) return form;
   for (size_t i = 0; i < 10; ++i) {
     const bool digit = std::isdigit(static_cast<unsigned char>(s[i])) != 0;
-    if ((i == 4 || i == 7) ? s[i] != '-' : !digit) return false;
+    if ((i == 4 || i == 7) ? s[i] != '-' : !digit) return form;
   }
+  const int year = std::stoi(s.substr(0, 4));
   const int month = std::stoi(s.substr(5, 2));
   const int day = std::stoi(s.substr(8, 2));
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31 && (s.size() == 10 || s[10] == 'T');
+  if (month < 1 || month > 12) return "has month " + s.substr(5, 2) + " (months are 01 to 12)";
+  static const char* const kMonths[] = {"January",   "February", "March",    "April",
+                                        "May",       "June",     "July",     "August",
+                                        "September", "October",  "November", "December"};
+  static const int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  const bool leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+  const int days = kDays[month - 1] + (month == 2 && leap ? 1 : 0);
+  if (day < 1 || day > days) {
+    return "is not a calendar date: " + std::string(kMonths[month - 1]) + " " + s.substr(0, 4) +
+           " has " + std::to_string(days) + " days";
+  }
+  return "";
 }
 
 // A canonical workload key: "<op>|field|field..." with no spaces.
@@ -132,8 +147,9 @@ Pack parse_pack(const std::string& text, const std::string& file) {
   MapReader m(file, root.map("measured"), "measured", {"how", "when", "tool_version"});
   pack.measured.how = m.require_str("how");
   pack.measured.when = m.require_str("when");
-  if (!is_iso_date(pack.measured.when))
-    m.fail("when", "'" + pack.measured.when + "' is not an ISO date (YYYY-MM-DD)");
+  if (const std::string problem = iso_date_problem(pack.measured.when); !problem.empty()) {
+    m.fail("when", "'" + pack.measured.when + "' " + problem);
+  }
   pack.measured.tool_version = m.require_str("tool_version");
 
   const YAML::Node entries = root.seq("entries");
