@@ -416,6 +416,23 @@ TEST(BadInput, ExternalSymlinkOutOfDirectory) {
                       {"'W'", "link.bin", "outside the model's directory"});
 }
 
+// A NUL inside `location` would end the file name there: "w.bin\0junk" would read w.bin. It is
+// refused naming the tensor and the model, with the NUL shown escaped.
+TEST(BadInput, ExternalLocationWithNulByte) {
+  const auto dir = scratch_dir();
+  const float w[3] = {1.5f, -2.0f, 4.25f};
+  test::write_file(dir / "w.bin", std::string(reinterpret_cast<const char*>(w), sizeof(w)));
+  const std::string location("w.bin\0junk", 10);
+  expect_import_error(external_model(location).save(dir / "nul.onnx"), Kind::kError,
+                      {"nul.onnx: initializer 'W': external data location 'w.bin\\x00junk' holds "
+                       "a NUL byte at offset 5; a file name cannot contain one"});
+  // The same file named without the NUL loads: the refusal is about the name alone.
+  const Graph g = import_onnx_file(external_model("w.bin").save(dir / "plain.onnx"));
+  const Value& weights = g.value(g.find_value("W"));
+  ASSERT_NE(weights.constant, nullptr);
+  EXPECT_EQ(weights.constant->to_float_vector(), (std::vector<float>{1.5f, -2.0f, 4.25f}));
+}
+
 TEST(BadInput, ExternalRangePastEndOfFile) {
   const auto dir = scratch_dir();
   test::write_file(dir / "short.bin", std::string(4, '\0'));

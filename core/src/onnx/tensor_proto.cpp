@@ -121,6 +121,13 @@ ExternalRange locate_external(const onnx::TensorProto& proto, const TensorOrigin
     throw Error(origin.model + ": " + origin.what +
                 ": data_location is EXTERNAL but external_data has no 'location' key");
   }
+  if (const size_t nul = location.find('\0'); nul != std::string::npos) {
+    // The file system would read the name only up to the NUL, opening another file than the
+    // one named.
+    throw Error(origin.model + ": " + origin.what + ": external data location '" +
+                escaped(location) + "' holds a NUL byte at offset " + std::to_string(nul) +
+                "; a file name cannot contain one");
+  }
   const fs::path path = resolve_external_path(location, origin);
   const std::string prefix =
       origin.model + ": " + origin.what + ": external data file '" + location + "'";
