@@ -16,6 +16,7 @@
 
 #include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
+#include "tessera/opset.hpp"
 #include "tessera/session.hpp"
 #include "tessera/tessera_c.h"
 #include "zoo.hpp"
@@ -293,6 +294,32 @@ TEST(PackageTest, ThreadCountsBeyondTheBoundAreRefusedNamingThePackageAndField) 
   const float* a = got[0].data<float>();
   const float* b = m.want[0].data<float>();
   for (int64_t i = 0; i < got[0].numel(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4f) << i;
+}
+
+// A package's graph claims the opset its nodes' semantics follow; one the importer would refuse
+// (kMinOpset..kMaxOpset) is refused by the reader too, naming the file and the field, and the
+// package as made (its model's opset) still runs as the session it was made from.
+TEST(PackageTest, OpsetsOutsideTheImportersRangeAreRefusedNamingThePackageAndField) {
+  const Made m = made_on({"cpu"});
+  Package p = package_from_session(*m.session);
+  const int64_t made_opset = p.graph.opset;
+  ASSERT_GE(made_opset, kMinOpset);
+  ASSERT_LE(made_opset, kMaxOpset);
+  const std::string file = temp_path("opset.tsp");
+  for (const int64_t opset : {int64_t{99}, int64_t{-1}, kMinOpset - 1, kMaxOpset + 1, INT64_MIN}) {
+    p.graph.opset = opset;
+    write_package(p, file, /*overwrite=*/true);
+    EXPECT_EQ(error_of([&] { read_package(file); }),
+              file + ": graph.opset: is " + std::to_string(opset) +
+                  "; Tessera supports opsets 7 to 21 of the default ONNX domain");
+  }
+  p.graph.opset = made_opset;
+  write_package(p, file, /*overwrite=*/true);
+  const Package back = read_package(file);
+  std::filesystem::remove(file);
+  EXPECT_EQ(back.graph.opset, made_opset);
+  Session loaded(back, SessionOptions{});
+  expect_identical(loaded.run(m.in), m.want);
 }
 
 // A FIFO or a directory where a package is expected is refused at once, naming it, instead of

@@ -16,6 +16,7 @@
 #include "onnx/tensor_proto.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/onnx_import.hpp"
+#include "tessera/opset.hpp"
 #include "tessera/passes.hpp"
 
 namespace tessera {
@@ -24,12 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 using importer::dtype_from_onnx;
 using importer::TensorOrigin;
-
-constexpr int64_t kMinOpset = 7;
-// Opsets 19-21 changed none of the supported ops' semantics beyond what the op files implement
-// (Pad wrap, AveragePool dilations, Resize half_pixel_symmetric/antialias) or new element types,
-// which import rejects by name; the ONNX node tests at those opsets run and pass.
-constexpr int64_t kMaxOpset = 21;
 
 // Parses with a raised total-bytes limit: the protobuf default (64 MiB) rejects many real models.
 template <typename Message>

@@ -18,6 +18,7 @@
 #include "package_generated.h"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/opset.hpp"
 #include "tessera/package.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/plugin_host.hpp"
@@ -232,6 +233,13 @@ class Decoder {
   void graph(const fb::Graph& g, Package& p) const {
     Graph& out = p.graph;
     out.source = file_;
+    // The op files implement these opsets only (as the importer enforces): a graph claiming
+    // another would run under semantics nobody checked it against.
+    if (g.opset() < kMinOpset || g.opset() > kMaxOpset) {
+      fail("graph.opset", "is " + std::to_string(g.opset()) + "; Tessera supports opsets " +
+                              std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) +
+                              " of the default ONNX domain");
+    }
     out.opset = g.opset();
     const size_t values = g.values() ? g.values()->size() : 0;
     for (size_t i = 0; i < values; ++i) {
