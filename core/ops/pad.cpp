@@ -2,7 +2,8 @@
 //   opset < 11: attributes pads, mode, value (float).
 //   opset 11+:  pads is input 1 (a constant int64 tensor: it decides the output shape), the
 //               optional input 2 holds the constant value; opset 18 adds input 3, axes.
-// Modes: constant, reflect (mirror without repeating the edge), edge, wrap (opset 19).
+// Modes: constant, reflect (mirror without repeating the edge: at most size - 1 on a side, as
+// ONNX Runtime allows), edge, wrap (opset 19).
 // Negative pads crop first and the remaining positive pads then pad the cropped tensor, as ONNX
 // Runtime does; reflect/edge/wrap read only from the cropped tensor.
 // Dtypes: float32, int32, int64, int8, uint8 (the constant value is converted to the dtype).
@@ -23,6 +24,24 @@ struct PadPlan {
   std::string mode;
   std::vector<int64_t> begin, end;  // per axis of the input, may be negative
 };
+
+// Reflect mirrors the axis once about its edge element, which is not repeated: an axis of
+// `kept` elements (after cropping) gives at most kept - 1 on each side. ONNX Runtime and the cpu
+// plugin refuse more, so the reference refuses it too rather than reflecting again.
+void check_reflect_pads(const InferContext& ctx, const PadPlan& plan, size_t d, int64_t kept,
+                        const std::vector<int64_t>& pads) {
+  const int64_t most = kept - 1;
+  for (const auto& [side, pad] : {std::pair<const char*, int64_t>{"before", plan.begin[d]},
+                                  std::pair<const char*, int64_t>{"after", plan.end[d]}}) {
+    if (pad <= most) continue;
+    const bool cropped = plan.begin[d] < 0 || plan.end[d] < 0;
+    ctx.fail("mode 'reflect' pads axis " + std::to_string(d) + " by " + std::to_string(pad) + " " +
+             side + " it, but an axis of " + std::to_string(kept) + " element" +
+             (kept == 1 ? "" : "s") + (cropped ? " (after cropping)" : "") + " reflects at most " +
+             std::to_string(most) + " (pads " + shape_str(pads) + ", input shape " +
+             shape_str(ctx.input(0).shape) + "); use mode 'edge' or 'constant', or smaller pads");
+  }
+}
 
 PadPlan pad_plan(const InferContext& ctx) {
   const int64_t rank = static_cast<int64_t>(ctx.input(0).shape.size());
@@ -87,6 +106,7 @@ PadPlan pad_plan(const InferContext& ctx) {
       ctx.fail("axis " + std::to_string(d) + " is empty, so mode '" + plan.mode +
                "' has nothing to copy from; use mode 'constant'");
     }
+    if (plan.mode == "reflect") check_reflect_pads(ctx, plan, d, kept, pads);
   }
   return plan;
 }
@@ -123,8 +143,8 @@ void infer_pad(InferContext& ctx) {
 int64_t outside_index(int64_t j, int64_t n, const std::string& mode) {
   if (mode == "edge") return j < 0 ? 0 : n - 1;
   if (mode == "wrap") return ((j % n) + n) % n;
-  // reflect: the sequence 0, 1, .., n-1, n-2, .., 1 repeats with period 2(n-1).
-  if (n == 1) return 0;
+  // reflect (n >= 2: check_reflect_pads allows at most n - 1 on a side): the sequence
+  // 0, 1, .., n-1, n-2, .., 1 repeats with period 2(n-1).
   const int64_t period = 2 * (n - 1);
   int64_t r = ((j % period) + period) % period;
   return r < n ? r : period - r;

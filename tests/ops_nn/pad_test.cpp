@@ -32,6 +32,32 @@ TEST(Pad, Reflect2D) {
               {3, 5}, {5, 4, 5, 6, 5, 2, 1, 2, 3, 2, 5, 4, 5, 6, 5});
 }
 
+// Reflect mirrors about the edge element without repeating it, so an axis of n elements gives at
+// most n - 1 on a side. ONNX Runtime 1.32 refuses more ("Pad reflect: pre-pad (4) exceeds
+// maximum allowed (3)"), as does the cpu plugin; the reference refuses it at inference, naming
+// the node, the pads and the shape, and computes the largest pads as ONNX Runtime does.
+TEST(Pad, ReflectBeyondTheAxisIsRefusedAsOnnxRuntimeDoes) {
+  Node node = pad("reflect");
+  node.name = "pad_reflect";
+  expect_near(run(node, 11, {kRow, i64({2}, {3, 3})})[0], {10}, {4, 3, 2, 1, 2, 3, 4, 3, 2, 1});
+  expect_error(node, 11, {kRow, i64({2}, {4, 0})},
+               "mode 'reflect' pads axis 0 by 4 before it, but an axis of 4 elements reflects at "
+               "most 3 (pads [4, 0], input shape [4]); use mode 'edge' or 'constant', or smaller "
+               "pads");
+  expect_error(node, 11, {f32({2, 3}, {1, 2, 3, 4, 5, 6}), i64({4}, {0, 0, 0, 3})},
+               "pads axis 1 by 3 after it, but an axis of 3 elements reflects at most 2 (pads "
+               "[0, 0, 0, 3], input shape [2, 3])");
+  // Cropping comes first: [1..5] cropped by 2 in front keeps 3 elements.
+  expect_error(node, 11, {f32({5}, {1, 2, 3, 4, 5}), i64({2}, {-2, 3})},
+               "pads axis 0 by 3 after it, but an axis of 3 elements (after cropping) reflects at "
+               "most 2 (pads [-2, 3], input shape [5])");
+  expect_error(node, 11, {f32({1}, {7}), i64({2}, {1, 0})},
+               "pads axis 0 by 1 before it, but an axis of 1 element reflects at most 0");
+  // An axis of one element that is not padded is fine (ONNX Runtime: [[1, 0, 1, 2, 1]]).
+  expect_near(run(node, 11, {f32({1, 3}, {0, 1, 2}), i64({4}, {0, 1, 0, 1})})[0], {1, 5},
+              {1, 0, 1, 2, 1});
+}
+
 TEST(Pad, NegativePadsCrop) {
   const Tensor x = f32({5}, {1, 2, 3, 4, 5});
   expect_near(run(pad("constant"), 11, {x, i64({2}, {-1, 2})})[0], {6}, {2, 3, 4, 5, 0, 0});
