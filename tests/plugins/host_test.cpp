@@ -256,6 +256,32 @@ TEST(PluginHost, ControlCharactersInACompileFailureAreEscapedInTheError) {
   EXPECT_FALSE(has_control_character(message)) << message;
 }
 
+// The reason a plugin gives for refusing a node reaches the plan's node reasons (and through them
+// `tessera plan` and `run --verbose`) escaped like every other plugin text.
+TEST(PluginHost, ControlCharactersInAQueryReasonAreEscapedInThePlan) {
+  auto host = std::make_shared<const PluginHost>(
+      only({TESSERA_TEST_PLUGIN_CONTROLS_DIR, TESSERA_PLUGIN_BUILD_DIR}));
+  ASSERT_NE(host->find("controltext"), nullptr);
+  ASSERT_NE(host->find("reference"), nullptr);
+  const Graph g = test::GraphBuilder()
+                      .input("x", {4})
+                      .node("Sigmoid", {"x"}, {"y"}, {}, "sigmoid")
+                      .output("y")
+                      .build();
+  SessionOptions o;
+  o.targets = {"controltext", "reference"};
+  Session s(g, o, host);
+  ASSERT_EQ(s.plan().nodes.size(), 1u);
+  const NodePlacement& n = s.plan().nodes[0];
+  EXPECT_EQ(n.plugin, "reference");
+  EXPECT_NE(n.reason.find("controltext: unsupported: \\x1b[1Anot\\x0amine"), std::string::npos)
+      << n.reason;
+  EXPECT_FALSE(has_control_character(n.reason)) << n.reason;
+  // The node still runs, on the reference kernels: sigmoid(0) = 0.5.
+  const std::vector<Tensor> y = s.run({{"x", Tensor::from_vector<float>({4}, {0, 0, 0, 0})}});
+  EXPECT_EQ(y[0].to_float_vector(), std::vector<float>(4, 0.5f));
+}
+
 // `tessera info` over the controls and broken folders: the plugin's texts, the refused ESC name
 // and every other line arrive as printable text; nothing but the line breaks is a control byte.
 TEST(PluginHost, InfoPrintsPluginTextEscaped) {

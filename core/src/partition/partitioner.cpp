@@ -6,6 +6,7 @@
 #include <map>
 #include <numeric>
 
+#include "plugins/plugin_text.hpp"
 #include "plugins/region_desc.hpp"
 #include "tessera/error.hpp"
 
@@ -86,7 +87,8 @@ void take_answer(const Graph& graph, const Target& target, size_t n, tsr_status 
   support.reason[sizeof(support.reason) - 1] = '\0';
   a.supported = status == TSR_OK && support.supported == 1;
   a.cost_us = support.cost_us;
-  a.reason = support.reason;
+  // Plugin text: a control character in it would reach terminals through plans and errors.
+  a.reason = detail::plugin_text(support.reason);
   if (a.supported) {
     if (target.throughput.known()) {
       const Estimate e = estimate(node_work(graph, graph.nodes[n]), target.throughput);

@@ -1,7 +1,8 @@
 // Test plugin whose every free-text answer holds control characters: an ESC sequence and a
-// newline in its version, description, device vendor, name, driver and features and in its
-// compile failure message. It loads (its name is a plain identifier); core must keep and print
-// that text escaped. It claims Relu, so a session compiles a region on it.
+// newline in its version, description, device vendor, name, driver and features, in the reason
+// it refuses a node for and in its compile failure message. It loads (its name is a plain
+// identifier); core must keep and print that text escaped. It claims Relu, so a session compiles
+// a region on it.
 #include "raw_stubs.hpp"
 
 namespace {
@@ -26,7 +27,7 @@ tsr_status query_relu(tsr_instance, const char*, const tsr_region* region, int32
                       tsr_support* s) {
   s->supported = std::strcmp(region->nodes[node].op_type, "Relu") == 0 ? 1 : 0;
   s->cost_us = 0.001;
-  s->reason[0] = '\0';
+  std::strcpy(s->reason, s->supported ? "" : "\x1b[1Anot\nmine");
   return TSR_OK;
 }
 
