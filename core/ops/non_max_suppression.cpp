@@ -7,7 +7,9 @@
 // How many boxes are kept follows from the values, so boxes and scores must be constants to
 // infer the shape: a detector runs in stages (a Session binds them before planning the rest).
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "op.hpp"
@@ -18,6 +20,7 @@ namespace {
 
 struct Corners {
   float y1, x1, y2, x2;
+  float area;
 };
 
 struct Params {
@@ -29,21 +32,24 @@ struct Params {
 };
 
 Corners corners(const float* b, bool center) {
+  Corners c{};
   if (center) {
     // [x_center, y_center, width, height]
-    return {b[1] - b[3] / 2, b[0] - b[2] / 2, b[1] + b[3] / 2, b[0] + b[2] / 2};
+    c = {b[1] - b[3] / 2, b[0] - b[2] / 2, b[1] + b[3] / 2, b[0] + b[2] / 2, 0.0f};
+  } else {
+    c = {std::min(b[0], b[2]), std::min(b[1], b[3]), std::max(b[0], b[2]), std::max(b[1], b[3]),
+         0.0f};
   }
-  return {std::min(b[0], b[2]), std::min(b[1], b[3]), std::max(b[0], b[2]), std::max(b[1], b[3])};
+  c.area = (c.y2 - c.y1) * (c.x2 - c.x1);
+  return c;
 }
 
 float iou(const Corners& a, const Corners& b) {
-  const float area_a = (a.y2 - a.y1) * (a.x2 - a.x1);
-  const float area_b = (b.y2 - b.y1) * (b.x2 - b.x1);
-  if (area_a <= 0.0f || area_b <= 0.0f) return 0.0f;
+  if (a.area <= 0.0f || b.area <= 0.0f) return 0.0f;
   const float h = std::max(0.0f, std::min(a.y2, b.y2) - std::max(a.y1, b.y1));
   const float w = std::max(0.0f, std::min(a.x2, b.x2) - std::max(a.x1, b.x1));
   const float inter = h * w;
-  return inter / (area_a + area_b - inter);
+  return inter / (a.area + b.area - inter);
 }
 
 // The optional scalar inputs 2-4, which must be constants.
@@ -68,7 +74,12 @@ std::vector<int64_t> select(const Tensor& boxes, const Tensor& scores, const Par
   const float* b = boxes.data<float>();
   const float* s = scores.data<float>();
   std::vector<int64_t> rows;
+  std::vector<Corners> boxes_of(static_cast<size_t>(count));
   for (int64_t n = 0; n < batches; ++n) {
+    // Each box's corners and area once per batch, not once per comparison.
+    for (int64_t i = 0; i < count; ++i) {
+      boxes_of[static_cast<size_t>(i)] = corners(b + (n * count + i) * 4, p.center);
+    }
     for (int64_t c = 0; c < classes; ++c) {
       const float* sc = s + (n * classes + c) * count;
       std::vector<int64_t> order;
@@ -80,7 +91,7 @@ std::vector<int64_t> select(const Tensor& boxes, const Tensor& scores, const Par
       std::vector<Corners> kept;
       for (int64_t i : order) {
         if (static_cast<int64_t>(kept.size()) >= p.max_per_class) break;
-        const Corners box = corners(b + (n * count + i) * 4, p.center);
+        const Corners& box = boxes_of[static_cast<size_t>(i)];
         const bool suppressed = std::any_of(kept.begin(), kept.end(), [&](const Corners& k) {
           return iou(k, box) > p.iou_threshold;
         });
@@ -91,6 +102,45 @@ std::vector<int64_t> select(const Tensor& boxes, const Tensor& scores, const Par
     }
   }
   return rows;
+}
+
+// Shape inference must run the suppression to count the rows, and the kernel then needs the
+// same rows: the last result is kept per thread, keyed by the exact inputs (compared byte for
+// byte), so folding a detector's NMS of tens of thousands of boxes runs it once, not twice.
+struct LastSelection {
+  std::string boxes, scores;
+  Shape boxes_shape, scores_shape;
+  Params params;
+  std::vector<int64_t> rows;
+};
+
+bool same_params(const Params& a, const Params& b) {
+  return a.max_per_class == b.max_per_class && a.iou_threshold == b.iou_threshold &&
+         a.has_score_threshold == b.has_score_threshold &&
+         a.score_threshold == b.score_threshold && a.center == b.center;
+}
+
+const std::vector<int64_t>& selection(const Tensor& boxes, const Tensor& scores,
+                                      const Params& p) {
+  thread_local LastSelection last;
+  const auto bytes = [](const Tensor& t) {
+    return std::string(static_cast<const char*>(t.raw()), static_cast<size_t>(t.nbytes()));
+  };
+  const bool hit = last.boxes_shape == boxes.shape() && last.scores_shape == scores.shape() &&
+                   same_params(last.params, p) &&
+                   last.boxes.size() == static_cast<size_t>(boxes.nbytes()) &&
+                   last.scores.size() == static_cast<size_t>(scores.nbytes()) &&
+                   std::memcmp(last.boxes.data(), boxes.raw(), last.boxes.size()) == 0 &&
+                   std::memcmp(last.scores.data(), scores.raw(), last.scores.size()) == 0;
+  if (!hit) {
+    last.rows = select(boxes, scores, p);
+    last.boxes = bytes(boxes);
+    last.scores = bytes(scores);
+    last.boxes_shape = boxes.shape();
+    last.scores_shape = scores.shape();
+    last.params = p;
+  }
+  return last.rows;
 }
 
 const Tensor* optional_constant(const InferContext& ctx, size_t i) {
@@ -119,14 +169,14 @@ void infer_non_max_suppression(InferContext& ctx) {
   // The count needs the values: the scores first (the usual one computed from data).
   const Tensor& scores = ctx.constant_input(1);
   const Tensor& boxes = ctx.constant_input(0);
-  const auto rows = static_cast<int64_t>(select(boxes, scores, p).size() / 3);
+  const auto rows = static_cast<int64_t>(selection(boxes, scores, p).size() / 3);
   ctx.outputs[0] = {DType::kInt64, {rows, 3}};
 }
 
 void compute_non_max_suppression(ComputeContext& ctx) {
   const auto opt = [&](size_t i) { return ctx.has_input(i) ? &ctx.input(i) : nullptr; };
   const Params p = read_params(ctx, opt(2), opt(3), opt(4));
-  const std::vector<int64_t> rows = select(ctx.input(0), ctx.input(1), p);
+  const std::vector<int64_t>& rows = selection(ctx.input(0), ctx.input(1), p);
   std::copy(rows.begin(), rows.end(), ctx.outputs[0].data<int64_t>());
 }
 

@@ -23,6 +23,7 @@
 #include "tessera/error.hpp"
 #include "tessera/package.hpp"
 #include "exec/stages.hpp"
+#include "passes/infer_and_fold.hpp"
 #include "tessera/passes.hpp"
 
 namespace tessera {
@@ -399,6 +400,12 @@ struct Staged {
   std::unique_ptr<Session> rest;
   // The rest's inputs and outputs by name, as made (its plans bind value inputs away).
   std::vector<std::string> rest_inputs, rest_outputs;
+  bool made = false;
+  // A rest whose shapes follow from yet more values it computes itself (a detector's per-class
+  // NonZero, TopK and NonMaxSuppression) is post-processing: it runs on the host's reference
+  // kernels, evaluated by folding, rather than being split and planned again per value.
+  bool eager = false;
+  Graph rest_graph;
 };
 
 struct Session::Impl {
@@ -449,7 +456,7 @@ struct Session::Impl {
   std::string signature(const std::map<std::string, Tensor>* inputs) const;
   std::shared_ptr<Planned> planned_for(const std::map<std::string, Tensor>& inputs);
   void make_current(const std::shared_ptr<Planned>& p);
-  void stage(const std::string& needed);
+  void stage(const ValueNeededAtRun& needed);
   std::vector<Tensor> run_staged(Staged& staged, const std::map<std::string, Tensor>& inputs);
 };
 
@@ -1300,7 +1307,7 @@ std::vector<Tensor> Session::run(const std::map<std::string, Tensor>& inputs) {
       try {
         planned = impl_->planned_for(inputs);
       } catch (const ValueNeededAtRun& e) {
-        impl_->stage(e.name);
+        impl_->stage(e);
       }
     }
     staged = impl_->staged;
@@ -1427,11 +1434,53 @@ ExecutionPlan merged_plan(const ExecutionPlan* first, const ExecutionPlan* rest,
 
 }  // namespace
 
-void Session::Impl::stage(const std::string& needed) {
+namespace {
+
+// Whether the second stage, prepared for this run's values, still meets a value it computes
+// itself that decides shapes.
+bool needs_more_stages(const Graph& rest, const std::vector<std::string>& names,
+                       const std::map<std::string, Tensor>& results,
+                       const std::map<std::string, Tensor>& inputs) {
+  std::map<std::string, Tensor> feed;
+  for (const std::string& name : names) {
+    auto it = results.find(name);
+    if (it != results.end()) {
+      feed.emplace(name, it->second);
+    } else if (auto in = inputs.find(name); in != inputs.end()) {
+      feed.emplace(name, in->second);
+    }
+  }
+  try {
+    prepare_for_inputs(rest, feed);
+  } catch (const ValueNeededAtRun&) {
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void Session::Impl::stage(const ValueNeededAtRun& needed) {
   auto s = std::make_shared<Staged>();
-  // Split the graph as given (its unprepared form when it was prepared).
+  // Split the graph as given (its unprepared form when it was prepared), or, when its inputs
+  // are fixed so that every run prepares alike, as preparation left it: the value may be in an
+  // If branch inlined on the way, and what was folded need not be folded again per stage.
   const Graph& origin = given.prepared && given.unprepared ? *given.unprepared : given;
-  s->split = detail::split_stages(origin, needed);
+  const bool fixed = value_inputs.empty() &&
+                     std::all_of(given.inputs.begin(), given.inputs.end(),
+                                 [&](ValueId id) { return given.value(id).open_dims.empty(); });
+  if (fixed) {
+    // Every run prepares alike: the first stage is every node whose shapes follow from the
+    // input shapes (the whole network before its post-processing), If branches inlined.
+    Graph swept = origin;
+    swept.unprepared.reset();
+    swept.value_needed_at_run.clear();
+    swept.topological_sort();
+    const std::vector<char> dynamic = passes::mark_dynamic(swept);
+    s->split = detail::split_static(swept, dynamic, needed.name);
+  } else {
+    s->split = detail::split_stages(origin, needed.name);
+  }
   if (s->split.has_first) {
     s->first = std::make_unique<Session>(s->split.first, options, host);
   }
@@ -1456,11 +1505,17 @@ std::vector<Tensor> Session::Impl::run_staged(Staged& s,
   Session* rest = nullptr;
   {
     std::lock_guard<std::mutex> lock(s.mutex);
-    if (!s.rest) {
+    if (!s.made) {
       Graph rg = detail::rest_stage(s.split, results);
       for (ValueId id : rg.inputs) s.rest_inputs.push_back(rg.value(id).name);
       for (ValueId id : rg.outputs) s.rest_outputs.push_back(rg.value(id).name);
-      s.rest = std::make_unique<Session>(std::move(rg), options, host);
+      s.eager = needs_more_stages(rg, s.rest_inputs, results, inputs);
+      if (s.eager) {
+        s.rest_graph = std::move(rg);
+      } else {
+        s.rest = std::make_unique<Session>(std::move(rg), options, host);
+      }
+      s.made = true;
     }
     rest = s.rest.get();
   }
@@ -1474,18 +1529,36 @@ std::vector<Tensor> Session::Impl::run_staged(Staged& s,
     }
   }
   // A run's own value decides the rest's plan: the rest prepares and plans per signature.
-  std::vector<Tensor> outs = rest->run(feed);
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<Tensor> outs = s.eager ? evaluate_by_folding(s.rest_graph, feed) : rest->run(feed);
   for (size_t i = 0; i < outs.size() && i < s.rest_outputs.size(); ++i) {
     results[s.rest_outputs[i]] = outs[i];
   }
-  for (RegionProfile p : rest->profile()) {
-    p.region += static_cast<int>(profile.size());
-    profile.push_back(std::move(p));
+  if (s.eager) {
+    RegionProfile host;
+    host.region = static_cast<int>(profile.size());
+    host.plugin = "host";
+    host.time_us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() -
+                                                             start)
+                       .count();
+    profile.push_back(std::move(host));
+  } else {
+    for (RegionProfile p : rest->profile()) {
+      p.region += static_cast<int>(profile.size());
+      profile.push_back(std::move(p));
+    }
   }
   std::vector<Tensor> outputs;
   for (const std::string& name : s.split.outputs) outputs.push_back(results.at(name));
   std::lock_guard<std::mutex> lock(mutex);
-  staged_plan = merged_plan(s.first ? &s.first->plan() : nullptr, &rest->plan(), s.split.needed);
+  staged_plan = merged_plan(s.first ? &s.first->plan() : nullptr, s.eager ? nullptr : &rest->plan(),
+                            s.split.needed);
+  if (s.eager) {
+    staged_plan.warnings.push_back(
+        "the " + std::to_string(s.rest_graph.nodes.size()) +
+        " nodes after it compute more values that decide shapes (post-processing): they run on "
+        "the host's reference kernels each run");
+  }
   last_profile = std::move(profile);
   return outputs;
 }

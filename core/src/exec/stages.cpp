@@ -66,17 +66,24 @@ std::vector<char> reads(const Graph& g, const std::vector<char>& nodes) {
 
 }  // namespace
 
-StageSplit split_stages(const Graph& graph, const std::string& needed) {
-  StageSplit s;
-  s.needed = needed;
-  s.origin = graph;
-  s.origin.unprepared.reset();
-  s.origin.value_needed_at_run.clear();
+namespace {
+
+ValueId find_needed(const Graph& graph, const std::string& needed) {
   const ValueId target = graph.find_value(needed);
   if (target == kNoValue) {
     throw Error((graph.source.empty() ? std::string("graph") : graph.source) + ": value '" +
                 needed + "', needed to plan the rest, is not in the graph as imported");
   }
+  return target;
+}
+
+StageSplit make_split(const Graph& graph, const std::vector<char>& in_first, ValueId target,
+                      const std::string& needed);
+
+}  // namespace
+
+StageSplit split_stages(const Graph& graph, const std::string& needed) {
+  const ValueId target = find_needed(graph, needed);
   const std::vector<int> producer = graph.producers();
   std::vector<char> in_first(graph.nodes.size(), 0);
   std::vector<char> seen(graph.values.size(), 0);
@@ -91,6 +98,26 @@ StageSplit split_stages(const Graph& graph, const std::string& needed) {
     in_first[static_cast<size_t>(p)] = 1;
     for (ValueId in : graph.nodes[static_cast<size_t>(p)].inputs) stack.push_back(in);
   }
+  return make_split(graph, in_first, target, needed);
+}
+
+StageSplit split_static(const Graph& graph, const std::vector<char>& dynamic,
+                        const std::string& needed) {
+  std::vector<char> in_first(graph.nodes.size(), 0);
+  for (size_t n = 0; n < graph.nodes.size() && n < dynamic.size(); ++n) in_first[n] = !dynamic[n];
+  return make_split(graph, in_first, find_needed(graph, needed), needed);
+}
+
+namespace {
+
+StageSplit make_split(const Graph& graph, const std::vector<char>& in_first, ValueId target,
+                      const std::string& needed) {
+  StageSplit s;
+  s.needed = needed;
+  s.origin = graph;
+  s.origin.unprepared.reset();
+  s.origin.value_needed_at_run.clear();
+  const std::vector<int> producer = graph.producers();
   s.in_rest.resize(graph.nodes.size());
   for (size_t n = 0; n < graph.nodes.size(); ++n) s.in_rest[n] = !in_first[n];
   s.has_first = std::any_of(in_first.begin(), in_first.end(), [](char c) { return c != 0; });
@@ -102,10 +129,11 @@ StageSplit split_stages(const Graph& graph, const std::string& needed) {
     return id != kNoValue && producer[static_cast<size_t>(id)] >= 0 &&
            in_first[static_cast<size_t>(producer[static_cast<size_t>(id)])];
   };
-  std::vector<ValueId> results{target};
+  std::vector<ValueId> results;
   const auto add_result = [&](ValueId id) {
     if (made_first(id) && !contains(results, id)) results.push_back(id);
   };
+  add_result(target);
   const std::vector<char> rest_reads = reads(graph, s.in_rest);
   for (size_t v = 0; v < graph.values.size(); ++v) {
     if (rest_reads[v]) add_result(static_cast<ValueId>(v));
@@ -127,6 +155,8 @@ StageSplit split_stages(const Graph& graph, const std::string& needed) {
   prepare_graph(f);
   return s;
 }
+
+}  // namespace
 
 Graph rest_stage(const StageSplit& split, const std::map<std::string, Tensor>& first_results) {
   const Graph& g = split.origin;

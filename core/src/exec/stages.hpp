@@ -28,9 +28,16 @@ struct StageSplit {
   std::vector<std::string> outputs;
 };
 
-// Splits `graph` (unprepared, topologically sorted) at `needed`. Throws tessera::Error naming
-// the value when the graph has none of that name.
+// Splits `graph` (unprepared, topologically sorted) at `needed`: the first stage is the nodes
+// `needed` depends on. Throws tessera::Error naming the value when the graph has none of that
+// name.
 StageSplit split_stages(const Graph& graph, const std::string& needed);
+
+// Splits a graph whose inputs are fixed, swept by passes::mark_dynamic: the first stage is every
+// node that is not dynamic (so the whole network before its post-processing runs planned),
+// the second the dynamic ones, `needed` the first value found that decides shapes.
+StageSplit split_static(const Graph& graph, const std::vector<char>& dynamic,
+                        const std::string& needed);
 
 // The second stage's graph, once the first stage has run: its inputs are the original graph's
 // inputs that its nodes read (as declared) and the first stage's results it reads (dtype and

@@ -13,6 +13,12 @@ namespace tessera::passes {
 // their own inference. Folded nodes are removed from graph.nodes.
 void infer_and_fold(Graph& graph, bool fold, int64_t max_elements);
 
+// Prepares `graph` as far as its shapes follow from constants and input shapes (static If
+// branches inlined, constants folded) and returns, per node of the result, whether it is
+// dynamic: it needs a value computed at run time (NonZero's input, an If condition on data), or
+// reads a dynamic node's output. Dynamic nodes are left as they were, uninferred.
+std::vector<char> mark_dynamic(Graph& graph);
+
 // The nodes that replace If node `node` when its condition is `condition`: the branch's nodes
 // (renamed "<if>/<node>", their values "<if>/<value>"), reading the If's captures and writing
 // the If's outputs (through an Identity where the branch output is not computed by a branch

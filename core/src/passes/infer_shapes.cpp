@@ -70,8 +70,11 @@ void check_value_size(const Value& v, const std::string& where) {
 
 class Sweep {
  public:
-  Sweep(Graph& graph, bool fold, int64_t max_elements)
-      : graph_(graph), fold_(fold), max_elements_(max_elements) {}
+  Sweep(Graph& graph, bool fold, int64_t max_elements, bool marking = false)
+      : graph_(graph), fold_(fold), max_elements_(max_elements), marking_(marking) {}
+
+  // Marking mode's result: per node of the swept graph, whether it is dynamic.
+  std::vector<char> take_dynamic() { return std::move(dynamic_); }
 
   void run() {
     const std::string source = graph_.source.empty() ? "" : graph_.source + ": ";
@@ -82,12 +85,55 @@ class Sweep {
     std::vector<int> producer = graph_.producers();
     std::vector<bool> done(graph_.nodes.size(), false);
     std::vector<bool> folded(graph_.nodes.size(), false);
+    if (marking_) dynamic_.assign(graph_.nodes.size(), 0);
+    sweep(producer, done, folded);
+    if (fold_) drop_folded(folded);
+  }
+
+ private:
+  void drop_folded(const std::vector<bool>& folded) {
+    std::vector<Node> kept;
+    std::vector<char> dynamic;
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (folded[n]) continue;
+      kept.push_back(std::move(graph_.nodes[n]));
+      if (marking_) dynamic.push_back(dynamic_[n]);
+    }
+    graph_.nodes = std::move(kept);
+    dynamic_ = std::move(dynamic);
+  }
+
+  // Marking mode: whether node n reads a value a dynamic node produces.
+  bool reads_dynamic(size_t n, const std::vector<int>& producer) const {
+    for (ValueId in : graph_.nodes[n].inputs) {
+      if (in == kNoValue) continue;
+      const int p = producer[static_cast<size_t>(in)];
+      if (p >= 0 && dynamic_[static_cast<size_t>(p)]) return true;
+    }
+    return false;
+  }
+
+  void sweep(std::vector<int>& producer, std::vector<bool>& done, std::vector<bool>& folded) {
+    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
+      if (marking_ && reads_dynamic(n, producer)) {
+        dynamic_[n] = 1;
+        done[n] = true;
+        continue;
+      }
       if (graph_.nodes[n].op_type == "If") {
         // The branch replaces the node here and is swept next, in the node's place: every value
         // it reads is produced before the If (captures are the If's inputs).
         const Node if_node = graph_.nodes[n];
-        std::vector<Node> branch = inline_if_branch(graph_, if_node, condition_of(if_node));
+        bool condition = false;
+        try {
+          condition = condition_of(if_node);
+        } catch (const ValueNeededAtRun&) {
+          if (!marking_) throw;
+          dynamic_[n] = 1;
+          done[n] = true;
+          continue;
+        }
+        std::vector<Node> branch = inline_if_branch(graph_, if_node, condition);
         const auto at = static_cast<std::ptrdiff_t>(n);
         graph_.nodes.erase(graph_.nodes.begin() + at);
         graph_.nodes.insert(graph_.nodes.begin() + at, std::make_move_iterator(branch.begin()),
@@ -96,6 +142,10 @@ class Sweep {
         done.insert(done.begin() + at, branch.size(), false);
         folded.erase(folded.begin() + at);
         folded.insert(folded.begin() + at, branch.size(), false);
+        if (marking_) {
+          dynamic_.erase(dynamic_.begin() + at);
+          dynamic_.insert(dynamic_.begin() + at, branch.size(), 0);
+        }
         producer = graph_.producers();
         --n;  // wraps for n == 0; the loop's ++n brings it back
         continue;
@@ -109,20 +159,20 @@ class Sweep {
                       "' before it is produced; run topological_sort first");
         }
       }
-      infer(node);
+      try {
+        infer(node);
+      } catch (const ValueNeededAtRun&) {
+        if (!marking_) throw;
+        dynamic_[n] = 1;
+        done[n] = true;
+        continue;
+      }
       normalise(graph_.nodes[n]);
       if (fold_) folded[n] = try_fold(node);
       done[n] = true;
     }
-    if (!fold_) return;
-    std::vector<Node> kept;
-    for (size_t n = 0; n < graph_.nodes.size(); ++n) {
-      if (!folded[n]) kept.push_back(std::move(graph_.nodes[n]));
-    }
-    graph_.nodes = std::move(kept);
   }
 
- private:
   // Writes the node's window attributes out (normalise_window_attributes) once its inputs'
   // shapes are known, so plugins never see auto_pad.
   void normalise(Node& node) {
@@ -357,12 +407,22 @@ class Sweep {
   Graph& graph_;
   bool fold_;
   int64_t max_elements_;
+  // Marking mode: a node that needs a value computed at run time, or reads such a node's
+  // output, is marked dynamic and skipped instead of stopping the sweep.
+  bool marking_ = false;
+  std::vector<char> dynamic_;
 };
 
 }  // namespace
 
 void infer_and_fold(Graph& graph, bool fold, int64_t max_elements) {
   Sweep(graph, fold, max_elements).run();
+}
+
+std::vector<char> mark_dynamic(Graph& graph) {
+  Sweep sweep(graph, true, int64_t{1} << 24, true);
+  sweep.run();
+  return sweep.take_dynamic();
 }
 
 }  // namespace passes
