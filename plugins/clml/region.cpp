@@ -14,8 +14,13 @@
 #include <sstream>
 #include <thread>
 
+#include "tessera_opencl/regular_file.hpp"
+
 namespace tessera::clml {
 namespace {
+
+// A CLML tuning cache holds a few records per tuned op; a file larger than this is not one.
+constexpr uint64_t kMaxTuningCacheBytes = uint64_t{1} << 30;
 
 const char* kConvertSource = R"CLC(
 __kernel void to_half(__global const float* src, __global half* dst, int n) {
@@ -333,13 +338,23 @@ cl_ml_tuningcache_qcom Lowering::tuning_cache() {
   check_call(api_->create_tuning_cache(&compiled_->tuning_cache_), "clCreateMLTuningCacheQCOM",
              device_);
   if (tuning_cache_path.empty()) return compiled_->tuning_cache_;
-  std::ifstream in(tuning_cache_path, std::ios::binary);
-  if (!in) return compiled_->tuning_cache_;  // not tuned yet
-  std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(in)),
-                                   std::istreambuf_iterator<char>());
+  opencl::RegularFile file = opencl::read_regular_file(tuning_cache_path, kMaxTuningCacheBytes);
+  if (file.state == opencl::RegularFile::State::kMissing) return compiled_->tuning_cache_;
+  if (file.state != opencl::RegularFile::State::kRead) {
+    // Only the tuning is lost: what sits in the cache's place is left alone, and never opened
+    // (a FIFO would block the compile).
+    const std::string problem =
+        file.state == opencl::RegularFile::State::kTooLarge
+            ? "is larger than " + std::to_string(kMaxTuningCacheBytes) + " bytes"
+            : file.problem;
+    std::fprintf(stderr, "clml: ignoring the CLML tuning cache '%s' (it %s); ops run untuned\n",
+                 tuning_cache_path.c_str(), problem.c_str());
+    return compiled_->tuning_cache_;
+  }
+  std::string& bytes = file.bytes;  // clLoadMLTuningCacheQCOM takes a non-const pointer
   if (!bytes.empty()) {
-    const cl_int err =
-        api_->load_tuning_cache(compiled_->tuning_cache_, bytes.size(), bytes.data());
+    const cl_int err = api_->load_tuning_cache(compiled_->tuning_cache_, bytes.size(),
+                                               reinterpret_cast<unsigned char*>(bytes.data()));
     if (err != CL_SUCCESS) {
       // A stale or corrupt cache only costs the tuning: start from an empty one (rebuilt by the
       // next `tessera tune`), and say so.

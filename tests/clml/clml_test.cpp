@@ -6,6 +6,7 @@
 // reason for nodes CLML cannot take, failing CLML calls at compile and run time (named, nothing
 // leaked), the tuning cache, and the JSON dump of each CLML subgraph.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "../plugins/graph_builder.hpp"
 #include "api/clml_api.h"  // CLML status codes
 #include "emulator/clml_emulator.h"
+#include "fifo_watchdog.hpp"
 #include "opencl_plugin_test_util.hpp"
 #include "tessera/error.hpp"
 #include "tessera/plugin_host.hpp"
@@ -339,11 +341,27 @@ TEST_F(Clml, TuningCacheIsBuiltStoredAndFoundAgain) {
     opencl_test::expect_all_near(s.run(in)[0], run_reference(g, in)[0], 1e-4f);
   }
   // A corrupt cache file costs the tuning only.
+  std::string cache_file;
   for (const auto& e : std::filesystem::recursive_directory_iterator(o.cache_dir)) {
-    if (e.path().extension() == ".clmltune") std::ofstream(e.path()) << "garbage";
+    if (e.path().extension() == ".clmltune") cache_file = e.path().string();
   }
+  ASSERT_FALSE(cache_file.empty());
+  std::ofstream(cache_file) << "garbage";
   clml_emu_reset();
+  {
+    Session s(g, o, host());
+    EXPECT_EQ(clml_emu_tuning_hits(), 0);
+    opencl_test::expect_all_near(s.run(in)[0], run_reference(g, in)[0], 1e-4f);
+  }
+  // So does a FIFO in the cache's place, which is never opened: reading it would block the
+  // compile until some writer came.
+  std::filesystem::remove(cache_file);
+  ASSERT_EQ(::mkfifo(cache_file.c_str(), 0600), 0);
+  clml_emu_reset();
+  tessera_test::FifoReadWatchdog watchdog(cache_file);
   Session s(g, o, host());
+  EXPECT_FALSE(watchdog.stop()) << "the compile opened the FIFO at " << cache_file << " to read it";
+  EXPECT_EQ(clml_emu_calls("clLoadMLTuningCacheQCOM"), 0);
   EXPECT_EQ(clml_emu_tuning_hits(), 0);
   opencl_test::expect_all_near(s.run(in)[0], run_reference(g, in)[0], 1e-4f);
 }

@@ -1,7 +1,8 @@
 // Sessions on mali:any and adreno:any with dump_kernels_dir set write the OpenCL C source of each
 // program they build: every dumped file holds the plugin's common.cl, the shared helpers.cl and one
 // of its kernel files verbatim, names the node(s) it runs, a rerun writes nothing new, and a
-// different file of the same name is kept while the source goes to <name>.2.cl.
+// different file of the same name is kept while the source goes to <name>.2.cl (a FIFO there is
+// passed over unopened).
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
@@ -14,6 +15,7 @@
 #include <string>
 
 #include "../plugins/graph_builder.hpp"
+#include "fifo_watchdog.hpp"
 #include "tessera/session.hpp"
 #include "tessera_opencl/runtime.hpp"
 #include "test_requirements.hpp"
@@ -53,10 +55,13 @@ Graph conv_relu_pool() {
       .build();
 }
 
+// The regular .cl files in `dir` by name (a FIFO the test put there is not read).
 std::map<std::string, std::string> cl_files(const fs::path& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::directory_iterator(dir)) {
-    if (e.path().extension() == ".cl") out[e.path().filename().string()] = slurp(e.path());
+    if (e.path().extension() == ".cl" && e.is_regular_file()) {
+      out[e.path().filename().string()] = slurp(e.path());
+    }
   }
   return out;
 }
@@ -157,6 +162,21 @@ void check_dump(const std::string& plugin) {
   ASSERT_TRUE(after.count(stem + ".2.cl")) << "no " << stem << ".2.cl";
   EXPECT_EQ(after.at(stem + ".2.cl"), first.at(victim));
   EXPECT_EQ(after.size(), first.size() + 1);
+
+  // A FIFO under a name is passed over without being opened (reading it would block the compile
+  // until a writer came); the source goes to the next free name, <name>.3.cl.
+  const fs::path fifo = dir / (stem + ".2.cl");
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  {
+    tessera_test::FifoReadWatchdog watchdog(fifo.string());
+    { Session fourth(conv_relu_pool(), options); }
+    EXPECT_FALSE(watchdog.stop()) << "the dump opened the FIFO at " << fifo << " to read it";
+  }
+  const std::map<std::string, std::string> with_fifo = cl_files(dir);
+  ASSERT_TRUE(with_fifo.count(stem + ".3.cl")) << "no " << stem << ".3.cl";
+  EXPECT_EQ(with_fifo.at(stem + ".3.cl"), first.at(victim));
+  EXPECT_TRUE(fs::is_fifo(fifo));
 }
 
 TEST(DumpKernels, MaliWritesEmbeddedSources) {

@@ -14,6 +14,7 @@
 #include <optional>
 #include <thread>
 
+#include "fifo_watchdog.hpp"
 #include "tessera_opencl/runtime.hpp"
 #include "test_requirements.hpp"
 
@@ -162,40 +163,20 @@ TEST_F(OpenClRuntimeTest, CorruptCacheFileIsDetectedAndRebuilt) {
 }
 
 // A cache entry replaced by a FIFO made every build block forever opening it. It is now left
-// unopened and the program built from source. The watchdog shows whether anything opened the FIFO
-// to read it: opening a FIFO's writing end without blocking succeeds only while a reader has it
-// open. If one did (and so blocked), the watchdog's open releases it, and the test fails instead
-// of hanging.
+// unopened and the program built from source; the watchdog (fifo_watchdog.hpp) shows whether
+// anything opened the FIFO to read it, and releases a reader blocked there.
 TEST_F(OpenClRuntimeTest, FifoInPlaceOfACacheEntryIsIgnoredWithoutBlocking) {
   const std::string path = Context(device_, cache_dir_.string()).cache_path(kScaleSource, "");
   std::filesystem::create_directories(cache_dir_);
   ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
-  std::atomic<bool> built{false}, fifo_was_read{false};
   std::optional<Context> second;
   std::optional<Program> p;
+  bool fifo_was_read = false;
   {
-    std::thread watchdog([&] {
-      while (!built) {
-        const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-        if (fd >= 0) {
-          struct stat st {};
-          if (::fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode)) fifo_was_read = true;
-          ::close(fd);
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      }
-    });
-    // Stops and joins the watchdog however the build ends.
-    struct Join {
-      std::atomic<bool>& built;
-      std::thread& watchdog;
-      ~Join() {
-        built = true;
-        watchdog.join();
-      }
-    } join{built, watchdog};
+    tessera_test::FifoReadWatchdog watchdog(path);
     second.emplace(device_, cache_dir_.string());
     p.emplace(second->build("scale.cl", kScaleSource, ""));
+    fifo_was_read = watchdog.stop();
   }
   EXPECT_FALSE(fifo_was_read) << "the build opened the FIFO at " << path << " to read it";
   EXPECT_FALSE(p->loaded_from_cache());

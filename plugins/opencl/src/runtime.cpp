@@ -3,11 +3,8 @@
 #include "tessera_opencl/runtime.hpp"
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -17,6 +14,8 @@
 #include <mutex>
 #include <sstream>
 #include <string_view>
+
+#include "tessera_opencl/regular_file.hpp"
 
 namespace tessera::opencl {
 
@@ -158,65 +157,6 @@ constexpr uint64_t kMaxCacheKeyBytes = uint64_t{1} << 20;
 constexpr uint64_t kMaxCachePayloadBytes = uint64_t{1} << 31;
 constexpr uint64_t kMaxCacheFileBytes =
     sizeof(kCacheMagic) + 3 * sizeof(uint64_t) + kMaxCacheKeyBytes + kMaxCachePayloadBytes;
-
-// What is at a cache path: nothing yet, a regular file read whole, a file too large to be an
-// entry, or something else that is left unread (`problem` says what).
-struct CacheFile {
-  enum class State { kMissing, kRead, kTooLarge, kNotRegular } state = State::kMissing;
-  std::string bytes;
-  std::string problem;
-};
-
-// What `mode` says a path is instead of a regular file.
-const char* not_regular(mode_t mode) {
-  if (S_ISFIFO(mode)) return "is a FIFO, not a regular file";
-  if (S_ISDIR(mode)) return "is a directory, not a regular file";
-  return "is not a regular file";
-}
-
-// Reads the cache entry at `path` without ever blocking, as core's InputFile reads model files
-// (a plugin cannot link it). Something other than a regular file is not even opened: opening a
-// FIFO would wait forever for a writer, and would release one waiting on it. The open itself is
-// non-blocking and checked again, for a FIFO put there after the stat.
-CacheFile read_cache_file(const std::string& path) {
-  CacheFile out;
-  auto ignored = [&](const std::string& problem) {
-    out.state = CacheFile::State::kNotRegular;
-    out.problem = problem;
-    return out;
-  };
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) return out;
-    return ignored(std::string("cannot be read (") + std::strerror(errno) + ")");
-  }
-  if (!S_ISREG(st.st_mode)) return ignored(not_regular(st.st_mode));
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) {
-    if (errno == ENOENT) return out;
-    return ignored(std::string("cannot be opened (") + std::strerror(errno) + ")");
-  }
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return ignored(not_regular(st.st_mode));
-  }
-  if (static_cast<uint64_t>(st.st_size) > kMaxCacheFileBytes) {
-    out.state = CacheFile::State::kTooLarge;
-  } else {
-    out.bytes.resize(static_cast<size_t>(st.st_size));
-    size_t done = 0;
-    while (done < out.bytes.size()) {
-      const ssize_t got = ::read(fd, out.bytes.data() + done, out.bytes.size() - done);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      done += static_cast<size_t>(got);
-    }
-    out.bytes.resize(done);  // a file cut short while read fails the entry's own size checks
-    out.state = CacheFile::State::kRead;
-  }
-  ::close(fd);
-  return out;
-}
 
 // The identity of a cached binary: everything that changes the compiled code.
 std::string cache_key(const DeviceInfo& device, const std::string& source,
@@ -578,20 +518,20 @@ cl_program Context::load_cached(const std::string& path, const std::string& key,
     ++stats_.rejected_binaries;
     return nullptr;
   };
-  const CacheFile file = read_cache_file(path);
+  const RegularFile file = read_regular_file(path, kMaxCacheFileBytes);
   switch (file.state) {
-    case CacheFile::State::kMissing:
+    case RegularFile::State::kMissing:
       return nullptr;  // not cached yet: not a rejection
-    case CacheFile::State::kNotRegular:
+    case RegularFile::State::kNotRegular:
       // A cache only saves build time: what sits in an entry's place costs a build, not the run.
       ++stats_.ignored_entries;
       std::fprintf(stderr,
                    "opencl: note: kernel cache entry '%s' %s; ignored, building from source\n",
                    path.c_str(), file.problem.c_str());
       return nullptr;
-    case CacheFile::State::kTooLarge:
+    case RegularFile::State::kTooLarge:
       return reject();
-    case CacheFile::State::kRead:
+    case RegularFile::State::kRead:
       break;
   }
   const std::string_view bytes = file.bytes;

@@ -31,6 +31,7 @@
 
 #include "tessera/error.hpp"
 #include "tessera/plugin_abi.h"
+#include "tessera_opencl/regular_file.hpp"
 #include "tessera_opencl/runtime.hpp"
 
 namespace tessera::opencl::support {
@@ -635,20 +636,23 @@ class ProgramPool {
 // ---- kernel-source dumps (tsr_compile_options.dump_dir) ----
 
 // Writes `content` as `dir`/`stem`.cl, or `stem`.2.cl, .3.cl ... when a file of that name holds
-// something else (a file with the same content is reused, never rewritten). Each file appears
-// complete or not at all: a temporary file is written and then hard-linked to the name, which
-// fails instead of replacing a file another writer created meanwhile. Returns the path; throws
-// tessera::Error naming the path on failure.
+// something else (a file with the same content is reused, never rewritten; a FIFO, a directory or
+// anything else that is not a regular file is passed over unopened, as reading it could block).
+// Each file appears complete or not at all: a temporary file is written and then hard-linked to
+// the name, which fails instead of replacing a file another writer created meanwhile. Returns
+// the path; throws tessera::Error naming the path on failure.
 inline std::string write_new_source_file(const std::string& dir, const std::string& stem,
                                          const std::string& content) {
+  bool raced = false;  // the name was taken between our look and our link
   for (int n = 1; n < 10000; ++n) {
     const std::string path =
         dir + "/" + stem + (n == 1 ? std::string() : "." + std::to_string(n)) + ".cl";
-    std::ifstream existing(path, std::ios::binary);
-    if (existing) {
-      const std::string old((std::istreambuf_iterator<char>(existing)),
-                            std::istreambuf_iterator<char>());
-      if (old == content) return path;
+    // Only a file of content's size can hold the same source: a larger one is not read.
+    const RegularFile existing = read_regular_file(path, content.size());
+    if (existing.state == RegularFile::State::kRead && existing.bytes == content) return path;
+    // A name that still looks free after a lost race (a dangling symlink) is passed over too.
+    if (existing.state != RegularFile::State::kMissing || raced) {
+      raced = false;
       continue;
     }
     std::string tmp = dir + "/." + stem + ".XXXXXX";
@@ -691,6 +695,7 @@ inline std::string write_new_source_file(const std::string& dir, const std::stri
     ::unlink(tmp.c_str());
     if (link_errno == EEXIST) {
       --n;  // someone created it meanwhile: compare with theirs
+      raced = true;
       continue;
     }
     throw Error("cannot create kernel source '" + path + "': " + std::strerror(link_errno));
