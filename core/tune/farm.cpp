@@ -169,6 +169,19 @@ class BrokerLost : public Error {
   using Error::Error;
 };
 
+// The server answered a command with an error (WRONGTYPE for a key holding another type, NOGROUP,
+// BUSYGROUP, ...): the connection is fine. reply() is the server's text.
+class BrokerRefused : public Error {
+ public:
+  BrokerRefused(const std::string& message, std::string reply)
+      : Error(message), reply_(std::move(reply)) {}
+  const std::string& reply() const { return reply_; }
+  bool is(const char* code) const { return reply_.rfind(code, 0) == 0; }
+
+ private:
+  std::string reply_;
+};
+
 // One hiredis connection; every failure is a tessera::Error naming the server and the command.
 class RedisConnection {
  public:
@@ -229,9 +242,9 @@ class RedisConnection {
                        " failed: " + (ctx_->err ? ctx_->errstr : "no reply"));
     }
     if (r->type == REDIS_REPLY_ERROR) {
-      const std::string why(r->str, r->len);
+      const std::string why = escaped(std::string(r->str, r->len));
       freeReplyObject(r);
-      throw Error("farm broker " + where_ + ": " + args[0] + ": " + why);
+      throw BrokerRefused("farm broker " + where_ + ": " + args[0] + ": " + why, why);
     }
     Reply out = convert(*r);
     freeReplyObject(r);
@@ -274,6 +287,9 @@ struct Keys {
   std::string heartbeat(const std::string& agent) const { return prefix + "heartbeat:" + agent; }
   std::string model(const std::string& key) const { return prefix + "model:" + key; }
   std::string reply(const std::string& run) const { return prefix + "reply:" + run; }
+  // Under the job's content hash: the job goes back on the stream as a new entry each time.
+  std::string lost(const std::string& job) const { return prefix + "lost:" + content_key(job); }
+  std::string dead() const { return prefix + "dead"; }
 };
 
 std::string ms_text(double seconds) {
@@ -315,11 +331,18 @@ constexpr const char* kRecoverer = "recovery";
 void ensure_group(RedisConnection& redis, const Keys& k) {
   try {
     redis.command({"XGROUP", "CREATE", k.jobs(), kGroup, "0", "MKSTREAM"});
-  } catch (const BrokerLost&) {
-    throw;
-  } catch (const Error& e) {
-    if (std::string(e.what()).find("BUSYGROUP") == std::string::npos) throw;
+  } catch (const BrokerRefused& e) {
+    if (!e.is("BUSYGROUP")) throw;
   }
+}
+
+// A stream entry's fields ([field, value, ...]; an odd last one is dropped).
+std::map<std::string, std::string> fields_of(const RedisConnection::Reply& list) {
+  std::map<std::string, std::string> out;
+  for (size_t i = 0; i + 1 < list.elements.size(); i += 2) {
+    out[list.elements[i]] = list.elements[i + 1];
+  }
+  return out;
 }
 
 // A stream entry: its id and its "job" field ("" when the entry has none).
@@ -332,12 +355,9 @@ std::vector<Entry> entries_of(const RedisConnection::Reply& list) {
   std::vector<Entry> out;
   for (const RedisConnection::Reply& e : list.items) {
     if (e.items.size() != 2) continue;
-    Entry entry{e.items[0].str, ""};
-    const std::vector<std::string>& fields = e.items[1].elements;
-    for (size_t i = 0; i + 1 < fields.size(); i += 2) {
-      if (fields[i] == "job") entry.job = fields[i + 1];
-    }
-    out.push_back(std::move(entry));
+    const std::map<std::string, std::string> fields = fields_of(e.items[1]);
+    const auto job = fields.find("job");
+    out.push_back({e.items[0].str, job == fields.end() ? "" : job->second});
   }
   return out;
 }
@@ -354,13 +374,91 @@ void retire(RedisConnection& redis, const Keys& k, const std::string& id) {
   redis.command({"XDEL", k.jobs(), id});
 }
 
+// Why `key` cannot be a job's reply list ("" when it can): only this pool's reply keys, so that no
+// job makes an agent write anywhere else on the server.
+std::string reply_key_problem(const Keys& k, const std::string& key) {
+  const std::string prefix = k.reply("");
+  if (key.rfind(prefix, 0) == 0 && farm_key_problem(key.substr(prefix.size())).empty()) return "";
+  return "reply key '" + escaped(key.substr(0, 200)) + "' is not " + prefix + "<run>";
+}
+
+// Why a job cannot be answered at all ("" when it can): no id or reply key to answer on.
+std::string unanswerable_problem(const Keys& k, const std::string& job,
+                                 const std::vector<std::string>& fields) {
+  if (job.empty()) return "a stream entry without a job field";
+  if (fields.size() != 4 || !all_digits(fields[0]) || fields[0].size() > 20) {
+    return "a job that is not <id> <reply> <model> <request>";
+  }
+  return reply_key_problem(k, fields[1]);
+}
+
+// Answers job `id` on its reply list. Throws BrokerRefused when the key holds another type.
+void push_answer(RedisConnection& redis, const std::string& reply_key, const std::string& id,
+                 const MeasureResult& result) {
+  redis.command({"RPUSH", reply_key, id + "\t" + encode_result(result)});
+  redis.command({"EXPIRE", reply_key, std::to_string(kReplyTtlS)});
+}
+
+// Adds a job to the pool's dead letters with the reason and who moved it; "" when recorded, else
+// why not (the dead-letter key holds another type).
+std::string dead_letter(RedisConnection& redis, const Keys& k, const std::string& job,
+                        const std::string& reason, const std::string& by) {
+  try {
+    redis.command({"XADD", k.dead(), "MAXLEN", "~", std::to_string(kMaxFarmDeadLetters), "*", "job",
+                   job.substr(0, kMaxDeadLetterJobBytes), "reason", reason, "agent", by});
+    return "";
+  } catch (const BrokerRefused& e) {
+    return e.what();
+  }
+}
+
+// What take_over did with the jobs it took.
+struct Handed {
+  int queued = 0, dead = 0;
+};
+
+// A job taken from an agent that stopped while holding it (in stream entry `entry`) counts one more
+// loss; at kMaxFarmLosses it goes to the dead letters and is answered "crash" (where its reply key
+// allows), else back on the stream. The losses are a set of entry ids, so a tuner and a restarted
+// agent handing back the same entry at once count it once. `by` names who moved it.
+void hand_back(RedisConnection& redis, const Keys& k, const Entry& entry, const std::string& agent,
+               const std::string& by, Handed* handed) {
+  const std::string& job = entry.job;
+  long long lost = kMaxFarmLosses;  // a key of another type: the job is not sent round again
+  try {
+    redis.command({"SADD", k.lost(job), entry.id});
+    redis.command({"EXPIRE", k.lost(job), std::to_string(kReplyTtlS)});
+    lost = redis.command({"SCARD", k.lost(job)}).integer;
+  } catch (const BrokerRefused&) {
+  }
+  if (lost < kMaxFarmLosses) {
+    add_job(redis, k, job);
+    ++handed->queued;
+    return;
+  }
+  const std::string reason = "it stopped agents " + std::to_string(lost) +
+                             " times while they held it (last: " + agent + ")";
+  dead_letter(redis, k, job, reason, by);
+  ++handed->dead;
+  const std::vector<std::string> f = split_fields(job, 4);
+  if (!unanswerable_problem(k, job, f).empty()) return;
+  MeasureResult crash;
+  crash.status = "crash";
+  crash.reported = false;
+  crash.error = "farm: " + reason + "; moved to the pool's dead letters";
+  try {
+    push_answer(redis, f[1], f[0], crash);
+  } catch (const BrokerRefused&) {
+    // Nobody can be told; the dead letter says why it was never measured.
+  }
+}
+
 // Takes over the jobs consumer `agent` holds unacknowledged (claimed by `claimer` once they have
-// been idle for `min_idle_ms`: of two tuners recovering one agent, one gets each job) and gives
-// each to `requeue`, which returns whether it goes back on the stream as a new entry.
-template <class Requeue>
-int take_over(RedisConnection& redis, const Keys& k, const std::string& agent,
-              const std::string& claimer, const std::string& min_idle_ms, Requeue requeue) {
-  int moved = 0;
+// been idle for `min_idle_ms`: of two tuners recovering one agent, one gets each job) and hands
+// each back (hand_back). Returns whether `agent` holds nothing now.
+bool take_over(RedisConnection& redis, const Keys& k, const std::string& agent,
+               const std::string& claimer, const std::string& min_idle_ms, const std::string& by,
+               Handed* handed) {
   const RedisConnection::Reply pending =
       redis.command({"XPENDING", k.jobs(), kGroup, "-", "+", "1000", agent});
   for (const RedisConnection::Reply& p : pending.items) {
@@ -369,19 +467,18 @@ int take_over(RedisConnection& redis, const Keys& k, const std::string& agent,
     for (const Entry& e :
          entries_of(redis.command({"XCLAIM", k.jobs(), kGroup, claimer, min_idle_ms, id}))) {
       retire(redis, k, e.id);
-      if (e.job.empty() || !requeue(e.job, agent)) continue;
-      add_job(redis, k, e.job);
-      ++moved;
+      if (!e.job.empty()) hand_back(redis, k, e, agent, by, handed);
     }
   }
-  return moved;
+  // Entries not idle long enough stay; entries deleted meanwhile left the list with the claim.
+  return redis.command({"XPENDING", k.jobs(), kGroup, "-", "+", "1", agent}).items.empty();
 }
 
-// The jobs of agents whose heartbeat expired go back on the stream (those `requeue` accepts), and
-// the dead agents leave the pool's set and the group. *alive counts the others.
-template <class Requeue>
-int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue, int* alive) {
-  int recovered = 0;
+// The jobs of agents whose heartbeat expired are handed back, and the dead agents leave the
+// pool's set and the group once they hold nothing. *alive counts the others.
+Handed recover_dead_agents(RedisConnection& redis, const Keys& k, const std::string& by,
+                           int* alive) {
+  Handed handed;
   *alive = 0;
   for (const std::string& agent : redis.command({"SMEMBERS", k.agents()}).elements) {
     if (redis.command({"EXISTS", k.heartbeat(agent)}).integer > 0) {
@@ -389,17 +486,16 @@ int recover_dead_agents(RedisConnection& redis, const Keys& k, Requeue requeue, 
       continue;
     }
     try {
-      recovered += take_over(redis, k, agent, kRecoverer, "1000", requeue);
+      // A consumer deleted while it holds jobs would lose them: it stays until they are handed on.
+      if (!take_over(redis, k, agent, kRecoverer, "1000", by, &handed)) continue;
       redis.command({"XGROUP", "DELCONSUMER", k.jobs(), kGroup, agent});
-    } catch (const BrokerLost&) {
-      throw;
-    } catch (const Error& e) {
+    } catch (const BrokerRefused& e) {
       // No stream or group yet (nothing was ever queued): nothing to recover.
-      if (std::string(e.what()).find("NOGROUP") == std::string::npos) throw;
+      if (!e.is("NOGROUP")) throw;
     }
     redis.command({"SREM", k.agents(), agent});
   }
-  return recovered;
+  return handed;
 }
 
 }  // namespace
@@ -411,7 +507,12 @@ FarmClient::FarmClient(const BrokerAddress& broker, double agent_wait_s)
   std::random_device rd;
   char id[32];
   std::snprintf(id, sizeof(id), "%08x%08x", rd(), rd());
-  run_id_ = host_name() + "-" + std::to_string(getpid()) + "-" + id;
+  // Agents answer only on reply keys whose run id is a key name (farm_key_problem).
+  std::string host = host_name().substr(0, 40);
+  for (char& c : host) {
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '.') c = '_';
+  }
+  run_id_ = host + "-" + std::to_string(getpid()) + "-" + id;
   redis_->command({"PING"});
 }
 
@@ -445,9 +546,8 @@ std::string FarmClient::upload_model(const std::string& path) {
   }
   model.key = content_key(bytes);
   const Keys k(broker_);
-  // SET NX: agents may already hold it from another tuner; EXPIRE keeps it a week from now.
-  redis_->command({"SET", k.model(model.key), bytes, "EX", std::to_string(kModelTtlS), "NX"});
-  redis_->command({"EXPIRE", k.model(model.key), std::to_string(kModelTtlS)});
+  // Written over whatever the key holds: the same content, or something agents would refuse.
+  redis_->command({"SET", k.model(model.key), bytes, "EX", std::to_string(kModelTtlS)});
   model.uploaded = true;
   return model.key;
 }
@@ -458,7 +558,6 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
   std::vector<MeasureResult> out(requests.size());
   std::map<std::string, size_t> pending;  // job id -> request index
   std::map<std::string, std::string> payload_of;
-  std::map<std::string, int> losses;
   std::map<std::string, std::string> entry_of;  // job id -> its latest stream entry
   // Stores the models and queues the pending jobs: at the start, and again after a reconnect (a
   // restarted server without persistence lost them; an answer that arrives twice is dropped).
@@ -511,23 +610,10 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
       }
       if (now() - last_check < std::chrono::seconds(1) || pending.empty()) continue;
       last_check = now();
-      // Jobs of dead agents go back to the queue; ours count their losses.
+      // Jobs of dead agents go back to the queue, or to the dead letters (answered "crash": the
+      // answer arrives on our reply list like any other).
       int alive = 0;
-      recovered_ += recover_dead_agents(
-          *redis_, k,
-          [&](const std::string& job, const std::string& agent) {
-            const std::vector<std::string> f = split_fields(job, 2);
-            auto it = f.empty() ? pending.end() : pending.find(f[0]);
-            if (it == pending.end() || ++losses[f[0]] <= kMaxFarmLosses) return true;
-            MeasureResult& m = out[it->second];
-            m.status = "crash";
-            m.reported = false;
-            m.error = "farm: lost " + std::to_string(losses[f[0]]) +
-                      " times by agents that died while measuring it (last: " + agent + ")";
-            pending.erase(it);
-            return false;
-          },
-          &alive);
+      recovered_ += recover_dead_agents(*redis_, k, "tuner " + run_id_, &alive).queued;
       if (alive > 0) {
         last_alive = now();
       } else if (std::chrono::duration<double>(now() - last_alive).count() > agent_wait_s_) {
@@ -547,12 +633,9 @@ std::vector<MeasureResult> FarmClient::measure(const std::vector<MeasureRequest>
   return out;
 }
 
-namespace {
-
-// "Mali-G78 r38p1" -> "mali-g78-r38p1": a pool key from a device name.
-std::string key_from_name(const std::string& name) {
+std::string farm_key_from_device(const std::string& device_name) {
   std::string key;
-  for (char c : name) {
+  for (char c : device_name) {
     if (std::isalnum(static_cast<unsigned char>(c))) {
       key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (!key.empty() && key.back() != '-') {
@@ -561,6 +644,16 @@ std::string key_from_name(const std::string& name) {
   }
   while (!key.empty() && key.back() == '-') key.pop_back();
   return key.substr(0, 100);
+}
+
+namespace {
+
+// "<size>-<16 hex digits>", as content_key writes it (so the name is safe as a file name too).
+bool is_model_key(const std::string& key) {
+  const size_t dash = key.find('-');
+  if (dash == std::string::npos || dash > 12 || !all_digits(key.substr(0, dash))) return false;
+  const std::string hash = key.substr(dash + 1);
+  return hash.size() == 16 && hash.find_first_not_of("0123456789abcdef") == std::string::npos;
 }
 
 // Why a job cannot be served by this agent ("" when it can): the checks an agent makes before
@@ -572,13 +665,8 @@ std::string job_problem(const std::string& job, const std::vector<std::string>& 
     return "a job of " + std::to_string(job.size()) + " bytes (at most " +
            std::to_string(kMaxFarmJobBytes) + ")";
   }
-  if (fields.size() != 4 || !all_digits(fields[0]) || fields[1].empty()) {
-    return "a job that is not <id> <reply> <model> <request>";
-  }
-  const size_t dash = fields[2].find('-');
-  if (dash == std::string::npos || !all_digits(fields[2].substr(0, dash)) ||
-      fields[2].size() - dash - 1 != 16) {
-    return "model key '" + escaped(fields[2]) + "' is not <size>-<16 hex digits>";
+  if (!is_model_key(fields[2])) {
+    return "model key '" + escaped(fields[2].substr(0, 200)) + "' is not <size>-<16 hex digits>";
   }
   if (!req) return "an unreadable request line";
   if (req->compile_only) return "a compile-only request (agents measure)";
@@ -599,218 +687,437 @@ std::string job_problem(const std::string& job, const std::vector<std::string>& 
   return "";
 }
 
-}  // namespace
+MeasureResult refusal(const std::string& why) {
+  MeasureResult r;
+  r.status = "refused";
+  r.error = why;
+  return r;
+}
 
-int serve_farm_agent(const AgentOptions& options) {
-  BrokerAddress broker = options.broker;
-  const std::string name =
-      options.name.empty() ? host_name() + "-" + std::to_string(getpid()) : options.name;
-  if (const std::string why = farm_key_problem(name); !why.empty()) {
+// One agent's life: joins the pool, serves one job at a time and answers it (or moves it to the
+// dead letters), reconnects when the server goes away, and leaves when stopped or quarantined.
+// Whatever a job holds, it ends answered or dead-lettered and acknowledged: only the server
+// staying away for kFarmReconnectS, or failing at the start, ends the agent with an error.
+class Agent {
+ public:
+  explicit Agent(const AgentOptions& options);
+  int serve();
+
+ private:
+  // A job read and examined: answered with `result`, or moved to the dead letters when
+  // `dead_reason` is set.
+  struct Taken {
+    Entry entry;
+    std::vector<std::string> fields;
+    MeasureResult result;
+    std::string dead_reason;
+    std::string what;  // "<node> <schedule>" for the log
+  };
+  // Lines name job fields and device strings from elsewhere: control characters are escaped.
+  void log(const std::string& line) const {
+    if (options_.log) options_.log(escaped(line));
+  }
+  void probe_devices();
+  void join(bool first);
+  void keep_heartbeat(const std::atomic<bool>& done) const;
+  std::optional<Entry> next_entry();
+  Taken examine(const Entry& entry);
+  Taken examine_unguarded(const Entry& entry);
+  MeasureResult measure_job(const std::string& model_key, MeasureRequest req);
+  std::string fetch_model(const std::string& key, std::string* why);
+  void finish(const Taken& taken);
+  void count_outcome(const MeasureResult& result);
+
+  const AgentOptions& options_;
+  BrokerAddress broker_;
+  Keys keys_;
+  std::string name_, devices_, drivers_, plugins_;
+  std::filesystem::path models_;
+  std::unique_ptr<MeasureWorker> worker_;
+  std::unique_ptr<RedisConnection> redis_;
+  bool own_pending_ = false;  // read this agent's own pending entries before new ones
+  int64_t done_ = 0, failed_ = 0;
+  int answered_ = 0, failures_in_row_ = 0;
+  std::string quarantined_;
+};
+
+Agent::Agent(const AgentOptions& options)
+    : options_(options),
+      broker_(options.broker),
+      keys_(options.broker),
+      name_(options.name.empty() ? host_name() + "-" + std::to_string(getpid()) : options.name) {
+  if (const std::string why = farm_key_problem(name_); !why.empty()) {
     throw Error("farm agent name: " + why);
   }
-  auto log = [&](const std::string& line) {
-    if (options.log) options.log(line);
-  };
   if (options.cache_dir.empty()) throw Error("farm agent: a cache directory is required");
-  const std::filesystem::path models = std::filesystem::path(options.cache_dir) / "models";
-  std::filesystem::create_directories(models);
-  // The devices this agent measures, probed as a local tune would pick them.
-  std::string devices, drivers, plugins;
-  if (!options.targets.empty()) {
-    PluginHost host;
-    for (const std::string& target : options.targets) {
-      const auto [plugin_name, selector] = detail::split_target(target);
-      auto plugin = host.find(plugin_name);
-      if (!plugin) throw Error("farm agent: no plugin '" + plugin_name + "' loaded");
-      PluginDeviceInfo info;
-      detail::pick_device(*plugin->create_instance(), selector, &info);
-      devices += (devices.empty() ? "" : ", ") + info.name;
-      plugins += (plugins.empty() ? "" : ", ") + plugin_name + " " + plugin->version();
-      drivers += (drivers.empty() ? "" : ", ") + info.driver_version;
-      if (options.key_from_device && &target == &options.targets.front()) {
-        broker.pool = key_from_name(info.name);
-        if (broker.pool.empty()) broker.pool = "default";
-      }
+  models_ = std::filesystem::path(options.cache_dir) / "models";
+  std::filesystem::create_directories(models_);
+  probe_devices();
+  keys_ = Keys(broker_);
+  // The worker first: an agent joins the pool only once it can measure.
+  worker_ = std::make_unique<MeasureWorker>(options.worker_command, options.persistent_worker);
+  worker_->check_start();
+  redis_ = connect_retrying(broker_, options.stop);
+}
+
+// The devices this agent measures, probed as a local tune would pick them.
+void Agent::probe_devices() {
+  if (options_.targets.empty()) return;
+  PluginHost host;
+  for (const std::string& target : options_.targets) {
+    const auto [plugin_name, selector] = detail::split_target(target);
+    auto plugin = host.find(plugin_name);
+    if (!plugin) throw Error("farm agent: no plugin '" + plugin_name + "' loaded");
+    PluginDeviceInfo info;
+    detail::pick_device(*plugin->create_instance(), selector, &info);
+    devices_ += (devices_.empty() ? "" : ", ") + info.name;
+    plugins_ += (plugins_.empty() ? "" : ", ") + plugin_name + " " + plugin->version();
+    drivers_ += (drivers_.empty() ? "" : ", ") + info.driver_version;
+    if (options_.key_from_device && &target == &options_.targets.front()) {
+      broker_.pool = farm_key_from_device(info.name);
+      if (broker_.pool.empty()) broker_.pool = "default";
     }
   }
-  const Keys k(broker);
-  // The worker first: an agent joins the pool only once it can measure.
-  MeasureWorker worker(options.worker_command, options.persistent_worker);
-  worker.check_start();
-  const std::string lease_ms = ms_text(options.lease_s);
-  std::unique_ptr<RedisConnection> redis = connect_retrying(broker, options.stop);
-  int64_t done = 0, failed = 0;
-  // Joins the pool: heartbeat, registration, and whatever a previous life under this name held
-  // goes back to the queue.
-  auto join = [&] {
-    redis->command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
-    redis->command({"SADD", k.agents(), name});
-    redis->command({"HSET",
-                    k.agent(name),
-                    "device",
-                    devices,
-                    "driver",
-                    drivers,
-                    "engine",
-                    engine_version(),
-                    "plugins",
-                    plugins,
-                    "targets",
-                    [&] {
-                      std::string t;
-                      for (const std::string& s : options.targets) t += (t.empty() ? "" : ",") + s;
-                      return t;
-                    }(),
-                    "seen",
-                    unix_time(),
-                    "done",
-                    std::to_string(done),
-                    "failed",
-                    std::to_string(failed),
-                    "quarantined",
-                    ""});
-    ensure_group(*redis, k);
-    const int handed = take_over(*redis, k, name, name, "0",
-                                 [](const std::string&, const std::string&) { return true; });
-    if (handed > 0) {
-      log("agent " + name + ": handed back " + std::to_string(handed) +
-          " job(s) a previous run of this agent held");
+}
+
+// Joins the pool: heartbeat, registration and the group. At the start, whatever a previous life
+// under this name held is handed back (it stopped while holding it); after a reconnect this life
+// still holds its job, and reads its own pending entries first.
+void Agent::join(bool first) {
+  redis_->command({"SET", keys_.heartbeat(name_), "1", "PX", ms_text(options_.lease_s)});
+  redis_->command({"SADD", keys_.agents(), name_});
+  std::string targets;
+  for (const std::string& s : options_.targets) targets += (targets.empty() ? "" : ",") + s;
+  redis_->command({"HSET",        keys_.agent(name_),
+                   "device",      devices_,
+                   "driver",      drivers_,
+                   "engine",      engine_version(),
+                   "plugins",     plugins_,
+                   "targets",     targets,
+                   "seen",        unix_time(),
+                   "done",        std::to_string(done_),
+                   "failed",      std::to_string(failed_),
+                   "quarantined", ""});
+  ensure_group(*redis_, keys_);
+  if (!first) return;
+  Handed handed;
+  take_over(*redis_, keys_, name_, name_, "0", "agent " + name_, &handed);
+  if (handed.queued + handed.dead > 0) {
+    log("agent " + name_ + ": handed back " + std::to_string(handed.queued) +
+        " job(s) a previous run of this agent held" +
+        (handed.dead > 0 ? "; " + std::to_string(handed.dead) +
+                               " that had stopped agents before went to the dead letters"
+                         : ""));
+  }
+}
+
+// The heartbeat thread's body: its own connection, so a long measurement keeps the lease.
+void Agent::keep_heartbeat(const std::atomic<bool>& done) const {
+  const auto period = std::chrono::duration<double>(options_.lease_s / 3);
+  const std::string lease_ms = ms_text(options_.lease_s);
+  std::unique_ptr<RedisConnection> beat;
+  while (!done) {
+    try {
+      if (!beat) beat = std::make_unique<RedisConnection>(broker_);
+      beat->command({"SET", keys_.heartbeat(name_), "1", "PX", lease_ms});
+    } catch (const std::exception&) {
+      beat.reset();  // tried again next period; meanwhile the tuner may hand our job on
     }
-  };
-  join();
-  // The heartbeat lives on its own connection and thread, so a long measurement keeps it.
-  std::atomic<bool> done_flag{false};
-  std::thread heartbeat([&] {
-    const auto period = std::chrono::duration<double>(options.lease_s / 3);
-    std::unique_ptr<RedisConnection> beat;
-    while (!done_flag) {
-      try {
-        if (!beat) beat = std::make_unique<RedisConnection>(broker);
-        beat->command({"SET", k.heartbeat(name), "1", "PX", lease_ms});
-      } catch (const std::exception&) {
-        beat.reset();  // tried again next period; meanwhile the tuner may hand our job on
-      }
-      const auto until = std::chrono::steady_clock::now() + period;
-      while (!done_flag && std::chrono::steady_clock::now() < until) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      }
+    const auto until = std::chrono::steady_clock::now() + period;
+    while (!done && std::chrono::steady_clock::now() < until) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-  });
-  struct Join {
+  }
+}
+
+// The next job for this agent, waiting up to a second; nullopt when none came.
+std::optional<Entry> Agent::next_entry() {
+  RedisConnection::Reply r;
+  try {
+    r = redis_->command({"XREADGROUP", "GROUP", kGroup, name_, "COUNT", "1", "BLOCK", "1000",
+                         "STREAMS", keys_.jobs(), own_pending_ ? "0" : ">"});
+  } catch (const BrokerRefused& e) {
+    // The stream or group went away (a server restarted without persistence): made again.
+    if (!e.is("NOGROUP")) throw;
+    ensure_group(*redis_, keys_);
+    return std::nullopt;
+  }
+  std::vector<Entry> got;
+  if (!r.nil && !r.items.empty() && r.items[0].items.size() == 2) {
+    got = entries_of(r.items[0].items[1]);
+  }
+  if (got.empty()) {
+    own_pending_ = false;
+    return std::nullopt;
+  }
+  return got[0];
+}
+
+// Checks a job and measures it. Nothing in the job makes this throw: only the server going away.
+Agent::Taken Agent::examine(const Entry& entry) {
+  try {
+    return examine_unguarded(entry);
+  } catch (const BrokerLost&) {
+    throw;
+  } catch (const std::exception& e) {
+    Taken t{entry, split_fields(entry.job, 4), {}, "", ""};
+    t.result = refusal("farm agent " + name_ + " could not serve the job: " + e.what());
+    if (!unanswerable_problem(keys_, entry.job, t.fields).empty()) {
+      t.dead_reason = t.result.error;
+    }
+    return t;
+  }
+}
+
+Agent::Taken Agent::examine_unguarded(const Entry& entry) {
+  Taken t{entry, split_fields(entry.job, 4), {}, "", ""};
+  if (const std::string why = unanswerable_problem(keys_, entry.job, t.fields); !why.empty()) {
+    t.dead_reason = "it cannot be answered: " + why;
+    return t;
+  }
+  const std::optional<MeasureRequest> req = decode_request(t.fields[3]);
+  if (req) t.what = req->node + " " + req->schedule;
+  if (const std::string why = job_problem(entry.job, t.fields, req, options_.targets);
+      !why.empty()) {
+    t.result = refusal("farm agent " + name_ + " refused " + why);
+    return t;
+  }
+  t.result = measure_job(t.fields[2], *req);
+  return t;
+}
+
+MeasureResult Agent::measure_job(const std::string& model_key, MeasureRequest req) {
+  std::string why;
+  req.model = fetch_model(model_key, &why);
+  if (req.model.empty()) return refusal("farm agent " + name_ + ": " + why);
+  req.cache_dir = (std::filesystem::path(options_.cache_dir) / "kernels").string();
+  try {
+    return worker_->measure(req);
+  } catch (const std::exception& e) {
+    // The worker could not be run at all: an outcome the worker did not report, so that an agent
+    // whose worker keeps failing quarantines itself.
+    MeasureResult r;
+    r.status = "crash";
+    r.reported = false;
+    r.error = "farm agent " + name_ + ": the measuring worker failed: " + e.what();
+    return r;
+  }
+}
+
+// The model file of `key` in this agent's cache, fetched from the server the first time and
+// checked against its key (size and hash): "" and *why when the server has no such model or holds
+// something else under its key.
+std::string Agent::fetch_model(const std::string& key, std::string* why) {
+  const std::filesystem::path path = models_ / (key + ".onnx");
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return path.string();
+  const std::string where = keys_.model(key);
+  const long long size = std::stoll(key.substr(0, key.find('-')));  // is_model_key: <= 12 digits
+  RedisConnection::Reply bytes;
+  try {
+    const long long held = redis_->command({"STRLEN", where}).integer;
+    if (held == 0) {
+      *why = "model " + key + " is not on the server";
+      return "";
+    }
+    if (held != size || size > kMaxModelBytes) {
+      *why = "model key " + where + " holds " + std::to_string(held) + " bytes, not the " +
+             std::to_string(size) + " its name says";
+      return "";
+    }
+    bytes = redis_->command({"GET", where});
+  } catch (const BrokerRefused& e) {
+    *why = "model key " + where + " holds something else than a model: " + e.reply();
+    return "";
+  }
+  if (bytes.nil || content_key(bytes.str) != key) {
+    *why = "model key " + where + " holds bytes whose hash is not the one its name says";
+    return "";
+  }
+  // Written whole, then renamed: another agent on this cache never reads half a file.
+  const std::string tmp = path.string() + ".tmp" + std::to_string(getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    out.write(bytes.str.data(), static_cast<std::streamsize>(bytes.str.size()));
+    if (!out.good()) {
+      *why = "cannot write the model to " + tmp;
+      return "";
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    *why = "cannot store the model as " + path.string() + ": " + ec.message();
+    return "";
+  }
+  return path.string();
+}
+
+// Answers the job (or moves it to the dead letters when it cannot be answered), acknowledges it
+// and counts the outcome.
+void Agent::finish(const Taken& t) {
+  std::string dead = t.dead_reason;
+  if (dead.empty()) {
+    try {
+      push_answer(*redis_, t.fields[1], t.fields[0], t.result);
+    } catch (const BrokerRefused& e) {
+      dead = "its reply key " + t.fields[1] + " cannot take the answer: " + e.reply();
+    }
+  }
+  const std::string id = t.fields.size() == 4 && all_digits(t.fields[0]) ? t.fields[0] : "?";
+  if (!dead.empty()) {
+    const std::string not_kept = dead_letter(*redis_, keys_, t.entry.job, dead, "agent " + name_);
+    retire(*redis_, keys_, t.entry.id);
+    log("agent " + name_ + ": job " + id + " moved to the dead letters: " + dead +
+        (not_kept.empty() ? "" : " (not recorded: " + not_kept + ")"));
+    return;
+  }
+  retire(*redis_, keys_, t.entry.id);
+  ++answered_;
+  count_outcome(t.result);
+  log("agent " + name_ + ": job " + id + " " + t.what + ": " + t.result.status +
+      (t.result.status == "ok" ? "" : " (" + t.result.error + ")"));
+}
+
+// The agent's counts in its registration, and quarantine: a worker that died or hung (the outcome
+// inferred, not reported) on candidate after candidate points at the device, not the candidates.
+void Agent::count_outcome(const MeasureResult& result) {
+  ++done_;
+  if (result.status != "ok") ++failed_;
+  failures_in_row_ = result.reported ? 0 : failures_in_row_ + 1;
+  if (options_.quarantine_after > 0 && failures_in_row_ >= options_.quarantine_after) {
+    quarantined_ = "its measuring worker died or hung on " + std::to_string(failures_in_row_) +
+                   " candidates in a row (last: " + result.status + ": " + result.error + ")";
+  }
+  try {
+    redis_->command({"HSET", keys_.agent(name_), "seen", unix_time(), "done", std::to_string(done_),
+                     "failed", std::to_string(failed_), "quarantined", quarantined_});
+  } catch (const BrokerRefused& e) {
+    log("agent " + name_ + ": registration not updated: " + e.what());
+  }
+}
+
+int Agent::serve() {
+  join(true);
+  std::atomic<bool> done{false};
+  std::thread heartbeat([&] { keep_heartbeat(done); });
+  struct StopHeartbeat {
     std::atomic<bool>& done;
     std::thread& t;
-    ~Join() {
+    ~StopHeartbeat() {
       done = true;
       t.join();
     }
-  } join_heartbeat{done_flag, heartbeat};
-
-  log("agent " + name + ": serving " + broker.text() + (devices.empty() ? "" : " with " + devices));
-  int answered = 0, failures_in_row = 0;
-  std::string quarantined;
-  // A job taken (its entry id and payload) but not yet answered when the connection broke:
-  // answered after reconnecting.
-  struct Taken {
-    Entry entry;
-    MeasureResult result;
-  };
+  } stop_heartbeat{done, heartbeat};
+  log("agent " + name_ + ": serving " + broker_.text() +
+      (devices_.empty() ? "" : " with " + devices_));
+  // A job examined but not yet answered when the connection broke: answered after reconnecting.
   std::optional<Taken> unanswered;
   bool broken = false;
-  while ((options.max_jobs <= 0 || answered < options.max_jobs) &&
-         !(options.stop && options.stop->load()) && quarantined.empty()) {
+  while ((options_.max_jobs <= 0 || answered_ < options_.max_jobs) &&
+         !(options_.stop && options_.stop->load()) && quarantined_.empty()) {
     try {
       if (broken) {
-        redis = connect_retrying(broker, options.stop);
+        redis_ = connect_retrying(broker_, options_.stop);
         broken = false;
-        join();
+        join(false);
+        own_pending_ = !unanswered;  // else its own pending entry is the one it holds
       }
-      Entry entry;
-      MeasureResult result;
-      std::optional<MeasureRequest> req;
-      std::vector<std::string> f;
-      if (unanswered) {
-        entry = unanswered->entry;
-        result = unanswered->result;
-        f = split_fields(entry.job, 4);
-      } else {
-        RedisConnection::Reply r;
-        try {
-          r = redis->command({"XREADGROUP", "GROUP", kGroup, name, "COUNT", "1", "BLOCK", "1000",
-                              "STREAMS", k.jobs(), ">"});
-        } catch (const BrokerLost&) {
-          throw;
-        } catch (const Error& e) {
-          // The stream or group went away (a server restarted without persistence): made again.
-          if (std::string(e.what()).find("NOGROUP") == std::string::npos) throw;
-          ensure_group(*redis, k);
-          continue;
-        }
-        if (r.nil || r.items.empty() || r.items[0].items.size() != 2) continue;
-        const std::vector<Entry> got = entries_of(r.items[0].items[1]);
-        if (got.empty()) continue;
-        entry = got[0];
-        const std::string& job = entry.job;
-        f = split_fields(job, 4);
-        req = f.size() == 4 ? decode_request(f[3]) : std::nullopt;
-        if (const std::string why = job_problem(job, f, req, options.targets); !why.empty()) {
-          result.status = "refused";
-          result.error = "farm agent " + name + " refused " + why;
-        } else {
-          const std::filesystem::path model = models / (f[2] + ".onnx");
-          if (!std::filesystem::exists(model)) {
-            const RedisConnection::Reply bytes = redis->command({"GET", k.model(f[2])});
-            if (!bytes.nil) {
-              // Written whole, then renamed: another agent on this cache never reads half a file.
-              const std::string tmp = model.string() + ".tmp" + std::to_string(getpid());
-              std::ofstream(tmp, std::ios::binary)
-                  .write(bytes.str.data(), static_cast<std::streamsize>(bytes.str.size()));
-              std::filesystem::rename(tmp, model);
-            }
-          }
-          if (!std::filesystem::exists(model)) {
-            result.status = "refused";
-            result.error = "farm agent " + name + ": model " + f[2] + " is not on the server";
-          } else {
-            req->model = model.string();
-            req->cache_dir = (std::filesystem::path(options.cache_dir) / "kernels").string();
-            result = worker.measure(*req);
-          }
-        }
-        unanswered = Taken{entry, result};
+      if (!unanswered) {
+        const std::optional<Entry> entry = next_entry();
+        if (!entry) continue;
+        unanswered = examine(*entry);
       }
-      if (f.size() == 4 && !f[1].empty() && all_digits(f[0])) {
-        redis->command({"RPUSH", f[1], f[0] + "\t" + encode_result(result)});
-        redis->command({"EXPIRE", f[1], std::to_string(kReplyTtlS)});
-      }
-      retire(*redis, k, entry.id);
+      finish(*unanswered);
       unanswered.reset();
-      ++answered;
-      ++done;
-      if (result.status != "ok") ++failed;
-      // A worker that died or hung (the outcome inferred, not reported) on candidate after
-      // candidate points at the device, not at the candidates.
-      failures_in_row = result.reported ? 0 : failures_in_row + 1;
-      if (options.quarantine_after > 0 && failures_in_row >= options.quarantine_after) {
-        quarantined = "its measuring worker died or hung on " + std::to_string(failures_in_row) +
-                      " candidates in a row (last: " + result.status + ": " + result.error + ")";
-      }
-      redis->command({"HSET", k.agent(name), "seen", unix_time(), "done", std::to_string(done),
-                      "failed", std::to_string(failed), "quarantined", quarantined});
-      log("agent " + name + ": job " + (f.empty() ? "?" : f[0]) + " " +
-          (req ? req->node + " " + req->schedule : "") + ": " + result.status +
-          (result.status == "ok" ? "" : " (" + result.error + ")"));
     } catch (const BrokerLost& e) {
-      log("agent " + name + ": " + e.what() + "; reconnecting");
+      log("agent " + name_ + ": " + e.what() + "; reconnecting");
       broken = true;
+    } catch (const BrokerRefused& e) {
+      // The pool's own keys hold something unexpected (not one job's content): said, and tried
+      // again a second later rather than spinning.
+      log("agent " + name_ + ": " + e.what() + "; trying again");
+      unanswered.reset();
+      std::this_thread::sleep_for(std::chrono::seconds(1));
     }
   }
-  if (!quarantined.empty()) {
-    log("agent " + name + ": quarantined: " + quarantined + "; it leaves the queue");
+  if (!quarantined_.empty()) {
+    log("agent " + name_ + ": quarantined: " + quarantined_ + "; it leaves the queue");
   }
-  redis->command({"DEL", k.heartbeat(name)});
-  redis->command({"SREM", k.agents(), name});
-  return answered;
+  redis_->command({"DEL", keys_.heartbeat(name_)});
+  redis_->command({"SREM", keys_.agents(), name_});
+  return answered_;
 }
+
+}  // namespace
+
+int serve_farm_agent(const AgentOptions& options) {
+  Agent agent(options);
+  return agent.serve();
+}
+
+namespace {
+
+// One registered agent as the server holds it (every field untrusted; unparsable numbers stay
+// unknown).
+FarmAgentStatus agent_status(RedisConnection& redis, const Keys& k, const std::string& name,
+                             long long now) {
+  FarmAgentStatus a;
+  a.name = name;
+  a.alive = redis.command({"EXISTS", k.heartbeat(name)}).integer > 0;
+  std::vector<std::string> v;
+  try {
+    v = redis
+            .command({"HMGET", k.agent(name), "device", "driver", "engine", "targets", "seen",
+                      "done", "failed", "quarantined", "plugins"})
+            .elements;
+  } catch (const BrokerRefused& e) {
+    a.quarantined = "registration unreadable: " + e.reply();
+  }
+  if (v.size() != 9) return a;
+  a.device = v[0];
+  a.driver = v[1];
+  a.engine = v[2];
+  a.targets = v[3];
+  auto number = [](const std::string& s) -> long long {
+    return all_digits(s) && s.size() <= 18 ? std::stoll(s) : -1;
+  };
+  if (number(v[4]) >= 0) a.last_seen_s = static_cast<double>(now - number(v[4]));
+  a.done = std::max(0LL, number(v[5]));
+  a.failed = std::max(0LL, number(v[6]));
+  a.quarantined = v[7];
+  a.plugins = v[8];
+  return a;
+}
+
+// The pool's newest dead letters (at most `count`) and how many it keeps.
+void read_dead_letters(RedisConnection& redis, const Keys& k, size_t count, FarmStatus* status) {
+  try {
+    status->dead_letters = redis.command({"XLEN", k.dead()}).integer;
+    const RedisConnection::Reply newest =
+        redis.command({"XREVRANGE", k.dead(), "+", "-", "COUNT", std::to_string(count)});
+    const auto now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+    for (const RedisConnection::Reply& e : newest.items) {
+      if (e.items.size() != 2) continue;
+      std::map<std::string, std::string> f = fields_of(e.items[1]);
+      FarmDeadLetter d;
+      d.id = e.items[0].str;
+      const std::string ms = d.id.substr(0, d.id.find('-'));
+      if (all_digits(ms) && ms.size() <= 18) {
+        d.age_s = static_cast<double>(now_ms - std::stoll(ms)) / 1000.0;
+      }
+      d.agent = f["agent"];
+      d.reason = f["reason"];
+      d.job = f["job"];
+      status->dead.push_back(std::move(d));
+    }
+  } catch (const BrokerRefused& e) {
+    status->unreadable.push_back(k.dead() + ": " + e.reply());
+  }
+}
+
+}  // namespace
 
 FarmStatus farm_status(const BrokerAddress& broker) {
   RedisConnection redis(broker);
@@ -819,53 +1126,35 @@ FarmStatus farm_status(const BrokerAddress& broker) {
   status.broker = broker.text();
   // Jobs in the stream that no agent holds: the stream keeps only unanswered jobs, and the
   // group's pending list those an agent took.
-  status.queued = redis.command({"XLEN", k.jobs()}).integer;
   try {
+    status.queued = redis.command({"XLEN", k.jobs()}).integer;
     const RedisConnection::Reply held = redis.command({"XPENDING", k.jobs(), kGroup});
     if (!held.items.empty()) status.queued -= held.items[0].integer;
-  } catch (const BrokerLost&) {
-    throw;
-  } catch (const Error&) {
-    // No group yet: nothing is held.
+  } catch (const BrokerRefused& e) {
+    if (!e.is("NOGROUP")) status.unreadable.push_back(k.jobs() + ": " + e.reply());
   }
   // Registered agents: those in the pool's set and those that left a registration (quarantined
   // or stopped ones stay visible until it expires).
   std::set<std::string> names;
-  for (const std::string& n : redis.command({"SMEMBERS", k.agents()}).elements) names.insert(n);
+  try {
+    for (const std::string& n : redis.command({"SMEMBERS", k.agents()}).elements) names.insert(n);
+  } catch (const BrokerRefused& e) {
+    status.unreadable.push_back(k.agents() + ": " + e.reply());
+  }
   // KEYS walks the whole key space: fine for a farm server, whose keys are the farm's own.
   for (const std::string& key : redis.command({"KEYS", k.agent("*")}).elements) {
     names.insert(key.substr(k.agent("").size()));
   }
   const long long now = std::stoll(unix_time());
-  for (const std::string& n : names) {
-    FarmAgentStatus a;
-    a.name = n;
-    a.alive = redis.command({"EXISTS", k.heartbeat(n)}).integer > 0;
-    const std::vector<std::string> v =
-        redis
-            .command({"HMGET", k.agent(n), "device", "driver", "engine", "targets", "seen", "done",
-                      "failed", "quarantined", "plugins"})
-            .elements;
-    if (v.size() == 9) {
-      a.device = v[0];
-      a.driver = v[1];
-      a.engine = v[2];
-      a.targets = v[3];
-      if (all_digits(v[4])) a.last_seen_s = static_cast<double>(now - std::stoll(v[4]));
-      if (all_digits(v[5])) a.done = std::stoll(v[5]);
-      if (all_digits(v[6])) a.failed = std::stoll(v[6]);
-      a.quarantined = v[7];
-      a.plugins = v[8];
-    }
-    status.agents.push_back(a);
-  }
+  for (const std::string& n : names) status.agents.push_back(agent_status(redis, k, n, now));
+  read_dead_letters(redis, k, 20, &status);
   return status;
 }
 
 std::vector<std::string> farm_pools(const BrokerAddress& broker) {
   RedisConnection redis(broker);
   std::set<std::string> pools;
-  for (const char* suffix : {":agents", ":jobs"}) {
+  for (const char* suffix : {":agents", ":jobs", ":dead"}) {
     for (const std::string& key :
          redis.command({"KEYS", std::string("tessera:farm:*") + suffix}).elements) {
       const std::string inner = key.substr(13, key.size() - 13 - std::strlen(suffix));
@@ -873,6 +1162,65 @@ std::vector<std::string> farm_pools(const BrokerAddress& broker) {
     }
   }
   return {pools.begin(), pools.end()};
+}
+
+std::string choose_farm_pool(const BrokerAddress& broker, const std::string& device_pool,
+                             const std::vector<std::string>& plugins, std::string* why) {
+  // Per pool with a live agent: whether one of them measures every plugin, and what they are.
+  struct Live {
+    bool fits = false;
+    std::string text;
+  };
+  std::map<std::string, Live> live;
+  BrokerAddress at = broker;
+  for (const std::string& pool : farm_pools(broker)) {
+    at.pool = pool;
+    for (const FarmAgentStatus& a : farm_status(at).agents) {
+      if (!a.alive || !a.quarantined.empty()) continue;
+      bool fits = true;  // an agent without targets measures any job's
+      if (!a.targets.empty()) {
+        for (const std::string& plugin : plugins) {
+          bool measured = false;
+          for (size_t start = 0; start <= a.targets.size();) {
+            const size_t end = std::min(a.targets.find(',', start), a.targets.size());
+            measured = measured ||
+                       detail::split_target(a.targets.substr(start, end - start)).first == plugin;
+            start = end + 1;
+          }
+          fits = fits && measured;
+        }
+      }
+      Live& l = live[pool];
+      l.fits = l.fits || fits;
+      l.text += (l.text.empty() ? "" : "; ") + a.name + " on '" +
+                (a.device.empty() ? "any device" : a.device) + "' measuring " +
+                (a.targets.empty() ? "any target" : a.targets);
+    }
+  }
+  if (!device_pool.empty() && (live.count(device_pool) || live.empty())) {
+    *why = live.empty() ? "no agent is alive yet; the pool agents of the device it tunes for join"
+                        : "the pool of the device it tunes for";
+    return device_pool;
+  }
+  std::vector<std::string> fitting;
+  std::string names;
+  for (const auto& [pool, l] : live) {
+    if (l.fits) fitting.push_back(pool);
+    names += "\n  " + pool + ": " + escaped(l.text);
+  }
+  std::string wanted;
+  for (const std::string& p : plugins) wanted += (wanted.empty() ? "" : ", ") + p;
+  if (fitting.size() == 1) {
+    *why = "the one pool whose live agents measure " + wanted;
+    return fitting[0];
+  }
+  const std::string device_text = device_pool.empty() ? "the device it tunes for names no pool"
+                                                      : "the pool of the device it tunes for ('" +
+                                                            device_pool + "') has no live agent";
+  throw Error("farm broker " + broker.text() + ": no key given; " + device_text + " and " +
+              std::to_string(fitting.size()) + " live pool(s) measure " + wanted +
+              "; name the pool with --key (or HOST:PORT/KEY). Live pools:" +
+              (names.empty() ? std::string(" none") : names));
 }
 
 }  // namespace tessera::tune

@@ -380,7 +380,9 @@ TuneReport run_tuning(const TuneOptions& options,
         throw Error("tuner: farm key: " + why);
       }
       farm_address.pool = options.farm_key;
+      farm_address.pool_given = true;
     }
+    // Without a key the pool follows from the tasks' device (below); the server is reached now.
     farm = std::make_unique<FarmClient>(farm_address, options.farm_agent_wait_s);
   } else {
     check_worker_command(options.worker_command);
@@ -392,6 +394,19 @@ TuneReport run_tuning(const TuneOptions& options,
   const std::vector<TuneTask> tasks =
       options.graph ? extract_tasks(*options.graph, options.targets, &report.devices)
                     : extract_tasks(options.model, options.targets, &report.devices);
+  if (farm && !farm_address.pool_given && !tasks.empty()) {
+    std::vector<std::string> plugins;
+    for (const TuneTask& t : tasks) {
+      if (std::find(plugins.begin(), plugins.end(), t.plugin) == plugins.end()) {
+        plugins.push_back(t.plugin);
+      }
+    }
+    std::string why;
+    farm_address.pool = choose_farm_pool(
+        farm_address, farm_key_from_device(report.devices[tasks[0].plugin].name), plugins, &why);
+    say("farm " + farm_address.text() + ": no key given; " + why);
+    farm = std::make_unique<FarmClient>(farm_address, options.farm_agent_wait_s);
+  }
   int compile_jobs = options.compile_jobs;
   if (compile_jobs < 0) compile_jobs = options.isolation == "worker" ? 2 : 1;
   if (compile_jobs == 0) compile_jobs = static_cast<int>(std::thread::hardware_concurrency());

@@ -14,19 +14,29 @@
 // agent whose heartbeat has expired and adds them to the stream again, so a killed agent's job is
 // measured by another (or by the same one, restarted: a new agent first hands back what its name
 // still holds). Unlike XAUTOCLAIM's idle time, the heartbeat tells a dead agent from one in a long
-// measurement. A job handed back more than kMaxLosses times is answered "crash" (it may be what
-// kills agents). Results carry the job's id, so a late answer of a job measured twice is dropped.
+// measurement. Each hand-back counts against the job (a set under its content hash, which
+// survives the job being queued again as a new entry): a job that stopped agents kMaxFarmLosses
+// times may be what kills them, so it goes to the pool's dead letters instead and is answered
+// "crash". Results carry the job's id, so a late answer of a job measured twice is dropped.
 // A server that restarted without persistence lost the stream: the tuner and the agents make the
 // stream and group again, and the tuner adds what is still unanswered. Resumable: results go to
 // the tuner's log as in a local run, so `tune --resume` continues after the tuner itself was
 // stopped.
 //
+// Untrusted input: agents treat every job field and every value the server returns as untrusted.
+// A job that fails a check, or whose model key holds something else than its model, is answered
+// "refused" with the reason; a job that cannot be answered (no reply key of this pool's form, or
+// a reply key holding another type) goes to the dead letters with the reason. Either way it is
+// acknowledged, so it never comes back, and the agent goes on serving.
+//
 // Keys, under "tessera:farm:<pool>:": jobs (stream, consumer group "agents", each entry one field
 // "job"), agents (set), agent:<name> (hash: its registration), heartbeat:<agent> (string with
-// expiry), model:<size>-<hash> (string), reply:<run> (list). A job is "<id>\t<reply list>\t<model
-// key>\t<worker protocol request line>", a reply "<id>\t<worker protocol result line>". The
-// server may require a password (Redis AUTH / ACL users); there is no TLS (Debian 12's hiredis
-// 0.14 has none): run the server on the farm's own network.
+// expiry), model:<size>-<hash> (string), reply:<run> (list), lost:<job hash> (set: the stream
+// entries of the job that agents stopped holding), dead (stream of dead letters: fields job,
+// reason, agent). A job is "<id>\t<reply list>\t<model key>\t<worker protocol request line>",
+// its reply list one of this pool's reply:<run> keys; a reply "<id>\t<worker protocol result
+// line>". The server may require a password (Redis AUTH / ACL users); there is no TLS (Debian 12's
+// hiredis 0.14 has none): run the server on the farm's own network.
 #pragma once
 
 #include <atomic>
@@ -59,9 +69,16 @@ struct BrokerAddress {
 
 // A key name's problem ("" when fine): letters, digits and - _ . only, 1..100 of them.
 std::string farm_key_problem(const std::string& key);
+// The pool agents of a device join when no key is given: "Mali-G78 r38p1" -> "mali-g78-r38p1"
+// ("" when the name holds no letter or digit).
+std::string farm_key_from_device(const std::string& device_name);
 
-// A job lost this many times (its agent died while holding it) is answered "crash".
-inline constexpr int kMaxFarmLosses = 3;
+// A job held by agents that stopped this many times (each died or was killed while holding it) is
+// moved to the pool's dead letters and answered "crash".
+inline constexpr int kMaxFarmLosses = 2;
+// The dead letters a pool keeps (the oldest go first), and the bytes of each job kept with one.
+inline constexpr int kMaxFarmDeadLetters = 1000;
+inline constexpr size_t kMaxDeadLetterJobBytes = 4096;
 // How long the tuner and the agents try to reach a server that went away before they give up.
 inline constexpr double kFarmReconnectS = 30;
 // The most bytes one job may carry (the worker protocol line of one candidate is far smaller).
@@ -133,11 +150,13 @@ struct AgentOptions {
 };
 
 // Serves jobs until options.stop is set, max_jobs were answered or it quarantined itself. Returns
-// the jobs answered. Throws tessera::Error when the server cannot be reached for
-// kFarmReconnectS or fails.
+// the jobs answered (not those moved to the dead letters). Throws tessera::Error when the server
+// cannot be reached for kFarmReconnectS, or fails while the agent starts (its worker, its probe,
+// its registration); no job's content ends it.
 int serve_farm_agent(const AgentOptions& options);
 
-// What `tessera farm status` shows: the pool's agents as they registered.
+// What `tessera farm status` shows: the pool's agents as they registered, and its dead letters.
+// Every string is as the server holds it (untrusted): escape it before printing.
 struct FarmAgentStatus {
   std::string name, device, driver, engine, targets;
   std::string plugins;           // "cpu 0.1.0, mali 0.3.0": each target's plugin and its version
@@ -146,13 +165,33 @@ struct FarmAgentStatus {
   int64_t done = 0, failed = 0;  // results answered, of which not "ok"
   std::string quarantined;       // why, or ""
 };
+// A job that was never measured: it stopped agents kMaxFarmLosses times or could not be answered.
+struct FarmDeadLetter {
+  std::string id;      // its entry in the dead-letter stream ("<unix ms>-<n>": when it was moved)
+  double age_s = -1;   // seconds since it was moved
+  std::string agent;   // the agent or tuner that moved it
+  std::string reason;  // why
+  std::string job;     // the job as queued (at most kMaxDeadLetterJobBytes of it)
+};
 struct FarmStatus {
   std::string broker;  // BrokerAddress::text()
   int64_t queued = 0;  // jobs waiting
   std::vector<FarmAgentStatus> agents;
+  int64_t dead_letters = 0;             // all the pool keeps
+  std::vector<FarmDeadLetter> dead;     // the newest first, at most 20
+  std::vector<std::string> unreadable;  // keys holding something else than the farm wrote, why
 };
 FarmStatus farm_status(const BrokerAddress& broker);
-// The pools ("keys") that have agents or jobs on the server.
+// The pools ("keys") that have agents, jobs or dead letters on the server.
 std::vector<std::string> farm_pools(const BrokerAddress& broker);
+
+// The pool a tuner sends to when neither its options nor the address name one: the pool agents
+// of the device it tunes for join (`device_pool`, farm_key_from_device of that device's name) when
+// an agent is alive there; else the one pool whose live agents measure every plugin of
+// `plugins`; with no live agent on the server, `device_pool` (agents started later on that device
+// join it). *why says which rule chose. Throws tessera::Error naming the live pools, their devices
+// and targets, when several or none of them fit.
+std::string choose_farm_pool(const BrokerAddress& broker, const std::string& device_pool,
+                             const std::vector<std::string>& plugins, std::string* why);
 
 }  // namespace tessera::tune

@@ -334,7 +334,10 @@ struct TuneOptions {
   // candidates per live agent, measured at once on the agents' devices; the compile-ahead step
   // and worker_command are the agents' business.
   std::string farm;
-  std::string farm_key;  // the pool, instead of the address's (e.g. "mali-g78"); "" = as written
+  // The pool, instead of the address's (e.g. "mali-g78"). "" = the address's, or where it names
+  // none, the pool of the device the tasks run on, else the one live pool that measures their
+  // plugins (choose_farm_pool in tessera/farm.hpp).
+  std::string farm_key;
   double farm_agent_wait_s = 60;  // with no live agent for this long, the run ends with an error
   std::string command;            // the command line, recorded in each log record ("" = none)
   // After the search, each task's `verify` fastest distinct configs and its default are measured
