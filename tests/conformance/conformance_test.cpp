@@ -117,14 +117,14 @@ onnx::ModelProto read_model_proto(const fs::path& path) {
   return model;
 }
 
-// Ops `graph` and its If branches use that the registry lacks ("domain:op" for other domains).
-// If itself is core's (preparation inlines the branch its condition picks), not an op file.
+// Ops `graph` and its If branches and Loop bodies use that the registry lacks ("domain:op" for
+// other domains). If and Loop are core's (preparation inlines and unrolls them), not op files.
 void add_missing_ops(const onnx::GraphProto& graph, const std::set<std::string>& have,
                      std::set<std::string>& missing) {
   for (const auto& node : graph.node()) {
     if (!node.domain().empty() && node.domain() != "ai.onnx") {
       missing.insert(node.domain() + ":" + node.op_type());
-    } else if (node.op_type() == "If") {
+    } else if (node.op_type() == "If" || node.op_type() == "Loop") {
       for (const auto& a : node.attribute()) {
         if (a.has_g()) add_missing_ops(a.g(), have, missing);
       }

@@ -9,6 +9,7 @@
 
 #include "model_builder.hpp"
 #include "tessera/onnx_import.hpp"
+#include "tessera/passes.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
 
@@ -293,6 +294,74 @@ TEST(ControlFlow, DetectorPostProcessingRunsInStagesOnCpu) {
       conv_on_cpu = conv_on_cpu || (p.op_type == "Conv" && p.plugin == "cpu");
     }
     EXPECT_TRUE(conv_on_cpu);
+  }
+}
+
+// A scripted recurrence: h = Tanh(MatMul(h, W) + x) for M steps (M an input, so bound by value),
+// each step's h also a scan output; W and x are read from the enclosing graph.
+std::string recurrence_model() {
+  ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, 4});
+  m.input("steps", onnx::TensorProto::INT64, {});
+  m.output("h_final", onnx::TensorProto::FLOAT);
+  m.output("h_all", onnx::TensorProto::FLOAT);
+  m.raw_float("W", {4, 4}, seeded(16, 41));
+  m.raw_float("h0", {1, 4}, {0.1f, -0.2f, 0.3f, 0.0f});
+  ModelBuilder body(13);
+  body.input("i", onnx::TensorProto::INT64, {});
+  body.input("cond_in", onnx::TensorProto::BOOL, {});
+  body.input("h", onnx::TensorProto::FLOAT, {1, 4});
+  body.node("MatMul", {"h", "W"}, {"hw"}, "hw");
+  body.node("Add", {"hw", "x"}, {"pre"}, "pre");
+  body.node("Tanh", {"pre"}, {"h_next"}, "act");
+  body.node("Identity", {"cond_in"}, {"cond_out"}, "keep_going");
+  body.node("Identity", {"h_next"}, {"h_scan"}, "scan");
+  body.output("cond_out", onnx::TensorProto::BOOL);
+  body.output("h_next", onnx::TensorProto::FLOAT);
+  body.output("h_scan", onnx::TensorProto::FLOAT);
+  auto* n = m.node("Loop", {"steps", "", "h0"}, {"h_final", "h_all"}, "recur");
+  ModelBuilder::add_graph_attr(n, "body", body);
+  return m.bytes();
+}
+
+TEST(ControlFlow, LoopUnrollsForItsTripCountWithScanOutputs) {
+  const Graph g = import_onnx_bytes(recurrence_model(), "recur.onnx", "");
+  Session session(g, cpu_only());
+  const std::vector<float> x = seeded(4, 42), w = seeded(16, 41);
+  for (int64_t steps : {3, 1, 5}) {
+    SCOPED_TRACE(std::to_string(steps) + " steps");
+    const std::vector<Tensor> got =
+        session.run({{"x", Tensor::from_vector<float>({1, 4}, x)},
+                     {"steps", Tensor::from_vector<int64_t>({}, {steps})}});
+    std::vector<float> h{0.1f, -0.2f, 0.3f, 0.0f}, all;
+    for (int64_t t = 0; t < steps; ++t) {
+      std::vector<float> next(4);
+      for (int j = 0; j < 4; ++j) {
+        float acc = x[static_cast<size_t>(j)];
+        for (int k = 0; k < 4; ++k) acc += h[static_cast<size_t>(k)] * w[static_cast<size_t>(k * 4 + j)];
+        next[static_cast<size_t>(j)] = std::tanh(acc);
+      }
+      h = next;
+      all.insert(all.end(), h.begin(), h.end());
+    }
+    ASSERT_EQ(got.size(), 2u);
+    expect_near(got[0], {1, 4}, h);
+    expect_near(got[1], {steps, 1, 4}, all);
+    for (const NodePlacement& p : session.plan().nodes) EXPECT_NE(p.op_type, "Loop") << p.node;
+  }
+}
+
+TEST(ControlFlow, ALoopBeyondTheUnrollLimitIsRefusedNamingIt) {
+  const Graph g = import_onnx_bytes(recurrence_model(), "recur.onnx", "");
+  Session session(g, cpu_only());
+  try {
+    session.run({{"x", Tensor::from_vector<float>({1, 4}, seeded(4, 1))},
+                 {"steps", Tensor::from_vector<int64_t>({}, {kMaxLoopIterations + 1})}});
+    FAIL() << "a loop of " << kMaxLoopIterations + 1 << " iterations was unrolled";
+  } catch (const UnsupportedError& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'recur' (Loop)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("more than 4096 iterations"), std::string::npos)
+        << e.what();
   }
 }
 

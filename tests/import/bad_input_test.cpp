@@ -312,18 +312,29 @@ TEST(BadInput, MalformedContribOpsNameTheNode) {
 }
 
 TEST(BadInput, SubgraphAttribute) {
-  // Loop's body is a subgraph Tessera does not run (If's branches it does).
+  // Scan's body is a subgraph Tessera does not run (If's branches and Loop's body it does).
   ModelBuilder m;
-  m.input("M", onnx::TensorProto::INT64, {});
-  m.input("C", onnx::TensorProto::BOOL, {});
-  auto* n = m.node("Loop", {"M", "C"}, {"Y"}, "loop");
+  m.input("X", onnx::TensorProto::FLOAT, {2, 3});
+  auto* n = m.node("Scan", {"X"}, {"Y"}, "scan");
   auto* a = n->add_attribute();
   a->set_name("body");
   a->set_type(onnx::AttributeProto::GRAPH);
   a->mutable_g()->set_name("body");
   m.output("Y", onnx::TensorProto::FLOAT);
   expect_import_error(m.save(scratch_dir() / "subgraph.onnx"), Kind::kUnsupported,
-                      {"'loop'", "'body'", "only If"});
+                      {"'scan'", "'body'", "Scan is not"});
+  // A Loop whose body does not take what the node gives is an error naming both counts.
+  ModelBuilder l;
+  l.input("M", onnx::TensorProto::INT64, {});
+  l.input("C", onnx::TensorProto::BOOL, {});
+  auto* loop = l.node("Loop", {"M", "C"}, {"Y"}, "loop");
+  auto* body = loop->add_attribute();
+  body->set_name("body");
+  body->set_type(onnx::AttributeProto::GRAPH);
+  body->mutable_g()->set_name("body");
+  l.output("Y", onnx::TensorProto::FLOAT);
+  expect_import_error(l.save(scratch_dir() / "loop.onnx"), Kind::kError,
+                      {"'loop'", "body takes 0 inputs but the node gives 2"});
 }
 
 TEST(BadInput, IfWithoutAnElseBranch) {

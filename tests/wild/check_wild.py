@@ -14,7 +14,8 @@ with ONNX Runtime on the same file and inputs:
   - an image model whose height and width are open, written as -1 (Paddle2ONNX's way), run at
     three sizes;
   - a detector exported with its post-processing (NonMaxSuppression, NonZero, an If on the
-    number of boxes kept), whose shapes follow from the data.
+    number of boxes kept), whose shapes follow from the data;
+  - a scripted recurrence: Loop with a trip count input, carried state and a scan output.
 Float outputs must agree within 1e-3 of max |ref| (1e-4 relative where noted); quantized ones by
 cosine >= 0.98 and the same argmax, since requantization may round one step differently.
 
@@ -239,6 +240,34 @@ def detector_nms():
                  [helper.make_opsetid("", 13)])
 
 
+def loop_recurrence():
+    """A scripted recurrence as torch.jit.script exports a `for` loop: Loop with a trip count
+    input, a carried state, a scan output and outer-scope weights read by the body."""
+    w = (RNG.randn(6, 6) * 0.4).astype(np.float32)
+    body = helper.make_graph(
+        [helper.make_node("MatMul", ["h", "W"], ["hw"]),
+         helper.make_node("Add", ["hw", "x"], ["pre"]),
+         helper.make_node("Tanh", ["pre"], ["h_next"]),
+         helper.make_node("Cast", ["i"], ["i_f"], to=TensorProto.FLOAT),
+         helper.make_node("Mul", ["h_next", "i_f"], ["weighted"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"])],
+        "step",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h", TensorProto.FLOAT, [1, 6])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("h_next", TensorProto.FLOAT, [1, 6]),
+         helper.make_tensor_value_info("weighted", TensorProto.FLOAT, [1, 6])])
+    nodes = [helper.make_node("Loop", ["steps", "", "h0"], ["h_final", "h_all"], body=body)]
+    return model(nodes,
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 6]),
+                  helper.make_tensor_value_info("steps", TensorProto.INT64, [])],
+                 [helper.make_tensor_value_info("h_final", TensorProto.FLOAT, None),
+                  helper.make_tensor_value_info("h_all", TensorProto.FLOAT, None)],
+                 [init("W", w), init("h0", np.zeros((1, 6), np.float32))],
+                 [helper.make_opsetid("", 13)])
+
+
 def saver(make_model):
     def make(dir):
         path = os.path.join(dir, "model.onnx")
@@ -257,6 +286,7 @@ CASES = {
     "if_sample_rate": (saver(vad_if), "vad", "float"),
     "open_hw_minus_one": (saver(open_hw), "open_hw", "float"),
     "detector_nms": (saver(detector_nms), "detector", "float"),
+    "loop_recurrence": (saver(loop_recurrence), "recurrence", "float"),
 }
 
 
@@ -276,6 +306,9 @@ def feeds(kind):
     if kind == "detector":
         return [{"features": np.random.RandomState(seed).randn(1, 8, 8, 8).astype(np.float32)}
                 for seed in (1, 2, 3)]
+    if kind == "recurrence":
+        return [{"x": r.randn(1, 6).astype(np.float32), "steps": np.array(n, dtype=np.int64)}
+                for n in (4, 1, 7)]
     if kind == "open_hw":
         return [{"x": r.rand(n, 3, h, w).astype(np.float32)}
                 for n, h, w in ((1, 64, 48), (2, 37, 91), (1, 128, 128))]

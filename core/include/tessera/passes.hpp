@@ -33,6 +33,14 @@ class ValueNeededAtRun : public UnsupportedError {
   std::string name;
 };
 
+// Internal attributes of a Loop node, set by the importer and by unrolling: how many inputs
+// ONNX gives the node (trip count, condition, carried values; the captures of its body follow),
+// and how many iterations are already unrolled before it.
+inline constexpr const char* kLoopFormalInputs = "tessera.formal_inputs";
+inline constexpr const char* kLoopIterationsDone = "tessera.iterations_done";
+// Loops unroll at preparation up to this many iterations; a longer one is refused naming it.
+constexpr int64_t kMaxLoopIterations = 4096;
+
 // Graph inputs larger than this (elements) are never frozen to decide shapes: a node that needs
 // the values of, say, an image input at load time runs in stages instead (ValueNeededAtRun).
 constexpr int64_t kMaxValueInputElements = int64_t{1} << 16;

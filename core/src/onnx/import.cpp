@@ -419,11 +419,12 @@ class ModelImporter {
     for (const std::string& out : n.output()) {
       node.outputs.push_back(out.empty() ? kNoValue : ids_.at(out));
     }
+    const bool control = n.op_type() == "If" || n.op_type() == "Loop";
     for (const auto& attr : n.attribute()) {
-      if (attr.type() == onnx::AttributeProto::GRAPH && n.op_type() == "If") continue;
+      if (attr.type() == onnx::AttributeProto::GRAPH && control) continue;
       node.attrs.set(attr.name(), convert_attribute(attr, n, index));
     }
-    if (n.op_type() == "If") add_subgraphs(n, index, node);
+    if (control) add_subgraphs(n, index, node);
     graph_.nodes.push_back(std::move(node));
   }
 
@@ -451,10 +452,15 @@ class ModelImporter {
     return true;
   }
 
-  // If's branches: each imported in its own scope, then given the same capture list (the union,
-  // in order of first use) as trailing graph inputs, which the node reads as trailing inputs
-  // after its condition, so that ordering, liveness and inlining see what the bodies read.
+  // If's branches or Loop's body: each imported in its own scope, then given the same capture
+  // list (the union, in order of first use) as trailing graph inputs after its formal ones, which
+  // the node reads as trailing inputs after its own, so that ordering, liveness and inlining see
+  // what the bodies read.
   void add_subgraphs(const onnx::NodeProto& n, int index, Node& node) {
+    const bool loop = n.op_type() == "Loop";
+    const std::vector<std::string> wanted =
+        loop ? std::vector<std::string>{"body"}
+             : std::vector<std::string>{"then_branch", "else_branch"};
     // Nesting is bounded so that a crafted model cannot exhaust the stack.
     constexpr int kMaxDepth = 32;
     std::vector<std::pair<std::string, Graph>> bodies;
@@ -462,8 +468,8 @@ class ModelImporter {
     for (const auto& attr : n.attribute()) {
       if (attr.type() != onnx::AttributeProto::GRAPH) continue;
       const std::string where = describe(n, index) + ": attribute '" + attr.name() + "'";
-      if (attr.name() != "then_branch" && attr.name() != "else_branch") {
-        throw Error(where + " is a subgraph If does not take");
+      if (std::find(wanted.begin(), wanted.end(), attr.name()) == wanted.end()) {
+        throw Error(where + " is a subgraph " + n.op_type() + " does not take");
       }
       if (depth_ >= kMaxDepth) {
         throw UnsupportedError(where + ": subgraphs nest deeper than " +
@@ -475,10 +481,28 @@ class ModelImporter {
         if (std::find(captured.begin(), captured.end(), c) == captured.end()) captured.push_back(c);
       }
     }
-    for (const char* branch : {"then_branch", "else_branch"}) {
+    for (const std::string& branch : wanted) {
       const bool found = std::any_of(bodies.begin(), bodies.end(),
                                      [&](const auto& b) { return b.first == branch; });
       if (!found) throw Error(describe(n, index) + " has no '" + branch + "' subgraph");
+    }
+    if (loop) {
+      // Loop's body takes the iteration number, the condition and each carried value.
+      const auto formal = static_cast<size_t>(n.input_size());
+      const Graph& body = bodies.front().second;
+      if (formal < 2 || body.inputs.size() != formal) {
+        throw Error(describe(n, index) + ": its body takes " +
+                    std::to_string(body.inputs.size()) + " inputs but the node gives " +
+                    std::to_string(formal) + " (trip count, condition, then one per carried "
+                    "value: the body's inputs are the iteration number, the condition and the "
+                    "carried values)");
+      }
+      if (body.outputs.size() < formal - 1 || n.output_size() + 1 != static_cast<int>(body.outputs.size())) {
+        throw Error(describe(n, index) + ": its body has " + std::to_string(body.outputs.size()) +
+                    " outputs but the node has " + std::to_string(n.output_size()) +
+                    " (the body gives the condition, the carried values, then the scan outputs)");
+      }
+      node.attrs.set(kLoopFormalInputs, static_cast<int64_t>(formal));
     }
     for (auto& [name, graph] : bodies) {
       for (const std::string& c : captured) {
@@ -533,8 +557,8 @@ class ModelImporter {
       }
       case A::GRAPH:
       case A::GRAPHS:
-        throw UnsupportedError(where + " is a subgraph; of the control-flow ops only If is "
-                               "supported (Loop and Scan are not)");
+        throw UnsupportedError(where + " is a subgraph; of the control-flow ops If and Loop are "
+                               "supported (Scan is not)");
       case A::SPARSE_TENSOR:
       case A::SPARSE_TENSORS:
         throw UnsupportedError(where + " is a sparse tensor, which is not supported");

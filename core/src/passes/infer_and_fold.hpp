@@ -25,4 +25,11 @@ std::vector<char> mark_dynamic(Graph& graph);
 // node). New values are added to `graph`. Throws naming the node when the branch does not match.
 std::vector<Node> inline_if_branch(Graph& graph, const Node& node, bool condition);
 
+// The nodes that replace Loop node `node` whose trip count and condition are known: when it has
+// run `trip_count` iterations or `condition` is false, Identity nodes for the carried values and
+// Unsqueeze + Concat for the scan outputs; else the body's nodes for the next iteration followed
+// by the Loop node one iteration on (kLoopIterationsDone), reading the body's results.
+std::vector<Node> unroll_loop_step(Graph& graph, const Node& node, int64_t trip_count,
+                                   bool condition);
+
 }  // namespace tessera::passes

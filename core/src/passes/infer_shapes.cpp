@@ -120,31 +120,32 @@ class Sweep {
         done[n] = true;
         continue;
       }
-      if (graph_.nodes[n].op_type == "If") {
-        // The branch replaces the node here and is swept next, in the node's place: every value
-        // it reads is produced before the If (captures are the If's inputs).
-        const Node if_node = graph_.nodes[n];
-        bool condition = false;
+      const std::string& op = graph_.nodes[n].op_type;
+      if (op == "If" || op == "Loop") {
+        // The body replaces the node here and is swept next, in the node's place: every value
+        // it reads is produced before the node (captures are the node's inputs).
+        const Node control = graph_.nodes[n];
+        std::vector<Node> body;
         try {
-          condition = condition_of(if_node);
+          body = op == "If" ? inline_if_branch(graph_, control, truth_of(control, 0, "condition"))
+                            : unroll(control);
         } catch (const ValueNeededAtRun&) {
           if (!marking_) throw;
           dynamic_[n] = 1;
           done[n] = true;
           continue;
         }
-        std::vector<Node> branch = inline_if_branch(graph_, if_node, condition);
         const auto at = static_cast<std::ptrdiff_t>(n);
         graph_.nodes.erase(graph_.nodes.begin() + at);
-        graph_.nodes.insert(graph_.nodes.begin() + at, std::make_move_iterator(branch.begin()),
-                            std::make_move_iterator(branch.end()));
+        graph_.nodes.insert(graph_.nodes.begin() + at, std::make_move_iterator(body.begin()),
+                            std::make_move_iterator(body.end()));
         done.erase(done.begin() + at);
-        done.insert(done.begin() + at, branch.size(), false);
+        done.insert(done.begin() + at, body.size(), false);
         folded.erase(folded.begin() + at);
-        folded.insert(folded.begin() + at, branch.size(), false);
+        folded.insert(folded.begin() + at, body.size(), false);
         if (marking_) {
           dynamic_.erase(dynamic_.begin() + at);
-          dynamic_.insert(dynamic_.begin() + at, branch.size(), 0);
+          dynamic_.insert(dynamic_.begin() + at, body.size(), 0);
         }
         producer = graph_.producers();
         --n;  // wraps for n == 0; the loop's ++n brings it back
@@ -275,27 +276,50 @@ class Sweep {
     return false;
   }
 
-  // An If's condition, which must be known now: from constants and shapes, or from small graph
-  // inputs that then become value inputs (InputValuesNeeded).
-  bool condition_of(const Node& node) {
+  // The next step of a Loop whose trip count and condition are known now.
+  std::vector<Node> unroll(const Node& loop) {
+    const int64_t done = loop.attrs.get_int(kLoopIterationsDone, 0);
+    const bool has_trip = !loop.inputs.empty() && loop.inputs[0] != kNoValue;
+    const bool has_cond = loop.inputs.size() > 1 && loop.inputs[1] != kNoValue;
+    int64_t trip = INT64_MAX;
+    if (has_trip) trip = scalar_of(loop, 0, "trip count M").scalar_as_int64(0);
+    const bool condition = !has_cond || truth_of(loop, 1, "condition");
+    if (condition && done < trip && done >= kMaxLoopIterations) {
+      throw UnsupportedError(graph_.describe(loop) + ": it runs more than " +
+                             std::to_string(kMaxLoopIterations) +
+                             " iterations, the most Tessera unrolls");
+    }
+    return unroll_loop_step(graph_, loop, trip, condition);
+  }
+
+  // Input `input` of a control-flow node, which must be known now as a single value: from
+  // constants and shapes, from small graph inputs that then become value inputs
+  // (InputValuesNeeded), or it runs in stages (ValueNeededAtRun).
+  const Tensor& scalar_of(const Node& node, size_t input, const std::string& what) {
     const std::string where = graph_.describe(node);
-    const ValueId cond = node.inputs.empty() ? kNoValue : node.inputs[0];
-    if (cond == kNoValue) throw Error(where + " has no condition input");
-    const Value& v = graph_.value(cond);
+    const ValueId id = input < node.inputs.size() ? node.inputs[input] : kNoValue;
+    if (id == kNoValue) throw Error(where + " has no " + what + " input");
+    const Value& v = graph_.value(id);
     if (v.constant == nullptr) {
       throw_values_needed(ops::ConstantNeeded(
-          where + ": its condition '" + v.name + "' must be known when the graph is prepared",
-          cond));
-      throw UnsupportedError(where + ": its condition '" + v.name +
-                             "' is computed from activations at run time; If runs only where "
-                             "the condition follows from shapes, constants or the values of "
-                             "small inputs");
+          where + ": its " + what + " '" + v.name + "' must be known when the graph is prepared",
+          id));
+      throw UnsupportedError(where + ": its " + what + " '" + v.name +
+                             "' is not known when the graph is prepared");
     }
     const Tensor& t = *v.constant;
     if (t.numel() != 1) {
-      throw Error(where + ": its condition '" + v.name + "' has " + std::to_string(t.numel()) +
-                  " elements " + shape_str(t.shape()) + "; If takes a single boolean");
+      throw Error(where + ": its " + what + " '" + v.name + "' has " +
+                  std::to_string(t.numel()) + " elements " + shape_str(t.shape()) +
+                  "; it must be a single value");
     }
+    return t;
+  }
+
+  bool truth_of(const Node& node, size_t input, const std::string& what) {
+    const Tensor& t = scalar_of(node, input, what);
+    const std::string& name = graph_.value(node.inputs[input]).name;
+    const std::string where = graph_.describe(node);
     switch (t.dtype()) {
       case DType::kBool:
       case DType::kUInt8:
@@ -308,8 +332,8 @@ class Sweep {
       case DType::kFloat32:
         return t.data<float>()[0] != 0.0f;
       default:
-        throw Error(where + ": its condition '" + v.name + "' is " + dtype_name(t.dtype()) +
-                    "; If takes a boolean");
+        throw Error(where + ": its " + what + " '" + name + "' is " + dtype_name(t.dtype()) +
+                    "; it must be a boolean");
     }
   }
 
