@@ -7,6 +7,7 @@ APT_PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git python3 python3-pip
   libonnx-dev libprotobuf-dev protobuf-compiler   # ONNX import (protobuf)
   libyaml-cpp-dev                                 # deployment YAML, packs
+  zlib1g-dev                                      # tessera run --input FILE.npz (deflated)
   libflatbuffers-dev flatbuffers-compiler         # packages (.tsp): verifier + flatc
   libboost-dev                                    # Boost.DLL plugin loading (header-only)
   libtbb-dev libhwy-dev                           # CPU plugin: threads, portable SIMD

@@ -7,16 +7,27 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 
 #include "tessera/checked_math.hpp"
 
 namespace tessera::cli {
+
+namespace {
+
+// Set when a command's options held --json: errors then end in one JSON object on stdout.
+bool g_json_output = false;
+
+}  // namespace
 
 Args::Args(int argc, char** argv, std::vector<std::string> value_options,
            std::vector<std::string> flag_options) {
   auto known = [&](const std::vector<std::string>& list, const std::string& name) {
     return std::find(list.begin(), list.end(), name) != list.end();
   };
+  // The whole line is read before the first problem is thrown, so that a --json after a bad
+  // option still makes the error a JSON object.
+  std::string problem;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg.size() < 3 || arg.compare(0, 2, "--") != 0) {
@@ -36,21 +47,26 @@ Args::Args(int argc, char** argv, std::vector<std::string> value_options,
       inline_value = true;
     }
     if (known(flag_options, name)) {
-      if (inline_value) throw Error("option --" + name + " takes no value");
+      if (inline_value && problem.empty()) problem = "option --" + name + " takes no value";
       flags_[name] = true;
     } else if (known(value_options, name)) {
       if (!inline_value) {
-        if (i + 1 >= argc) throw Error("option --" + name + " needs a value");
+        if (i + 1 >= argc) {
+          if (problem.empty()) problem = "option --" + name + " needs a value";
+          continue;
+        }
         value = argv[++i];
       }
       values_[name].push_back(value);
-    } else {
+    } else if (problem.empty()) {
       std::string list;
       for (const auto& o : value_options) list += " --" + o;
       for (const auto& o : flag_options) list += " --" + o;
-      throw Error("unknown option --" + name + " (known:" + list + ")");
+      problem = "unknown option --" + name + " (known:" + list + ")";
     }
   }
+  g_json_output = flag("json");
+  if (!problem.empty()) throw Error(problem);
 }
 
 std::string Args::get(const std::string& name, const std::string& fallback) const {
@@ -143,6 +159,44 @@ int64_t Args::get_bytes(const std::string& name, int64_t fallback) const {
   return value;
 }
 
+std::string checked_plugin_dir(const std::string& dir) {
+  if (!std::filesystem::path(dir).is_absolute()) {
+    throw Error("--plugin-dir '" + escaped(dir) +
+                "' is a relative path; plugin directories must be absolute (the working "
+                "directory is never searched)");
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) {
+    throw Error("--plugin-dir: plugin directory '" + escaped(dir) + "' " +
+                (std::filesystem::exists(dir, ec) ? "is not a directory" : "does not exist"));
+  }
+  return dir;
+}
+
+bool json_output() {
+  return g_json_output;
+}
+
+int report_error(const std::string& command, const std::string& message) {
+  std::fprintf(stderr, "tessera %s: error: %s\n", command.c_str(), message.c_str());
+  if (g_json_output) std::printf("{\"error\": %s}\n", json_string(message).c_str());
+  return 1;
+}
+
+int usage_error(const std::string& problem) {
+  if (g_json_output) std::printf("{\"error\": %s}\n", json_string(problem).c_str());
+  return 2;
+}
+
+int print_usage(const std::string& usage, bool asked) {
+  if (asked) {
+    std::fputs(usage.c_str(), stdout);
+    return 0;
+  }
+  std::fputs(usage.c_str(), stderr);
+  return usage_error(usage.substr(0, usage.find('\n')));
+}
+
 void apply_memory_limit_option(const Args& args) {
   if (args.has(kMemoryLimitOption)) set_memory_limit(args.get_bytes(kMemoryLimitOption, 0));
 }
@@ -208,21 +262,39 @@ std::vector<std::string> split_list(const std::string& text, char separator) {
 
 std::map<std::string, Shape> parse_input_shapes(const std::vector<std::string>& specs) {
   std::map<std::string, Shape> shapes;
+  std::map<std::string, std::string> given;  // input name -> the spec that named it
   for (const std::string& spec : specs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0) {
       throw Error("--input-shape expects NAME=D0,D1,..., got '" + spec + "'");
     }
+    const std::string name = spec.substr(0, eq);
+    const auto [earlier, fresh] = given.emplace(name, spec);
+    if (!fresh) {
+      // Keeping either one would silently drop the other.
+      throw Error("--input-shape is given twice for input '" + name + "' (" + earlier->second +
+                  " and " + spec + "); give each input once");
+    }
+    // Split by hand: split_list drops empty items, which would read "4,,3" as [4, 3]. An empty
+    // text after '=' is a scalar's shape [].
+    const std::string dims = spec.substr(eq + 1);
     Shape shape;
-    for (const std::string& dim : split_list(spec.substr(eq + 1))) {
+    for (size_t start = 0, d = 0; !dims.empty() && start <= dims.size(); ++d) {
+      const size_t comma = std::min(dims.find(',', start), dims.size());
+      const std::string dim = dims.substr(start, comma - start);
+      if (dim.empty()) {
+        throw Error("--input-shape " + spec + ": dimension " + std::to_string(d) +
+                    " is empty (give every dimension, e.g. " + name + "=1,3,224,224)");
+      }
       int64_t value = 0;
       const auto [end, ec] = std::from_chars(dim.data(), dim.data() + dim.size(), value);
       if (ec != std::errc() || end != dim.data() + dim.size() || value < 0) {
         throw Error("--input-shape " + spec + ": '" + dim + "' is not a non-negative integer");
       }
       shape.push_back(value);
+      start = comma + 1;
     }
-    shapes[spec.substr(0, eq)] = shape;
+    shapes[name] = shape;
   }
   return shapes;
 }

@@ -39,6 +39,24 @@ class Args {
   std::vector<std::string> positionals_;
 };
 
+// True when the command line being run asked for --json (set by Args).
+bool json_output();
+// A command that failed: "tessera COMMAND: error: MESSAGE" on stderr and, with --json, one object
+// {"error": MESSAGE} on stdout, so that a script reading stdout gets JSON either way. Returns 1,
+// the exit code.
+int report_error(const std::string& command, const std::string& message);
+// A command called wrongly, once its usage went to stderr: with --json, {"error": PROBLEM} on
+// stdout. Returns 2, the exit code of a usage error.
+int usage_error(const std::string& problem);
+// A command's usage: on stdout when asked for (--help; returns 0), else on stderr as a usage
+// error naming its first line (returns usage_error's 2).
+int print_usage(const std::string& usage, bool asked);
+
+// A --plugin-dir value as given, or an error naming it when it is relative or is not an existing
+// directory (the plugin host would only record it as not searched, and the user would never
+// learn why the plugins are absent). The wording is the C API's for options.plugin_dir.
+std::string checked_plugin_dir(const std::string& dir);
+
 // Applies --memory-limit BYTES[K|M|G|T] (every command that loads a model takes it): tensors and
 // session plans above it are refused by name before anything is allocated.
 void apply_memory_limit_option(const Args& args);
@@ -57,7 +75,8 @@ std::string json_number(double v);
 // "a,b,c" -> {"a","b","c"} (empty items dropped).
 std::vector<std::string> split_list(const std::string& text, char separator = ',');
 
-// Parses "--input-shape name=1,3,224,224" values into a map.
+// Parses "--input-shape name=1,3,224,224" values into a map. An empty dimension ("4,,3") and an
+// input named twice are errors naming the option and the spec.
 std::map<std::string, Shape> parse_input_shapes(const std::vector<std::string>& specs);
 
 // Subcommands: argv[0] is the subcommand name. Return the process exit code.

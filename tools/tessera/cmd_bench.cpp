@@ -18,9 +18,11 @@
 #include <numeric>
 
 #include "cli.hpp"
+#include "npz.hpp"
 #include "run_common.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/flops.hpp"
+#include "tessera/plugin_host.hpp"
 #include "trace.hpp"
 
 namespace tessera::cli {
@@ -134,13 +136,14 @@ int cmd_bench(int argc, char** argv) {
             {"json", "no-packs", "profile", "allow-fallback", "force", "mixed-precision", "replan",
              "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
-    std::printf(
+    return print_usage(
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
         "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n"
         "                     [--mixed-precision] [--replan]\n"
         "                     [--allow-fallback] [--trace FILE.json [--force]]\n"
-        "                     [--input NAME=FILE.npy]... [--input-shape NAME=D0,D1,...]...\n"
+        "                     [--input NAME=FILE.npy | --input FILE.npz]...\n"
+        "                     [--input-shape NAME=D0,D1,...]...\n"
         "MODEL may be a package (tessera compile); --replan plans it again where its targets\n"
         "differ from those here (another device, driver or plugin version) instead of refusing.\n"
         "--trace FILE.json writes the measured runs as a Chrome trace (chrome://tracing,\n"
@@ -154,8 +157,8 @@ int cmd_bench(int argc, char** argv) {
         "                             at a time; independent regions on different devices\n"
         "                             run at once)\n"
         "  overlap_us                 median time per run during which two or more regions\n"
-        "                             executed at once\n");
-    return args.flag("help") ? 0 : 2;
+        "                             executed at once\n",
+        args.flag("help"));
   }
   const int64_t repeat = args.get_int("repeat", 30, 1, 1000000);
   const int64_t warmup = args.get_int("warmup", 3, 0, 1000000);
@@ -164,7 +167,7 @@ int cmd_bench(int argc, char** argv) {
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_model_options(workload, args);
   if (args.has("threads")) {
-    const int64_t threads = args.get_int("threads", 0, 0, 1024);
+    const int64_t threads = args.get_int("threads", 0, 0, kMaxThreads);
     workload.threads = static_cast<int32_t>(threads);
   }
   const int32_t threads = workload.threads;
@@ -175,9 +178,8 @@ int cmd_bench(int argc, char** argv) {
   if (!trace_path.empty() && std::filesystem::exists(trace_path) && !args.flag("force")) {
     throw Error("--trace: '" + trace_path + "' exists; pass --force to replace it");
   }
-  const auto inputs =
-      load_or_generate_inputs(workload.graph, args.get_all("input"),
-                              static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
+  const auto inputs = load_inputs(workload.graph, args.get_all("input"),
+                                  static_cast<uint64_t>(args.get_int("seed", 0, 0, INT64_MAX)));
   const bool profile = args.flag("profile");
   workload.profile_nodes = profile || !trace_path.empty();
   Runner runner(std::move(workload));

@@ -23,7 +23,7 @@ int cmd_compile(int argc, char** argv) {
       {"no-packs", "allow-fallback", "mixed-precision", "force", "json", "help"});
   const std::string out = args.get("output");
   if (args.flag("help") || args.positionals().size() != 1 || out.empty()) {
-    std::printf(
+    return print_usage(
         "usage: tessera compile MODEL.onnx|DEPLOY.yaml -o MODEL.tsp [options]\n"
         "  -o, --output FILE     the package to write (an existing file needs --force)\n"
         "  --targets LIST        plugin priority, e.g. mali:any,cpu (default: all usable, or\n"
@@ -40,8 +40,8 @@ int cmd_compile(int argc, char** argv) {
         "  --json                print one JSON object describing the package\n"
         "  --memory-limit BYTES  refuse models needing more (e.g. 4G)\n"
         "The package runs where it was planned: on another device, driver or plugin version\n"
-        "`tessera run MODEL.tsp` refuses it with the reason unless told to plan it again.\n");
-    return args.flag("help") ? 0 : 2;
+        "`tessera run MODEL.tsp` refuses it with the reason unless told to plan it again.\n",
+        args.flag("help"));
   }
   apply_memory_limit_option(args);
   const std::string source = args.positionals()[0];

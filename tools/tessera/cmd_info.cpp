@@ -70,7 +70,7 @@ void print_json(const PluginHost& host, const SessionOptions& pack_options) {
 int cmd_info(int argc, char** argv) {
   Args args(argc, argv, {"plugin-dir", "pack"}, {"no-packs", "json", "help"});
   if (args.flag("help") || !args.positionals().empty()) {
-    std::printf(
+    return print_usage(
         "usage: tessera info [--plugin-dir DIR]... [--pack FILE]... [--no-packs] [--json]\n"
         "  --plugin-dir DIR  also search this absolute directory (repeatable)\n"
         "  --pack FILE       show the selection among exactly these packs (repeatable)\n"
@@ -79,11 +79,13 @@ int cmd_info(int argc, char** argv) {
         "                    selector naming them, e.g. mali:0)\n"
         "Plugins are also searched in TESSERA_PLUGIN_PATH (colon-separated absolute dirs) and\n"
         "the install's plugin directory; never the working directory. Packs are searched in\n"
-        "TESSERA_SCHEDULES_PATH and the install's share/tessera/schedules.\n");
-    return args.flag("help") ? 0 : 2;
+        "TESSERA_SCHEDULES_PATH and the install's share/tessera/schedules.\n",
+        args.flag("help"));
   }
   PluginHostOptions options;
-  options.dirs = args.get_all("plugin-dir");
+  for (const std::string& dir : args.get_all("plugin-dir")) {
+    options.dirs.push_back(checked_plugin_dir(dir));
+  }
   const PluginHost host(options);
   SessionOptions pack_options;
   if (auto mode = pack_mode_from_options(args.get_all("pack"), args.flag("no-packs"))) {

@@ -112,7 +112,7 @@ int cmd_plan(int argc, char** argv) {
              "dump-clml", kMemoryLimitOption},
             {"json", "no-packs", "allow-fallback", "mixed-precision", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
-    std::printf(
+    return print_usage(
         "usage: tessera plan MODEL.onnx|DEPLOY.yaml [options]\n"
         "  --targets LIST        plugin priority, e.g. mali:any,reference (default: all usable);\n"
         "                        target options in brackets: 'mali:any[layout=nchw],reference'\n"
@@ -133,8 +133,8 @@ int cmd_plan(int argc, char** argv) {
         "                        different file is kept and the new one named <kernel>.2.cl\n"
         "  --dump-clml DIR       write each CLML subgraph the plan compiles (clml target) into\n"
         "                        DIR as clml-subgraph-<k>.json: its ops with their attributes,\n"
-        "                        tensor shapes and layouts (k: the first number not taken)\n");
-    return args.flag("help") ? 0 : 2;
+        "                        tensor shapes and layouts (k: the first number not taken)\n",
+        args.flag("help"));
   }
   apply_memory_limit_option(args);
   Workload workload = load_workload(args.positionals()[0], args.get("targets", ""),

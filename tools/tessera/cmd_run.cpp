@@ -1,4 +1,4 @@
-// `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy]... [--output-dir DIR]
+// `tessera run MODEL.onnx [--targets LIST] [--input NAME=FILE.npy | FILE.npz]... [--output-dir DIR]
 //               [--repeat N]   (or a deployment YAML in place of MODEL.onnx) [--seed S]
 //               [--input-shape NAME=DIMS]... [--force] [--threads N] [--verbose|--quiet]
 //               [--precision P --check-accuracy [--accuracy-samples N] [--accuracy-budget R]]`
@@ -14,54 +14,57 @@
 
 #include "accuracy.hpp"
 #include "cli.hpp"
+#include "npz.hpp"
 #include "run_common.hpp"
 #include "tessera/npy.hpp"
 #include "tessera/passes.hpp"
+#include "tessera/plugin_host.hpp"
 
 namespace tessera::cli {
 namespace {
 
-void print_usage() {
-  std::printf(
-      "usage: tessera run MODEL.onnx|DEPLOY.yaml|MODEL.tsp [options]\n"
-      "  --targets LIST        plugin priority, e.g. cpu,reference or mali:any,reference\n"
-      "                        (overrides the deployment's targets); an entry may carry its\n"
-      "                        target options: 'mali:any[layout=nchw],reference'\n"
-      "  --input NAME=FILE.npy input tensor (repeatable); others get seeded random data\n"
-      "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
-      "  --seed S              seed for generated inputs (default 0)\n"
-      "  --output-dir DIR      write every output to DIR/<name>.npy\n"
-      "  --force               replace existing files in --output-dir\n"
-      "  --repeat N            timed runs after one warm-up (default 10)\n"
-      "  --threads N           threads of every target (default: each plugin's own)\n"
-      "  --verbose             every node's placement, full pack reasons, packs ignored\n"
-      "  --quiet               only warnings, the latency line and files written\n"
-      "  --json                one JSON object instead of text: the plan (targets, packs,\n"
-      "                        regions, nodes per plugin, warnings), latency statistics,\n"
-      "                        outputs (dtype, shape, top-5, file written)\n"
-      "  --pack FILE           use exactly this tuned pack (repeatable)\n"
-      "  --no-packs            no tuned packs: the schedules' heuristics only\n"
-      "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
-      "  --mixed-precision     with fp16/fp16-acc32: keep the ops the mixed-precision pass\n"
-      "                        lists as never (Softmax, LayerNormalization, reductions, Exp,\n"
-      "                        Erf, ...) and what only they feed in fp32\n"
-      "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
-      "                        to compile on it to the next target (default: an error)\n"
-      "  --replan              a package (tessera compile) whose targets differ from those\n"
-      "                        here (device, driver, plugin version): plan it again instead\n"
-      "                        of refusing\n"
-      "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
-      "  --check-accuracy      also run the model in fp32 on the same targets and report, per\n"
-      "                        output, the largest abs and relative (to the output's largest\n"
-      "                        magnitude) difference over a batch of inputs, and for class\n"
-      "                        scores ([rows, classes]) top-1 agreement and top-5 overlap\n"
-      "  --accuracy-samples N  inputs in that batch (default 8): the given --input files stay,\n"
-      "                        the others are generated with seeds S, S+1, ...\n"
-      "  --accuracy-budget R   fail (exit 1) when an output's relative difference exceeds R;\n"
-      "                        with --mixed-precision, first search op types to keep in fp32\n"
-      "                        until it holds and print the lists (default: the deployment's\n"
-      "                        mixed_precision.accuracy_budget)\n");
-}
+// The usage: on stdout for --help, on stderr when the command line is wrong.
+const char* const kRunUsage =
+    "usage: tessera run MODEL.onnx|DEPLOY.yaml|MODEL.tsp [options]\n"
+    "  --targets LIST        plugin priority, e.g. cpu,reference or mali:any,reference\n"
+    "                        (overrides the deployment's targets); an entry may carry its\n"
+    "                        target options: 'mali:any[layout=nchw],reference'\n"
+    "  --input NAME=FILE.npy input tensor (repeatable); others get seeded random data\n"
+    "  --input FILE.npz      every array of the archive (np.savez, np.savez_compressed)\n"
+    "                        as the input of its name\n"
+    "  --input-shape NAME=D0,D1,...  fix a symbolic input shape\n"
+    "  --seed S              seed for generated inputs (default 0)\n"
+    "  --output-dir DIR      write every output to DIR/<name>.npy\n"
+    "  --force               replace existing files in --output-dir\n"
+    "  --repeat N            timed runs after one warm-up (default 10)\n"
+    "  --threads N           threads of every target (default: each plugin's own)\n"
+    "  --verbose             every node's placement, full pack reasons, packs ignored\n"
+    "  --quiet               only warnings, the latency line and files written\n"
+    "  --json                one JSON object instead of text: the plan (targets, packs,\n"
+    "                        regions, nodes per plugin, warnings), latency statistics,\n"
+    "                        outputs (dtype, shape, top-5, file written)\n"
+    "  --pack FILE           use exactly this tuned pack (repeatable)\n"
+    "  --no-packs            no tuned packs: the schedules' heuristics only\n"
+    "  --precision P         fp32, fp16 or fp16-acc32 (over the deployment's)\n"
+    "  --mixed-precision     with fp16/fp16-acc32: keep the ops the mixed-precision pass\n"
+    "                        lists as never (Softmax, LayerNormalization, reductions, Exp,\n"
+    "                        Erf, ...) and what only they feed in fp32\n"
+    "  --allow-fallback      skip a named target that cannot run, or move work that fails\n"
+    "                        to compile on it to the next target (default: an error)\n"
+    "  --replan              a package (tessera compile) whose targets differ from those\n"
+    "                        here (device, driver, plugin version): plan it again instead\n"
+    "                        of refusing\n"
+    "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
+    "  --check-accuracy      also run the model in fp32 on the same targets and report, per\n"
+    "                        output, the largest abs and relative (to the output's largest\n"
+    "                        magnitude) difference over a batch of inputs, and for class\n"
+    "                        scores ([rows, classes]) top-1 agreement and top-5 overlap\n"
+    "  --accuracy-samples N  inputs in that batch (default 8): the given --input files stay,\n"
+    "                        the others are generated with seeds S, S+1, ...\n"
+    "  --accuracy-budget R   fail (exit 1) when an output's relative difference exceeds R;\n"
+    "                        with --mixed-precision, first search op types to keep in fp32\n"
+    "                        until it holds and print the lists (default: the deployment's\n"
+    "                        mixed_precision.accuracy_budget)\n";
 
 // What --check-accuracy found: the JSON member ("accuracy": {...}; empty in text mode, where
 // the report is printed) and whether the budget was exceeded.
@@ -88,7 +91,8 @@ AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
                                parse_input_shapes(args.get_all("input-shape")));
     apply_pack_options(w, args.get_all("pack"), args.flag("no-packs"));
     apply_fallback_option(w, args.flag("allow-fallback"));
-    if (args.has("threads")) w.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
+    if (args.has("threads"))
+      w.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, kMaxThreads));
     w.precision = p;
     return w;
   };
@@ -102,7 +106,7 @@ AccuracyOutcome check_accuracy(Runner& runner, const std::string& precision,
   std::vector<std::map<std::string, Tensor>> batch;
   std::vector<std::vector<Tensor>> want;
   for (int64_t i = 0; i < samples; ++i) {
-    batch.push_back(load_or_generate_inputs(g, args.get_all("input"), seed + i));
+    batch.push_back(load_inputs(g, args.get_all("input"), seed + i));
     want.push_back(fp32.run(batch.back()));
   }
   const auto measure = [&](Runner& r) {
@@ -248,8 +252,7 @@ int cmd_run(int argc, char** argv) {
             {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "check-accuracy",
              "mixed-precision", "replan", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
-    print_usage();
-    return args.flag("help") ? 0 : 2;
+    return print_usage(kRunUsage, args.flag("help"));
   }
   const std::string model_path = args.positionals()[0];
   const int64_t repeat = args.get_int("repeat", 10, 1, 1000000);
@@ -276,13 +279,12 @@ int cmd_run(int argc, char** argv) {
                                     parse_input_shapes(args.get_all("input-shape")));
   apply_model_options(workload, args);
   if (args.has("threads")) {
-    workload.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, 1024));
+    workload.threads = static_cast<int32_t>(args.get_int("threads", 0, 1, kMaxThreads));
   }
   if (!quiet) std::printf("running %s\n", workload.description.c_str());
   const std::string model = workload.model_path, precision = workload.precision;
   const MixedPrecisionSettings mixed = workload.mixed_precision;
-  std::map<std::string, Tensor> inputs =
-      load_or_generate_inputs(workload.graph, args.get_all("input"), seed);
+  std::map<std::string, Tensor> inputs = load_inputs(workload.graph, args.get_all("input"), seed);
 
   const auto t_compile = std::chrono::steady_clock::now();
   Runner runner(std::move(workload));
@@ -340,6 +342,11 @@ int cmd_run(int argc, char** argv) {
   const AccuracyOutcome accuracy =
       check ? check_accuracy(runner, precision, mixed, model_path, args, seed, json)
             : AccuracyOutcome{};
+  const std::string over_budget = accuracy.over_budget
+                                      ? "--accuracy-budget " + args.get("accuracy-budget") +
+                                            " exceeded: an output of " + precision +
+                                            " differs from fp32 by more (see the accuracy report)"
+                                      : "";
   if (json) {
     std::string out = "{" + plan_json_members(runner.plan(), model, precision) +
                       ", \"repeat\": " + std::to_string(repeat) + ", \"latency_ms\": {";
@@ -357,12 +364,13 @@ int cmd_run(int argc, char** argv) {
     }
     out += "]";
     if (check) out += ", " + accuracy.json;
+    // The report is the one object on stdout; the failure travels in it.
+    if (!over_budget.empty()) out += ", \"error\": " + json_string(over_budget);
     std::printf("%s}\n", out.c_str());
+    if (!over_budget.empty()) std::fprintf(stderr, "tessera run: error: %s\n", over_budget.c_str());
+    return over_budget.empty() ? 0 : 1;
   }
-  if (accuracy.over_budget) {
-    throw Error("--accuracy-budget " + args.get("accuracy-budget") + " exceeded: an output of " +
-                precision + " differs from fp32 by more (see the accuracy report)");
-  }
+  if (!over_budget.empty()) throw Error(over_budget);
   return 0;
 }
 

@@ -190,7 +190,7 @@ int cmd_tune(int argc, char** argv) {
               {"resume", "force", "json"});
     if (args.positionals().size() != 1) {
       print_tune_usage(stderr);
-      return 2;
+      return usage_error("usage: tessera tune MODEL.onnx|DEPLOY.yaml [options]");
     }
     apply_memory_limit_option(args);
     tune::TuneOptions options;
@@ -242,7 +242,7 @@ int cmd_tune(int argc, char** argv) {
     // A measurement needs some time; 0 would fail every candidate as a timeout.
     options.timeout_s = args.get_number("timeout", 30, 0.001, 24 * 3600.0);
     options.seed = static_cast<uint64_t>(args.get_int("seed", 1, 0, INT64_MAX));
-    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1, -1, 1024));
+    options.compile_jobs = static_cast<int>(args.get_int("compile-jobs", -1, 0, 1024));
     options.isolation = args.get("isolation", "worker");
     options.verify = static_cast<int>(args.get_int("verify", 5, 0, 1000));
     options.verify_rounds = static_cast<int>(args.get_int("verify-rounds", 3, 1, 1000));
@@ -276,11 +276,9 @@ int cmd_tune(int argc, char** argv) {
       display.update(r, s);
     };
     const tune::TuneReport report = tune::run_tuning(options, update);
-    if (args.flag("json")) {
-      std::printf("%s", report_json(report, options).c_str());
-    } else {
-      std::printf("\n%s", tune::format_summary(report).c_str());
-    }
+    // With --json the report is printed last, once nothing can fail: an error is then the one
+    // object on stdout instead of a second one after the report.
+    if (!args.flag("json")) std::printf("\n%s", tune::format_summary(report).c_str());
 
     tune_clml_targets(options);
 
@@ -301,10 +299,10 @@ int cmd_tune(int argc, char** argv) {
         std::printf("wrote %s (%zu entries)\n", pack_path.c_str(), pack.entries.size());
       }
     }
+    if (args.flag("json")) std::printf("%s", report_json(report, options).c_str());
     return 0;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "tessera tune: %s\n", e.what());
-    return 1;
+    return report_error("tune", e.what());
   }
 }
 

@@ -1,5 +1,6 @@
 // `tessera zoo NAME -o FILE.onnx [--batch N] [--seed S] [--force]`
 #include <cstdio>
+#include <string>
 
 #include "cli.hpp"
 #include "zoo.hpp"
@@ -9,11 +10,10 @@ namespace tessera::cli {
 int cmd_zoo(int argc, char** argv) {
   Args args(argc, argv, {"output", "batch", "seed"}, {"force", "help", "list"});
   if (args.flag("help") || args.flag("list") || args.positionals().size() != 1) {
-    std::printf("usage: tessera zoo NAME -o FILE.onnx [--batch N] [--seed S] [--force]\n"
-                "networks:");
-    for (const std::string& name : zoo::zoo_names()) std::printf(" %s", name.c_str());
-    std::printf("\n");
-    return args.flag("help") || args.flag("list") ? 0 : 2;
+    std::string usage =
+        "usage: tessera zoo NAME -o FILE.onnx [--batch N] [--seed S] [--force]\nnetworks:";
+    for (const std::string& name : zoo::zoo_names()) usage += " " + name;
+    return print_usage(usage + "\n", args.flag("help") || args.flag("list"));
   }
   const std::string name = args.positionals()[0];
   const std::string output = args.get("output", name + ".onnx");

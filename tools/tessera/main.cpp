@@ -27,19 +27,25 @@ const Command kCommands[] = {
     {"farm", tessera::cli::cmd_farm, "a tuning farm's pools and agents (farm status)"},
 };
 
-void print_usage() {
-  std::printf("tessera %s: run neural networks on heterogeneous targets\n\n", TESSERA_VERSION);
-  std::printf("usage: tessera <command> [options]\n\ncommands:\n");
-  for (const Command& c : kCommands) std::printf("  %-8s %s\n", c.name, c.summary);
-  std::printf("\n`tessera <command> --help` shows a command's options.\n");
+// The overview: on stdout for --help, on stderr when the command line was wrong.
+void print_usage(std::FILE* out) {
+  std::fprintf(out, "tessera %s: run neural networks on heterogeneous targets\n\n",
+               TESSERA_VERSION);
+  std::fprintf(out, "usage: tessera <command> [options]\n\ncommands:\n");
+  for (const Command& c : kCommands) std::fprintf(out, "  %-8s %s\n", c.name, c.summary);
+  std::fprintf(out, "\n`tessera <command> --help` shows a command's options.\n");
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
-    print_usage();
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    print_usage(stderr);
+    return 2;
+  }
+  if (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0) {
+    print_usage(stdout);
+    return 0;
   }
   if (std::strcmp(argv[1], "--version") == 0) {
     std::printf("tessera %s\n", TESSERA_VERSION);
@@ -50,11 +56,10 @@ int main(int argc, char** argv) {
     try {
       return c.run(argc - 1, argv + 1);
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "tessera %s: error: %s\n", c.name, e.what());
-      return 1;
+      return tessera::cli::report_error(c.name, e.what());
     }
   }
   std::fprintf(stderr, "tessera: unknown command '%s'\n\n", argv[1]);
-  print_usage();
+  print_usage(stderr);
   return 2;
 }

@@ -334,7 +334,9 @@ SessionOptions session_options(const Workload& workload) {
 }
 
 void apply_model_options(Workload& workload, const Args& args) {
-  for (const std::string& dir : args.get_all("plugin-dir")) workload.plugin_dirs.push_back(dir);
+  for (const std::string& dir : args.get_all("plugin-dir")) {
+    workload.plugin_dirs.push_back(checked_plugin_dir(dir));
+  }
   apply_pack_options(workload, args.get_all("pack"), args.flag("no-packs"));
   apply_precision_option(workload, args.get("precision"));
   apply_mixed_precision_option(workload, args.flag("mixed-precision"));

@@ -7,11 +7,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
 #include "tessera/file_util.hpp"
 
@@ -186,14 +188,17 @@ std::string make_header(const Tensor& tensor, int& major) {
   return dict;
 }
 
-}  // namespace
+// Where the bytes of one .npy come from: a file, or memory (an .npz member).
+struct NpySource {
+  int64_t size = 0;
+  std::function<size_t(int64_t offset, void* dst, size_t n)> read_at;
+};
 
-Tensor read_npy(const std::string& path) {
-  // The largest header numpy writes is far below 16 MiB; the data must fit the memory limit.
-  constexpr int64_t kMaxHeaderBytes = int64_t{1} << 24;
-  int64_t max_bytes = 0;
-  if (!try_add(memory_limit(), kMaxHeaderBytes + 12, max_bytes)) max_bytes = INT64_MAX;
-  const InputFile in(path, ".npy file", max_bytes);
+// The largest header numpy writes is far below 16 MiB.
+constexpr int64_t kMaxHeaderBytes = int64_t{1} << 24;
+
+// Decodes the .npy held by `in`; messages name `path`.
+Tensor decode_npy(const std::string& path, const NpySource& in) {
   unsigned char pre[12] = {};
   if (in.read_at(0, pre, 10) != 10 || std::memcmp(pre, kMagic, kMagicLen) != 0) {
     fail(path, "not a .npy file (missing the \\x93NUMPY magic)");
@@ -236,7 +241,7 @@ Tensor read_npy(const std::string& path) {
   // The file must hold exactly the data the header declares; checked before allocating, so a
   // header declaring a huge shape over no data costs nothing.
   const int64_t data_start = header_start + static_cast<int64_t>(header_len);
-  const int64_t found = in.size() - data_start;
+  const int64_t found = in.size - data_start;
   if (found < nbytes) {
     fail(path, "data is truncated: shape " + shape_str(shape) + " of " + descr + " needs " +
                    std::to_string(nbytes) + " bytes, found " + std::to_string(found));
@@ -260,6 +265,30 @@ Tensor read_npy(const std::string& path) {
     for (size_t i = 0; i < tensor.nbytes(); ++i) bytes[i] = bytes[i] != 0;
   }
   return tensor;
+}
+
+}  // namespace
+
+Tensor read_npy(const std::string& path) {
+  // The data must fit the memory limit.
+  int64_t max_bytes = 0;
+  if (!try_add(memory_limit(), kMaxHeaderBytes + 12, max_bytes)) max_bytes = INT64_MAX;
+  const InputFile in(path, ".npy file", max_bytes);
+  return decode_npy(path, {in.size(), [&](int64_t offset, void* dst, size_t n) {
+                             return in.read_at(offset, dst, n);
+                           }});
+}
+
+Tensor parse_npy(const std::string& bytes, const std::string& name) {
+  return decode_npy(name, {static_cast<int64_t>(bytes.size()),
+                           [&](int64_t offset, void* dst, size_t n) -> size_t {
+                             if (offset < 0 || static_cast<uint64_t>(offset) >= bytes.size()) {
+                               return 0;
+                             }
+                             n = std::min(n, bytes.size() - static_cast<size_t>(offset));
+                             std::memcpy(dst, bytes.data() + offset, n);
+                             return n;
+                           }});
 }
 
 void write_npy(const std::string& path, const Tensor& tensor, bool overwrite) {
