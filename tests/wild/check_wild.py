@@ -9,7 +9,7 @@ with ONNX Runtime on the same file and inputs:
     with a residual add, a concat and a classifier;
   - the com.microsoft ops ONNX Runtime's transformer optimizer and graph fusions write (Gelu,
     FastGelu, BiasGelu, QuickGelu, SkipLayerNormalization, LayerNormalization, FusedConv,
-    FusedGemm);
+    FusedGemm, Attention);
   - a voice-activity-detector-like model that picks its branch with If from a sample-rate input;
   - an image model whose height and width are open, written as -1 (Paddle2ONNX's way), run at
     three sizes;
@@ -133,6 +133,19 @@ def contrib_transformer():
                  [helper.make_tensor_value_info("qg", TensorProto.FLOAT, None),
                   helper.make_tensor_value_info("sum", TensorProto.FLOAT, None),
                   helper.make_tensor_value_info("fgemm", TensorProto.FLOAT, None)], inits)
+
+
+def contrib_attention():
+    """ONNX Runtime's fused BERT Attention (its transformer optimizer's output) with a raw mask."""
+    hidden, heads = 16, 4
+    w = lambda *s: (RNG.randn(*s) * 0.3).astype(np.float32)
+    nodes = [helper.make_node("Attention", ["x", "qkv_w", "qkv_b", "mask"], ["y"],
+                              domain="com.microsoft", num_heads=heads)]
+    return model(nodes,
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 5, hidden]),
+                  helper.make_tensor_value_info("mask", TensorProto.INT32, [2, 5])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                 [init("qkv_w", w(hidden, 3 * hidden)), init("qkv_b", w(3 * hidden))])
 
 
 def contrib_fused_conv():
@@ -283,6 +296,7 @@ CASES = {
     "qdq_u8_per_channel": (quantized("qdq", True, "u8"), "image", "int8"),
     "contrib_transformer": (saver(contrib_transformer), "transformer", "float"),
     "contrib_fused_conv": (saver(contrib_fused_conv), "fused_conv", "float"),
+    "contrib_attention": (saver(contrib_attention), "attention", "float"),
     "if_sample_rate": (saver(vad_if), "vad", "float"),
     "open_hw_minus_one": (saver(open_hw), "open_hw", "float"),
     "detector_nms": (saver(detector_nms), "detector", "float"),
@@ -297,6 +311,10 @@ def feeds(kind):
     if kind == "transformer":
         return [{"x": r.randn(1, 6, 16).astype(np.float32),
                  "flat_in": r.randn(4, 16).astype(np.float32)}]
+    if kind == "attention":
+        mask = np.ones((2, 5), np.int32)
+        mask[1, 3:] = 0  # the second sequence is two tokens shorter
+        return [{"x": r.randn(2, 5, 16).astype(np.float32), "mask": mask}]
     if kind == "fused_conv":
         return [{"x": r.randn(1, 3, 12, 12).astype(np.float32),
                  "x8": r.randn(1, 8, 12, 12).astype(np.float32)}]

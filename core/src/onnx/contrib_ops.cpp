@@ -8,6 +8,7 @@
 // int8 pass sees the same DequantizeLinear -> op -> QuantizeLinear units as in QDQ models.
 #include "onnx/contrib_ops.hpp"
 
+#include <cmath>
 #include <map>
 #include <optional>
 #include <set>
@@ -65,6 +66,13 @@ class Rewriter {
     for (const auto& n : g_.node()) {
       for (const auto& o : n.output()) taken_.insert(o);
     }
+    const auto declare = [&](const onnx::ValueInfoProto& v) {
+      if (v.type().tensor_type().has_shape()) {
+        ranks_[v.name()] = v.type().tensor_type().shape().dim_size();
+      }
+    };
+    for (const auto& v : g_.input()) declare(v);
+    for (const auto& v : g_.value_info()) declare(v);
   }
 
   void run() {
@@ -120,6 +128,7 @@ class Rewriter {
     if (op == "QuickGelu") return quick_gelu();
     if (op == "SkipLayerNormalization") return skip_layer_norm();
     if (op == "LayerNormalization") return layer_norm();
+    if (op == "Attention") return attention();
     return false;
   }
 
@@ -409,6 +418,96 @@ class Rewriter {
     return true;
   }
 
+  std::string ints(const std::vector<int64_t>& values, const std::string& hint) {
+    const std::string name = fresh(hint);
+    onnx::TensorProto* t = g_.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+    return name;
+  }
+
+  onnx::AttributeProto perm(const std::vector<int64_t>& order) const {
+    onnx::AttributeProto a;
+    a.set_name("perm");
+    a.set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : order) a.add_ints(v);
+    return a;
+  }
+
+  // x [B, S, H * d] -> [B, H, S, d] (or [B, H, d, S] with `transposed`).
+  std::string heads(const std::string& x, int64_t num_heads, int64_t head_size, bool transposed,
+                    const std::string& hint) {
+    const std::string split =
+        emit("Reshape", {x, ints({0, 0, num_heads, head_size}, hint + "_shape")}, hint + "_split");
+    return emit("Transpose", {split}, hint + "_heads",
+                {perm(transposed ? std::vector<int64_t>{0, 2, 3, 1}
+                                 : std::vector<int64_t>{0, 2, 1, 3})});
+  }
+
+  // ONNX Runtime's Attention (BERT form, as its transformer optimizer writes it): one input
+  // projection to Q, K and V, scaled dot-product attention per head, an optional raw 2-D mask
+  // (1 keep, 0 mask) turned into mask_filter_value added to the scores. Past state,
+  // unidirectional (causal) attention and other mask forms are refused naming the node.
+  bool attention() {
+    require({0, 1});
+    if (!in(4).empty() || !out(1).empty()) fail("past / present state is not supported");
+    if (attr_int(*node_, "unidirectional", 0) != 0) fail("unidirectional attention is not supported");
+    if (attr_int(*node_, "do_rotary", 0) != 0) fail("rotary embeddings are not supported");
+    const int64_t num_heads = attr_int(*node_, "num_heads", 0);
+    if (num_heads <= 0) fail("attribute 'num_heads' must be positive");
+    std::vector<int64_t> sizes;
+    if (const onnx::AttributeProto* q = find_attr(*node_, "qkv_hidden_sizes")) {
+      sizes.assign(q->ints().begin(), q->ints().end());
+    } else if (auto it = initializers_.find(in(1)); it != initializers_.end() &&
+                                                   it->second->dims_size() == 2 &&
+                                                   it->second->dims(1) % 3 == 0) {
+      sizes.assign(3, it->second->dims(1) / 3);
+    }
+    if (sizes.size() != 3 || sizes[0] != sizes[1] || sizes[0] % num_heads != 0 ||
+        sizes[2] % num_heads != 0) {
+      fail("the Q, K and V widths must be known (qkv_hidden_sizes, or a constant weight of "
+           "3 x hidden columns), Q's equal K's, and each a multiple of num_heads");
+    }
+    std::string qkv = emit("MatMul", {in(0), in(1)}, "qkv");
+    if (!in(2).empty()) qkv = emit("Add", {qkv, in(2)}, "qkv_bias");
+    const auto part = [&](int64_t begin, int64_t end, const std::string& hint) {
+      return emit("Slice", {qkv, ints({begin}, hint + "_begin"), ints({end}, hint + "_end"),
+                            ints({-1}, hint + "_axis")},
+                  hint);
+    };
+    const int64_t dq = sizes[0] / num_heads, dv = sizes[2] / num_heads;
+    const std::string q = heads(part(0, sizes[0], "q"), num_heads, dq, false, "q");
+    const std::string k = heads(part(sizes[0], sizes[0] + sizes[1], "k"), num_heads, dq, true, "k");
+    const std::string v =
+        heads(part(sizes[0] + sizes[1], sizes[0] + sizes[1] + sizes[2], "v"), num_heads, dv, false, "v");
+    const float scale = attr_float(*node_, "scale", 1.0f / std::sqrt(static_cast<float>(dq)));
+    std::string scores = emit("Mul", {emit("MatMul", {q, k}, "qk"), scalar(scale, "scale")}, "scores");
+    if (!in(3).empty()) {
+      // Only the raw [batch, sequence] mask: its other forms (per-batch lengths, 3-D) would
+      // broadcast to something else without an error.
+      auto rank = ranks_.find(in(3));
+      if (rank == ranks_.end() || rank->second != 2) {
+        fail("its mask_index must be declared a 2-D [batch, sequence] raw mask (1 keep, 0 mask)");
+      }
+      const std::string keep = emit("Cast", {in(3)}, "mask_float", {int_attr("to", onnx::TensorProto::FLOAT)});
+      const std::string masked = emit("Sub", {scalar(1.0f, "one"), keep}, "masked");
+      const std::string penalty =
+          emit("Mul", {masked, scalar(attr_float(*node_, "mask_filter_value", -10000.0f), "filter")},
+               "penalty");
+      scores = emit("Add", {scores, emit("Reshape", {penalty, ints({0, 1, 1, -1}, "mask_shape")},
+                                        "mask_heads")},
+                    "scores_masked");
+    }
+    if (!in(5).empty()) scores = emit("Add", {scores, in(5)}, "scores_biased");
+    const std::string probs = emit("Softmax", {scores}, "probs", {int_attr("axis", -1)});
+    const std::string context = emit("Transpose", {emit("MatMul", {probs, v}, "context")},
+                                     "context_heads", {perm({0, 2, 1, 3})});
+    emit("Reshape", {context, ints({0, 0, -1}, "merged_shape")}, "merged", {}, out(0));
+    return true;
+  }
+
   // com.microsoft's LayerNormalization predates ONNX's (opset 17) and means the same.
   bool layer_norm() {
     require({0, 1});
@@ -427,6 +526,7 @@ class Rewriter {
   const std::string& source_;
   std::set<std::string> taken_;
   std::map<std::string, const onnx::TensorProto*> initializers_;
+  std::map<std::string, int> ranks_;  // declared ranks of graph inputs and value_info entries
   std::vector<onnx::NodeProto>* out_ = nullptr;
   const onnx::NodeProto* node_ = nullptr;
   std::string name_;

@@ -12,7 +12,8 @@ namespace tessera::importer {
 // optimizer or graph fusions write into models users get (QLinearAdd, QLinearMul, QLinearConcat,
 // QLinearGlobalAveragePool, QLinearAveragePool, QLinearSigmoid, QLinearLeakyRelu, QGemm,
 // QLinearConv, QLinearMatMul, FusedConv, FusedGemm, Gelu, FastGelu, BiasGelu, QuickGelu,
-// SkipLayerNormalization, LayerNormalization) as default-domain nodes computing the same: a
+// SkipLayerNormalization, LayerNormalization, Attention) as default-domain nodes computing the
+// same: a
 // quantized op becomes DequantizeLinear -> float op -> QuantizeLinear, which is its ONNX
 // definition and the form the int8 pass groups again. Node names keep the original as prefix
 // ("add1/dq_a"). Other com.microsoft ops are left for the importer to refuse naming the domain.

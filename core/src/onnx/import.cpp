@@ -391,7 +391,7 @@ class ModelImporter {
       throw UnsupportedError(describe(n, index) + " is in domain '" + n.domain() +
                              "', which Tessera does not run (it runs the default ONNX domain, "
                              "and of com.microsoft the ops ONNX Runtime's quantizer and "
-                             "optimizer write: QLinear*, QGemm, Fused*, *Gelu, "
+                             "optimizer write: QLinear*, QGemm, Fused*, *Gelu, Attention, "
                              "*LayerNormalization)");
     }
     if (n.op_type().empty()) throw Error(describe(n, index) + " has no op_type");
