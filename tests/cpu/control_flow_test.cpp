@@ -8,6 +8,7 @@
 #include <random>
 
 #include "model_builder.hpp"
+#include "session_util.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/reference_runner.hpp"
@@ -18,22 +19,8 @@ namespace {
 
 using test::ModelBuilder;
 
-SessionOptions cpu_only() {
-  SessionOptions options;
-  options.targets = {"cpu"};
-  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
-  options.use_plugin_environment = false;
-  options.use_default_plugin_dirs = false;
-  return options;
-}
-
-std::vector<float> seeded(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using test::cpu_only;
+using test::seeded;
 
 void expect_near(const Tensor& got, const Shape& shape, const std::vector<float>& want) {
   ASSERT_EQ(got.shape(), shape);

@@ -8,6 +8,7 @@
 #include <random>
 
 #include "model_builder.hpp"
+#include "session_util.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
@@ -17,22 +18,8 @@ namespace {
 
 using test::ModelBuilder;
 
-SessionOptions cpu_only() {
-  SessionOptions options;
-  options.targets = {"cpu"};
-  options.plugin_dirs = {std::string(TESSERA_BINARY_DIR) + "/plugins/lib"};
-  options.use_plugin_environment = false;
-  options.use_default_plugin_dirs = false;
-  return options;
-}
-
-std::vector<float> seeded(size_t n, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(rng);
-  return v;
-}
+using test::cpu_only;
+using test::seeded;
 
 // x: float32 [N, 4, 6, 6] (N open), hw: int64 [2].
 //   y = MatMul(Reshape(Relu(Conv(x)), [N, -1]), M)  with [N, -1] computed from Shape(x) as

@@ -12,6 +12,7 @@
 #include "run_common.hpp"
 #include "tessera/error.hpp"
 #include "tessera/package.hpp"
+#include "tessera/passes.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::cli {
@@ -59,7 +60,7 @@ int cmd_compile(int argc, char** argv) {
   for (ValueId id : workload.graph.inputs) {
     const Value& v = workload.graph.value(id);
     if (v.open_dims.empty() || workload.input_shapes.count(v.name)) continue;
-    open += (open.empty() ? "'" : ", '") + v.name + "' " + open_dims_text(v);
+    open += (open.empty() ? "'" : ", '") + v.name + "' " + open_shape_str(v);
   }
   if (!open.empty()) {
     throw Error(source + ": input(s) " + open +

@@ -14,6 +14,7 @@
 #include "run_common.hpp"
 #include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
+#include "tessera/passes.hpp"
 #include "tessera/session.hpp"
 
 namespace tessera::cli {
@@ -144,7 +145,7 @@ int cmd_plan(int argc, char** argv) {
   std::string unsized;
   for (ValueId id : workload.graph.unsized_inputs) {
     const Value& v = workload.graph.value(id);
-    unsized += (unsized.empty() ? "'" : ", '") + v.name + "' " + open_dims_text(v);
+    unsized += (unsized.empty() ? "'" : ", '") + v.name + "' " + open_shape_str(v);
   }
   if (!unsized.empty()) {
     throw Error(args.positionals()[0] + ": input(s) " + unsized +

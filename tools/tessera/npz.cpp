@@ -255,7 +255,7 @@ std::map<std::string, Tensor> load_inputs(const Graph& graph, const std::vector<
       if (!input_accepts(v, tensor.dtype(), tensor.shape())) {
         throw Error("--input " + spec + ": array '" + name + "' is " + dtype_name(tensor.dtype()) +
                     " " + shape_str(tensor.shape()) + " but input '" + name + "' is " +
-                    dtype_name(v.dtype) + " " + open_dims_text(v));
+                    dtype_name(v.dtype) + " " + open_shape_str(v));
       }
       claim(name, spec);
       from_archives[name] = std::move(tensor);

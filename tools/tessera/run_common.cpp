@@ -19,15 +19,6 @@
 
 namespace tessera::cli {
 
-std::string open_dims_text(const Value& v) {
-  std::string text = "[";
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const bool open = i < v.open_dims.size() && v.open_dims[i];
-    text += (i ? ", " : "") + (open ? std::string("?") : std::to_string(v.shape[i]));
-  }
-  return text + "]";
-}
-
 std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
                                                       const std::vector<std::string>& specs,
                                                       uint64_t seed) {
@@ -52,7 +43,7 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     if (!input_accepts(v, t.dtype(), t.shape())) {
       throw Error("--input " + spec + ": " + file + " holds " + dtype_name(t.dtype()) + " " +
                   shape_str(t.shape()) + " but input '" + name + "' is " + dtype_name(v.dtype) +
-                  " " + open_dims_text(v) +
+                  " " + open_shape_str(v) +
                   (v.open_dims.empty() ? "" : " ('?' = a dimension the model leaves open)"));
     }
     inputs[name] = t;
@@ -70,7 +61,7 @@ std::map<std::string, Tensor> load_or_generate_inputs(const Graph& graph,
     }
     if (std::find(graph.unsized_inputs.begin(), graph.unsized_inputs.end(), id) !=
         graph.unsized_inputs.end()) {
-      throw Error("input '" + v.name + "' has open dimensions " + open_dims_text(v) +
+      throw Error("input '" + v.name + "' has open dimensions " + open_shape_str(v) +
                   " with no size to make random data of: give it with --input " + v.name +
                   "=FILE.npy (its shape is then planned), or a shape with --input-shape " +
                   v.name + "=D0,D1,...");

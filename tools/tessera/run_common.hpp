@@ -15,9 +15,6 @@
 
 namespace tessera::cli {
 
-// "[?, 3, ?, ?]": a graph input's shape with the dims the model leaves open as '?'.
-std::string open_dims_text(const Value& v);
-
 // Reads `NAME=FILE.npy` specs; inputs not given get seeded random data (normal(0,1) for floats,
 // small non-negative integers otherwise). Prints the seed when it generates anything. Errors name
 // the input and file.

@@ -100,6 +100,9 @@ void prepare_graph(Graph& graph);
 // dtype, rank or fixed-dimension mismatch, and naming the node when inference fails.
 Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>& inputs);
 
+// "[?, 3, ?, ?]": a graph input's shape with the dims the model leaves open shown as '?'.
+std::string open_shape_str(const Value& input);
+
 // Whether a tensor of `dtype` and `shape` can be fed to graph input `input`: same dtype and rank,
 // and the same size in every dimension the model fixes (Value::open_dims may differ).
 bool input_accepts(const Value& input, DType dtype, const Shape& shape);

@@ -1015,27 +1015,14 @@ partition::Assignment Session::Impl::fixed_assignment(
   return a;
 }
 
-namespace {
-
-// "'x' [?, 3, ?, ?]": an input with its open dims shown as '?'.
-std::string open_input_text(const Value& v) {
-  std::string text = "'" + v.name + "' [";
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const bool open = i < v.open_dims.size() && v.open_dims[i];
-    text += (i ? ", " : "") + (open ? std::string("?") : std::to_string(v.shape[i]));
-  }
-  return text + "]";
-}
-
-}  // namespace
-
 void Session::Impl::first_plan() {
   if (!given.unsized_inputs.empty()) {
     // Open dims with no size: plan from the shapes of the first run, then per signature.
     waiting_plan = base_plan;
     std::string names;
     for (ValueId id : given.unsized_inputs) {
-      names += (names.empty() ? "" : ", ") + open_input_text(given.value(id));
+      names += (names.empty() ? "'" : ", '") + given.value(id).name + "' " +
+               open_shape_str(given.value(id));
     }
     waiting_plan.warnings.push_back("input(s) " + names +
                                     " have open dimensions: the graph is planned at the first "

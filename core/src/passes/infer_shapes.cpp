@@ -249,33 +249,6 @@ class Sweep {
                            e.value, v.name);
   }
 
-  // Whether `value` depends on a graph input too large to bind by value, so that it exists only
-  // once the model runs (small inputs alone make it a value input), through deterministic ops.
-  bool depends_on_activations(ValueId value, const std::vector<int>& producer) const {
-    std::vector<ValueId> stack{value};
-    std::vector<char> seen(graph_.values.size(), 0);
-    while (!stack.empty()) {
-      const ValueId v = stack.back();
-      stack.pop_back();
-      if (v == kNoValue || seen[static_cast<size_t>(v)]) continue;
-      seen[static_cast<size_t>(v)] = 1;
-      const Value& val = graph_.value(v);
-      if (val.constant) continue;
-      const int p = producer[static_cast<size_t>(v)];
-      if (p < 0) {
-        const bool input =
-            std::find(graph_.inputs.begin(), graph_.inputs.end(), v) != graph_.inputs.end();
-        if (input && !bindable(val)) return true;
-        continue;
-      }
-      const Node& n = graph_.nodes[static_cast<size_t>(p)];
-      if (is_nondeterministic(n.op_type)) return false;
-      if (n.op_type == "Shape" || n.op_type == "Size") continue;
-      for (ValueId in : n.inputs) stack.push_back(in);
-    }
-    return false;
-  }
-
   // The next step of a Loop whose trip count and condition are known now.
   std::vector<Node> unroll(const Node& loop) {
     const int64_t done = loop.attrs.get_int(kLoopIterationsDone, 0);
@@ -338,13 +311,14 @@ class Sweep {
   }
 
   // When the value a node needs at load time comes from small graph inputs only, throws
-  // InputValuesNeeded naming them; returns otherwise (the caller reports the plain error).
+  // InputValuesNeeded naming them; when it comes from a large input or the model's activations,
+  // ValueNeededAtRun (the graph runs in stages); returns otherwise (the caller reports the plain
+  // error).
   void throw_values_needed(const ops::ConstantNeeded& e) {
     if (e.value == kNoValue) return;
     const std::vector<int> producer = graph_.producers();
-    // A value computed from activations (or a large input) exists only once the model runs.
-    if (depends_on_activations(e.value, producer)) throw_needed_at_run(e);
     std::vector<ValueId> roots;
+    bool at_run = false;
     std::vector<ValueId> stack{e.value};
     std::vector<char> seen(graph_.values.size(), 0);
     while (!stack.empty()) {
@@ -359,15 +333,21 @@ class Sweep {
         if (std::find(graph_.inputs.begin(), graph_.inputs.end(), v) == graph_.inputs.end()) {
           return;  // neither produced nor an input: the graph's own error applies
         }
-        if (!bindable(value)) return;
-        roots.push_back(v);
+        if (bindable(value)) {
+          roots.push_back(v);
+        } else {
+          at_run = true;
+        }
         continue;
       }
       const Node& n = graph_.nodes[static_cast<size_t>(p)];
+      // Ops whose result differs from run to run are never bound by value.
+      if (is_nondeterministic(n.op_type)) return;
       // Shape and Size read only their input's shape, which is known by now.
       if (n.op_type == "Shape" || n.op_type == "Size") continue;
       for (ValueId in : n.inputs) stack.push_back(in);
     }
+    if (at_run) throw_needed_at_run(e);
     if (roots.empty()) return;
     std::sort(roots.begin(), roots.end());
     std::string names;

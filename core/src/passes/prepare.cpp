@@ -6,16 +6,16 @@
 #include "tessera/passes.hpp"
 
 namespace tessera {
-namespace {
-
-std::string dims_text(const Value& v) {
+std::string open_shape_str(const Value& input) {
   std::string s = "[";
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const bool open = i < v.open_dims.size() && v.open_dims[i];
-    s += (i ? ", " : "") + (open ? std::string("?") : std::to_string(v.shape[i]));
+  for (size_t i = 0; i < input.shape.size(); ++i) {
+    const bool open = i < input.open_dims.size() && input.open_dims[i];
+    s += (i ? ", " : "") + (open ? std::string("?") : std::to_string(input.shape[i]));
   }
   return s + "]";
 }
+
+namespace {
 
 // Sets each input's shape from its tensor; a value input becomes a constant with a private copy
 // of the values (the caller may reuse its tensors after the run).
@@ -29,7 +29,7 @@ void bind_inputs(Graph& g, const std::map<std::string, Tensor>& inputs,
     const Tensor& t = it->second;
     if (!input_accepts(v, t.dtype(), t.shape())) {
       throw Error(where + ": input '" + v.name + "' expects " + dtype_name(v.dtype) + " " +
-                  dims_text(v) + " ('?' = a dimension the model leaves open), got " +
+                  open_shape_str(v) + " ('?' = a dimension the model leaves open), got " +
                   dtype_name(t.dtype()) + " " + shape_str(t.shape()));
     }
     v.shape = t.shape();
