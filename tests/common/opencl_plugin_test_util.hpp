@@ -73,7 +73,8 @@ inline RawInstance& raw_instance(const tsr_plugin* table, const OptionList& opti
   r.table = table;
   std::vector<tsr_target_option> raw;
   for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
-  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
+                          sizeof(tsr_target_option)};
   char text[512] = "";
   if (table->create(&host, raw.empty() ? nullptr : raw.data(), static_cast<int32_t>(raw.size()),
                     &r.handle, {text, sizeof(text)}) != TSR_OK) {
@@ -102,7 +103,8 @@ inline RawInstance& raw_instance(const tsr_plugin* table, const OptionList& opti
 // "ok" when `table` creates an instance with the one option name = value, else its message.
 inline std::string option_refusal(const tsr_plugin* table, const char* name, const char* value) {
   const tsr_target_option option{name, value};
-  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
+                          sizeof(tsr_target_option)};
   char text[512] = "";
   tsr_instance instance = nullptr;
   const tsr_status st = table->create(&host, &option, 1, &instance, {text, sizeof(text)});

@@ -33,7 +33,8 @@ struct HandMadeRegion {
     attrs[2].kind = TSR_ATTR_STRING;
     attrs[2].s = "nearest";
     node = {sizeof(tsr_node), "n0", "LeakyRelu", 1, in, 1, out, 3, attrs};
-    region = {sizeof(tsr_region), 13, 2, values, 1, &node, 1, in, 1, out};
+    // Strides 0: the ABI 2.2 sizes, which are this build's.
+    region = {sizeof(tsr_region), 13, 2, values, 1, &node, 1, in, 1, out, 0, 0, 0, 0};
   }
 };
 
@@ -85,7 +86,8 @@ using H = detail::Host<Thrower>;
 
 tsr_instance make(const tsr_plugin* table, std::vector<tsr_target_option> options,
                   std::string* error = nullptr) {
-  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
+                          sizeof(tsr_target_option)};
   tsr_instance instance = nullptr;
   char text[128] = {0};
   const tsr_status st = table->create(&host, options.data(), static_cast<int32_t>(options.size()),
@@ -101,7 +103,8 @@ TEST(PluginHelper, TrampolinesTurnExceptionsIntoStatus) {
   tsr_instance instance = make(table, {});
   ASSERT_NE(instance, nullptr);
 
-  tsr_device_info infos[4];
+  // Zeroed as core zeroes them: element 0's struct_size is the array's stride (0: the 2.2 size).
+  tsr_device_info infos[4]{};
   int32_t count = 0;
   char text[128] = {0};
   ASSERT_EQ(table->probe_devices(instance, "any", infos, 4, &count, {text, sizeof(text)}), TSR_OK);

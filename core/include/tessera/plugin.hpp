@@ -40,6 +40,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <map>
 #include <memory>
@@ -48,6 +49,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "tessera/checked_math.hpp"
@@ -113,6 +115,79 @@ inline size_t tensor_nbytes(const tsr_tensor& t) {
 
 inline std::vector<int64_t> tensor_shape(const tsr_tensor& t) {
   return std::vector<int64_t>(t.dims, t.dims + t.rank);
+}
+
+// ---- Arrays of boundary structs (ABI 2.3: plugin_abi.h, "Arrays of structs") ----
+// The trampolines below read and write every array by the stride it travels with and hand plugin
+// code arrays in this build's own layout, so a plugin class never sees a stride. These helpers are
+// for code that calls a C table directly (tests, other hosts).
+
+// The byte step of an array whose stride field says `declared`: 0 means the element's ABI 2.2
+// size, which is its sizeof here (no element struct has grown since 2.2). Throws
+// Failure(TSR_INVALID_ARGUMENT) above TSR_MAX_STRIDE.
+template <class T>
+uint32_t array_stride(uint32_t declared) {
+  if (declared == 0) return static_cast<uint32_t>(sizeof(T));
+  if (declared > TSR_MAX_STRIDE) {
+    throw Failure(TSR_INVALID_ARGUMENT,
+                  "array element size " + std::to_string(declared) + " is above TSR_MAX_STRIDE");
+  }
+  return declared;
+}
+
+// Byte offset of element `i` of an array `stride` bytes apart; throws
+// Failure(TSR_INVALID_ARGUMENT) for a negative index or an offset that does not fit in size_t.
+inline size_t element_offset(int64_t i, uint32_t stride) {
+  int64_t bytes = 0;
+  if (i < 0 || !tessera::try_mul(i, static_cast<int64_t>(stride), bytes) ||
+      static_cast<uint64_t>(bytes) > static_cast<uint64_t>(SIZE_MAX)) {
+    throw Failure(TSR_INVALID_ARGUMENT, "array element " + std::to_string(i) + " at stride " +
+                                            std::to_string(stride) + " is out of range");
+  }
+  return static_cast<size_t>(bytes);
+}
+
+// Element `i` of an array of T laid out `stride` bytes apart: the fields that end within the
+// stride (fields are only appended, each past the struct's previous size), `defaults` for the
+// rest. Never reads past the element.
+template <class T>
+T read_element(const void* base, int64_t i, uint32_t stride, T defaults = T{}) {
+  static_assert(std::is_trivially_copyable_v<T>, "boundary structs are plain C");
+  std::memcpy(&defaults, static_cast<const unsigned char*>(base) + element_offset(i, stride),
+              std::min<size_t>(stride, sizeof(T)));
+  return defaults;
+}
+
+// Writes `value` as element `i` of an array laid out `stride` bytes apart: the fields that end
+// within the stride, nothing past it.
+template <class T>
+void write_element(void* base, int64_t i, uint32_t stride, const T& value) {
+  static_assert(std::is_trivially_copyable_v<T>, "boundary structs are plain C");
+  std::memcpy(static_cast<unsigned char*>(base) + element_offset(i, stride), &value,
+              std::min<size_t>(stride, sizeof(T)));
+}
+
+// A single struct from the other side: the fields its struct_size holds, and at least the first
+// `floor` bytes (the fields every peer sets, whatever struct_size it wrote), over `defaults`.
+template <class T>
+T read_struct(const T* p, size_t floor, T defaults = T{}) {
+  static_assert(std::is_trivially_copyable_v<T>, "boundary structs are plain C");
+  std::memcpy(&defaults, p, std::min(std::max<size_t>(p->struct_size, floor), sizeof(T)));
+  return defaults;
+}
+
+// `count` elements of T read from an array `stride` bytes apart (none for a count <= 0).
+template <class T>
+std::vector<T> read_array(const void* base, int64_t count, uint32_t stride) {
+  std::vector<T> out;
+  if (count <= 0) return out;
+  if (base == nullptr) {
+    throw Failure(TSR_INVALID_ARGUMENT,
+                  "array of " + std::to_string(count) + " elements has a null pointer");
+  }
+  out.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) out.push_back(read_element<T>(base, i, stride));
+  return out;
 }
 
 // Read-only view of one node of a region, with typed attribute getters that return the default
@@ -390,6 +465,11 @@ struct CompileOptions {
   }
 };
 
+namespace detail {
+template <typename T>
+struct Host;
+}  // namespace detail
+
 // What compile() returns. Buffers passed to execute() are host, dense, row-major, in the order of
 // the region's inputs/outputs. Called from one thread at a time per region.
 class CompiledRegion {
@@ -406,12 +486,15 @@ class CompiledRegion {
   }
   // Per-node times of the last execute in microseconds; empty = not profiled.
   virtual std::vector<double> last_profile() { return {}; }
-};
 
-namespace detail {
-template <typename T>
-struct Host;
-}  // namespace detail
+ private:
+  template <typename T>
+  friend struct detail::Host;
+  // Kept by the SDK from the region compiled: how core lays out execute_io's arrays.
+  uint32_t io_size_ = sizeof(tsr_io);
+  int32_t num_inputs_ = 0;
+  int32_t num_outputs_ = 0;
+};
 
 class Plugin {
  public:
@@ -519,6 +602,84 @@ tsr_status guarded(tsr_message message, Fn&& fn) noexcept {
   }
 }
 
+// The region core handed to one call, in this build's layout: core's arrays as they are when
+// their strides are this build's sizes (every core of this minor), else copies read by stride.
+// Pointers into it live as long as the object (one call); constants' data stay core's.
+class NativeRegion {
+ public:
+  explicit NativeRegion(const tsr_region* region) {
+    if (region == nullptr) throw Failure(TSR_INVALID_ARGUMENT, "null region");
+    // The 2.3 strides stay 0 (the 2.2 sizes) where a core's struct_size does not hold them.
+    region_ = read_struct(region, offsetof(tsr_region, value_size));
+    if (region_.num_values < 0 || region_.num_nodes < 0) {
+      throw Failure(TSR_INVALID_ARGUMENT, "region with a negative value or node count");
+    }
+    const uint32_t value_stride = array_stride<tsr_tensor>(region_.value_size);
+    const uint32_t node_stride = array_stride<tsr_node>(region_.node_size);
+    const uint32_t attribute_stride = array_stride<tsr_attribute>(region_.attribute_size);
+    io_size_ = array_stride<tsr_io>(region_.io_size);
+    region_.struct_size = sizeof(tsr_region);
+    region_.value_size = sizeof(tsr_tensor);
+    region_.node_size = sizeof(tsr_node);
+    region_.attribute_size = sizeof(tsr_attribute);
+    region_.io_size = sizeof(tsr_io);
+    if (value_stride != sizeof(tsr_tensor)) {
+      values_ = read_array<tsr_tensor>(region->values, region_.num_values, value_stride);
+      region_.values = values_.data();
+    }
+    if (node_stride != sizeof(tsr_node) || attribute_stride != sizeof(tsr_attribute) ||
+        !attribute_tensors_native(region_)) {
+      copy_nodes(region->nodes, node_stride, attribute_stride);
+    }
+  }
+  NativeRegion(const NativeRegion&) = delete;
+  NativeRegion& operator=(const NativeRegion&) = delete;
+
+  const tsr_region* get() const { return &region_; }
+  // Stride of the tsr_io arrays execute_region_io passes to a region compiled from this one.
+  uint32_t io_size() const { return io_size_; }
+
+ private:
+  // Whether every tensor attribute of `region` (native node and attribute strides) holds a whole
+  // tsr_tensor of this build.
+  static bool attribute_tensors_native(const tsr_region& region) {
+    for (int32_t n = 0; n < region.num_nodes; ++n) {
+      const tsr_node& node = region.nodes[n];
+      for (int32_t a = 0; a < node.num_attributes; ++a) {
+        const tsr_tensor* t = node.attributes[a].tensor;
+        if (t != nullptr && t->struct_size != 0 && t->struct_size < sizeof(tsr_tensor))
+          return false;
+      }
+    }
+    return true;
+  }
+
+  void copy_nodes(const tsr_node* nodes, uint32_t node_stride, uint32_t attribute_stride) {
+    nodes_ = read_array<tsr_node>(nodes, region_.num_nodes, node_stride);
+    attributes_.resize(nodes_.size());
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      tsr_node& node = nodes_[n];
+      std::vector<tsr_attribute>& attrs = attributes_[n];
+      attrs = read_array<tsr_attribute>(node.attributes, node.num_attributes, attribute_stride);
+      for (tsr_attribute& a : attrs) {
+        if (a.tensor == nullptr || a.tensor->struct_size == 0) continue;
+        // A single struct: its own struct_size says which fields it holds.
+        tensors_.push_back(read_element<tsr_tensor>(a.tensor, 0, a.tensor->struct_size));
+        a.tensor = &tensors_.back();
+      }
+      node.attributes = attrs.empty() ? nullptr : attrs.data();
+    }
+    region_.nodes = nodes_.empty() ? nullptr : nodes_.data();
+  }
+
+  tsr_region region_{};
+  uint32_t io_size_ = sizeof(tsr_io);
+  std::vector<tsr_tensor> values_;
+  std::vector<tsr_node> nodes_;
+  std::vector<std::vector<tsr_attribute>> attributes_;
+  std::deque<tsr_tensor> tensors_;
+};
+
 // The trampolines of plugin class T. An instance handle is an Instance*: the plugin object plus
 // the storage the ABI makes the helper keep for it.
 template <typename T>
@@ -547,11 +708,18 @@ struct Host {
     return *reinterpret_cast<Instance*>(instance);
   }
 
-  static std::vector<TargetOption> to_options(const tsr_target_option* options, int32_t count) {
+  // create's options, laid out at host->target_option_size (ABI 2.3).
+  static std::vector<TargetOption> to_options(const tsr_host_api* host,
+                                              const tsr_target_option* options, int32_t count) {
+    const uint32_t declared =
+        host != nullptr
+            ? read_struct(host, offsetof(tsr_host_api, target_option_size)).target_option_size
+            : 0;
     std::vector<TargetOption> out;
-    for (int32_t i = 0; i < count && options != nullptr; ++i) {
-      out.push_back(
-          {options[i].name ? options[i].name : "", options[i].value ? options[i].value : ""});
+    if (options == nullptr) return out;
+    for (const tsr_target_option& o :
+         read_array<tsr_target_option>(options, count, array_stride<tsr_target_option>(declared))) {
+      out.push_back({o.name ? o.name : "", o.value ? o.value : ""});
     }
     return out;
   }
@@ -569,7 +737,7 @@ struct Host {
       }
       auto made = std::make_unique<Instance>();
       made->plugin = std::make_unique<T>();
-      std::vector<TargetOption> accepted = to_options(options, num_options);
+      std::vector<TargetOption> accepted = to_options(host, options, num_options);
       made->plugin->check_options(accepted);
       made->plugin->options_ = std::move(accepted);
       *instance = reinterpret_cast<tsr_instance>(made.release());
@@ -590,11 +758,14 @@ struct Host {
       auto keep = [&s](const std::string& text) {
         return s.probed_strings.insert(text).first->c_str();
       };
-      const int32_t n = std::min<int32_t>(capacity, static_cast<int32_t>(devices.size()));
+      const int32_t n =
+          out == nullptr ? 0 : std::min<int32_t>(capacity, static_cast<int32_t>(devices.size()));
+      // Core's array: element 0's struct_size is its stride (0 from a core of 2.2 or before).
+      const uint32_t stride = array_stride<tsr_device_info>(n > 0 ? out[0].struct_size : 0);
       for (int32_t i = 0; i < n; ++i) {
         const DeviceInfo& d = devices[static_cast<size_t>(i)];
         tsr_device_info info{};
-        info.struct_size = sizeof(tsr_device_info);
+        info.struct_size = stride;
         info.id = keep(d.id);
         info.vendor = keep(d.vendor);
         info.name = keep(d.name);
@@ -605,7 +776,7 @@ struct Host {
         info.features = keep(d.features);
         info.score = d.score;
         info.unusable_reason = keep(d.unusable_reason);
-        out[i] = info;
+        write_element(out, i, stride, info);
       }
       *count = n;
     });
@@ -617,8 +788,13 @@ struct Host {
     tsr_message message{text, sizeof(text)};
     Support answer;
     const tsr_status status = guarded(message, [&] {
-      answer = of(instance).plugin->query(device ? device : "", RegionView(region),
-                                          NodeView(region, node));
+      const NativeRegion native(region);
+      if (node < 0 || node >= native.get()->num_nodes) {
+        throw Failure(TSR_INVALID_ARGUMENT,
+                      "node " + std::to_string(node) + " is not in the region");
+      }
+      answer = of(instance).plugin->query(device ? device : "", RegionView(native.get()),
+                                          NodeView(native.get(), node));
     });
     support->supported = status == TSR_OK && answer.supported ? 1 : 0;
     support->preferred_layout = answer.preferred_layout;
@@ -633,20 +809,26 @@ struct Host {
                                    const tsr_region* region, tsr_support* answers,
                                    tsr_message message) noexcept {
     return guarded(message, [&] {
+      const NativeRegion native(region);
+      const int32_t num_nodes = native.get()->num_nodes;
       const std::vector<Support> got =
-          of(instance).plugin->query_subgraph(device ? device : "", RegionView(region));
-      if (static_cast<int32_t>(got.size()) != region->num_nodes) {
+          of(instance).plugin->query_subgraph(device ? device : "", RegionView(native.get()));
+      if (static_cast<int32_t>(got.size()) != num_nodes) {
         throw Failure(TSR_ERROR, "query_subgraph() answered " + std::to_string(got.size()) +
-                                     " nodes of " + std::to_string(region->num_nodes));
+                                     " nodes of " + std::to_string(num_nodes));
       }
-      for (int32_t i = 0; i < region->num_nodes; ++i) {
+      if (num_nodes > 0 && answers == nullptr) throw Failure(TSR_INVALID_ARGUMENT, "null answers");
+      // Core's array: element 0's struct_size is its stride, and core's defaults fill the rest.
+      const uint32_t stride = array_stride<tsr_support>(num_nodes > 0 ? answers[0].struct_size : 0);
+      for (int32_t i = 0; i < num_nodes; ++i) {
         const Support& a = got[static_cast<size_t>(i)];
-        tsr_support& out = answers[i];
+        tsr_support out = read_element<tsr_support>(answers, i, stride);
         out.supported = a.supported ? 1 : 0;
         out.preferred_layout = a.preferred_layout;
         out.cost_us = a.cost_us;
         out.fused_into = a.fused_into;
         write_message(tsr_message{out.reason, sizeof(out.reason)}, a.reason.c_str());
+        write_element(answers, i, stride, out);
       }
     });
   }
@@ -656,43 +838,63 @@ struct Host {
                             tsr_message message) noexcept {
     return guarded(message, [&] {
       Plugin& plugin = *of(instance).plugin;
-      CompileOptions opts;
+      const NativeRegion native(region);
+      CompileOptions opts = to_compile_options(options);
       opts.target_options = plugin.options();
-      if (options != nullptr) {
-        opts.num_threads = options->num_threads;
-        if (options->precision) opts.precision = options->precision;
-        if (options->cache_dir) opts.cache_dir = options->cache_dir;
-        if (options->pack_path) opts.pack_path = options->pack_path;
-        if (options->dump_dir) opts.dump_dir = options->dump_dir;
-        if (options->struct_size >=
-            offsetof(tsr_compile_options, profile) + sizeof(options->profile)) {
-          opts.profile = options->profile != 0;
-        }
-        for (int32_t i = 0; i < options->num_node_configs && options->node_configs != nullptr;
-             ++i) {
-          const tsr_node_config& c = options->node_configs[i];
-          NodeConfig config;
-          config.node = c.node;
-          config.schedule = c.schedule ? c.schedule : "";
-          for (int32_t k = 0; k < c.num_knobs && c.knobs != nullptr; ++k) {
-            config.knobs.push_back({c.knobs[k].name ? c.knobs[k].name : "", c.knobs[k].value});
-          }
-          opts.node_configs.push_back(std::move(config));
-        }
-      }
       std::unique_ptr<CompiledRegion> compiled =
-          plugin.compile(device ? device : "", RegionView(region), opts);
+          plugin.compile(device ? device : "", RegionView(native.get()), opts);
       if (!compiled) throw Failure(TSR_COMPILE_FAILED, "compile() returned no region");
+      compiled->io_size_ = native.io_size();
+      compiled->num_inputs_ = native.get()->num_inputs;
+      compiled->num_outputs_ = native.get()->num_outputs;
       *handle = reinterpret_cast<tsr_region_handle>(compiled.release());
     });
+  }
+
+  // Core's compile options, their node configs and knobs read by their strides (ABI 2.3).
+  static CompileOptions to_compile_options(const tsr_compile_options* raw) {
+    CompileOptions opts;
+    if (raw == nullptr) return opts;
+    // `profile` reads as 1 where a core's struct does not hold it.
+    tsr_compile_options defaults{};
+    defaults.profile = 1;
+    const tsr_compile_options o =
+        read_struct(raw, offsetof(tsr_compile_options, dump_dir) + sizeof(raw->dump_dir), defaults);
+    opts.num_threads = o.num_threads;
+    if (o.precision) opts.precision = o.precision;
+    if (o.cache_dir) opts.cache_dir = o.cache_dir;
+    if (o.pack_path) opts.pack_path = o.pack_path;
+    if (o.dump_dir) opts.dump_dir = o.dump_dir;
+    opts.profile = o.profile != 0;
+    if (o.node_configs == nullptr) return opts;
+    const uint32_t config_stride = array_stride<tsr_node_config>(o.node_config_size);
+    const uint32_t knob_stride = array_stride<tsr_knob>(o.knob_size);
+    for (const tsr_node_config& c :
+         read_array<tsr_node_config>(o.node_configs, o.num_node_configs, config_stride)) {
+      NodeConfig config;
+      config.node = c.node;
+      config.schedule = c.schedule ? c.schedule : "";
+      if (c.knobs != nullptr) {
+        for (const tsr_knob& k : read_array<tsr_knob>(c.knobs, c.num_knobs, knob_stride)) {
+          config.knobs.push_back({k.name ? k.name : "", k.value});
+        }
+      }
+      opts.node_configs.push_back(std::move(config));
+    }
+    return opts;
   }
 
   static tsr_status describe(tsr_instance instance, const char* device, const tsr_region* region,
                              int32_t node, tsr_node_tuning* tuning, tsr_message message) noexcept {
     return guarded(message, [&] {
       Instance& s = of(instance);
-      NodeTuning answer =
-          s.plugin->describe(device ? device : "", RegionView(region), NodeView(region, node));
+      const NativeRegion native(region);
+      if (node < 0 || node >= native.get()->num_nodes) {
+        throw Failure(TSR_INVALID_ARGUMENT,
+                      "node " + std::to_string(node) + " is not in the region");
+      }
+      NodeTuning answer = s.plugin->describe(device ? device : "", RegionView(native.get()),
+                                             NodeView(native.get(), node));
       const int32_t num_schedules = static_cast<int32_t>(answer.schedules.size());
       if (num_schedules > 0 &&
           (answer.default_schedule < 0 || answer.default_schedule >= num_schedules)) {
@@ -720,13 +922,21 @@ struct Host {
                                d.knob_spaces[i].data(), d.defaults[i].data()});
       }
       tsr_node_tuning out{};
-      out.struct_size = sizeof(tsr_node_tuning);
       out.workload_key = d.tuning.workload_key.c_str();
       out.flops = d.tuning.flops;
       out.num_schedules = static_cast<int32_t>(d.schedules.size());
       out.schedules = d.schedules.empty() ? nullptr : d.schedules.data();
       out.default_schedule = d.tuning.default_schedule;
-      *tuning = out;
+      out.schedule_size = sizeof(tsr_schedule_desc);
+      out.knob_space_size = sizeof(tsr_knob_space);
+      out.knob_size = sizeof(tsr_knob);
+      // Only the fields core's struct holds: a core of 2.2 or before has no room for the strides
+      // (and reads this build's arrays, which have the 2.2 sizes, as they are).
+      const size_t room =
+          std::min(std::max<size_t>(tuning->struct_size, offsetof(tsr_node_tuning, reserved0)),
+                   sizeof(tsr_node_tuning));
+      out.struct_size = static_cast<uint32_t>(room);
+      std::memcpy(tuning, &out, room);
     });
   }
 
@@ -758,8 +968,19 @@ struct Host {
 
   static tsr_status execute_io(tsr_region_handle handle, const tsr_io* inputs,
                                const tsr_io* outputs, tsr_message message) noexcept {
-    return guarded(message,
-                   [&] { reinterpret_cast<CompiledRegion*>(handle)->execute_io(inputs, outputs); });
+    return guarded(message, [&] {
+      CompiledRegion& region = *reinterpret_cast<CompiledRegion*>(handle);
+      if (region.io_size_ == sizeof(tsr_io)) {
+        region.execute_io(inputs, outputs);
+        return;
+      }
+      // Core's arrays at another stride than this build's: hand the region native copies.
+      const std::vector<tsr_io> in =
+          read_array<tsr_io>(inputs, region.num_inputs_, region.io_size_);
+      const std::vector<tsr_io> out =
+          read_array<tsr_io>(outputs, region.num_outputs_, region.io_size_);
+      region.execute_io(in.data(), out.data());
+    });
   }
 
   static tsr_status execute(tsr_region_handle handle, const void* const* inputs,

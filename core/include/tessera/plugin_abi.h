@@ -13,9 +13,40 @@
  * device has the same id in every probe, instance and process on one machine.
  *
  * Versioning: every boundary struct starts with `struct_size` (and the table with the ABI major and
- * minor it was built against). Structs and the table only grow by appending fields. Core refuses a
- * plugin whose major differs from its own; a plugin of an older minor loads, and core does not
- * touch slots beyond the plugin's `struct_size`.
+ * minor it was built against), except the small element structs that travel only in arrays
+ * (tsr_knob, tsr_knob_space, tsr_schedule_desc, tsr_target_option, tsr_io), whose size travels
+ * with their array. Structs and the table only grow by appending fields. Core refuses a plugin
+ * whose major differs from its own; a plugin of an older minor loads, and core does not touch
+ * slots beyond the plugin's `struct_size`. A reader of one struct reads a field only when the
+ * struct_size its writer set covers it (TSR_HAS_FIELD); a field it does not cover reads as its
+ * default.
+ *
+ * Arrays of structs (ABI 2.3): every array of boundary structs travels with its element size, its
+ * stride: element i starts i * stride bytes after element 0. So any struct can grow in a minor,
+ * and a peer built before (or after) it still finds every element.
+ *   - Who sets the stride: whoever lays the array out. Core lays out what it hands a plugin
+ *     (region values, nodes, attributes, node configs and their knobs, target options, tsr_io
+ *     arrays) at each struct's size in the plugin's declared minor (never above its own), so a
+ *     plugin of 2.2 or before gets exactly the 2.2 layout. A plugin lays out what it hands core
+ *     (describe_node's schedules, knob spaces and default configs) at its own sizeof.
+ *   - Where it travels: in the struct holding the array's pointer (tsr_region.value_size,
+ *     node_size, attribute_size, io_size; tsr_compile_options.node_config_size, knob_size;
+ *     tsr_node_tuning.schedule_size, knob_space_size, knob_size; tsr_host_api.target_option_size).
+ *     An array a plugin fills in core's memory (probe_devices' `out`, query_subgraph's `answers`)
+ *     carries it in its elements' struct_size: core sets every element's struct_size to the bytes
+ *     it allocated per element, and every other field to its default, before the call; the plugin
+ *     writes element i at i * out[0].struct_size bytes, only the fields that end within that
+ *     stride, and leaves struct_size as it found it.
+ *   - How it is read: a reader steps by the stride and reads only the fields that end within it;
+ *     the rest read as their defaults (0 or NULL unless a field says otherwise). Nothing is read
+ *     or written past the stride of an element.
+ *   - A stride of 0, or a stride field beyond its struct's struct_size (a peer of ABI 2.2 or
+ *     before), means the element's ABI 2.2 size. No element struct has grown since 2.2, so that is
+ *     its sizeof in this header; a minor that grows one keeps its 2.2 definition beside it. A
+ *     stride above TSR_MAX_STRIDE is malformed.
+ *   - A field appended to a struct starts at or after the struct's previous sizeof (add explicit
+ *     padding where the compiler would put it in the old tail padding), so a stride says exactly
+ *     which fields its writer knew.
  *
  * Ownership: nothing allocated on one side is freed on the other. Strings and arrays handed to a
  * plugin are owned by core and valid only for the duration of the call unless a slot says
@@ -35,9 +66,15 @@ extern "C" {
 #endif
 
 #define TESSERA_PLUGIN_ABI_MAJOR 2
-#define TESSERA_PLUGIN_ABI_MINOR 2
+#define TESSERA_PLUGIN_ABI_MINOR 3
 #define TESSERA_PLUGIN_ENTRY_NAME "tessera_plugin_entry"
 #define TESSERA_MAX_RANK 8
+/* The largest element size an array may declare (see "Arrays of structs" above). */
+#define TSR_MAX_STRIDE 65536u
+
+/* Whether the struct at `ptr` (of type `type`, its struct_size set by its writer) holds `field`. */
+#define TSR_HAS_FIELD(ptr, type, field) \
+  ((ptr)->struct_size >= offsetof(type, field) + sizeof(((const type*)0)->field))
 
 typedef enum tsr_status {
   TSR_OK = 0,
@@ -140,6 +177,12 @@ typedef struct tsr_region {
   const int32_t* inputs;    /* value indices */
   int32_t num_outputs;
   const int32_t* outputs;   /* value indices */
+  /* ABI 2.3: element sizes of the arrays this region hands over ("Arrays of structs"). */
+  uint32_t value_size;      /* values[] */
+  uint32_t node_size;       /* nodes[] */
+  uint32_t attribute_size;  /* every node's attributes[] */
+  uint32_t io_size;         /* the tsr_io arrays execute_region_io passes to a region compiled
+                               from this one (a plugin keeps it with the compiled region) */
 } tsr_region;
 
 typedef struct tsr_device_info {
@@ -206,6 +249,14 @@ typedef struct tsr_node_tuning {
   int32_t num_schedules;      /* 0 = nothing to tune */
   const tsr_schedule_desc* schedules;
   int32_t default_schedule;   /* index of the heuristic's schedule */
+  /* ABI 2.3: element sizes of the plugin's arrays ("Arrays of structs"); core zeroes them before
+   * the call, and a plugin of 2.3 or later sets them. Written only where core's struct_size holds
+   * them (a core of 2.2 or before reads the 2.2 layout). reserved0 keeps them past the end of
+   * a 2.2 struct's tail padding. */
+  int32_t reserved0;
+  uint32_t schedule_size;     /* schedules[] */
+  uint32_t knob_space_size;   /* every schedule's knobs[] */
+  uint32_t knob_size;         /* every schedule's default_config[] */
 } tsr_node_tuning;
 
 /* A config core asks a plugin to use for one node of a region. */
@@ -243,6 +294,11 @@ typedef struct tsr_compile_options {
    * as 1). 1: core reads last_profile after runs, so time each node. 0: it never does; a plugin
    * should then skip what timing costs per launch (events, timestamps, waits). */
   int32_t profile;
+  int32_t reserved0; /* 0; keeps the 2.3 fields past the end of a 2.2 struct's tail padding */
+  /* ABI 2.3: element sizes of node_configs[] and of every config's knobs[] ("Arrays of
+   * structs"). */
+  uint32_t node_config_size;
+  uint32_t knob_size;
 } tsr_compile_options;
 
 typedef struct tsr_region_handle_s* tsr_region_handle;
@@ -273,6 +329,8 @@ typedef struct tsr_host_api {
   uint32_t struct_size;
   uint32_t abi_major; /* the ABI core speaks */
   uint32_t abi_minor;
+  /* ABI 2.3: element size of create's `options` array ("Arrays of structs"). */
+  uint32_t target_option_size;
 } tsr_host_api;
 
 /* The function table. Slots marked optional may be NULL. */
@@ -288,7 +346,8 @@ typedef struct tsr_plugin {
    * the order the user wrote them; none for a target without options). Every option must be
    * known and valid: otherwise answer TSR_INVALID_ARGUMENT with a message naming the option and
    * what is allowed (core turns it into an error for the user, never a silent fallback). On
-   * success `*instance` is the plugin's until destroy(). */
+   * success `*instance` is the plugin's until destroy(). `options` is laid out at
+   * host->target_option_size bytes per element (2.3). */
   tsr_status (*create)(const tsr_host_api* host, const tsr_target_option* options,
                        int32_t num_options, tsr_instance* instance, tsr_message message);
 
@@ -299,7 +358,8 @@ typedef struct tsr_plugin {
   /* Required. Probes the hardware. Writes up to `capacity` infos into `out` and their number into
    * `*count`. Strings in the infos are the instance's and live until destroy. `selector` is the
    * target's selector ("any", a device name fragment, a device id, or NULL for the default).
-   * Lists every device, usable or not (score 0 with the reason). */
+   * Lists every device, usable or not (score 0 with the reason). Element i of `out` is at
+   * i * out[0].struct_size bytes (2.3; "Arrays of structs"). */
   tsr_status (*probe_devices)(tsr_instance instance, const char* selector, tsr_device_info* out,
                               int32_t capacity, int32_t* count, tsr_message message);
 
@@ -351,7 +411,8 @@ typedef struct tsr_plugin {
   /* Optional. execute_region with each input and output either host memory or a buffer of the
    * device's domain (possibly allocated by another plugin's instance of that domain). A buffer
    * output is complete when the call returns; inputs are read-only; no buffer is both an input
-   * and an output of one call. */
+   * and an output of one call. The arrays are laid out at the io_size of the region the handle
+   * was compiled from (2.3). */
   tsr_status (*execute_region_io)(tsr_region_handle handle, const tsr_io* inputs,
                                   const tsr_io* outputs, tsr_message message);
 
@@ -360,7 +421,8 @@ typedef struct tsr_plugin {
   /* Optional (NULL = core asks query_node node by node). Capability over a candidate subgraph:
    * `region` holds the nodes core offers (in topological order; every value they touch, with
    * shapes and constants); fill answers[i] (core's array of region->num_nodes, each with its
-   * struct_size set and fused_into = -1) for region node i as query_node would, with costs that
+   * struct_size set to the array's stride and fused_into = -1; element i is at
+   * i * answers[0].struct_size bytes, 2.3) for region node i as query_node would, with costs that
    * count what the plugin does across nodes: set fused_into where it would compute a node inside
    * another node's kernel. A node the plugin does not take answers supported = 0 with the
    * reason, the rest of the subgraph is still answered. */

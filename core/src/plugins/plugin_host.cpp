@@ -14,6 +14,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "plugins/abi_arrays.hpp"
 #include "plugins/plugin_file_check.hpp"
 #include "plugins/plugin_text.hpp"
 #include "plugins/region_desc.hpp"
@@ -75,14 +76,19 @@ PluginDeviceInfo to_device_info(const tsr_device_info& d) {
 // "" and `devices` filled, or why the probe failed.
 std::string call_probe(const tsr_plugin& table, tsr_instance instance, const char* selector,
                        std::vector<PluginDeviceInfo>& devices) {
-  tsr_device_info infos[kMaxDevices];
-  for (tsr_device_info& d : infos) d = tsr_device_info{};
+  // Laid out at the plugin's size of tsr_device_info; each element's struct_size is that stride
+  // (plugin_abi.h, "Arrays of structs") and the rest of it defaults.
+  const uint32_t stride = detail::element_sizes_for_minor(table.abi_minor).device_info;
+  detail::StridedArray infos(kMaxDevices, stride);
+  tsr_device_info blank{};
+  blank.struct_size = stride;
+  for (size_t i = 0; i < infos.size(); ++i) infos.put(i, blank);
   int32_t count = 0;
   char text[512] = {0};
   tsr_status status;
   try {
-    status = table.probe_devices(instance, selector, infos, kMaxDevices, &count,
-                                 tsr_message{text, sizeof(text)});
+    status = table.probe_devices(instance, selector, infos.data<tsr_device_info>(), kMaxDevices,
+                                 &count, tsr_message{text, sizeof(text)});
   } catch (const std::exception& e) {
     return "probe threw a C++ exception across the C boundary: " + escaped(e.what());
   } catch (...) {
@@ -96,7 +102,7 @@ std::string call_probe(const tsr_plugin& table, tsr_instance instance, const cha
   }
   devices.clear();
   for (int32_t i = 0; i < count; ++i) {
-    PluginDeviceInfo info = to_device_info(infos[i]);
+    PluginDeviceInfo info = to_device_info(infos.get<tsr_device_info>(static_cast<size_t>(i)));
     if (std::string why = identifier_problem(info.id); !why.empty()) {
       return "probe answered a device ('" + info.name + "') whose id '" + escaped(info.id) + "' " +
              why;
@@ -132,16 +138,18 @@ std::string porting_reason(uint32_t major, uint32_t minor) {
 // Calls `create` of `table`; "" and `*instance` set, or why it failed.
 std::string call_create(const tsr_plugin& table, const TargetOptions& options,
                         tsr_instance* instance) {
-  std::vector<tsr_target_option> raw;
-  for (const auto& [name, value] : options) raw.push_back({name.c_str(), value.c_str()});
-  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR};
+  std::vector<tsr_target_option> list;
+  for (const auto& [name, value] : options) list.push_back({name.c_str(), value.c_str()});
+  const uint32_t stride = detail::element_sizes_for_minor(table.abi_minor).target_option;
+  detail::StridedArray raw = detail::StridedArray::of(list, stride);
+  const tsr_host_api host{sizeof(tsr_host_api), TESSERA_PLUGIN_ABI_MAJOR, TESSERA_PLUGIN_ABI_MINOR,
+                          stride};
   char text[512] = {0};
   *instance = nullptr;
   tsr_status status;
   try {
-    status =
-        table.create(&host, raw.empty() ? nullptr : raw.data(), static_cast<int32_t>(raw.size()),
-                     instance, tsr_message{text, sizeof(text)});
+    status = table.create(&host, raw.data<tsr_target_option>(), static_cast<int32_t>(raw.size()),
+                          instance, tsr_message{text, sizeof(text)});
   } catch (...) {
     return "create threw a C++ exception across the C boundary";
   }
@@ -263,13 +271,67 @@ std::vector<PluginDeviceInfo> PluginInstance::probe(const std::string& selector)
   return devices;
 }
 
+namespace {
+
+// Node `node` of `region`, read at the region's node stride.
+tsr_node region_node(const tsr_region* region, int32_t node) {
+  const uint32_t declared = TSR_HAS_FIELD(region, tsr_region, node_size) ? region->node_size : 0;
+  const uint32_t stride =
+      detail::array_stride(declared, detail::v2_2_element_sizes().node, "region nodes");
+  return detail::read_element<tsr_node>(region->nodes, static_cast<size_t>(node), stride);
+}
+
+// The schedules of a describe_node answer, read at the strides the plugin gave (a plugin of 2.2
+// or before lays them out at the 2.2 sizes and sets none). Throws Error starting with `who`.
+std::vector<PluginSchedule> copy_schedules(const tsr_node_tuning& tuning, uint32_t plugin_minor,
+                                           const std::string& who) {
+  const detail::ElementSizes v2_2 = detail::v2_2_element_sizes();
+  const bool has_strides = plugin_minor >= 3;
+  const uint32_t schedule_stride = detail::array_stride(
+      has_strides ? tuning.schedule_size : 0, v2_2.schedule, (who + ": schedules").c_str());
+  const uint32_t space_stride = detail::array_stride(
+      has_strides ? tuning.knob_space_size : 0, v2_2.knob_space, (who + ": knob spaces").c_str());
+  const uint32_t knob_stride = detail::array_stride(has_strides ? tuning.knob_size : 0, v2_2.knob,
+                                                    (who + ": default configs").c_str());
+  std::vector<PluginSchedule> out;
+  for (int32_t i = 0; i < tuning.num_schedules; ++i) {
+    const auto d = detail::read_element<tsr_schedule_desc>(tuning.schedules, static_cast<size_t>(i),
+                                                           schedule_stride);
+    PluginSchedule schedule;
+    schedule.name = str_or_empty(d.name);
+    if (d.num_knobs < 0 || (d.num_knobs > 0 && d.knobs == nullptr)) {
+      throw Error(who + ": schedule '" + escaped(schedule.name) + "' has a malformed knob list");
+    }
+    for (int32_t k = 0; k < d.num_knobs; ++k) {
+      const auto space =
+          detail::read_element<tsr_knob_space>(d.knobs, static_cast<size_t>(k), space_stride);
+      PluginKnobSpace knob;
+      knob.name = str_or_empty(space.name);
+      if (space.num_values > 0 && space.values != nullptr) {
+        knob.values.assign(space.values, space.values + space.num_values);
+      }
+      if (d.default_config != nullptr) {
+        knob.default_value =
+            detail::read_element<tsr_knob>(d.default_config, static_cast<size_t>(k), knob_stride)
+                .value;
+      }
+      schedule.knobs.push_back(std::move(knob));
+    }
+    out.push_back(std::move(schedule));
+  }
+  return out;
+}
+
+}  // namespace
+
 PluginNodeTuning PluginInstance::describe_node(const std::string& device, const tsr_region* region,
                                                int32_t node) const {
   PluginNodeTuning out;
   if (!has_describe_node()) return out;
   const std::string who = "plugin '" + name() + "' describe_node for node " + std::to_string(node) +
-                          " ('" + escaped(str_or_empty(region->nodes[node].name)) + "')";
+                          " ('" + escaped(str_or_empty(region_node(region, node).name)) + "')";
   std::lock_guard<std::mutex> lock(calls_);
+  // The 2.3 strides start at 0 (the 2.2 sizes) for a plugin that does not set them.
   tsr_node_tuning tuning{};
   tuning.struct_size = sizeof(tsr_node_tuning);
   char text[512] = {0};
@@ -297,24 +359,7 @@ PluginNodeTuning PluginInstance::describe_node(const std::string& device, const 
                 " is out of range");
   }
   out.default_schedule = tuning.default_schedule;
-  for (int32_t i = 0; i < tuning.num_schedules; ++i) {
-    const tsr_schedule_desc& d = tuning.schedules[i];
-    PluginSchedule schedule;
-    schedule.name = str_or_empty(d.name);
-    if (d.num_knobs < 0 || (d.num_knobs > 0 && d.knobs == nullptr)) {
-      throw Error(who + ": schedule '" + escaped(schedule.name) + "' has a malformed knob list");
-    }
-    for (int32_t k = 0; k < d.num_knobs; ++k) {
-      PluginKnobSpace knob;
-      knob.name = str_or_empty(d.knobs[k].name);
-      if (d.knobs[k].num_values > 0 && d.knobs[k].values != nullptr) {
-        knob.values.assign(d.knobs[k].values, d.knobs[k].values + d.knobs[k].num_values);
-      }
-      if (d.default_config != nullptr) knob.default_value = d.default_config[k].value;
-      schedule.knobs.push_back(std::move(knob));
-    }
-    out.schedules.push_back(std::move(schedule));
-  }
+  out.schedules = copy_schedules(tuning, plugin_->abi_minor(), who);
   return out;
 }
 
@@ -324,7 +369,8 @@ PluginNodeTuning PluginInstance::describe_node(const std::string& device, const 
     throw Error("describe_node: node index " + std::to_string(node) + " is not in " +
                 (graph.source.empty() ? "the graph" : graph.source));
   }
-  const detail::RegionDesc region(graph, {node}, detail::value_consumers(graph));
+  const detail::RegionDesc region(graph, {node}, detail::value_consumers(graph),
+                                  detail::element_sizes_for_minor(plugin_->abi_minor()));
   return describe_node(device, region.get(), 0);
 }
 

@@ -1,12 +1,67 @@
 // PluginRegion: one region compiled by a plugin, executed through the C table.
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 
+#include "plugins/abi_arrays.hpp"
 #include "plugins/plugin_text.hpp"
 #include "plugins/region_desc.hpp"
 #include "tessera/plugin_host.hpp"
 
 namespace tessera {
+
+namespace {
+
+// Node configs for compile_region and the arrays they point to, laid out at a plugin's element
+// sizes; alive as long as the object.
+struct NodeConfigArrays {
+  std::vector<NodeConfigChoice> choices;
+  std::vector<detail::StridedArray> knobs;  // one per choice
+  detail::StridedArray configs;
+};
+
+// Describes each region node, lets settings.choose_config choose, and lays the chosen configs
+// out at `sizes`.
+void choose_configs(const PluginInstance& plugin, const std::string& device,
+                    const detail::RegionDesc& desc, const std::vector<int>& nodes,
+                    const RegionCompileSettings& settings, const detail::ElementSizes& sizes,
+                    NodeConfigArrays& out) {
+  std::vector<int32_t> chosen_nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    NodeConfigRequest request;
+    request.graph_node = nodes[i];
+    request.region_node = static_cast<int>(i);
+    PluginNodeTuning tuning;
+    if (plugin.has_describe_node()) {
+      try {
+        tuning = plugin.describe_node(device, desc.get(), static_cast<int32_t>(i));
+        request.tuning = &tuning;
+      } catch (const Error& e) {
+        request.describe_error = e.what();
+      }
+    }
+    if (std::optional<NodeConfigChoice> choice = settings.choose_config(request)) {
+      out.choices.push_back(std::move(*choice));
+      chosen_nodes.push_back(static_cast<int32_t>(i));
+    }
+  }
+  std::vector<tsr_node_config> configs;
+  for (size_t c = 0; c < out.choices.size(); ++c) {
+    std::vector<tsr_knob> knobs;
+    for (const Knob& k : out.choices[c].knobs) knobs.push_back({k.name.c_str(), k.value});
+    out.knobs.push_back(detail::StridedArray::of(knobs, sizes.knob));
+    tsr_node_config config{};
+    config.struct_size = std::min<uint32_t>(sizes.node_config, sizeof(tsr_node_config));
+    config.node = chosen_nodes[c];
+    config.schedule = out.choices[c].schedule.c_str();
+    config.num_knobs = static_cast<int32_t>(knobs.size());
+    config.knobs = out.knobs.back().data<tsr_knob>();
+    configs.push_back(config);
+  }
+  out.configs = detail::StridedArray::of(configs, sizes.node_config);
+}
+
+}  // namespace
 
 std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<PluginInstance> instance,
                                                     const std::string& device, const Graph& graph,
@@ -15,8 +70,10 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<PluginInstan
   if (!instance) throw Error("PluginRegion::compile: no plugin instance given");
   std::shared_ptr<PluginRegion> region(new PluginRegion());
   region->instance_ = std::move(instance);
+  const PluginInstance& p = *region->instance_;
+  const detail::ElementSizes sizes = detail::element_sizes_for_minor(p.plugin().abi_minor());
   region->desc_ =
-      std::make_unique<detail::RegionDesc>(graph, nodes, detail::value_consumers(graph));
+      std::make_unique<detail::RegionDesc>(graph, nodes, detail::value_consumers(graph), sizes);
   region->num_nodes_ = static_cast<int32_t>(nodes.size());
   tsr_compile_options options{};
   options.struct_size = sizeof(tsr_compile_options);
@@ -26,53 +83,18 @@ std::shared_ptr<PluginRegion> PluginRegion::compile(std::shared_ptr<PluginInstan
   options.pack_path = settings.pack_path.empty() ? nullptr : settings.pack_path.c_str();
   options.dump_dir = settings.dump_dir.empty() ? nullptr : settings.dump_dir.c_str();
   options.profile = settings.profile ? 1 : 0;
-  // Node configs: describe each node, let the caller choose, and keep the C arrays
-  // alive for the compile call.
-  std::vector<NodeConfigChoice> choices;
-  std::vector<tsr_node_config> configs;
-  std::vector<std::vector<tsr_knob>> knob_arrays;
+  options.node_config_size = sizes.node_config;
+  options.knob_size = sizes.knob;
+  // Kept alive for the compile call.
+  NodeConfigArrays configs;
   if (settings.choose_config) {
-    const PluginInstance& p = *region->instance_;
-    std::vector<int32_t> chosen_nodes;
-    for (size_t i = 0; i < nodes.size(); ++i) {
-      NodeConfigRequest request;
-      request.graph_node = nodes[i];
-      request.region_node = static_cast<int>(i);
-      PluginNodeTuning tuning;
-      if (p.has_describe_node()) {
-        try {
-          tuning = p.describe_node(device, region->desc_->get(), static_cast<int32_t>(i));
-          request.tuning = &tuning;
-        } catch (const Error& e) {
-          request.describe_error = e.what();
-        }
-      }
-      if (std::optional<NodeConfigChoice> choice = settings.choose_config(request)) {
-        choices.push_back(std::move(*choice));
-        chosen_nodes.push_back(static_cast<int32_t>(i));
-      }
-    }
-    for (size_t c = 0; c < choices.size(); ++c) {
-      std::vector<tsr_knob> knobs;
-      for (const Knob& k : choices[c].knobs) knobs.push_back({k.name.c_str(), k.value});
-      knob_arrays.push_back(std::move(knobs));
-    }
-    for (size_t c = 0; c < choices.size(); ++c) {
-      tsr_node_config config{};
-      config.struct_size = sizeof(tsr_node_config);
-      config.node = chosen_nodes[c];
-      config.schedule = choices[c].schedule.c_str();
-      config.num_knobs = static_cast<int32_t>(knob_arrays[c].size());
-      config.knobs = knob_arrays[c].empty() ? nullptr : knob_arrays[c].data();
-      configs.push_back(config);
-    }
+    choose_configs(p, device, *region->desc_, nodes, settings, sizes, configs);
   }
-  options.num_node_configs = static_cast<int32_t>(configs.size());
-  options.node_configs = configs.empty() ? nullptr : configs.data();
+  options.num_node_configs = static_cast<int32_t>(configs.configs.size());
+  options.node_configs = configs.configs.data<tsr_node_config>();
   char text[1024] = {0};
   tsr_region_handle handle = nullptr;
   tsr_status status;
-  const PluginInstance& p = *region->instance_;
   {
     std::lock_guard<std::mutex> lock(p.call_mutex());
     try {
@@ -139,6 +161,20 @@ void PluginRegion::execute(const void* const* inputs, void* const* outputs) {
 }
 
 void PluginRegion::execute(const tsr_io* inputs, const tsr_io* outputs) {
+  const uint32_t io_size = desc_->get()->io_size;
+  if (io_size != sizeof(tsr_io)) {
+    // The plugin's minor knows another tsr_io: lay both arrays out at its size.
+    const size_t ins = desc_->input_values().size(), outs = desc_->output_values().size();
+    const detail::StridedArray in =
+        detail::StridedArray::of(std::vector<tsr_io>(inputs, inputs + ins), io_size);
+    const detail::StridedArray out =
+        detail::StridedArray::of(std::vector<tsr_io>(outputs, outputs + outs), io_size);
+    checked_execute(*instance_, [&](tsr_message message) {
+      return instance_->table().execute_region_io(handle_, in.data<tsr_io>(), out.data<tsr_io>(),
+                                                  message);
+    });
+    return;
+  }
   checked_execute(*instance_, [&](tsr_message message) {
     return instance_->table().execute_region_io(handle_, inputs, outputs, message);
   });

@@ -28,13 +28,13 @@ const char* RegionDesc::keep(const std::string& s) {
 }
 
 tsr_tensor RegionDesc::describe(const std::string& name, DType dtype, const Shape& shape,
-                                const void* data) {
+                                const void* data, uint32_t struct_size) {
   if (shape.size() > TESSERA_MAX_RANK) {
     throw UnsupportedError("value '" + name + "' has rank " + std::to_string(shape.size()) +
                            "; plugins accept at most rank " + std::to_string(TESSERA_MAX_RANK));
   }
   tsr_tensor t{};
-  t.struct_size = sizeof(tsr_tensor);
+  t.struct_size = struct_size;
   t.name = keep(name);
   t.dtype = static_cast<int32_t>(dtype);
   t.rank = static_cast<int32_t>(shape.size());
@@ -50,7 +50,7 @@ void RegionDesc::convert_attributes(const Node& node, std::vector<tsr_attribute>
     const std::string& name = attr.first;
     const auto& value = attr.second;
     tsr_attribute a{};
-    a.struct_size = sizeof(tsr_attribute);
+    a.struct_size = std::min<uint32_t>(sizes_.attribute, sizeof(tsr_attribute));
     a.name = keep(name);
     std::visit(
         [&](const auto& v) {
@@ -85,7 +85,9 @@ void RegionDesc::convert_attributes(const Node& node, std::vector<tsr_attribute>
           } else {
             a.kind = TSR_ATTR_TENSOR;
             tensor_attrs_.push_back(v);  // shares storage: keeps the data alive
-            attribute_tensors_.push_back(describe(name, v.dtype(), v.shape(), v.raw()));
+            // A single struct, not an array element: core's whole struct.
+            attribute_tensors_.push_back(
+                describe(name, v.dtype(), v.shape(), v.raw(), sizeof(tsr_tensor)));
             a.tensor = &attribute_tensors_.back();
           }
         },
@@ -95,7 +97,8 @@ void RegionDesc::convert_attributes(const Node& node, std::vector<tsr_attribute>
 }
 
 RegionDesc::RegionDesc(const Graph& graph, const std::vector<int>& nodes,
-                       const std::vector<std::vector<int>>& consumers) {
+                       const std::vector<std::vector<int>>& consumers, const ElementSizes& sizes)
+    : sizes_(sizes) {
   const std::set<int> members(nodes.begin(), nodes.end());
   std::map<ValueId, int32_t> local;  // graph value -> index in values_
   std::set<ValueId> produced;
@@ -115,7 +118,8 @@ RegionDesc::RegionDesc(const Graph& graph, const std::vector<int>& nodes,
       data = v.constant->raw();
     }
     const int32_t index = static_cast<int32_t>(values_.size());
-    values_.push_back(describe(v.name, v.dtype, v.shape, data));
+    values_.push_back(describe(v.name, v.dtype, v.shape, data,
+                               std::min<uint32_t>(sizes_.tensor, sizeof(tsr_tensor))));
     local[id] = index;
     if (!v.constant && produced.count(id) == 0) input_values_.push_back(id);
     return index;
@@ -134,7 +138,7 @@ RegionDesc::RegionDesc(const Graph& graph, const std::vector<int>& nodes,
     convert_attributes(node, attribute_arrays_.back());
     const std::vector<tsr_attribute>& attrs = attribute_arrays_.back();
     tsr_node tn{};
-    tn.struct_size = sizeof(tsr_node);
+    tn.struct_size = std::min<uint32_t>(sizes_.node, sizeof(tsr_node));
     tn.name = keep(node.name);
     tn.op_type = keep(node.op_type);
     tn.num_inputs = static_cast<int32_t>(in_ref.size());
@@ -172,6 +176,29 @@ RegionDesc::RegionDesc(const Graph& graph, const std::vector<int>& nodes,
   region_.inputs = region_inputs.data();
   region_.num_outputs = static_cast<int32_t>(region_outputs.size());
   region_.outputs = region_outputs.data();
+  lay_out();
+}
+
+void RegionDesc::lay_out() {
+  region_.value_size = sizes_.tensor;
+  region_.node_size = sizes_.node;
+  region_.attribute_size = sizes_.attribute;
+  region_.io_size = sizes_.io;
+  if (sizes_.attribute != sizeof(tsr_attribute)) {
+    // attribute_arrays_ holds one array per node, in node order.
+    for (size_t n = 0; n < nodes_.size(); ++n) {
+      packed_attributes_.push_back(StridedArray::of(attribute_arrays_[n], sizes_.attribute));
+      nodes_[n].attributes = packed_attributes_.back().data<tsr_attribute>();
+    }
+  }
+  if (sizes_.node != sizeof(tsr_node)) {
+    packed_nodes_ = StridedArray::of(nodes_, sizes_.node);
+    region_.nodes = packed_nodes_.data<tsr_node>();
+  }
+  if (sizes_.tensor != sizeof(tsr_tensor)) {
+    packed_values_ = StridedArray::of(values_, sizes_.tensor);
+    region_.values = packed_values_.data<tsr_tensor>();
+  }
 }
 
 }  // namespace tessera::detail
