@@ -68,6 +68,13 @@ CpuRegion::CpuRegion(const RegionView& region, int32_t num_threads,
                      const std::vector<plugin::NodeConfig>& node_configs) {
   const int32_t threads = region_threads(num_threads);
   arena_ = std::make_unique<tbb::task_arena>(threads);
+  {
+    // oneTBB runs every task of an arena, on any thread, with the floating-point settings of
+    // the thread that initialized it: initialized here with subnormals flushed, every kernel
+    // thread of this region flushes them, and no other arena or thread is touched.
+    const FlushSubnormals flush;
+    arena_->initialize();
+  }
   const size_t nv = static_cast<size_t>(region.num_values());
   values_.assign(nv, nullptr);
   std::vector<int32_t> aliases(nv, -1);
@@ -602,6 +609,8 @@ void CpuRegion::execute(const void* const* inputs, void* const* outputs) {
     v[static_cast<size_t>(it->value)] = v[static_cast<size_t>(it->base)] + it->offset;
   }
   std::fill(profile_.begin(), profile_.end(), 0.0);
+  // The calling thread runs steps too; its own control bits come back after the run.
+  const FlushSubnormals flush;
   arena_->execute([&] {
     for (size_t s = 0; s < steps_.size(); ++s) {
       const auto start = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "denormals.hpp"
 #include "ops/op.hpp"
 
 namespace tessera::cpu {
