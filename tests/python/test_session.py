@@ -469,3 +469,32 @@ def test_a_detector_with_non_max_suppression_runs_in_stages(tmp_path):
         assert got[1].tolist() == want[1].tolist()
         assert got[0].shape == want[0].shape and np.allclose(got[0], want[0], atol=1e-5)
     assert any("stages" in w for w in s.plan()["warnings"])
+
+
+def test_a_deployment_opens_as_the_command_line_applies_it(model, x, tmp_path):
+    """Session.from_deployment and `tessera run DEPLOY.yaml` share core's one mapping."""
+    deploy = tmp_path / "deploy.yaml"
+    deploy.write_text(
+        "schema_version: 1\n"
+        f"model: {model}\n"
+        "targets:\n"
+        "  - plugin: cpu\n"
+        "    threads: 1\n"
+        "  - reference\n"
+        "precision: fp32\n")
+    s = tessera.Session.from_deployment(deploy)
+    assert [n["plugin"] for n in s.plan()["nodes"]].count("cpu") > 0
+    name = s.get_inputs()[0].name
+    got = s.run(None, {name: x})
+    np.save(tmp_path / "x.npy", x)
+    out = tmp_path / "out"
+    subprocess.run([os.environ["TESSERA_TOOL"], "run", str(deploy), "--quiet", "--repeat", "1",
+                    "--input", f"{name}={tmp_path / 'x.npy'}", "--output-dir", str(out)],
+                   check=True, capture_output=True)
+    for arg, value in zip(s.get_outputs(), got):
+        assert np.array_equal(np.load(out / f"{arg.name}.npy"), value)
+    want = _ort_session(model).run(None, {name: x})
+    for g, w in zip(got, want):
+        assert np.abs(g - w).max() <= 1e-3 * np.abs(w).max()
+    with pytest.raises(tessera.Error, match="deploy_missing.yaml"):
+        tessera.Session.from_deployment(tmp_path / "deploy_missing.yaml")

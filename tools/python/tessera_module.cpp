@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "tessera/deploy_config.hpp"
+#include "tessera/deployment.hpp"
 #include "tessera/error.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/package.hpp"
@@ -463,6 +464,31 @@ class PySession {
     check_new_plan();
   }
 
+  // A deployment YAML: its model, targets and options through core's one mapping
+  // (tessera/deployment.hpp), as `tessera run DEPLOY.yaml` applies it.
+  static PySession from_deployment(nb::handle deployment) {
+    const std::string path = path_of(deployment, "deployment=");
+    tessera::Graph graph;
+    tessera::SessionOptions o;
+    {
+      nb::gil_scoped_release unlocked;
+      const tessera::DeployConfig config = tessera::load_deploy_config(path);
+      graph = tessera::import_deployment_model(config);
+      o = tessera::from_deployment(config);
+    }
+    return PySession(std::move(graph), o);
+  }
+
+  PySession(tessera::Graph graph, const tessera::SessionOptions& o)
+      : allow_fallback_(o.allow_fallback), targets_named_(!o.targets.empty()) {
+    ports_ = graph;
+    {
+      nb::gil_scoped_release unlocked;
+      session_ = std::make_unique<tessera::Session>(std::move(graph), o);
+    }
+    check_new_plan();
+  }
+
   nb::list inputs() const { return ports_list(ports_, ports_.inputs); }
   nb::list outputs() const { return ports_list(ports_, ports_.outputs); }
 
@@ -690,6 +716,8 @@ NB_MODULE(_tessera, m) {
            nb::arg("model"), nb::arg("targets") = nb::none(), nb::arg("precision") = nb::none(),
            nb::arg("threads") = 0, nb::arg("allow_fallback") = false, nb::arg("replan") = false,
            nb::arg("input_shapes") = nb::none())
+      .def_static("from_deployment", &PySession::from_deployment, nb::arg("path"),
+                  "A session as a deployment YAML describes it (model, targets, options).")
       .def_prop_ro("inputs", &PySession::inputs, "[(name, dtype, shape)], -1 for open dims")
       .def_prop_ro("outputs", &PySession::outputs, "[(name, dtype, shape)]")
       .def("get_inputs", &PySession::get_inputs, "[NodeArg] of the model's inputs, as ORT's.")

@@ -11,6 +11,7 @@
 
 #include "cli.hpp"
 #include "tessera/deploy_config.hpp"
+#include "tessera/deployment.hpp"
 #include "tessera/npy.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
@@ -223,42 +224,29 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
       import_options.input_shapes[in.name] = in.shape;
   }
   w.input_shapes = import_options.input_shapes;
-  w.graph = import_onnx_file(model, import_options);
+  // The model as the deployment gives it (the zoo network generated above in its place), with
+  // --input-shape over the deployment's inputs.
+  DeployConfig resolved = config;
+  resolved.zoo.reset();
+  resolved.model_path = model;
+  w.graph = import_deployment_model(resolved, import_options);
   w.model_path = model;
-  for (const InputSpec& in : config.inputs) {
-    const ValueId id = w.graph.find_value(in.name);
-    if (id == kNoValue) {
-      throw Error(path + ": inputs: '" + in.name + "' is not an input of " + model +
-                  " (its inputs: " + w.graph.input_names() + ")");
-    }
-    if (w.graph.value(id).dtype != in.dtype) {
-      throw Error(path + ": inputs: '" + in.name + "' is " + dtype_name(in.dtype) +
-                  " in the deployment but " + dtype_name(w.graph.value(id).dtype) + " in " + model);
-    }
-  }
+  // The deployment's session options, through the one mapping core defines.
+  const SessionOptions o = from_deployment(resolved);
   if (!targets_override.empty()) {
     set_target_override(w, targets_override);
   } else {
-    for (size_t i = 0; i < config.targets.size(); ++i) {
-      const TargetSpec& t = config.targets[i];
-      w.targets.push_back(t.device.empty() || t.device == "default" ? t.plugin
-                                                                    : t.plugin + ":" + t.device);
-      if (t.threads == 0 && t.options.empty()) continue;
-      TargetSettings& settings = w.target_settings[w.targets.back()];
-      settings.threads = t.threads;
-      for (const TargetOption& o : t.options) settings.options.emplace_back(o.name, o.value);
-      settings.origin =
-          path + ":" + std::to_string(t.line) + ": targets[" + std::to_string(i) + "]";
-    }
+    w.targets = o.targets;
+    w.target_settings = o.target_settings;
   }
-  w.precision = precision_name(config.precision);
-  w.mixed_precision = config.mixed_precision;
-  w.min_island_nodes = config.partition.min_island_nodes;
-  w.allow_fallback = config.partition.allow_fallback;
-  w.plugin_dirs = config.plugin_dirs;
-  w.allow_plugin_shadowing = config.allow_plugin_shadowing;
-  w.pack_mode = config.packs.mode;
-  w.pack_files = config.packs.files;
+  w.precision = o.precision;
+  w.mixed_precision = o.mixed_precision;
+  w.min_island_nodes = o.min_island_nodes;
+  w.allow_fallback = o.allow_fallback;
+  w.plugin_dirs = o.plugin_dirs;
+  w.allow_plugin_shadowing = o.allow_plugin_shadowing;
+  w.pack_mode = o.pack_mode;
+  w.pack_files = o.pack_files;
   w.description = "deployment " + path + " (model " + model + ")";
   return w;
 }
