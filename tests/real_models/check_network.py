@@ -153,7 +153,10 @@ def check_package(tessera, lib, name, model, targets, input_name, input_path, da
     API (tools/python/tessera_c.py over libtessera) with the outputs of the ONNX path."""
     import numpy as np
     package = os.path.join(work, f"{name}.tsp")
-    cmd = [tessera, "compile", model, "--targets", targets, "-o", package, "--force"]
+    # A package is planned for fixed shapes: the exported batch is open, so it is named here.
+    shape = ",".join(str(d) for d in data.shape)
+    cmd = [tessera, "compile", model, "--targets", targets, "-o", package, "--force",
+           "--input-shape", f"{input_name}={shape}"]
     compiled, compile_s = run(cmd)
     if compiled.returncode != 0:
         print(f"real-models {name}: `{' '.join(cmd)}` failed:\n{compiled.stderr[-3000:]}")

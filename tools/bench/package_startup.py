@@ -107,12 +107,14 @@ def main():
         for name in names:
             model = exported[name]["path"]
             package = os.path.join(work, f"{name}.tsp")
-            subprocess.run([tessera, "compile", model, "--targets", args.targets, "-o", package,
-                            "--force"], check=True, capture_output=True)
             m = onnx.load(model, load_external_data=False)
             dims = m.graph.input[0].type.tensor_type.shape.dim
-            x = np.random.default_rng(0).standard_normal(
-                [d.dim_value or 1 for d in dims]).astype(np.float32)
+            shape = [d.dim_value or 1 for d in dims]  # an open batch is measured at 1
+            subprocess.run([tessera, "compile", model, "--targets", args.targets, "-o", package,
+                            "--force", "--input-shape",
+                            f"{m.graph.input[0].name}={','.join(map(str, shape))}"],
+                           check=True, capture_output=True)
+            x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
             x_path = os.path.join(work, f"{name}.npy")
             np.save(x_path, x)
             kinds = (("package", package, runtime), ("onnx", model, core), ("ort", model, None))
