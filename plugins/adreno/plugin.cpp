@@ -63,7 +63,7 @@ struct Traits {
           support, "runs on NCHW buffers: the 4-D texture layout does not fit its operands");
     }
     // Rough: a launch (~10 us) plus output bytes at ~10 GB/s.
-    support->cost_us = 10.0 + static_cast<double>(numel_of(view.output(0))) * 4.0 / 1e4;
+    support->cost_us = 10.0 + static_cast<double>(plugin::tensor_numel(view.output(0))) * 4.0 / 1e4;
   }
 
   // fp16 and fp16-acc32 both store activations in half-float images (CL_HALF_FLOAT, read and

@@ -137,7 +137,7 @@ cl_mem Lowering::output_buffer(int32_t id, int32_t node) {
   if (t.dtype != TSR_DTYPE_FLOAT32) {
     throw Error(std::string("adreno: value '") + (t.name ? t.name : "?") + "' is not float32");
   }
-  const size_t bytes = static_cast<size_t>(numel_of(t)) * sizeof(float);
+  const size_t bytes = static_cast<size_t>(plugin::tensor_numel(t)) * sizeof(float);
   auto buf = std::make_shared<opencl::Buffer>(*context_, std::max<size_t>(bytes, 4));
   if (t.data && bytes) context_->write(*buf, t.data, bytes);
   buffers_[id] = buf;
@@ -207,7 +207,8 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     const int32_t id = region_.inputs[i];
     input_buffer(id, 0);
     compiled_->inputs.push_back(buffers_.at(id));
-    compiled_->input_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
+    compiled_->input_bytes.push_back(static_cast<size_t>(plugin::tensor_numel(region_.values[id])) *
+                                     4);
   }
   for (int32_t i = 0; i < region_.num_outputs; ++i) {
     const int32_t id = region_.outputs[i];
@@ -215,7 +216,8 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     auto producer = producers_.find(id);
     input_buffer(id, producer != producers_.end() ? producer->second : 0);
     compiled_->outputs.push_back(buffers_.at(id));
-    compiled_->output_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
+    compiled_->output_bytes.push_back(
+        static_cast<size_t>(plugin::tensor_numel(region_.values[id])) * 4);
   }
   for (auto& [id, buf] : buffers_) compiled_->buffers.push_back(buf);
   for (auto& [id, img] : images_) compiled_->images.push_back(img);

@@ -22,7 +22,6 @@
 namespace tessera::adreno {
 
 using opencl::support::NodeView;
-using opencl::support::numel_of;
 
 // Embedded kernels/<name> source, or nullptr.
 const char* kernel_source(const char* name);

@@ -64,7 +64,7 @@ struct Traits {
   static void fill_support(const NodeView& view, tsr_support* support) {
     // Below adreno's texture kernels (10 us + bytes at 10 GB/s): CLML is Qualcomm's tuned
     // library, preferred wherever it has the op.
-    support->cost_us = 5.0 + static_cast<double>(numel_of(view.output(0))) * 4.0 / 2e4;
+    support->cost_us = 5.0 + static_cast<double>(plugin::tensor_numel(view.output(0))) * 4.0 / 2e4;
   }
 
   static std::string unsupported_precision(const std::string& precision) {

@@ -379,7 +379,7 @@ cl_ml_tensor_qcom Lowering::input(int32_t id) {
   cl_ml_tensor_qcom tensor;
   if (t.data) {
     const float* data = static_cast<const float*>(t.data);
-    tensor = constant(dims4(t), std::vector<float>(data, data + numel_of(t)));
+    tensor = constant(dims4(t), std::vector<float>(data, data + plugin::tensor_numel(t)));
     op_constants_.pop_back();  // described as the value
   } else {
     tensor = make_tensor(dims4(t), CL_TENSOR_LAYOUT_OPTIMAL_QCOM, data_type());
@@ -506,7 +506,7 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     if (!values_.count(id)) return b;  // read by no op: nothing to copy
     b.tensor = values_.at(id);
     b.memory = memory.at(b.tensor);
-    b.elements = static_cast<size_t>(numel_of(t));
+    b.elements = static_cast<size_t>(plugin::tensor_numel(t));
     b.bytes = b.elements * sizeof(float);
     b.nchw = make_tensor(dims4(t), CL_TENSOR_LAYOUT_NCHW_QCOM, data_type());
     if (half_) {

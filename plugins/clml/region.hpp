@@ -27,7 +27,6 @@
 namespace tessera::clml {
 
 using opencl::support::NodeView;
-using opencl::support::numel_of;
 
 enum class Precision { kFp32, kFp16, kFp16Acc32 };
 

@@ -24,7 +24,7 @@ bool same_bytes_in_nchw4c(const tsr_tensor& t) {
 }
 
 int64_t stored_numel(const tsr_tensor& t, Layout layout) {
-  if (layout == Layout::kNchw || t.rank != 4) return numel_of(t);
+  if (layout == Layout::kNchw || t.rank != 4) return plugin::tensor_numel(t);
   return t.dims[0] * ((t.dims[1] + 3) / 4 * 4) * t.dims[2] * t.dims[3];
 }
 
@@ -181,7 +181,8 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
   for (int32_t i = 0; i < region_.num_inputs; ++i) {
     const int32_t id = region_.inputs[i];
     compiled_->inputs.push_back(buffer_ptr(id));
-    compiled_->input_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
+    compiled_->input_bytes.push_back(static_cast<size_t>(plugin::tensor_numel(region_.values[id])) *
+                                     4);
   }
   reads_.clear();
   for (int32_t i = 0; i < region_.num_outputs; ++i) {
@@ -190,7 +191,8 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     const auto producer = producer_.find(id);
     compiled_->outputs.push_back(
         buffer_in(id, Layout::kNchw, producer == producer_.end() ? 0 : producer->second));
-    compiled_->output_bytes.push_back(static_cast<size_t>(numel_of(region_.values[id])) * 4);
+    compiled_->output_bytes.push_back(
+        static_cast<size_t>(plugin::tensor_numel(region_.values[id])) * 4);
   }
   for (auto& [id, buf] : buffers_) compiled_->keep_alive.push_back(buf);
   for (auto& [id, buf] : converted_) compiled_->keep_alive.push_back(buf);

@@ -34,9 +34,8 @@ namespace tessera::mali {
 // Embedded kernels/<name> source, or nullptr.
 const char* kernel_source(const char* name);
 
-// NodeView and numel_of are the shared ones of tessera_opencl/plugin_support.hpp.
+// NodeView is the shared one of tessera_opencl/plugin_support.hpp.
 using opencl::support::NodeView;
-using opencl::support::numel_of;
 
 // One kernel launch (shared: tessera_opencl/plugin_support.hpp).
 using opencl::support::Step;

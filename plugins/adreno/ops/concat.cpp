@@ -24,7 +24,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const cl_mem out = lw.output_buffer(node.output_id(0), index);
   if (!channels_rank4(node)) {
     for (int32_t i = 0; i < node.num_inputs(); ++i) {
-      const int64_t n = numel_of(node.input(i));
+      const int64_t n = plugin::tensor_numel(node.input(i));
       const Config config = lw.config_for("copy.strided_store", n);
       opencl::Kernel k = lw.kernel(config);
       opencl::support::bind_strided_copy(k, lw.input_buffer(node.input_id(i), index), out,
@@ -36,7 +36,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   int64_t offset = 0;
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     const tsr_tensor& x = node.input(i);
-    const size_t n = static_cast<size_t>(numel_of(x));
+    const size_t n = static_cast<size_t>(plugin::tensor_numel(x));
     const Config config = lw.config_for("layout.concat_channels", static_cast<int64_t>(n));
     opencl::Kernel k = lw.kernel(config);
     k.args()

@@ -16,7 +16,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     return;
   }
   const opencl::support::GatherRows g = opencl::support::gather_rows(node);
-  const int64_t n = numel_of(node.output(0));
+  const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = lw.config_for("gather.rows", n);
   opencl::Kernel k = lw.kernel(config);
   opencl::support::bind_gather(k, lw.input_buffer(node.input_id(0), index),

@@ -12,7 +12,7 @@ std::string check(const NodeView& node, const Device&) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   std::string why;
   const opencl::support::PadCopy pad = *opencl::support::pad_copy(node, &why);
-  const int64_t n = numel_of(node.output(0));
+  const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = lw.config_for("pad.strided", n);
   opencl::Kernel k = lw.kernel(config);
   opencl::support::bind_pad(k, lw.input_buffer(node.input_id(0), index),

@@ -124,7 +124,7 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
   if (node.output(0).rank > 4) {
     const opencl::support::Broadcast4 b =
         *opencl::support::coalesce_broadcast(node.input(0), node.input(1), node.output(0));
-    const int64_t n = numel_of(node.output(0));
+    const int64_t n = plugin::tensor_numel(node.output(0));
     const Config config = lw.config_for("eltwise.buffer.binary", n);
     opencl::Kernel k = lw.kernel(config);
     k.args()
@@ -182,7 +182,7 @@ namespace tessera::adreno {
 
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const opencl::support::StridedCopy& copy, int32_t output) {
-  const int64_t n = numel_of(node.output(output));
+  const int64_t n = plugin::tensor_numel(node.output(output));
   const Config config = lw.config_for("copy.strided", n);
   opencl::Kernel k = lw.kernel(config);
   opencl::support::bind_strided_copy(k, lw.input_buffer(node.input_id(0), index),

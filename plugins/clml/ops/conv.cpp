@@ -27,7 +27,9 @@ std::string check(const NodeView& node, const Device& device) {
   if (node.has_input(2)) {
     r = check_constant(node, 2, "bias");
     if (!r.empty()) return r;
-    if (numel_of(node.input(2)) != c_out) return "bias must hold one value per output channel";
+    if (plugin::tensor_numel(node.input(2)) != c_out) {
+      return "bias must hold one value per output channel";
+    }
   }
   if (group < 1 || c_in % group != 0 || c_out % group != 0 ||
       node.input(1).dims[1] != c_in / group) {
@@ -60,8 +62,9 @@ int32_t foldable_batch_norm(const Lowering& lw, const NodeView& node) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& w = node.input(1);
   const int64_t c_out = w.dims[0];
-  const int64_t per_out = numel_of(w) / c_out;
-  std::vector<float> weights(constant_floats(node, 1), constant_floats(node, 1) + numel_of(w));
+  const int64_t per_out = plugin::tensor_numel(w) / c_out;
+  std::vector<float> weights(constant_floats(node, 1),
+                             constant_floats(node, 1) + plugin::tensor_numel(w));
   std::vector<float> bias(static_cast<size_t>(c_out), 0.0f);
   if (node.has_input(2)) std::copy_n(constant_floats(node, 2), c_out, bias.begin());
 

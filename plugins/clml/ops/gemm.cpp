@@ -17,7 +17,7 @@ std::string check(const NodeView& node, const Device& device) {
     // [M, N] vary per row, which the fully connected op's bias cannot hold.
     const tsr_tensor& c = node.input(2);
     const int64_t n = node.output(0).dims[1];
-    const bool per_column = numel_of(c) == 1 || (c.rank == 1 && c.dims[0] == n) ||
+    const bool per_column = plugin::tensor_numel(c) == 1 || (c.rank == 1 && c.dims[0] == n) ||
                             (c.rank == 2 && c.dims[0] == 1 && c.dims[1] == n);
     if (!per_column) return "C must be a scalar or one value per output column ([N] or [1, N])";
   }
@@ -41,7 +41,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   std::vector<float> bias(static_cast<size_t>(n), 0.0f);
   if (node.has_input(2)) {
     const float* c = constant_floats(node, 2);
-    const bool scalar = numel_of(node.input(2)) == 1;
+    const bool scalar = plugin::tensor_numel(node.input(2)) == 1;
     for (int64_t o = 0; o < n; ++o) bias[o] = beta * c[scalar ? 0 : o];
   }
   lower_fully_connected(lw, node, index, std::move(weights), std::move(bias));

@@ -13,7 +13,7 @@ std::vector<int64_t> pads_of(const NodeView& node, std::string* why) {
     return {};
   }
   const int64_t* p = static_cast<const int64_t*>(node.input(1).data);
-  return std::vector<int64_t>(p, p + numel_of(node.input(1)));
+  return std::vector<int64_t>(p, p + plugin::tensor_numel(node.input(1)));
 }
 
 std::string check(const NodeView& node, const Device& device) {
@@ -29,7 +29,7 @@ std::string check(const NodeView& node, const Device& device) {
   if (node.num_inputs() > 3 && node.has_input(3)) return "the axes input is not supported";
   if (node.num_inputs() > 2 && node.has_input(2)) {
     const tsr_tensor& v = node.input(2);
-    if (!v.data || v.dtype != TSR_DTYPE_FLOAT32 || numel_of(v) != 1 ||
+    if (!v.data || v.dtype != TSR_DTYPE_FLOAT32 || plugin::tensor_numel(v) != 1 ||
         static_cast<const float*>(v.data)[0] != 0.0f) {
       return "only a constant pad value of 0";
     }

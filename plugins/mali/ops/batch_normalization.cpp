@@ -17,7 +17,7 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 // The schedules describe_node lists: the default layout's first (under nchw4c the NCHW one runs
 // when the input arrives as NCHW).
 std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
-  const int64_t n = numel_of(node.output(0));
+  const int64_t n = plugin::tensor_numel(node.output(0));
   std::vector<Config> out = {default_config("eltwise.channel_affine", device, n)};
   if (kDefaultLayout == Layout::kNchw4c && node.input(0).rank == 4) {
     out.insert(out.begin(), default_config("eltwise.channel_affine.nchw4c", device, n));

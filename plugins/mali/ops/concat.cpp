@@ -30,7 +30,7 @@ LayoutPlan layout(const NodeView& node, const Lowering& lw) {
 
 // One copy schedule; every input's copy runs with the node's config.
 std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
-  return {default_config("copy.block", device, numel_of(node.output(0)))};
+  return {default_config("copy.block", device, plugin::tensor_numel(node.output(0)))};
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
@@ -39,11 +39,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   if (axis < 0) axis += y.rank;
   int64_t outer = 1;
   for (int64_t d = 0; d < axis; ++d) outer *= y.dims[d];
-  const int64_t dst_inner = outer == 0 ? 0 : numel_of(y) / outer;
+  const int64_t dst_inner = outer == 0 ? 0 : plugin::tensor_numel(y) / outer;
   int64_t offset = 0;
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     if (!node.has_input(i)) continue;
-    const int64_t n = numel_of(node.input(i));
+    const int64_t n = plugin::tensor_numel(node.input(i));
     const int64_t src_inner = outer == 0 ? 0 : n / outer;
     if (n > 0) {
       const Config config = elementwise_config(lw, index, "copy.block", n);

@@ -9,14 +9,16 @@ namespace {
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   const std::string r = opencl::support::check_resize_bilinear(node);
   if (!r.empty()) return r;
-  if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  if (plugin::tensor_numel(node.output(0)) > INT_MAX) {
+    return "more elements than 32-bit kernel indexing";
+  }
   return "";
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
-  const int64_t n = numel_of(y);
+  const int64_t n = plugin::tensor_numel(y);
   const Config config = default_config("resize.bilinear", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   k.args()

@@ -9,11 +9,11 @@
 namespace tessera::mali {
 
 std::vector<Config> unary_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  return {default_config("eltwise.unary", device, numel_of(node.output(0)))};
+  return {default_config("eltwise.unary", device, plugin::tensor_numel(node.output(0)))};
 }
 
 std::vector<Config> binary_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  return {default_config("eltwise.binary", device, numel_of(node.output(0)))};
+  return {default_config("eltwise.binary", device, plugin::tensor_numel(node.output(0)))};
 }
 
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b) {
@@ -207,7 +207,7 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
 
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const opencl::support::StridedCopy& copy, int32_t output) {
-  const int64_t n = numel_of(node.output(output));
+  const int64_t n = plugin::tensor_numel(node.output(output));
   const Config config = default_config("copy.strided", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   opencl::support::bind_strided_copy(k, lw.buffer(node.input_id(0)).get(),

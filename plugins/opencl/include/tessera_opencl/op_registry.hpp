@@ -74,7 +74,9 @@ inline std::string check_float_tensor(const tsr_tensor& t, const std::string& wh
   for (int32_t d = 0; d < t.rank; ++d) {
     if (t.dims[d] < 0) return what + " has an unknown dim";
   }
-  if (numel_of(t) > INT_MAX / 2) return what + " is too large for 32-bit kernel indexing";
+  if (plugin::tensor_numel(t) > INT_MAX / 2) {
+    return what + " is too large for 32-bit kernel indexing";
+  }
   return "";
 }
 
@@ -110,7 +112,7 @@ inline std::string check_clip_bounds(const NodeView& node) {
     if (!node.has_input(i)) continue;
     const std::string r = check_constant(node, i, i == 1 ? "min" : "max");
     if (!r.empty()) return r;
-    if (numel_of(node.input(i)) != 1) return "min/max must be scalars";
+    if (plugin::tensor_numel(node.input(i)) != 1) return "min/max must be scalars";
   }
   return "";
 }
@@ -136,7 +138,7 @@ inline std::string check_batch_norm_params(const NodeView& node) {
   for (int32_t i = 1; i < 5; ++i) {
     const std::string r = check_constant(node, i, names[i - 1]);
     if (!r.empty()) return r;
-    if (numel_of(node.input(i)) != node.input(0).dims[1]) {
+    if (plugin::tensor_numel(node.input(i)) != node.input(0).dims[1]) {
       return std::string(names[i - 1]) + " must have one value per channel";
     }
   }
@@ -216,11 +218,13 @@ inline std::string check_resize_bilinear(const NodeView& node) {
   if (node.attr_int("antialias", 0) != 0) return "antialias is not supported";
   if (node.attr("axes") != nullptr) return "the axes attribute (opset 18) is not supported";
   const int32_t scales = node.opset() < 11 ? 1 : 2;
-  if (node.num_inputs() > scales && node.has_input(scales) && numel_of(node.input(scales)) != 0 &&
-      numel_of(node.input(scales)) != 4) {
+  if (node.num_inputs() > scales && node.has_input(scales) &&
+      plugin::tensor_numel(node.input(scales)) != 0 &&
+      plugin::tensor_numel(node.input(scales)) != 4) {
     return "scales must hold one value per axis";
   }
-  if (node.num_inputs() > scales && node.has_input(scales) && numel_of(node.input(scales)) == 4) {
+  if (node.num_inputs() > scales && node.has_input(scales) &&
+      plugin::tensor_numel(node.input(scales)) == 4) {
     const tsr_tensor& s = node.input(scales);
     if (!s.data || s.dtype != TSR_DTYPE_FLOAT32) return "scales must be a constant";
     const float* f = static_cast<const float*>(s.data);
@@ -280,7 +284,7 @@ inline std::pair<int64_t, int64_t> layer_norm_rows(const NodeView& node) {
   if (axis < 0) axis += x.rank;
   int64_t cols = 1;
   for (int64_t d = axis; d < x.rank; ++d) cols *= x.dims[d];
-  return {cols == 0 ? 0 : numel_of(x) / cols, cols};
+  return {cols == 0 ? 0 : plugin::tensor_numel(x) / cols, cols};
 }
 
 inline std::string check_layer_norm(const NodeView& node) {
@@ -295,11 +299,15 @@ inline std::string check_layer_norm(const NodeView& node) {
   std::string r = check_constant(node, 1, "scale");
   if (!r.empty()) return r;
   const int64_t cols = layer_norm_rows(node).second;
-  if (numel_of(node.input(1)) != cols) return "scale must hold one value per row element";
+  if (plugin::tensor_numel(node.input(1)) != cols) {
+    return "scale must hold one value per row element";
+  }
   if (node.has_input(2)) {
     r = check_constant(node, 2, "bias");
     if (!r.empty()) return r;
-    if (numel_of(node.input(2)) != cols) return "bias must hold one value per row element";
+    if (plugin::tensor_numel(node.input(2)) != cols) {
+      return "bias must hold one value per row element";
+    }
   }
   return "";
 }
@@ -379,7 +387,7 @@ inline std::pair<int64_t, int64_t> softmax_rows(const NodeView& node) {
   const tsr_tensor& x = node.input(0);
   int64_t rows = 1;
   for (int64_t d = 0; d < softmax_axis(node); ++d) rows *= x.dims[d];
-  return {rows, rows == 0 ? 0 : numel_of(x) / rows};
+  return {rows, rows == 0 ? 0 : plugin::tensor_numel(x) / rows};
 }
 
 // MatMul as batched row-major GEMMs (kernels/matmul.cl): A (..., M, K) times B (..., K, N) with
@@ -393,7 +401,8 @@ inline std::string check_matmul_batched(const NodeView& node) {
   if (b.rank > 2 && (b.rank != a.rank || !std::equal(a.dims, a.dims + a.rank - 2, b.dims))) {
     return "B's batch dims must equal A's (or B be 2-D)";
   }
-  if (numel_of(node.output(0)) > INT_MAX || numel_of(a) > INT_MAX || numel_of(b) > INT_MAX) {
+  if (plugin::tensor_numel(node.output(0)) > INT_MAX || plugin::tensor_numel(a) > INT_MAX ||
+      plugin::tensor_numel(b) > INT_MAX) {
     return "more elements than 32-bit kernel indexing";
   }
   int64_t batches = 1;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tessera/error.hpp"
+#include "tessera/plugin.hpp"
 #include "tessera/plugin_abi.h"
 #include "tessera_opencl/regular_file.hpp"
 #include "tessera_opencl/runtime.hpp"
@@ -98,12 +99,6 @@ class NodeView {
   const tsr_node* node_;
 };
 
-inline int64_t numel_of(const tsr_tensor& t) {
-  int64_t n = 1;
-  for (int32_t i = 0; i < t.rank; ++i) n *= t.dims[i];
-  return n;
-}
-
 inline bool contains_ci(const std::string& hay, const std::string& needle) {
   auto lower = [](std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -156,7 +151,7 @@ inline std::string check_alias(const NodeView& node) {
   if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
     return "output 0 is not float32";
   }
-  if (numel_of(node.output(0)) != numel_of(node.input(0))) {
+  if (plugin::tensor_numel(node.output(0)) != plugin::tensor_numel(node.input(0))) {
     return "output and input element counts differ";
   }
   return "";
@@ -408,7 +403,7 @@ inline std::string workload_key(const NodeView& node, const char* layout) {
 inline double node_flops(const NodeView& node) {
   const std::string op = node.op_type();
   if (node.num_outputs() < 1 || node.output_id(0) < 0) return 0.0;
-  const double out = static_cast<double>(numel_of(node.output(0)));
+  const double out = static_cast<double>(plugin::tensor_numel(node.output(0)));
   if (op == "Conv" && node.has_input(1) && node.input(1).rank >= 3) {
     const tsr_tensor& w = node.input(1);
     double per_output = 1.0;

@@ -48,7 +48,9 @@ inline std::string check_strided_io(const NodeView& node) {
     return "rank " + std::to_string(rank) + " (1 to " + std::to_string(kMaxStridedRank) +
            " is implemented)";
   }
-  if (numel_of(node.input(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  if (plugin::tensor_numel(node.input(0)) > INT_MAX) {
+    return "more elements than 32-bit kernel indexing";
+  }
   return "";
 }
 
@@ -247,7 +249,7 @@ inline StridedCopy split_copy(const NodeView& node, int32_t output) {
 // Gather of one constant index along `axis` (a scalar index drops the axis, a one-element index
 // vector keeps it with size 1): a strided copy starting at that index.
 inline std::optional<int64_t> gather_index(const NodeView& node, std::string* why) {
-  if (!node.has_input(1) || !node.input(1).data || numel_of(node.input(1)) != 1 ||
+  if (!node.has_input(1) || !node.input(1).data || plugin::tensor_numel(node.input(1)) != 1 ||
       node.input(1).rank > 1) {
     *why = "only one constant index (a scalar or a one-element vector) is supported";
     return std::nullopt;
@@ -282,7 +284,7 @@ inline std::string check_gather(const NodeView& node) {
 
 // Whether a Gather has one index (the strided copy) rather than an index tensor (gather_f32).
 inline bool gather_one_index(const NodeView& node) {
-  return node.has_input(1) && numel_of(node.input(1)) == 1 && node.input(1).rank <= 1;
+  return node.has_input(1) && plugin::tensor_numel(node.input(1)) == 1 && node.input(1).rank <= 1;
 }
 
 inline StridedCopy gather_copy(const NodeView& node) {
@@ -320,7 +322,7 @@ inline std::string check_expand(const NodeView& node) {
     const int64_t xd = x.dims[d], yd = y.dims[y.rank - x.rank + d];
     if (xd != yd && xd != 1) return "input does not broadcast to the output";
   }
-  if (numel_of(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  if (plugin::tensor_numel(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
   return "";
 }
 
@@ -366,7 +368,7 @@ inline std::optional<PadCopy> pad_copy(const NodeView& node, std::string* why) {
     pads = *p;
     if (node.num_inputs() > 2 && node.has_input(2)) {
       const tsr_tensor& v = node.input(2);
-      if (!v.data || v.dtype != TSR_DTYPE_FLOAT32 || numel_of(v) != 1) {
+      if (!v.data || v.dtype != TSR_DTYPE_FLOAT32 || plugin::tensor_numel(v) != 1) {
         *why = "the pad value must be a constant float scalar";
         return std::nullopt;
       }
@@ -428,7 +430,9 @@ inline std::optional<PadCopy> pad_copy(const NodeView& node, std::string* why) {
 inline std::string check_pad(const NodeView& node) {
   const std::string r = check_strided_io(node);
   if (!r.empty()) return r;
-  if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  if (plugin::tensor_numel(node.output(0)) > INT_MAX) {
+    return "more elements than 32-bit kernel indexing";
+  }
   std::string why;
   return pad_copy(node, &why) ? "" : why;
 }
@@ -448,7 +452,7 @@ inline std::optional<std::pair<int64_t, int64_t>> trailing_reduction(const NodeV
   }
   int64_t cols = 1;
   for (int64_t a : *axes) cols *= x.dims[a];
-  return std::make_pair(cols == 0 ? 0 : numel_of(x) / cols, cols);
+  return std::make_pair(cols == 0 ? 0 : plugin::tensor_numel(x) / cols, cols);
 }
 
 // Concat along any axis (rank <= 6): input `input` stored into the output at its offset along
@@ -471,7 +475,7 @@ inline std::string check_concat(const NodeView& node) {
     r = check_float_tensor(node.input(i), "input " + std::to_string(i), "");
     if (!r.empty()) return r;
   }
-  if (numel_of(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  if (plugin::tensor_numel(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
   return "";
 }
 
@@ -522,12 +526,14 @@ inline std::string check_gather_indices(const NodeView& node) {
   }
   const int64_t dim = x.dims[axis];
   if (dim >= (int64_t{1} << 24)) return "an axis of 2^24 or more elements";
-  for (int64_t i = 0; i < numel_of(t); ++i) {
+  for (int64_t i = 0; i < plugin::tensor_numel(t); ++i) {
     const int64_t v = t.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(t.data)[i]
                                                  : static_cast<const int32_t*>(t.data)[i];
     if (v < -dim || v >= dim) return "index " + std::to_string(v) + " out of range";
   }
-  if (numel_of(node.output(0)) > INT_MAX) return "more elements than 32-bit kernel indexing";
+  if (plugin::tensor_numel(node.output(0)) > INT_MAX) {
+    return "more elements than 32-bit kernel indexing";
+  }
   return "";
 }
 
@@ -547,8 +553,8 @@ inline GatherRows gather_rows(const NodeView& node) {
   g.outer = to_i32(outer, node);
   g.inner = to_i32(inner, node);
   g.axis_dim = to_i32(x.dims[axis], node);
-  g.count = to_i32(numel_of(t), node);
-  for (int64_t i = 0; i < numel_of(t); ++i) {
+  g.count = to_i32(plugin::tensor_numel(t), node);
+  for (int64_t i = 0; i < plugin::tensor_numel(t); ++i) {
     int64_t v = t.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(t.data)[i]
                                            : static_cast<const int32_t*>(t.data)[i];
     if (v < 0) v += x.dims[axis];
