@@ -449,7 +449,25 @@ struct Session::Impl {
   // throws the reason or, with replan_package, warns and leaves planning free (false).
   bool adopt_package(const Package& package);
   void first_plan();  // the plan for the given graph, or the wait for input values
+  // build(): per node whether it runs reduced (reduced_nodes), the regions compiled with
+  // fallback (compile_regions, each region's settings from region_settings), then the steps
+  // and the placement the plan reports (place), their order and buffers.
+  using NodeAnswers = std::vector<std::vector<partition::NodeAnswer>>;
+  struct Compiled {
+    partition::Assignment assignment;
+    std::vector<std::vector<int>> regions;
+    std::map<std::pair<int, std::vector<int>>, std::shared_ptr<PluginRegion>> compiled;
+    // Per (target, graph node): the config outcome of the node's latest compile on that target.
+    std::map<std::pair<int, int>, detail::NodeConfigOutcome> config_outcomes;
+  };
   std::shared_ptr<Planned> build(Graph graph) const;
+  std::vector<bool> reduced_nodes(const Graph& graph, ExecutionPlan& plan) const;
+  RegionCompileSettings region_settings(const Graph& graph, int t, const std::vector<int>& nodes,
+                                        const std::vector<bool>& reduced, Compiled& c) const;
+  Compiled compile_regions(const Graph& graph, const NodeAnswers& answers,
+                           const std::vector<bool>& reduced, ExecutionPlan& plan) const;
+  void place(Planned& result, const NodeAnswers& answers, const std::vector<bool>& reduced,
+             const Compiled& c) const;
   void order_steps(Planned& p) const;
   void plan_buffers(Planned& p) const;
   void check_plan_memory(const Planned& p) const;
@@ -508,107 +526,103 @@ void Session::Impl::resolve_packs() {
   }
 }
 
-std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
-  auto result = std::make_shared<Planned>();
-  result->graph = std::move(prepared);
-  result->plan = base_plan;
-  const Graph& graph = result->graph;
-  ExecutionPlan& plan = result->plan;
-  std::vector<Planned::Step>& steps = result->steps;
-  // Per (target, graph node): the config outcome of the node's latest compile on that target.
-  std::map<std::pair<int, int>, detail::NodeConfigOutcome> config_outcomes;
-
-  const auto answers = partition::query_nodes(graph, targets);
-  RegionCompileSettings settings;
-  settings.num_threads = options.threads;
-  settings.precision = options.precision;
-  settings.cache_dir = options.cache_dir;
-  settings.dump_dir = options.dump_kernels_dir;
-  settings.profile = options.profile_nodes;
-  // The mixed-precision pass: per node, reduced (the session's precision) or fp32. Regions form
-  // over (target, precision) pairs, so a region never mixes the two.
+std::vector<bool> Session::Impl::reduced_nodes(const Graph& graph, ExecutionPlan& plan) const {
   std::vector<bool> reduced(graph.nodes.size(), options.precision != "fp32");
   if (fixed) {
     for (size_t n = 0; n < reduced.size(); ++n) reduced[n] = fixed->nodes[n].precision != "fp32";
-  } else if (options.mixed_precision.enabled) {
-    reduced = assign_reduced_precision(graph, options.mixed_precision);
-    std::set<std::string> unlisted;
-    for (const Node& n : graph.nodes) {
-      bool listed = true;
-      mixed_precision_class(n.op_type, options.mixed_precision, &listed);
-      if (!listed) unlisted.insert(n.op_type);
-    }
-    for (const std::string& op : unlisted) {
-      plan.warnings.push_back("mixed precision: op type " + op +
-                              " is on no list (always, follow, never), so it stays fp32; a "
-                              "deployment's mixed_precision lists can place it");
+    return reduced;
+  }
+  if (!options.mixed_precision.enabled) return reduced;
+  reduced = assign_reduced_precision(graph, options.mixed_precision);
+  std::set<std::string> unlisted;
+  for (const Node& n : graph.nodes) {
+    bool listed = true;
+    mixed_precision_class(n.op_type, options.mixed_precision, &listed);
+    if (!listed) unlisted.insert(n.op_type);
+  }
+  for (const std::string& op : unlisted) {
+    plan.warnings.push_back("mixed precision: op type " + op +
+                            " is on no list (always, follow, never), so it stays fp32; a "
+                            "deployment's mixed_precision lists can place it");
+  }
+  return reduced;
+}
+
+RegionCompileSettings Session::Impl::region_settings(const Graph& graph, int t,
+                                                     const std::vector<int>& nodes,
+                                                     const std::vector<bool>& reduced,
+                                                     Compiled& c) const {
+  const Target& target = targets[static_cast<size_t>(t)];
+  RegionCompileSettings s;
+  s.num_threads = options.threads;
+  s.precision = reduced[static_cast<size_t>(nodes[0])] ? options.precision : "fp32";
+  s.cache_dir = options.cache_dir;
+  s.dump_dir = options.dump_kernels_dir;
+  s.profile = options.profile_nodes;
+  const auto per_target = options.target_settings.find(target.spec);
+  if (per_target != options.target_settings.end() && per_target->second.threads > 0) {
+    s.num_threads = per_target->second.threads;
+  }
+  const detail::DevicePacks& packs = device_packs[static_cast<size_t>(t)];
+  if (packs.pack) s.pack_path = packs.pack->file;
+  if (fixed) {
+    // The package's configs; a node without one takes the plugin's heuristic, as it did when
+    // the package was made.
+    s.choose_config = [this, &c, t](const NodeConfigRequest& request) {
+      const PackageNode& placed = fixed->nodes[static_cast<size_t>(request.graph_node)];
+      detail::NodeConfigOutcome outcome;
+      if (!placed.config.schedule.empty()) outcome.choice = placed.config;
+      outcome.text = "package " + fixed->file + ": " + placed.config_source;
+      c.config_outcomes[{t, request.graph_node}] = outcome;
+      return outcome.choice;
+    };
+  } else if (packs.pack) {
+    s.choose_config = [this, &c, &graph, t](const NodeConfigRequest& request) {
+      detail::NodeConfigOutcome outcome =
+          detail::choose_node_config(device_packs[static_cast<size_t>(t)], request,
+                                     graph.nodes[static_cast<size_t>(request.graph_node)].name);
+      std::optional<NodeConfigChoice> choice = outcome.choice;
+      c.config_outcomes[{t, request.graph_node}] = std::move(outcome);
+      return choice;
+    };
+  } else {
+    // Nothing to apply: skip describe_node calls, but still say why per node.
+    for (int n : nodes) {
+      NodeConfigRequest request;
+      request.graph_node = n;
+      c.config_outcomes[{t, n}] = detail::choose_node_config(packs, request, "");
     }
   }
+  return s;
+}
+
+Session::Impl::Compiled Session::Impl::compile_regions(const Graph& graph,
+                                                       const NodeAnswers& answers,
+                                                       const std::vector<bool>& reduced,
+                                                       ExecutionPlan& plan) const {
+  Compiled c;
+  // Regions form over (target, precision) pairs, so a region never mixes the two.
   const auto region_key = [&](const std::vector<int>& target) {
     std::vector<int> key(target.size());
     for (size_t n = 0; n < target.size(); ++n) key[n] = target[n] * 2 + (reduced[n] ? 1 : 0);
     return key;
   };
-  const auto precision_of = [&](int node) {
-    return reduced[static_cast<size_t>(node)] ? options.precision : std::string("fp32");
-  };
-
   std::vector<partition::Exclusion> excluded;
-  std::map<std::pair<int, std::vector<int>>, std::shared_ptr<PluginRegion>> compiled;
-  partition::Assignment assignment;
-  std::vector<std::vector<int>> regions;
   // Each failed compile rules out (node, target) pairs, so this ends.
   for (;;) {
-    assignment = fixed ? fixed_assignment(graph, answers, excluded)
-                       : partition::assign_nodes(graph, targets, answers, excluded,
-                                                 options.min_island_nodes);
-    regions = partition::form_regions(graph, region_key(assignment.target));
+    c.assignment = fixed ? fixed_assignment(graph, answers, excluded)
+                         : partition::assign_nodes(graph, targets, answers, excluded,
+                                                   options.min_island_nodes);
+    c.regions = partition::form_regions(graph, region_key(c.assignment.target));
     bool failed = false;
-    for (const std::vector<int>& nodes : regions) {
-      const int t = assignment.target[static_cast<size_t>(nodes[0])];
+    for (const std::vector<int>& nodes : c.regions) {
+      const int t = c.assignment.target[static_cast<size_t>(nodes[0])];
       auto key = std::make_pair(t, nodes);
-      if (compiled.count(key)) continue;
+      if (c.compiled.count(key)) continue;
       const Target& target = targets[static_cast<size_t>(t)];
-      RegionCompileSettings target_settings = settings;
-      target_settings.precision = precision_of(nodes[0]);
-      const auto per_target = options.target_settings.find(target.spec);
-      if (per_target != options.target_settings.end()) {
-        if (per_target->second.threads > 0)
-          target_settings.num_threads = per_target->second.threads;
-      }
-      const detail::DevicePacks& packs = device_packs[static_cast<size_t>(t)];
-      if (packs.pack) target_settings.pack_path = packs.pack->file;
-      target_settings.choose_config = [&, t](const NodeConfigRequest& request) {
-        detail::NodeConfigOutcome outcome =
-            detail::choose_node_config(device_packs[static_cast<size_t>(t)], request,
-                                       graph.nodes[static_cast<size_t>(request.graph_node)].name);
-        std::optional<NodeConfigChoice> choice = outcome.choice;
-        config_outcomes[{t, request.graph_node}] = std::move(outcome);
-        return choice;
-      };
-      if (fixed) {
-        // The package's configs; a node without one takes the plugin's heuristic, as it did
-        // when the package was made.
-        target_settings.choose_config = [&, t](const NodeConfigRequest& request) {
-          const PackageNode& placed = fixed->nodes[static_cast<size_t>(request.graph_node)];
-          detail::NodeConfigOutcome outcome;
-          if (!placed.config.schedule.empty()) outcome.choice = placed.config;
-          outcome.text = "package " + fixed->file + ": " + placed.config_source;
-          config_outcomes[{t, request.graph_node}] = outcome;
-          return outcome.choice;
-        };
-      } else if (!packs.pack) {
-        // Nothing to apply: skip describe_node calls, but still say why per node.
-        target_settings.choose_config = nullptr;
-        for (int n : nodes) {
-          NodeConfigRequest request;
-          request.graph_node = n;
-          config_outcomes[{t, n}] = detail::choose_node_config(packs, request, "");
-        }
-      }
       try {
-        compiled[key] =
-            PluginRegion::compile(target.plugin, target.device, graph, nodes, target_settings);
+        c.compiled[key] = PluginRegion::compile(target.plugin, target.device, graph, nodes,
+                                                region_settings(graph, t, nodes, reduced, c));
       } catch (const Error& e) {
         // The first few node names locate the region; a whole network's list made one warning
         // kilobytes long.
@@ -631,15 +645,23 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
         failed = true;
       }
     }
-    if (!failed) break;
+    if (!failed) return c;
   }
+}
 
+void Session::Impl::place(Planned& result, const NodeAnswers& answers,
+                          const std::vector<bool>& reduced, const Compiled& c) const {
+  const Graph& graph = result.graph;
+  ExecutionPlan& plan = result.plan;
+  const auto precision_of = [&](int node) {
+    return reduced[static_cast<size_t>(node)] ? options.precision : std::string("fp32");
+  };
   std::vector<int> region_of(graph.nodes.size(), -1);
-  for (size_t r = 0; r < regions.size(); ++r) {
-    const int t = assignment.target[static_cast<size_t>(regions[r][0])];
+  for (size_t r = 0; r < c.regions.size(); ++r) {
+    const int t = c.assignment.target[static_cast<size_t>(c.regions[r][0])];
     const Target& target = targets[static_cast<size_t>(t)];
     Planned::Step step;
-    step.region = compiled.at({t, regions[r]});
+    step.region = c.compiled.at({t, c.regions[r]});
     step.target = t;
     step.copies_to_device = copies_to_device(target);
     step.inputs = step.region->input_values();
@@ -648,8 +670,8 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     rp.id = static_cast<int>(r);
     rp.plugin = target.plugin->name();
     rp.device = target.info.name;
-    rp.precision = precision_of(regions[r][0]);
-    for (int n : regions[r]) {
+    rp.precision = precision_of(c.regions[r][0]);
+    for (int n : c.regions[r]) {
       region_of[static_cast<size_t>(n)] = static_cast<int>(r);
       rp.nodes.push_back(graph.nodes[static_cast<size_t>(n)].name);
       rp.estimated_us += answers[static_cast<size_t>(n)][static_cast<size_t>(t)].cost_us;
@@ -657,10 +679,10 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     for (ValueId v : step.inputs) rp.inputs.push_back(graph.value(v).name);
     for (ValueId v : step.outputs) rp.outputs.push_back(graph.value(v).name);
     plan.regions.push_back(std::move(rp));
-    steps.push_back(std::move(step));
+    result.steps.push_back(std::move(step));
   }
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const int t = assignment.target[n];
+    const int t = c.assignment.target[n];
     const Target& target = targets[static_cast<size_t>(t)];
     NodePlacement placement;
     placement.node = graph.nodes[n].name;
@@ -669,20 +691,31 @@ std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
     placement.device = target.info.name;
     placement.region = region_of[n];
     placement.precision = precision_of(static_cast<int>(n));
-    placement.reason = assignment.reason[n];
+    placement.reason = c.assignment.reason[n];
     const partition::NodeAnswer& answer = answers[n][static_cast<size_t>(t)];
     placement.estimate = answer.estimate;
     placement.estimate_us = answer.cost_us;
-    auto it = config_outcomes.find({t, static_cast<int>(n)});
+    auto it = c.config_outcomes.find({t, static_cast<int>(n)});
     placement.target = target.spec;
-    if (it != config_outcomes.end()) {
+    if (it != c.config_outcomes.end()) {
       placement.config = it->second.text;
       if (it->second.choice) placement.config_choice = *it->second.choice;
       if (!it->second.warning.empty()) plan.warnings.push_back(it->second.warning);
     }
     plan.nodes.push_back(std::move(placement));
   }
-  warn_of_reference_share(targets, plan);
+}
+
+std::shared_ptr<Planned> Session::Impl::build(Graph prepared) const {
+  auto result = std::make_shared<Planned>();
+  result->graph = std::move(prepared);
+  result->plan = base_plan;
+  const NodeAnswers answers = partition::query_nodes(result->graph, targets);
+  // The mixed-precision pass: per node, reduced (the session's precision) or fp32.
+  const std::vector<bool> reduced = reduced_nodes(result->graph, result->plan);
+  const Compiled compiled = compile_regions(result->graph, answers, reduced, result->plan);
+  place(*result, answers, reduced, compiled);
+  warn_of_reference_share(targets, result->plan);
   order_steps(*result);
   plan_buffers(*result);
   return result;
