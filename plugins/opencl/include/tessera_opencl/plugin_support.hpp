@@ -1,9 +1,8 @@
-// Header-only helpers shared by the OpenCL plugins (written for adreno; mali may switch to them):
-// typed read access to one node of a tsr_region (NodeView), shape helpers, 2-D window padding,
-// schedules with knob spaces described as data, small string helpers for device claims,
-// kernel-source dumps (tsr_compile_options.dump_dir), and the compiled-region pieces both plugins
-// share (Step, CompiledSteps::execute, ProgramPool).
-// Header-only so plugins pick it up without new link dependencies.
+// Helpers shared by the OpenCL plugins, declared here and compiled into libtessera-opencl
+// (src/plugin_support.cpp): typed read access to one node of a tsr_region (NodeView), shape
+// helpers, 2-D window padding, schedules with knob spaces described as data, small string helpers
+// for device claims, kernel-source dumps (tsr_compile_options.dump_dir), and the compiled-region
+// pieces both plugins share (Step, CompiledSteps::execute, ProgramPool).
 #pragma once
 
 #include <fcntl.h>
@@ -58,59 +57,20 @@ class NodeView {
   const tsr_tensor& input(int32_t i) const { return region_->values[node_->inputs[i]]; }
   const tsr_tensor& output(int32_t i) const { return region_->values[node_->outputs[i]]; }
 
-  const tsr_attribute* attr(const char* name) const {
-    for (int32_t i = 0; i < node_->num_attributes; ++i) {
-      const tsr_attribute& a = node_->attributes[i];
-      if (a.name && std::strcmp(a.name, name) == 0) return &a;
-    }
-    return nullptr;
-  }
-  int64_t attr_int(const char* name, int64_t fallback) const {
-    const tsr_attribute* a = attr(name);
-    if (!a) return fallback;
-    if (a->kind != TSR_ATTR_INT) throw Error(where() + ": attribute '" + name + "' is not an int");
-    return a->i;
-  }
-  float attr_float(const char* name, float fallback) const {
-    const tsr_attribute* a = attr(name);
-    if (!a) return fallback;
-    if (a->kind != TSR_ATTR_FLOAT) {
-      throw Error(where() + ": attribute '" + name + "' is not a float");
-    }
-    return a->f;
-  }
-  std::string attr_string(const char* name, const std::string& fallback) const {
-    const tsr_attribute* a = attr(name);
-    if (!a) return fallback;
-    if (a->kind != TSR_ATTR_STRING || !a->s) {
-      throw Error(where() + ": attribute '" + name + "' is not a string");
-    }
-    return a->s;
-  }
-  std::vector<int64_t> attr_ints(const char* name, const std::vector<int64_t>& fallback) const {
-    const tsr_attribute* a = attr(name);
-    if (!a) return fallback;
-    if (a->kind != TSR_ATTR_INTS) throw Error(where() + ": attribute '" + name + "' is not ints");
-    return std::vector<int64_t>(a->ints, a->ints + a->count);
-  }
+  const tsr_attribute* attr(const char* name) const;
+  int64_t attr_int(const char* name, int64_t fallback) const;
+  float attr_float(const char* name, float fallback) const;
+  std::string attr_string(const char* name, const std::string& fallback) const;
+  std::vector<int64_t> attr_ints(const char* name, const std::vector<int64_t>& fallback) const;
 
  private:
   const tsr_region* region_;
   const tsr_node* node_;
 };
 
-inline bool contains_ci(const std::string& hay, const std::string& needle) {
-  auto lower = [](std::string s) {
-    for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
-  };
-  return lower(hay).find(lower(needle)) != std::string::npos;
-}
+bool contains_ci(const std::string& hay, const std::string& needle);
 
-inline void write_message(tsr_message message, const std::string& text) {
-  if (!message.text || message.capacity == 0) return;
-  std::snprintf(message.text, message.capacity, "%s", text.c_str());
-}
+void write_message(tsr_message message, const std::string& text);
 
 // The 2-D window of a Conv or pooling node: `kernel` (KH, KW) and the strides, dilations and
 // pads core wrote out for it (normalise_window_attributes: no auto_pad reaches a plugin).
@@ -119,43 +79,14 @@ struct Window2d {
   std::array<int64_t, 4> pads;  // top, left, bottom, right
 };
 
-inline Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel) {
-  const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
-  const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
-  if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
-    throw Error(node.where() + ": strides, dilations and pads must describe a 2-D window");
-  }
-  Window2d w;
-  w.kernel = kernel;
-  w.strides = {strides[0], strides[1]};
-  w.dilations = {dilations[0], dilations[1]};
-  w.pads = {pads[0], pads[1], pads[2], pads[3]};
-  return w;
-}
+Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel);
 
 // A pooling node's window: the kernel from its kernel_shape attribute.
-inline Window2d pool_window_2d(const NodeView& node) {
-  const std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
-  return window_2d(node, {kernel.at(0), kernel.at(1)});
-}
+Window2d pool_window_2d(const NodeView& node);
 
 // "" when `node` can share its input's buffer as its output (Reshape, Flatten, Identity,
 // Dropout without a mask): float32 in and out, the same element count, no optional outputs.
-inline std::string check_alias(const NodeView& node) {
-  if (!node.has_input(0)) return "input 0 missing";
-  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
-  for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
-  }
-  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "output 0 is not float32";
-  }
-  if (plugin::tensor_numel(node.output(0)) != plugin::tensor_numel(node.input(0))) {
-    return "output and input element counts differ";
-  }
-  return "";
-}
+std::string check_alias(const NodeView& node);
 
 // ---- schedules: kernel variants with knob spaces, described once as data ----
 
@@ -179,66 +110,18 @@ struct Config {
   const Schedule* schedule = nullptr;
   std::vector<int32_t> values;
 
-  int32_t get(const std::string& knob) const {
-    for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
-      if (knob == schedule->knobs[i].name) return values[i];
-    }
-    throw Error(std::string("schedule '") + schedule->id + "' has no knob '" + knob + "'");
-  }
-  void set(const std::string& knob, int32_t value) {
-    for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
-      if (knob == schedule->knobs[i].name) {
-        values[i] = value;
-        return;
-      }
-    }
-    throw Error(std::string("schedule '") + schedule->id + "' has no knob '" + knob + "'");
-  }
+  int32_t get(const std::string& knob) const;
+  void set(const std::string& knob, int32_t value);
   // "conv2d.image.direct{wg_x=16,outputs_per_item=4}"
-  std::string str() const {
-    std::string s = std::string(schedule->id) + "{";
-    for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
-      s += (i ? "," : "") + std::string(schedule->knobs[i].name) + "=" + std::to_string(values[i]);
-    }
-    return s + "}";
-  }
+  std::string str() const;
   // Build-time knobs as " -DNAME=value" (names upper-cased).
-  std::string defines() const {
-    std::string out;
-    for (size_t i = 0; i < schedule->knobs.size() && i < values.size(); ++i) {
-      if (!schedule->knobs[i].build_time) continue;
-      std::string macro;
-      if (schedule->knobs[i].macro != nullptr) {
-        macro = schedule->knobs[i].macro;
-      } else {
-        for (const char* p = schedule->knobs[i].name; *p; ++p) {
-          macro += static_cast<char>(std::toupper(static_cast<unsigned char>(*p)));
-        }
-      }
-      out += " -D" + macro + "=" + std::to_string(values[i]);
-    }
-    return out;
-  }
+  std::string defines() const;
 };
 
 // The largest `wg_x` candidate within the device limits (capped at `cap`) that does not exceed
 // the work along dim 0; 0 (driver's choice) when the schedule has none.
-inline int32_t default_wg_x(const Schedule& s, const DeviceInfo& device, int64_t work_dim0,
-                            int64_t cap = 64) {
-  int64_t limit = device.max_work_group_size > 0 ? device.max_work_group_size : 64;
-  if (!device.max_work_item_sizes.empty() && device.max_work_item_sizes[0] > 0) {
-    limit = std::min(limit, device.max_work_item_sizes[0]);
-  }
-  limit = std::min(limit, cap);
-  int32_t best = 0;
-  for (const Knob& k : s.knobs) {
-    if (std::string(k.name) != "wg_x") continue;
-    for (int32_t v : k.candidates) {
-      if (v > 0 && v <= limit && (best == 0 || v <= work_dim0)) best = std::max(best, v);
-    }
-  }
-  return best;
-}
+int32_t default_wg_x(const Schedule& s, const DeviceInfo& device, int64_t work_dim0,
+                     int64_t cap = 64);
 
 // ---- split reductions (the conv2d gemm kernels of mali and adreno) ----
 // A work-group of lx work-items along the outputs x ks slices of the reduction: slices 1..ks-1
@@ -246,31 +129,15 @@ inline int32_t default_wg_x(const Schedule& s, const DeviceInfo& device, int64_t
 
 // Work-items that keep `device` busy: a GPU wants many resident warps per compute unit to hide
 // memory latency; a CPU device runs one work-group per core at a time.
-inline int64_t busy_work_items(const DeviceInfo& device) {
-  const int64_t units = std::max<int32_t>(device.compute_units, 1);
-  return device.kind == "gpu" ? units * 1024 : units * 64;
-}
+int64_t busy_work_items(const DeviceInfo& device);
 
-inline int64_t split_local_bytes(int64_t lx, int64_t ks, int64_t tile_bytes) {
-  return lx * (ks - 1) * tile_bytes;
-}
+int64_t split_local_bytes(int64_t lx, int64_t ks, int64_t tile_bytes);
 
 // The group (lx, ks) of a split launch: `wg_x` work-items along the outputs (0: 64 / ks), fewer
 // until the group and its partial sums fit the device; nullopt when ks slices of one work-item
 // do not (such a config is refused for the node).
-inline std::optional<std::pair<int64_t, int64_t>> split_group(int64_t wg_x, int64_t ks,
-                                                              int64_t tile_bytes,
-                                                              const DeviceInfo& device) {
-  int64_t lx = wg_x > 0 ? wg_x : std::max<int64_t>(1, 64 / ks);
-  const int64_t max_group = device.max_work_group_size > 0 ? device.max_work_group_size : 64;
-  const int64_t local_limit = device.local_memory_bytes > 0 ? device.local_memory_bytes : 16384;
-  if (ks < 1 || ks > max_group) return std::nullopt;
-  while (lx > 1 && (lx * ks > max_group || split_local_bytes(lx, ks, tile_bytes) > local_limit)) {
-    lx /= 2;
-  }
-  if (split_local_bytes(lx, ks, tile_bytes) > local_limit) return std::nullopt;
-  return std::make_pair(lx, ks);
-}
+std::optional<std::pair<int64_t, int64_t>> split_group(int64_t wg_x, int64_t ks, int64_t tile_bytes,
+                                                       const DeviceInfo& device);
 
 // A split launch over dim0 x dim1 outputs (each work-item of slice 0 owning `tile_bytes` of
 // sums): its ranges, (dim0, dim1, ks) over (lx, 1, ks), and the __local scratch it binds.
@@ -278,146 +145,32 @@ struct SplitLaunch {
   std::vector<size_t> global, local;
   size_t scratch_bytes = 0;
 };
-inline SplitLaunch split_launch(const std::pair<int64_t, int64_t>& group, int64_t tile_bytes,
-                                int64_t dim0, int64_t dim1) {
-  const auto [lx, ks] = group;
-  SplitLaunch l;
-  l.global = {static_cast<size_t>(dim0), static_cast<size_t>(dim1), static_cast<size_t>(ks)};
-  l.local = {static_cast<size_t>(lx), 1, static_cast<size_t>(ks)};
-  // A zero-sized __local argument is invalid: one float4 at least.
-  l.scratch_bytes =
-      static_cast<size_t>(std::max<int64_t>(split_local_bytes(lx, ks, tile_bytes), 16));
-  return l;
-}
+SplitLaunch split_launch(const std::pair<int64_t, int64_t>& group, int64_t tile_bytes, int64_t dim0,
+                         int64_t dim1);
 
 // The heuristic's split: doubled (up to 32) while the launch's `items` work-items leave the
 // device idle and every slice keeps at least four of the reduction's `blocks`.
-inline int32_t default_split(int64_t items, int64_t blocks, const DeviceInfo& device) {
-  int32_t ks = 1;
-  while (ks < 32 && items * ks < busy_work_items(device) && blocks / (ks * 2) >= 4) ks *= 2;
-  return ks;
-}
+int32_t default_split(int64_t items, int64_t blocks, const DeviceInfo& device);
 
-inline size_t round_up(size_t global, size_t local) {
-  return local == 0 ? global : (global + local - 1) / local * local;
-}
+size_t round_up(size_t global, size_t local);
 
 // A launch made valid for `kernel`: `local` empty or all-zero lets the driver pick; otherwise
 // zero entries become 1 and the group shrinks (halving dim 0, then dim 1, then dim 2) until it
 // fits the kernel's own limit (registers, private arrays), so CL_INVALID_WORK_GROUP_SIZE does not
 // happen at run time; `global` is rounded up to whole groups (kernels guard the overhang) and an
 // empty range becomes one idle work-item.
-inline void fit_launch(const Kernel& kernel, std::vector<size_t>& global,
-                       std::vector<size_t>& local) {
-  const bool any_local = std::any_of(local.begin(), local.end(), [](size_t l) { return l > 0; });
-  if (!any_local) {
-    local.clear();
-  } else {
-    local.resize(global.size(), 1);
-    size_t product = 1;
-    for (size_t& l : local) {
-      if (l == 0) l = 1;
-      product *= l;
-    }
-    const size_t limit = kernel.max_work_group_size();
-    for (size_t d = 0; d < local.size(); ++d) {
-      while (product > limit && local[d] > 1) {
-        product /= local[d];
-        local[d] /= 2;
-        product *= local[d];
-      }
-    }
-    for (size_t i = 0; i < global.size(); ++i) {
-      global[i] = round_up(std::max<size_t>(global[i], 1), local[i]);
-    }
-  }
-  for (size_t& g : global) {
-    if (g == 0) g = 1;
-  }
-}
+void fit_launch(const Kernel& kernel, std::vector<size_t>& global, std::vector<size_t>& local);
 
 // ---- tuning: workload keys, flops, requested configs ----
 
 // Canonical key of a node's workload: op, every input's shape (constants marked 'c'), output
 // shapes, every attribute sorted by name, dtype and the plugin's activation layout. Node and value
 // names never enter, so equal keys mean interchangeable configs.
-inline std::string workload_key(const NodeView& node, const char* layout) {
-  auto dims = [](const tsr_tensor& t) {
-    std::string s;
-    for (int32_t d = 0; d < t.rank; ++d) s += (d ? "x" : "") + std::to_string(t.dims[d]);
-    return s.empty() ? std::string("scalar") : s;
-  };
-  // Op names lower-cased: the pack format's keys start with [a-z0-9_]+.
-  std::string op = node.op_type();
-  for (char& c : op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::ostringstream key;
-  key << op << "|in=";
-  for (int32_t i = 0; i < node.num_inputs(); ++i) {
-    key << (i ? "," : "");
-    if (!node.has_input(i)) {
-      key << "-";
-      continue;
-    }
-    key << dims(node.input(i)) << (node.input(i).data ? "c" : "");
-  }
-  key << "|out=";
-  for (int32_t i = 0; i < node.num_outputs(); ++i) {
-    key << (i ? "," : "") << (node.output_id(i) >= 0 ? dims(node.output(i)) : "-");
-  }
-  std::map<std::string, std::string> attrs;
-  for (int32_t i = 0; i < node.raw().num_attributes; ++i) {
-    const tsr_attribute* a = &node.raw().attributes[i];
-    if (!a->name) continue;
-    std::ostringstream v;
-    switch (a->kind) {
-      case TSR_ATTR_INT:
-        v << a->i;
-        break;
-      case TSR_ATTR_FLOAT:
-        v << a->f;
-        break;
-      case TSR_ATTR_STRING:
-        v << (a->s ? a->s : "");
-        break;
-      case TSR_ATTR_INTS:
-        for (int64_t i = 0; i < a->count; ++i) v << (i ? "," : "") << a->ints[i];
-        break;
-      default:
-        v << "?";
-        break;
-    }
-    attrs[a->name] = v.str();
-  }
-  for (const auto& [name, value] : attrs) key << "|" << name << "=" << value;
-  const int32_t dtype = node.num_inputs() > 0 && node.has_input(0) ? node.input(0).dtype : 0;
-  key << "|"
-      << (dtype == TSR_DTYPE_FLOAT32   ? "f32"
-          : dtype == TSR_DTYPE_FLOAT16 ? "f16"
-                                       : "dt" + std::to_string(dtype))
-      << "|" << layout;
-  return key.str();
-}
+std::string workload_key(const NodeView& node, const char* layout);
 
 // Floating-point operations of a node: 2 per multiply-add for Conv/Gemm/MatMul, one per output
 // element otherwise.
-inline double node_flops(const NodeView& node) {
-  const std::string op = node.op_type();
-  if (node.num_outputs() < 1 || node.output_id(0) < 0) return 0.0;
-  const double out = static_cast<double>(plugin::tensor_numel(node.output(0)));
-  if (op == "Conv" && node.has_input(1) && node.input(1).rank >= 3) {
-    const tsr_tensor& w = node.input(1);
-    double per_output = 1.0;
-    for (int32_t d = 1; d < w.rank; ++d) per_output *= static_cast<double>(w.dims[d]);
-    return 2.0 * out * per_output;
-  }
-  if ((op == "Gemm" || op == "MatMul") && node.has_input(0) && node.input(0).rank >= 1) {
-    const tsr_tensor& a = node.input(0);
-    int64_t k = a.dims[a.rank - 1];
-    if (op == "Gemm" && node.attr_int("transA", 0) != 0 && a.rank == 2) k = a.dims[0];
-    return 2.0 * out * static_cast<double>(k);
-  }
-  return out;
-}
+double node_flops(const NodeView& node);
 
 // A config core asked for one node, copied out of the compile options.
 struct RequestedConfig {
@@ -426,19 +179,7 @@ struct RequestedConfig {
 };
 
 // "opw=2" style integer text of option `name`; throws tessera::Error naming the option.
-inline int32_t option_int(const std::string& name, const std::string& value) {
-  size_t used = 0;
-  long long v = 0;
-  try {
-    v = std::stoll(value, &used);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (used == 0 || used != value.size() || v < INT32_MIN || v > INT32_MAX) {
-    throw Error("option '" + name + "' = '" + value + "' is not an integer");
-  }
-  return static_cast<int32_t>(v);
-}
+int32_t option_int(const std::string& name, const std::string& value);
 
 // The requested config when it names one of `options`' schedules and gives every knob of it a
 // candidate value (and nothing else); nullopt otherwise. ConfigT is the plugin's Config type
@@ -496,100 +237,23 @@ class CompiledSteps {
 
   // Appends a launch of `kernel` for region node `node`, made valid by fit_launch().
   void add_step(int32_t node, Kernel kernel, std::vector<size_t> global, std::vector<size_t> local,
-                const std::string& config) {
-    fit_launch(kernel, global, local);
-    steps.push_back(Step{node, std::move(kernel), std::move(global), std::move(local), config});
-  }
+                const std::string& config);
 
   // Writes the inputs, launches every step, reads the outputs and records per-node times.
   // Throws ClError naming the node and kernel (or the phase: input, output, finish), the device
   // and the CL error. On any failure the queue is drained first, so no command still reads `in`
   // or writes `out` once this returns: the caller frees them.
-  void execute(const void* const* in, void* const* out) {
-    std::vector<tsr_io> ins(inputs.size()), outs(outputs.size());
-    for (size_t i = 0; i < ins.size(); ++i) ins[i].host = const_cast<void*>(in[i]);
-    for (size_t i = 0; i < outs.size(); ++i) outs[i].host = out[i];
-    execute(ins.data(), outs.data());
-  }
+  void execute(const void* const* in, void* const* out);
 
   // The same with each input and output in host memory or in a cl_mem of this context (a
   // tsr_buffer of the plugin's domain): those are copied on the device, never through the host.
-  void execute(const tsr_io* in, const tsr_io* out) {
-    // Where a failure happened, turned into words only in the handler (the loop below is the
-    // per-run hot path): 0 inputs, 1 launches, 2 outputs, 3 finish; `at` indexes the phase.
-    int phase = 0;
-    size_t at = 0;
-    try {
-      for (; at < inputs.size(); ++at) {
-        if (in[at].buffer != nullptr) {
-          context->copy(reinterpret_cast<cl_mem>(in[at].buffer), inputs[at]->get(),
-                        input_bytes[at]);
-        } else {
-          context->write(*inputs[at], in[at].host, input_bytes[at]);
-        }
-      }
-      phase = 1;
-      std::vector<Event> events;
-      if (profile) events.reserve(steps.size());
-      for (at = 0; at < steps.size(); ++at) {
-        const Step& s = steps[at];
-        if (profile) {
-          events.push_back(context->launch(s.kernel, s.global, s.local));
-        } else {
-          context->launch(s.kernel, s.global, s.local, /*timed=*/false);
-        }
-      }
-      phase = 2;
-      for (at = 0; at < outputs.size(); ++at) {
-        if (out[at].buffer != nullptr) {
-          context->copy(outputs[at]->get(), reinterpret_cast<cl_mem>(out[at].buffer),
-                        output_bytes[at]);
-        } else {
-          context->read(*outputs[at], out[at].host, output_bytes[at]);
-        }
-      }
-      phase = 3;
-      context->finish();
-      if (profile) {
-        last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
-        for (size_t i = 0; i < steps.size(); ++i) {
-          last_times_us[static_cast<size_t>(steps[i].node)] += events[i].duration_us();
-        }
-      }
-    } catch (const ClError& e) {
-      context->drain();
-      throw ClError(e.code(), where(phase, at) + ": " + e.what());
-    } catch (...) {
-      context->drain();
-      throw;
-    }
-  }
+  void execute(const tsr_io* in, const tsr_io* out);
 
  private:
-  std::string where(int phase, size_t at) const {
-    switch (phase) {
-      case 0:
-        return "writing input " + std::to_string(at) + " of " + all_nodes();
-      case 1:
-        return at < steps.size() ? label(steps[at].node) + " [" + steps[at].config + "]"
-                                 : all_nodes();
-      case 2:
-        return "reading output " + std::to_string(at) + " of " + all_nodes();
-      default:
-        return "finishing " + all_nodes();
-    }
-  }
-  std::string label(int32_t node) const {
-    return node >= 0 && static_cast<size_t>(node) < node_labels.size()
-               ? node_labels[static_cast<size_t>(node)]
-               : "node #" + std::to_string(node);
-  }
+  std::string where(int phase, size_t at) const;
+  std::string label(int32_t node) const;
   // "the region of node 'a' (Conv) .. node 'b' (Relu)" for failures not tied to one launch.
-  std::string all_nodes() const {
-    if (node_labels.empty()) return "the region";
-    if (node_labels.size() == 1) return "the region of " + node_labels.front();
-    return "the region of " + node_labels.front() + " .. " + node_labels.back();
-  }
+  std::string all_nodes() const;
 };
 
 // Programs built once per context and option set from the plugin's embedded kernels/<file> with
@@ -602,25 +266,11 @@ class ProgramPool {
   ProgramPool(const char* plugin, SourceFn kernel_source)
       : plugin_(plugin), kernel_source_(kernel_source) {}
 
-  const Program& get(Context& context, const std::string& file, const std::string& options) {
-    const std::string key = file + "\n" + options;
-    auto it = programs_.find(key);
-    if (it != programs_.end()) return *it->second;
-    auto program = std::make_unique<Program>(context.build(file, source(file), options));
-    return *programs_.emplace(key, std::move(program)).first->second;
-  }
+  const Program& get(Context& context, const std::string& file, const std::string& options);
 
   // What get() builds for kernels/<file>: common.cl, the shared helpers.cl where the plugin
   // embeds it (plugins/opencl/kernels), then the file.
-  std::string source(const std::string& file) const {
-    const char* common = kernel_source_("common.cl");
-    const char* helpers = kernel_source_("helpers.cl");
-    const char* body = kernel_source_(file.c_str());
-    if (!common || !body) {
-      throw Error(std::string(plugin_) + ": kernel source '" + file + "' is not embedded");
-    }
-    return std::string(common) + (helpers ? helpers : "") + body;
-  }
+  std::string source(const std::string& file) const;
 
  private:
   const char* plugin_;
@@ -636,68 +286,8 @@ class ProgramPool {
 // Each file appears complete or not at all: a temporary file is written and then hard-linked to
 // the name, which fails instead of replacing a file another writer created meanwhile. Returns
 // the path; throws tessera::Error naming the path on failure.
-inline std::string write_new_source_file(const std::string& dir, const std::string& stem,
-                                         const std::string& content) {
-  bool raced = false;  // the name was taken between our look and our link
-  for (int n = 1; n < 10000; ++n) {
-    const std::string path =
-        dir + "/" + stem + (n == 1 ? std::string() : "." + std::to_string(n)) + ".cl";
-    // Only a file of content's size can hold the same source: a larger one is not read.
-    const RegularFile existing = read_regular_file(path, content.size());
-    if (existing.state == RegularFile::State::kRead && existing.bytes == content) return path;
-    // A name that still looks free after a lost race (a dangling symlink) is passed over too.
-    if (existing.state != RegularFile::State::kMissing || raced) {
-      raced = false;
-      continue;
-    }
-    std::string tmp = dir + "/." + stem + ".XXXXXX";
-    std::vector<char> tmpl(tmp.begin(), tmp.end());
-    tmpl.push_back('\0');
-    const int fd = ::mkstemp(tmpl.data());
-    if (fd < 0) {
-      throw Error("cannot create a temporary file in kernel dump directory '" + dir +
-                  "': " + std::strerror(errno) + " (does it exist and is it writable?)");
-    }
-    tmp = tmpl.data();
-    // mkstemp creates the file 0600; a kernel source is for people and tools to read, so it gets
-    // the mode any new file would (0666 less the process umask, read once: umask() can only be
-    // read by setting it).
-    static const mode_t kUmask = [] {
-      const mode_t mask = ::umask(0);
-      ::umask(mask);
-      return mask;
-    }();
-    bool ok = ::fchmod(fd, 0666 & ~kUmask) == 0;
-    size_t done = 0;
-    while (ok && done < content.size()) {
-      const ssize_t w = ::write(fd, content.data() + done, content.size() - done);
-      if (w < 0 && errno == EINTR) continue;
-      ok = w > 0;
-      if (ok) done += static_cast<size_t>(w);
-    }
-    ok = ok && ::fsync(fd) == 0;
-    const int write_errno = errno;
-    ::close(fd);
-    if (!ok) {
-      ::unlink(tmp.c_str());
-      throw Error("cannot write kernel source '" + path + "': " + std::strerror(write_errno));
-    }
-    if (::link(tmp.c_str(), path.c_str()) == 0) {
-      ::unlink(tmp.c_str());
-      return path;
-    }
-    const int link_errno = errno;
-    ::unlink(tmp.c_str());
-    if (link_errno == EEXIST) {
-      --n;  // someone created it meanwhile: compare with theirs
-      raced = true;
-      continue;
-    }
-    throw Error("cannot create kernel source '" + path + "': " + std::strerror(link_errno));
-  }
-  throw Error("kernel dump directory '" + dir + "' already holds 9999 different '" + stem +
-              "' sources; pick an empty directory");
-}
+std::string write_new_source_file(const std::string& dir, const std::string& stem,
+                                  const std::string& content);
 
 // The programs one compile_region call used, recorded as they are built (or found in a program
 // cache) and written once the region compiled.
@@ -705,44 +295,10 @@ class KernelDump {
  public:
   // `kernel` of the program built from `source` with `build_options` runs node `node`.
   void add(const std::string& kernel, const std::string& file, const std::string& source,
-           const std::string& build_options, const std::string& node) {
-    for (Entry& e : entries_) {
-      if (e.kernel == kernel && e.file == file && e.build_options == build_options) {
-        if (std::find(e.nodes.begin(), e.nodes.end(), node) == e.nodes.end()) {
-          e.nodes.push_back(node);
-        }
-        return;
-      }
-    }
-    entries_.push_back({kernel, file, source, build_options, {node}});
-  }
+           const std::string& build_options, const std::string& node);
 
   // Writes one <kernel>.cl per recorded program into `dir`; returns the paths.
-  std::vector<std::string> write(const std::string& dir, const std::string& plugin) const {
-    std::vector<std::string> paths;
-    for (const Entry& e : entries_) {
-      std::string nodes;
-      for (const std::string& n : e.nodes) nodes += (nodes.empty() ? "" : ", ") + n;
-      std::string header = "/* tessera " + plugin + ": kernel " + e.kernel + " of kernels/" +
-                           e.file + " (with common.cl prepended)\n * node(s): " + nodes +
-                           "\n * build options: " + e.build_options + "\n */\n";
-      // A node name holding "*/" must not end the comment early.
-      const std::string body = header.substr(3, header.size() - 7);  // between "/* " and " */\n"
-      std::string safe;
-      for (size_t i = 0; i < body.size(); ++i) {
-        safe += body[i];
-        if (body[i] == '*' && i + 1 < body.size() && body[i + 1] == '/') safe += '_';
-      }
-      header = "/* " + safe + " */\n";
-      std::string stem;
-      for (char c : e.kernel) {
-        stem += std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ? c : '_';
-      }
-      paths.push_back(
-          write_new_source_file(dir, stem.empty() ? "kernel" : stem, header + e.source));
-    }
-    return paths;
-  }
+  std::vector<std::string> write(const std::string& dir, const std::string& plugin) const;
 
   bool empty() const { return entries_.empty(); }
 
@@ -759,15 +315,7 @@ class KernelDump {
 
 // The kernel of `config`'s schedule from the pool, built with `options`; with `dump` set, the
 // program's source (exactly what the pool built) is recorded there with `node` as its user.
-inline Kernel pooled_kernel(ProgramPool& pool, Context& context, const Config& config,
-                            const std::string& options, KernelDump* dump, const std::string& node) {
-  Kernel k =
-      pool.get(context, config.schedule->kernel_file, options).kernel(config.schedule->kernel_name);
-  if (dump != nullptr) {
-    dump->add(config.schedule->kernel_name, config.schedule->kernel_file,
-              pool.source(config.schedule->kernel_file), options, node);
-  }
-  return k;
-}
+Kernel pooled_kernel(ProgramPool& pool, Context& context, const Config& config,
+                     const std::string& options, KernelDump* dump, const std::string& node);
 
 }  // namespace tessera::opencl::support
