@@ -431,9 +431,10 @@ void Lowering::add_op(int32_t node, cl_int err, cl_ml_op_qcom op, const char* ca
   const NodeView view(region_, node);
   if (err != CL_SUCCESS || op == nullptr) {
     if (op) api_->release_op(op);
-    check_call(err != CL_SUCCESS ? err : CL_INVALID_OPERATION, view.where() + ": " + call, device_);
+    check_call(err != CL_SUCCESS ? err : CL_INVALID_OPERATION, view.describe() + ": " + call,
+               device_);
   }
-  compiled_->ops_.push_back({node, op, std::string(call) + " op of " + view.where()});
+  compiled_->ops_.push_back({node, op, std::string(call) + " op of " + view.describe()});
   if (record_sources) {
     std::string json = "{\"node\": " + json_string(view.name()) +
                        ", \"op_type\": " + json_string(view.op_type()) +
@@ -537,8 +538,8 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     }
   }
   c.region_label_ = region_.num_nodes > 0
-                        ? "the CLML region of " + NodeView(region_, 0).where() + " .. " +
-                              NodeView(region_, region_.num_nodes - 1).where()
+                        ? "the CLML region of " + NodeView(region_, 0).describe() + " .. " +
+                              NodeView(region_, region_.num_nodes - 1).describe()
                         : "the CLML region";
   if (record_sources) {
     std::string ins, outs;

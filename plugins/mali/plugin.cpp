@@ -50,7 +50,7 @@ struct Traits {
     // Rough: a launch (~10 us on Mali) plus output bytes at ~10 GB/s.
     int64_t elements = 0;
     for (int32_t i = 0; i < view.num_outputs(); ++i) {
-      if (view.output_id(i) >= 0) elements += plugin::tensor_numel(view.output(i));
+      if (view.output_index(i) >= 0) elements += plugin::tensor_numel(view.output(i));
     }
     support->cost_us = 10.0 + static_cast<double>(elements) * 4.0 / 1e4;
   }

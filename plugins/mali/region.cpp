@@ -52,13 +52,13 @@ void Lowering::begin_node(const NodeView& node, int32_t index, const LayoutPlan&
   reads_.clear();
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     if (!node.has_input(i)) continue;
-    const int32_t id = node.input_id(i);
+    const int32_t id = node.input_index(i);
     const bool c4 = plan.output == Layout::kNchw4c &&
                     std::find(plan.nchw4c_inputs.begin(), plan.nchw4c_inputs.end(), i) !=
                         plan.nchw4c_inputs.end();
     const Layout want = c4 ? Layout::kNchw4c : Layout::kNchw;
     if (c4 && node.input(i).rank != 4) {
-      throw Error(node.where() + ": input " + std::to_string(i) +
+      throw Error(node.describe() + ": input " + std::to_string(i) +
                   " is not rank 4 and cannot be read as NCHW4c (a mali layout rule is wrong)");
     }
     reads_[id] = want;
@@ -66,7 +66,7 @@ void Lowering::begin_node(const NodeView& node, int32_t index, const LayoutPlan&
     if (want != layout(id)) buffer_in(id, want, index);
   }
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
-    const int32_t id = node.output_id(i);
+    const int32_t id = node.output_index(i);
     if (id < 0) continue;
     producer_[id] = index;
     if (plan.output == Layout::kNchw4c && node.output(i).rank == 4) {

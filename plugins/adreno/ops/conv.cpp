@@ -55,7 +55,7 @@ std::string check(const NodeView& node, const Device& device) {
     return "strides/dilations must have 2 values";
   }
   const auto e = weight_extent(s);
-  return check_extent("packed weight of " + node.where(), e[0], e[1], device.limits);
+  return check_extent("packed weight of " + node.describe(), e[0], e[1], device.limits);
 }
 
 // Weight texels (x, m4) in the layout the chosen kernel reads.
@@ -160,10 +160,10 @@ opencl::KernelArgs bind_conv(Lowering& lw, const NodeView& node, int32_t index,
   const auto in = blocked_dims(node.input(0), node);
   const auto out = blocked_dims(node.output(0), node);
   opencl::KernelArgs args = kernel.args();
-  args.buffer(lw.input_image(node.input_id(0), index))
+  args.buffer(lw.input_image(node.input_index(0), index))
       .buffer(lw.constant_image(e[0], e[1], pack_weights(node, sh)))
       .buffer(lw.constant_buffer(pad_channels(bias)))
-      .buffer(lw.output_image(node.output_id(0), index))
+      .buffer(lw.output_image(node.output_index(0), index))
       .i32x4(in[0], in[1], in[2], in[3])
       .i32x4(out[0], out[1], out[2], out[3])
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(sh.Cg, node), to_i32(sh.Mg, node))

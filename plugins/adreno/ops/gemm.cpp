@@ -48,11 +48,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     if (!group) config = lw.config_for("gemm.buffer", g.n);
   }
   opencl::Kernel k = lw.kernel(config);
-  cl_mem ab = lw.input_buffer(node.input_id(0), index);
-  cl_mem bb = lw.input_buffer(node.input_id(1), index);
-  cl_mem cb = has_c ? lw.input_buffer(node.input_id(2), index) : nullptr;
+  cl_mem ab = lw.input_buffer(node.input_index(0), index);
+  cl_mem bb = lw.input_buffer(node.input_index(1), index);
+  cl_mem cb = has_c ? lw.input_buffer(node.input_index(2), index) : nullptr;
   opencl::KernelArgs args = k.args();
-  opencl::support::bind_gemm(args, ab, bb, cb, lw.output_buffer(node.output_id(0), index), g,
+  opencl::support::bind_gemm(args, ab, bb, cb, lw.output_buffer(node.output_index(0), index), g,
                              node.attr_float("alpha", 1.0f), node.attr_float("beta", 1.0f));
   if (group) {
     const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);

@@ -27,9 +27,10 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   opencl::Kernel k = lw.kernel(config);
   opencl::KernelArgs args = k.args();
   opencl::support::bind_layer_norm(
-      args, lw.input_buffer(node.input_id(0), index), lw.input_buffer(node.input_id(1), index),
-      node.has_input(2) ? lw.input_buffer(node.input_id(2), index) : nullptr,
-      lw.output_buffer(node.output_id(0), index), node);
+      args, lw.input_buffer(node.input_index(0), index),
+      lw.input_buffer(node.input_index(1), index),
+      node.has_input(2) ? lw.input_buffer(node.input_index(2), index) : nullptr,
+      lw.output_buffer(node.output_index(0), index), node);
   if (std::string(config.schedule->id) == "layer_norm.group") {
     const opencl::support::SplitLaunch l = opencl::support::layer_norm_group_launch(node, config);
     args.local(l.scratch_bytes);

@@ -32,9 +32,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     config = lw.config_for("matmul.batched", mm.n);
   }
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_batched_matmul(k, lw.input_buffer(node.input_id(0), index),
-                                       lw.input_buffer(node.input_id(1), index),
-                                       lw.output_buffer(node.output_id(0), index), mm);
+  opencl::support::bind_batched_matmul(k, lw.input_buffer(node.input_index(0), index),
+                                       lw.input_buffer(node.input_index(1), index),
+                                       lw.output_buffer(node.output_index(0), index), mm);
   if (std::string(config.schedule->id) == "matmul.tiled") {
     auto [global, local] =
         opencl::support::tiled_matmul_range(mm, opencl::support::tiled_matmul_of(config));

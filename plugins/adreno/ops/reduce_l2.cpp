@@ -6,7 +6,7 @@ namespace tessera::adreno {
 namespace {
 
 std::string check(const NodeView& node, const Device&) {
-  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_id(0) < 0) {
+  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_index(0) < 0) {
     return "input 0 or output 0 missing";
   }
   const char* const float_only = "(adreno runs float32 models)";
@@ -24,8 +24,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("reduce.rows", rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_buffer(node.input_id(0), index))
-      .buffer(lw.output_buffer(node.output_id(0), index))
+      .buffer(lw.input_buffer(node.input_index(0), index))
+      .buffer(lw.output_buffer(node.output_index(0), index))
       .i32(to_i32(rows, node))
       .i32(to_i32(cols, node))
       .i32(0);

@@ -25,9 +25,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     return lw.constant({1, c, 1, 1},
                        std::vector<float>(constant_floats(node, i), constant_floats(node, i) + c));
   };
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
   cl_ml_tensor_qcom scale = param(1), bias = param(2), mean = param(3), var = param(4);
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   // The epsilon property carries the float's bits in the low 32 bits of the intptr_t.
   const float eps = node.attr_float("epsilon", 1e-5f);
   uint32_t bits = 0;

@@ -33,8 +33,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   desc.clip_value_min.u.fp32 = lo;
   desc.clip_value_min.type = CL_FLOAT;
   desc.arithmetic_mode = lw.mode();
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err =
       lw.api().create_clip(lw.context(), nullptr, &desc, in, out, &op, lw.tuning_cache());

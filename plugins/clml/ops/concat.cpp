@@ -29,8 +29,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   int64_t axis = node.attr_int("axis", 0);
   if (axis < 0) axis += rank;
   std::vector<cl_ml_tensor_qcom> inputs;
-  for (int32_t i = 0; i < node.num_inputs(); ++i) inputs.push_back(lw.input(node.input_id(i)));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  for (int32_t i = 0; i < node.num_inputs(); ++i) inputs.push_back(lw.input(node.input_index(i)));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_concat_desc_qcom desc{static_cast<cl_uint>(axis), static_cast<cl_uint>(inputs.size()),
                                  lw.mode()};
   cl_ml_op_qcom op = nullptr;

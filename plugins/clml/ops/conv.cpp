@@ -47,14 +47,14 @@ std::string check(const NodeView& node, const Device& device) {
 
 // The BatchNormalization reading node's output alone (foldable into the weights), or -1.
 int32_t foldable_batch_norm(const Lowering& lw, const NodeView& node) {
-  const int32_t out = node.output_id(0);
+  const int32_t out = node.output_index(0);
   const std::vector<int32_t>& users = lw.consumers(out);
   if (users.size() != 1 || lw.is_region_output(out)) return -1;
   const NodeView bn(lw.region(), users[0]);
-  if (bn.op_type() != "BatchNormalization" || bn.input_id(0) != out) return -1;
+  if (bn.op_type() != "BatchNormalization" || bn.input_index(0) != out) return -1;
   if (!opencl::support::check_batch_norm_params(bn).empty()) return -1;
   for (int32_t i = 1; i < bn.num_outputs(); ++i) {
-    if (bn.output_id(i) >= 0) return -1;
+    if (bn.output_index(i) >= 0) return -1;
   }
   return users[0];
 }
@@ -88,7 +88,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   cl_activation_function_qcom function = CL_ACTIVATION_RELU;
   const int32_t act =
       lw.api().create_convolution_activation ? fuse_activation(lw, last, &function) : -1;
-  const int32_t out_id = act >= 0 ? NodeView(lw.region(), act).output_id(0) : last.output_id(0);
+  const int32_t out_id =
+      act >= 0 ? NodeView(lw.region(), act).output_index(0) : last.output_index(0);
 
   const opencl::support::Window2d win = opencl::support::window_2d(node, {w.dims[2], w.dims[3]});
   const int64_t group = node.attr_int("group", 1);
@@ -106,7 +107,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   }
   desc.arithmetic_mode = lw.mode();
 
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
   cl_ml_tensor_qcom weight = lw.constant(dims4(w), std::move(weights));
   cl_ml_tensor_qcom b = lw.constant({1, static_cast<cl_uint>(c_out), 1, 1}, std::move(bias));
   cl_ml_tensor_qcom out = lw.output(out_id);

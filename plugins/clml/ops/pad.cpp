@@ -57,8 +57,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     desc.paddings[2 * d + 1] = static_cast<cl_uint>(pads[d + 4]);
   }
   desc.arithmetic_mode = lw.mode();
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err =
       lw.api().create_pad(lw.context(), nullptr, &desc, in, out, &op, lw.tuning_cache());

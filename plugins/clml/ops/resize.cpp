@@ -21,8 +21,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   desc.align_corners = mode == 2 ? CL_TRUE : CL_FALSE;
   desc.half_pixel_centers = mode == 1 ? CL_TRUE : CL_FALSE;
   desc.arithmetic_mode = lw.mode();
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err = lw.api().create_resize_bilinear(lw.context(), nullptr, &desc, in, out, &op,
                                                      lw.tuning_cache());

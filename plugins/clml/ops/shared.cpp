@@ -38,9 +38,11 @@ std::string check_io(const NodeView& node, int32_t rank) {
     const std::string r = check(node.input(i), "input " + std::to_string(i));
     if (!r.empty()) return r;
   }
-  if (node.num_outputs() < 1 || node.output_id(0) < 0) return "output 0 is missing";
+  if (node.num_outputs() < 1 || node.output_index(0) < 0) return "output 0 is missing";
   for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
+    if (node.output_index(i) >= 0) {
+      return "optional output " + std::to_string(i) + " is not supported";
+    }
   }
   return check(node.output(0), "output 0");
 }
@@ -52,7 +54,7 @@ std::string needs(const void* fn, const char* call) {
 
 std::string check_data_io(const NodeView& node) {
   if (!node.has_input(0)) return "input 0 missing";
-  if (node.num_outputs() < 1 || node.output_id(0) < 0) return "output 0 is missing";
+  if (node.num_outputs() < 1 || node.output_index(0) < 0) return "output 0 is missing";
   const char* const float_only = "(clml runs float32 models)";
   std::string r = opencl::support::check_float_tensor(node.input(0), "input 0", float_only);
   if (!r.empty()) return r;
@@ -96,11 +98,11 @@ bool fusable_activation(const NodeView& reader, cl_activation_function_qcom* fun
 }
 
 int32_t fuse_activation(Lowering& lw, const NodeView& node, cl_activation_function_qcom* function) {
-  const int32_t out = node.output_id(0);
+  const int32_t out = node.output_index(0);
   const std::vector<int32_t>& users = lw.consumers(out);
   if (users.size() != 1 || lw.is_region_output(out)) return -1;
   const NodeView act(lw.region(), users[0]);
-  if (act.input_id(0) != out || act.num_outputs() < 1 || act.output_id(0) < 0) return -1;
+  if (act.input_index(0) != out || act.num_outputs() < 1 || act.output_index(0) < 0) return -1;
   if (!fusable_activation(act, function)) return -1;
   lw.fuse(users[0]);
   return users[0];
@@ -166,9 +168,9 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, cl_pooling_mo
   }
   desc.nan_propagation = CL_PROPAGATE_NAN_QCOM;
   desc.arithmetic_mode = lw.mode();
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
   cl_ml_tensor_qcom mask = lw.unused();
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err =
       lw.api().create_pooling(lw.context(), nullptr, &desc, in, mask, out, &op, lw.tuning_cache());
@@ -202,9 +204,9 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, cl_binary_o
   desc.gamma.u.fp32 = 0.0f;
   desc.gamma.type = CL_FLOAT;
   desc.arithmetic_mode = lw.mode();
-  cl_ml_tensor_qcom a = lw.input(node.input_id(0));
-  cl_ml_tensor_qcom b = lw.input(node.input_id(1));
-  cl_ml_tensor_qcom c = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom a = lw.input(node.input_index(0));
+  cl_ml_tensor_qcom b = lw.input(node.input_index(1));
+  cl_ml_tensor_qcom c = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err =
       lw.api().create_binary(lw.context(), nullptr, &desc, a, b, c, &op, lw.tuning_cache());
@@ -224,9 +226,9 @@ void lower_activation(Lowering& lw, const NodeView& node, int32_t index,
                       cl_activation_function_qcom function) {
   if (lw.fused(index)) return;  // computed by the convolution before it
   cl_ml_op_activation_desc_qcom desc{function, CL_PROPAGATE_NAN_QCOM, lw.mode()};
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
   cl_ml_tensor_qcom param = lw.unused();
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err = lw.api().create_activation(lw.context(), nullptr, &desc, in, param, out, &op,
                                                 lw.tuning_cache());
@@ -247,8 +249,8 @@ std::string check_reshape(const NodeView& node, const Device& device) {
 }
 
 void lower_reshape(Lowering& lw, const NodeView& node, int32_t index) {
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err =
       lw.api().create_reshape(lw.context(), nullptr, in, out, &op, lw.tuning_cache());
@@ -264,10 +266,10 @@ void lower_fully_connected(Lowering& lw, const NodeView& node, int32_t index,
   const cl_uint k = static_cast<cl_uint>(node.input(0).dims[1]);
   const cl_uint n = static_cast<cl_uint>(bias.size());
   cl_ml_op_fully_connected_desc_qcom desc{1, CL_FC_WEIGHT_TRANSFORM_NONE_QCOM, lw.mode()};
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
   cl_ml_tensor_qcom w = lw.constant({n, k, 1, 1}, std::move(weights));
   cl_ml_tensor_qcom b = lw.constant({1, n, 1, 1}, std::move(bias));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err = lw.api().create_fully_connected(lw.context(), nullptr, &desc, in, w, b, out,
                                                      &op, lw.tuning_cache());

@@ -32,8 +32,8 @@ std::string check(const NodeView& node, const Device& device) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   cl_ml_op_softmax_desc_qcom desc{CL_SOFTMAX_ALGORITHM_ACCURATE_QCOM, CL_SOFTMAX_MODE_CHANNEL_QCOM,
                                   lw.mode()};
-  cl_ml_tensor_qcom in = lw.input(node.input_id(0));
-  cl_ml_tensor_qcom out = lw.output(node.output_id(0));
+  cl_ml_tensor_qcom in = lw.input(node.input_index(0));
+  cl_ml_tensor_qcom out = lw.output(node.output_index(0));
   cl_ml_op_qcom op = nullptr;
   const cl_int err =
       lw.api().create_softmax(lw.context(), nullptr, &desc, in, out, &op, lw.tuning_cache());

@@ -43,10 +43,10 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       lw, index, c4 ? "eltwise.channel_affine.nchw4c" : "eltwise.channel_affine", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.upload(a))
       .buffer(lw.upload(b))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(n, node))
       .i32(to_i32(channels, node))
       .i32(to_i32(inner, node));

@@ -10,7 +10,7 @@ namespace {
 std::string check(const NodeView& node, const opencl::DeviceInfo&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
-  if (!node.attr("axis")) return "attribute 'axis' is required";
+  if (!node.find_attribute("axis")) return "attribute 'axis' is required";
   return "";
 }
 
@@ -22,7 +22,7 @@ LayoutPlan layout(const NodeView& node, const Lowering& lw) {
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     if (!node.has_input(i)) continue;
     if (node.input(i).dims[1] % 4 != 0) return {};
-    if (lw.layout(node.input_id(i)) == Layout::kNchw4c) plan.output = Layout::kNchw4c;
+    if (lw.layout(node.input_index(i)) == Layout::kNchw4c) plan.output = Layout::kNchw4c;
     plan.nchw4c_inputs.push_back(i);
   }
   return plan;
@@ -49,8 +49,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       const Config config = elementwise_config(lw, index, "copy.block", n);
       opencl::Kernel k = lw.kernel(config);
       k.args()
-          .buffer(lw.buffer(node.input_id(i)))
-          .buffer(lw.buffer(node.output_id(0)))
+          .buffer(lw.buffer(node.input_index(i)))
+          .buffer(lw.buffer(node.output_index(0)))
           .i32(to_i32(outer, node))
           .i32(to_i32(src_inner, node))
           .i32(to_i32(dst_inner, node))

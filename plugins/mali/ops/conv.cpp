@@ -64,11 +64,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t items = ((flat ? y.dims[2] * y.dims[3] : y.dims[3]) + opw - 1) / opw;
   const FusedActivation act = fuse_activation(lw, node);
   opencl::Kernel kernel = lw.kernel(config);
-  const opencl::Buffer& wb = lw.buffer(node.input_id(1));
+  const opencl::Buffer& wb = lw.buffer(node.input_index(1));
   kernel.args()
-      .buffer(lw.buffer(node.input_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
       .buffer(wb)
-      .buffer(has_bias ? lw.buffer(node.input_id(2)) : wb)  // unused without bias
+      .buffer(has_bias ? lw.buffer(node.input_index(2)) : wb)  // unused without bias
       .buffer(lw.buffer(act.output))
       .i32x4(to_i32(x.dims[0], node), to_i32(x.dims[1], node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))

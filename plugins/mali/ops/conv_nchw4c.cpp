@@ -210,7 +210,7 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   const FusedActivation act = fuse_activation(lw, node);
   opencl::Kernel kernel = lw.kernel(config);
   opencl::KernelArgs args = kernel.args();
-  args.buffer(lw.buffer(node.input_id(0)))
+  args.buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.upload(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
       .buffer(lw.upload(bias))
       .buffer(lw.buffer(act.output))

@@ -19,8 +19,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = default_config("gather.rows", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_gather(k, lw.buffer(node.input_id(0)).get(), lw.upload(g.indices).get(),
-                               lw.buffer(node.output_id(0)).get(), g);
+  opencl::support::bind_gather(k, lw.buffer(node.input_index(0)).get(), lw.upload(g.indices).get(),
+                               lw.buffer(node.output_index(0)).get(), g);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 

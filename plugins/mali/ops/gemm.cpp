@@ -16,9 +16,10 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const bool has_c = node.num_inputs() > 2 && node.has_input(2);
-  lower_gemm(lw, node, index, node.input_id(0), node.input_id(1), has_c ? node.input_id(2) : -1,
-             node.attr_int("transA", 0) != 0, node.attr_int("transB", 0) != 0,
-             node.attr_float("alpha", 1.0f), node.attr_float("beta", 1.0f));
+  lower_gemm(lw, node, index, node.input_index(0), node.input_index(1),
+             has_c ? node.input_index(2) : -1, node.attr_int("transA", 0) != 0,
+             node.attr_int("transB", 0) != 0, node.attr_float("alpha", 1.0f),
+             node.attr_float("beta", 1.0f));
 }
 
 }  // namespace

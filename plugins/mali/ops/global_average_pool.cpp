@@ -50,8 +50,8 @@ void lower_global_average(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = choose_config(lw, index, configs);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(rows, node))
       .i32(to_i32(inner, node));
   // One work-item per plane whatever vec is (it is the load width along the plane).

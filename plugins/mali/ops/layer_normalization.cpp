@@ -25,10 +25,10 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = choose_config(lw, index, options(node, lw.device()));
   opencl::Kernel k = lw.kernel(config);
   opencl::KernelArgs args = k.args();
-  opencl::support::bind_layer_norm(args, lw.buffer(node.input_id(0)).get(),
-                                   lw.buffer(node.input_id(1)).get(),
-                                   node.has_input(2) ? lw.buffer(node.input_id(2)).get() : nullptr,
-                                   lw.buffer(node.output_id(0)).get(), node);
+  opencl::support::bind_layer_norm(
+      args, lw.buffer(node.input_index(0)).get(), lw.buffer(node.input_index(1)).get(),
+      node.has_input(2) ? lw.buffer(node.input_index(2)).get() : nullptr,
+      lw.buffer(node.output_index(0)).get(), node);
   if (std::string(config.schedule->id) == "layer_norm.group") {
     const opencl::support::SplitLaunch l = opencl::support::layer_norm_group_launch(node, config);
     args.local(l.scratch_bytes);

@@ -29,7 +29,8 @@ std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& devi
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   if (two_d(node)) {
-    lower_gemm(lw, node, index, node.input_id(0), node.input_id(1), -1, false, false, 1.0f, 0.0f);
+    lower_gemm(lw, node, index, node.input_index(0), node.input_index(1), -1, false, false, 1.0f,
+               0.0f);
     return;
   }
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
@@ -41,9 +42,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     config = default_config("matmul.batched", lw.device(), mm.n);
   }
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_batched_matmul(k, lw.buffer(node.input_id(0)).get(),
-                                       lw.buffer(node.input_id(1)).get(),
-                                       lw.buffer(node.output_id(0)).get(), mm);
+  opencl::support::bind_batched_matmul(k, lw.buffer(node.input_index(0)).get(),
+                                       lw.buffer(node.input_index(1)).get(),
+                                       lw.buffer(node.output_index(0)).get(), mm);
   if (std::string(config.schedule->id) == "matmul.tiled") {
     auto [global, local] =
         opencl::support::tiled_matmul_range(mm, opencl::support::tiled_matmul_of(config));

@@ -10,7 +10,7 @@ std::string check_float_io(const NodeView& node) {
   const std::string r = opencl::support::check_float_inputs(node, float_only);
   if (!r.empty()) return r;
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) < 0) continue;
+    if (node.output_index(i) < 0) continue;
     if (i > 0) return "optional output " + std::to_string(i) + " is not supported";
     const std::string o = opencl::support::check_float_tensor(
         node.output(i), "output " + std::to_string(i), float_only);
@@ -24,9 +24,11 @@ std::string check_float_data_io(const NodeView& node) {
     return "input 0 is not float32 (mali runs float32 only)";
   }
   for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
+    if (node.output_index(i) >= 0) {
+      return "optional output " + std::to_string(i) + " is not supported";
+    }
   }
-  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+  if (node.output_index(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
     return "output 0 is not float32";
   }
   return "";
@@ -59,7 +61,7 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
 }
 
 LayoutPlan follow_input0(const NodeView& node, const Lowering& lowering) {
-  if (node.input(0).rank != 4 || lowering.layout(node.input_id(0)) != Layout::kNchw4c) return {};
+  if (node.input(0).rank != 4 || lowering.layout(node.input_index(0)) != Layout::kNchw4c) return {};
   return {Layout::kNchw4c, {0}};
 }
 
@@ -73,7 +75,7 @@ LayoutPlan nchw4c_if_rank4(const NodeView& node, const Lowering&) {
 }
 
 bool writes_nchw4c(const Lowering& lowering, const NodeView& node) {
-  return lowering.layout(node.output_id(0)) == Layout::kNchw4c;
+  return lowering.layout(node.output_index(0)) == Layout::kNchw4c;
 }
 
 void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,

@@ -15,8 +15,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = default_config("pad.strided", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_pad(k, lw.buffer(node.input_id(0)).get(),
-                            lw.buffer(node.output_id(0)).get(), to_i32(n, node), pad);
+  opencl::support::bind_pad(k, lw.buffer(node.input_index(0)).get(),
+                            lw.buffer(node.output_index(0)).get(), to_i32(n, node), pad);
   add_1d_step(lw, index, std::move(k), n, config);
 }
 

@@ -22,8 +22,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = default_config("resize.bilinear", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32x4(to_i32(x.dims[0], node), to_i32(x.dims[1], node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))
       .i32(to_i32(y.dims[2], node))

@@ -24,8 +24,8 @@ void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, 
   const Config config = elementwise_config(lw, index, "eltwise.unary", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(n, node))
       .i32(static_cast<int32_t>(op))
       .f32(a)
@@ -52,8 +52,8 @@ LayoutPlan binary_layout(const NodeView& node, const Lowering& lw) {
     const tsr_tensor& t = node.input(i);
     if (t.rank != 4 || !std::equal(t.dims, t.dims + 4, y.dims)) return {};  // broadcasts: NCHW
   }
-  if (lw.layout(node.input_id(0)) != Layout::kNchw4c &&
-      lw.layout(node.input_id(1)) != Layout::kNchw4c) {
+  if (lw.layout(node.input_index(0)) != Layout::kNchw4c &&
+      lw.layout(node.input_index(1)) != Layout::kNchw4c) {
     return {};
   }
   return {Layout::kNchw4c, {0, 1}};
@@ -83,8 +83,8 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
   const FusedActivation act = fuse_activation(lw, node, /*keep_zero=*/true);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.input_id(1)))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.input_index(1)))
       .buffer(lw.buffer(act.output))
       .i32x4(to_i32(dims[0], node), to_i32(dims[1], node), to_i32(dims[2], node),
              to_i32(dims[3], node))
@@ -99,13 +99,13 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
 
 FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_zero) {
   FusedActivation f;
-  const int32_t out = node.output_id(0);
+  const int32_t out = node.output_index(0);
   f.output = out;
   const std::vector<int32_t>& users = lw.consumers(out);
   if (users.size() != 1 || lw.is_region_output(out)) return f;
   const NodeView act(lw.region(), users[0]);
   const std::string op = act.op_type();
-  if (act.input_id(0) != out || act.num_outputs() < 1 || act.output_id(0) < 0) return f;
+  if (act.input_index(0) != out || act.num_outputs() < 1 || act.output_index(0) < 0) return f;
   if (op == "Relu") {
     f.code = 1;
   } else if (op == "Clip") {
@@ -119,7 +119,7 @@ FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_ze
     return f;
   }
   lw.fuse(users[0], lw.layout(out));
-  f.output = act.output_id(0);
+  f.output = act.output_index(0);
   return f;
 }
 
@@ -128,7 +128,7 @@ std::string check_alias(const NodeView& node, const opencl::DeviceInfo&) {
 }
 
 void lower_alias(Lowering& lw, const NodeView& node, int32_t) {
-  lw.alias(node.output_id(0), node.input_id(0));
+  lw.alias(node.output_index(0), node.input_index(0));
 }
 
 std::string check_pool(const NodeView& node, const opencl::DeviceInfo&) {
@@ -150,8 +150,8 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   const Config config = default_config(c4 ? "pool2d.nchw4c" : "pool2d.direct", lw.device(), n);
   opencl::Kernel kern = lw.kernel(config);
   kern.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32x4(to_i32(x.dims[0], node), to_i32(channels, node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))
       .i32x4(to_i32(y.dims[0], node), to_i32(channels, node), to_i32(y.dims[2], node),
@@ -193,7 +193,7 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
   opencl::KernelArgs args = k.args();
   opencl::support::bind_gemm(args, lw.buffer(a).get(), lw.buffer(b).get(),
                              c >= 0 ? lw.buffer(c).get() : nullptr,
-                             lw.buffer(node.output_id(0)).get(), g, alpha, beta);
+                             lw.buffer(node.output_index(0)).get(), g, alpha, beta);
   if (group) {
     const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);
     args.local(l.scratch_bytes);
@@ -210,8 +210,8 @@ void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
   const int64_t n = plugin::tensor_numel(node.output(output));
   const Config config = default_config("copy.strided", lw.device(), n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_strided_copy(k, lw.buffer(node.input_id(0)).get(),
-                                     lw.buffer(node.output_id(output)).get(), to_i32(n, node),
+  opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(0)).get(),
+                                     lw.buffer(node.output_index(output)).get(), to_i32(n, node),
                                      copy);
   add_1d_step(lw, index, std::move(k), n, config);
 }

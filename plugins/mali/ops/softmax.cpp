@@ -16,8 +16,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = default_config("softmax.rows", lw.device(), rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.buffer(node.input_id(0)))
-      .buffer(lw.buffer(node.output_id(0)))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(rows, node))
       .i32(to_i32(cols, node));
   add_1d_step(lw, index, std::move(k), rows, config);

@@ -98,7 +98,8 @@ void fold_batch_norm(const NodeView& node, std::vector<float>& scale_out,
 
 int32_t to_i32(int64_t v, const NodeView& node) {
   if (v < INT_MIN || v > INT_MAX) {
-    throw Error(node.where() + ": size " + std::to_string(v) + " exceeds 32-bit kernel indexing");
+    throw Error(node.describe() + ": size " + std::to_string(v) +
+                " exceeds 32-bit kernel indexing");
   }
   return static_cast<int32_t>(v);
 }
@@ -133,7 +134,7 @@ std::optional<std::vector<int64_t>> reduced_axes(const NodeView& node, std::stri
 }
 
 std::string check_resize_bilinear(const NodeView& node) {
-  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_id(0) < 0) {
+  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_index(0) < 0) {
     return "input 0 or output 0 missing";
   }
   const tsr_tensor& x = node.input(0);
@@ -143,7 +144,9 @@ std::string check_resize_bilinear(const NodeView& node) {
   if (x.dims[0] != y.dims[0] || x.dims[1] != y.dims[1]) return "only H and W may be resized";
   if (node.attr_string("mode", "nearest") != "linear") return "only mode 'linear' (bilinear)";
   if (node.attr_int("antialias", 0) != 0) return "antialias is not supported";
-  if (node.attr("axes") != nullptr) return "the axes attribute (opset 18) is not supported";
+  if (node.find_attribute("axes") != nullptr) {
+    return "the axes attribute (opset 18) is not supported";
+  }
   const int32_t scales = node.opset() < 11 ? 1 : 2;
   if (node.num_inputs() > scales && node.has_input(scales) &&
       plugin::tensor_numel(node.input(scales)) != 0 &&
@@ -214,7 +217,7 @@ std::string check_layer_norm(const NodeView& node) {
   if (rank == 0 || axis < 0 || axis >= rank) return "axis out of range";
   if (node.attr_int("stash_type", 1) != 1) return "only stash_type 1 (float) is implemented";
   for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "the optional Mean / InvStdDev outputs are not supported";
+    if (node.output_index(i) >= 0) return "the optional Mean / InvStdDev outputs are not supported";
   }
   std::string r = check_constant(node, 1, "scale");
   if (!r.empty()) return r;

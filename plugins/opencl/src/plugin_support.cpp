@@ -16,7 +16,7 @@
 
 namespace tessera::opencl::support {
 
-const tsr_attribute* NodeView::attr(const char* name) const {
+const tsr_attribute* NodeView::find_attribute(const char* name) const {
   for (int32_t i = 0; i < node_->num_attributes; ++i) {
     const tsr_attribute& a = node_->attributes[i];
     if (a.name && std::strcmp(a.name, name) == 0) return &a;
@@ -25,35 +25,35 @@ const tsr_attribute* NodeView::attr(const char* name) const {
 }
 
 int64_t NodeView::attr_int(const char* name, int64_t fallback) const {
-  const tsr_attribute* a = attr(name);
+  const tsr_attribute* a = find_attribute(name);
   if (!a) return fallback;
-  if (a->kind != TSR_ATTR_INT) throw Error(where() + ": attribute '" + name + "' is not an int");
+  if (a->kind != TSR_ATTR_INT) throw Error(describe() + ": attribute '" + name + "' is not an int");
   return a->i;
 }
 
 float NodeView::attr_float(const char* name, float fallback) const {
-  const tsr_attribute* a = attr(name);
+  const tsr_attribute* a = find_attribute(name);
   if (!a) return fallback;
   if (a->kind != TSR_ATTR_FLOAT) {
-    throw Error(where() + ": attribute '" + name + "' is not a float");
+    throw Error(describe() + ": attribute '" + name + "' is not a float");
   }
   return a->f;
 }
 
 std::string NodeView::attr_string(const char* name, const std::string& fallback) const {
-  const tsr_attribute* a = attr(name);
+  const tsr_attribute* a = find_attribute(name);
   if (!a) return fallback;
   if (a->kind != TSR_ATTR_STRING || !a->s) {
-    throw Error(where() + ": attribute '" + name + "' is not a string");
+    throw Error(describe() + ": attribute '" + name + "' is not a string");
   }
   return a->s;
 }
 
 std::vector<int64_t> NodeView::attr_ints(const char* name,
                                          const std::vector<int64_t>& fallback) const {
-  const tsr_attribute* a = attr(name);
+  const tsr_attribute* a = find_attribute(name);
   if (!a) return fallback;
-  if (a->kind != TSR_ATTR_INTS) throw Error(where() + ": attribute '" + name + "' is not ints");
+  if (a->kind != TSR_ATTR_INTS) throw Error(describe() + ": attribute '" + name + "' is not ints");
   return std::vector<int64_t>(a->ints, a->ints + a->count);
 }
 
@@ -75,7 +75,7 @@ Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel) {
   const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
   const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
   if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
-    throw Error(node.where() + ": strides, dilations and pads must describe a 2-D window");
+    throw Error(node.describe() + ": strides, dilations and pads must describe a 2-D window");
   }
   Window2d w;
   w.kernel = kernel;
@@ -94,9 +94,11 @@ std::string check_alias(const NodeView& node) {
   if (!node.has_input(0)) return "input 0 missing";
   if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
   for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) >= 0) return "optional output " + std::to_string(i) + " is not supported";
+    if (node.output_index(i) >= 0) {
+      return "optional output " + std::to_string(i) + " is not supported";
+    }
   }
-  if (node.output_id(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
+  if (node.output_index(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
     return "output 0 is not float32";
   }
   if (plugin::tensor_numel(node.output(0)) != plugin::tensor_numel(node.input(0))) {
@@ -256,7 +258,7 @@ std::string workload_key(const NodeView& node, const char* layout) {
   }
   key << "|out=";
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
-    key << (i ? "," : "") << (node.output_id(i) >= 0 ? dims(node.output(i)) : "-");
+    key << (i ? "," : "") << (node.output_index(i) >= 0 ? dims(node.output(i)) : "-");
   }
   std::map<std::string, std::string> attrs;
   for (int32_t i = 0; i < node.raw().num_attributes; ++i) {
@@ -294,7 +296,7 @@ std::string workload_key(const NodeView& node, const char* layout) {
 
 double node_flops(const NodeView& node) {
   const std::string op = node.op_type();
-  if (node.num_outputs() < 1 || node.output_id(0) < 0) return 0.0;
+  if (node.num_outputs() < 1 || node.output_index(0) < 0) return 0.0;
   const double out = static_cast<double>(plugin::tensor_numel(node.output(0)));
   if (op == "Conv" && node.has_input(1) && node.input(1).rank >= 3) {
     const tsr_tensor& w = node.input(1);

@@ -15,7 +15,7 @@ std::vector<int64_t> transpose_permutation(const NodeView& node) {
 }
 
 std::string check_strided_io(const NodeView& node) {
-  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_id(0) < 0) {
+  if (!node.has_input(0) || node.num_outputs() < 1 || node.output_index(0) < 0) {
     return "input 0 or output 0 missing";
   }
   std::string r = check_float_tensor(node.input(0), "input 0", "");
@@ -183,7 +183,7 @@ std::string check_split(const NodeView& node) {
   if (axis < 0 || axis >= x.rank) return "axis out of range";
   int64_t total = 0;
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
-    if (node.output_id(i) < 0) return "output " + std::to_string(i) + " is missing";
+    if (node.output_index(i) < 0) return "output " + std::to_string(i) + " is missing";
     const tsr_tensor& y = node.output(i);
     if (y.dtype != TSR_DTYPE_FLOAT32 || y.rank != x.rank) return "outputs must match the input";
     total += y.dims[axis];
@@ -409,7 +409,7 @@ int64_t concat_axis(const NodeView& node) {
 }
 
 std::string check_concat(const NodeView& node) {
-  if (node.num_outputs() < 1 || node.output_id(0) < 0) return "output 0 missing";
+  if (node.num_outputs() < 1 || node.output_index(0) < 0) return "output 0 missing";
   const tsr_tensor& y = node.output(0);
   std::string r = check_float_tensor(y, "output 0", "");
   if (!r.empty()) return r;

@@ -209,7 +209,7 @@ class OpenClPlugin : public plugin::Plugin {
       const std::string reason =
           op ? op->check(view, dev) : "no kernel for op '" + view.op_type() + "'";
       if (!reason.empty()) {
-        throw plugin::Failure(TSR_UNSUPPORTED, prefixed(view.where() + ": " + reason));
+        throw plugin::Failure(TSR_UNSUPPORTED, prefixed(view.describe() + ": " + reason));
       }
     }
     try {
@@ -354,10 +354,10 @@ class OpenClPlugin : public plugin::Plugin {
           Traits::Registry::find_lowering(view.op_type())->lower(lowering, view, i);
         } catch (const ClError& e) {
           throw ClError(Traits::kWrapAllLowerErrors ? CL_BUILD_PROGRAM_FAILURE : e.code(),
-                        view.where() + ": " + e.what());
+                        view.describe() + ": " + e.what());
         } catch (const std::exception& e) {
           if (!Traits::kWrapAllLowerErrors) throw;
-          throw ClError(CL_BUILD_PROGRAM_FAILURE, view.where() + ": " + e.what());
+          throw ClError(CL_BUILD_PROGRAM_FAILURE, view.describe() + ": " + e.what());
         }
       }
       auto compiled = [&] {
@@ -369,7 +369,7 @@ class OpenClPlugin : public plugin::Plugin {
         }
       }();
       for (int32_t i = 0; i < region.num_nodes; ++i) {
-        compiled->node_labels.push_back(NodeView(region, i).where());
+        compiled->node_labels.push_back(NodeView(region, i).describe());
       }
       compiled->profile = options.profile;
       if (!options.dump_dir.empty())

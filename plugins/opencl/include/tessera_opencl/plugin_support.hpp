@@ -36,6 +36,9 @@
 
 namespace tessera::opencl::support {
 
+// Read-only view of one node of a tsr_region. input_index, output_index, find_attribute and
+// describe are named and behave as in tessera::plugin::NodeView; input() and output() return
+// references to present values (check has_input first).
 class NodeView {
  public:
   NodeView(const tsr_region& region, int32_t index)
@@ -47,17 +50,22 @@ class NodeView {
   std::string name() const { return node_->name ? node_->name : ""; }
   int64_t opset() const { return region_->opset; }
   // "node 'conv1' (Conv)" for messages.
-  std::string where() const { return "node '" + name() + "' (" + op_type() + ")"; }
+  std::string describe() const { return "node '" + name() + "' (" + op_type() + ")"; }
 
   int32_t num_inputs() const { return node_->num_inputs; }
   int32_t num_outputs() const { return node_->num_outputs; }
-  bool has_input(int32_t i) const { return i < node_->num_inputs && node_->inputs[i] >= 0; }
-  int32_t input_id(int32_t i) const { return node_->inputs[i]; }
-  int32_t output_id(int32_t i) const { return node_->outputs[i]; }
+  // Value index of input/output i in the region's value table; -1 when omitted or out of range.
+  int32_t input_index(int32_t i) const {
+    return i >= 0 && i < node_->num_inputs ? node_->inputs[i] : -1;
+  }
+  int32_t output_index(int32_t i) const {
+    return i >= 0 && i < node_->num_outputs ? node_->outputs[i] : -1;
+  }
+  bool has_input(int32_t i) const { return input_index(i) >= 0; }
   const tsr_tensor& input(int32_t i) const { return region_->values[node_->inputs[i]]; }
   const tsr_tensor& output(int32_t i) const { return region_->values[node_->outputs[i]]; }
 
-  const tsr_attribute* attr(const char* name) const;
+  const tsr_attribute* find_attribute(const char* name) const;
   int64_t attr_int(const char* name, int64_t fallback) const;
   float attr_float(const char* name, float fallback) const;
   std::string attr_string(const char* name, const std::string& fallback) const;
