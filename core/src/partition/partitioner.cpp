@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <numeric>
 
@@ -206,26 +207,17 @@ std::vector<std::vector<NodeAnswer>> query_nodes(const Graph& graph,
   return answers;
 }
 
-Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
-                        const std::vector<std::vector<NodeAnswer>>& answers,
-                        const std::vector<Exclusion>& excluded, int min_island_nodes) {
-  const size_t num_nodes = graph.nodes.size();
-  std::map<std::pair<int, int>, std::string> ruled_out;
-  for (const Exclusion& e : excluded) ruled_out[{e.node, e.target}] = e.reason;
-  auto allowed = [&](int n, int t) {
-    return answers[static_cast<size_t>(n)][static_cast<size_t>(t)].supported &&
-           ruled_out.count({n, t}) == 0;
-  };
-  auto supported_text = [&](int n, int t) {
-    const NodeAnswer& a = answers[static_cast<size_t>(n)][static_cast<size_t>(t)];
-    return targets[static_cast<size_t>(t)].spec + ": supported, est " + format_us(a.cost_us) +
-           " us" + (a.reason.empty() ? "" : " (" + a.reason + ")");
-  };
-  auto launch_us = [&](int t) {
-    const Throughput& tp = targets[static_cast<size_t>(t)].throughput;
-    return tp.known() ? tp.launch_us : kLaunchOverheadUs;
-  };
+namespace {
 
+constexpr int kHost = -1;  // graph inputs/outputs live in host memory
+
+// Each node on the first target, in priority order, that supports it and is not ruled out; the
+// reason is the chain of answers up to it. Throws naming the node when none can run it.
+Assignment first_supported(const Graph& graph, const std::vector<Target>& targets,
+                           const std::vector<std::vector<NodeAnswer>>& answers,
+                           const std::map<std::pair<int, int>, std::string>& ruled_out,
+                           const std::function<std::string(int, int)>& supported_text) {
+  const size_t num_nodes = graph.nodes.size();
   Assignment result;
   result.target.assign(num_nodes, -1);
   result.reason.resize(num_nodes);
@@ -250,6 +242,64 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
     }
     result.reason[n] = chain;
   }
+  return result;
+}
+
+// The values crossing the boundary of `group` (same-target nodes), each with the target on the
+// other side (kHost for graph inputs and outputs), each edge once.
+std::set<std::pair<ValueId, int>> boundary_edges(const Graph& graph, const std::vector<int>& group,
+                                                 const std::vector<int>& producers,
+                                                 const std::vector<std::vector<int>>& consumers,
+                                                 const std::vector<int>& target) {
+  const std::set<int> members(group.begin(), group.end());
+  std::set<std::pair<ValueId, int>> edges;
+  for (int n : group) {
+    const Node& node = graph.nodes[static_cast<size_t>(n)];
+    for (ValueId in : node.inputs) {
+      if (in == kNoValue || graph.value(in).constant) continue;
+      const int p = producers[static_cast<size_t>(in)];
+      if (p < 0) {
+        edges.insert({in, kHost});
+      } else if (members.count(p) == 0) {
+        edges.insert({in, target[static_cast<size_t>(p)]});
+      }
+    }
+    for (ValueId out : node.outputs) {
+      if (out == kNoValue) continue;
+      if (std::find(graph.outputs.begin(), graph.outputs.end(), out) != graph.outputs.end()) {
+        edges.insert({out, kHost});
+      }
+      for (int c : consumers[static_cast<size_t>(out)]) {
+        if (members.count(c) == 0) edges.insert({out, target[static_cast<size_t>(c)]});
+      }
+    }
+  }
+  return edges;
+}
+
+}  // namespace
+
+Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
+                        const std::vector<std::vector<NodeAnswer>>& answers,
+                        const std::vector<Exclusion>& excluded, int min_island_nodes) {
+  const size_t num_nodes = graph.nodes.size();
+  std::map<std::pair<int, int>, std::string> ruled_out;
+  for (const Exclusion& e : excluded) ruled_out[{e.node, e.target}] = e.reason;
+  auto allowed = [&](int n, int t) {
+    return answers[static_cast<size_t>(n)][static_cast<size_t>(t)].supported &&
+           ruled_out.count({n, t}) == 0;
+  };
+  auto supported_text = [&](int n, int t) {
+    const NodeAnswer& a = answers[static_cast<size_t>(n)][static_cast<size_t>(t)];
+    return targets[static_cast<size_t>(t)].spec + ": supported, est " + format_us(a.cost_us) +
+           " us" + (a.reason.empty() ? "" : " (" + a.reason + ")");
+  };
+  auto launch_us = [&](int t) {
+    const Throughput& tp = targets[static_cast<size_t>(t)].throughput;
+    return tp.known() ? tp.launch_us : kLaunchOverheadUs;
+  };
+
+  Assignment result = first_supported(graph, targets, answers, ruled_out, supported_text);
 
   // Island merge-back.
   const std::vector<int> producers = graph.producers();
@@ -257,7 +307,6 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
   std::vector<int> order(num_nodes);
   std::iota(order.begin(), order.end(), 0);
   const std::vector<char> all(num_nodes, 1);
-  constexpr int kHost = -1;  // graph inputs/outputs live in host memory
   auto transfer_us = [&](ValueId v, int t) {
     if (t == kHost || targets[static_cast<size_t>(t)].host_memory()) return 0.0;
     const Throughput& tp = targets[static_cast<size_t>(t)].throughput;
@@ -276,30 +325,8 @@ Assignment assign_nodes(const Graph& graph, const std::vector<Target>& targets,
       const bool too_small = group.size() < static_cast<size_t>(std::max(min_island_nodes, 1));
       if (group.size() > kIslandMaxNodes && !too_small) continue;
       const int current = result.target[static_cast<size_t>(group[0])];
-      const std::set<int> members(group.begin(), group.end());
-      // Boundary edges (value, outside target), each counted once.
-      std::set<std::pair<ValueId, int>> edges;
-      for (int n : group) {
-        const Node& node = graph.nodes[static_cast<size_t>(n)];
-        for (ValueId in : node.inputs) {
-          if (in == kNoValue || graph.value(in).constant) continue;
-          const int p = producers[static_cast<size_t>(in)];
-          if (p < 0) {
-            edges.insert({in, kHost});
-          } else if (members.count(p) == 0) {
-            edges.insert({in, result.target[static_cast<size_t>(p)]});
-          }
-        }
-        for (ValueId out : node.outputs) {
-          if (out == kNoValue) continue;
-          if (std::find(graph.outputs.begin(), graph.outputs.end(), out) != graph.outputs.end()) {
-            edges.insert({out, kHost});
-          }
-          for (int c : consumers[static_cast<size_t>(out)]) {
-            if (members.count(c) == 0) edges.insert({out, result.target[static_cast<size_t>(c)]});
-          }
-        }
-      }
+      const std::set<std::pair<ValueId, int>> edges =
+          boundary_edges(graph, group, producers, consumers, result.target);
       auto cost_on = [&](int t) {
         double cost = 0;
         for (int n : group) cost += answers[static_cast<size_t>(n)][static_cast<size_t>(t)].cost_us;
