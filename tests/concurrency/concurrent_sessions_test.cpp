@@ -12,12 +12,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "concurrency_test_util.hpp"
 #include "graph_builder.hpp"
+#include "model_builder.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/plugin_host.hpp"
@@ -192,6 +194,46 @@ TEST(ConcurrentSessions, ThreadsReplanningOneSessionMatchTheOracle) {
   EXPECT_TRUE(failures.empty()) << join_lines(failures);
   // Both batches ran, each planned at least once.
   EXPECT_GE(session.plan().plan_number, kInputSets);
+}
+
+// Threads sharing one session whose shapes follow from values it computes: the positions where a
+// convolution's output passes a threshold (NonZero), so the graph runs in two stages and the
+// second is planned per value while other threads run the other input's plans.
+TEST(ConcurrentSessions, ThreadsSharingOneStagedSessionMatchTheOracle) {
+  test::ModelBuilder m(13);
+  m.input("x", onnx::TensorProto::FLOAT, {1, 8, 24, 24});
+  m.output("where", onnx::TensorProto::INT64);
+  m.output("conv", onnx::TensorProto::FLOAT);
+  const Tensor w = test::random_tensor({8, 8, 3, 3}, 77);
+  m.raw_float("w", {8, 8, 3, 3}, std::vector<float>(w.data<float>(), w.data<float>() + w.numel()));
+  m.raw_float("threshold", {}, {2.0f});
+  test::ModelBuilder::add_ints_attr(m.node("Conv", {"x", "w"}, {"conv"}, "conv"), "pads",
+                                    {1, 1, 1, 1});
+  m.node("Greater", {"conv", "threshold"}, {"high"}, "high");
+  m.node("NonZero", {"high"}, {"where"}, "where");
+  const Graph graph = import_onnx_bytes(m.bytes(), "staged.onnx", "");
+  ASSERT_FALSE(graph.value_needed_at_run.empty());
+  Session session(graph, cpu_options());
+  Case c;
+  for (int i = 0; i < kInputSets; ++i) {
+    c.inputs.push_back({{"x", test::random_tensor({1, 8, 24, 24}, 401 + static_cast<uint32_t>(i))}});
+    c.oracle.push_back(run_reference(graph, c.inputs.back()));
+  }
+  ASSERT_NE(c.oracle[0][0].shape(), c.oracle[1][0].shape()) << "the inputs keep as many values";
+  const std::vector<std::string> failures = run_together([&](int t) -> std::string {
+    for (int round = 0; round < 3; ++round) {
+      const size_t set = static_cast<size_t>((t + round) % kInputSets);
+      const std::vector<Tensor> got = session.run(c.inputs[set]);
+      if (got[0].shape() != c.oracle[set][0].shape() ||
+          std::memcmp(got[0].raw(), c.oracle[set][0].raw(), got[0].nbytes()) != 0) {
+        return "round " + std::to_string(round) + ": NonZero's indices differ";
+      }
+      const std::string diff = first_mismatch({got[1]}, {c.oracle[set][1]});
+      if (!diff.empty()) return "round " + std::to_string(round) + ": " + diff;
+    }
+    return "";
+  });
+  EXPECT_TRUE(failures.empty()) << join_lines(failures);
 }
 
 }  // namespace
