@@ -35,15 +35,10 @@ ExecutionPlan merged_plan(const ExecutionPlan* first, const ExecutionPlan* rest,
   return m;
 }
 
-}  // namespace
-
-namespace {
-
-// Whether the second stage, prepared for this run's values, still meets a value it computes
-// itself that decides shapes.
-bool needs_more_stages(const Graph& rest, const std::vector<std::string>& names,
-                       const std::map<std::string, Tensor>& results,
-                       const std::map<std::string, Tensor>& inputs) {
+// The second stage's inputs by `names`: the first stage's results, else the run's inputs.
+std::map<std::string, Tensor> rest_feed(const std::vector<std::string>& names,
+                                        const std::map<std::string, Tensor>& results,
+                                        const std::map<std::string, Tensor>& inputs) {
   std::map<std::string, Tensor> feed;
   for (const std::string& name : names) {
     auto it = results.find(name);
@@ -53,6 +48,12 @@ bool needs_more_stages(const Graph& rest, const std::vector<std::string>& names,
       feed.emplace(name, in->second);
     }
   }
+  return feed;
+}
+
+// Whether the second stage, prepared for this run's values, still meets a value it computes
+// itself that decides shapes.
+bool needs_more_stages(const Graph& rest, const std::map<std::string, Tensor>& feed) {
   try {
     prepare_for_inputs(rest, feed);
   } catch (const ValueNeededAtRun&) {
@@ -65,9 +66,7 @@ bool needs_more_stages(const Graph& rest, const std::vector<std::string>& names,
 
 void Session::Impl::stage(const ValueNeededAtRun& needed) {
   auto s = std::make_shared<Staged>();
-  // Split the graph as given (its unprepared form when it was prepared), or, when its inputs
-  // are fixed so that every run prepares alike, as preparation left it: the value may be in an
-  // If branch inlined on the way, and what was folded need not be folded again per stage.
+  // Split the graph as given (its unprepared form when it was prepared).
   const Graph& origin = given.prepared && given.unprepared ? *given.unprepared : given;
   const bool fixed = value_inputs.empty() &&
                      std::all_of(given.inputs.begin(), given.inputs.end(),
@@ -112,7 +111,7 @@ std::vector<Tensor> Session::Impl::run_staged(Staged& s,
       Graph rg = detail::rest_stage(s.split, results);
       for (ValueId id : rg.inputs) s.rest_inputs.push_back(rg.value(id).name);
       for (ValueId id : rg.outputs) s.rest_outputs.push_back(rg.value(id).name);
-      s.eager = needs_more_stages(rg, s.rest_inputs, results, inputs);
+      s.eager = needs_more_stages(rg, rest_feed(s.rest_inputs, results, inputs));
       if (s.eager) {
         s.rest_graph = std::move(rg);
       } else {
@@ -122,15 +121,7 @@ std::vector<Tensor> Session::Impl::run_staged(Staged& s,
     }
     rest = s.rest.get();
   }
-  std::map<std::string, Tensor> feed;
-  for (const std::string& name : s.rest_inputs) {
-    auto it = results.find(name);
-    if (it != results.end()) {
-      feed.emplace(name, it->second);
-    } else if (auto in = inputs.find(name); in != inputs.end()) {
-      feed.emplace(name, in->second);
-    }
-  }
+  const std::map<std::string, Tensor> feed = rest_feed(s.rest_inputs, results, inputs);
   // A run's own value decides the rest's plan: the rest prepares and plans per signature.
   const auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> outs = s.eager ? evaluate_by_folding(s.rest_graph, feed) : rest->run(feed);

@@ -463,8 +463,13 @@ class ModelImporter {
              : std::vector<std::string>{"then_branch", "else_branch"};
     // Nesting is bounded so that a crafted model cannot exhaust the stack.
     constexpr int kMaxDepth = 32;
-    std::vector<std::pair<std::string, Graph>> bodies;
-    std::vector<std::string> captured;
+    struct Body {
+      std::string attribute;
+      Graph graph;
+      std::vector<std::string> captures;  // what this body reads from enclosing scopes
+    };
+    std::vector<Body> bodies;
+    std::vector<std::string> captured;  // the union over the bodies, in order of first use
     for (const auto& attr : n.attribute()) {
       if (attr.type() != onnx::AttributeProto::GRAPH) continue;
       const std::string where = describe(n, index) + ": attribute '" + attr.name() + "'";
@@ -476,20 +481,21 @@ class ModelImporter {
                                std::to_string(kMaxDepth) + " levels");
       }
       ModelImporter body(*this, where);
-      bodies.emplace_back(attr.name(), body.run_subgraph(attr.g()));
+      Graph graph = body.run_subgraph(attr.g());
+      bodies.push_back({attr.name(), std::move(graph), body.captures()});
       for (const std::string& c : body.captures()) {
         if (std::find(captured.begin(), captured.end(), c) == captured.end()) captured.push_back(c);
       }
     }
     for (const std::string& branch : wanted) {
       const bool found = std::any_of(bodies.begin(), bodies.end(),
-                                     [&](const auto& b) { return b.first == branch; });
+                                     [&](const Body& b) { return b.attribute == branch; });
       if (!found) throw Error(describe(n, index) + " has no '" + branch + "' subgraph");
     }
     if (loop) {
       // Loop's body takes the iteration number, the condition and each carried value.
       const auto formal = static_cast<size_t>(n.input_size());
-      const Graph& body = bodies.front().second;
+      const Graph& body = bodies.front().graph;
       if (formal < 2 || body.inputs.size() != formal) {
         throw Error(describe(n, index) + ": its body takes " +
                     std::to_string(body.inputs.size()) + " inputs but the node gives " +
@@ -497,34 +503,32 @@ class ModelImporter {
                     "value: the body's inputs are the iteration number, the condition and the "
                     "carried values)");
       }
-      if (body.outputs.size() < formal - 1 || n.output_size() + 1 != static_cast<int>(body.outputs.size())) {
+      if (body.outputs.size() < formal - 1 ||
+          static_cast<size_t>(n.output_size()) + 1 != body.outputs.size()) {
         throw Error(describe(n, index) + ": its body has " + std::to_string(body.outputs.size()) +
                     " outputs but the node has " + std::to_string(n.output_size()) +
                     " (the body gives the condition, the carried values, then the scan outputs)");
       }
       node.attrs.set(kLoopFormalInputs, static_cast<int64_t>(formal));
     }
-    for (auto& [name, graph] : bodies) {
+    for (Body& body : bodies) {
+      Graph& graph = body.graph;
       for (const std::string& c : captured) {
         ValueId id = graph.find_value(c);
+        const bool own = std::find(body.captures.begin(), body.captures.end(), c) !=
+                         body.captures.end();
         if (id == kNoValue) {
-          Value v;
+          Value v;  // captured by another body only: an input this one leaves unread
           v.name = c;
           id = graph.add_value(std::move(v));
-        } else if (std::find(graph.inputs.begin(), graph.inputs.end(), id) == graph.inputs.end() &&
-                   graph.value(id).constant == nullptr &&
-                   std::none_of(graph.nodes.begin(), graph.nodes.end(), [&](const Node& m) {
-                     return std::find(m.outputs.begin(), m.outputs.end(), id) != m.outputs.end();
-                   })) {
-          // Read but never defined in the body: the capture itself.
-        } else {
-          throw Error(describe(n, index) + ": its '" + name + "' defines '" + c +
+        } else if (!own) {
+          throw Error(describe(n, index) + ": its '" + body.attribute + "' defines '" + c +
                       "', a name an enclosing graph also defines");
         }
         graph.inputs.push_back(id);
       }
       graph.topological_sort();
-      node.subgraphs[name] = std::make_shared<const Graph>(std::move(graph));
+      node.subgraphs[body.attribute] = std::make_shared<const Graph>(std::move(graph));
     }
     for (const std::string& c : captured) node.inputs.push_back(resolve(c));
   }

@@ -7,7 +7,6 @@
 // body is ordinary graph: inlined, every node of it is placed on plugins like any other, as
 // ONNX Runtime's and OpenVINO's If folding and loop unrolling do. A condition computed from
 // activations makes the graph run in stages (ValueNeededAtRun).
-#include <algorithm>
 #include <unordered_map>
 
 #include "passes/infer_and_fold.hpp"
@@ -69,13 +68,6 @@ Inlined inline_body(Graph& graph, const Graph& body, const std::vector<ValueId>&
     for (ValueId& in : m.inputs) in = outer(in);
     for (ValueId& out : m.outputs) out = outer(out);
     result.nodes.push_back(std::move(m));
-  }
-  // A second output of one produced value lands in the first's target: copy it out.
-  for (size_t o = 0; o < body.outputs.size(); ++o) {
-    if (targets[o] != kNoValue && outer(body.outputs[o]) != targets[o] &&
-        std::find(copied.begin(), copied.end(), o) == copied.end()) {
-      copied.push_back(o);
-    }
   }
   for (size_t o : copied) {
     Node identity;

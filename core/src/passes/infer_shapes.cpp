@@ -114,10 +114,14 @@ class Sweep {
   }
 
   void sweep(std::vector<int>& producer, std::vector<bool>& done, std::vector<bool>& folded) {
+    // Marking mode: node n is dynamic, left uninferred.
+    const auto mark = [&](size_t n) {
+      dynamic_[n] = 1;
+      done[n] = true;
+    };
     for (size_t n = 0; n < graph_.nodes.size(); ++n) {
       if (marking_ && reads_dynamic(n, producer)) {
-        dynamic_[n] = 1;
-        done[n] = true;
+        mark(n);
         continue;
       }
       const std::string& op = graph_.nodes[n].op_type;
@@ -131,8 +135,7 @@ class Sweep {
                             : unroll(control);
         } catch (const ValueNeededAtRun&) {
           if (!marking_) throw;
-          dynamic_[n] = 1;
-          done[n] = true;
+          mark(n);
           continue;
         }
         const auto at = static_cast<std::ptrdiff_t>(n);
@@ -164,8 +167,7 @@ class Sweep {
         infer(node);
       } catch (const ValueNeededAtRun&) {
         if (!marking_) throw;
-        dynamic_[n] = 1;
-        done[n] = true;
+        mark(n);
         continue;
       }
       normalise(graph_.nodes[n]);
