@@ -1,11 +1,13 @@
 // Packages against their oracle, the session they were made from: same outputs bit for bit,
-// same placement, precision and configs; and the loader against hostile bytes.
+// same placement, precision and configs; the loader against hostile bytes; content hashes and
+// signatures (a changed member refused naming it, a package no trusted key signed refused).
 #include "tessera/package.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <map>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "tessera/error.hpp"
+#include "tessera/integrity.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/opset.hpp"
 #include "tessera/session.hpp"
@@ -371,6 +374,129 @@ TEST(PackageTest, TheCApiRunsAPackage) {
   ASSERT_EQ(tessera_session_create(file.c_str(), nullptr, &s), TESSERA_FAILED);
   EXPECT_NE(std::string(tessera_last_error()).find(file), std::string::npos)
       << tessera_last_error();
+  std::filesystem::remove(file);
+}
+
+// FIPS 180-4's SHA-256 test vectors, hashed in one piece and fed in pieces of odd sizes that
+// straddle the 64-byte blocks.
+TEST(IntegrityTest, Sha256GivesTheStandardsDigests) {
+  const std::string million(1000000, 'a');
+  const std::vector<std::pair<std::string, std::string>> vectors = {
+      {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+      {million, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"}};
+  for (const auto& [text, want] : vectors) {
+    EXPECT_EQ(to_hex(sha256(text)), want) << text.size() << " bytes";
+    Sha256 pieces;
+    for (size_t at = 0, step = 1; at < text.size(); at += step, step = step * 3 % 97 + 1)
+      pieces.update(text.data() + at, std::min(step, text.size() - at));
+    EXPECT_EQ(to_hex(pieces.finish()), want) << text.size() << " bytes in pieces";
+  }
+}
+
+// The index in "...: graph.nodes[7] ('name'): ..." after `member`, or -1.
+long member_index(const std::string& message, const std::string& member) {
+  const size_t at = message.find(": " + member + "[");
+  return at == std::string::npos ? -1 : std::stol(message.substr(at + member.size() + 3));
+}
+
+// A package changed after it was written: an op swapped in the file ("Clip"/"Relu" -> "Tanh",
+// the same length, so the FlatBuffer still verifies and the graph still type-checks) and a
+// flipped weight byte. Each is refused naming the file and the member that differs; the
+// package as written loads and runs as the session it was made from.
+TEST(PackageTest, AnOpOrWeightChangedInTheFileIsRefusedNamingTheMember) {
+  const Made m = made_on({"cpu"});
+  const Package good = package_from_session(*m.session);
+  const std::string bytes = serialize_package(good);
+  const auto refusal = [](const std::string& b) {
+    return error_of(
+        [&] { parse_package(reinterpret_cast<const uint8_t*>(b.data()), b.size(), "x.tsp"); });
+  };
+  ASSERT_EQ(refusal(bytes), "");
+  const Package back =
+      parse_package(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size(), "x.tsp");
+  EXPECT_EQ(back.content_sha256, package_content_digest(good));
+  expect_identical(Session(back, SessionOptions{}).run(m.in), m.want);
+
+  std::string swapped = bytes;
+  std::string op;
+  for (const char* candidate : {"Relu", "Clip"}) {
+    const std::string stored = std::string("\x04\0\0\0", 4) + candidate + std::string(1, '\0');
+    const size_t at = swapped.find(stored);
+    if (at == std::string::npos) continue;
+    swapped.replace(at + 4, 4, "Tanh");
+    op = candidate;
+    break;
+  }
+  ASSERT_FALSE(op.empty()) << "mobilenet_v2 has no Relu or Clip node";
+  const std::string op_refusal = refusal(swapped);
+  const long node = member_index(op_refusal, "graph.nodes");
+  ASSERT_GE(node, 0) << op_refusal;
+  EXPECT_EQ(good.graph.nodes[static_cast<size_t>(node)].op_type, op) << op_refusal;
+  EXPECT_EQ(op_refusal.rfind("x.tsp: graph.nodes[" + std::to_string(node) + "] ('" +
+                                 good.graph.nodes[static_cast<size_t>(node)].name +
+                                 "'): its content does not match the SHA-256 written with the "
+                                 "package",
+                             0),
+            0u)
+      << op_refusal;
+
+  // The last byte of the file is the last byte of the last constant written.
+  std::string flipped = bytes;
+  flipped.back() = static_cast<char>(flipped.back() ^ 0x40);
+  const std::string weight_refusal = refusal(flipped);
+  const long value = member_index(weight_refusal, "graph.values");
+  ASSERT_GE(value, 0) << weight_refusal;
+  EXPECT_NE(good.graph.values[static_cast<size_t>(value)].constant, nullptr) << weight_refusal;
+  EXPECT_NE(weight_refusal.find("changed or damaged after it was written"), std::string::npos);
+}
+
+// Signatures: with trusted keys, an unsigned package, one signed by another key, and one changed
+// after it was signed are refused with the reason; the one signed by the trusted key runs as the
+// session it was made from; without trusted keys none is required.
+TEST(PackageTest, OnlyAPackageSignedByATrustedKeyRunsWhenKeysAreGiven) {
+  if (!signatures_supported()) GTEST_SKIP() << "built without libsodium";
+  const Made m = made_on({"cpu"});
+  const SecretKey a = generate_secret_key();
+  const SecretKey b = generate_secret_key();
+  const std::string file = temp_path("signed.tsp");
+  write_package(package_from_session(*m.session), file, /*overwrite=*/true);
+  SessionOptions trust_a;
+  trust_a.trusted_keys = {a.public_key().text()};
+  EXPECT_EQ(error_of([&] { Session s(read_package(file), trust_a); }),
+            file + ": refused: it is not signed, and trusted keys are given (sign it with "
+                   "tessera sign)");
+
+  Package signed_package = read_package(file);
+  sign_package(signed_package, a);
+  sign_package(signed_package, a);  // the same key again replaces its signature
+  write_package(signed_package, file, /*overwrite=*/true);
+  const Package back = read_package(file);
+  ASSERT_EQ(back.signatures.size(), 1u);
+  EXPECT_EQ(back.signatures[0].key, a.public_key());
+  expect_identical(Session(back, trust_a).run(m.in), m.want);
+
+  SessionOptions trust_b;
+  trust_b.trusted_keys = {b.public_key().text()};
+  EXPECT_EQ(error_of([&] { Session s(back, trust_b); }),
+            file + ": refused: no signature by a trusted key verifies; signed by " +
+                a.public_key().text() + " (not a trusted key)");
+
+  Package changed = back;
+  changed.created_by = "an edit after signing";
+  write_package(changed, file, /*overwrite=*/true);
+  EXPECT_EQ(error_of([&] { Session s(read_package(file), trust_a); }),
+            file + ": refused: no signature by a trusted key verifies; signed by " +
+                a.public_key().text() +
+                " (its signature does not match the content: changed after signing)");
+  expect_identical(Session(read_package(file), SessionOptions{}).run(m.in), m.want);
+
+  SessionOptions bad_key;
+  bad_key.trusted_keys = {"ed25519:1234"};
+  EXPECT_EQ(error_of([&] { Session s(back, bad_key); }),
+            "trusted_keys: the key after 'ed25519:' must be 64 hex digits");
   std::filesystem::remove(file);
 }
 

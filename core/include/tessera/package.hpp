@@ -12,13 +12,21 @@
 // with its config. When a target's plugin or device differs from the package's (another device,
 // a plugin of another version), the session refuses with the reason, or with
 // SessionOptions::replan_package plans the graph again for the devices at hand.
+//
+// Integrity (tessera/integrity.hpp): the writer stores a SHA-256 per member (the manifest, each
+// target, the graph's shape, each value with its weights, each node with its config) and
+// read_package refuses a package whose member differs, naming it ("graph.nodes[3] ('relu_1'):
+// its content does not match ..."), before anything of it is used. Signatures (ed25519) sign
+// the content hash; a session given trusted keys refuses a package no trusted key signed.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "tessera/graph.hpp"
+#include "tessera/integrity.hpp"
 #include "tessera/plugin_host.hpp"
 
 namespace tessera {
@@ -59,6 +67,10 @@ struct Package {
   Graph graph;  // prepared
   std::vector<PackageTarget> targets;
   std::vector<PackageNode> nodes;  // parallel to graph.nodes
+  // The content hash read_package checked the members against (zero when made in memory).
+  Sha256Digest content_sha256{};
+  // Signatures over the content hash, as read (checked only against trusted keys).
+  std::vector<Signature> signatures;
 };
 
 // The package of a session's current plan: its graph, placement and configs.
@@ -75,6 +87,15 @@ void write_package(const Package& package, const std::string& path, bool overwri
 Package read_package(const std::string& path);
 // The same over bytes in memory (for the fuzzer); constants are copied out of `data`.
 Package parse_package(const uint8_t* data, size_t size, const std::string& file);
+
+// The content hash of `package` (over every member's SHA-256): what a signature signs.
+Sha256Digest package_content_digest(const Package& package);
+// Adds a signature by `key` over the content hash, replacing an earlier one by the same key.
+// Throws tessera::Error when this build has no libsodium.
+void sign_package(Package& package, const SecretKey& key);
+// Why `package` is not trusted under `trusted_keys` (see trust_problem), or nullopt.
+std::optional<std::string> package_trust_problem(const Package& package,
+                                                 const std::vector<std::string>& trusted_keys);
 
 // True when the file starts like a package (size prefix, then "TSPK" as the identifier).
 bool is_package_file(const std::string& path);

@@ -110,6 +110,12 @@ struct SessionOptions {
   // reason; true plans the package's graph again for the devices here, as an ONNX model would
   // be, with a warning in the plan.
   bool replan_package = false;
+  // Public keys ("ed25519:<hex>", or absolute paths of .pub files; tessera/integrity.hpp). Empty
+  // (the default): content hashes are checked, signatures are not required. Given: a package
+  // this session is made from, and every pack it reads, must carry a valid signature by one of
+  // them; a package is refused with the reason, a schedules-directory pack is left out with a
+  // warning in the plan, a `pack_files` pack is an error.
+  std::vector<std::string> trusted_keys;
 };
 
 // The pack chosen for one target device, and why.

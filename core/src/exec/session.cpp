@@ -247,13 +247,28 @@ Session::Session(Graph graph, const SessionOptions& options, std::shared_ptr<con
   impl.first_plan();
 }
 
+namespace {
+
+// `package` when SessionOptions::trusted_keys accept it (checked before any plugin loads).
+const Package& trusted_package(const Package& package, const SessionOptions& options) {
+  if (const auto problem = package_trust_problem(package, options.trusted_keys)) {
+    throw Error((package.file.empty() ? std::string("package") : package.file) +
+                ": refused: " + *problem);
+  }
+  return package;
+}
+
+}  // namespace
+
 Session::Session(const Package& package, const SessionOptions& options)
-    : Session(package, options, make_plugin_host(options, package_plugins(package))) {}
+    : Session(package, options,
+              make_plugin_host(options, package_plugins(trusted_package(package, options)))) {}
 
 Session::Session(const Package& package, const SessionOptions& options,
                  std::shared_ptr<const PluginHost> host)
     : impl_(std::make_unique<Impl>()) {
   if (!host) throw Error("Session: no plugin host given");
+  trusted_package(package, options);
   SessionOptions o = package_options(package, options);
   check_session_options(o);
   Impl& impl = *impl_;

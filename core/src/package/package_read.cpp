@@ -12,8 +12,10 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "package/package_digest.hpp"
 #include "package/package_format.hpp"
 #include "package_generated.h"
 #include "tessera/error.hpp"
@@ -102,6 +104,12 @@ class Decoder {
         p.targets.push_back(target(*root->targets()->Get(i), "targets[" + std::to_string(i) + "]"));
     }
     graph(*root->graph(), p);
+    // The content hash before any meaning is given to the content: a changed member is named
+    // as changed, not reported as whatever inconsistency the change happens to make.
+    check_members(*root, p);
+    p.signatures = signatures(*root);
+    check_shapes(p.graph);
+    p.graph.prepared = true;
     return p;
   }
 
@@ -365,8 +373,56 @@ class Decoder {
       out.outputs.push_back(v);
     }
     if (out.outputs.empty()) fail("graph.outputs", "the graph has no outputs");
-    check_shapes(out);
-    out.prepared = true;
+  }
+
+  // Each member's SHA-256 against the one the writer stored (package_digest.hpp); sets the
+  // package's content hash.
+  void check_members(const fb::Package& root, Package& p) const {
+    const auto* stored = root.member_sha256();
+    if (stored == nullptr || stored->size() == 0) {
+      fail("member_sha256",
+           "is missing: the package carries no content hash, so a change to it could not be "
+           "seen; compile the model again with this version of tessera");
+    }
+    const size_t count = package_detail::member_count(p);
+    const size_t digest_size = std::tuple_size<Sha256Digest>::value;
+    if (stored->size() != count * digest_size) {
+      fail("member_sha256", std::to_string(stored->size()) + " bytes of hashes for " +
+                                std::to_string(count) + " members (" +
+                                std::to_string(count * digest_size) +
+                                " bytes): values or nodes were added or removed after writing");
+    }
+    size_t i = 0;
+    package_detail::visit_members(p, [&](const std::string& member, const Sha256Digest& d) {
+      const uint8_t* want = stored->data() + i * digest_size;
+      if (std::memcmp(want, d.data(), digest_size) != 0) {
+        fail(member, "its content does not match the SHA-256 written with the package (sha256:" +
+                         to_hex(want, digest_size) + ", content sha256:" + to_hex(d) +
+                         "): the package was changed or damaged after it was written; compile "
+                         "it again");
+      }
+      ++i;
+      return true;
+    });
+    p.content_sha256 = package_detail::root_digest(stored->data(), count);
+  }
+
+  std::vector<Signature> signatures(const fb::Package& root) const {
+    std::vector<Signature> out;
+    if (root.signatures() == nullptr) return out;
+    for (flatbuffers::uoffset_t i = 0; i < root.signatures()->size(); ++i) {
+      const fb::PackageSignature& s = *root.signatures()->Get(i);
+      const std::string field = "signatures[" + std::to_string(i) + "]";
+      Signature sig;
+      if (s.public_key() == nullptr || s.public_key()->size() != sig.key.bytes.size())
+        fail(field + ".public_key", "must be 32 bytes (an ed25519 public key)");
+      if (s.signature() == nullptr || s.signature()->size() != sig.bytes.size())
+        fail(field + ".signature", "must be 64 bytes (an ed25519 signature)");
+      std::memcpy(sig.key.bytes.data(), s.public_key()->data(), sig.key.bytes.size());
+      std::memcpy(sig.bytes.data(), s.signature()->data(), sig.bytes.size());
+      out.push_back(sig);
+    }
+    return out;
   }
 
   // Plugins size their buffers from the values' shapes, so the shapes a package states must be

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "package/package_digest.hpp"
 #include "package/package_format.hpp"
 #include "package_generated.h"
 #include "tessera/error.hpp"
@@ -224,11 +225,21 @@ std::string serialize_package(const Package& package) {
   std::vector<Offset<fb::Target>> targets;
   for (const PackageTarget& t : package.targets) targets.push_back(target(b, t));
   const std::string& area = weights.bytes();
+  std::vector<uint8_t> member_sha256;
+  for (const package_detail::MemberDigest& m : package_detail::member_digests(package))
+    member_sha256.insert(member_sha256.end(), m.digest.begin(), m.digest.end());
+  std::vector<Offset<fb::PackageSignature>> signatures;
+  for (const Signature& s : package.signatures) {
+    signatures.push_back(fb::CreatePackageSignature(
+        b, b.CreateVector(s.key.bytes.data(), s.key.bytes.size()),
+        b.CreateVector(s.bytes.data(), s.bytes.size())));
+  }
   const auto root =
       fb::CreatePackage(b, kPackageFormatVersion, b.CreateString(package.engine_version),
                         b.CreateString(package.plugin_abi), b.CreateString(package.source_model),
                         b.CreateString(package.created_by), b.CreateString(package.precision),
-                        graph, b.CreateVector(targets), area.size());
+                        graph, b.CreateVector(targets), area.size(), b.CreateVector(member_sha256),
+                        b.CreateVector(signatures));
   b.FinishSizePrefixed(root, fb::PackageIdentifier());
   std::string bytes(reinterpret_cast<const char*>(b.GetBufferPointer()), b.GetSize());
   bytes.resize(package_detail::align_up(bytes.size()), '\0');
