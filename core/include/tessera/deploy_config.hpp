@@ -89,6 +89,10 @@ struct DeployConfig {
   PackSettings packs;
   std::string cache_dir;  // absolute; empty = the tool's default
   PartitionSettings partition;
+  // `trusted_keys:` as key texts ("ed25519:<hex>"; entries naming a .pub file, relative to this
+  // file, are read when the file loads). Given, packages and packs must be signed by one of them
+  // (SessionOptions::trusted_keys).
+  std::vector<std::string> trusted_keys;
 };
 
 // The default when a file has no `targets:`: the reference plugin, which runs everywhere.

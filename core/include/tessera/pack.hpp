@@ -3,6 +3,13 @@
 // Loading validates strictly; selection picks the most specific compatible pack for a device
 // (exact device+driver > device > family > vendor > none = the schedules' heuristics) and says why.
 // The format is documented in schedules/README.md.
+//
+// Integrity (tessera/integrity.hpp): a pack's `sha256:` is the SHA-256 of its content in a
+// canonical encoding of what was read (pack_content_digest: header and entries, numbers as the
+// doubles and integers they read as), so comments and layout may change but no value may. The
+// writers (`tessera tune`, `pack build`, `pack merge`) write it; `tessera pack seal` adds it to a
+// pack written by hand, without touching anything else in the file. A pack whose hash differs
+// is refused; one without a hash loads with a warning. `signatures:` sign the hash.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +19,7 @@
 #include <vector>
 
 #include "tessera/device_family.hpp"
+#include "tessera/integrity.hpp"
 
 namespace tessera {
 
@@ -52,7 +60,24 @@ struct Pack {
   VersionRange engine_version;  // engine versions the knob meanings are valid for
   PackMeasured measured;
   std::vector<PackEntry> entries;  // empty when schema_version is not one this engine reads
+  std::string sha256;              // as read and checked: 64 hex digits; "" = the pack has none
+  std::vector<Signature> signatures;  // as read (checked only against trusted keys)
 };
+
+// The SHA-256 of a pack's content (schema version, plugin, match, engine version, measured,
+// entries in order), the same however the YAML was laid out.
+Sha256Digest pack_content_digest(const Pack& pack);
+// Why `pack` is not trusted under `trusted_keys` (see trust_problem), or nullopt. A pack without
+// a sha256 cannot be trusted under keys: its signatures sign a hash it does not state.
+std::optional<std::string> pack_trust_problem(const Pack& pack,
+                                              const std::vector<std::string>& trusted_keys);
+
+// `text`, the content of pack file `file`, with its top-level `sha256:` set to the hash of its
+// content and its `signatures:` set to `signatures` (none: the key is left out). Every other line
+// is kept as it was, so measured numbers are not rewritten. Throws tessera::Error naming the file
+// when the pack does not load, or is not in block style at its top level.
+std::string seal_pack_text(const std::string& text, const std::string& file,
+                           const std::vector<Signature>& signatures);
 
 // Reads a pack. Throws tessera::Error "file:line:col: key.path: ..." for anything malformed.
 // A pack with a different schema_version loads its header only (plugin, match) so that selection
@@ -61,7 +86,8 @@ Pack load_pack(const std::string& path);
 Pack parse_pack(const std::string& text, const std::string& file);
 // Deterministic YAML text for a pack (entries in the given order).
 std::string serialize_pack(const Pack& pack);
-// serialize_pack, then the text parsed back as `tessera pack validate` reads it: throws
+// serialize_pack with its sha256 sealed in, then the text parsed back as `tessera pack validate`
+// reads it: throws
 // tessera::Error naming `output` and the problem when a reader would refuse the pack (a knob
 // name or workload a log carried that the schema does not allow), so what a writer puts on disk
 // always loads.

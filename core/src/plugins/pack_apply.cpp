@@ -131,7 +131,13 @@ DevicePacks select_device_packs(const PackSources& sources, const std::string& t
     for (const std::string& dir : sources.schedules_dirs) {
       PackScan scan = sources.scan(dir, plugin);
       for (std::string& w : scan.warnings) plan.warnings.push_back(std::move(w));
-      for (Pack& p : scan.packs) candidates.push_back(std::move(p));
+      for (Pack& p : scan.packs) {
+        if (const auto problem = pack_trust_problem(p, sources.trusted_keys)) {
+          plan.warnings.push_back("pack " + p.file + " refused: " + *problem);
+          continue;
+        }
+        candidates.push_back(std::move(p));
+      }
     }
   }
   PackSelection selection = select_pack(candidates, plugin, identity, plan.family);

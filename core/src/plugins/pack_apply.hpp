@@ -25,6 +25,8 @@ struct PackSources {
   std::vector<std::string> schedules_dirs;  // kAuto: searched, in order
   std::vector<Pack> file_packs;             // kFiles
   std::vector<std::string> warnings;        // descriptor directories that failed to load
+  // SessionOptions::trusted_keys: scanned packs no trusted key signed are left out.
+  std::vector<std::string> trusted_keys;
   // kAuto: the packs of one plugin in one schedules directory (scan_packs).
   std::function<PackScan(const std::string& dir, const std::string& plugin)> scan;
 };

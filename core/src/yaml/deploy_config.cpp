@@ -10,6 +10,7 @@
 #include "op.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/integrity.hpp"
 #include "tessera/plugin_host.hpp"
 #include "yaml/yaml_doc.hpp"
 
@@ -152,6 +153,25 @@ void check_registered_op(const MapReader& m, const std::string& key, size_t inde
                       "matched exactly); the closest registered op type is '" + closest + "'");
 }
 
+// `trusted_keys:`: each a key ("ed25519:<hex>") or a .pub file (relative to the YAML file's
+// directory), checked now so a typo fails here, not at the first package; returned as key texts.
+std::vector<std::string> parse_trusted_keys(const MapReader& root, const fs::path& base_dir) {
+  std::vector<std::string> keys;
+  const std::vector<std::string> entries = root.str_list("trusted_keys");
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const std::string path = "trusted_keys[" + std::to_string(i) + "]";
+    const YAML::Node node = root.node("trusted_keys")[i];
+    const std::string& e = entries[i];
+    const std::string entry = e.rfind("ed25519:", 0) == 0 ? e : resolve(base_dir, e);
+    try {
+      keys.push_back(read_trusted_key(entry, path).text());
+    } catch (const Error& err) {
+      config::fail_at(root.file(), node, path, err.what());
+    }
+  }
+  return keys;
+}
+
 }  // namespace
 
 DeployConfig parse_deploy_config(const std::string& text, const std::string& path) {
@@ -165,7 +185,8 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   }
   MapReader root(file, doc.root, "",
                  {"schema_version", "model", "zoo", "inputs", "targets", "precision", "plugin_dirs",
-                  "allow_plugin_shadowing", "packs", "cache_dir", "partition", "mixed_precision"});
+                  "allow_plugin_shadowing", "packs", "cache_dir", "partition", "mixed_precision",
+                  "trusted_keys"});
   root.integer("schema_version", 1, 1, 1);
 
   DeployConfig cfg;
@@ -236,6 +257,7 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   }
 
   cfg.allow_plugin_shadowing = root.boolean("allow_plugin_shadowing", false);
+  cfg.trusted_keys = parse_trusted_keys(root, base_dir);
 
   if (root.has("packs")) {
     MapReader p(file, root.map("packs"), "packs", {"mode", "files"});

@@ -29,6 +29,7 @@ SessionOptions from_deployment(const DeployConfig& config) {
   o.cache_dir = config.cache_dir;
   o.min_island_nodes = config.partition.min_island_nodes;
   o.allow_fallback = config.partition.allow_fallback;
+  o.trusted_keys = config.trusted_keys;
   return o;
 }
 

@@ -38,6 +38,7 @@ PackSources load_pack_sources(const SessionOptions& options) {
   PackSources sources;
   sources.mode = options.pack_mode;
   sources.scan = &scan_packs;
+  sources.trusted_keys = options.trusted_keys;
   if (options.pack_mode == PackMode::kNone) return sources;
 
   for (const std::string& d : options.device_family_dirs) add_unique(sources.family_dirs, d);
@@ -63,6 +64,8 @@ PackSources load_pack_sources(const SessionOptions& options) {
   if (options.pack_mode == PackMode::kFiles) {
     for (const std::string& file : options.pack_files) {
       Pack pack = load_pack(file);  // errors name the file, line and key
+      if (const auto problem = pack_trust_problem(pack, options.trusted_keys))
+        throw Error(file + ": refused: " + *problem);
       if (pack.schema_version != kPackSchemaVersion) {
         throw Error(file + ": schema_version " + std::to_string(pack.schema_version) +
                     " is not one this engine reads (" + std::to_string(kPackSchemaVersion) +

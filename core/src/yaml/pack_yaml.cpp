@@ -105,6 +105,43 @@ PackMatch read_match(const MapReader& root) {
   return match;
 }
 
+std::vector<Signature> read_signatures(const MapReader& root) {
+  std::vector<Signature> out;
+  const YAML::Node list = root.seq("signatures");
+  if (!list) return out;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = "signatures[" + std::to_string(i) + "]";
+    MapReader r(root.file(), list[i], path, {"key", "signature"});
+    Signature sig;
+    const std::string where = config::location(root.file(), list[i]) + ": " + path;
+    sig.key = parse_public_key(r.require_str("key"), where + ".key");
+    const auto bytes = from_hex(r.require_str("signature"));
+    if (!bytes || bytes->size() != sig.bytes.size())
+      r.fail("signature", "must be 128 hex digits (an ed25519 signature; tessera sign writes it)");
+    std::copy(bytes->begin(), bytes->end(), sig.bytes.begin());
+    out.push_back(sig);
+  }
+  return out;
+}
+
+// `sha256:` checked against the content just read, and `signatures:` read.
+void read_integrity(const MapReader& root, Pack& pack) {
+  pack.signatures = read_signatures(root);
+  if (!root.has("sha256")) return;
+  pack.sha256 = root.require_str("sha256");
+  const auto bytes = from_hex(pack.sha256);
+  if (!bytes || bytes->size() != 32) {
+    root.fail("sha256", "'" + escaped(pack.sha256) +
+                            "' is not a SHA-256 (64 hex digits; tessera pack seal writes it)");
+  }
+  const std::string content = to_hex(pack_content_digest(pack));
+  if (to_hex(bytes->data(), bytes->size()) != content) {
+    root.fail("sha256", "the pack's content does not match its sha256 (content sha256:" + content +
+                            "): it was changed after it was written; if the change is meant, "
+                            "`tessera pack seal " + pack.file + "` records the new hash");
+  }
+}
+
 }  // namespace
 
 Pack parse_pack(const std::string& text, const std::string& file) {
@@ -132,7 +169,8 @@ Pack parse_pack(const std::string& text, const std::string& file) {
     }
   }
   MapReader root(file, doc.root, "",
-                 {"schema_version", "plugin", "match", "engine_version", "measured", "entries"});
+                 {"schema_version", "plugin", "match", "engine_version", "measured", "entries",
+                  "sha256", "signatures"});
   pack.plugin = root.require_str("plugin");
   pack.match = read_match(root);
   if (!root.has("engine_version")) {
@@ -194,6 +232,7 @@ Pack parse_pack(const std::string& text, const std::string& file) {
     entry.time_us = e.number("time_us", 0, 1e-6, 1e12);
     pack.entries.push_back(std::move(entry));
   }
+  read_integrity(root, pack);
   return pack;
 }
 
@@ -202,7 +241,12 @@ Pack load_pack(const std::string& path) {
 }
 
 std::string serialize_validated_pack(const Pack& pack, const std::string& output) {
-  std::string text = serialize_pack(pack);
+  std::string text;
+  try {
+    text = seal_pack_text(serialize_pack(pack), output, {});
+  } catch (const Error& e) {
+    throw Error("the pack for '" + output + "' would not load, so it is not written: " + e.what());
+  }
   Pack back;
   try {
     back = parse_pack(text, output);
@@ -238,6 +282,11 @@ PackScan scan_packs(const std::string& schedules_dir, const std::string& plugin)
         scan.warnings.push_back("pack " + f + " ignored: it says plugin '" + p.plugin +
                                 "' but lies in the folder of plugin '" + plugin + "'");
         continue;
+      }
+      if (p.sha256.empty() && p.schema_version == kPackSchemaVersion) {
+        scan.warnings.push_back("pack " + f +
+                                " has no sha256, so a change to it would go unnoticed (`tessera "
+                                "pack seal " + f + "` adds one)");
       }
       scan.packs.push_back(std::move(p));
     } catch (const Error& e) {
