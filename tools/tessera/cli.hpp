@@ -89,6 +89,9 @@ int cmd_pack(int argc, char** argv);
 int cmd_tune(int argc, char** argv);
 int cmd_agent(int argc, char** argv);
 int cmd_farm(int argc, char** argv);
+int cmd_keygen(int argc, char** argv);
+int cmd_sign(int argc, char** argv);
+int cmd_verify(int argc, char** argv);
 // This executable, which is also the tuner's measuring worker (`tessera tune --worker`).
 std::string this_executable();
 int cmd_bench(int argc, char** argv);

@@ -132,7 +132,7 @@ struct RunCounters {
 int cmd_bench(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "threads", "repeat", "warmup", "seed", "input", "input-shape", "pack",
-             "precision", "trace", kMemoryLimitOption},
+             "precision", "trace", "trusted-key", kMemoryLimitOption},
             {"json", "no-packs", "profile", "allow-fallback", "force", "mixed-precision", "replan",
              "help"});
   if (args.flag("help") || args.positionals().size() != 1) {
@@ -140,7 +140,7 @@ int cmd_bench(int argc, char** argv) {
         "usage: tessera bench MODEL.onnx|DEPLOY.yaml [--targets LIST] [--threads N]\n"
         "                     [--repeat N (default 30)] [--warmup N (default 3)] [--json]\n"
         "                     [--profile] [--pack FILE]... [--no-packs] [--precision P]\n"
-        "                     [--mixed-precision] [--replan]\n"
+        "                     [--mixed-precision] [--replan] [--trusted-key KEY]...\n"
         "                     [--allow-fallback] [--trace FILE.json [--force]]\n"
         "                     [--input NAME=FILE.npy | --input FILE.npz]...\n"
         "                     [--input-shape NAME=D0,D1,...]...\n"

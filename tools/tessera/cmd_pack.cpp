@@ -1,4 +1,4 @@
-// `tessera pack inspect|validate|merge|build`: look at, check and combine tuned packs
+// `tessera pack inspect|validate|merge|build|seal`: look at, check, combine and hash tuned packs
 // (schedules/<plugin>/<device-or-family>.yaml), or build one from tuner logs. The format is in
 // schedules/README.md.
 #include <cstdio>
@@ -22,14 +22,18 @@ void print_pack_usage(std::FILE* out) {
                "usage: tessera pack inspect FILE...\n"
                "       tessera pack validate FILE...\n"
                "       tessera pack merge -o OUT [--force] FILE...\n"
-               "       tessera pack build -o OUT.yaml [--force] LOG.jsonl...\n\n"
+               "       tessera pack build -o OUT.yaml [--force] LOG.jsonl...\n"
+               "       tessera pack seal FILE...\n\n"
                "  inspect   print each pack's header and its entries\n"
                "  validate  check each pack; exit 1 if any is malformed or of another schema\n"
                "  merge     combine packs for the same plugin and device into OUT, keeping the\n"
                "            faster entry per workload; OUT is written atomically and an existing\n"
                "            OUT is only replaced with --force\n"
                "  build     build a pack from `tessera tune --log` logs of one plugin and device:\n"
-               "            the fastest ok record per workload; written like merge\n");
+               "            the fastest ok record per workload; written like merge\n"
+               "  seal      write each pack's sha256 (the hash of its content, checked when it\n"
+               "            loads) into it, every other line kept as it is; for a pack written\n"
+               "            or edited by hand. Signatures that no longer match are dropped\n");
 }
 
 std::string match_text(const Pack& p) {
@@ -163,6 +167,45 @@ int run_merge(const std::vector<std::string>& args) {
   return 0;
 }
 
+// Records the hash of each pack's current content. Signatures are kept while they still sign
+// that content and dropped (with a line saying so) when the content changed under them.
+int run_seal(const std::vector<std::string>& files) {
+  if (files.empty()) throw Error("pack seal: give at least one pack file");
+  for (const std::string& f : files) {
+    if (!f.empty() && f[0] == '-') throw Error("pack seal: unknown option '" + f + "'");
+  }
+  for (const std::string& f : files) {
+    const std::string text = read_file(f, "pack", kMaxYamlFileBytes);
+    const Sha256Digest digest = pack_content_digest(parse_pack(seal_pack_text(text, f, {}), f));
+    // The signatures the file has, when its sha256 still matches its content (otherwise they
+    // signed other content); kept while they verify.
+    std::vector<Signature> old;
+    try {
+      old = parse_pack(text, f).signatures;
+    } catch (const Error&) {
+      std::printf("  %s: its content changed since its sha256 was written; a signature it had "
+                  "is dropped\n", f.c_str());
+    }
+    std::vector<Signature> kept;
+    for (const Signature& s : old) {
+      if (!signatures_supported() || verify_signature(s, kPackSignatureDomain, digest)) {
+        kept.push_back(s);
+      } else {
+        std::printf("  %s: signature by %s dropped: it does not sign this content\n", f.c_str(),
+                    s.key.text().c_str());
+      }
+    }
+    const std::string sealed = seal_pack_text(text, f, kept);
+    if (sealed == text) {
+      std::printf("ok   %s: sha256:%s already recorded\n", f.c_str(), to_hex(digest).c_str());
+      continue;
+    }
+    write_file_atomic(f, sealed, /*overwrite=*/true);
+    std::printf("sealed %s: sha256:%s\n", f.c_str(), to_hex(digest).c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_pack(int argc, char** argv) {
@@ -181,6 +224,7 @@ int cmd_pack(int argc, char** argv) {
   }
   if (action == "merge") return run_merge(args);
   if (action == "build") return run_build(args);
+  if (action == "seal") return run_seal(args);
   if (action != "inspect" && action != "validate") {
     std::fprintf(stderr, "tessera pack: unknown action '%s'\n\n", action.c_str());
     print_pack_usage(stderr);

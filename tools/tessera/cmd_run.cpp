@@ -55,6 +55,9 @@ const char* const kRunUsage =
     "                        here (device, driver, plugin version): plan it again instead\n"
     "                        of refusing\n"
     "  --memory-limit BYTES  refuse models needing more (e.g. 4G; default: physical memory)\n"
+    "  --trusted-key KEY     ed25519:<hex>, or an absolute .pub file (tessera keygen):\n"
+    "                        refuse a package or pack no trusted key signed (repeatable;\n"
+    "                        replaces the deployment's trusted_keys)\n"
     "  --check-accuracy      also run the model in fp32 on the same targets and report, per\n"
     "                        output, the largest abs and relative (to the output's largest\n"
     "                        magnitude) difference over a batch of inputs, and for class\n"
@@ -248,7 +251,7 @@ void print_top5(const std::string& name, const Tensor& output) {
 int cmd_run(int argc, char** argv) {
   Args args(argc, argv,
             {"targets", "input", "input-shape", "seed", "output-dir", "repeat", "pack", "precision",
-             "threads", "accuracy-samples", "accuracy-budget", kMemoryLimitOption},
+             "threads", "accuracy-samples", "accuracy-budget", "trusted-key", kMemoryLimitOption},
             {"force", "no-packs", "allow-fallback", "verbose", "quiet", "json", "check-accuracy",
              "mixed-precision", "replan", "help"});
   if (args.flag("help") || args.positionals().size() != 1) {

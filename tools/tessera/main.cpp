@@ -25,6 +25,9 @@ const Command kCommands[] = {
     {"tune", tessera::cli::cmd_tune, "tune schedules of a model's nodes and write a pack"},
     {"agent", tessera::cli::cmd_agent, "measure a tuning farm's candidates on this device"},
     {"farm", tessera::cli::cmd_farm, "a tuning farm's pools and agents (farm status)"},
+    {"keygen", tessera::cli::cmd_keygen, "write an ed25519 key pair for signing"},
+    {"sign", tessera::cli::cmd_sign, "sign packages and packs with a secret key"},
+    {"verify", tessera::cli::cmd_verify, "check content hashes and signatures"},
 };
 
 // The overview: on stdout for --help, on stderr when the command line was wrong.

@@ -12,6 +12,7 @@
 #include "cli.hpp"
 #include "tessera/deploy_config.hpp"
 #include "tessera/deployment.hpp"
+#include "tessera/integrity.hpp"
 #include "tessera/npy.hpp"
 #include "tessera/onnx_import.hpp"
 #include "tessera/passes.hpp"
@@ -247,6 +248,7 @@ Workload load_workload(const std::string& path, const std::string& targets_overr
   w.allow_plugin_shadowing = o.allow_plugin_shadowing;
   w.pack_mode = o.pack_mode;
   w.pack_files = o.pack_files;
+  w.trusted_keys = o.trusted_keys;
   w.description = "deployment " + path + " (model " + model + ")";
   return w;
 }
@@ -309,6 +311,7 @@ SessionOptions session_options(const Workload& workload) {
   options.allow_fallback = workload.allow_fallback;
   options.profile_nodes = workload.profile_nodes;
   options.mixed_precision = workload.mixed_precision;
+  options.trusted_keys = workload.trusted_keys;
   return options;
 }
 
@@ -321,6 +324,11 @@ void apply_model_options(Workload& workload, const Args& args) {
   apply_mixed_precision_option(workload, args.flag("mixed-precision"));
   apply_fallback_option(workload, args.flag("allow-fallback"));
   workload.replan_package = args.flag("replan");
+  // --trusted-key: a key text or a .pub file; given, it replaces the deployment's list.
+  std::vector<std::string> keys;
+  for (const std::string& key : args.get_all("trusted-key"))
+    keys.push_back(read_trusted_key(key, "--trusted-key").text());
+  if (!keys.empty()) workload.trusted_keys = std::move(keys);
 }
 
 std::unique_ptr<Session> make_session(Workload& workload, const SessionOptions& options) {

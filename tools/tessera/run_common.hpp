@@ -53,6 +53,8 @@ struct Workload {
   std::string cache_dir;
   PackMode pack_mode = PackMode::kAuto;  // the deployment's `packs:`, or --pack / --no-packs
   std::vector<std::string> pack_files;
+  // The deployment's trusted_keys:, or --trusted-key (key texts, "ed25519:<hex>").
+  std::vector<std::string> trusted_keys;
   int32_t min_island_nodes = 1;  // the deployment's partition: section
   bool allow_fallback = false;   // the deployment's partition.allow_fallback, or --allow-fallback
   bool profile_nodes = false;    // bench --profile / --trace read per-node times
