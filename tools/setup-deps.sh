@@ -10,6 +10,7 @@ APT_PACKAGES=(
   zlib1g-dev                                      # tessera run --input FILE.npz (deflated)
   libflatbuffers-dev flatbuffers-compiler         # packages (.tsp): verifier + flatc
   libboost-dev                                    # Boost.DLL plugin loading (header-only)
+  libsodium-dev                                   # ed25519 signatures of packages and packs
   libtbb-dev libhwy-dev                           # CPU plugin: threads, portable SIMD
   libxgboost-dev                                  # tuner's learned cost model
   libhiredis-dev redis-server                     # tuning farm: Redis client, server for its tests
