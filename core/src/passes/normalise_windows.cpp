@@ -9,6 +9,7 @@
 #include "tessera/passes.hpp"
 #include "util/axes.hpp"
 #include "util/pooling.hpp"
+#include "util/quantized_unit.hpp"
 
 namespace tessera {
 namespace {
@@ -20,7 +21,8 @@ ops::ExplicitWindow sliding_window(const Node& node, int64_t opset, const Shape&
   const std::vector<int64_t> kernel =
       w ? std::vector<int64_t>(w->begin() + 2, w->end()) : node.attrs.get_ints("kernel_shape");
   const ops::Window win = ops::window_for_compute(node, opset, x, kernel,
-                                                  /*allow_ceil_mode=*/node.op_type != "Conv");
+                                                  /*allow_ceil_mode=*/node.op_type != "Conv" &&
+                                                      node.op_type != ops::kQLinearConvUnit);
   ops::ExplicitWindow e;
   e.kernel = win.kernel;
   e.strides = win.strides;
@@ -34,16 +36,21 @@ ops::ExplicitWindow sliding_window(const Node& node, int64_t opset, const Shape&
 
 void normalise_window_attributes(Node& node, int64_t opset, const std::vector<Shape>& inputs) {
   const std::string& op = node.op_type;
-  const bool conv = op == "Conv", transpose = op == "ConvTranspose";
+  // The int8 conv unit (util/quantized_unit.hpp) has its weight at input 3.
+  const bool qconv = op == ops::kQLinearConvUnit;
+  const bool conv = op == "Conv" || qconv, transpose = op == "ConvTranspose";
   if (!conv && !transpose && op != "MaxPool" && op != "AveragePool") return;
-  if (inputs.empty() || inputs[0].size() < 3 || ((conv || transpose) && inputs.size() < 2)) return;
+  const size_t weight = qconv ? static_cast<size_t>(ops::kQW) : 1;
+  if (inputs.empty() || inputs[0].size() < 3 || ((conv || transpose) && inputs.size() <= weight)) {
+    return;
+  }
   std::optional<ops::ExplicitWindow> e;
   if (transpose) {
     e = ops::conv_transpose_explicit_window(node, opset, inputs[0], inputs[1]);
     if (!e) return;
     node.attrs.erase("output_shape");
   } else {
-    e = sliding_window(node, opset, inputs[0], conv ? &inputs[1] : nullptr);
+    e = sliding_window(node, opset, inputs[0], conv ? &inputs[weight] : nullptr);
   }
   const std::string auto_pad = node.attrs.get_string("auto_pad", "NOTSET");
   // SAME's output is ceil(in / stride) whatever ceil_mode says; with its pads written out,

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "passes/infer_and_fold.hpp"
+#include "passes/quantized_units.hpp"
 #include "tessera/passes.hpp"
 
 namespace tessera {
@@ -59,6 +60,7 @@ void prepare_graph(Graph& graph) {
   before->unprepared.reset();
   before->prepared = false;
   try {
+    fuse_quantized_units(graph);  // before folding, which would make int8 weights float
     fold_constants(graph);  // infers every shape as it goes
   } catch (const InputValuesNeeded& e) {
     graph = std::move(*before);
@@ -110,6 +112,7 @@ Graph prepare_for_inputs(const Graph& graph, const std::map<std::string, Tensor>
     g.unprepared.reset();
     bind_inputs(g, inputs, value_inputs);
     try {
+      fuse_quantized_units(g);
       fold_constants(g);
     } catch (const InputValuesNeeded& e) {
       const size_t before = value_inputs.size();

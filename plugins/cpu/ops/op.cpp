@@ -1,5 +1,6 @@
 // The op table of the cpu plugin and helpers shared by the op files.
 #include "ops/op.hpp"
+#include "ops/int8_unit.hpp"
 
 #include <cmath>
 
@@ -88,6 +89,9 @@ const std::vector<OpEntry>& op_table() {
       {"Identity", query_view, build_view},
       {"Squeeze", query_view, build_view},
       {"Cast", query_cast, build_cast},
+      // core's int8 units (core/ops/util/quantized_unit.hpp)
+      {"TesseraQLinearConv", query_qlinear_conv, build_qlinear_conv},
+      {"TesseraQLinearMatMul", query_qlinear_matmul, build_qlinear_matmul},
       {"Equal", query_compare, build_compare},
       {"Less", query_compare, build_compare},
       {"Greater", query_compare, build_compare},

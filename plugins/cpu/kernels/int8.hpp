@@ -1,0 +1,60 @@
+// The cpu plugin's int8 kernels (int8_gemm.cpp): a u8 x s8 GEMM with int32 sums and the
+// requantization of core's int8 units (core/ops/util/quantized_unit.hpp), bit-exact to core's
+// reference kernels. Activations are unsigned bytes (int8 ones are shifted by 128 when packed, and
+// the shift is taken out with the weights' row sums); weights are signed bytes. The micro-kernel
+// is AVX-512 VNNI's vpdpbusd where the host has it (Highway's AVX3_DL target), and elsewhere the
+// widening path: bytes widened to int32 lanes, multiplied and added.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera::cpu {
+
+// Register tile of the int8 micro-kernel: kI8MR rows (output channels) by kI8NR columns
+// (pixels), K taken 4 at a time (vpdpbusd's group).
+constexpr int64_t kI8MR = 8;
+constexpr int64_t kI8NR = 32;
+
+// Weights [m][k] packed in panels of kI8MR rows laid out [k / 4][row][4], K zero-padded to a
+// multiple of 4, rows zero-padded to the panel; row_sums[i] is the sum of row i's weights.
+struct Int8PackedA {
+  int64_t m = 0, k = 0, k4 = 0;  // k4: groups of 4 along K
+  std::vector<int8_t> data;
+  std::vector<int32_t> row_sums;
+};
+// Packs A given by element (i, k) at a[i * row_stride + k * col_stride].
+void pack_int8_a(const int8_t* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
+                 Int8PackedA* out);
+
+// Bytes of one packed B panel: k4 groups of kI8NR columns of 4 bytes.
+inline int64_t int8_b_panel_bytes(int64_t k4) { return k4 * kI8NR * 4; }
+// Packs rows [k0, k0 + count) of B (rows of kI8NR bytes, row r at rows[r], already unsigned) into
+// the panel's groups: panel[(k / 4) * kI8NR * 4 + j * 4 + k % 4] = rows[k][j]. count is a
+// multiple of 4 and k0 too; rows past K are zero rows the caller provides.
+void interleave_int8_rows(const uint8_t* const* rows, int64_t count, uint8_t* panel);
+
+// How a tile's int32 sums become output bytes, per row: y = nearbyint(clamp(float(acc +
+// offset[i]) * multiplier[i], lo, hi)) + zero, stored as int8 (is_signed) or uint8.
+struct Int8Requant {
+  const float* multiplier = nullptr;
+  const int32_t* offset = nullptr;  // bias - (activation zero point) * row sum
+  float lo = 0.0f, hi = 0.0f;
+  int32_t zero = 0;
+  bool is_signed = false;
+};
+
+// C rows [m0, m1) (m1 - m0 <= kI8MR, m0 a multiple of kI8MR), columns [0, n) with n <= kI8NR, from
+// packed A and one packed B panel; element (i, j) goes to c[i * c_row + j * c_col].
+void int8_gemm_tile(const Int8PackedA& a, int64_t m0, int64_t m1, const uint8_t* b_panel, int64_t n,
+                    const Int8Requant& rq, uint8_t* c, int64_t c_row, int64_t c_col);
+
+// Requantizes n int32 sums, all with one multiplier and offset, into bytes.
+void int8_requantize_row(const int32_t* acc, int64_t n, float multiplier, int32_t offset,
+                         const Int8Requant& rq, uint8_t* out);
+
+// Name of the micro-kernel the dispatcher picks: "vnni" or "widening".
+std::string int8_kernel_name();
+
+}  // namespace tessera::cpu

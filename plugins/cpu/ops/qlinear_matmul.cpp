@@ -1,0 +1,90 @@
+// TesseraQLinearMatMul (core's int8 MatMul/Gemm unit): y[r, :] = x[r, :] . w, with x [..., K]
+// int8/uint8 and w a constant int8 [K, N], on the int8 GEMM of kernels/int8.hpp as
+// y^T = w^T . x^T: the weight's columns are the GEMM's rows (packed once, at compile), 32 rows of
+// x at a time its columns, written back transposed by the requantization.
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "ops/int8_unit.hpp"
+
+namespace tessera::cpu {
+namespace {
+
+struct QMatMul {
+  int64_t rows = 1, k = 0, n = 0;
+  Int8UnitParams p;
+  Int8PackedA a;
+  std::vector<int32_t> offset;
+};
+
+struct PanelTag {};
+
+// Rows r0 .. r0 + count of x as one packed B panel: column j's group g holds x[r0 + j][4g .. 4g+3]
+// as unsigned bytes.
+void pack_rows(const QMatMul& q, const uint8_t* x, int64_t r0, int64_t count, uint8_t* panel) {
+  const uint8_t flip = q.p.x_signed ? 0x80 : 0;
+  std::memset(panel, 0, static_cast<size_t>(int8_b_panel_bytes(q.a.k4)));
+  for (int64_t j = 0; j < count; ++j) {
+    const uint8_t* src = x + (r0 + j) * q.k;
+    for (int64_t kk = 0; kk < q.k; ++kk) {
+      panel[(kk / 4) * kI8NR * 4 + j * 4 + kk % 4] = static_cast<uint8_t>(src[kk] ^ flip);
+    }
+  }
+}
+
+}  // namespace
+
+std::string query_qlinear_matmul(const RegionView& region, const NodeView& node) {
+  (void)region;
+  const tsr_tensor* x = node.input(0);
+  const tsr_tensor* w = node.input(3);
+  const tsr_tensor* y = node.output(0);
+  if (x == nullptr || w == nullptr || y == nullptr || x->rank < 1 || w->rank != 2) {
+    return "x must be [..., K] and w [K, N]";
+  }
+  if (numel(*y) == 0) return "empty output";
+  return query_int8_unit(node, w->dims[1]);
+}
+
+Step build_qlinear_matmul(BuildContext& ctx) {
+  const NodeView& node = ctx.node;
+  auto q = std::make_shared<QMatMul>();
+  const tsr_tensor* w = node.input(3);
+  q->k = w->dims[0];
+  q->n = w->dims[1];
+  q->rows = numel(*node.input(0)) / q->k;
+  q->p = int8_unit_params(node, q->n);
+  pack_int8_a(static_cast<const int8_t*>(w->data), q->n, q->k, 1, q->n, &q->a);
+  for (int64_t j = 0; j < q->n; ++j) {
+    q->offset.push_back(q->p.bias[static_cast<size_t>(j)] -
+                        q->p.x_zero_unsigned * q->a.row_sums[static_cast<size_t>(j)]);
+  }
+  ctx.notes->push_back(std::string(node.name()) + ": int8 GEMM (" + int8_kernel_name() + ")");
+  const int32_t in = node.input_index(0), out = ctx.output;
+  std::shared_ptr<const QMatMul> plan = q;
+  return [plan, in, out](std::vector<float*>& v) {
+    const QMatMul& m = *plan;
+    const auto* x = reinterpret_cast<const uint8_t*>(v[in]);
+    auto* y = reinterpret_cast<uint8_t*>(v[out]);
+    const int64_t panels = (m.rows + kI8NR - 1) / kI8NR;
+    const int64_t row_blocks = (m.n + kI8MR - 1) / kI8MR;
+    tbb::parallel_for(int64_t{0}, panels, [&](int64_t p) {
+      const int64_t r0 = p * kI8NR, count = std::min(kI8NR, m.rows - r0);
+      auto* panel =
+          reinterpret_cast<uint8_t*>(thread_scratch<PanelTag>(int8_b_panel_bytes(m.a.k4) / 4));
+      pack_rows(m, x, r0, count, panel);
+      Int8Requant rq = m.p.rq;
+      rq.multiplier = m.p.multiplier.data();
+      rq.offset = m.offset.data();
+      for (int64_t b = 0; b < row_blocks; ++b) {
+        const int64_t m0 = b * kI8MR;
+        int8_gemm_tile(m.a, m0, std::min(m0 + kI8MR, m.n), panel, count, rq, y + r0 * m.n, 1, m.n);
+      }
+    });
+  };
+}
+
+}  // namespace tessera::cpu
