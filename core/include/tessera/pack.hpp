@@ -73,8 +73,9 @@ std::optional<std::string> pack_trust_problem(const Pack& pack,
                                               const std::vector<std::string>& trusted_keys);
 
 // `text`, the content of pack file `file`, with its top-level `sha256:` set to the hash of its
-// content and its `signatures:` set to `signatures` (none: the key is left out). Every other line
-// is kept as it was, so measured numbers are not rewritten. Throws tessera::Error naming the file
+// content and its `signatures:` set to `signatures` (none: the key is left out), both as the
+// last lines. Every other line is kept as it was (and where it was: messages cite entries by
+// line), so measured numbers are not rewritten. Throws tessera::Error naming the file
 // when the pack does not load, or is not in block style at its top level.
 std::string seal_pack_text(const std::string& text, const std::string& file,
                            const std::vector<Signature>& signatures);

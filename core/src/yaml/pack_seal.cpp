@@ -56,25 +56,19 @@ std::vector<TopKey> top_keys(const std::string& text, const std::string& file) {
   return keys;
 }
 
-// `lines` without the entries of the top-level keys sha256 and signatures; `entries_at` is then
-// the line where `entries:` starts.
+// `lines` without the entries of the top-level keys sha256 and signatures.
 std::vector<std::string> without_integrity(const std::vector<std::string>& lines,
-                                           const std::vector<TopKey>& keys, size_t* entries_at) {
+                                           const std::vector<TopKey>& keys) {
   std::vector<char> drop(lines.size(), 0);
-  size_t entries_line = lines.size();
   for (size_t k = 0; k < keys.size(); ++k) {
-    if (keys[k].name == "entries") entries_line = keys[k].line;
     if (keys[k].name != "sha256" && keys[k].name != "signatures") continue;
     const size_t end = k + 1 < keys.size() ? keys[k + 1].line : lines.size();
     for (size_t i = keys[k].line; i < end && i < lines.size(); ++i) drop[i] = 1;
   }
   std::vector<std::string> kept;
-  *entries_at = 0;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (i == entries_line) *entries_at = kept.size();
     if (!drop[i]) kept.push_back(lines[i]);
   }
-  if (entries_line == lines.size()) *entries_at = kept.size();
   return kept;
 }
 
@@ -88,9 +82,7 @@ std::string join(const std::vector<std::string>& lines) {
 
 std::string seal_pack_text(const std::string& text, const std::string& file,
                            const std::vector<Signature>& signatures) {
-  size_t entries_at = 0;
-  std::vector<std::string> lines =
-      without_integrity(split_lines(text), top_keys(text, file), &entries_at);
+  std::vector<std::string> lines = without_integrity(split_lines(text), top_keys(text, file));
   const Pack content = parse_pack(join(lines), file);
   if (content.schema_version != kPackSchemaVersion) {
     throw Error(file + ": schema_version " + std::to_string(content.schema_version) +
@@ -103,8 +95,8 @@ std::string seal_pack_text(const std::string& text, const std::string& file,
     added.push_back("  - key: \"" + s.key.text() + "\"\n");
     added.push_back("    signature: \"" + to_hex(s.bytes.data(), s.bytes.size()) + "\"\n");
   }
-  lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(entries_at), added.begin(),
-               added.end());
+  // At the end: the lines before keep their numbers, which messages about entries cite.
+  lines.insert(lines.end(), added.begin(), added.end());
   std::string sealed = join(lines);
   // What is written must load, with the same content and the signatures given.
   const Pack back = parse_pack(sealed, file);
