@@ -1,6 +1,7 @@
 // The CLI's pack options end to end: `tessera plan --json` gives each node the config text the
 // pack implies (--pack FILE, --no-packs), and `tessera info` shows the family and the pack a run
-// would select. The model is a zoo network; its Relu nodes run on the packtest plugin.
+// would select. The model is a zoo network; its Relu nodes run on the packtest plugin. keygen,
+// sign, verify, pack seal and run --trusted-key on a compiled package and a hand-written pack.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -9,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sys/wait.h>
+#include <utility>
 
 #include "tessera/onnx_import.hpp"
 
@@ -29,6 +32,19 @@ std::string run_tool(const std::string& args) {
   while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
   EXPECT_EQ(pclose(pipe), 0) << command;
   return out;
+}
+
+// stdout and stderr of `command` and its exit status.
+std::pair<int, std::string> run_tool_status(const std::string& args) {
+  const std::string command = std::string(TESSERA_TOOL_PATH) + " " + args + " 2>&1";
+  std::string out;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return {-1, out};
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) out.append(buffer.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 std::string json_line_of(const std::string& json, const std::string& node) {
@@ -89,6 +105,62 @@ TEST(PackCli, PlanAndInfoShowPackConfigs) {
   const std::string info = run_tool("info --plugin-dir " +
                                     std::string(TESSERA_PACKS_TEST_PLUGIN_DIR) + " --pack " + pack);
   EXPECT_THAT(info, HasSubstr("pack: " + pack + ", level device"));
+}
+
+// A package compiled, then run under trusted keys: refused unsigned, run once signed by the
+// trusted key, refused when signed by another; verify says the same. A hand-written pack gets
+// its sha256 from `pack seal` as one more line, and a number changed afterwards fails validate.
+TEST(PackCli, SignVerifyAndRunUnderTrustedKeys) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tessera_packs_sign";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string a = (dir / "a").string(), b = (dir / "b").string();
+  const auto [keygen_rc, keygen] = run_tool_status("keygen -o " + a);
+  if (keygen_rc != 0 && keygen.find("no libsodium") != std::string::npos)
+    GTEST_SKIP() << "built without libsodium";
+  ASSERT_EQ(keygen_rc, 0) << keygen;
+  EXPECT_EQ(fs::status(a + ".key").permissions() & fs::perms::group_all, fs::perms::none);
+  EXPECT_THAT(run_tool_status("keygen -o " + a).second, HasSubstr("--force"));
+  run_tool("keygen -o " + b);
+
+  const std::string model = (dir / "squeezenet.onnx").string();
+  const std::string package = (dir / "squeezenet.tsp").string();
+  run_tool("zoo squeezenet_v1.1 -o " + model);
+  run_tool("compile " + model + " --targets cpu -o " + package);
+  const std::string run = "run " + package + " --repeat 1 --quiet --trusted-key ";
+  const auto unsigned_run = run_tool_status(run + a + ".pub");
+  EXPECT_EQ(unsigned_run.first, 1);
+  EXPECT_THAT(unsigned_run.second, HasSubstr(package + ": refused: it is not signed"));
+
+  EXPECT_THAT(run_tool("sign --key " + a + ".key " + package), HasSubstr("signed " + package));
+  EXPECT_EQ(run_tool_status(run + a + ".pub").first, 0);
+  const auto other = run_tool_status(run + b + ".pub");
+  EXPECT_EQ(other.first, 1);
+  EXPECT_THAT(other.second, HasSubstr("(not a trusted key)"));
+  EXPECT_THAT(run_tool("verify --trusted-key " + a + ".pub " + package),
+              HasSubstr("ok   " + package + ": sha256:"));
+  EXPECT_EQ(run_tool_status("verify --trusted-key " + b + ".pub " + package).first, 1);
+
+  const std::string pack = (dir / "hand.yaml").string();
+  const std::string hand =
+      "schema_version: 1\nplugin: packtest\nmatch:\n  device: \"PackTest GPU\"\n"
+      "engine_version: \"*\"\nmeasured:\n  how: test\n  when: \"2026-12-07\"\n"
+      "  tool_version: \"0.1.0\"\nentries:\n  - workload: \"relu|in=2x3|f32\"\n"
+      "    schedule: relu.blocked\n    knobs: {block: 2, wg_x: 1}\n    time_us: 3\n";
+  std::ofstream(pack) << hand;
+  EXPECT_THAT(run_tool("pack seal " + pack), HasSubstr("sealed " + pack));
+  std::ifstream in(pack);
+  const std::string after((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(after.substr(0, hand.size()), hand);
+  EXPECT_EQ(after.substr(hand.size()).rfind("sha256: \"", 0), 0u) << after;
+  EXPECT_THAT(run_tool("sign --key " + a + ".key " + pack), HasSubstr("signed " + pack));
+  EXPECT_THAT(run_tool("verify --trusted-key " + a + ".pub " + pack), HasSubstr("ok   " + pack));
+  std::string edited = after;
+  edited.replace(edited.find("time_us: 3"), 10, "time_us: 1");
+  std::ofstream(pack) << edited;
+  const auto validate = run_tool_status("pack validate " + pack);
+  EXPECT_EQ(validate.first, 1);
+  EXPECT_THAT(validate.second, HasSubstr("does not match its sha256"));
 }
 
 }  // namespace

@@ -1,14 +1,18 @@
 // Pack content hashes and signatures without a session: the writers' sha256 loads, a changed
 // number is refused naming the file and key, layout and comments are not content, `seal` adds
 // the hash keeping every other line, signatures verify only for the content they signed, and
-// every pack shipped in schedules/ carries its hash.
+// every pack shipped in schedules/ carries its hash; a deployment's trusted_keys: reach the
+// session options, a bad entry refused naming the file, line and key.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "tessera/deploy_config.hpp"
+#include "tessera/deployment.hpp"
 #include "tessera/error.hpp"
 #include "tessera/file_util.hpp"
 #include "tessera/integrity.hpp"
@@ -143,6 +147,36 @@ TEST(PackIntegrity, EveryShippedPackCarriesItsHash) {
     }
   }
   EXPECT_GT(packs, 0);
+}
+
+TEST(PackIntegrity, DeploymentTrustedKeysReachTheSessionOptions) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "tessera_trusted_keys";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "keys");
+  std::ofstream(dir / "model.onnx") << "not read: the file must only exist";
+  const std::string inline_key =
+      "ed25519:d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a";
+  const std::string file_key =
+      "ed25519:3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c";
+  std::ofstream(dir / "keys" / "lab.pub") << file_key << "\n";
+  const std::string yaml = (dir / "deploy.yaml").string();
+  const DeployConfig config = parse_deploy_config(
+      "model: model.onnx\ntrusted_keys:\n  - \"" + inline_key + "\"\n  - keys/lab.pub\n", yaml);
+  EXPECT_EQ(config.trusted_keys, (std::vector<std::string>{inline_key, file_key}));
+  EXPECT_EQ(from_deployment(config).trusted_keys, config.trusted_keys);
+
+  const auto refusal = [&](const std::string& entry) {
+    try {
+      parse_deploy_config("model: model.onnx\ntrusted_keys: [\"" + entry + "\"]\n", yaml);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_THAT(refusal("ed25519:abc"), HasSubstr(yaml + ":2:"));
+  EXPECT_THAT(refusal("ed25519:abc"), HasSubstr("trusted_keys[0]"));
+  EXPECT_THAT(refusal("ed25519:abc"), HasSubstr("64 hex digits"));
+  EXPECT_THAT(refusal("keys/missing.pub"), HasSubstr("missing.pub"));
 }
 
 }  // namespace

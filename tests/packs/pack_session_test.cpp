@@ -14,6 +14,7 @@
 
 #include "graph_builder.hpp"
 #include "plugins/region_desc.hpp"
+#include "tessera/integrity.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
 
@@ -417,6 +418,60 @@ TEST_F(PackSessionTest, HelperDescribesKnobSpaceAndAppliesConfigs) {
     plugin->table().release_region(handle);
     EXPECT_EQ(applied().at("relu_x"),
               with_config ? "block=2 wg_x=256 config" : "block=4 wg_x=64 heuristic");
+  }
+}
+
+// `text` with its sha256 written, and a signature by `key` when one is given.
+std::string sealed(const std::string& text, const SecretKey* key = nullptr) {
+  const std::string with_hash = seal_pack_text(text, "pack.yaml", {});
+  if (key == nullptr) return with_hash;
+  const Pack pack = parse_pack(with_hash, "pack.yaml");
+  return seal_pack_text(with_hash, "pack.yaml",
+                        {sign_digest(*key, kPackSignatureDomain, pack_content_digest(pack))});
+}
+
+// A pack in a schedules directory changed after it was sealed is left out with the reason, and
+// the next level's pack runs.
+TEST_F(PackSessionTest, APackChangedAfterSealingIsLeftOutAndTheNextLevelWins) {
+  std::string text = sealed(pack_text("  device: \"PackTest GPU\"\n", entry(kBig, 8, 256)));
+  text.replace(text.find("block: 8"), 8, "block: 1");
+  const std::string device = add_pack("device.yaml", text);
+  add_pack("family.yaml", sealed(pack_text("  family: packtest-family\n", entry(kBig, 2, 64))));
+  auto s = session(options());
+  EXPECT_EQ(s->plan().packs[0].level, "family");
+  EXPECT_THAT(all_warnings(*s), HasSubstr(device));
+  EXPECT_THAT(all_warnings(*s), HasSubstr("does not match its sha256"));
+  EXPECT_EQ(applied().at("relu_x"), "block=2 wg_x=64 config");
+}
+
+// With trusted keys, a schedules-directory pack no trusted key signed is left out with the
+// reason and the signed pack of the next level runs; a --pack file no trusted key signed is an
+// error naming it; without keys the unsigned, more specific pack runs as before.
+TEST_F(PackSessionTest, TrustedKeysLeaveOutPacksNoTrustedKeySigned) {
+  if (!signatures_supported()) GTEST_SKIP() << "built without libsodium";
+  const SecretKey key = generate_secret_key();
+  const std::string device =
+      add_pack("device.yaml", sealed(pack_text("  device: \"PackTest GPU\"\n", entry(kBig, 8, 256))));
+  add_pack("family.yaml",
+           sealed(pack_text("  family: packtest-family\n", entry(kBig, 2, 64)), &key));
+  SessionOptions trusting = options();
+  trusting.trusted_keys = {key.public_key().text()};
+  auto s = session(trusting);
+  EXPECT_EQ(s->plan().packs[0].level, "family");
+  EXPECT_THAT(all_warnings(*s), HasSubstr("pack " + device + " refused: it is not signed"));
+  EXPECT_EQ(applied().at("relu_x"), "block=2 wg_x=64 config");
+
+  auto unchecked = session(options());
+  EXPECT_EQ(unchecked->plan().packs[0].level, "device");
+  EXPECT_EQ(applied().at("relu_x"), "block=8 wg_x=256 config");
+
+  trusting.pack_mode = PackMode::kFiles;
+  trusting.pack_files = {device};
+  try {
+    Session refused(test_graph(), trusting, host());
+    ADD_FAILURE() << "an unsigned --pack file was used under trusted keys";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(device + ": refused: it is not signed"));
   }
 }
 
