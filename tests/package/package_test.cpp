@@ -497,6 +497,23 @@ TEST(PackageTest, OnlyAPackageSignedByATrustedKeyRunsWhenKeysAreGiven) {
   bad_key.trusted_keys = {"ed25519:1234"};
   EXPECT_EQ(error_of([&] { Session s(back, bad_key); }),
             "trusted_keys: the key after 'ed25519:' must be 64 hex digits");
+
+  // The C API takes the keys as one comma-separated list.
+  write_package(back, file, /*overwrite=*/true);
+  tessera_session_options c_options;
+  tessera_session_options_init(&c_options);
+  const std::string both = b.public_key().text() + "," + a.public_key().text();
+  c_options.trusted_keys = both.c_str();
+  tessera_session* c_session = nullptr;
+  ASSERT_EQ(tessera_session_create(file.c_str(), &c_options, &c_session), TESSERA_OK)
+      << tessera_last_error();
+  tessera_session_release(c_session);
+  const std::string only_b = b.public_key().text();
+  c_options.trusted_keys = only_b.c_str();
+  ASSERT_EQ(tessera_session_create(file.c_str(), &c_options, &c_session), TESSERA_FAILED);
+  EXPECT_NE(std::string(tessera_last_error()).find(file + ": refused: "), std::string::npos)
+      << tessera_last_error();
+  EXPECT_NE(std::string(tessera_last_error()).find("(not a trusted key)"), std::string::npos);
   std::filesystem::remove(file);
 }
 

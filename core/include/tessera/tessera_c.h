@@ -31,10 +31,11 @@ extern "C" {
  * the header's values at start-up to refuse a library that is too old.
  *   1.0  sessions over ONNX models and packages, runtime-owned outputs
  *   1.1  tessera_c_api_version, options.replan_package, tessera_session_run_into (caller-owned
- *        outputs) */
+ *        outputs)
+ *   1.2  options.trusted_keys (signed packages and packs) */
 #define TESSERA_C_API_VERSION 1
 #define TESSERA_C_API_VERSION_MAJOR 1
-#define TESSERA_C_API_VERSION_MINOR 1
+#define TESSERA_C_API_VERSION_MINOR 2
 
 typedef enum tessera_status { TESSERA_OK = 0, TESSERA_FAILED = 1 } tessera_status;
 
@@ -67,6 +68,11 @@ typedef struct tessera_session_options {
   /* Nonzero: a package compiled for another device, driver or plugin version is planned again
    * for the devices here (with a warning) instead of refused. Since C API 1.1 (appended field). */
   int32_t replan_package;
+  /* Comma-separated public keys ("ed25519:<64 hex digits>", or absolute paths of .pub files
+   * written by `tessera keygen`), or NULL. Given, a package, and every tuned pack the session
+   * reads, must be signed by one of them (`tessera sign`): tessera_session_create fails with the
+   * reason for a package no trusted key signed. Since C API 1.2 (appended field). */
+  const char* trusted_keys;
 } tessera_session_options;
 
 /* A tensor the caller owns, in row-major order. */

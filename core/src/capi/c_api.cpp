@@ -135,6 +135,17 @@ tessera::SessionOptions session_options(const tessera_session_options* o) {
   }
   if (given.no_packs != 0) options.pack_mode = tessera::PackMode::kNone;
   options.replan_package = given.replan_package != 0;
+  if (given.trusted_keys != nullptr) {
+    const std::string keys = given.trusted_keys;
+    for (size_t start = 0; start <= keys.size();) {
+      const size_t comma = std::min(keys.find(',', start), keys.size());
+      const std::string entry = keys.substr(start, comma - start);
+      if (!entry.empty())
+        options.trusted_keys.push_back(
+            tessera::read_trusted_key(entry, "options.trusted_keys").text());
+      start = comma + 1;
+    }
+  }
   return options;
 }
 
