@@ -28,16 +28,19 @@ namespace tessera {
 
 using Sha256Digest = std::array<uint8_t, 32>;
 
-// Incremental SHA-256.
+// Incremental SHA-256. Uses the CPU's SHA instructions where it has them (x86 SHA-NI: several
+// times faster, which matters for the weights of a package); `use_cpu_extensions` false keeps to
+// the portable code (tests compare the two).
 class Sha256 {
  public:
-  Sha256();
+  explicit Sha256(bool use_cpu_extensions = true);
   void update(const void* data, size_t size);
   void update(const std::string& s) { update(s.data(), s.size()); }
   Sha256Digest finish();  // the object is spent afterwards
 
  private:
-  void block(const uint8_t* p);
+  void blocks(const uint8_t* p, size_t count);
+  bool extensions_ = true;
   std::array<uint32_t, 8> state_;
   std::array<uint8_t, 64> buffer_{};
   size_t buffered_ = 0;

@@ -1,4 +1,4 @@
-// SHA-256 (FIPS 180-4) and ed25519 signatures through libsodium, for package and pack integrity.
+// SHA-256 (FIPS 180-4; with x86 SHA-NI where present) and ed25519 signatures through libsodium, for package and pack integrity.
 #include "tessera/integrity.hpp"
 
 #include <algorithm>
@@ -9,6 +9,10 @@
 
 #ifdef TESSERA_HAVE_SODIUM
 #include <sodium.h>
+#endif
+#if defined(__x86_64__)
+#include <cpuid.h>
+#include <immintrin.h>
 #endif
 
 namespace tessera {
@@ -28,6 +32,92 @@ constexpr std::array<uint32_t, 64> kRound = {
     0xc67178f2};
 
 inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+
+// One 64-byte block into `state`, in plain C++.
+void block_portable(uint32_t* state, const uint8_t* p) {
+  uint32_t w[64];
+  for (int i = 0; i < 16; ++i) {
+    w[i] = uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 | uint32_t{p[4 * i + 2]} << 8 |
+           uint32_t{p[4 * i + 3]};
+  }
+  for (int i = 16; i < 64; ++i) {
+    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
+    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
+    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+  }
+  uint32_t a = state[0], b = state[1], c = state[2], d = state[3];
+  uint32_t e = state[4], f = state[5], g = state[6], h = state[7];
+  for (int i = 0; i < 64; ++i) {
+    const uint32_t t1 =
+        h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
+    const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
+    h = g;
+    g = f;
+    f = e;
+    e = d + t1;
+    d = c;
+    c = b;
+    b = a;
+    a = t1 + t2;
+  }
+  state[0] += a;
+  state[1] += b;
+  state[2] += c;
+  state[3] += d;
+  state[4] += e;
+  state[5] += f;
+  state[6] += g;
+  state[7] += h;
+}
+
+#if defined(__x86_64__)
+// CPUID: SHA (leaf 7, EBX bit 29), SSSE3 and SSE4.1 (leaf 1, ECX bits 9 and 19).
+bool cpu_has_sha_ni() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return false;
+  const bool sse = (c & (1u << 9)) != 0 && (c & (1u << 19)) != 0;
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
+  return sse && (b & (1u << 29)) != 0;
+}
+
+// `count` blocks with the SHA-NI instructions. The state lives as ABEF and CDGH (the order
+// sha256rnds2 takes); each step does four rounds, two per sha256rnds2, with the message schedule
+// from sha256msg1/msg2 (sigma0 terms + W[i-16], then + W[i-7], then the sigma1 terms).
+__attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* state,
+                                                              const uint8_t* p, size_t count) {
+  const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+  __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(state)), 0xB1);
+  __m128i cdgh =
+      _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(state + 4)), 0x1B);
+  __m128i abef = _mm_alignr_epi8(tmp, cdgh, 8);
+  cdgh = _mm_blend_epi16(cdgh, tmp, 0xF0);
+  for (size_t b = 0; b < count; ++b, p += 64) {
+    const __m128i abef_in = abef, cdgh_in = cdgh;
+    __m128i w[16];
+    for (int i = 0; i < 16; ++i) {
+      if (i < 4) {
+        w[i] = _mm_shuffle_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * i)),
+                                byte_swap);
+      } else {
+        w[i] = _mm_sha256msg2_epu32(_mm_add_epi32(_mm_sha256msg1_epu32(w[i - 4], w[i - 3]),
+                                                  _mm_alignr_epi8(w[i - 1], w[i - 2], 4)),
+                                    w[i - 1]);
+      }
+      __m128i wk = _mm_add_epi32(
+          w[i], _mm_loadu_si128(reinterpret_cast<const __m128i*>(kRound.data() + 4 * i)));
+      cdgh = _mm_sha256rnds2_epu32(cdgh, abef, wk);
+      wk = _mm_shuffle_epi32(wk, 0x0E);
+      abef = _mm_sha256rnds2_epu32(abef, cdgh, wk);
+    }
+    abef = _mm_add_epi32(abef, abef_in);
+    cdgh = _mm_add_epi32(cdgh, cdgh_in);
+  }
+  tmp = _mm_shuffle_epi32(abef, 0x1B);
+  cdgh = _mm_shuffle_epi32(cdgh, 0xB1);
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state), _mm_blend_epi16(tmp, cdgh, 0xF0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(state + 4), _mm_alignr_epi8(cdgh, tmp, 8));
+}
+#endif
 
 constexpr const char* kPublicPrefix = "ed25519:";
 constexpr const char* kSecretPrefix = "ed25519-secret:";
@@ -55,11 +145,13 @@ std::vector<uint8_t> key_bytes(const std::string& text, const std::string& prefi
   return *bytes;
 }
 
+#ifndef TESSERA_HAVE_SODIUM
 [[noreturn]] void no_sodium() {
   throw Error(
       "this build of Tessera has no libsodium, so it cannot make or check ed25519 "
       "signatures (build with libsodium-dev installed)");
 }
+#endif
 
 #ifdef TESSERA_HAVE_SODIUM
 void init_sodium() {
@@ -75,44 +167,21 @@ std::vector<uint8_t> signed_message(const char* domain, const Sha256Digest& dige
 
 }  // namespace
 
-Sha256::Sha256()
-    : state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
+Sha256::Sha256(bool use_cpu_extensions)
+    : extensions_(use_cpu_extensions),
+      state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
              0x5be0cd19} {}
 
-void Sha256::block(const uint8_t* p) {
-  uint32_t w[64];
-  for (int i = 0; i < 16; ++i) {
-    w[i] = uint32_t{p[4 * i]} << 24 | uint32_t{p[4 * i + 1]} << 16 | uint32_t{p[4 * i + 2]} << 8 |
-           uint32_t{p[4 * i + 3]};
+void Sha256::blocks(const uint8_t* p, size_t count) {
+  if (count == 0) return;
+#if defined(__x86_64__)
+  static const bool has_sha_ni = cpu_has_sha_ni();
+  if (extensions_ && has_sha_ni) {
+    blocks_sha_ni(state_.data(), p, count);
+    return;
   }
-  for (int i = 16; i < 64; ++i) {
-    const uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
-  }
-  uint32_t a = state_[0], b = state_[1], c = state_[2], d = state_[3];
-  uint32_t e = state_[4], f = state_[5], g = state_[6], h = state_[7];
-  for (int i = 0; i < 64; ++i) {
-    const uint32_t t1 =
-        h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + kRound[i] + w[i];
-    const uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  state_[0] += a;
-  state_[1] += b;
-  state_[2] += c;
-  state_[3] += d;
-  state_[4] += e;
-  state_[5] += f;
-  state_[6] += g;
-  state_[7] += h;
+#endif
+  for (size_t b = 0; b < count; ++b) block_portable(state_.data(), p + 64 * b);
 }
 
 void Sha256::update(const void* data, size_t size) {
@@ -125,10 +194,13 @@ void Sha256::update(const void* data, size_t size) {
     p += take;
     size -= take;
     if (buffered_ < buffer_.size()) return;
-    block(buffer_.data());
+    blocks(buffer_.data(), 1);
     buffered_ = 0;
   }
-  for (; size >= 64; p += 64, size -= 64) block(p);
+  const size_t whole = size / 64;
+  blocks(p, whole);
+  p += 64 * whole;
+  size -= 64 * whole;
   if (size != 0) std::memcpy(buffer_.data(), p, size);
   buffered_ = size;
 }
