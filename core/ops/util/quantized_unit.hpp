@@ -29,6 +29,9 @@ namespace tessera::ops {
 
 inline constexpr const char* kQLinearConvUnit = "TesseraQLinearConv";
 inline constexpr const char* kQLinearMatMulUnit = "TesseraQLinearMatMul";
+// DequantizeLinear(a), DequantizeLinear(b) -> Add -> [Relu/Clip ->] QuantizeLinear
+// (tessera_q_linear_add.cpp has its inputs and its arithmetic).
+inline constexpr const char* kQLinearAddUnit = "TesseraQLinearAdd";
 
 enum QUnitInput : size_t {
   kQX = 0, kQXScale, kQXZero, kQW, kQWScale, kQWZero, kQYScale, kQYZero, kQBias, kQUnitInputs

@@ -1,5 +1,5 @@
-// Int8 units: DequantizeLinear -> Conv/MatMul/Gemm [-> Relu/Clip] -> QuantizeLinear as one
-// TesseraQLinearConv / TesseraQLinearMatMul node (core/ops/util/quantized_unit.hpp), so a plugin
+// Int8 units: DequantizeLinear -> Conv/MatMul/Gemm/Add [-> Relu/Clip] -> QuantizeLinear as one
+// TesseraQLinearConv / TesseraQLinearMatMul / TesseraQLinearAdd node (core/ops/util/quantized_unit.hpp), so a plugin
 // runs the unit on int8 data with int32 sums instead of dequantizing into float and back. It
 // runs before constants fold (folding would turn the int8 weights into float ones); a unit whose
 // parts do not all fit (a non-constant scale, a bias that is not int32 at x_scale * w_scale, a
@@ -221,6 +221,7 @@ class UnitFinder {
   }
 
   std::optional<std::pair<const Node*, Node>> match_unit(const Node& n) const;
+  std::optional<std::pair<const Node*, Node>> add_unit(const Node& n) const;
   std::optional<Node> conv_unit(const Node& n, const QuantNode& x) const;
   std::optional<Node> matmul_unit(const Node& n, const QuantNode& x) const;
   void add_output_side(const Node& n, Node* unit, const Node** q_out) const;
@@ -257,6 +258,7 @@ namespace {
 
 // The unit of n (a Conv, MatMul or Gemm), and the QuantizeLinear it replaces.
 std::optional<std::pair<const Node*, Node>> UnitFinder::match_unit(const Node& n) const {
+  if (n.op_type == "Add") return add_unit(n);
   if (n.op_type != "Conv" && n.op_type != "MatMul" && n.op_type != "Gemm") return std::nullopt;
   if (n.inputs.size() < 2 || n.outputs.size() != 1 || n.outputs[0] == kNoValue) return std::nullopt;
   const std::optional<QuantNode> x = activation_dq(n.inputs[0]);
@@ -273,6 +275,26 @@ std::optional<std::pair<const Node*, Node>> UnitFinder::match_unit(const Node& n
   for (const auto& [name, value] : probe.attrs.all()) unit->attrs.set(name, value);
   unit->outputs = {q->outputs[0]};
   return std::make_pair(q, std::move(*unit));
+}
+
+// An Add of two dequantized activations, quantized again.
+std::optional<std::pair<const Node*, Node>> UnitFinder::add_unit(const Node& n) const {
+  if (n.inputs.size() != 2 || n.outputs.size() != 1 || n.outputs[0] == kNoValue) {
+    return std::nullopt;
+  }
+  const std::optional<QuantNode> a = activation_dq(n.inputs[0]);
+  const std::optional<QuantNode> b = activation_dq(n.inputs[1]);
+  if (!a || !b) return std::nullopt;
+  const Node* q = nullptr;
+  Node unit;
+  add_output_side(n, &unit, &q);
+  if (q == nullptr) return std::nullopt;
+  const ValueId y_scale = unit.inputs[0], y_zero = unit.inputs[1];
+  unit.name = n.name;
+  unit.op_type = ops::kQLinearAddUnit;
+  unit.inputs = {a->data, a->scale, a->zero, b->data, b->scale, b->zero, y_scale, y_zero};
+  unit.outputs = {q->outputs[0]};
+  return std::make_pair(q, std::move(unit));
 }
 
 // Finds n's QuantizeLinear (through one Relu/Clip) and puts its scale and zero point in

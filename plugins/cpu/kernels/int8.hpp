@@ -58,3 +58,49 @@ void int8_requantize_row(const int32_t* acc, int64_t n, float multiplier, int32_
 std::string int8_kernel_name();
 
 }  // namespace tessera::cpu
+
+namespace tessera::cpu {
+
+// The int8 Add unit's arithmetic (core's tessera_q_linear_add.cpp), n elements of a and b (each
+// int8 or uint8) into y: nearbyint(clamp((float(a - za) * sa + float(b - zb) * sb) / sy,
+// lo - zy, hi - zy)) + zy (int8_add.cpp).
+struct Int8AddParams {
+  float sa = 1, sb = 1, sy = 1;
+  int32_t za = 0, zb = 0, zy = 0;
+  int32_t lo = 0, hi = 255;
+  bool a_signed = false, b_signed = false, y_signed = false;
+};
+void int8_add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams& p, uint8_t* y);
+
+}  // namespace tessera::cpu
+
+namespace tessera::cpu {
+
+// One depthwise int8 plane (int8_depthwise.cpp) from its phase planes (kernels of stride s read
+// phase (ky % s, kx % s) at row oy + (ky / s) * dil_h and column ox + (kx / s) * dil_w; stride 1
+// has one phase, the padded plane): bytes unsigned, `zero` the zero point's byte, phases of
+// `plane` bytes and pitch wq. Sums w * (x - zero) in int32 and requantizes each row with
+// `multiplier` and `offset` (the bias).
+struct Int8DepthwisePlane {
+  const uint8_t* phases = nullptr;
+  int64_t s = 1, wq = 0, plane = 0;
+  int64_t kh = 1, kw = 1, dil_h = 1, dil_w = 1, oh = 0, ow = 0;
+  const int8_t* weights = nullptr;  // kh * kw
+  int32_t zero = 0;
+  float multiplier = 1.0f;
+  int32_t offset = 0;
+};
+// acc: kInt8DepthwiseChunk int32 of scratch.
+constexpr int64_t kInt8DepthwiseChunk = 2048;
+void int8_depthwise_plane(const Int8DepthwisePlane& p, const Int8Requant& rq, int32_t* acc,
+                          uint8_t* y);
+
+}  // namespace tessera::cpu
+
+namespace tessera::cpu {
+
+// dst[j] = src[j * stride] ^ flip for j < n (stride 1 or 2 in vectors, others scalar), reading
+// nothing past src[(n - 1) * stride]: the row copies that build the int8 convs' phase planes.
+void int8_copy_flip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8_t* dst);
+
+}  // namespace tessera::cpu

@@ -10,6 +10,7 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -25,12 +26,13 @@ namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
 #if HWY_TARGET == HWY_AVX3_DL
-// acc[r][j] = sum over k of a[r][k] * b[k][j]: 8 rows by 32 columns in 16 zmm accumulators.
-__attribute__((target("avx512f,avx512bw,avx512vnni"))) void Int8Tile(const int8_t* a,
-                                                                       const uint8_t* b,
-                                                                       int64_t k4, int32_t* acc) {
-  __m512i c[kI8MR][2];
-  for (auto& row : c) row[0] = row[1] = _mm512_setzero_si512();
+// Rows [0, rows) by columns [0, n) of C: 8 rows by 32 columns of sums in 16 zmm accumulators
+// (vpdpbusd), requantized in registers and stored as bytes.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void Int8Tile(
+    const int8_t* a, const uint8_t* b, int64_t k4, int64_t rows, int64_t n,
+    const Int8Requant* rq, uint8_t* c, int64_t c_row, int64_t c_col) {
+  __m512i acc[kI8MR][2];
+  for (auto& row : acc) row[0] = row[1] = _mm512_setzero_si512();
   for (int64_t k = 0; k < k4; ++k) {
     const __m512i b0 = _mm512_loadu_si512(b + k * kI8NR * 4);
     const __m512i b1 = _mm512_loadu_si512(b + k * kI8NR * 4 + 64);
@@ -39,13 +41,32 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void Int8Tile(const int8_
       int32_t quad;
       std::memcpy(&quad, ak + r * 4, 4);
       const __m512i w = _mm512_set1_epi32(quad);
-      c[r][0] = _mm512_dpbusd_epi32(c[r][0], b0, w);
-      c[r][1] = _mm512_dpbusd_epi32(c[r][1], b1, w);
+      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], b0, w);
+      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], b1, w);
     }
   }
-  for (int64_t r = 0; r < kI8MR; ++r) {
-    _mm512_storeu_si512(acc + r * kI8NR, c[r][0]);
-    _mm512_storeu_si512(acc + r * kI8NR + 16, c[r][1]);
+  // The requantization of RequantRow: convert, scale, clamp, round half to even (the default
+  // MXCSR mode), add the zero point; the clamped values fit a byte, so narrowing truncates.
+  const __m512 lo = _mm512_set1_ps(rq->lo), hi = _mm512_set1_ps(rq->hi);
+  const __m512i zero = _mm512_set1_epi32(rq->zero);
+  for (int64_t r = 0; r < rows; ++r) {
+    const __m512 m = _mm512_set1_ps(rq->multiplier[r]);
+    const __m512i off = _mm512_set1_epi32(rq->offset[r]);
+    for (int64_t v = 0; v < 2; ++v) {
+      const int64_t count = std::min<int64_t>(16, n - 16 * v);
+      if (count <= 0) break;
+      __m512 f = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(acc[r][v], off)), m);
+      f = _mm512_min_ps(_mm512_max_ps(f, lo), hi);
+      const __m128i bytes = _mm512_cvtepi32_epi8(_mm512_add_epi32(_mm512_cvtps_epi32(f), zero));
+      if (c_col == 1) {
+        const auto mask = static_cast<__mmask16>((1u << count) - 1u);
+        _mm_mask_storeu_epi8(c + r * c_row + 16 * v, mask, bytes);
+      } else {
+        alignas(16) uint8_t tmp[16];
+        _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+        for (int64_t j = 0; j < count; ++j) c[r * c_row + (16 * v + j) * c_col] = tmp[j];
+      }
+    }
   }
 }
 
@@ -53,7 +74,7 @@ const char* KernelName() { return "vnni"; }
 #else
 // The widening path: per column vector, each lane's 4 bytes become 4 int32 values, multiplied by
 // the row's 4 weights and summed.
-void Int8Tile(const int8_t* a, const uint8_t* b, int64_t k4, int32_t* acc) {
+void Int8Sums(const int8_t* a, const uint8_t* b, int64_t k4, int32_t* acc) {
   const hn::ScalableTag<int32_t> d;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
   const auto mask = hn::Set(d, 0xFF);
@@ -98,7 +119,7 @@ const char* KernelName() { return "widening"; }
 // The scalar form of the requantization, for row tails: the same float operations as the
 // vectors and as core's Requant::apply.
 int32_t RequantOne(int32_t acc, float multiplier, const Int8Requant& rq) {
-  const float v = std::fmin(std::fmax(static_cast<float>(acc) * multiplier, rq.lo), rq.hi);
+  const float v = std::min(std::max(static_cast<float>(acc) * multiplier, rq.lo), rq.hi);
   return static_cast<int32_t>(std::nearbyint(v)) + rq.zero;
 }
 
@@ -128,6 +149,23 @@ void RequantRow(const int32_t* acc, int64_t n, float multiplier, int32_t offset,
     RequantRowT(acc, n, multiplier, offset, *rq, out);
   }
 }
+
+#if HWY_TARGET != HWY_AVX3_DL
+// Rows [0, rows) by columns [0, n) of C: the sums, then each row requantized.
+void Int8Tile(const int8_t* a, const uint8_t* b, int64_t k4, int64_t rows, int64_t n,
+              const Int8Requant* rq, uint8_t* c, int64_t c_row, int64_t c_col) {
+  alignas(64) int32_t acc[kI8MR * kI8NR];
+  Int8Sums(a, b, k4, acc);
+  uint8_t row[kI8NR];
+  for (int64_t r = 0; r < rows; ++r) {
+    uint8_t* dst = c_col == 1 ? c + r * c_row : row;
+    RequantRow(acc + r * kI8NR, n, rq->multiplier[r], rq->offset[r], rq, dst);
+    if (c_col != 1) {
+      for (int64_t j = 0; j < n; ++j) c[r * c_row + j * c_col] = row[j];
+    }
+  }
+}
+#endif
 
 // Four rows of kI8NR bytes into one group of the panel: byte j of row t at j * 4 + t.
 void InterleaveRows(const uint8_t* const* rows, int64_t count, uint8_t* panel) {
@@ -183,17 +221,11 @@ void int8_requantize_row(const int32_t* acc, int64_t n, float multiplier, int32_
 
 void int8_gemm_tile(const Int8PackedA& a, int64_t m0, int64_t m1, const uint8_t* b_panel, int64_t n,
                     const Int8Requant& rq, uint8_t* c, int64_t c_row, int64_t c_col) {
-  alignas(64) int32_t acc[kI8MR * kI8NR];
+  Int8Requant rows = rq;
+  rows.multiplier += m0;
+  rows.offset += m0;
   HWY_DYNAMIC_DISPATCH(Int8Tile)(a.data.data() + (m0 / kI8MR) * a.k4 * kI8MR * 4, b_panel, a.k4,
-                                 acc);
-  uint8_t row[kI8NR];
-  for (int64_t i = m0; i < m1; ++i) {
-    uint8_t* dst = c_col == 1 ? c + i * c_row : row;
-    int8_requantize_row(acc + (i - m0) * kI8NR, n, rq.multiplier[i], rq.offset[i], rq, dst);
-    if (c_col != 1) {
-      for (int64_t j = 0; j < n; ++j) c[i * c_row + j * c_col] = row[j];
-    }
-  }
+                                 m1 - m0, n, &rows, c + m0 * c_row, c_row, c_col);
 }
 
 std::string int8_kernel_name() { return HWY_DYNAMIC_DISPATCH(KernelName)(); }

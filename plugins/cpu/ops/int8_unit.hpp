@@ -29,10 +29,12 @@ std::string query_int8_unit(const NodeView& node, int64_t channels);
 // The parameters of a node query_int8_unit accepted.
 Int8UnitParams int8_unit_params(const NodeView& node, int64_t channels);
 
-// Unit ops (the names of core's TesseraQLinearConv and TesseraQLinearMatMul).
+// Unit ops (core's TesseraQLinearConv, TesseraQLinearMatMul and TesseraQLinearAdd).
 std::string query_qlinear_conv(const RegionView&, const NodeView&);
 Step build_qlinear_conv(BuildContext&);
 std::string query_qlinear_matmul(const RegionView&, const NodeView&);
 Step build_qlinear_matmul(BuildContext&);
+std::string query_qlinear_add(const RegionView&, const NodeView&);
+Step build_qlinear_add(BuildContext&);
 
 }  // namespace tessera::cpu

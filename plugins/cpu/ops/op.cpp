@@ -92,6 +92,7 @@ const std::vector<OpEntry>& op_table() {
       // core's int8 units (core/ops/util/quantized_unit.hpp)
       {"TesseraQLinearConv", query_qlinear_conv, build_qlinear_conv},
       {"TesseraQLinearMatMul", query_qlinear_matmul, build_qlinear_matmul},
+      {"TesseraQLinearAdd", query_qlinear_add, build_qlinear_add},
       {"Equal", query_compare, build_compare},
       {"Less", query_compare, build_compare},
       {"Greater", query_compare, build_compare},

@@ -23,6 +23,8 @@ struct QConv {
   std::vector<Int8PackedA> a;      // per group (GEMM path)
   std::vector<int32_t> offset;     // per output channel: bias - zero * row sum (GEMM path)
   std::vector<int8_t> dw_weights;  // [c][kh][kw] (depthwise path)
+  // Phase path: per group, each B row's offset in the phase planes (-1: a zero row past K).
+  std::vector<int64_t> row_offsets;
 };
 
 struct PanelTag {};
@@ -96,65 +98,86 @@ void gemm_task(const QConv& q, const uint8_t* x, uint8_t* y, int64_t b, int64_t 
   }
 }
 
-// Stride-1 convs read B from the input planes themselves: with the input copied into planes
-// padded by the zero point's byte (pitch wp), row (c, ky, kx) of B over the output positions
-// j = oy * wp + ox is the plane of c from offset ky * dil_h * wp + kx * dil_w on, a contiguous
-// slice. The columns ox >= ow of each output row are computed and dropped (wp - ow of every wp).
-struct Padded {
-  const uint8_t* data = nullptr;  // planes of hp * wp bytes, then slack
-  int64_t wp = 0, plane = 0;
-  int64_t columns = 0;  // oh * wp
+// Convs of equal strides s read B from phase planes of the input: with the input padded by the
+// zero point's byte and split into s * s phases (phase (py, px) holds padded rows py + s * i and
+// columns px + s * j, pitch wq), row (c, ky, kx) of B over the output positions j = oy * wq + ox
+// is phase (ky % s, kx % s) of c from offset (ky / s) * wq + kx / s on: a contiguous slice. (At
+// stride 1 the one phase is the padded input, and dilations scale the offsets.) The columns
+// ox >= ow of each output row are computed and dropped (wq - ow of every wq).
+struct Phases {
+  const uint8_t* data = nullptr;  // planes [c][py][px] of hq * wq bytes, then slack
+  int64_t s = 1, wq = 0, plane = 0;
+  int64_t columns = 0;  // oh * wq
+  int64_t row_offset(int64_t c, int64_t ky, int64_t kx, const ConvGeometry& g) const {
+    return ((c * s + (ky % s)) * s + (kx % s)) * plane + (ky / s) * g.dil_h * wq +
+           (kx / s) * g.dil_w;
+  }
 };
 
-// The padded copy of image `image` (all channels) into `buffer`; the image itself when it needs
-// neither padding nor the int8 shift.
-Padded pad_image(const QConv& q, const uint8_t* image, std::vector<uint8_t>* buffer) {
+bool phases_apply(const ConvGeometry& g) {
+  return g.sh == g.sw && (g.sh == 1 || (g.dil_h == 1 && g.dil_w == 1));
+}
+
+// The phases of image `image` (all channels) in `buffer`; the image itself when it needs neither
+// padding nor the int8 shift (1x1 stride 1).
+Phases phase_geometry(const ConvGeometry& g) {
+  Phases p;
+  p.s = g.sh;
+  p.wq = g.ow + (g.kw - 1) * g.dil_w / p.s;
+  p.plane = (g.oh + (g.kh - 1) * g.dil_h / p.s) * p.wq;
+  p.columns = g.oh * p.wq;
+  return p;
+}
+
+Phases phase_image(const QConv& q, const uint8_t* image, std::vector<uint8_t>* buffer) {
   const ConvGeometry& g = q.g;
-  Padded p;
-  const int64_t hp = g.oh + (g.kh - 1) * g.dil_h;
-  p.wp = g.ow + (g.kw - 1) * g.dil_w;
-  p.plane = hp * p.wp;
-  p.columns = g.oh * p.wp;
-  if (g.kh == 1 && g.kw == 1 && hp == g.h && p.wp == g.w && g.pt == 0 && g.pl == 0 &&
+  Phases p = phase_geometry(g);
+  const int64_t hq = p.plane / p.wq;
+  if (p.s == 1 && g.kh == 1 && g.kw == 1 && hq == g.h && p.wq == g.w && g.pt == 0 && g.pl == 0 &&
       !q.p.x_signed) {
     p.data = image;
     return p;
   }
   // Slack: the last panel of the last plane reads up to a panel and a window row past its end.
-  buffer->resize(static_cast<size_t>(g.c * p.plane + p.wp + 2 * kI8NR));
+  const int64_t planes = g.c * p.s * p.s, slack = p.wq * (g.kh + 1) + 2 * kI8NR;
+  buffer->resize(static_cast<size_t>(planes * p.plane + slack));
   const uint8_t flip = q.p.x_signed ? 0x80 : 0;
   const auto pad = static_cast<uint8_t>(q.p.x_zero_unsigned);
   uint8_t* out = buffer->data();
-  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-    uint8_t* dst = out + c * p.plane;
+  tbb::parallel_for(int64_t{0}, planes, [&](int64_t plane) {
+    const int64_t c = plane / (p.s * p.s), py = (plane / p.s) % p.s, px = plane % p.s;
+    uint8_t* dst = out + plane * p.plane;
     std::memset(dst, pad, static_cast<size_t>(p.plane));
-    for (int64_t iy = 0; iy < g.h; ++iy) {
-      const int64_t py = iy + g.pt;
-      if (py < 0 || py >= hp) continue;
+    for (int64_t i = 0; i < hq; ++i) {
+      const int64_t iy = py + p.s * i - g.pt;
+      if (iy < 0 || iy >= g.h) continue;
       const uint8_t* src = image + (c * g.h + iy) * g.w;
-      uint8_t* row = dst + py * p.wp;
-      for (int64_t ix = std::max<int64_t>(0, -g.pl); ix < g.w && ix + g.pl < p.wp; ++ix) {
-        row[ix + g.pl] = static_cast<uint8_t>(src[ix] ^ flip);
-      }
+      uint8_t* row = dst + i * p.wq;
+      // Columns j read ix = px + s * j - pl; those in [j0, j1) are inside the row.
+      const int64_t first = g.pl - px, last = g.w - 1 + g.pl - px;
+      const int64_t j0 = first <= 0 ? 0 : (first + p.s - 1) / p.s;
+      const int64_t j1 = last < 0 ? 0 : std::min(p.wq, last / p.s + 1);
+      if (j1 > j0) int8_copy_flip(src + px - g.pl + p.s * j0, p.s, j1 - j0, flip, row + j0);
     }
   });
-  std::memset(out + g.c * p.plane, pad, static_cast<size_t>(p.wp + 2 * kI8NR));
+  std::memset(out + planes * p.plane, pad, static_cast<size_t>(slack));
   p.data = out;
   return p;
 }
 
-// Columns j0 .. j0 + n of group grp's B from the padded planes, into out (pitch `pitch`).
-void padded_task(const QConv& q, const Padded& src, int64_t grp, int64_t j0, int64_t n,
-                 uint8_t* out, int64_t pitch) {
+// Columns j0 .. j0 + n of group grp's B from the phases, C into out (pitch `pitch`).
+void phase_task(const QConv& q, const Phases& src, int64_t grp, int64_t j0, int64_t n,
+                uint8_t* out, int64_t pitch) {
   const ConvGeometry& g = q.g;
   const Int8PackedA& a = q.a[static_cast<size_t>(grp)];
-  const int64_t cg = g.c / g.group, mg = g.oc / g.group;
+  const int64_t mg = g.oc / g.group;
   const int64_t taps = g.kh * g.kw, rows = a.k4 * 4;
   auto* panel = reinterpret_cast<uint8_t*>(thread_scratch<PanelTag>(int8_b_panel_bytes(a.k4) / 4));
   auto* scratch = reinterpret_cast<uint8_t*>(thread_scratch<RowsTag>(rows * kI8NR / 4 + 1));
   std::vector<const uint8_t*> row_ptr(static_cast<size_t>(rows));
   // The image itself (no copy) ends with its last plane: a partial panel copies its rows.
-  const bool copy = n < kI8NR && src.plane == src.columns;
+  const bool copy = n < kI8NR && src.data != nullptr && src.plane == src.columns && src.s == 1 &&
+                    taps == 1;
   for (int64_t k = 0; k < rows; ++k) {
     uint8_t* row = scratch + k * kI8NR;
     if (k >= a.k) {
@@ -162,8 +185,7 @@ void padded_task(const QConv& q, const Padded& src, int64_t grp, int64_t j0, int
       row_ptr[static_cast<size_t>(k)] = row;
       continue;
     }
-    const int64_t c = grp * cg + k / taps, ky = (k % taps) / g.kw, kx = k % g.kw;
-    const uint8_t* from = src.data + c * src.plane + ky * g.dil_h * src.wp + kx * g.dil_w + j0;
+    const uint8_t* from = src.data + q.row_offsets[static_cast<size_t>(grp * rows + k)] + j0;
     if (copy) {
       std::memcpy(row, from, static_cast<size_t>(n));
       from = row;
@@ -179,26 +201,26 @@ void padded_task(const QConv& q, const Padded& src, int64_t grp, int64_t j0, int
   }
 }
 
-// A stride-1 conv of image b: B from the padded planes, C in padded-width rows (straight into y
-// when there is no horizontal padding), then the dropped columns squeezed out.
-void stride1_image(const QConv& q, const uint8_t* x, uint8_t* y, int64_t b,
-                   std::vector<uint8_t>* padded, std::vector<uint8_t>* wide) {
+// Image b of a conv phases_apply() takes: B from the phases, C in rows of wq (straight into y
+// when wq == ow), then the dropped columns squeezed out.
+void phase_conv_image(const QConv& q, const uint8_t* x, uint8_t* y, int64_t b,
+                      std::vector<uint8_t>* phases, std::vector<uint8_t>* wide) {
   const ConvGeometry& g = q.g;
-  const Padded src = pad_image(q, x + b * g.c * g.h * g.w, padded);
-  const bool direct = src.wp == g.ow;
+  const Phases src = phase_image(q, x + b * g.c * g.h * g.w, phases);
+  const bool direct = src.wq == g.ow;
   uint8_t* image_out = y + b * g.oc * g.oh * g.ow;
   if (!direct) wide->resize(static_cast<size_t>(g.oc * src.columns));
   uint8_t* c_out = direct ? image_out : wide->data();
   const int64_t mg = g.oc / g.group, panels = (src.columns + kI8NR - 1) / kI8NR;
   tbb::parallel_for(int64_t{0}, g.group * panels, [&](int64_t t) {
     const int64_t grp = t / panels, j0 = (t % panels) * kI8NR;
-    padded_task(q, src, grp, j0, std::min(kI8NR, src.columns - j0),
-                c_out + grp * mg * src.columns, src.columns);
+    phase_task(q, src, grp, j0, std::min(kI8NR, src.columns - j0), c_out + grp * mg * src.columns,
+               src.columns);
   });
   if (direct) return;
   tbb::parallel_for(int64_t{0}, g.oc, [&](int64_t m) {
     for (int64_t oy = 0; oy < g.oh; ++oy) {
-      std::memcpy(image_out + (m * g.oh + oy) * g.ow, c_out + m * src.columns + oy * src.wp,
+      std::memcpy(image_out + (m * g.oh + oy) * g.ow, c_out + m * src.columns + oy * src.wq,
                   static_cast<size_t>(g.ow));
     }
   });
@@ -237,6 +259,33 @@ void depthwise_plane(const QConv& q, const T* x, uint8_t* y, int64_t c) {
   }
 }
 
+// Image b of a depthwise conv phases_apply() takes: the phases of every channel, then each
+// channel's plane from its phases (kernels/int8.hpp).
+void depthwise_image(const QConv& q, const uint8_t* x, uint8_t* y, int64_t b,
+                     std::vector<uint8_t>* phases) {
+  const ConvGeometry& g = q.g;
+  const Phases src = phase_image(q, x + b * g.c * g.h * g.w, phases);
+  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+    Int8DepthwisePlane p;
+    p.phases = src.data + c * src.s * src.s * src.plane;
+    p.s = src.s;
+    p.wq = src.wq;
+    p.plane = src.plane;
+    p.kh = g.kh;
+    p.kw = g.kw;
+    p.dil_h = g.dil_h;
+    p.dil_w = g.dil_w;
+    p.oh = g.oh;
+    p.ow = g.ow;
+    p.weights = q.dw_weights.data() + c * g.kh * g.kw;
+    p.zero = q.p.x_zero_unsigned;
+    p.multiplier = q.p.multiplier[static_cast<size_t>(c)];
+    p.offset = q.p.bias[static_cast<size_t>(c)];
+    auto* acc = reinterpret_cast<int32_t*>(thread_scratch<AccTag>(kInt8DepthwiseChunk));
+    int8_depthwise_plane(p, q.p.rq, acc, y + (b * g.c + c) * g.oh * g.ow);
+  });
+}
+
 QConv plan_qconv(const NodeView& node) {
   const tsr_tensor* x = node.input(0);
   const tsr_tensor* w = node.input(3);
@@ -270,9 +319,15 @@ QConv plan_qconv(const NodeView& node) {
     return q;
   }
   const int64_t mg = g.oc / g.group, kg = (g.c / g.group) * g.kh * g.kw;
+  const Phases phases = phase_geometry(g);
   for (int64_t grp = 0; grp < g.group; ++grp) {
     q.a.emplace_back();
     pack_int8_a(wd + grp * mg * kg, mg, kg, kg, 1, &q.a.back());
+    for (int64_t k = 0; k < q.a.back().k4 * 4; ++k) {
+      const int64_t c = grp * (g.c / g.group) + k / (g.kh * g.kw);
+      const int64_t ky = (k % (g.kh * g.kw)) / g.kw, kx = k % g.kw;
+      q.row_offsets.push_back(k < kg ? phases.row_offset(c, ky, kx, g) : -1);
+    }
     for (int64_t i = 0; i < mg; ++i) {
       q.offset.push_back(q.p.bias[static_cast<size_t>(grp * mg + i)] -
                          q.p.x_zero_unsigned * q.a.back().row_sums[static_cast<size_t>(i)]);
@@ -314,6 +369,12 @@ Step build_qlinear_conv(BuildContext& ctx) {
     const auto* x = reinterpret_cast<const uint8_t*>(v[in]);
     auto* y = reinterpret_cast<uint8_t*>(v[out]);
     const ConvGeometry& g = q->g;
+    if (q->depthwise && phases_apply(g)) {
+      for (int64_t b = 0; b < q->batch; ++b) {
+        depthwise_image(*q, x, y, b, &buf->padded);
+      }
+      return;
+    }
     if (q->depthwise) {
       tbb::parallel_for(int64_t{0}, q->batch * g.c, [&](int64_t plane) {
         const int64_t c = plane % g.c;
@@ -326,8 +387,8 @@ Step build_qlinear_conv(BuildContext& ctx) {
       });
       return;
     }
-    if (g.sh == 1 && g.sw == 1) {
-      for (int64_t b = 0; b < q->batch; ++b) stride1_image(*q, x, y, b, &buf->padded, &buf->wide);
+    if (phases_apply(g)) {
+      for (int64_t b = 0; b < q->batch; ++b) phase_conv_image(*q, x, y, b, &buf->padded, &buf->wide);
       return;
     }
     const int64_t panels = (g.oh * g.ow + kI8NR - 1) / kI8NR;

@@ -1,0 +1,81 @@
+// The int8 Add unit's kernel (kernels/int8.hpp): 16 elements at a time widened to int32 and
+// float, with exactly the float operations of core's reference (a division by y's scale, not a
+// multiplication by its inverse), so the bytes match on every target.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/int8_add.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "kernels/int8.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// Element i of a byte tensor of either signedness as int32 lanes.
+template <class D32>
+HWY_INLINE hn::Vec<D32> LoadBytes(D32 d, const uint8_t* p, bool is_signed) {
+  if (is_signed) {
+    return hn::PromoteTo(d, hn::LoadU(hn::Rebind<int8_t, D32>(), reinterpret_cast<const int8_t*>(p)));
+  }
+  return hn::BitCast(d, hn::PromoteTo(hn::Rebind<uint32_t, D32>(),
+                                      hn::LoadU(hn::Rebind<uint8_t, D32>(), p)));
+}
+
+int32_t AddOne(int32_t a, int32_t b, const Int8AddParams& p) {
+  const float da = static_cast<float>(a - p.za) * p.sa;
+  const float db = static_cast<float>(b - p.zb) * p.sb;
+  const float v = std::min(std::max((da + db) / p.sy, static_cast<float>(p.lo - p.zy)),
+                            static_cast<float>(p.hi - p.zy));
+  return static_cast<int32_t>(std::nearbyint(v)) + p.zy;
+}
+
+void Int8Add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams* pp, uint8_t* y) {
+  const Int8AddParams& p = *pp;
+  const hn::ScalableTag<int32_t> d;
+  const hn::Rebind<float, decltype(d)> df;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto za = hn::Set(d, p.za), zb = hn::Set(d, p.zb), zy = hn::Set(d, p.zy);
+  const auto sa = hn::Set(df, p.sa), sb = hn::Set(df, p.sb), sy = hn::Set(df, p.sy);
+  const auto lo = hn::Set(df, static_cast<float>(p.lo - p.zy));
+  const auto hi = hn::Set(df, static_cast<float>(p.hi - p.zy));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto da = hn::Mul(hn::ConvertTo(df, hn::Sub(LoadBytes(d, a + i, p.a_signed), za)), sa);
+    const auto db = hn::Mul(hn::ConvertTo(df, hn::Sub(LoadBytes(d, b + i, p.b_signed), zb)), sb);
+    const auto v = hn::Min(hn::Max(hn::Div(hn::Add(da, db), sy), lo), hi);
+    const auto r = hn::Add(hn::NearestInt(v), zy);
+    if (p.y_signed) {
+      const hn::Rebind<int8_t, decltype(d)> d8;
+      hn::StoreU(hn::DemoteTo(d8, r), d8, reinterpret_cast<int8_t*>(y + i));
+    } else {
+      const hn::Rebind<uint8_t, decltype(d)> d8;
+      hn::StoreU(hn::DemoteTo(d8, r), d8, y + i);
+    }
+  }
+  for (; i < n; ++i) {
+    const int32_t av = p.a_signed ? static_cast<int8_t>(a[i]) : a[i];
+    const int32_t bv = p.b_signed ? static_cast<int8_t>(b[i]) : b[i];
+    y[i] = static_cast<uint8_t>(AddOne(av, bv, p));
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::cpu {
+
+HWY_EXPORT(Int8Add);
+
+void int8_add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams& p, uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(Int8Add)(a, b, n, &p, y);
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE

@@ -1,0 +1,107 @@
+// The int8 depthwise conv kernel (kernels/int8.hpp): per output row, one widening
+// multiply-add pass over a contiguous phase row per tap (int32 lanes), then the row's
+// requantization. The phases (padded, strided input split by column and row parity) make every
+// tap's row contiguous, so stride 2 needs no gathers.
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "kernels/int8_depthwise.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include <algorithm>
+
+#include "kernels/int8.hpp"
+
+HWY_BEFORE_NAMESPACE();
+namespace tessera::cpu {
+namespace HWY_NAMESPACE {
+namespace hn = hwy::HWY_NAMESPACE;
+
+// acc[i] += w * (src[i] - zero) for i < n.
+void AccumulateTap(const uint8_t* src, int64_t n, int32_t w, int32_t zero, int32_t* acc) {
+  const hn::ScalableTag<int32_t> d;
+  const hn::Rebind<uint8_t, decltype(d)> d8;
+  const hn::Rebind<uint32_t, decltype(d)> du;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+  const auto wv = hn::Set(d, w), zv = hn::Set(d, zero);
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto x = hn::Sub(hn::BitCast(d, hn::PromoteTo(du, hn::LoadU(d8, src + i))), zv);
+    hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(x, wv)), d, acc + i);
+  }
+  for (; i < n; ++i) acc[i] += w * (static_cast<int32_t>(src[i]) - zero);
+}
+
+// The plane as one flat run of oh * wq sums (columns ox >= ow of each row are computed and
+// dropped), so every tap is one long contiguous pass; chunks keep the sums in L1.
+void DepthwisePlane(const Int8DepthwisePlane* pp, const Int8Requant* rq, int32_t* acc,
+                    uint8_t* y) {
+  const Int8DepthwisePlane& p = *pp;
+  const int64_t total = p.oh * p.wq;
+  uint8_t bytes[kInt8DepthwiseChunk];
+  for (int64_t j0 = 0; j0 < total; j0 += kInt8DepthwiseChunk) {
+    const int64_t n = std::min(kInt8DepthwiseChunk, total - j0);
+    std::fill(acc, acc + n, 0);
+    for (int64_t ky = 0; ky < p.kh; ++ky) {
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        const uint8_t* phase = p.phases + ((ky % p.s) * p.s + (kx % p.s)) * p.plane;
+        const uint8_t* src = phase + (ky / p.s) * p.dil_h * p.wq + (kx / p.s) * p.dil_w + j0;
+        AccumulateTap(src, n, p.weights[ky * p.kw + kx], p.zero, acc);
+      }
+    }
+    int8_requantize_row(acc, n, p.multiplier, p.offset, *rq, bytes);
+    // Output row oy holds flat positions oy * wq .. oy * wq + ow.
+    for (int64_t oy = j0 / p.wq; oy * p.wq < j0 + n; ++oy) {
+      const int64_t a = std::max(oy * p.wq, j0), b = std::min(oy * p.wq + p.ow, j0 + n);
+      if (b > a) std::copy(bytes + (a - j0), bytes + (b - j0), y + oy * p.ow + (a - oy * p.wq));
+    }
+  }
+}
+
+void CopyFlip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8_t* dst) {
+  int64_t j = 0;
+  // 16 bytes at a time: the rows are short (7 to 113 bytes), and a 64-byte vector would leave
+  // most of them to the scalar loop.
+  if (stride == 1) {
+    const hn::CappedTag<uint8_t, 16> d;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
+    const auto f = hn::Set(d, flip);
+    for (; j + lanes <= n; j += lanes) hn::StoreU(hn::Xor(hn::LoadU(d, src + j), f), d, dst + j);
+  } else if (stride == 2) {
+    // Pairs of bytes as 16-bit lanes: the low byte is the even one. The last element is left to
+    // the scalar loop, so no pair reads past it.
+    const hn::CappedTag<uint16_t, 16> d16;
+    const hn::Rebind<int16_t, decltype(d16)> di16;
+    const hn::Rebind<uint8_t, decltype(d16)> d8;
+    const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
+    const auto low = hn::Set(d16, 0xFF);
+    const auto f = hn::Set(d8, flip);
+    for (; j + lanes < n; j += lanes) {
+      const auto pairs = hn::LoadU(d16, reinterpret_cast<const uint16_t*>(src + 2 * j));
+      const auto even = hn::DemoteTo(d8, hn::BitCast(di16, hn::And(pairs, low)));
+      hn::StoreU(hn::Xor(even, f), d8, dst + j);
+    }
+  }
+  for (; j < n; ++j) dst[j] = static_cast<uint8_t>(src[j * stride] ^ flip);
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace tessera::cpu
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
+namespace tessera::cpu {
+
+HWY_EXPORT(DepthwisePlane);
+HWY_EXPORT(CopyFlip);
+
+void int8_depthwise_plane(const Int8DepthwisePlane& p, const Int8Requant& rq, int32_t* acc_row,
+                          uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(DepthwisePlane)(&p, &rq, acc_row, y);
+}
+
+void int8_copy_flip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8_t* dst) {
+  HWY_DYNAMIC_DISPATCH(CopyFlip)(src, stride, n, flip, dst);
+}
+
+}  // namespace tessera::cpu
+#endif  // HWY_ONCE
