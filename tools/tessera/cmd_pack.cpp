@@ -48,6 +48,20 @@ std::string match_text(const Pack& p) {
   return out;
 }
 
+// "sha256 matches, valid signature by ed25519:..." or why the pack's content is not checked.
+std::string integrity_text(const Pack& p) {
+  if (p.sha256.empty()) return "no sha256: its content is not checked (tessera pack seal adds it)";
+  std::string out = "sha256 matches";
+  for (const Signature& s : p.signatures) {
+    const char* state = !signatures_supported() ? "unchecked (no libsodium)"
+                        : verify_signature(s, kPackSignatureDomain, pack_content_digest(p))
+                            ? "valid"
+                            : "INVALID (content changed after signing)";
+    out += std::string(", ") + state + " signature by " + s.key.text();
+  }
+  return out;
+}
+
 int run_validate(const std::vector<std::string>& files) {
   int failed = 0;
   for (const std::string& f : files) {
@@ -59,8 +73,9 @@ int run_validate(const std::vector<std::string>& files) {
         ++failed;
         continue;
       }
-      std::printf("ok   %s: plugin '%s', %s, engine %s, %zu entries\n", f.c_str(), p.plugin.c_str(),
-                  match_text(p).c_str(), p.engine_version.text().c_str(), p.entries.size());
+      std::printf("ok   %s: plugin '%s', %s, engine %s, %zu entries; %s\n", f.c_str(),
+                  p.plugin.c_str(), match_text(p).c_str(), p.engine_version.text().c_str(),
+                  p.entries.size(), integrity_text(p).c_str());
     } catch (const Error& e) {
       std::printf("FAIL %s\n", e.what());
       ++failed;
@@ -84,6 +99,7 @@ int run_inspect(const std::vector<std::string>& files) {
                 p.engine_version.text().c_str());
     std::printf("  measured:       %s, with tessera %s: %s\n", p.measured.when.c_str(),
                 p.measured.tool_version.c_str(), p.measured.how.c_str());
+    std::printf("  integrity:      %s\n", integrity_text(p).c_str());
     std::printf("  entries:        %zu\n", p.entries.size());
     double total = 0;
     for (const PackEntry& e : p.entries) {
