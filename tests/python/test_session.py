@@ -478,3 +478,26 @@ def test_a_deployment_opens_as_the_command_line_applies_it(model, x, tmp_path):
         assert np.abs(g - w).max() <= 1e-3 * np.abs(w).max()
     with pytest.raises(tessera.Error, match="deploy_missing.yaml"):
         tessera.Session.from_deployment(tmp_path / "deploy_missing.yaml")
+
+
+def test_trusted_keys_refuse_an_unsigned_package_and_run_a_signed_one(model, x, tmp_path):
+    tool = os.environ["TESSERA_TOOL"]
+    made = subprocess.run([tool, "keygen", "-o", str(tmp_path / "lab")], capture_output=True,
+                          text=True)
+    if made.returncode != 0 and "no libsodium" in made.stderr:
+        pytest.skip("built without libsodium")
+    assert made.returncode == 0, made.stderr
+    public = str(tmp_path / "lab.pub")
+    package = str(tmp_path / "signed.tsp")
+    tessera.compile(model, package, targets=["cpu"])
+    with pytest.raises(tessera.Error, match="refused: it is not signed"):
+        tessera.Session(package, trusted_keys=[public])
+    with pytest.raises(tessera.Error, match="trusted_keys=.*64 hex digits"):
+        tessera.Session(package, trusted_keys=["ed25519:00"])
+    subprocess.run([tool, "sign", "--key", str(tmp_path / "lab.key"), package], check=True,
+                   capture_output=True)
+    key_text = pathlib.Path(public).read_text().strip()
+    signed = tessera.Session(package, trusted_keys=[key_text]).run({"data": x})
+    unsigned_check = tessera.Session(model, targets=["cpu"]).run({"data": x})
+    for k in unsigned_check:
+        assert np.array_equal(signed[k], unsigned_check[k])

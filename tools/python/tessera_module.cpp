@@ -441,11 +441,14 @@ void warn(const std::string& message) {
 class PySession {
  public:
   PySession(nb::handle model, nb::handle targets, const std::optional<std::string>& precision,
-            int64_t threads, bool allow_fallback, bool replan, const InputShapes& input_shapes)
+            int64_t threads, bool allow_fallback, bool replan, const InputShapes& input_shapes,
+            const std::optional<std::vector<std::string>>& trusted_keys)
       : allow_fallback_(allow_fallback) {
     const std::string path = path_of(model, "model=");
-    const tessera::SessionOptions o =
-        options_of(targets, precision, threads, allow_fallback, replan);
+    tessera::SessionOptions o = options_of(targets, precision, threads, allow_fallback, replan);
+    // Keys as SessionOptions::trusted_keys takes them; a bad entry is named by the keyword.
+    for (const std::string& key : trusted_keys.value_or(std::vector<std::string>{}))
+      o.trusted_keys.push_back(tessera::read_trusted_key(key, "trusted_keys=").text());
     targets_named_ = !o.targets.empty();
     const tessera::ImportOptions import = import_options_of(input_shapes);
     {
@@ -712,10 +715,10 @@ NB_MODULE(_tessera, m) {
   nb::class_<PySession>(m, "Session",
                         "A model (package or ONNX) placed on the targets and compiled.")
       .def(nb::init<nb::handle, nb::handle, const std::optional<std::string>&, int64_t, bool, bool,
-                    const InputShapes&>(),
+                    const InputShapes&, const std::optional<std::vector<std::string>>&>(),
            nb::arg("model"), nb::arg("targets") = nb::none(), nb::arg("precision") = nb::none(),
            nb::arg("threads") = 0, nb::arg("allow_fallback") = false, nb::arg("replan") = false,
-           nb::arg("input_shapes") = nb::none())
+           nb::arg("input_shapes") = nb::none(), nb::arg("trusted_keys") = nb::none())
       .def_static("from_deployment", &PySession::from_deployment, nb::arg("path"),
                   "A session as a deployment YAML describes it (model, targets, options).")
       .def_prop_ro("inputs", &PySession::inputs, "[(name, dtype, shape)], -1 for open dims")
