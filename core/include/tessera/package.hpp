@@ -67,7 +67,10 @@ struct Package {
   Graph graph;  // prepared
   std::vector<PackageTarget> targets;
   std::vector<PackageNode> nodes;  // parallel to graph.nodes
-  // The content hash read_package checked the members against (zero when made in memory).
+  // The content hash read_package checked the members against (zero when made in memory). The
+  // trust check uses it for a package read from a file instead of hashing the weights again, so
+  // an application that edits a package it read must clear `file` (or this) to have its edit
+  // checked against the signatures.
   Sha256Digest content_sha256{};
   // Signatures over the content hash, as read (checked only against trusted keys).
   std::vector<Signature> signatures;
