@@ -44,14 +44,24 @@ class UnitFinder {
     for (ValueId out : g.outputs) ++readers_[static_cast<size_t>(out)];
   }
 
-  // Fails naming the node when a DequantizeLinear or QuantizeLinear has a bad constant scale.
+  // Fails naming the node when a DequantizeLinear or QuantizeLinear has a bad constant scale, or
+  // a DequantizeLinear's zero point is not of its input's known type.
   void check_scales() const {
     for (const Node& n : g_.nodes) {
       if (n.op_type != "DequantizeLinear" && n.op_type != "QuantizeLinear") continue;
       const Tensor* s = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
-      if (s == nullptr || s->dtype() != DType::kFloat32) continue;
-      const std::string why = ops::bad_scale(*s);
-      if (!why.empty()) throw Error(g_.describe(n) + ": " + why);
+      if (s != nullptr && s->dtype() == DType::kFloat32) {
+        const std::string why = ops::bad_scale(*s);
+        if (!why.empty()) throw Error(g_.describe(n) + ": " + why);
+      }
+      const Tensor* z = n.inputs.size() > 2 ? constant(n.inputs[2]) : nullptr;
+      const DType x = n.inputs.empty() || n.inputs[0] == kNoValue ? DType::kUndefined
+                                                                  : g_.value(n.inputs[0]).dtype;
+      if (n.op_type == "DequantizeLinear" && z != nullptr && x != DType::kUndefined &&
+          z->dtype() != x) {
+        throw Error(g_.describe(n) + ": the zero point is " + dtype_name(z->dtype()) +
+                    " but the quantized input is " + dtype_name(x) + "; they must match");
+      }
     }
   }
 
