@@ -140,6 +140,13 @@ TEST(PackCli, SignVerifyAndRunUnderTrustedKeys) {
   EXPECT_THAT(run_tool("verify --trusted-key " + a + ".pub " + package),
               HasSubstr("ok   " + package + ": sha256:"));
   EXPECT_EQ(run_tool_status("verify --trusted-key " + b + ".pub " + package).first, 1);
+  // compile --sign: signed as it is written.
+  const std::string signed_at_compile = (dir / "signed.tsp").string();
+  EXPECT_THAT(run_tool("compile " + model + " --targets cpu --sign " + b + ".key -o " +
+                       signed_at_compile),
+              HasSubstr("signed with ed25519:"));
+  EXPECT_THAT(run_tool("verify --trusted-key " + b + ".pub " + signed_at_compile),
+              HasSubstr("ok   " + signed_at_compile));
 
   const std::string pack = (dir / "hand.yaml").string();
   const std::string hand =

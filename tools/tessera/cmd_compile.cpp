@@ -6,11 +6,13 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "cli.hpp"
 #include "run_common.hpp"
 #include "tessera/error.hpp"
+#include "tessera/file_util.hpp"
 #include "tessera/package.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/session.hpp"
@@ -20,7 +22,8 @@ namespace tessera::cli {
 int cmd_compile(int argc, char** argv) {
   Args args(
       argc, argv,
-      {"targets", "input-shape", "plugin-dir", "pack", "precision", "output", kMemoryLimitOption},
+      {"targets", "input-shape", "plugin-dir", "pack", "precision", "output", "sign", "trusted-key",
+       kMemoryLimitOption},
       {"no-packs", "allow-fallback", "mixed-precision", "force", "json", "help"});
   const std::string out = args.get("output");
   if (args.flag("help") || args.positionals().size() != 1 || out.empty()) {
@@ -40,11 +43,20 @@ int cmd_compile(int argc, char** argv) {
         "  --force               replace an existing output file\n"
         "  --json                print one JSON object describing the package\n"
         "  --memory-limit BYTES  refuse models needing more (e.g. 4G)\n"
+        "  --sign KEY.key        sign the package with this secret key (tessera keygen)\n"
+        "  --trusted-key KEY     use only packs signed by KEY (ed25519:<hex> or an absolute\n"
+        "                        .pub file; repeatable)\n"
         "The package runs where it was planned: on another device, driver or plugin version\n"
         "`tessera run MODEL.tsp` refuses it with the reason unless told to plan it again.\n",
         args.flag("help"));
   }
   apply_memory_limit_option(args);
+  // The key is read before the work, so a wrong path fails at once.
+  std::optional<SecretKey> key;
+  if (args.has("sign")) {
+    const std::string key_file = args.get("sign");
+    key = parse_secret_key(read_file(key_file, "secret key", 4096), key_file);
+  }
   const std::string source = args.positionals()[0];
   if (is_package_file(source)) {
     throw Error(source +
@@ -79,6 +91,7 @@ int cmd_compile(int argc, char** argv) {
   std::string command = "tessera";
   for (int i = 0; i < argc; ++i) command += std::string(" ") + argv[i];
   package.created_by = command;
+  if (key) sign_package(package, *key);
   write_package(package, out, args.flag("force"));
 
   std::map<std::string, int> configs;  // "pack", "heuristic"
@@ -109,6 +122,7 @@ int cmd_compile(int argc, char** argv) {
   std::printf("wrote %s: %zu nodes (%s), precision %s, %.1f MB of weights\n", out.c_str(),
               package.nodes.size(), nodes_per_plugin_text(session->plan()).c_str(),
               package.precision.c_str(), static_cast<double>(weight_bytes) / 1e6);
+  if (key) std::printf("  signed with %s\n", key->public_key().text().c_str());
   for (const PackageTarget& t : package.targets) {
     std::printf("  target %s: %s %s on '%s' (driver %s), configs from %s\n", t.spec.c_str(),
                 t.plugin.c_str(), t.plugin_version.c_str(), t.device.c_str(), t.driver.c_str(),
