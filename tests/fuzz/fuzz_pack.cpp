@@ -31,9 +31,8 @@ void check_seal(const std::string& text, const tessera::Pack& pack) {
   } catch (const tessera::Error& e) {
     tessera::fuzz::fuzz_require(false, std::string("a sealed pack does not load: ") + e.what());
   }
-  tessera::fuzz::fuzz_require(
-      back.sha256 == tessera::to_hex(tessera::pack_content_digest(pack)),
-      "sealing changed the pack's content");
+  tessera::fuzz::fuzz_require(back.sha256 == tessera::to_hex(tessera::pack_content_digest(pack)),
+                              "sealing changed the pack's content");
 }
 
 }  // namespace

@@ -63,8 +63,8 @@ TESSERA_FUZZ_TARGET(package) {
     } catch (const tessera::Error&) {
       // A refusal, as the verdict below may be; only its kind (tessera::Error) is checked here.
     }
-    const tessera::Package p = tessera::parse_package(
-        data, size, "fuzz.tsp", tessera::ContentHashCheck::kIgnoreForFuzzing);
+    const tessera::Package p = tessera::parse_package(data, size, "fuzz.tsp",
+                                                      tessera::ContentHashCheck::kIgnoreForFuzzing);
     tessera::fuzz::fuzz_require(p.content_sha256 == tessera::package_content_digest(p),
                                 "the content hash read is not the content's");
     if (tessera::signatures_supported()) {

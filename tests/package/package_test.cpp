@@ -470,8 +470,9 @@ TEST(PackageTest, OnlyAPackageSignedByATrustedKeyRunsWhenKeysAreGiven) {
   SessionOptions trust_a;
   trust_a.trusted_keys = {a.public_key().text()};
   EXPECT_EQ(error_of([&] { Session s(read_package(file), trust_a); }),
-            file + ": refused: it is not signed, and trusted keys are given (sign it with "
-                   "tessera sign)");
+            file +
+                ": refused: it is not signed, and trusted keys are given (sign it with "
+                "tessera sign)");
 
   Package signed_package = read_package(file);
   sign_package(signed_package, a);

@@ -5,12 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
-#include <sys/wait.h>
 #include <utility>
 
 #include "tessera/onnx_import.hpp"
@@ -142,9 +142,9 @@ TEST(PackCli, SignVerifyAndRunUnderTrustedKeys) {
   EXPECT_EQ(run_tool_status("verify --trusted-key " + b + ".pub " + package).first, 1);
   // compile --sign: signed as it is written.
   const std::string signed_at_compile = (dir / "signed.tsp").string();
-  EXPECT_THAT(run_tool("compile " + model + " --targets cpu --sign " + b + ".key -o " +
-                       signed_at_compile),
-              HasSubstr("signed with ed25519:"));
+  EXPECT_THAT(
+      run_tool("compile " + model + " --targets cpu --sign " + b + ".key -o " + signed_at_compile),
+      HasSubstr("signed with ed25519:"));
   EXPECT_THAT(run_tool("verify --trusted-key " + b + ".pub " + signed_at_compile),
               HasSubstr("ok   " + signed_at_compile));
 

@@ -450,8 +450,8 @@ TEST_F(PackSessionTest, APackChangedAfterSealingIsLeftOutAndTheNextLevelWins) {
 TEST_F(PackSessionTest, TrustedKeysLeaveOutPacksNoTrustedKeySigned) {
   if (!signatures_supported()) GTEST_SKIP() << "built without libsodium";
   const SecretKey key = generate_secret_key();
-  const std::string device =
-      add_pack("device.yaml", sealed(pack_text("  device: \"PackTest GPU\"\n", entry(kBig, 8, 256))));
+  const std::string device = add_pack(
+      "device.yaml", sealed(pack_text("  device: \"PackTest GPU\"\n", entry(kBig, 8, 256))));
   add_pack("family.yaml",
            sealed(pack_text("  family: packtest-family\n", entry(kBig, 2, 64)), &key));
   SessionOptions trusting = options();

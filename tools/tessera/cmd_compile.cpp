@@ -20,11 +20,10 @@
 namespace tessera::cli {
 
 int cmd_compile(int argc, char** argv) {
-  Args args(
-      argc, argv,
-      {"targets", "input-shape", "plugin-dir", "pack", "precision", "output", "sign", "trusted-key",
-       kMemoryLimitOption},
-      {"no-packs", "allow-fallback", "mixed-precision", "force", "json", "help"});
+  Args args(argc, argv,
+            {"targets", "input-shape", "plugin-dir", "pack", "precision", "output", "sign",
+             "trusted-key", kMemoryLimitOption},
+            {"no-packs", "allow-fallback", "mixed-precision", "force", "json", "help"});
   const std::string out = args.get("output");
   if (args.flag("help") || args.positionals().size() != 1 || out.empty()) {
     return print_usage(

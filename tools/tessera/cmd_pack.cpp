@@ -199,8 +199,10 @@ int run_seal(const std::vector<std::string>& files) {
     try {
       old = parse_pack(text, f).signatures;
     } catch (const Error&) {
-      std::printf("  %s: its content changed since its sha256 was written; a signature it had "
-                  "is dropped\n", f.c_str());
+      std::printf(
+          "  %s: its content changed since its sha256 was written; a signature it had "
+          "is dropped\n",
+          f.c_str());
     }
     std::vector<Signature> kept;
     for (const Signature& s : old) {

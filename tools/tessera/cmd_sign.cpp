@@ -37,7 +37,9 @@ void write_new_file(const std::string& path, const std::string& text, mode_t mod
 
 // A package starts with its FlatBuffer identifier; anything else is read as a pack (whose
 // loader then names what is wrong with it).
-bool is_pack_path(const std::string& path) { return !is_package_file(path); }
+bool is_pack_path(const std::string& path) {
+  return !is_package_file(path);
+}
 
 // `signatures` with the one by `s.key` replaced, or `s` appended.
 std::vector<Signature> with_signature(std::vector<Signature> signatures, const Signature& s) {

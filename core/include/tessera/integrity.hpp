@@ -48,11 +48,15 @@ class Sha256 {
 };
 
 Sha256Digest sha256(const void* data, size_t size);
-inline Sha256Digest sha256(const std::string& s) { return sha256(s.data(), s.size()); }
+inline Sha256Digest sha256(const std::string& s) {
+  return sha256(s.data(), s.size());
+}
 
 // Lower-case hex of `size` bytes, and back (nullopt unless exactly 2*N hex digits).
 std::string to_hex(const uint8_t* data, size_t size);
-inline std::string to_hex(const Sha256Digest& d) { return to_hex(d.data(), d.size()); }
+inline std::string to_hex(const Sha256Digest& d) {
+  return to_hex(d.data(), d.size());
+}
 std::optional<std::vector<uint8_t>> from_hex(const std::string& text);
 
 struct PublicKey {

@@ -1,4 +1,5 @@
-// SHA-256 (FIPS 180-4; with x86 SHA-NI where present) and ed25519 signatures through libsodium, for package and pack integrity.
+// SHA-256 (FIPS 180-4; with x86 SHA-NI where present) and ed25519 signatures through libsodium,
+// for package and pack integrity.
 #include "tessera/integrity.hpp"
 
 #include <algorithm>
@@ -20,18 +21,18 @@ namespace tessera {
 namespace {
 
 constexpr std::array<uint32_t, 64> kRound = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
-inline uint32_t rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
+inline uint32_t rotr(uint32_t x, int n) {
+  return (x >> n) | (x << (32 - n));
+}
 
 // One 64-byte block into `state`, in plain C++.
 void block_portable(uint32_t* state, const uint8_t* p) {
@@ -83,8 +84,8 @@ bool cpu_has_sha_ni() {
 // `count` blocks with the SHA-NI instructions. The state lives as ABEF and CDGH (the order
 // sha256rnds2 takes); each step does four rounds, two per sha256rnds2, with the message schedule
 // from sha256msg1/msg2 (sigma0 terms + W[i-16], then + W[i-7], then the sigma1 terms).
-__attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* state,
-                                                              const uint8_t* p, size_t count) {
+__attribute__((target("sha,sse4.1,ssse3"))) void blocks_sha_ni(uint32_t* state, const uint8_t* p,
+                                                               size_t count) {
   const __m128i byte_swap = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
   __m128i tmp = _mm_shuffle_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(state)), 0xB1);
   __m128i cdgh =
@@ -134,8 +135,8 @@ std::vector<uint8_t> key_bytes(const std::string& text, const std::string& prefi
                                const std::string& where) {
   const std::string t = trimmed(text);
   if (t.compare(0, prefix.size(), prefix) != 0) {
-    throw Error(where + ": '" + escaped(t.substr(0, 40)) + "' is not a key of the form " +
-                prefix + "<" + std::to_string(2 * n) + " hex digits> (tessera keygen writes them)");
+    throw Error(where + ": '" + escaped(t.substr(0, 40)) + "' is not a key of the form " + prefix +
+                "<" + std::to_string(2 * n) + " hex digits> (tessera keygen writes them)");
   }
   auto bytes = from_hex(t.substr(prefix.size()));
   if (!bytes || bytes->size() != n) {
@@ -168,9 +169,8 @@ std::vector<uint8_t> signed_message(const char* domain, const Sha256Digest& dige
 }  // namespace
 
 Sha256::Sha256(bool use_cpu_extensions)
-    : extensions_(use_cpu_extensions),
-      state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-             0x5be0cd19} {}
+    : extensions_(use_cpu_extensions), state_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                                              0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
 
 void Sha256::blocks(const uint8_t* p, size_t count) {
   if (count == 0) return;
@@ -256,7 +256,9 @@ std::optional<std::vector<uint8_t>> from_hex(const std::string& text) {
   return out;
 }
 
-std::string PublicKey::text() const { return kPublicPrefix + to_hex(bytes.data(), bytes.size()); }
+std::string PublicKey::text() const {
+  return kPublicPrefix + to_hex(bytes.data(), bytes.size());
+}
 
 PublicKey SecretKey::public_key() const {
   PublicKey k;
@@ -264,7 +266,9 @@ PublicKey SecretKey::public_key() const {
   return k;
 }
 
-std::string SecretKey::text() const { return kSecretPrefix + to_hex(bytes.data(), bytes.size()); }
+std::string SecretKey::text() const {
+  return kSecretPrefix + to_hex(bytes.data(), bytes.size());
+}
 
 PublicKey parse_public_key(const std::string& text, const std::string& where) {
   const std::vector<uint8_t> b = key_bytes(text, kPublicPrefix, 32, where);
@@ -332,8 +336,7 @@ Signature sign_digest(const SecretKey& key, const char* domain, const Sha256Dige
 #endif
 }
 
-bool verify_signature(const Signature& signature, const char* domain,
-                      const Sha256Digest& digest) {
+bool verify_signature(const Signature& signature, const char* domain, const Sha256Digest& digest) {
 #ifdef TESSERA_HAVE_SODIUM
   init_sodium();
   const std::vector<uint8_t> m = signed_message(domain, digest);

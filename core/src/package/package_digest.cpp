@@ -146,8 +146,9 @@ size_t member_count(const Package& p) {
   return 2 + p.targets.size() + p.graph.nodes.size() + p.graph.values.size();
 }
 
-void visit_members(const Package& p,
-                   const std::function<bool(const std::string& member, const Sha256Digest&)>& visit) {
+void visit_members(
+    const Package& p,
+    const std::function<bool(const std::string& member, const Sha256Digest&)>& visit) {
   const Graph& g = p.graph;
   if (p.nodes.size() != g.nodes.size()) {
     throw Error("package has " + std::to_string(p.nodes.size()) + " node placements for " +

@@ -26,8 +26,9 @@ struct MemberDigest {
 
 size_t member_count(const Package& package);
 // Hashes the members in order, calling `visit` with each; stops when it returns false.
-void visit_members(const Package& package,
-                   const std::function<bool(const std::string& member, const Sha256Digest&)>& visit);
+void visit_members(
+    const Package& package,
+    const std::function<bool(const std::string& member, const Sha256Digest&)>& visit);
 std::vector<MemberDigest> member_digests(const Package& package);
 
 // The package's content hash: over the member count and every member digest (`count` digests

@@ -230,9 +230,9 @@ std::string serialize_package(const Package& package) {
     member_sha256.insert(member_sha256.end(), m.digest.begin(), m.digest.end());
   std::vector<Offset<fb::PackageSignature>> signatures;
   for (const Signature& s : package.signatures) {
-    signatures.push_back(fb::CreatePackageSignature(
-        b, b.CreateVector(s.key.bytes.data(), s.key.bytes.size()),
-        b.CreateVector(s.bytes.data(), s.bytes.size())));
+    signatures.push_back(
+        fb::CreatePackageSignature(b, b.CreateVector(s.key.bytes.data(), s.key.bytes.size()),
+                                   b.CreateVector(s.bytes.data(), s.bytes.size())));
   }
   const auto root =
       fb::CreatePackage(b, kPackageFormatVersion, b.CreateString(package.engine_version),

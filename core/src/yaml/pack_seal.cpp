@@ -38,8 +38,8 @@ struct TopKey {
 std::vector<TopKey> top_keys(const std::string& text, const std::string& file) {
   const config::YamlDoc doc = config::load_yaml_text(text, file);
   if (!doc.root.IsMap()) {
-    config::fail_at(file, doc.root, "", std::string("a pack is a map, got ") +
-                                            config::node_kind(doc.root));
+    config::fail_at(file, doc.root, "",
+                    std::string("a pack is a map, got ") + config::node_kind(doc.root));
   }
   std::vector<TopKey> keys;
   for (const auto& kv : doc.root) {

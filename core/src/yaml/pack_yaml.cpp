@@ -138,7 +138,8 @@ void read_integrity(const MapReader& root, Pack& pack) {
   if (to_hex(bytes->data(), bytes->size()) != content) {
     root.fail("sha256", "the pack's content does not match its sha256 (content sha256:" + content +
                             "): it was changed after it was written; if the change is meant, "
-                            "`tessera pack seal " + pack.file + "` records the new hash");
+                            "`tessera pack seal " +
+                            pack.file + "` records the new hash");
   }
 }
 
@@ -286,7 +287,8 @@ PackScan scan_packs(const std::string& schedules_dir, const std::string& plugin)
       if (p.sha256.empty() && p.schema_version == kPackSchemaVersion) {
         scan.warnings.push_back("pack " + f +
                                 " has no sha256, so a change to it would go unnoticed (`tessera "
-                                "pack seal " + f + "` adds one)");
+                                "pack seal " +
+                                f + "` adds one)");
       }
       scan.packs.push_back(std::move(p));
     } catch (const Error& e) {
