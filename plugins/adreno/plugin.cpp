@@ -30,9 +30,9 @@ struct Traits {
   static constexpr bool kOutOfResourcesIsOom = true;
 
   using ProgramPool = adreno::ProgramPool;
-  using Lowering = adreno::Lowering;
-  using Config = adreno::Config;
   using Registry = adreno::Registry;
+
+  static const opencl::Flavor& flavor() { return adreno::flavor(); }
 
   static bool is_native(const opencl::DeviceInfo& d) {
     return contains_ci(d.name, "adreno") || contains_ci(d.vendor, "qualcomm");
@@ -53,7 +53,9 @@ struct Traits {
     return "";
   }
 
-  static Device device(const opencl::DeviceInfo& d) { return Device{d, image_limits(d)}; }
+  static opencl::Device device(const opencl::DeviceInfo& d) {
+    return {d, flavor(), image_limits(d)};
+  }
 
   static void fill_support(const NodeView& view, tsr_support* support) {
     const std::string op_type = view.op_type();
@@ -89,15 +91,16 @@ struct Traits {
            "(e.g. knob.opw: 2) that force a knob of every schedule that has it";
   }
 
-  static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const plugin::CompileOptions& options) {
-    Lowering lowering(region, std::move(context), pool, options.precision != "fp32");
+  static opencl::LoweringOptions lowering_options(const plugin::CompileOptions& options) {
+    opencl::LoweringOptions out;
+    out.activation = opencl::Storage::kImage;
+    out.half_images = options.precision != "fp32";
     // create() accepted every one of them (check_option).
     for (const auto& [name, value] : options.target_options) {
-      lowering.forced_knobs.emplace_back(name.substr(std::string(kKnobOptionPrefix).size()),
-                                         opencl::support::option_int(name, value));
+      out.forced_knobs.emplace_back(name.substr(std::string(kKnobOptionPrefix).size()),
+                                    opencl::support::option_int(name, value));
     }
-    return lowering;
+    return out;
   }
 };
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "region.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::adreno {
@@ -134,52 +135,11 @@ const Schedule& schedule(const std::string& id) {
 }
 
 std::string check_knob_option(const std::string& name, const std::string& value) {
-  const std::string knob = name.substr(std::string(kKnobOptionPrefix).size());
-  int32_t v = 0;
-  try {
-    v = opencl::support::option_int(name, value);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  bool found = false;
-  std::string candidates;
-  for (const Schedule& s : all_schedules()) {
-    for (const Knob& k : s.knobs) {
-      if (knob != k.name) continue;
-      found = true;
-      for (int32_t c : k.candidates) {
-        if (c == v) return "";
-        const std::string text = std::to_string(c);
-        if ((" " + candidates + ",").find(" " + text + ",") == std::string::npos) {
-          candidates += (candidates.empty() ? "" : ", ") + text;
-        }
-      }
-    }
-  }
-  if (!found) return "option '" + name + "': no adreno schedule has a knob '" + knob + "'";
-  return "option '" + name + "' = " + value + " is not a candidate of any schedule with that " +
-         "knob (candidates: " + candidates + ")";
-}
-
-Config apply_forced_knobs(Config config, const ForcedKnobs& forced) {
-  for (size_t i = 0; i < config.schedule->knobs.size(); ++i) {
-    const Knob& k = config.schedule->knobs[i];
-    for (const auto& [name, value] : forced) {
-      if (name != k.name) continue;
-      if (std::find(k.candidates.begin(), k.candidates.end(), value) == k.candidates.end()) {
-        throw Error("option '" + std::string(kKnobOptionPrefix) + name +
-                    "' = " + std::to_string(value) + " is not a candidate of schedule '" +
-                    config.schedule->id + "'");
-      }
-      config.values[i] = value;
-    }
-  }
-  return config;
+  return opencl::check_knob_option(all_schedules(), "adreno", name, value);
 }
 
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
-                      int64_t work_dim0,
-                      const std::vector<std::pair<const char*, int32_t>>& overrides) {
+                      int64_t work_dim0, const opencl::ConfigOverrides& overrides) {
   Config c;
   c.schedule = &schedule(schedule_id);
   for (const Knob& k : c.schedule->knobs) {
@@ -193,6 +153,11 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
     c.values.push_back(v);
   }
   return c;
+}
+
+const opencl::Flavor& flavor() {
+  static const opencl::Flavor f{"adreno", schedule, default_config};
+  return f;
 }
 
 }  // namespace tessera::adreno

@@ -30,9 +30,9 @@ struct Traits {
   static constexpr bool kOutOfResourcesIsOom = false;
 
   using ProgramPool = mali::ProgramPool;
-  using Lowering = mali::Lowering;
-  using Config = mali::Config;
   using Registry = mali::Registry;
+
+  static const opencl::Flavor& flavor() { return mali::flavor(); }
 
   static bool is_native(const opencl::DeviceInfo& d) {
     return contains_ci(d.name, "mali") || contains_ci(d.vendor, "mali");
@@ -44,7 +44,7 @@ struct Traits {
         "not an ARM Mali device; use the target 'mali:any' to run mali kernels on it");
   }
 
-  static const opencl::DeviceInfo& device(const opencl::DeviceInfo& d) { return d; }
+  static opencl::Device device(const opencl::DeviceInfo& d) { return {d, flavor(), {}}; }
 
   static void fill_support(const NodeView& view, tsr_support* support) {
     // Rough: a launch (~10 us on Mali) plus output bytes at ~10 GB/s.
@@ -78,16 +78,17 @@ struct Traits {
            "'build_options' (text appended to every kernel build)";
   }
 
-  static Lowering make_lowering(const tsr_region& region, std::shared_ptr<opencl::Context> context,
-                                ProgramPool& pool, const plugin::CompileOptions& options) {
-    std::string extra;
-    Layout layout = kDefaultLayout;
+  static opencl::LoweringOptions lowering_options(const plugin::CompileOptions& options) {
+    opencl::LoweringOptions out;
+    out.activation = kDefaultLayout;
     // create() accepted every one of them (check_option).
     for (const auto& [name, value] : options.target_options) {
-      if (name == "layout") layout = *parse_layout(value);
-      if (name == "build_options") extra += (extra.empty() ? "" : " ") + value;
+      if (name == "layout") out.activation = *parse_layout(value);
+      if (name == "build_options") {
+        out.extra_build_options += (out.extra_build_options.empty() ? "" : " ") + value;
+      }
     }
-    return Lowering(region, std::move(context), pool, extra, layout);
+    return out;
   }
 };
 

@@ -24,9 +24,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("eltwise.image.add", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_image(node.input_index(0), index))
-      .buffer(lw.input_image(node.input_index(1), index))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.input_index(0)))
+      .buffer(lw.image(node.input_index(1)))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(to_i32(range[0], node), to_i32(range[1], node), 0, 0);
   lw.add_step(index, std::move(k), range, config);
 }

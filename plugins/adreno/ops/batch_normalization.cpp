@@ -21,10 +21,10 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("eltwise.image.affine", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_image(node.input_index(0), index))
+      .buffer(lw.image(node.input_index(0)))
       .buffer(lw.constant_buffer(pad_channels(a)))
       .buffer(lw.constant_buffer(pad_channels(b)))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(dims[0], dims[1], dims[2], dims[3]);
   lw.add_step(index, std::move(k), range, config);
 }

@@ -21,13 +21,13 @@ std::string check(const NodeView& node, const Device&) {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& y = node.output(0);
-  const cl_mem out = lw.output_buffer(node.output_index(0), index);
+  const cl_mem out = lw.buffer(node.output_index(0));
   if (!channels_rank4(node)) {
     for (int32_t i = 0; i < node.num_inputs(); ++i) {
       const int64_t n = plugin::tensor_numel(node.input(i));
       const Config config = lw.config_for("copy.strided_store", n);
       opencl::Kernel k = lw.kernel(config);
-      opencl::support::bind_strided_copy(k, lw.input_buffer(node.input_index(i), index), out,
+      opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(i)), out,
                                          to_i32(n, node), opencl::support::concat_store(node, i));
       lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
     }
@@ -40,7 +40,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     const Config config = lw.config_for("layout.concat_channels", static_cast<int64_t>(n));
     opencl::Kernel k = lw.kernel(config);
     k.args()
-        .buffer(lw.input_buffer(node.input_index(i), index))
+        .buffer(lw.buffer(node.input_index(i)))
         .buffer(out)
         .i32x4(to_i32(x.dims[0], node), to_i32(x.dims[1], node), to_i32(x.dims[2], node),
                to_i32(x.dims[3], node))

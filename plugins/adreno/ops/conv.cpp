@@ -133,7 +133,7 @@ std::vector<Config> conv_options(const NodeView& node, const Device& device) {
   const int64_t width = node.output(0).dims[3];
   const int32_t opw = default_opw(width);
   std::vector<Config> out = {
-      default_config(conv_schedule(node), device.info, (width + opw - 1) / opw, {{"opw", opw}})};
+      device.config(conv_schedule(node), (width + opw - 1) / opw, {{"opw", opw}})};
   if (shape_of(node).group == 1) {
     Config gemm = gemm_default_config(node, device.info);
     if (device.info.kind == "gpu") {
@@ -160,10 +160,10 @@ opencl::KernelArgs bind_conv(Lowering& lw, const NodeView& node, int32_t index,
   const auto in = blocked_dims(node.input(0), node);
   const auto out = blocked_dims(node.output(0), node);
   opencl::KernelArgs args = kernel.args();
-  args.buffer(lw.input_image(node.input_index(0), index))
+  args.buffer(lw.image(node.input_index(0)))
       .buffer(lw.constant_image(e[0], e[1], pack_weights(node, sh)))
       .buffer(lw.constant_buffer(pad_channels(bias)))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(in[0], in[1], in[2], in[3])
       .i32x4(out[0], out[1], out[2], out[3])
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), to_i32(sh.Cg, node), to_i32(sh.Mg, node))
@@ -187,7 +187,7 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, const Config&
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& y = node.output(0);
-  Config config = choose_config(lw, index, lw.forced(conv_options(node, Device{lw.device(), {}})));
+  Config config = choose_config(lw, index, lw.forced(conv_options(node, lw.op_device())));
   if (std::string(config.schedule->id) == "conv2d.image.gemm") {
     auto group = gemm_group(config, lw.device());
     // A requested k_split whose partial sums cannot fit this device: the heuristic's gemm.

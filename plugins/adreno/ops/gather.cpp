@@ -19,9 +19,9 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = lw.config_for("gather.rows", n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_gather(k, lw.input_buffer(node.input_index(0), index),
+  opencl::support::bind_gather(k, lw.buffer(node.input_index(0)),
                                lw.constant_buffer(g.indices),
-                               lw.output_buffer(node.output_index(0), index), g);
+                               lw.buffer(node.output_index(0)), g);
   lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
 }
 

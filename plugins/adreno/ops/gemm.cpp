@@ -28,10 +28,10 @@ opencl::support::GemmOperands operands(const NodeView& node) {
 std::vector<Config> gemm_options(const NodeView& node, const Device& device) {
   const opencl::support::GemmOperands g = operands(node);
   const int32_t ks = opencl::support::gemm_default_split(g, device.info);
-  Config split = default_config("gemm.split", device.info, g.n, {{"k_split", ks}});
+  Config split = device.config("gemm.split", g.n, {{"k_split", ks}});
   split.set("wg_x",
             g.n < std::max(1, 64 / ks) ? default_wg_x(*split.schedule, device.info, g.n) : 0);
-  Config naive = default_config("gemm.buffer", device.info, g.n);
+  Config naive = device.config("gemm.buffer", g.n);
   if (ks > 1) return {split, naive};
   return {naive, split};
 }
@@ -39,7 +39,7 @@ std::vector<Config> gemm_options(const NodeView& node, const Device& device) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const opencl::support::GemmOperands g = operands(node);
   const bool has_c = node.num_inputs() > 2 && node.has_input(2);
-  Config config = choose_config(lw, index, lw.forced(gemm_options(node, Device{lw.device(), {}})));
+  Config config = choose_config(lw, index, lw.forced(gemm_options(node, lw.op_device())));
   std::optional<std::pair<int64_t, int64_t>> group;
   if (std::string(config.schedule->id) == "gemm.split") {
     group = opencl::support::split_group(config.get("wg_x"), config.get("k_split"), sizeof(float),
@@ -48,11 +48,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     if (!group) config = lw.config_for("gemm.buffer", g.n);
   }
   opencl::Kernel k = lw.kernel(config);
-  cl_mem ab = lw.input_buffer(node.input_index(0), index);
-  cl_mem bb = lw.input_buffer(node.input_index(1), index);
-  cl_mem cb = has_c ? lw.input_buffer(node.input_index(2), index) : nullptr;
+  cl_mem ab = lw.buffer(node.input_index(0));
+  cl_mem bb = lw.buffer(node.input_index(1));
+  cl_mem cb = has_c ? lw.buffer(node.input_index(2)) : nullptr;
   opencl::KernelArgs args = k.args();
-  opencl::support::bind_gemm(args, ab, bb, cb, lw.output_buffer(node.output_index(0), index), g,
+  opencl::support::bind_gemm(args, ab, bb, cb, lw.buffer(node.output_index(0)), g,
                              node.attr_float("alpha", 1.0f), node.attr_float("beta", 1.0f));
   if (group) {
     const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);

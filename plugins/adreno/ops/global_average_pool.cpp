@@ -14,8 +14,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("pool.image.global_avg", in[1]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_image(node.input_index(0), index))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.input_index(0)))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(in[0], in[1], in[2], in[3]);
   lw.add_step(index, std::move(k), {static_cast<size_t>(in[1]), static_cast<size_t>(in[0])},
               config);

@@ -17,20 +17,20 @@ std::vector<Config> options(const NodeView& node, const Device& device) {
   return opencl::support::layer_norm_options(
       node, device.info,
       [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
-        return default_config(id, device.info, dim0, o);
+        return device.config(id, dim0, o);
       });
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t rows = opencl::support::layer_norm_rows(node).first;
-  const Config config = choose_config(lw, index, lw.forced(options(node, Device{lw.device(), {}})));
+  const Config config = choose_config(lw, index, lw.forced(options(node, lw.op_device())));
   opencl::Kernel k = lw.kernel(config);
   opencl::KernelArgs args = k.args();
   opencl::support::bind_layer_norm(
-      args, lw.input_buffer(node.input_index(0), index),
-      lw.input_buffer(node.input_index(1), index),
-      node.has_input(2) ? lw.input_buffer(node.input_index(2), index) : nullptr,
-      lw.output_buffer(node.output_index(0), index), node);
+      args, lw.buffer(node.input_index(0)),
+      lw.buffer(node.input_index(1)),
+      node.has_input(2) ? lw.buffer(node.input_index(2)) : nullptr,
+      lw.buffer(node.output_index(0)), node);
   if (std::string(config.schedule->id) == "layer_norm.group") {
     const opencl::support::SplitLaunch l = opencl::support::layer_norm_group_launch(node, config);
     args.local(l.scratch_bytes);

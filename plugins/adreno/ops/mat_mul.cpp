@@ -19,22 +19,22 @@ std::vector<Config> options(const NodeView& node, const Device& device) {
   return opencl::support::batched_matmul_options(
       opencl::support::batched_matmul(node), device.info,
       [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
-        return default_config(id, device.info, dim0, o);
+        return device.config(id, dim0, o);
       });
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  Config config = choose_config(lw, index, lw.forced(options(node, Device{lw.device(), {}})));
+  Config config = choose_config(lw, index, lw.forced(options(node, lw.op_device())));
   // A tile this device cannot launch (group or __local slices too large): one output per item.
   if (std::string(config.schedule->id) == "matmul.tiled" &&
       !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config), lw.device())) {
     config = lw.config_for("matmul.batched", mm.n);
   }
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_batched_matmul(k, lw.input_buffer(node.input_index(0), index),
-                                       lw.input_buffer(node.input_index(1), index),
-                                       lw.output_buffer(node.output_index(0), index), mm);
+  opencl::support::bind_batched_matmul(k, lw.buffer(node.input_index(0)),
+                                       lw.buffer(node.input_index(1)),
+                                       lw.buffer(node.output_index(0)), mm);
   if (std::string(config.schedule->id) == "matmul.tiled") {
     auto [global, local] =
         opencl::support::tiled_matmul_range(mm, opencl::support::tiled_matmul_of(config));

@@ -6,32 +6,22 @@
 #include <string>
 
 #include "region.hpp"
-#include "tessera_opencl/op_registry.hpp"
 
 namespace tessera::adreno {
 
-struct Device {
-  const opencl::DeviceInfo& info;
-  ImageLimits limits;
-};
+using opencl::OpLowering;
+using opencl::TuningOptionsFn;
 
-struct OpLowering {
-  const char* op_type;
-  std::string (*check)(const NodeView& node, const Device& device);
-  void (*lower)(Lowering& lowering, const NodeView& node, int32_t node_index);
-};
-
-// ---- tuning: the configs a node can run with, the heuristic's first ----
-using TuningOptionsFn = std::vector<Config> (*)(const NodeView& node, const Device& device);
-
-// The op tables, their lookups and choose_config: tessera_opencl/op_registry.hpp.
-TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn);
+// The adreno op tables (looked up before the shared ops of plugins/opencl/ops), their lookups
+// and choose_config: tessera_opencl/op_registry.hpp.
+struct AdrenoOpsTag;
+TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, AdrenoOpsTag);
 
 #define TSR_ADRENO_CONCAT_INNER(a, b) a##b
 #define TSR_ADRENO_CONCAT(a, b) TSR_ADRENO_CONCAT_INNER(a, b)
 #define TESSERA_ADRENO_OP(op_type, check_fn, lower_fn)                   \
   static const ::tessera::adreno::OpLoweringRegistrar TSR_ADRENO_CONCAT( \
-      adreno_op_, __LINE__)(::tessera::adreno::OpLowering{op_type, check_fn, lower_fn})
+      adreno_op_, __LINE__)(::tessera::adreno::OpLowering{op_type, check_fn, lower_fn, nullptr})
 
 // ---- helpers shared by the op files ----
 

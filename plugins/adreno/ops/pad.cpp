@@ -15,8 +15,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = lw.config_for("pad.strided", n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_pad(k, lw.input_buffer(node.input_index(0), index),
-                            lw.output_buffer(node.output_index(0), index), to_i32(n, node), pad);
+  opencl::support::bind_pad(k, lw.buffer(node.input_index(0)),
+                            lw.buffer(node.output_index(0)), to_i32(n, node), pad);
   lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
 }
 

@@ -24,8 +24,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("reduce.rows", rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_buffer(node.input_index(0), index))
-      .buffer(lw.output_buffer(node.output_index(0), index))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(rows, node))
       .i32(to_i32(cols, node))
       .i32(0);

@@ -25,13 +25,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   opencl::Kernel k = lw.kernel(config);
   if (keep) {
     k.args()
-        .buffer(lw.input_image(node.input_index(0), index))
-        .buffer(lw.output_image(node.output_index(0), index))
+        .buffer(lw.image(node.input_index(0)))
+        .buffer(lw.image(node.output_index(0)))
         .i32x4(in[0], in[1], in[2], in[3]);
   } else {
     k.args()
-        .buffer(lw.input_image(node.input_index(0), index))
-        .buffer(lw.output_buffer(node.output_index(0), index))
+        .buffer(lw.image(node.input_index(0)))
+        .buffer(lw.buffer(node.output_index(0)))
         .i32x4(in[0], in[1], in[2], in[3])
         .i32(to_i32(node.input(0).dims[1], node));
   }

@@ -22,8 +22,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("resize.image.bilinear", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_image(node.input_index(0), index))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.input_index(0)))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(in[0], in[1], in[2], in[3])
       .i32(to_i32(y.dims[2], node))
       .i32(to_i32(y.dims[3], node))

@@ -19,8 +19,8 @@ void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, 
   const Config config = lw.config_for("eltwise.image.unary", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_image(node.input_index(0), index))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.input_index(0)))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(to_i32(range[0], node), to_i32(range[1], node), 0, 0)
       .i32(static_cast<int32_t>(op))
       .f32(a)
@@ -48,8 +48,8 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   const Config config = lw.config_for("pool2d.image", range[0]);
   opencl::Kernel kern = lw.kernel(config);
   kern.args()
-      .buffer(lw.input_image(node.input_index(0), index))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.input_index(0)))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(in[0], in[1], in[2], in[3])
       .i32x4(out[0], out[1], out[2], out[3])
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), mode, include_pad)
@@ -63,7 +63,7 @@ std::string check_alias(const NodeView& node, const Device&) {
 }
 
 void lower_alias(Lowering& lw, const NodeView& node, int32_t index) {
-  lw.alias_buffer(node.output_index(0), node.input_index(0), index);
+  lw.alias(node.output_index(0), node.input_index(0));
 }
 
 }  // namespace tessera::adreno
@@ -128,9 +128,9 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
     const Config config = lw.config_for("eltwise.buffer.binary", n);
     opencl::Kernel k = lw.kernel(config);
     k.args()
-        .buffer(lw.input_buffer(node.input_index(0), index))
-        .buffer(lw.input_buffer(node.input_index(1), index))
-        .buffer(lw.output_buffer(node.output_index(0), index))
+        .buffer(lw.buffer(node.input_index(0)))
+        .buffer(lw.buffer(node.input_index(1)))
+        .buffer(lw.buffer(node.output_index(0)))
         .i32x4(to_i32(b.dims[0], node), to_i32(b.dims[1], node), to_i32(b.dims[2], node),
                to_i32(b.dims[3], node))
         .i32x4(to_i32(b.sa[0], node), to_i32(b.sa[1], node), to_i32(b.sa[2], node),
@@ -150,9 +150,9 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
     const Config config = lw.config_for("eltwise.image.binary", range[0]);
     opencl::Kernel k = lw.kernel(config);
     k.args()
-        .buffer(lw.input_image(node.input_index(0), index))
-        .buffer(lw.input_image(node.input_index(1), index))
-        .buffer(lw.output_image(node.output_index(0), index))
+        .buffer(lw.image(node.input_index(0)))
+        .buffer(lw.image(node.input_index(1)))
+        .buffer(lw.image(node.output_index(0)))
         .i32x4(to_i32(range[0], node), to_i32(range[1], node), 0, 0)
         .i32(to_i32(o[1], node))
         .i32(to_i32(o[3], node))
@@ -166,9 +166,9 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
   const Config config = lw.config_for("eltwise.image.binary_bcast", range[0]);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_image(node.input_index(full), index))
-      .buffer(lw.input_buffer(node.input_index(1 - full), index))
-      .buffer(lw.output_image(node.output_index(0), index))
+      .buffer(lw.image(node.input_index(full)))
+      .buffer(lw.buffer(node.input_index(1 - full)))
+      .buffer(lw.image(node.output_index(0)))
       .i32x4(to_i32(o[0], node), to_i32(o[1], node), to_i32(o[2], node), to_i32(o[3], node))
       .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(s[2], node), to_i32(s[3], node))
       .i32(static_cast<int32_t>(op))
@@ -185,8 +185,8 @@ void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
   const int64_t n = plugin::tensor_numel(node.output(output));
   const Config config = lw.config_for("copy.strided", n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_strided_copy(k, lw.input_buffer(node.input_index(0), index),
-                                     lw.output_buffer(node.output_index(output), index),
+  opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(0)),
+                                     lw.buffer(node.output_index(output)),
                                      to_i32(n, node), copy);
   lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
 }

@@ -16,8 +16,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const Config config = lw.config_for("softmax.rows", rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()
-      .buffer(lw.input_buffer(node.input_index(0), index))
-      .buffer(lw.output_buffer(node.output_index(0), index))
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(rows, node))
       .i32(to_i32(cols, node));
   lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(rows, 1))}, config);

@@ -26,7 +26,8 @@ struct OpLowering {
 // CLML picks its own kernels: no op lists a schedule, so nothing registers a tuning function.
 using TuningOptionsFn = std::vector<opencl::support::Config> (*)(const NodeView& node,
                                                                  const Device& device);
-TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn);
+struct ClmlOpsTag;
+TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, ClmlOpsTag);
 
 #define TSR_CLML_CONCAT_INNER(a, b) a##b
 #define TSR_CLML_CONCAT(a, b) TSR_CLML_CONCAT_INNER(a, b)

@@ -6,7 +6,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   if (node.num_inputs() != 5) return "expects 5 inputs (X, scale, B, mean, var)";
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
@@ -16,11 +16,11 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 // The schedules describe_node lists: the default layout's first (under nchw4c the NCHW one runs
 // when the input arrives as NCHW).
-std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> options(const NodeView& node, const Device& device) {
   const int64_t n = plugin::tensor_numel(node.output(0));
-  std::vector<Config> out = {default_config("eltwise.channel_affine", device, n)};
-  if (kDefaultLayout == Layout::kNchw4c && node.input(0).rank == 4) {
-    out.insert(out.begin(), default_config("eltwise.channel_affine.nchw4c", device, n));
+  std::vector<Config> out = {device.config("eltwise.channel_affine", n)};
+  if (kDefaultLayout == Storage::kNchw4c && node.input(0).rank == 4) {
+    out.insert(out.begin(), device.config("eltwise.channel_affine.nchw4c", n));
   }
   return out;
 }
@@ -38,19 +38,19 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     a.resize(static_cast<size_t>(channels * 4), 0.0f);
     b.resize(static_cast<size_t>(channels * 4), 0.0f);
   }
-  const int64_t n = stored_numel(x, c4 ? Layout::kNchw4c : Layout::kNchw);
+  const int64_t n = stored_numel(x, c4 ? Storage::kNchw4c : Storage::kNchw);
   const Config config = elementwise_config(
       lw, index, c4 ? "eltwise.channel_affine.nchw4c" : "eltwise.channel_affine", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_index(0)))
-      .buffer(lw.upload(a))
-      .buffer(lw.upload(b))
+      .buffer(lw.constant_buffer(a))
+      .buffer(lw.constant_buffer(b))
       .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(n, node))
       .i32(to_i32(channels, node))
       .i32(to_i32(inner, node));
-  add_1d_step(lw, index, std::move(k), n, config);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string r = opencl::support::check_clip_bounds(node);
   if (!r.empty()) return r;
   return check_float_io(node);

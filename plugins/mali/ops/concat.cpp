@@ -7,30 +7,30 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
   if (!node.find_attribute("axis")) return "attribute 'axis' is required";
   return "";
 }
 
-LayoutPlan layout(const NodeView& node, const Lowering& lw) {
+StoragePlan layout(const NodeView& node, const Lowering& lw) {
   const tsr_tensor& y = node.output(0);
   const int64_t axis = node.attr_int("axis", 0);
   if (y.rank != 4 || (axis != 1 && axis != -3)) return {};
-  LayoutPlan plan{Layout::kNchw, {}};
+  StoragePlan plan{Storage::kNchw, {}};
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
     if (!node.has_input(i)) continue;
     if (node.input(i).dims[1] % 4 != 0) return {};
-    if (lw.layout(node.input_index(i)) == Layout::kNchw4c) plan.output = Layout::kNchw4c;
-    plan.nchw4c_inputs.push_back(i);
+    if (lw.storage(node.input_index(i)) == Storage::kNchw4c) plan.output = Storage::kNchw4c;
+    plan.inputs.push_back(i);
   }
   return plan;
 }
 
 // One copy schedule; every input's copy runs with the node's config.
-std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
-  return {default_config("copy.block", device, plugin::tensor_numel(node.output(0)))};
+std::vector<Config> options(const NodeView& node, const Device& device) {
+  return {device.config("copy.block", plugin::tensor_numel(node.output(0)))};
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
@@ -55,7 +55,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
           .i32(to_i32(src_inner, node))
           .i32(to_i32(dst_inner, node))
           .i32(to_i32(offset, node));
-      add_1d_step(lw, index, std::move(k), n, config);
+      lw.add_1d_step(index, std::move(k), n, config);
     }
     offset += src_inner;
   }

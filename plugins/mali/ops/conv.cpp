@@ -9,7 +9,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 4) return "only 2-D convolution (rank-4 NCHW input) is implemented";
@@ -24,7 +24,7 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 // The specialised kernel the shape allows (heuristic), then the general direct kernel, which
 // runs every shape.
-std::vector<Config> nchw_options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> nchw_options(const NodeView& node, const Device& device) {
   const ConvGeometry g = conv_geometry(node);
   const char* schedule_id = is_pointwise(g)         ? "conv2d.nchw.1x1"
                             : is_depthwise(node, g) ? "conv2d.nchw.depthwise"
@@ -37,14 +37,14 @@ std::vector<Config> nchw_options(const NodeView& node, const opencl::DeviceInfo&
 }
 
 // What describe_node answers: the schedules of the default region layout.
-std::vector<Config> conv_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  if (kDefaultLayout == Layout::kNchw4c) return conv_nchw4c_options(node, device);
+std::vector<Config> conv_options(const NodeView& node, const Device& device) {
+  if (kDefaultLayout == Storage::kNchw4c) return conv_nchw4c_options(node, device);
   return nchw_options(node, device);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   if (writes_nchw4c(lw, node)) {
-    const auto options = conv_nchw4c_options(node, lw.device());
+    const auto options = conv_nchw4c_options(node, lw.op_device());
     lower_conv_nchw4c(lw, node, index, choose_config(lw, index, options));
     return;
   }
@@ -58,13 +58,13 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const auto& pads = g.pads;
   const bool has_bias = node.num_inputs() > 2 && node.has_input(2);
 
-  const Config config = choose_config(lw, index, nchw_options(node, lw.device()));
+  const Config config = choose_config(lw, index, nchw_options(node, lw.op_device()));
   const bool flat = std::string(config.schedule->id) == "conv2d.nchw.1x1";
   const int32_t opw = config.get("outputs_per_item");
   const int64_t items = ((flat ? y.dims[2] * y.dims[3] : y.dims[3]) + opw - 1) / opw;
   const FusedActivation act = fuse_activation(lw, node);
   opencl::Kernel kernel = lw.kernel(config);
-  const opencl::Buffer& wb = lw.buffer(node.input_index(1));
+  cl_mem wb = lw.buffer(node.input_index(1));
   kernel.args()
       .buffer(lw.buffer(node.input_index(0)))
       .buffer(wb)

@@ -33,7 +33,7 @@ bool is_pointwise(const ConvGeometry& g) {
          g.pads[0] == 0 && g.pads[1] == 0 && g.pads[2] == 0 && g.pads[3] == 0;
 }
 
-Config conv_default_config(const NodeView& node, const opencl::DeviceInfo& device, const char* id) {
+Config conv_default_config(const NodeView& node, const Device& device, const char* id) {
   const std::string s = id;
   const tsr_tensor& y = node.output(0);
   // The 1x1 kernels walk H*W as one row.
@@ -43,7 +43,7 @@ Config conv_default_config(const NodeView& node, const opencl::DeviceInfo& devic
   // get 1 so no lane idles (2 for the 3x3 tile, whose row reuse needs two columns). Few values
   // keep the number of programs a model builds small.
   const int32_t opw = width >= 4 ? 4 : (s == "conv2d.nchw4c.3x3s1" ? 2 : 1);
-  return default_config(id, device, (width + opw - 1) / opw,
+  return device.config(id, (width + opw - 1) / opw,
                         {{"outputs_per_item", opw}, {"rows_per_item", 1}, {"blocks_per_item", 1}});
 }
 
@@ -124,16 +124,16 @@ std::vector<float> pack_depthwise(const NodeView& node, const ConvGeometry& g) {
 // The gemm launch's work-group (shared split_group): nullopt when the config's partial sums
 // cannot fit this device.
 std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c,
-                                                      const opencl::DeviceInfo& device) {
+                                                      const Device& device) {
   return opencl::support::split_group(c.get("wg_x"), c.get("k_split"),
                                       c.get("blocks_per_item") * c.get("outputs_per_item") * 16,
-                                      device);
+                                      device.info);
 }
 
 // The gemm schedule's heuristic: a 2-block x 4-pixel tile where the shape has them, and the
 // reduction split until the launch has enough work-items to fill the device, keeping at least
 // four input blocks per slice.
-Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& device) {
+Config gemm_default_config(const NodeView& node, const Device& device) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
   const int64_t plane = y.dims[2] * y.dims[3];
@@ -141,12 +141,12 @@ Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& devic
   const int32_t opw = plane >= 4 ? 4 : 1;
   const int32_t bpi = MB >= 4 ? 2 : 1;
   const int64_t items = (plane + opw - 1) / opw * y.dims[0] * ((MB + bpi - 1) / bpi);
-  const int32_t ks = opencl::support::default_split(items, CB, device);
-  Config c = default_config("conv2d.nchw4c.gemm", device, (plane + opw - 1) / opw,
+  const int32_t ks = opencl::support::default_split(items, CB, device.info);
+  Config c = device.config("conv2d.nchw4c.gemm", (plane + opw - 1) / opw,
                             {{"outputs_per_item", opw}, {"blocks_per_item", bpi}, {"k_split", ks}});
   // wg_x 0 (64 / k_split along the pixels) unless the plane is narrower than that.
   const int64_t columns = (plane + opw - 1) / opw;
-  c.set("wg_x", columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device, columns) : 0);
+  c.set("wg_x", columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device.info, columns) : 0);
   while (!gemm_group(c, device) && c.get("k_split") > 1) c.set("k_split", c.get("k_split") / 2);
   return c;
 }
@@ -155,13 +155,13 @@ Config gemm_default_config(const NodeView& node, const opencl::DeviceInfo& devic
 // convolution (its reduction split fills the device where the direct kernels leave late, small
 // planes to a few work-items); on a CPU device the direct kernels, whose per-item loops its
 // cores run well, stay first.
-bool prefer_gemm(const opencl::DeviceInfo& device) {
-  return device.kind == "gpu";
+bool prefer_gemm(const Device& device) {
+  return device.info.kind == "gpu";
 }
 
 }  // namespace
 
-std::vector<Config> conv_nchw4c_options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> conv_nchw4c_options(const NodeView& node, const Device& device) {
   const ConvGeometry g = conv_geometry(node);
   const char* id = specialised_schedule(node, g);
   std::vector<Config> out;
@@ -178,13 +178,13 @@ std::vector<Config> conv_nchw4c_options(const NodeView& node, const opencl::Devi
 void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const Config& requested) {
   Config config = requested;
   if (is(config, "conv2d.nchw4c.gemm")) {
-    auto group = gemm_group(config, lw.device());
+    auto group = gemm_group(config, lw.op_device());
     // A requested k_split whose partial sums cannot fit this device: the heuristic's config.
     if (!group) {
-      config = gemm_default_config(node, lw.device());
-      group = gemm_group(config, lw.device());
+      config = gemm_default_config(node, lw.op_device());
+      group = gemm_group(config, lw.op_device());
     }
-    if (!group) config = conv_default_config(node, lw.device(), "conv2d.nchw4c.direct");
+    if (!group) config = conv_default_config(node, lw.op_device(), "conv2d.nchw4c.direct");
   }
   const bool gemm = is(config, "conv2d.nchw4c.gemm");
   const tsr_tensor& x = node.input(0);
@@ -211,8 +211,8 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   opencl::Kernel kernel = lw.kernel(config);
   opencl::KernelArgs args = kernel.args();
   args.buffer(lw.buffer(node.input_index(0)))
-      .buffer(lw.upload(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
-      .buffer(lw.upload(bias))
+      .buffer(lw.constant_buffer(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
+      .buffer(lw.constant_buffer(bias))
       .buffer(lw.buffer(act.output))
       .i32x4(to_i32(x.dims[0], node), to_i32(CB, node), to_i32(x.dims[2], node),
              to_i32(x.dims[3], node))
@@ -228,7 +228,7 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   if (gemm) {
     const int64_t plane = y.dims[2] * y.dims[3];
     const opencl::support::SplitLaunch l =
-        opencl::support::split_launch(*gemm_group(config, lw.device()), bpi * opw * 16,
+        opencl::support::split_launch(*gemm_group(config, lw.op_device()), bpi * opw * 16,
                                       (plane + opw - 1) / opw, y.dims[0] * item_groups);
     args.local(l.scratch_bytes);
     lw.add_step(index, std::move(kernel), l.global, l.local, config);

@@ -23,11 +23,11 @@ ConvGeometry conv_geometry(const NodeView& node);
 bool is_depthwise(const NodeView& node, const ConvGeometry& g);
 bool is_pointwise(const ConvGeometry& g);
 // The heuristic's config of Conv schedule `id` (either layout) for this node.
-Config conv_default_config(const NodeView& node, const opencl::DeviceInfo& device, const char* id);
+Config conv_default_config(const NodeView& node, const Device& device, const char* id);
 
 // The NCHW4c configs of a Conv: the specialised schedule the shape allows (3x3s1, 1x1,
 // depthwise) first, then the general direct one, which runs every shape.
-std::vector<Config> conv_nchw4c_options(const NodeView& node, const opencl::DeviceInfo& device);
+std::vector<Config> conv_nchw4c_options(const NodeView& node, const Device& device);
 void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const Config& config);
 
 }  // namespace tessera::mali

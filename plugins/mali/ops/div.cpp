@@ -10,7 +10,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   lower_binary(lw, node, index, BinaryOp::kDiv);
 }
 
-LayoutPlan nchw(const NodeView&, const Lowering&) {
+StoragePlan nchw(const NodeView&, const Lowering&) {
   return {};
 }
 

@@ -5,7 +5,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo& device) {
+std::string check(const NodeView& node, const Device& device) {
   // Inference only: training_mode (opset 12+, input 2) must be absent or a constant false.
   if (node.num_inputs() > 2 && node.has_input(2)) {
     const tsr_tensor& t = node.input(2);

@@ -4,7 +4,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo& device) {
+std::string check(const NodeView& node, const Device& device) {
   return check_alias(node, device);
 }
 

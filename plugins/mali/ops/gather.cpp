@@ -6,7 +6,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   return opencl::support::check_gather_any(node);
 }
 
@@ -17,11 +17,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   }
   const opencl::support::GatherRows g = opencl::support::gather_rows(node);
   const int64_t n = plugin::tensor_numel(node.output(0));
-  const Config config = default_config("gather.rows", lw.device(), n);
+  const Config config = lw.config_for("gather.rows", n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_gather(k, lw.buffer(node.input_index(0)).get(), lw.upload(g.indices).get(),
-                               lw.buffer(node.output_index(0)).get(), g);
-  add_1d_step(lw, index, std::move(k), n, config);
+  opencl::support::bind_gather(k, lw.buffer(node.input_index(0)), lw.constant_buffer(g.indices),
+                               lw.buffer(node.output_index(0)), g);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 2 || node.input(1).rank != 2) return "A and B must be 2-D";

@@ -6,7 +6,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank < 3) return "input must have spatial dims";
@@ -15,8 +15,8 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 // default_config's wg_x for one work-item per plane (it counts ceil(n / vec) items for `vec`
 // schedules, whose vec is floats per work-item; here vec is the load width along a plane).
-Config plane_config(const char* id, const opencl::DeviceInfo& device, int64_t rows) {
-  Config c = default_config(id, device, rows);
+Config plane_config(const char* id, const Device& device, int64_t rows) {
+  Config c = device.config(id, rows);
   for (size_t i = 0; i < c.schedule->knobs.size(); ++i) {
     if (std::string(c.schedule->knobs[i].name) == "wg_x") {
       c.values[i] = default_wg_x(*c.schedule, device, rows);
@@ -29,11 +29,11 @@ Config plane_config(const char* id, const opencl::DeviceInfo& device, int64_t ro
 
 // The schedules describe_node lists: the default layout's first (under nchw4c the NCHW one runs
 // when the input arrives as NCHW).
-std::vector<Config> global_average_options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> global_average_options(const NodeView& node, const Device& device) {
   const tsr_tensor& x = node.input(0);
   const int64_t rows = x.dims[0] * x.dims[1];
   std::vector<Config> out = {plane_config("pool.global_avg", device, rows)};
-  if (kDefaultLayout == Layout::kNchw4c && x.rank == 4) {
+  if (kDefaultLayout == Storage::kNchw4c && x.rank == 4) {
     out.insert(out.begin(), plane_config("pool.global_avg.nchw4c", device, rows));
   }
   return out;
@@ -46,7 +46,7 @@ void lower_global_average(Lowering& lw, const NodeView& node, int32_t index) {
   int64_t inner = 1;  // pixels per plane (float4 in NCHW4c)
   for (int32_t d = 2; d < x.rank; ++d) inner *= x.dims[d];
   const std::vector<Config> configs = {
-      plane_config(c4 ? "pool.global_avg.nchw4c" : "pool.global_avg", lw.device(), rows)};
+      plane_config(c4 ? "pool.global_avg.nchw4c" : "pool.global_avg", lw.op_device(), rows)};
   const Config config = choose_config(lw, index, configs);
   opencl::Kernel k = lw.kernel(config);
   k.args()

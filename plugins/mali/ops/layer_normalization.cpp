@@ -7,35 +7,35 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string r = check_float_io(node);
   if (!r.empty()) return r;
   return opencl::support::check_layer_norm(node);
 }
 
-std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> options(const NodeView& node, const Device& device) {
   return opencl::support::layer_norm_options(
       node, device, [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
-        return default_config(id, device, dim0, o);
+        return device.config(id, dim0, o);
       });
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t rows = opencl::support::layer_norm_rows(node).first;
-  const Config config = choose_config(lw, index, options(node, lw.device()));
+  const Config config = choose_config(lw, index, options(node, lw.op_device()));
   opencl::Kernel k = lw.kernel(config);
   opencl::KernelArgs args = k.args();
   opencl::support::bind_layer_norm(
-      args, lw.buffer(node.input_index(0)).get(), lw.buffer(node.input_index(1)).get(),
-      node.has_input(2) ? lw.buffer(node.input_index(2)).get() : nullptr,
-      lw.buffer(node.output_index(0)).get(), node);
+      args, lw.buffer(node.input_index(0)), lw.buffer(node.input_index(1)),
+      node.has_input(2) ? lw.buffer(node.input_index(2)) : nullptr,
+      lw.buffer(node.output_index(0)), node);
   if (std::string(config.schedule->id) == "layer_norm.group") {
     const opencl::support::SplitLaunch l = opencl::support::layer_norm_group_launch(node, config);
     args.local(l.scratch_bytes);
     lw.add_step(index, std::move(k), l.global, l.local, config);
     return;
   }
-  add_1d_step(lw, index, std::move(k), rows, config);
+  lw.add_1d_step(index, std::move(k), rows, config);
 }
 
 }  // namespace

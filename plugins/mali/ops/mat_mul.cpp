@@ -10,7 +10,7 @@ bool two_d(const NodeView& node) {
   return node.input(0).rank == 2 && node.input(1).rank == 2;
 }
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string r = check_float_io(node);
   if (!r.empty()) return r;
   return two_d(node) ? "" : opencl::support::check_matmul_batched(node);
@@ -18,12 +18,12 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 // 2-D: Gemm's configs; batched: matmul.tiled first where its heuristic runs it (GPUs), then
 // matmul.batched (one output per work-item), then matmul.tiled on CPU devices.
-std::vector<Config> options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> options(const NodeView& node, const Device& device) {
   if (two_d(node)) return gemm_options(node, device);
   return opencl::support::batched_matmul_options(
       opencl::support::batched_matmul(node), device,
       [&](const char* id, int64_t dim0, const opencl::support::ConfigOverrides& o) {
-        return default_config(id, device, dim0, o);
+        return device.config(id, dim0, o);
       });
 }
 
@@ -34,17 +34,17 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
     return;
   }
   const opencl::support::BatchedMatMul mm = opencl::support::batched_matmul(node);
-  Config config = choose_config(lw, index, options(node, lw.device()));
+  Config config = choose_config(lw, index, options(node, lw.op_device()));
   const bool tiled = std::string(config.schedule->id) == "matmul.tiled";
   // A tile this device cannot launch (group or __local slices too large): one output per item.
   if (tiled &&
-      !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config), lw.device())) {
-    config = default_config("matmul.batched", lw.device(), mm.n);
+      !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config), lw.op_device())) {
+    config = lw.config_for("matmul.batched", mm.n);
   }
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_batched_matmul(k, lw.buffer(node.input_index(0)).get(),
-                                       lw.buffer(node.input_index(1)).get(),
-                                       lw.buffer(node.output_index(0)).get(), mm);
+  opencl::support::bind_batched_matmul(k, lw.buffer(node.input_index(0)),
+                                       lw.buffer(node.input_index(1)),
+                                       lw.buffer(node.output_index(0)), mm);
   if (std::string(config.schedule->id) == "matmul.tiled") {
     auto [global, local] =
         opencl::support::tiled_matmul_range(mm, opencl::support::tiled_matmul_of(config));

@@ -35,8 +35,7 @@ std::string check_float_data_io(const NodeView& node) {
 }
 
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
-                      int64_t work_dim0,
-                      const std::vector<std::pair<const char*, int32_t>>& overrides) {
+                      int64_t work_dim0, const opencl::ConfigOverrides& overrides) {
   Config c;
   c.schedule = &schedule(schedule_id);
   auto value = [&](const Knob& k, int32_t v) {
@@ -60,40 +59,33 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
   return c;
 }
 
-LayoutPlan follow_input0(const NodeView& node, const Lowering& lowering) {
-  if (node.input(0).rank != 4 || lowering.layout(node.input_index(0)) != Layout::kNchw4c) return {};
-  return {Layout::kNchw4c, {0}};
+StoragePlan follow_input0(const NodeView& node, const Lowering& lowering) {
+  if (node.input(0).rank != 4 || lowering.storage(node.input_index(0)) != Storage::kNchw4c) return {};
+  return {Storage::kNchw4c, {0}};
 }
 
-LayoutPlan nchw4c_if_rank4(const NodeView& node, const Lowering&) {
+StoragePlan nchw4c_if_rank4(const NodeView& node, const Lowering&) {
   if (node.input(0).rank != 4) return {};
   // Padding C up to whole blocks grows a buffer up to 4x (C = 1): keep 32-bit kernel indexing.
   for (const tsr_tensor* t : {&node.input(0), &node.output(0)}) {
-    if (stored_numel(*t, Layout::kNchw4c) > INT_MAX / 2) return {};
+    if (stored_numel(*t, Storage::kNchw4c) > INT_MAX / 2) return {};
   }
-  return {Layout::kNchw4c, {0}};
+  return {Storage::kNchw4c, {0}};
 }
 
 bool writes_nchw4c(const Lowering& lowering, const NodeView& node) {
-  return lowering.layout(node.output_index(0)) == Layout::kNchw4c;
-}
-
-void add_1d_step(Lowering& lowering, int32_t node, opencl::Kernel kernel, int64_t n,
-                 const Config& config) {
-  int64_t items = n;
-  for (size_t i = 0; i < config.schedule->knobs.size(); ++i) {
-    if (std::string(config.schedule->knobs[i].name) == "vec") {
-      items = (n + config.values[i] - 1) / config.values[i];
-    }
-  }
-  lowering.add_step(node, std::move(kernel), {static_cast<size_t>(items)},
-                    {static_cast<size_t>(config.get("wg_x"))}, config);
+  return lowering.storage(node.output_index(0)) == Storage::kNchw4c;
 }
 
 Config elementwise_config(const Lowering& lowering, int32_t index, const char* schedule_id,
                           int64_t n) {
-  const std::vector<Config> options = {default_config(schedule_id, lowering.device(), n)};
+  const std::vector<Config> options = {lowering.config_for(schedule_id, n)};
   return choose_config(lowering, index, options);
+}
+
+const opencl::Flavor& flavor() {
+  static const opencl::Flavor f{"mali", schedule, default_config};
+  return f;
 }
 
 }  // namespace tessera::mali

@@ -5,7 +5,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   return opencl::support::check_pad(node);
 }
 
@@ -13,11 +13,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   std::string why;
   const opencl::support::PadCopy pad = *opencl::support::pad_copy(node, &why);
   const int64_t n = plugin::tensor_numel(node.output(0));
-  const Config config = default_config("pad.strided", lw.device(), n);
+  const Config config = lw.config_for("pad.strided", n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_pad(k, lw.buffer(node.input_index(0)).get(),
-                            lw.buffer(node.output_index(0)).get(), to_i32(n, node), pad);
-  add_1d_step(lw, index, std::move(k), n, config);
+  opencl::support::bind_pad(k, lw.buffer(node.input_index(0)),
+                            lw.buffer(node.output_index(0)), to_i32(n, node), pad);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string r = check_float_data_io(node);
   if (!r.empty()) return r;
   std::string why;
@@ -15,7 +15,7 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   std::string why;
   const auto [rows, cols] = *opencl::support::trailing_reduction(node, &why);
-  const Config config = default_config("reduce.rows", lw.device(), rows);
+  const Config config = lw.config_for("reduce.rows", rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_index(0)))
@@ -23,7 +23,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       .i32(to_i32(rows, node))
       .i32(to_i32(cols, node))
       .i32(0);
-  add_1d_step(lw, index, std::move(k), rows, config);
+  lw.add_1d_step(index, std::move(k), rows, config);
 }
 
 }  // namespace

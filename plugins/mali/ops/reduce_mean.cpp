@@ -8,13 +8,13 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string io = check_float_data_io(node);
   if (!io.empty()) return io;
   return opencl::support::check_mean_over_spatial_axes(node);
 }
 
-LayoutPlan layout(const NodeView& node, const Lowering& lw) {
+StoragePlan layout(const NodeView& node, const Lowering& lw) {
   if (node.attr_int("keepdims", 1) == 0) return {};
   return follow_input0(node, lw);
 }

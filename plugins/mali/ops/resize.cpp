@@ -6,7 +6,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string r = opencl::support::check_resize_bilinear(node);
   if (!r.empty()) return r;
   if (plugin::tensor_numel(node.output(0)) > INT_MAX) {
@@ -19,7 +19,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
   const int64_t n = plugin::tensor_numel(y);
-  const Config config = default_config("resize.bilinear", lw.device(), n);
+  const Config config = lw.config_for("resize.bilinear", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_index(0)))
@@ -29,7 +29,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       .i32(to_i32(y.dims[2], node))
       .i32(to_i32(y.dims[3], node))
       .i32(opencl::support::resize_coordinate_mode(node));
-  add_1d_step(lw, index, std::move(k), n, config);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace

@@ -8,19 +8,19 @@
 
 namespace tessera::mali {
 
-std::vector<Config> unary_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  return {default_config("eltwise.unary", device, plugin::tensor_numel(node.output(0)))};
+std::vector<Config> unary_options(const NodeView& node, const Device& device) {
+  return {device.config("eltwise.unary", plugin::tensor_numel(node.output(0)))};
 }
 
-std::vector<Config> binary_options(const NodeView& node, const opencl::DeviceInfo& device) {
-  return {default_config("eltwise.binary", device, plugin::tensor_numel(node.output(0)))};
+std::vector<Config> binary_options(const NodeView& node, const Device& device) {
+  return {device.config("eltwise.binary", plugin::tensor_numel(node.output(0)))};
 }
 
 void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, float a, float b) {
   const tsr_tensor& y = node.output(0);
   const bool c4 = writes_nchw4c(lw, node);
   // NCHW4c: the whole padded buffer; the kernel keeps the padded lanes zero.
-  const int64_t n = stored_numel(y, c4 ? Layout::kNchw4c : Layout::kNchw);
+  const int64_t n = stored_numel(y, c4 ? Storage::kNchw4c : Storage::kNchw);
   const Config config = elementwise_config(lw, index, "eltwise.unary", n);
   opencl::Kernel k = lw.kernel(config);
   k.args()
@@ -32,10 +32,10 @@ void lower_unary(Lowering& lw, const NodeView& node, int32_t index, UnaryOp op, 
       .f32(b)
       .i32x4(c4 ? to_i32(y.dims[1], node) : 0, c4 ? to_i32(y.dims[2] * y.dims[3], node) : 1,
              c4 ? to_i32((y.dims[1] + 3) / 4, node) : 1, c4 && y.dims[1] % 4 != 0 ? 1 : 0);
-  add_1d_step(lw, index, std::move(k), n, config);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
-std::string check_binary(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check_binary(const NodeView& node, const Device&) {
   if (node.num_inputs() != 2) return "expects 2 inputs";
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
@@ -45,18 +45,18 @@ std::string check_binary(const NodeView& node, const opencl::DeviceInfo&) {
   return "";
 }
 
-LayoutPlan binary_layout(const NodeView& node, const Lowering& lw) {
+StoragePlan binary_layout(const NodeView& node, const Lowering& lw) {
   const tsr_tensor& y = node.output(0);
   if (y.rank != 4) return {};
   for (int32_t i = 0; i < 2; ++i) {
     const tsr_tensor& t = node.input(i);
     if (t.rank != 4 || !std::equal(t.dims, t.dims + 4, y.dims)) return {};  // broadcasts: NCHW
   }
-  if (lw.layout(node.input_index(0)) != Layout::kNchw4c &&
-      lw.layout(node.input_index(1)) != Layout::kNchw4c) {
+  if (lw.storage(node.input_index(0)) != Storage::kNchw4c &&
+      lw.storage(node.input_index(1)) != Storage::kNchw4c) {
     return {};
   }
-  return {Layout::kNchw4c, {0, 1}};
+  return {Storage::kNchw4c, {0, 1}};
 }
 
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
@@ -66,7 +66,7 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
   if (writes_nchw4c(lw, node)) {
     // Same shapes, same layout: one flat pass over the padded buffers (0 + 0 and 0 * 0 keep the
     // padding zero).
-    dims = {1, 1, 1, stored_numel(y, Layout::kNchw4c)};
+    dims = {1, 1, 1, stored_numel(y, Storage::kNchw4c)};
     sa = sb = {0, 0, 0, 1};
   } else {
     const opencl::support::Broadcast4 b =
@@ -94,7 +94,7 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
       .i32(act.code)
       .f32(act.a)
       .f32(act.b);
-  add_1d_step(lw, index, std::move(k), n, config);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_zero) {
@@ -118,12 +118,12 @@ FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_ze
   } else {
     return f;
   }
-  lw.fuse(users[0], lw.layout(out));
+  lw.fuse(users[0], lw.storage(out));
   f.output = act.output_index(0);
   return f;
 }
 
-std::string check_alias(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check_alias(const NodeView& node, const Device&) {
   return opencl::support::check_alias(node);
 }
 
@@ -131,7 +131,7 @@ void lower_alias(Lowering& lw, const NodeView& node, int32_t) {
   lw.alias(node.output_index(0), node.input_index(0));
 }
 
-std::string check_pool(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check_pool(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
   if (node.input(0).rank != 4) return "only 2-D pooling (rank-4 NCHW input) is implemented";
@@ -147,7 +147,7 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   const bool c4 = writes_nchw4c(lw, node);
   const int64_t channels = c4 ? (x.dims[1] + 3) / 4 : x.dims[1];
   const int64_t n = y.dims[0] * channels * y.dims[2] * y.dims[3];
-  const Config config = default_config(c4 ? "pool2d.nchw4c" : "pool2d.direct", lw.device(), n);
+  const Config config = lw.config_for(c4 ? "pool2d.nchw4c" : "pool2d.direct", n);
   opencl::Kernel kern = lw.kernel(config);
   kern.args()
       .buffer(lw.buffer(node.input_index(0)))
@@ -159,19 +159,19 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), mode, include_pad)
       .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(p[0], node), to_i32(p[1], node))
       .i32x4(to_i32(d[0], node), to_i32(d[1], node), to_i32(p[2], node), to_i32(p[3], node));
-  add_1d_step(lw, index, std::move(kern), n, config);
+  lw.add_1d_step(index, std::move(kern), n, config);
 }
 
-std::vector<Config> gemm_options(const NodeView& node, const opencl::DeviceInfo& device) {
+std::vector<Config> gemm_options(const NodeView& node, const Device& device) {
   const bool has_c = node.op_type() == "Gemm" && node.num_inputs() > 2 && node.has_input(2);
   const bool trans_a = node.op_type() == "Gemm" && node.attr_int("transA", 0) != 0;
   const opencl::support::GemmOperands g =
       opencl::support::gemm_operands(node, node.input(0), has_c ? &node.input(2) : nullptr, trans_a,
                                      node.op_type() == "Gemm" && node.attr_int("transB", 0) != 0);
   const int32_t ks = opencl::support::gemm_default_split(g, device);
-  Config split = default_config("gemm.split", device, g.n, {{"k_split", ks}});
+  Config split = device.config("gemm.split", g.n, {{"k_split", ks}});
   split.set("wg_x", g.n < std::max(1, 64 / ks) ? default_wg_x(*split.schedule, device, g.n) : 0);
-  Config naive = default_config("gemm.naive", device, g.n);
+  Config naive = device.config("gemm.naive", g.n);
   // The split kernel first where it splits (a GPU with too few outputs to fill it).
   if (ks > 1) return {split, naive};
   return {naive, split};
@@ -181,19 +181,19 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
                 bool trans_a, bool trans_b, float alpha, float beta) {
   const opencl::support::GemmOperands g = opencl::support::gemm_operands(
       node, lw.region().values[a], c >= 0 ? &lw.region().values[c] : nullptr, trans_a, trans_b);
-  Config config = choose_config(lw, index, gemm_options(node, lw.device()));
+  Config config = choose_config(lw, index, gemm_options(node, lw.op_device()));
   std::optional<std::pair<int64_t, int64_t>> group;
   if (std::string(config.schedule->id) == "gemm.split") {
     group = opencl::support::split_group(config.get("wg_x"), config.get("k_split"), sizeof(float),
-                                         lw.device());
+                                         lw.op_device());
     // A k_split whose partial sums this device cannot hold: one output per work-item.
-    if (!group) config = default_config("gemm.naive", lw.device(), g.n);
+    if (!group) config = lw.config_for("gemm.naive", g.n);
   }
   opencl::Kernel k = lw.kernel(config);
   opencl::KernelArgs args = k.args();
-  opencl::support::bind_gemm(args, lw.buffer(a).get(), lw.buffer(b).get(),
-                             c >= 0 ? lw.buffer(c).get() : nullptr,
-                             lw.buffer(node.output_index(0)).get(), g, alpha, beta);
+  opencl::support::bind_gemm(args, lw.buffer(a), lw.buffer(b),
+                             c >= 0 ? lw.buffer(c) : nullptr,
+                             lw.buffer(node.output_index(0)), g, alpha, beta);
   if (group) {
     const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);
     args.local(l.scratch_bytes);
@@ -208,12 +208,12 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const opencl::support::StridedCopy& copy, int32_t output) {
   const int64_t n = plugin::tensor_numel(node.output(output));
-  const Config config = default_config("copy.strided", lw.device(), n);
+  const Config config = lw.config_for("copy.strided", n);
   opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(0)).get(),
-                                     lw.buffer(node.output_index(output)).get(), to_i32(n, node),
+  opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(0)),
+                                     lw.buffer(node.output_index(output)), to_i32(n, node),
                                      copy);
-  add_1d_step(lw, index, std::move(k), n, config);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace tessera::mali

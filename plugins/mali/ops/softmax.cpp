@@ -5,7 +5,7 @@
 namespace tessera::mali {
 namespace {
 
-std::string check(const NodeView& node, const opencl::DeviceInfo&) {
+std::string check(const NodeView& node, const Device&) {
   const std::string r = check_float_io(node);
   if (!r.empty()) return r;
   return opencl::support::check_softmax_rows(node);
@@ -13,14 +13,14 @@ std::string check(const NodeView& node, const opencl::DeviceInfo&) {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const auto [rows, cols] = opencl::support::softmax_rows(node);
-  const Config config = default_config("softmax.rows", lw.device(), rows);
+  const Config config = lw.config_for("softmax.rows", rows);
   opencl::Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(rows, node))
       .i32(to_i32(cols, node));
-  add_1d_step(lw, index, std::move(k), rows, config);
+  lw.add_1d_step(index, std::move(k), rows, config);
 }
 
 }  // namespace

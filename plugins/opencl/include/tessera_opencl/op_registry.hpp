@@ -25,8 +25,8 @@ namespace tessera::opencl::support {
 // The op registry of one plugin: its OpLoweringT (which has a `const char* op_type`) and
 // TuningFnT per op type, filled by static registrars in the op files. The tables are
 // function-local statics so registrars in any translation unit may run first; the plugin's own
-// OpLoweringT keeps the plugins' tables apart.
-template <class OpLoweringT, class TuningFnT>
+// Tag type keeps the plugins' tables apart.
+template <class OpLoweringT, class TuningFnT, class Tag>
 struct OpRegistry {
   static std::map<std::string, OpLoweringT>& lowerings() {
     static std::map<std::string, OpLoweringT> table;
@@ -263,8 +263,8 @@ std::optional<Broadcast4> coalesce_broadcast(const tsr_tensor& a, const tsr_tens
 // Declares, in a plugin's namespace, the op tables of its `LoweringT` entries and `TuningFnT`
 // tuning functions (Registry and its two registrars), their lookups find_lowering/find_tuning,
 // and choose_config (the requested config, else the heuristic's).
-#define TESSERA_OPENCL_OP_REGISTRY(LoweringT, TuningFnT)                         \
-  using Registry = ::tessera::opencl::support::OpRegistry<LoweringT, TuningFnT>; \
+#define TESSERA_OPENCL_OP_REGISTRY(LoweringT, TuningFnT, Tag)                         \
+  using Registry = ::tessera::opencl::support::OpRegistry<LoweringT, TuningFnT, Tag>; \
   using OpLoweringRegistrar = Registry::LoweringRegistrar;                       \
   using TuningRegistrar = Registry::TuningRegistrar;                             \
   inline const LoweringT* find_lowering(const std::string& op_type) {            \

@@ -17,6 +17,7 @@
 
 #include "tessera/plugin.hpp"
 #include "tessera/plugin_abi.h"
+#include "tessera_opencl/lowering.hpp"
 #include "tessera_opencl/plugin_support.hpp"
 #include "tessera_opencl/runtime.hpp"
 
@@ -73,16 +74,18 @@ class OpenClRegion : public plugin::CompiledRegion {
 //   kWrapAllLowerErrors                  every error of an op's lower() is a build failure,
 //                                        instead of only ClErrors keeping their code
 //   kOutOfResourcesIsOom                 CL_OUT_OF_RESOURCES while compiling is out-of-memory
-//   ProgramPool, Lowering, Config, Registry (OpRegistry: find_lowering, find_tuning)
+//   ProgramPool, Registry                 the plugin's programs and its own ops (looked up
+//                                        before the shared ops of plugins/opencl/ops)
+//   flavor()                             its Flavor (name, schedules, default knob values)
 //   is_native(d), claim(d, index, selector)  own device?; "" when the index-th probed device is
 //                                        usable under selector, else why
-//   device(d)                            what OpLowering::check and the tuning functions take
+//   device(d)                            the Device OpLowering::check and tuning functions take
 //   fill_support(view, support)          cost (and layout) of a supported node
 //   unsupported_precision(precision)     "" or why that precision cannot be compiled
 //   check_option(name, value)            "" when the target option is known and its value
 //                                        valid, else why not (naming the option and what is
 //                                        allowed)
-//   make_lowering(region, context, pool, options)  reads the precision and the target options
+//   lowering_options(options)            the LoweringOptions of the precision and target options
 //   fuses_after_conv(op_type)            whether a Conv's kernel computes an activation of this
 //                                        op that alone reads its output
 template <class Traits>
@@ -133,7 +136,7 @@ class OpenClPlugin : public plugin::Plugin {
       const DeviceInfo* d = device_at(device);
       if (!d) return plugin::Support::no(prefixed(no_device(device)));
       NodeView view(region.raw(), node.index());
-      const auto* op = Traits::Registry::find_lowering(view.op_type());
+      const auto* op = find_op<typename Traits::Registry>(view.op_type());
       if (!op) {
         return plugin::Support::no(std::string(Traits::kName) + " has no kernel for op '" +
                                    view.op_type() + "'");
@@ -179,7 +182,7 @@ class OpenClPlugin : public plugin::Plugin {
     const auto& dev = Traits::device(*d);
     for (int32_t i = 0; i < raw.num_nodes; ++i) {
       NodeView view(raw, i);
-      const auto* op = Traits::Registry::find_lowering(view.op_type());
+      const auto* op = find_op<typename Traits::Registry>(view.op_type());
       const std::string reason =
           op ? op->check(view, dev) : "no kernel for op '" + view.op_type() + "'";
       if (!reason.empty()) {
@@ -212,14 +215,14 @@ class OpenClPlugin : public plugin::Plugin {
     if (!d) throw plugin::Failure(TSR_INVALID_ARGUMENT, prefixed(no_device(device)));
     NodeView view(region.raw(), node.index());
     const auto& dev = Traits::device(*d);
-    std::vector<typename Traits::Config> configs;
-    const auto* op = Traits::Registry::find_lowering(view.op_type());
-    const auto fn = Traits::Registry::find_tuning(view.op_type());
+    std::vector<Config> configs;
+    const auto* op = find_op<typename Traits::Registry>(view.op_type());
+    const auto fn = find_tuning<typename Traits::Registry>(view.op_type());
     if (op && fn && op->check(view, dev).empty()) configs = fn(view, dev);
     plugin::NodeTuning tuning;
     tuning.workload_key = workload_key(view, Traits::kLayoutKey);
     tuning.flops = node_flops(view);
-    for (const typename Traits::Config& config : configs) {
+    for (const Config& config : configs) {
       plugin::Schedule schedule;
       schedule.name = config.schedule->id;
       const auto& knobs = config.schedule->knobs;
@@ -317,15 +320,17 @@ class OpenClPlugin : public plugin::Plugin {
   static auto lower_region(const tsr_region& region, const plugin::CompileOptions& options,
                            DeviceRuntime& runtime) {
     try {
-      typename Traits::Lowering lowering =
-          Traits::make_lowering(region, runtime.context, runtime.pool, options);
+      Lowering lowering(region, runtime.context, runtime.pool, Traits::flavor(),
+                        Traits::lowering_options(options));
       lowering.requests = requested_configs(options.node_configs);
       lowering.record_sources = !options.dump_dir.empty();
       for (int32_t i = 0; i < region.num_nodes; ++i) {
         NodeView view(region, i);
         lowering.current_node = view.name();
         try {
-          Traits::Registry::find_lowering(view.op_type())->lower(lowering, view, i);
+          const OpLowering* op = find_op<typename Traits::Registry>(view.op_type());
+          lowering.begin_node(view, i, op->rule);
+          if (!lowering.fused(i)) op->lower(lowering, view, i);
         } catch (const ClError& e) {
           throw ClError(Traits::kWrapAllLowerErrors ? CL_BUILD_PROGRAM_FAILURE : e.code(),
                         view.describe() + ": " + e.what());
