@@ -67,6 +67,10 @@ struct PublicKey {
 
 struct SecretKey {
   std::array<uint8_t, 64> bytes{};  // libsodium's secret key: seed, then the public key
+  SecretKey() = default;
+  SecretKey(const SecretKey&) = default;
+  SecretKey& operator=(const SecretKey&) = default;
+  ~SecretKey();  // overwrites the bytes, so a freed key leaves no copy in memory
   PublicKey public_key() const;
   std::string text() const;  // "ed25519-secret:<hex>"
 };

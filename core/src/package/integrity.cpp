@@ -260,6 +260,11 @@ std::string PublicKey::text() const {
   return kPublicPrefix + to_hex(bytes.data(), bytes.size());
 }
 
+SecretKey::~SecretKey() {
+  volatile uint8_t* p = bytes.data();
+  for (size_t i = 0; i < bytes.size(); ++i) p[i] = 0;
+}
+
 PublicKey SecretKey::public_key() const {
   PublicKey k;
   std::memcpy(k.bytes.data(), bytes.data() + 32, 32);
