@@ -298,6 +298,30 @@ TEST(Int8Add, UnitGivesTheFloatGraphsBytesOnCpu) {
   }
 }
 
+// QuantizeLinear from float on cpu (kernels/int8.hpp's int8_quantize) against the reference:
+// ties round to even, NaN goes to the type's lowest value, Inf and large values saturate.
+TEST(Int8Quantize, CpuMatchesReferenceOnEveryTarget) {
+  std::vector<float> x = {0.5f, 1.5f, 2.5f, -0.5f, -1.5f, -2.5f, 0.25f, 1e9f, -1e9f,
+                          std::nanf(""), INFINITY, -INFINITY, 0.0f, -0.0f, 63.5f, -64.5f};
+  const std::vector<float> noise = test::random_tensor({1000}, 7).to_float_vector();
+  for (float v : noise) x.push_back(v * 40.0f);
+  const int64_t n = static_cast<int64_t>(x.size());
+  for (DType t : {DType::kUInt8, DType::kInt8}) {
+    GraphBuilder g(13);
+    g.input("x", {n}).constant("s", scalar_f(0.5f)).constant("z", scalar_q(t, t == DType::kInt8 ? -3 : 7))
+        .node("QuantizeLinear", {"x", "s", "z"}, {"y"}).output("y");
+    const Graph graph = prepared(g.build());
+    const std::map<std::string, Tensor> in = {{"x", Tensor::from_vector(Shape{n}, x)}};
+    const Tensor want = run_reference(graph, in)[0];
+    for (int64_t target : hwy::SupportedAndGeneratedTargets()) {
+      hwy::SetSupportedTargetsForTest(target);
+      Session session(Graph(graph), options_for("cpu"));
+      expect_same_bytes(session.run(in)[0], want, hwy::TargetName(target));
+    }
+    hwy::SetSupportedTargetsForTest(0);
+  }
+}
+
 // A DequantizeLinear or QuantizeLinear with a bad scale fails naming the node.
 TEST(Int8Units, BadScalesNameTheNode) {
   for (float bad : {0.0f, -0.5f, std::nanf(""), INFINITY}) {

@@ -63,7 +63,7 @@ namespace tessera::cpu {
 
 // The int8 Add unit's arithmetic (core's tessera_q_linear_add.cpp), n elements of a and b (each
 // int8 or uint8) into y: nearbyint(clamp((float(a - za) * sa + float(b - zb) * sb) / sy,
-// lo - zy, hi - zy)) + zy (int8_add.cpp).
+// lo - zy, hi - zy)) + zy (int8_elementwise.cpp).
 struct Int8AddParams {
   float sa = 1, sb = 1, sy = 1;
   int32_t za = 0, zb = 0, zy = 0;
@@ -71,6 +71,10 @@ struct Int8AddParams {
   bool a_signed = false, b_signed = false, y_signed = false;
 };
 void int8_add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams& p, uint8_t* y);
+// QuantizeLinear (core's quantize_linear.cpp): y = saturate(nearbyint(x / scale) + zero) into
+// [lo, hi] as int8 (is_signed) or uint8, NaN to lo (int8_elementwise.cpp).
+void int8_quantize(const float* x, int64_t n, float scale, int32_t zero, int32_t lo, int32_t hi,
+                   bool is_signed, uint8_t* y);
 
 }  // namespace tessera::cpu
 

@@ -8,6 +8,7 @@
 #include <hwy/highway.h>
 
 #include <algorithm>
+#include <vector>
 
 #include "kernels/int8.hpp"
 
@@ -16,39 +17,56 @@ namespace tessera::cpu {
 namespace HWY_NAMESPACE {
 namespace hn = hwy::HWY_NAMESPACE;
 
-// acc[i] += w * (src[i] - zero) for i < n.
-void AccumulateTap(const uint8_t* src, int64_t n, int32_t w, int32_t zero, int32_t* acc) {
+// acc[i] = sum over taps t of w[t] * src[t][i], for i < n: each vector of sums stays in a
+// register through every tap.
+void SumTaps(const uint8_t* const* src, const int32_t* w, int64_t taps, int64_t n, int32_t* acc) {
   const hn::ScalableTag<int32_t> d;
   const hn::Rebind<uint8_t, decltype(d)> d8;
   const hn::Rebind<uint32_t, decltype(d)> du;
   const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
-  const auto wv = hn::Set(d, w), zv = hn::Set(d, zero);
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
-    const auto x = hn::Sub(hn::BitCast(d, hn::PromoteTo(du, hn::LoadU(d8, src + i))), zv);
-    hn::StoreU(hn::Add(hn::LoadU(d, acc + i), hn::Mul(x, wv)), d, acc + i);
+    auto sum = hn::Zero(d);
+    for (int64_t t = 0; t < taps; ++t) {
+      const auto x = hn::BitCast(d, hn::PromoteTo(du, hn::LoadU(d8, src[t] + i)));
+      sum = hn::Add(sum, hn::Mul(x, hn::Set(d, w[t])));
+    }
+    hn::StoreU(sum, d, acc + i);
   }
-  for (; i < n; ++i) acc[i] += w * (static_cast<int32_t>(src[i]) - zero);
+  for (; i < n; ++i) {
+    int32_t sum = 0;
+    for (int64_t t = 0; t < taps; ++t) sum += w[t] * static_cast<int32_t>(src[t][i]);
+    acc[i] = sum;
+  }
 }
 
 // The plane as one flat run of oh * wq sums (columns ox >= ow of each row are computed and
-// dropped), so every tap is one long contiguous pass; chunks keep the sums in L1.
+// dropped), in chunks that keep the sums in L1. The zero point's share, zero * sum(w), moves into
+// the offset, so the taps multiply the bytes as they are.
 void DepthwisePlane(const Int8DepthwisePlane* pp, const Int8Requant* rq, int32_t* acc,
                     uint8_t* y) {
   const Int8DepthwisePlane& p = *pp;
+  const int64_t taps = p.kh * p.kw;
+  std::vector<const uint8_t*> base(static_cast<size_t>(taps)), src(static_cast<size_t>(taps));
+  std::vector<int32_t> w(static_cast<size_t>(taps));
+  int32_t weight_sum = 0;
+  for (int64_t ky = 0; ky < p.kh; ++ky) {
+    for (int64_t kx = 0; kx < p.kw; ++kx) {
+      const size_t t = static_cast<size_t>(ky * p.kw + kx);
+      const uint8_t* phase = p.phases + ((ky % p.s) * p.s + (kx % p.s)) * p.plane;
+      base[t] = phase + (ky / p.s) * p.dil_h * p.wq + (kx / p.s) * p.dil_w;
+      w[t] = p.weights[t];
+      weight_sum += w[t];
+    }
+  }
+  const int32_t offset = p.offset - p.zero * weight_sum;
   const int64_t total = p.oh * p.wq;
   uint8_t bytes[kInt8DepthwiseChunk];
   for (int64_t j0 = 0; j0 < total; j0 += kInt8DepthwiseChunk) {
     const int64_t n = std::min(kInt8DepthwiseChunk, total - j0);
-    std::fill(acc, acc + n, 0);
-    for (int64_t ky = 0; ky < p.kh; ++ky) {
-      for (int64_t kx = 0; kx < p.kw; ++kx) {
-        const uint8_t* phase = p.phases + ((ky % p.s) * p.s + (kx % p.s)) * p.plane;
-        const uint8_t* src = phase + (ky / p.s) * p.dil_h * p.wq + (kx / p.s) * p.dil_w + j0;
-        AccumulateTap(src, n, p.weights[ky * p.kw + kx], p.zero, acc);
-      }
-    }
-    int8_requantize_row(acc, n, p.multiplier, p.offset, *rq, bytes);
+    for (size_t t = 0; t < src.size(); ++t) src[t] = base[t] + j0;
+    SumTaps(src.data(), w.data(), taps, n, acc);
+    int8_requantize_row(acc, n, p.multiplier, offset, *rq, bytes);
     // Output row oy holds flat positions oy * wq .. oy * wq + ow.
     for (int64_t oy = j0 / p.wq; oy * p.wq < j0 + n; ++oy) {
       const int64_t a = std::max(oy * p.wq, j0), b = std::min(oy * p.wq + p.ow, j0 + n);

@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
+#include "kernels/int8.hpp"
 #include "ops/loops.hpp"
 #include "ops/op.hpp"
 
@@ -82,17 +84,13 @@ void for_rows(const QuantParams& p, int64_t n, Fn&& fn) {
                     });
 }
 
+// Half to even, as ONNX and ONNX Runtime round; NaN -> lo (kernels/int8.hpp's int8_quantize).
 template <typename Q>
 void quantize(const QuantParams& p, const float* x, int64_t n, Q* y) {
-  const float lo = static_cast<float>(p.qlo), hi = static_cast<float>(p.qhi);
   for_rows(p, n, [&](int64_t c, int64_t i0, int64_t i1) {
-    const float s = p.scale[static_cast<size_t>(c)];
-    const float z = static_cast<float>(p.zero[static_cast<size_t>(c)]);
-    for (int64_t i = i0; i < i1; ++i) {
-      // Half to even (the default rounding mode), as ONNX and ONNX Runtime round; NaN -> lo.
-      const float q = std::nearbyint(x[i] / s) + z;
-      y[i] = static_cast<Q>(q >= lo ? std::min(q, hi) : lo);
-    }
+    int8_quantize(x + i0, i1 - i0, p.scale[static_cast<size_t>(c)],
+                  p.zero[static_cast<size_t>(c)], p.qlo, p.qhi, std::is_signed_v<Q>,
+                  reinterpret_cast<uint8_t*>(y + i0));
   });
 }
 

@@ -1,8 +1,9 @@
-// The int8 Add unit's kernel (kernels/int8.hpp): 16 elements at a time widened to int32 and
-// float, with exactly the float operations of core's reference (a division by y's scale, not a
-// multiplication by its inverse), so the bytes match on every target.
+// Elementwise int8 kernels (kernels/int8.hpp): the int8 Add unit and QuantizeLinear from float,
+// vectors widened to int32 and float, with exactly the float operations of core's reference
+// kernels (divisions by the output scale, not multiplications by its inverse), so the bytes match
+// on every target.
 #undef HWY_TARGET_INCLUDE
-#define HWY_TARGET_INCLUDE "kernels/int8_add.cpp"
+#define HWY_TARGET_INCLUDE "kernels/int8_elementwise.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
@@ -64,6 +65,37 @@ void Int8Add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams*
   }
 }
 
+// y = saturate(nearbyint(x / scale) + zero), NaN to lo: core's QuantizeLinear.
+void Quantize(const float* x, int64_t n, float scale, int32_t zero, int32_t lo, int32_t hi,
+              bool is_signed, uint8_t* y) {
+  const hn::ScalableTag<float> df;
+  const hn::Rebind<int32_t, decltype(df)> d;
+  const int64_t lanes = static_cast<int64_t>(hn::Lanes(df));
+  const auto s = hn::Set(df, scale);
+  const auto zv = hn::Set(d, zero), lov = hn::Set(d, lo);
+  const auto flo = hn::Set(df, static_cast<float>(lo - zero));
+  const auto fhi = hn::Set(df, static_cast<float>(hi - zero));
+  int64_t i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    const auto v = hn::Div(hn::LoadU(df, x + i), s);
+    const auto r = hn::Add(hn::NearestInt(hn::Min(hn::Max(v, flo), fhi)), zv);
+    const auto q = hn::IfThenElse(hn::RebindMask(d, hn::IsNaN(v)), lov, r);
+    if (is_signed) {
+      const hn::Rebind<int8_t, decltype(d)> d8;
+      hn::StoreU(hn::DemoteTo(d8, q), d8, reinterpret_cast<int8_t*>(y + i));
+    } else {
+      const hn::Rebind<uint8_t, decltype(d)> d8;
+      hn::StoreU(hn::DemoteTo(d8, q), d8, y + i);
+    }
+  }
+  for (; i < n; ++i) {
+    const float q = std::nearbyint(x[i] / scale) + static_cast<float>(zero);
+    const float c = q >= static_cast<float>(lo) ? std::min(q, static_cast<float>(hi))
+                                                : static_cast<float>(lo);
+    y[i] = static_cast<uint8_t>(static_cast<int32_t>(c));
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -72,9 +104,15 @@ HWY_AFTER_NAMESPACE();
 namespace tessera::cpu {
 
 HWY_EXPORT(Int8Add);
+HWY_EXPORT(Quantize);
 
 void int8_add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams& p, uint8_t* y) {
   HWY_DYNAMIC_DISPATCH(Int8Add)(a, b, n, &p, y);
+}
+
+void int8_quantize(const float* x, int64_t n, float scale, int32_t zero, int32_t lo, int32_t hi,
+                   bool is_signed, uint8_t* y) {
+  HWY_DYNAMIC_DISPATCH(Quantize)(x, n, scale, zero, lo, hi, is_signed, y);
 }
 
 }  // namespace tessera::cpu
