@@ -1,0 +1,13 @@
+// LogSoftmax over one axis (shaders/softmax.comp).
+#include "ops/softmax.hpp"
+
+namespace tessera::vulkan {
+namespace {
+
+void lower(Lowering& lowering, const NodeView& node) { lower_softmax(lowering, node, true); }
+
+}  // namespace
+
+TESSERA_VULKAN_OP(LogSoftmax, check_softmax, lower);
+
+}  // namespace tessera::vulkan

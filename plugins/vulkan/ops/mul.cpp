@@ -1,0 +1,13 @@
+// Mul: a * b with broadcasting (shaders/binary.comp).
+#include "ops/elementwise.hpp"
+
+namespace tessera::vulkan {
+namespace {
+
+void lower(Lowering& lowering, const NodeView& node) { lower_binary(lowering, node, BinaryOp::kMul); }
+
+}  // namespace
+
+TESSERA_VULKAN_OP(Mul, check_binary, lower);
+
+}  // namespace tessera::vulkan

@@ -1,0 +1,380 @@
+// Lowering (buffers, pipelines, dispatches, the recorded command buffer) and execution.
+#include "region.hpp"
+
+#include <cstring>
+
+namespace tessera::vulkan {
+
+using plugin::Failure;
+
+namespace {
+std::string value_name(const tsr_tensor& t) { return t.name ? t.name : "?"; }
+
+void global_barrier(const DeviceFunctions& vk, VkCommandBuffer cb, VkAccessFlags src_access,
+                    VkPipelineStageFlags src_stage, VkAccessFlags dst_access,
+                    VkPipelineStageFlags dst_stage) {
+  VkMemoryBarrier barrier{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  barrier.srcAccessMask = src_access;
+  barrier.dstAccessMask = dst_access;
+  vk.vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+}  // namespace
+
+// ---- PipelineSet ----
+
+PipelineSet::~PipelineSet() {
+  const DeviceFunctions& vk = device_.vk();
+  for (auto& [key, p] : pipelines_) vk.vkDestroyPipeline(device_.handle(), p.pipeline, nullptr);
+  for (auto& [n, l] : layouts_) {
+    vk.vkDestroyPipelineLayout(device_.handle(), l.second, nullptr);
+    vk.vkDestroyDescriptorSetLayout(device_.handle(), l.first, nullptr);
+  }
+}
+
+Pipeline PipelineSet::get(const Kernel& kernel, uint32_t bindings, const std::string& what) {
+  std::string key = kernel.shader + ":" + std::to_string(bindings);
+  for (int32_t c : kernel.constants) key += "," + std::to_string(c);
+  auto found = pipelines_.find(key);
+  if (found != pipelines_.end()) return found->second;
+  const DeviceFunctions& vk = device_.vk();
+  auto layout = layouts_.find(bindings);
+  if (layout == layouts_.end()) {
+    std::vector<VkDescriptorSetLayoutBinding> b(bindings);
+    for (uint32_t i = 0; i < bindings; ++i) {
+      b[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+    }
+    VkDescriptorSetLayoutCreateInfo info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+    info.bindingCount = bindings;
+    info.pBindings = b.data();
+    VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+    check(vk.vkCreateDescriptorSetLayout(device_.handle(), &info, nullptr, &set_layout),
+          what + ": vkCreateDescriptorSetLayout");
+    VkPipelineLayoutCreateInfo pl{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+    pl.setLayoutCount = 1;
+    pl.pSetLayouts = &set_layout;
+    VkPipelineLayout pipeline_layout = VK_NULL_HANDLE;
+    const VkResult r = vk.vkCreatePipelineLayout(device_.handle(), &pl, nullptr, &pipeline_layout);
+    if (r != VK_SUCCESS) vk.vkDestroyDescriptorSetLayout(device_.handle(), set_layout, nullptr);
+    check(r, what + ": vkCreatePipelineLayout");
+    layout = layouts_.emplace(bindings, std::make_pair(set_layout, pipeline_layout)).first;
+  }
+  std::vector<VkSpecializationMapEntry> entries(kernel.constants.size());
+  for (size_t i = 0; i < entries.size(); ++i) {
+    entries[i] = {static_cast<uint32_t>(i), static_cast<uint32_t>(i * 4), 4};
+  }
+  VkSpecializationInfo spec{};
+  spec.mapEntryCount = static_cast<uint32_t>(entries.size());
+  spec.pMapEntries = entries.data();
+  spec.dataSize = kernel.constants.size() * 4;
+  spec.pData = kernel.constants.data();
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = device_.shader(kernel.shader);
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = &spec;
+  info.layout = layout->second.second;
+  Pipeline p;
+  p.layout = layout->second.second;
+  p.set_layout = layout->second.first;
+  const std::string context = what + ": vkCreateComputePipelines (shaders/" + kernel.shader + ")";
+  if (device_.instance().options().fault == Fault::kPipeline) {
+    check(VK_ERROR_OUT_OF_DEVICE_MEMORY, context + " (injected fault)");
+  }
+  check(vk.vkCreateComputePipelines(device_.handle(), device_.pipeline_cache(), 1, &info, nullptr,
+                                    &p.pipeline),
+        context);
+  pipelines_[key] = p;
+  return p;
+}
+
+// ---- Lowering ----
+
+Lowering::Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines,
+                   const RegionView& region, const plugin::CompileOptions& options)
+    : device_(std::move(device)),
+      pipelines_(pipelines),
+      region_(region),
+      options_(options),
+      readers_(region),
+      compiled_(std::make_unique<CompiledRegion>(device_)) {}
+
+const Buffer& Lowering::buffer(int32_t id) {
+  auto found = values_.find(id);
+  if (found != values_.end()) return *found->second;
+  const tsr_tensor& t = region_.value(id);
+  if (t.dtype != TSR_DTYPE_FLOAT32) {
+    throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) +
+                                       "' is not float32; the vulkan plugin keeps float32 only");
+  }
+  const size_t bytes = plugin::tensor_nbytes(t);
+  if (bytes > device_->physical().max_storage_buffer_range) {
+    throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) + "' (" +
+                                       std::to_string(bytes) +
+                                       " bytes) exceeds maxStorageBufferRange");
+  }
+  compiled_->buffers_.push_back(
+      std::make_unique<Buffer>(*device_, bytes, false, current_ + " value '" + value_name(t) + "'"));
+  Buffer* b = compiled_->buffers_.back().get();
+  values_[id] = b;
+  if (t.data != nullptr) {
+    const auto* p = static_cast<const unsigned char*>(t.data);
+    uploads_.emplace_back(b, std::vector<unsigned char>(p, p + bytes));
+  }
+  return *b;
+}
+
+const Buffer& Lowering::constant(const void* data, size_t bytes) {
+  compiled_->buffers_.push_back(
+      std::make_unique<Buffer>(*device_, bytes, false, current_ + " constant"));
+  Buffer* b = compiled_->buffers_.back().get();
+  const auto* p = static_cast<const unsigned char*>(data);
+  uploads_.emplace_back(b, std::vector<unsigned char>(p, p + bytes));
+  return *b;
+}
+
+const Buffer& Lowering::dummy() {
+  if (dummy_ == nullptr) {
+    compiled_->buffers_.push_back(std::make_unique<Buffer>(*device_, 4, false, "unused operand"));
+    dummy_ = compiled_->buffers_.back().get();
+  }
+  return *dummy_;
+}
+
+void Lowering::alias(int32_t out, int32_t in) { values_[out] = const_cast<Buffer*>(&buffer(in)); }
+
+void Lowering::dispatch(const NodeView& node, const Kernel& kernel,
+                        std::vector<const Buffer*> reads, std::vector<const Buffer*> writes) {
+  current_ = node.describe();
+  const PhysicalDevice& phys = device_->physical();
+  for (int i = 0; i < 3; ++i) {
+    if (kernel.groups[i] == 0) return;  // an empty tensor: nothing to compute
+    if (kernel.groups[i] > phys.max_workgroup_count[i]) {
+      throw Failure(TSR_UNSUPPORTED, current_ + ": " + std::to_string(kernel.groups[i]) +
+                                         " work-groups along " + std::to_string(i) +
+                                         " exceed the device's maxComputeWorkGroupCount");
+    }
+  }
+  Dispatch d;
+  d.node = node.index();
+  const uint32_t bindings = static_cast<uint32_t>(reads.size() + writes.size());
+  d.pipeline = pipelines_.get(kernel, bindings, current_);
+  for (int i = 0; i < 3; ++i) d.groups[i] = kernel.groups[i];
+  d.reads = std::move(reads);
+  d.writes = std::move(writes);
+  bindings_needed_ += static_cast<int32_t>(bindings);
+  ++sets_needed_;
+  dispatches_.push_back(std::move(d));
+}
+
+void Lowering::upload_constants() {
+  if (uploads_.empty()) return;
+  uint64_t total = 0;
+  for (auto& [b, data] : uploads_) total += data.size();
+  Buffer staging(*device_, total, true, "constant staging");
+  const DeviceFunctions& vk = device_->vk();
+  VkCommandBuffer cb = VK_NULL_HANDLE;
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = device_->command_pool();
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  {
+    std::lock_guard<std::mutex> lock(device_->pool_mutex());
+    check(vk.vkAllocateCommandBuffers(device_->handle(), &alloc, &cb), "vkAllocateCommandBuffers");
+  }
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vk.vkBeginCommandBuffer(cb, &begin);
+  uint64_t offset = 0;
+  for (auto& [b, data] : uploads_) {
+    std::memcpy(static_cast<unsigned char*>(staging.mapped) + offset, data.data(), data.size());
+    VkBufferCopy region{offset, 0, data.size()};
+    if (!data.empty()) vk.vkCmdCopyBuffer(cb, staging.handle, b->handle, 1, &region);
+    offset += data.size();
+  }
+  vk.vkEndCommandBuffer(cb);
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  VkFence fence = VK_NULL_HANDLE;
+  check(vk.vkCreateFence(device_->handle(), &fence_info, nullptr, &fence), "vkCreateFence");
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &cb;
+  VkResult r;
+  {
+    std::lock_guard<std::mutex> lock(device_->queue_mutex());
+    r = vk.vkQueueSubmit(device_->queue(), 1, &submit, fence);
+  }
+  if (r == VK_SUCCESS) r = vk.vkWaitForFences(device_->handle(), 1, &fence, VK_TRUE, UINT64_MAX);
+  vk.vkDestroyFence(device_->handle(), fence, nullptr);
+  {
+    std::lock_guard<std::mutex> lock(device_->pool_mutex());
+    vk.vkFreeCommandBuffers(device_->handle(), device_->command_pool(), 1, &cb);
+  }
+  check(r, "uploading the constants of the region of " + current_);
+  uploads_.clear();
+}
+
+std::unique_ptr<CompiledRegion> Lowering::finish() {
+  for (int32_t i = 0; i < region_.num_inputs(); ++i) {
+    const int32_t id = region_.input_index(i);
+    const size_t bytes = plugin::tensor_nbytes(region_.value(id));
+    buffer(id);
+    compiled_->buffers_.push_back(std::make_unique<Buffer>(*device_, bytes, true, "input staging"));
+    compiled_->input_staging_.push_back(compiled_->buffers_.back().get());
+    compiled_->input_bytes_.push_back(bytes);
+  }
+  for (int32_t i = 0; i < region_.num_outputs(); ++i) {
+    const int32_t id = region_.output_index(i);
+    const size_t bytes = plugin::tensor_nbytes(region_.value(id));
+    buffer(id);
+    compiled_->buffers_.push_back(std::make_unique<Buffer>(*device_, bytes, true, "output staging"));
+    compiled_->output_staging_.push_back(compiled_->buffers_.back().get());
+    compiled_->output_bytes_.push_back(bytes);
+  }
+  compiled_->first_node_ = region_.num_nodes() > 0 ? region_.node(0).describe() : "empty region";
+  upload_constants();
+  record();
+  device_->save_pipeline_cache();
+  device_->instance().check_validation("compiling the region of " + compiled_->first_node_);
+  return std::move(compiled_);
+}
+
+void Lowering::record() {
+  const DeviceFunctions& vk = device_->vk();
+  const VkDevice dev = device_->handle();
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                            static_cast<uint32_t>(std::max(bindings_needed_, 1))};
+  VkDescriptorPoolCreateInfo pool{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pool.maxSets = static_cast<uint32_t>(std::max(sets_needed_, 1));
+  pool.poolSizeCount = 1;
+  pool.pPoolSizes = &size;
+  check(vk.vkCreateDescriptorPool(dev, &pool, nullptr, &compiled_->descriptor_pool_),
+        "vkCreateDescriptorPool");
+  VkCommandBufferAllocateInfo alloc{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  alloc.commandPool = device_->command_pool();
+  alloc.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  alloc.commandBufferCount = 1;
+  {
+    std::lock_guard<std::mutex> lock(device_->pool_mutex());
+    check(vk.vkAllocateCommandBuffers(dev, &alloc, &compiled_->commands_),
+          "vkAllocateCommandBuffers");
+  }
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  check(vk.vkCreateFence(dev, &fence_info, nullptr, &compiled_->fence_), "vkCreateFence");
+  VkCommandBuffer cb = compiled_->commands_;
+  VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+  for (int32_t i = 0; i < region_.num_inputs(); ++i) {
+    const Buffer* dst = values_.at(region_.input_index(i));
+    const VkBufferCopy copy{0, 0, compiled_->input_bytes_[static_cast<size_t>(i)]};
+    if (copy.size > 0) {
+      vk.vkCmdCopyBuffer(cb, compiled_->input_staging_[static_cast<size_t>(i)]->handle,
+                         dst->handle, 1, &copy);
+    }
+  }
+  global_barrier(vk, cb, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  // A barrier only where a dispatch reads or writes what a dispatch since the last barrier wrote,
+  // or writes what one since then read.
+  std::set<const Buffer*> written;
+  std::set<const Buffer*> read;
+  for (Dispatch& d : dispatches_) {
+    bool hazard = false;
+    for (const Buffer* b : d.reads) hazard |= written.count(b) != 0;
+    for (const Buffer* b : d.writes) hazard |= written.count(b) != 0 || read.count(b) != 0;
+    if (hazard) {
+      global_barrier(vk, cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+      written.clear();
+      read.clear();
+    }
+    for (const Buffer* b : d.reads) read.insert(b);
+    for (const Buffer* b : d.writes) written.insert(b);
+    VkDescriptorSetAllocateInfo set_alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+    set_alloc.descriptorPool = compiled_->descriptor_pool_;
+    set_alloc.descriptorSetCount = 1;
+    set_alloc.pSetLayouts = &d.pipeline.set_layout;
+    check(vk.vkAllocateDescriptorSets(dev, &set_alloc, &d.set), "vkAllocateDescriptorSets");
+    std::vector<const Buffer*> all = d.reads;
+    all.insert(all.end(), d.writes.begin(), d.writes.end());
+    std::vector<VkDescriptorBufferInfo> infos(all.size());
+    std::vector<VkWriteDescriptorSet> writes(all.size());
+    for (size_t k = 0; k < all.size(); ++k) {
+      infos[k] = {all[k]->handle, 0, VK_WHOLE_SIZE};
+      writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+      writes[k].dstSet = d.set;
+      writes[k].dstBinding = static_cast<uint32_t>(k);
+      writes[k].descriptorCount = 1;
+      writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      writes[k].pBufferInfo = &infos[k];
+    }
+    vk.vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+    vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.pipeline);
+    vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.layout, 0, 1, &d.set,
+                               0, nullptr);
+    vk.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+  }
+  global_barrier(vk, cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
+  for (int32_t i = 0; i < region_.num_outputs(); ++i) {
+    const Buffer* src = values_.at(region_.output_index(i));
+    const VkBufferCopy copy{0, 0, compiled_->output_bytes_[static_cast<size_t>(i)]};
+    if (copy.size > 0) {
+      vk.vkCmdCopyBuffer(cb, src->handle, compiled_->output_staging_[static_cast<size_t>(i)]->handle,
+                         1, &copy);
+    }
+  }
+  global_barrier(vk, cb, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+  check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
+}
+
+// ---- CompiledRegion ----
+
+CompiledRegion::~CompiledRegion() {
+  const DeviceFunctions& vk = device_->vk();
+  const VkDevice dev = device_->handle();
+  // execute() waits for every submission it makes, so nothing is in flight here.
+  if (fence_ != VK_NULL_HANDLE) vk.vkDestroyFence(dev, fence_, nullptr);
+  if (commands_ != VK_NULL_HANDLE) {
+    std::lock_guard<std::mutex> lock(device_->pool_mutex());
+    vk.vkFreeCommandBuffers(dev, device_->command_pool(), 1, &commands_);
+  }
+  if (descriptor_pool_ != VK_NULL_HANDLE) vk.vkDestroyDescriptorPool(dev, descriptor_pool_, nullptr);
+  buffers_.clear();
+}
+
+void CompiledRegion::submit_and_wait(const std::string& what) {
+  const DeviceFunctions& vk = device_->vk();
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &commands_;
+  if (device_->instance().options().fault == Fault::kSubmit) {
+    check(VK_ERROR_DEVICE_LOST, what + ": vkQueueSubmit (injected fault)");
+  }
+  {
+    std::lock_guard<std::mutex> lock(device_->queue_mutex());
+    check(vk.vkQueueSubmit(device_->queue(), 1, &submit, fence_), what + ": vkQueueSubmit");
+  }
+  check(vk.vkWaitForFences(device_->handle(), 1, &fence_, VK_TRUE, UINT64_MAX),
+        what + ": vkWaitForFences");
+  check(vk.vkResetFences(device_->handle(), 1, &fence_), what + ": vkResetFences");
+}
+
+void CompiledRegion::execute(const void* const* inputs, void* const* outputs) {
+  for (size_t i = 0; i < input_staging_.size(); ++i) {
+    std::memcpy(input_staging_[i]->mapped, inputs[i], input_bytes_[i]);
+  }
+  const std::string what = "running the vulkan region of " + first_node_;
+  submit_and_wait(what);
+  for (size_t i = 0; i < output_staging_.size(); ++i) {
+    std::memcpy(outputs[i], output_staging_[i]->mapped, output_bytes_[i]);
+  }
+  device_->instance().check_validation(what);
+}
+
+}  // namespace tessera::vulkan
