@@ -26,8 +26,10 @@ carry() {
 for f in "$out"/bin/* "$libdir"/*.so* "$libdir"/tessera/plugins/*.so; do
   [ -f "$f" ] && carry "$f"
 done
-# Loaded with dlopen, so ldd does not see them: the tuner's cost model (optional).
-for soname in libxgboost.so.0; do
+# Loaded with dlopen, so ldd does not see them: the tuner's cost model (optional) and the Vulkan
+# loader the vulkan plugin opens (a machine with a Vulkan driver but no loader, such as the
+# device machine with NVIDIA's ICD, gets it from lib/, which the plugin's run path covers).
+for soname in libxgboost.so.0 libvulkan.so.1; do
   # awk reads to the end: exiting at the first match would kill ldconfig with SIGPIPE, which
   # pipefail and set -e turn into the end of this script.
   path=$(ldconfig -p | awk -v n="$soname" '$1 == n && !found {print $NF; found = 1}')

@@ -18,7 +18,8 @@ APT_PACKAGES=(
   libgtest-dev libgmock-dev                       # tests
   clang libclang-rt-dev                           # tools/run-fuzz.sh: libFuzzer (clang's runtime)
   ocl-icd-opencl-dev opencl-headers pocl-opencl-icd clinfo  # OpenCL + PoCL CPU device
-  libvulkan-dev
+  libvulkan-dev glslang-tools                     # vulkan plugin: headers, GLSL -> SPIR-V
+  mesa-vulkan-drivers vulkan-validationlayers     # its tests: lavapipe + Khronos validation
   patchelf                                        # tools/bundle.sh: $ORIGIN run paths
   libstb-dev python3-pil                          # examples/classify: image decoding
   python3-dev                                     # the Python module's headers (nanobind)
