@@ -27,8 +27,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
       const int64_t n = plugin::tensor_numel(node.input(i));
       const Config config = lw.config_for("copy.strided_store", n);
       opencl::Kernel k = lw.kernel(config);
-      opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(i)), out,
-                                         to_i32(n, node), opencl::support::concat_store(node, i));
+      opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(i)), out, to_i32(n, node),
+                                         opencl::support::concat_store(node, i));
       lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
     }
     return;

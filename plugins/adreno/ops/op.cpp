@@ -3,19 +3,6 @@
 
 namespace tessera::adreno {
 
-std::string check_float_io(const NodeView& node) {
-  const char* const float_only = "(adreno runs float32 models)";
-  const std::string r = opencl::support::check_float_inputs(node, float_only);
-  if (!r.empty()) return r;
-  if (node.num_outputs() < 1 || node.output_index(0) < 0) return "output 0 is missing";
-  for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_index(i) >= 0) {
-      return "optional output " + std::to_string(i) + " is not supported";
-    }
-  }
-  return opencl::support::check_float_tensor(node.output(0), "output 0", float_only);
-}
-
 std::string check_image_io(const NodeView& node, const Device& device, bool any_rank) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;

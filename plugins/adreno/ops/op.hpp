@@ -6,6 +6,7 @@
 #include <string>
 
 #include "region.hpp"
+#include "tessera_opencl/op_helpers.hpp"
 
 namespace tessera::adreno {
 
@@ -25,9 +26,14 @@ TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, AdrenoOpsTag);
 
 // ---- helpers shared by the op files ----
 
-// "" when every present input/output is float32 with known dims and small enough for 32-bit
-// indexing (and only output 0 is used); else the reason.
-std::string check_float_io(const NodeView& node);
+// The shared ops' helpers (plugins/opencl/ops/common.hpp).
+using opencl::check_alias;
+using opencl::lower_alias;
+using opencl::lower_strided_copy;
+inline std::string check_float_io(const NodeView& node) {
+  return opencl::check_float_io(node, "adreno");
+}
+
 // check_float_io plus: every present non-constant input and output 0 is rank 4 (rank <= 4 with
 // `any_rank`, for element-wise ops) and fits the device's image2d limits (layout: region.hpp).
 std::string check_image_io(const NodeView& node, const Device& device, bool any_rank = false);

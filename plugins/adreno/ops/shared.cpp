@@ -58,14 +58,6 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
   lw.add_step(index, std::move(kern), range, config);
 }
 
-std::string check_alias(const NodeView& node, const Device&) {
-  return opencl::support::check_alias(node);
-}
-
-void lower_alias(Lowering& lw, const NodeView& node, int32_t index) {
-  lw.alias(node.output_index(0), node.input_index(0));
-}
-
 }  // namespace tessera::adreno
 
 namespace tessera::adreno {
@@ -178,17 +170,4 @@ void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op
 
 }  // namespace tessera::adreno
 
-namespace tessera::adreno {
-
-void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
-                        const opencl::support::StridedCopy& copy, int32_t output) {
-  const int64_t n = plugin::tensor_numel(node.output(output));
-  const Config config = lw.config_for("copy.strided", n);
-  opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(0)),
-                                     lw.buffer(node.output_index(output)),
-                                     to_i32(n, node), copy);
-  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
-}
-
-}  // namespace tessera::adreno
+namespace tessera::adreno {}  // namespace tessera::adreno

@@ -24,20 +24,9 @@ enum class BinaryOp : int32_t { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
 std::string check_binary(const NodeView& node, const Device& device);
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op);
 
-// Output `output` = input 0 read with strides (plugins/opencl/kernels/strided.cl, shared with
-// mali; tessera_opencl/strided.hpp computes `copy` for Transpose, Slice, Split and Gather), on
-// NCHW buffers: their results do not keep the texture layout's channel axis.
-void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
-                        const opencl::support::StridedCopy& copy, int32_t output = 0);
-
 // MaxPool / AveragePool (mode 0 / 1) on images.
 std::string check_pool(const NodeView& node, const Device& device);
 void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode);
-
-// Flatten / Reshape: the output shares the input's NCHW buffer (an image input is converted to a
-// buffer first: the texture layout is 4-D only).
-std::string check_alias(const NodeView& node, const Device& device);
-void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 
 // Global size of a texel-wise kernel over the image of rank-4 `t`.
 std::vector<size_t> texel_range(const tsr_tensor& t);

@@ -44,7 +44,7 @@ Config conv_default_config(const NodeView& node, const Device& device, const cha
   // keep the number of programs a model builds small.
   const int32_t opw = width >= 4 ? 4 : (s == "conv2d.nchw4c.3x3s1" ? 2 : 1);
   return device.config(id, (width + opw - 1) / opw,
-                        {{"outputs_per_item", opw}, {"rows_per_item", 1}, {"blocks_per_item", 1}});
+                       {{"outputs_per_item", opw}, {"rows_per_item", 1}, {"blocks_per_item", 1}});
 }
 
 namespace {
@@ -123,8 +123,7 @@ std::vector<float> pack_depthwise(const NodeView& node, const ConvGeometry& g) {
 
 // The gemm launch's work-group (shared split_group): nullopt when the config's partial sums
 // cannot fit this device.
-std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c,
-                                                      const Device& device) {
+std::optional<std::pair<int64_t, int64_t>> gemm_group(const Config& c, const Device& device) {
   return opencl::support::split_group(c.get("wg_x"), c.get("k_split"),
                                       c.get("blocks_per_item") * c.get("outputs_per_item") * 16,
                                       device.info);
@@ -143,10 +142,11 @@ Config gemm_default_config(const NodeView& node, const Device& device) {
   const int64_t items = (plane + opw - 1) / opw * y.dims[0] * ((MB + bpi - 1) / bpi);
   const int32_t ks = opencl::support::default_split(items, CB, device.info);
   Config c = device.config("conv2d.nchw4c.gemm", (plane + opw - 1) / opw,
-                            {{"outputs_per_item", opw}, {"blocks_per_item", bpi}, {"k_split", ks}});
+                           {{"outputs_per_item", opw}, {"blocks_per_item", bpi}, {"k_split", ks}});
   // wg_x 0 (64 / k_split along the pixels) unless the plane is narrower than that.
   const int64_t columns = (plane + opw - 1) / opw;
-  c.set("wg_x", columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device.info, columns) : 0);
+  c.set("wg_x",
+        columns < std::max(1, 64 / ks) ? default_wg_x(*c.schedule, device.info, columns) : 0);
   while (!gemm_group(c, device) && c.get("k_split") > 1) c.set("k_split", c.get("k_split") / 2);
   return c;
 }
@@ -211,7 +211,8 @@ void lower_conv_nchw4c(Lowering& lw, const NodeView& node, int32_t index, const 
   opencl::Kernel kernel = lw.kernel(config);
   opencl::KernelArgs args = kernel.args();
   args.buffer(lw.buffer(node.input_index(0)))
-      .buffer(lw.constant_buffer(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
+      .buffer(
+          lw.constant_buffer(depthwise ? pack_depthwise(node, g) : pack_weights(node, g, gb, bpi)))
       .buffer(lw.constant_buffer(bias))
       .buffer(lw.buffer(act.output))
       .i32x4(to_i32(x.dims[0], node), to_i32(CB, node), to_i32(x.dims[2], node),

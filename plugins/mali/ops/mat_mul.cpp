@@ -37,8 +37,8 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   Config config = choose_config(lw, index, options(node, lw.op_device()));
   const bool tiled = std::string(config.schedule->id) == "matmul.tiled";
   // A tile this device cannot launch (group or __local slices too large): one output per item.
-  if (tiled &&
-      !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config), lw.op_device())) {
+  if (tiled && !opencl::support::tiled_matmul_fits(opencl::support::tiled_matmul_of(config),
+                                                   lw.op_device())) {
     config = lw.config_for("matmul.batched", mm.n);
   }
   opencl::Kernel k = lw.kernel(config);

@@ -5,35 +5,6 @@
 
 namespace tessera::mali {
 
-std::string check_float_io(const NodeView& node) {
-  const char* const float_only = "(mali runs float32 only)";
-  const std::string r = opencl::support::check_float_inputs(node, float_only);
-  if (!r.empty()) return r;
-  for (int32_t i = 0; i < node.num_outputs(); ++i) {
-    if (node.output_index(i) < 0) continue;
-    if (i > 0) return "optional output " + std::to_string(i) + " is not supported";
-    const std::string o = opencl::support::check_float_tensor(
-        node.output(i), "output " + std::to_string(i), float_only);
-    if (!o.empty()) return o;
-  }
-  return "";
-}
-
-std::string check_float_data_io(const NodeView& node) {
-  if (!node.has_input(0) || node.input(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "input 0 is not float32 (mali runs float32 only)";
-  }
-  for (int32_t i = 1; i < node.num_outputs(); ++i) {
-    if (node.output_index(i) >= 0) {
-      return "optional output " + std::to_string(i) + " is not supported";
-    }
-  }
-  if (node.output_index(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "output 0 is not float32";
-  }
-  return "";
-}
-
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,
                       int64_t work_dim0, const opencl::ConfigOverrides& overrides) {
   Config c;
@@ -57,11 +28,6 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
     c.values.push_back(value(k, v));
   }
   return c;
-}
-
-StoragePlan follow_input0(const NodeView& node, const Lowering& lowering) {
-  if (node.input(0).rank != 4 || lowering.storage(node.input_index(0)) != Storage::kNchw4c) return {};
-  return {Storage::kNchw4c, {0}};
 }
 
 StoragePlan nchw4c_if_rank4(const NodeView& node, const Lowering&) {

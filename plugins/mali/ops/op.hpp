@@ -7,12 +7,13 @@
 #include <string>
 
 #include "region.hpp"
+#include "tessera_opencl/op_helpers.hpp"
 
 namespace tessera::mali {
 
 using opencl::OpLowering;
-using opencl::TuningOptionsFn;
 using opencl::stored_numel;
+using opencl::TuningOptionsFn;
 
 // The mali op tables (looked up before the shared ops of plugins/opencl/ops), their lookups and
 // choose_config: tessera_opencl/op_registry.hpp.
@@ -24,9 +25,9 @@ TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, MaliOpsTag);
 #define TESSERA_MALI_OP(op_type, check_fn, lower_fn) \
   TESSERA_MALI_OP_WITH_LAYOUT(op_type, check_fn, lower_fn, nullptr)
 // An op with NCHW4c kernels: `rule` is its StorageRule.
-#define TESSERA_MALI_OP_WITH_LAYOUT(op_type, check_fn, lower_fn, rule)                   \
-  static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT(mali_op_, __LINE__)( \
-      ::tessera::mali::OpLowering{op_type, check_fn, lower_fn, rule})
+#define TESSERA_MALI_OP_WITH_LAYOUT(op_type, check_fn, lower_fn, rule) \
+  static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT(   \
+      mali_op_, __LINE__)(::tessera::mali::OpLowering{op_type, check_fn, lower_fn, rule})
 
 #define TESSERA_MALI_TUNABLE(op_type, fn)                                                         \
   static const ::tessera::mali::TuningRegistrar TSR_MALI_CONCAT(mali_tunable_, __LINE__)(op_type, \
@@ -34,8 +35,19 @@ TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, MaliOpsTag);
 
 // ---- helpers shared by the op files ----
 
-// "" when every present input and output i is float32 with a known shape; else the reason.
-std::string check_float_io(const NodeView& node);
+// The shared ops' helpers (plugins/opencl/ops/common.hpp).
+using opencl::check_alias;
+using opencl::follow_input0;
+using opencl::lower_alias;
+using opencl::lower_strided_copy;
+using opencl::normalized_axis;
+inline std::string check_float_io(const NodeView& node) {
+  return opencl::check_float_io(node, "mali");
+}
+inline std::string check_float_data_io(const NodeView& node) {
+  return opencl::check_float_data_io(node, "mali");
+}
+
 // check_constant, constant_floats, to_i32: tessera_opencl/op_registry.hpp.
 using opencl::support::check_constant;
 using opencl::support::constant_floats;
@@ -47,7 +59,6 @@ Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& 
 // Storage rules: the node's output follows input 0's layout (NCHW4c only for rank-4 values; the
 // other inputs are read as NCHW), and "always NCHW4c" for rank-4 inputs (unless the padded
 // buffers would be too large for 32-bit indexing).
-StoragePlan follow_input0(const NodeView& node, const Lowering& lowering);
 StoragePlan nchw4c_if_rank4(const NodeView& node, const Lowering& lowering);
 // Whether the node's output (a value it writes) is stored as NCHW4c.
 bool writes_nchw4c(const Lowering& lowering, const NodeView& node);
@@ -55,14 +66,5 @@ bool writes_nchw4c(const Lowering& lowering, const NodeView& node);
 // one core requested for node `index` if valid, else default_config's.
 Config elementwise_config(const Lowering& lowering, int32_t index, const char* schedule_id,
                           int64_t n);
-// check_float_io for ops whose other inputs are integer parameters (axes, starts, ...): input 0
-// and output 0 float32, no optional outputs.
-std::string check_float_data_io(const NodeView& node);
-// The node's `axis` attribute (`fallback` when absent) made non-negative against input 0's rank;
-// it may still be out of range (callers check).
-inline int64_t normalized_axis(const NodeView& node, int64_t fallback) {
-  const int64_t axis = node.attr_int("axis", fallback);
-  return axis < 0 ? axis + node.input(0).rank : axis;
-}
 
 }  // namespace tessera::mali

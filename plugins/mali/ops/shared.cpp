@@ -123,14 +123,6 @@ FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_ze
   return f;
 }
 
-std::string check_alias(const NodeView& node, const Device&) {
-  return opencl::support::check_alias(node);
-}
-
-void lower_alias(Lowering& lw, const NodeView& node, int32_t) {
-  lw.alias(node.output_index(0), node.input_index(0));
-}
-
 std::string check_pool(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
@@ -191,8 +183,7 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
   }
   opencl::Kernel k = lw.kernel(config);
   opencl::KernelArgs args = k.args();
-  opencl::support::bind_gemm(args, lw.buffer(a), lw.buffer(b),
-                             c >= 0 ? lw.buffer(c) : nullptr,
+  opencl::support::bind_gemm(args, lw.buffer(a), lw.buffer(b), c >= 0 ? lw.buffer(c) : nullptr,
                              lw.buffer(node.output_index(0)), g, alpha, beta);
   if (group) {
     const auto l = opencl::support::split_launch(*group, sizeof(float), g.n, g.m);
@@ -203,17 +194,6 @@ void lower_gemm(Lowering& lw, const NodeView& node, int32_t index, int32_t a, in
   lw.add_step(index, std::move(k), {static_cast<size_t>(g.n), static_cast<size_t>(g.m)},
               {static_cast<size_t>(config.get("wg_x")), static_cast<size_t>(config.get("wg_y"))},
               config);
-}
-
-void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
-                        const opencl::support::StridedCopy& copy, int32_t output) {
-  const int64_t n = plugin::tensor_numel(node.output(output));
-  const Config config = lw.config_for("copy.strided", n);
-  opencl::Kernel k = lw.kernel(config);
-  opencl::support::bind_strided_copy(k, lw.buffer(node.input_index(0)),
-                                     lw.buffer(node.output_index(output)), to_i32(n, node),
-                                     copy);
-  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace tessera::mali

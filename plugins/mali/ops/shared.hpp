@@ -48,10 +48,6 @@ struct FusedActivation {
 // excludes 0 stays unfused), for kernels that write padded NCHW4c lanes without masking them.
 FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_zero = false);
 
-// Reshape/Flatten/Identity/Dropout: output 0 shares input 0's buffer.
-std::string check_alias(const NodeView& node, const Device& device);
-void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
-
 // Pads (top, left, bottom, right) of a 2-D window (shared, tessera_opencl/plugin_support.hpp).
 
 // MaxPool/AveragePool (2-D, NCHW or NCHW4c as the input is: follow_input0), one work-item per
@@ -65,11 +61,6 @@ void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode)
 // schedules for TESSERA_MALI_TUNABLE.
 std::vector<Config> global_average_options(const NodeView& node, const Device& device);
 void lower_global_average(Lowering& lw, const NodeView& node, int32_t index);
-
-// Output `output` = input 0 read with strides (kernels/strided.cl, shared by the OpenCL plugins;
-// tessera_opencl/strided.hpp computes `copy` for Transpose and Slice).
-void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
-                        const opencl::support::StridedCopy& copy, int32_t output = 0);
 
 // The Gemm / 2-D MatMul configs: gemm.split (the reduction split in the work-group) first where
 // its heuristic splits, else gemm.naive (one output per work-item) first.

@@ -11,7 +11,9 @@ namespace tessera::opencl {
 
 namespace {
 
-bool is_buffer(Storage s) { return s != Storage::kImage; }
+bool is_buffer(Storage s) {
+  return s != Storage::kImage;
+}
 
 int32_t i32(int64_t v, const char* plugin) {
   if (v < INT_MIN || v > INT_MAX) {
@@ -156,8 +158,10 @@ void Lowering::begin_node(const NodeView& node, int32_t index, StorageRule rule)
     const bool planned = plan.output != Storage::kNchw &&
                          std::find(plan.inputs.begin(), plan.inputs.end(), i) != plan.inputs.end();
     if (planned && node.input(i).rank != 4) {
-      throw Error(node.describe() + ": input " + std::to_string(i) + " is not rank 4 and cannot "
-                  "be read as NCHW4c (a " + flavor_.name + " storage rule is wrong)");
+      throw Error(node.describe() + ": input " + std::to_string(i) +
+                  " is not rank 4 and cannot "
+                  "be read as NCHW4c (a " +
+                  flavor_.name + " storage rule is wrong)");
     }
     reads_[node.input_index(i)] = planned ? plan.output : Storage::kNchw;
   }
@@ -251,8 +255,10 @@ Lowering::Held Lowering::convert(int32_t id, const Held& from, Storage from_stor
     Kernel k = kernel(config);
     const auto d = view4(t);
     const char* p = flavor_.name;
-    k.args().buffer(from.mem()).buffer(out.mem()).i32x4(i32(d[0], p), i32(d[1], p), i32(d[2], p),
-                                                        i32(d[3], p));
+    k.args()
+        .buffer(from.mem())
+        .buffer(out.mem())
+        .i32x4(i32(d[0], p), i32(d[1], p), i32(d[2], p), i32(d[3], p));
     add_step(node, std::move(k), {static_cast<size_t>(e[0]), static_cast<size_t>(e[1])}, config);
     return out;
   }
@@ -269,9 +275,11 @@ Lowering::Held Lowering::convert(int32_t id, const Held& from, Storage from_stor
       &flavor_.schedule(to == Storage::kNchw4c ? "layout.to_nchw4c" : "layout.to_nchw");
   config.values = {support::default_wg_x(*config.schedule, device(), out_numel)};
   Kernel k = kernel(config);
-  k.args().buffer(from.mem()).buffer(out.mem()).i32x4(
-      static_cast<int32_t>(t.dims[0]), static_cast<int32_t>(t.dims[1]), static_cast<int32_t>(hw),
-      static_cast<int32_t>((t.dims[1] + 3) / 4));
+  k.args()
+      .buffer(from.mem())
+      .buffer(out.mem())
+      .i32x4(static_cast<int32_t>(t.dims[0]), static_cast<int32_t>(t.dims[1]),
+             static_cast<int32_t>(hw), static_cast<int32_t>((t.dims[1] + 3) / 4));
   add_step(node, std::move(k), {static_cast<size_t>(out_numel)},
            {static_cast<size_t>(config.values[0])}, config);
   return out;

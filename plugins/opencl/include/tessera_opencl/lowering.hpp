@@ -201,10 +201,10 @@ class Lowering {
   const Flavor& flavor_;
   LoweringOptions options_;
   Device op_device_;
-  std::map<int32_t, Storage> storage_;                   // absent: NCHW
-  std::map<int32_t, std::map<Storage, Held>> held_;      // value -> storage -> memory
-  std::map<int32_t, Storage> reads_;                     // current node's inputs -> storage
-  std::map<int32_t, int32_t> producer_;                  // value -> node that wrote it
+  std::map<int32_t, Storage> storage_;               // absent: NCHW
+  std::map<int32_t, std::map<Storage, Held>> held_;  // value -> storage -> memory
+  std::map<int32_t, Storage> reads_;                 // current node's inputs -> storage
+  std::map<int32_t, int32_t> producer_;              // value -> node that wrote it
   std::map<int32_t, std::vector<int32_t>> consumers_;
   bool consumers_built_ = false;
   std::set<int32_t> fused_;
@@ -260,9 +260,9 @@ TuningOptionsFn find_tuning(const std::string& op_type) {
 #define TSR_OPENCL_CONCAT_INNER(a, b) a##b
 #define TSR_OPENCL_CONCAT(a, b) TSR_OPENCL_CONCAT_INNER(a, b)
 // Registers an op of plugins/opencl/ops (every OpenCL plugin runs it).
-#define TESSERA_OPENCL_OP(op_type, check_fn, lower_fn)                        \
+#define TESSERA_OPENCL_OP(op_type, check_fn, lower_fn)                            \
   static const ::tessera::opencl::SharedOps::LoweringRegistrar TSR_OPENCL_CONCAT( \
       opencl_op_, __LINE__)(::tessera::opencl::OpLowering{op_type, check_fn, lower_fn, nullptr})
-#define TESSERA_OPENCL_TUNABLE(op_type, fn)                                   \
+#define TESSERA_OPENCL_TUNABLE(op_type, fn)                                     \
   static const ::tessera::opencl::SharedOps::TuningRegistrar TSR_OPENCL_CONCAT( \
       opencl_tunable_, __LINE__)(op_type, fn)

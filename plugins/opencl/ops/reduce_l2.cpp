@@ -1,22 +1,22 @@
-// ReduceL2 over the trailing axes on the mali plugin (F.normalize's norm): one work-item per
+// ReduceL2 over the trailing axes (F.normalize's norm): one work-item per
 // contiguous row (plugins/opencl/kernels/reduce.cl, shared with adreno), on NCHW.
-#include "ops/shared.hpp"
+#include "tessera_opencl/op_helpers.hpp"
 
-namespace tessera::mali {
+namespace tessera::opencl {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
-  const std::string r = check_float_data_io(node);
+std::string check(const NodeView& node, const Device& device) {
+  const std::string r = check_float_data_io(node, device.flavor.name);
   if (!r.empty()) return r;
   std::string why;
-  return opencl::support::trailing_reduction(node, &why) ? "" : why;
+  return support::trailing_reduction(node, &why) ? "" : why;
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   std::string why;
-  const auto [rows, cols] = *opencl::support::trailing_reduction(node, &why);
+  const auto [rows, cols] = *support::trailing_reduction(node, &why);
   const Config config = lw.config_for("reduce.rows", rows);
-  opencl::Kernel k = lw.kernel(config);
+  Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.buffer(node.output_index(0)))
@@ -27,5 +27,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("ReduceL2", check, lower);
-}  // namespace tessera::mali
+TESSERA_OPENCL_OP("ReduceL2", check, lower);
+}  // namespace tessera::opencl

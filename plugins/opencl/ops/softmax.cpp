@@ -1,20 +1,20 @@
-// Softmax on the mali plugin. Before opset 13 the input is viewed as 2-D at `axis` (any axis
+// Softmax. Before opset 13 the input is viewed as 2-D at `axis` (any axis
 // works); from opset 13 the axis must be the last one (rows are contiguous).
-#include "ops/shared.hpp"
+#include "tessera_opencl/op_helpers.hpp"
 
-namespace tessera::mali {
+namespace tessera::opencl {
 namespace {
 
-std::string check(const NodeView& node, const Device&) {
-  const std::string r = check_float_io(node);
+std::string check(const NodeView& node, const Device& device) {
+  const std::string r = check_float_io(node, device.flavor.name);
   if (!r.empty()) return r;
-  return opencl::support::check_softmax_rows(node);
+  return support::check_softmax_rows(node);
 }
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  const auto [rows, cols] = opencl::support::softmax_rows(node);
+  const auto [rows, cols] = support::softmax_rows(node);
   const Config config = lw.config_for("softmax.rows", rows);
-  opencl::Kernel k = lw.kernel(config);
+  Kernel k = lw.kernel(config);
   k.args()
       .buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.buffer(node.output_index(0)))
@@ -24,5 +24,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 }
 
 }  // namespace
-TESSERA_MALI_OP("Softmax", check, lower);
-}  // namespace tessera::mali
+TESSERA_OPENCL_OP("Softmax", check, lower);
+}  // namespace tessera::opencl

@@ -1,8 +1,8 @@
-// Dropout on the mali plugin: the output shares the input's device buffer (same bytes, same
+// Dropout: the output shares the input's device buffer (same bytes, same
 // layout: an NCHW4c input stays NCHW4c).
-#include "ops/shared.hpp"
+#include "tessera_opencl/op_helpers.hpp"
 
-namespace tessera::mali {
+namespace tessera::opencl {
 namespace {
 
 std::string check(const NodeView& node, const Device& device) {
@@ -16,5 +16,5 @@ std::string check(const NodeView& node, const Device& device) {
 }
 
 }  // namespace
-TESSERA_MALI_OP_WITH_LAYOUT("Dropout", check, lower_alias, follow_input0);
-}  // namespace tessera::mali
+TESSERA_OPENCL_OP_WITH_RULE("Dropout", check, lower_alias, follow_input0);
+}  // namespace tessera::opencl

@@ -1,0 +1,6 @@
+// Squeeze: the output shares the input's device buffer (same bytes, new shape).
+#include "tessera_opencl/op_helpers.hpp"
+
+namespace tessera::opencl {
+TESSERA_OPENCL_OP("Squeeze", check_alias, lower_alias);
+}  // namespace tessera::opencl
