@@ -259,6 +259,22 @@ TEST(Int8MatMul, CpuMatchesReferenceOnEveryTarget) {
   }
 }
 
+// The graph's output "y" by the reference kernels node by node, as imported: no units.
+Tensor run_unfused(const Graph& graph, const std::map<std::string, Tensor>& in) {
+  Graph unfused = graph;
+  unfused.prepared = true;
+  std::map<ValueId, Tensor> values;
+  for (const auto& [name, t] : in) values[unfused.find_value(name)] = t;
+  for (const Node& n : unfused.nodes) {
+    std::vector<const Tensor*> args;
+    for (ValueId v : n.inputs) {
+      args.push_back(unfused.value(v).constant ? unfused.value(v).constant.get() : &values.at(v));
+    }
+    values[n.outputs[0]] = run_reference_node(unfused, n, args)[0];
+  }
+  return values.at(unfused.find_value("y"));
+}
+
 // DQ(a), DQ(b) -> Add [-> Relu] -> Q: the unit gives the bytes of the unfused float graph.
 TEST(Int8Add, UnitGivesTheFloatGraphsBytesOnCpu) {
   for (bool relu : {false, true}) {
@@ -280,21 +296,33 @@ TEST(Int8Add, UnitGivesTheFloatGraphsBytesOnCpu) {
                                  : random_bytes<uint8_t>({1, 6, 9, 13}, seed, lo, hi);
       };
       const std::map<std::string, Tensor> in = {{"a", bytes(1)}, {"b", bytes(2)}};
-      // The unfused graph by the reference kernels, node by node.
-      Graph unfused = graph;
-      unfused.prepared = true;
-      std::map<ValueId, Tensor> values = {{unfused.find_value("a"), in.at("a")},
-                                          {unfused.find_value("b"), in.at("b")}};
-      for (const Node& n : unfused.nodes) {
-        std::vector<const Tensor*> args;
-        for (ValueId v : n.inputs) {
-          args.push_back(unfused.value(v).constant ? unfused.value(v).constant.get() : &values.at(v));
-        }
-        values[n.outputs[0]] = run_reference_node(unfused, n, args)[0];
-      }
-      const Tensor& want = values.at(unfused.find_value("y"));
-      expect_same_bytes(run_on(graph, "cpu", in), want, relu ? "add+relu" : "add");
+      expect_same_bytes(run_on(graph, "cpu", in), run_unfused(graph, in), relu ? "add+relu" : "add");
     }
+  }
+}
+
+// DQ -> MaxPool -> Q of equal parameters becomes MaxPool on int8, with the unfused graph's bytes;
+// unequal parameters keep the float pool.
+TEST(Int8MaxPool, EqualParametersPoolTheInt8Values) {
+  for (float q_scale : {0.04f, 0.05f}) {
+    GraphBuilder g(13);
+    g.input("x", {1, 5, 13, 12}, DType::kUInt8)
+        .constant("s", scalar_f(0.04f)).constant("z", scalar_q(DType::kUInt8, 17))
+        .constant("qs", scalar_f(q_scale))
+        .node("DequantizeLinear", {"x", "s", "z"}, {"xf"})
+        .node("MaxPool", {"xf"}, {"p"},
+              test::attrs({{"kernel_shape", std::vector<int64_t>{3, 3}},
+                           {"strides", std::vector<int64_t>{2, 2}},
+                           {"pads", std::vector<int64_t>{1, 1, 1, 1}}}), "pool")
+        .node("QuantizeLinear", {"p", "qs", "z"}, {"y"}).output("y");
+    const Graph graph = g.build();
+    const Graph ready = prepared(graph);
+    const bool equal = q_scale == 0.04f;
+    EXPECT_EQ(ready.nodes.size(), equal ? 1u : 3u);
+    const std::map<std::string, Tensor> in = {
+        {"x", random_bytes<uint8_t>({1, 5, 13, 12}, 9, 0, 255)}};
+    Session session(Graph(ready), options_for("cpu"));
+    expect_same_bytes(session.run(in)[0], run_unfused(graph, in), equal ? "int8 pool" : "float");
   }
 }
 

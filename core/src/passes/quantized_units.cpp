@@ -1,10 +1,12 @@
 // Int8 units: DequantizeLinear -> Conv/MatMul/Gemm/Add [-> Relu/Clip] -> QuantizeLinear as one
-// TesseraQLinearConv / TesseraQLinearMatMul / TesseraQLinearAdd node (core/ops/util/quantized_unit.hpp), so a plugin
-// runs the unit on int8 data with int32 sums instead of dequantizing into float and back. It
-// runs before constants fold (folding would turn the int8 weights into float ones); a unit whose
-// parts do not all fit (a non-constant scale, a bias that is not int32 at x_scale * w_scale, a
-// weight quantized along another axis) stays as it was, in float. The reference plugin runs the
-// unit when no other plugin takes it, with the same result as any plugin that does.
+// TesseraQLinearConv / TesseraQLinearMatMul / TesseraQLinearAdd node
+// (core/ops/util/quantized_unit.hpp), so a plugin runs the unit on int8 data with int32 sums
+// instead of dequantizing into float and back. It runs before constants fold (folding would turn
+// the int8 weights into float ones); a unit whose parts do not all fit (a non-constant scale, a
+// bias that is not int32 at x_scale * w_scale, a weight quantized along another axis) stays as it
+// was, in float. The reference plugin runs the unit when no other plugin takes it, with the same
+// result as any plugin that does. A MaxPool between a DequantizeLinear and a QuantizeLinear of
+// the same parameters becomes a MaxPool on the int8 values.
 #include "passes/quantized_units.hpp"
 
 #include <cmath>
@@ -232,6 +234,7 @@ class UnitFinder {
 
   std::optional<std::pair<const Node*, Node>> match_unit(const Node& n) const;
   std::optional<std::pair<const Node*, Node>> add_unit(const Node& n) const;
+  std::optional<std::pair<const Node*, Node>> int8_max_pool(const Node& n) const;
   std::optional<Node> conv_unit(const Node& n, const QuantNode& x) const;
   std::optional<Node> matmul_unit(const Node& n, const QuantNode& x) const;
   void add_output_side(const Node& n, Node* unit, const Node** q_out) const;
@@ -269,6 +272,7 @@ namespace {
 // The unit of n (a Conv, MatMul or Gemm), and the QuantizeLinear it replaces.
 std::optional<std::pair<const Node*, Node>> UnitFinder::match_unit(const Node& n) const {
   if (n.op_type == "Add") return add_unit(n);
+  if (n.op_type == "MaxPool") return int8_max_pool(n);
   if (n.op_type != "Conv" && n.op_type != "MatMul" && n.op_type != "Gemm") return std::nullopt;
   if (n.inputs.size() < 2 || n.outputs.size() != 1 || n.outputs[0] == kNoValue) return std::nullopt;
   const std::optional<QuantNode> x = activation_dq(n.inputs[0]);
@@ -305,6 +309,28 @@ std::optional<std::pair<const Node*, Node>> UnitFinder::add_unit(const Node& n) 
   unit.inputs = {a->data, a->scale, a->zero, b->data, b->scale, b->zero, y_scale, y_zero};
   unit.outputs = {q->outputs[0]};
   return std::make_pair(q, std::move(unit));
+}
+
+// DequantizeLinear -> MaxPool -> QuantizeLinear with one scale and zero point on both sides is
+// MaxPool on the int8 values (opset 12 on): max commutes with the non-decreasing Q and DQ, and
+// Q(DQ(a)) = a when their parameters are equal. The pool's window attributes stay as they are.
+std::optional<std::pair<const Node*, Node>> UnitFinder::int8_max_pool(const Node& n) const {
+  if (g_.opset < 12 || n.inputs.size() != 1 || n.outputs.size() != 1 || n.outputs[0] == kNoValue) {
+    return std::nullopt;
+  }
+  const std::optional<QuantNode> x = activation_dq(n.inputs[0]);
+  if (!x) return std::nullopt;
+  const std::optional<QuantNode> q = quant_node(only_reader(n.outputs[0]), "QuantizeLinear");
+  if (!q || q->zero_t == nullptr || q->scale_t->numel() != 1 || q->node->outputs.size() != 1 ||
+      q->node->attrs.has("output_dtype") || q->zero_t->dtype() != x->zero_t->dtype() ||
+      q->scale_t->data<float>()[0] != x->scale_t->data<float>()[0] ||
+      ops::quant_element(*q->zero_t, 0) != ops::quant_element(*x->zero_t, 0)) {
+    return std::nullopt;
+  }
+  Node pool = n;
+  pool.inputs = {x->data};
+  pool.outputs = {q->node->outputs[0]};
+  return std::make_pair(q->node, std::move(pool));
 }
 
 // Finds n's QuantizeLinear (through one Relu/Clip) and puts its scale and zero point in

@@ -106,5 +106,8 @@ namespace tessera::cpu {
 // dst[j] = src[j * stride] ^ flip for j < n (stride 1 or 2 in vectors, others scalar), reading
 // nothing past src[(n - 1) * stride]: the row copies that build the int8 convs' phase planes.
 void int8_copy_flip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8_t* dst);
+// The same over `rows` rows, src and dst advancing by their pitches.
+void int8_copy_flip_rows(const uint8_t* src, int64_t src_pitch, int64_t rows, int64_t stride,
+                         int64_t n, uint8_t flip, uint8_t* dst, int64_t dst_pitch);
 
 }  // namespace tessera::cpu

@@ -102,6 +102,13 @@ void CopyFlip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8
   for (; j < n; ++j) dst[j] = static_cast<uint8_t>(src[j * stride] ^ flip);
 }
 
+void CopyFlipRows(const uint8_t* src, int64_t src_pitch, int64_t rows, int64_t stride, int64_t n,
+                  uint8_t flip, uint8_t* dst, int64_t dst_pitch) {
+  for (int64_t r = 0; r < rows; ++r) {
+    CopyFlip(src + r * src_pitch, stride, n, flip, dst + r * dst_pitch);
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace tessera::cpu
 HWY_AFTER_NAMESPACE();
@@ -111,6 +118,7 @@ namespace tessera::cpu {
 
 HWY_EXPORT(DepthwisePlane);
 HWY_EXPORT(CopyFlip);
+HWY_EXPORT(CopyFlipRows);
 
 void int8_depthwise_plane(const Int8DepthwisePlane& p, const Int8Requant& rq, int32_t* acc_row,
                           uint8_t* y) {
@@ -119,6 +127,11 @@ void int8_depthwise_plane(const Int8DepthwisePlane& p, const Int8Requant& rq, in
 
 void int8_copy_flip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8_t* dst) {
   HWY_DYNAMIC_DISPATCH(CopyFlip)(src, stride, n, flip, dst);
+}
+
+void int8_copy_flip_rows(const uint8_t* src, int64_t src_pitch, int64_t rows, int64_t stride,
+                         int64_t n, uint8_t flip, uint8_t* dst, int64_t dst_pitch) {
+  HWY_DYNAMIC_DISPATCH(CopyFlipRows)(src, src_pitch, rows, stride, n, flip, dst, dst_pitch);
 }
 
 }  // namespace tessera::cpu

@@ -29,6 +29,7 @@ struct QConv {
 
 struct PanelTag {};
 struct RowsTag {};
+struct PointerTag {};
 
 // Row k = (ci, ky, kx) of group `grp`'s im2col matrix over columns p0 .. p0 + n, as unsigned
 // bytes (int8 shifted by 128), padding reading the zero point's byte.
@@ -144,20 +145,25 @@ Phases phase_image(const QConv& q, const uint8_t* image, std::vector<uint8_t>* b
   const uint8_t flip = q.p.x_signed ? 0x80 : 0;
   const auto pad = static_cast<uint8_t>(q.p.x_zero_unsigned);
   uint8_t* out = buffer->data();
-  tbb::parallel_for(int64_t{0}, planes, [&](int64_t plane) {
-    const int64_t c = plane / (p.s * p.s), py = (plane / p.s) % p.s, px = plane % p.s;
-    uint8_t* dst = out + plane * p.plane;
-    std::memset(dst, pad, static_cast<size_t>(p.plane));
-    for (int64_t i = 0; i < hq; ++i) {
-      const int64_t iy = py + p.s * i - g.pt;
-      if (iy < 0 || iy >= g.h) continue;
-      const uint8_t* src = image + (c * g.h + iy) * g.w;
-      uint8_t* row = dst + i * p.wq;
-      // Columns j read ix = px + s * j - pl; those in [j0, j1) are inside the row.
-      const int64_t first = g.pl - px, last = g.w - 1 + g.pl - px;
-      const int64_t j0 = first <= 0 ? 0 : (first + p.s - 1) / p.s;
-      const int64_t j1 = last < 0 ? 0 : std::min(p.wq, last / p.s + 1);
-      if (j1 > j0) int8_copy_flip(src + px - g.pl + p.s * j0, p.s, j1 - j0, flip, row + j0);
+  // Phase rows i read input rows iy = py + s * i - pt; those in [i0, i1) are inside. Columns j
+  // read ix = px + s * j - pl; those in [j0, j1) are inside.
+  const auto inside = [&](int64_t phase, int64_t pad_before, int64_t extent, int64_t count,
+                          int64_t* lo, int64_t* hi) {
+    const int64_t first = pad_before - phase, last = extent - 1 + pad_before - phase;
+    *lo = std::min(count, first <= 0 ? 0 : (first + p.s - 1) / p.s);
+    *hi = std::max(*lo, last < 0 ? 0 : std::min(count, last / p.s + 1));
+  };
+  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
+    for (int64_t phase = 0; phase < p.s * p.s; ++phase) {
+      const int64_t py = phase / p.s, px = phase % p.s;
+      uint8_t* dst = out + (c * p.s * p.s + phase) * p.plane;
+      std::memset(dst, pad, static_cast<size_t>(p.plane));
+      int64_t i0, i1, j0, j1;
+      inside(py, g.pt, g.h, hq, &i0, &i1);
+      inside(px, g.pl, g.w, p.wq, &j0, &j1);
+      if (i1 <= i0 || j1 <= j0) continue;
+      const uint8_t* src = image + (c * g.h + py + p.s * i0 - g.pt) * g.w + px - g.pl + p.s * j0;
+      int8_copy_flip_rows(src, p.s * g.w, i1 - i0, p.s, j1 - j0, flip, dst + i0 * p.wq + j0, p.wq);
     }
   });
   std::memset(out + planes * p.plane, pad, static_cast<size_t>(slack));
@@ -174,7 +180,7 @@ void phase_task(const QConv& q, const Phases& src, int64_t grp, int64_t j0, int6
   const int64_t taps = g.kh * g.kw, rows = a.k4 * 4;
   auto* panel = reinterpret_cast<uint8_t*>(thread_scratch<PanelTag>(int8_b_panel_bytes(a.k4) / 4));
   auto* scratch = reinterpret_cast<uint8_t*>(thread_scratch<RowsTag>(rows * kI8NR / 4 + 1));
-  std::vector<const uint8_t*> row_ptr(static_cast<size_t>(rows));
+  auto** row_ptr = reinterpret_cast<const uint8_t**>(thread_scratch<PointerTag>(rows * 2));
   // The image itself (no copy) ends with its last plane: a partial panel copies its rows.
   const bool copy = n < kI8NR && src.data != nullptr && src.plane == src.columns && src.s == 1 &&
                     taps == 1;
@@ -182,7 +188,7 @@ void phase_task(const QConv& q, const Phases& src, int64_t grp, int64_t j0, int6
     uint8_t* row = scratch + k * kI8NR;
     if (k >= a.k) {
       std::memset(row, 0, kI8NR);
-      row_ptr[static_cast<size_t>(k)] = row;
+      row_ptr[k] = row;
       continue;
     }
     const uint8_t* from = src.data + q.row_offsets[static_cast<size_t>(grp * rows + k)] + j0;
@@ -190,9 +196,9 @@ void phase_task(const QConv& q, const Phases& src, int64_t grp, int64_t j0, int6
       std::memcpy(row, from, static_cast<size_t>(n));
       from = row;
     }
-    row_ptr[static_cast<size_t>(k)] = from;
+    row_ptr[k] = from;
   }
-  interleave_int8_rows(row_ptr.data(), rows, panel);
+  interleave_int8_rows(row_ptr, rows, panel);
   Int8Requant rq = q.p.rq;
   rq.multiplier = q.p.multiplier.data() + grp * mg;
   rq.offset = q.offset.data() + grp * mg;
