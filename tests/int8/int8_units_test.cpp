@@ -215,15 +215,15 @@ TEST_P(Int8Conv, CpuMatchesReferenceOnEveryTarget) {
 INSTANTIATE_TEST_SUITE_P(Cases, Int8Conv, ::testing::ValuesIn(kConvCases),
                          [](const auto& info) { return std::string(info.param.name); });
 
-// x [2, 5, K] -> MatMul(DQ(w [K, N])) and Gemm(transB) with a bias, each quantized again.
-Graph qdq_matmul(bool gemm, DType x_type, int64_t k, int64_t n) {
+// x [..., K] -> MatMul(DQ(w [K, N])), or Gemm(transB) with a bias, quantized again.
+Graph qdq_matmul(bool gemm, DType x_type, int64_t k, int64_t n, const Shape& x_shape) {
   const Tensor w = gemm ? random_bytes<int8_t>({n, k}, 3, -127, 127)
                         : random_bytes<int8_t>({k, n}, 3, -127, 127);
   std::vector<float> ws(static_cast<size_t>(n)), bs;
   for (int64_t j = 0; j < n; ++j) ws[static_cast<size_t>(j)] = 0.003f + 0.0001f * static_cast<float>(j % 7);
   for (float s : ws) bs.push_back(0.05f * s);
   GraphBuilder g(13);
-  g.input("x", gemm ? Shape{7, k} : Shape{2, 5, k}, x_type)
+  g.input("x", x_shape, x_type)
       .constant("xs", scalar_f(0.05f)).constant("xz", scalar_q(x_type, x_type == DType::kInt8 ? 3 : 130))
       .constant("w", w).constant("ws", Tensor::from_vector(Shape{n}, ws))
       .constant("b", random_bytes<int32_t>({n}, 4, -2000, 2000))
@@ -242,9 +242,12 @@ Graph qdq_matmul(bool gemm, DType x_type, int64_t k, int64_t n) {
 }
 
 TEST(Int8MatMul, CpuMatchesReferenceOnEveryTarget) {
-  for (bool gemm : {false, true}) {
+  // Rows 10 and 7 run as GEMM tiles, rows 1 and 3 as one-row products.
+  const std::pair<bool, Shape> shapes[] = {
+      {false, {2, 5, 37}}, {false, {3, 37}}, {true, {7, 37}}, {true, {1, 37}}};
+  for (const auto& [gemm, x_shape] : shapes) {
     for (DType x_type : {DType::kUInt8, DType::kInt8}) {
-      const Graph graph = qdq_matmul(gemm, x_type, 37, 45);
+      const Graph graph = qdq_matmul(gemm, x_type, 37, 45, x_shape);
       const Tensor x = x_type == DType::kInt8
                            ? random_bytes<int8_t>(graph.value(graph.inputs[0]).shape, 8, -128, 127)
                            : random_bytes<uint8_t>(graph.value(graph.inputs[0]).shape, 8, 0, 255);

@@ -50,6 +50,19 @@ struct Int8Requant {
 void int8_gemm_tile(const Int8PackedA& a, int64_t m0, int64_t m1, const uint8_t* b_panel, int64_t n,
                     const Int8Requant& rq, uint8_t* c, int64_t c_row, int64_t c_col);
 
+// A one-row product (a fully connected layer at batch 1): y[j] = requant(sum_k x[k] * w[k][j]),
+// with the weights packed once as [k / 4][column][4] (columns padded to 16) and x's bytes
+// already unsigned (int8_gemm.cpp). rq's pointers index columns.
+struct Int8PackedGemv {
+  int64_t k = 0, n = 0, k4 = 0, n16 = 0;
+  std::vector<int8_t> data;
+  std::vector<int32_t> column_sums;
+};
+// Packs w [k][n] (row-major).
+void pack_int8_gemv(const int8_t* w, int64_t k, int64_t n, Int8PackedGemv* out);
+// x: k unsigned bytes; y: n bytes.
+void int8_gemv(const Int8PackedGemv& w, const uint8_t* x, const Int8Requant& rq, uint8_t* y);
+
 // Requantizes n int32 sums, all with one multiplier and offset, into bytes.
 void int8_requantize_row(const int32_t* acc, int64_t n, float multiplier, int32_t offset,
                          const Int8Requant& rq, uint8_t* out);

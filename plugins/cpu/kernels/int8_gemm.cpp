@@ -70,6 +70,27 @@ __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void Int8Tile(
   }
 }
 
+// The one-row product: per block of 64 columns, 4 zmm of sums; x's quad broadcast as vpdpbusd's
+// unsigned operand, the weights' quads of 16 columns as its signed one.
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni"))) void Int8GemvSums(
+    const int8_t* w, const uint8_t* x, int64_t k4, int64_t n16, int32_t* acc) {
+  for (int64_t j = 0; j < n16; j += 64) {
+    const int64_t vectors = std::min<int64_t>(4, (n16 - j) / 16);
+    __m512i c[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                    _mm512_setzero_si512()};
+    for (int64_t k = 0; k < k4; ++k) {
+      int32_t quad;
+      std::memcpy(&quad, x + k * 4, 4);
+      const __m512i xq = _mm512_set1_epi32(quad);
+      const int8_t* wk = w + (k * n16 + j) * 4;
+      for (int64_t v = 0; v < vectors; ++v) {
+        c[v] = _mm512_dpbusd_epi32(c[v], xq, _mm512_loadu_si512(wk + v * 64));
+      }
+    }
+    for (int64_t v = 0; v < vectors; ++v) _mm512_storeu_si512(acc + j + v * 16, c[v]);
+  }
+}
+
 const char* KernelName() { return "vnni"; }
 #else
 // The widening path: per column vector, each lane's 4 bytes become 4 int32 values, multiplied by
@@ -110,6 +131,19 @@ void Int8Sums(const int8_t* a, const uint8_t* b, int64_t k4, int32_t* acc) {
     hn::StoreU(c5, d, acc + 5 * kI8NR + j);
     hn::StoreU(c6, d, acc + 6 * kI8NR + j);
     hn::StoreU(c7, d, acc + 7 * kI8NR + j);
+  }
+}
+
+// The one-row product on the widening path: per column, the 4-byte groups widened to int32.
+void Int8GemvSums(const int8_t* w, const uint8_t* x, int64_t k4, int64_t n16, int32_t* acc) {
+  std::fill(acc, acc + n16, 0);
+  for (int64_t k = 0; k < k4; ++k) {
+    const uint8_t* xk = x + k * 4;
+    const int8_t* wk = w + k * n16 * 4;
+    for (int64_t j = 0; j < n16; ++j) {
+      acc[j] += xk[0] * wk[j * 4] + xk[1] * wk[j * 4 + 1] + xk[2] * wk[j * 4 + 2] +
+                xk[3] * wk[j * 4 + 3];
+    }
   }
 }
 
@@ -191,6 +225,7 @@ HWY_EXPORT(Int8Tile);
 HWY_EXPORT(RequantRow);
 HWY_EXPORT(InterleaveRows);
 HWY_EXPORT(KernelName);
+HWY_EXPORT(Int8GemvSums);
 
 void pack_int8_a(const int8_t* a, int64_t m, int64_t k, int64_t row_stride, int64_t col_stride,
                  Int8PackedA* out) {
@@ -226,6 +261,37 @@ void int8_gemm_tile(const Int8PackedA& a, int64_t m0, int64_t m1, const uint8_t*
   rows.offset += m0;
   HWY_DYNAMIC_DISPATCH(Int8Tile)(a.data.data() + (m0 / kI8MR) * a.k4 * kI8MR * 4, b_panel, a.k4,
                                  m1 - m0, n, &rows, c + m0 * c_row, c_row, c_col);
+}
+
+void pack_int8_gemv(const int8_t* w, int64_t k, int64_t n, Int8PackedGemv* out) {
+  out->k = k;
+  out->n = n;
+  out->k4 = (k + 3) / 4;
+  out->n16 = (n + 15) / 16 * 16;
+  out->data.assign(static_cast<size_t>(out->k4 * out->n16 * 4), 0);
+  out->column_sums.assign(static_cast<size_t>(n), 0);
+  for (int64_t kk = 0; kk < k; ++kk) {
+    for (int64_t j = 0; j < n; ++j) {
+      const int8_t v = w[kk * n + j];
+      out->data[static_cast<size_t>(((kk / 4) * out->n16 + j) * 4 + kk % 4)] = v;
+      out->column_sums[static_cast<size_t>(j)] += v;
+    }
+  }
+}
+
+void int8_gemv(const Int8PackedGemv& w, const uint8_t* x, const Int8Requant& rq, uint8_t* y) {
+  // x padded to whole groups of 4 (the padded weights are 0).
+  std::vector<uint8_t> xs(static_cast<size_t>(w.k4 * 4), 0);
+  std::copy(x, x + w.k, xs.begin());
+  std::vector<int32_t> acc(static_cast<size_t>(w.n16));
+  HWY_DYNAMIC_DISPATCH(Int8GemvSums)(w.data.data(), xs.data(), w.k4, w.n16, acc.data());
+  // Per column its own multiplier: RequantRow's scalar form.
+  for (int64_t j = 0; j < w.n; ++j) {
+    const float v = std::min(std::max(static_cast<float>(acc[static_cast<size_t>(j)] + rq.offset[j]) *
+                                          rq.multiplier[j], rq.lo), rq.hi);
+    const int32_t q = static_cast<int32_t>(std::nearbyint(v)) + rq.zero;
+    y[j] = static_cast<uint8_t>(q);
+  }
 }
 
 std::string int8_kernel_name() { return HWY_DYNAMIC_DISPATCH(KernelName)(); }

@@ -1,7 +1,8 @@
 // TesseraQLinearMatMul (core's int8 MatMul/Gemm unit): y[r, :] = x[r, :] . w, with x [..., K]
 // int8/uint8 and w a constant int8 [K, N], on the int8 GEMM of kernels/int8.hpp as
 // y^T = w^T . x^T: the weight's columns are the GEMM's rows (packed once, at compile), 32 rows of
-// x at a time its columns, written back transposed by the requantization.
+// x at a time its columns, written back transposed by the requantization. A few rows (a
+// classifier at batch 1) run as one-row products over the weights packed by column instead.
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
@@ -13,12 +14,29 @@
 namespace tessera::cpu {
 namespace {
 
+// Fewer rows than this run as one-row products (int8_gemv): a GEMM tile would compute 32.
+constexpr int64_t kGemvBelowRows = 4;
+
 struct QMatMul {
   int64_t rows = 1, k = 0, n = 0;
   Int8UnitParams p;
-  Int8PackedA a;
+  Int8PackedA a;           // rows >= kGemvBelowRows
+  Int8PackedGemv gemv;     // rows < kGemvBelowRows
   std::vector<int32_t> offset;
 };
+
+// Each row of x as a one-row product.
+void run_gemv(const QMatMul& m, const uint8_t* x, uint8_t* y) {
+  Int8Requant rq = m.p.rq;
+  rq.multiplier = m.p.multiplier.data();
+  rq.offset = m.offset.data();
+  std::vector<uint8_t> row(static_cast<size_t>(m.k));
+  const uint8_t flip = m.p.x_signed ? 0x80 : 0;
+  for (int64_t r = 0; r < m.rows; ++r) {
+    for (int64_t kk = 0; kk < m.k; ++kk) row[static_cast<size_t>(kk)] = x[r * m.k + kk] ^ flip;
+    int8_gemv(m.gemv, row.data(), rq, y + r * m.n);
+  }
+}
 
 struct PanelTag {};
 
@@ -57,18 +75,30 @@ Step build_qlinear_matmul(BuildContext& ctx) {
   q->n = w->dims[1];
   q->rows = numel(*node.input(0)) / q->k;
   q->p = int8_unit_params(node, q->n);
-  pack_int8_a(static_cast<const int8_t*>(w->data), q->n, q->k, 1, q->n, &q->a);
+  const bool gemv = q->rows < kGemvBelowRows;
+  const auto* wd = static_cast<const int8_t*>(w->data);
+  if (gemv) {
+    pack_int8_gemv(wd, q->k, q->n, &q->gemv);
+  } else {
+    pack_int8_a(wd, q->n, q->k, 1, q->n, &q->a);
+  }
+  const std::vector<int32_t>& sums = gemv ? q->gemv.column_sums : q->a.row_sums;
   for (int64_t j = 0; j < q->n; ++j) {
     q->offset.push_back(q->p.bias[static_cast<size_t>(j)] -
-                        q->p.x_zero_unsigned * q->a.row_sums[static_cast<size_t>(j)]);
+                        q->p.x_zero_unsigned * sums[static_cast<size_t>(j)]);
   }
-  ctx.notes->push_back(std::string(node.name()) + ": int8 GEMM (" + int8_kernel_name() + ")");
+  ctx.notes->push_back(std::string(node.name()) + (gemv ? ": int8 GEMV (" : ": int8 GEMM (") +
+                       int8_kernel_name() + ")");
   const int32_t in = node.input_index(0), out = ctx.output;
   std::shared_ptr<const QMatMul> plan = q;
   return [plan, in, out](std::vector<float*>& v) {
     const QMatMul& m = *plan;
     const auto* x = reinterpret_cast<const uint8_t*>(v[in]);
     auto* y = reinterpret_cast<uint8_t*>(v[out]);
+    if (m.rows < kGemvBelowRows) {
+      run_gemv(m, x, y);
+      return;
+    }
     const int64_t panels = (m.rows + kI8NR - 1) / kI8NR;
     const int64_t row_blocks = (m.n + kI8MR - 1) / kI8MR;
     tbb::parallel_for(int64_t{0}, panels, [&](int64_t p) {
