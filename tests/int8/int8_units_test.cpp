@@ -282,8 +282,10 @@ Tensor run_unfused(const Graph& graph, const std::map<std::string, Tensor>& in) 
 TEST(Int8Add, UnitGivesTheFloatGraphsBytesOnCpu) {
   for (bool relu : {false, true}) {
     for (DType t : {DType::kUInt8, DType::kInt8}) {
+      // b broadcast along H when relu (every case of each kind of step runs).
+      const Shape b_shape = relu ? Shape{1, 6, 1, 13} : Shape{1, 6, 9, 13};
       GraphBuilder g(13);
-      g.input("a", {1, 6, 9, 13}, t).input("b", {1, 6, 9, 13}, t)
+      g.input("a", {1, 6, 9, 13}, t).input("b", b_shape, t)
           .constant("as", scalar_f(0.031f)).constant("az", scalar_q(t, 9))
           .constant("bs", scalar_f(0.017f)).constant("bz", scalar_q(t, 2))
           .constant("ys", scalar_f(0.043f)).constant("yz", scalar_q(t, t == DType::kInt8 ? -20 : 70))
@@ -294,11 +296,12 @@ TEST(Int8Add, UnitGivesTheFloatGraphsBytesOnCpu) {
       g.node("QuantizeLinear", {relu ? "r" : "sum", "ys", "yz"}, {"y"}).output("y");
       const Graph graph = g.build();
       const int lo = t == DType::kInt8 ? -128 : 0, hi = t == DType::kInt8 ? 127 : 255;
-      const auto bytes = [&](uint32_t seed) {
-        return t == DType::kInt8 ? random_bytes<int8_t>({1, 6, 9, 13}, seed, lo, hi)
-                                 : random_bytes<uint8_t>({1, 6, 9, 13}, seed, lo, hi);
+      const auto bytes = [&](const Shape& shape, uint32_t seed) {
+        return t == DType::kInt8 ? random_bytes<int8_t>(shape, seed, lo, hi)
+                                 : random_bytes<uint8_t>(shape, seed, lo, hi);
       };
-      const std::map<std::string, Tensor> in = {{"a", bytes(1)}, {"b", bytes(2)}};
+      const std::map<std::string, Tensor> in = {{"a", bytes({1, 6, 9, 13}, 1)},
+                                                 {"b", bytes(b_shape, 2)}};
       expect_same_bytes(run_on(graph, "cpu", in), run_unfused(graph, in), relu ? "add+relu" : "add");
     }
   }
@@ -414,6 +417,29 @@ TEST(Int8Units, MismatchedZeroPointAndAxisNameTheNode) {
         },
         std::exception);
   }
+}
+
+// Weights with a non-zero zero point stay in float (units take symmetric int8 weights), and the
+// graph still runs on cpu alone.
+TEST(Int8Units, AsymmetricWeightsStayFloat) {
+  QdqConv q = qdq_conv(kConvCases[2], 5);
+  Graph g = q.graph;
+  Value wz;
+  wz.name = "wz";
+  wz.dtype = DType::kInt8;
+  wz.shape = {kConvCases[2].oc};
+  wz.shape_known = true;
+  wz.constant = std::make_shared<const Tensor>(random_bytes<int8_t>({kConvCases[2].oc}, 2, -3, 3));
+  g.nodes[1].inputs.push_back(g.add_value(wz));
+  Session session(prepared(g), options_for("cpu"));
+  bool float_conv = false;
+  for (const NodePlacement& p : session.plan().nodes) float_conv |= p.op_type == "Conv";
+  EXPECT_TRUE(float_conv);
+  const Tensor got = session.run({{"x", q.x}})[0];
+  const Tensor want = run_reference(g, {{"x", q.x}})[0];
+  int64_t off = 0;
+  for (int64_t i = 0; i < want.numel(); ++i) off += std::abs(byte_of(got, i) - byte_of(want, i));
+  EXPECT_LE(off, want.numel() / 100 + 2);
 }
 
 // A Conv whose bias is a float constant (not int32 at x_scale * w_scale) stays in float, and

@@ -156,15 +156,19 @@ class UnitFinder {
     return q;
   }
 
-  // A constant int8/uint8 weight's DequantizeLinear, per tensor or along `channel_axis` of a
-  // weight of rank `rank`.
+  // A constant int8 weight's DequantizeLinear with zero points of 0 (symmetric, as ONNX
+  // Runtime's quantizer and most tools write weights), per tensor or along `channel_axis` of a
+  // weight of rank `rank`. Other weights stay in float: units are defined for the form every int8
+  // plugin kernel takes, so a target list without the reference plugin loses nothing.
   std::optional<QuantNode> weight_dq(ValueId v, size_t rank, int64_t channel_axis) const {
     std::optional<QuantNode> q = quant_node(producer(v), "DequantizeLinear");
     if (!q) return std::nullopt;
     const Tensor* w = constant(q->data);
-    if (w == nullptr || w->shape().size() != rank ||
-        (w->dtype() != DType::kInt8 && w->dtype() != DType::kUInt8)) {
+    if (w == nullptr || w->shape().size() != rank || w->dtype() != DType::kInt8) {
       return std::nullopt;
+    }
+    for (int64_t i = 0; q->zero_t != nullptr && i < q->zero_t->numel(); ++i) {
+      if (ops::quant_element(*q->zero_t, i) != 0) return std::nullopt;
     }
     if (q->scale_t->numel() != 1) {
       int64_t axis = q->node->attrs.get_int("axis", 1);

@@ -1,11 +1,13 @@
-// TesseraQLinearAdd (core's int8 Add unit) on two int8/uint8 tensors of one shape (a residual
-// Add): one pass of kernels/int8.hpp's int8_add over the elements, in parallel chunks.
+// TesseraQLinearAdd (core's int8 Add unit) on int8/uint8 tensors: inputs of the output's shape (a
+// residual Add) in one pass of kernels/int8.hpp's int8_add, in parallel chunks; broadcast inputs
+// element by element through the same kernel.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "ops/int8_unit.hpp"
 
@@ -14,6 +16,38 @@ namespace {
 
 bool is_byte(const tsr_tensor* t) {
   return t != nullptr && (t->dtype == TSR_DTYPE_UINT8 || t->dtype == TSR_DTYPE_INT8);
+}
+
+// Element strides of t read as y's shape under numpy broadcasting (0 along broadcast axes).
+std::vector<int64_t> broadcast_strides(const tsr_tensor& t, const tsr_tensor& y) {
+  std::vector<int64_t> strides(static_cast<size_t>(y.rank), 0);
+  int64_t stride = 1;
+  for (int32_t d = t.rank - 1, e = y.rank - 1; d >= 0; --d, --e) {
+    if (t.dims[d] != 1) strides[static_cast<size_t>(e)] = stride;
+    stride *= t.dims[d];
+  }
+  return strides;
+}
+
+// y = a + b with broadcasting, element by element through the same kernel.
+void broadcast_add(const uint8_t* a, const uint8_t* b, const std::vector<int64_t>& ys,
+                   const std::vector<int64_t>& as, const std::vector<int64_t>& bs,
+                   const Int8AddParams& p, uint8_t* y) {
+  std::vector<int64_t> index(ys.size(), 0);
+  int64_t n = 1;
+  for (int64_t d : ys) n *= d;
+  int64_t oa = 0, ob = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    int8_add(a + oa, b + ob, 1, p, y + i);
+    for (size_t d = ys.size(); d-- > 0;) {  // next index, odometer style
+      oa += as[d];
+      ob += bs[d];
+      if (++index[d] < ys[d]) break;
+      oa -= as[d] * ys[d];
+      ob -= bs[d] * ys[d];
+      index[d] = 0;
+    }
+  }
 }
 
 int32_t byte_at(const tsr_tensor* t) {
@@ -29,9 +63,6 @@ std::string query_qlinear_add(const RegionView& region, const NodeView& node) {
   const tsr_tensor* b = node.input(3);
   const tsr_tensor* y = node.output(0);
   if (!is_byte(a) || !is_byte(b) || !is_byte(y)) return "a, b and y must be int8 or uint8";
-  if (dims(*a) != dims(*y) || dims(*b) != dims(*y)) {
-    return "only inputs of the output's shape are implemented (no broadcasting)";
-  }
   for (int32_t i : {1, 4, 6}) {
     const float* s = constant_f32(node.input(i));
     if (s == nullptr || numel(*node.input(i)) != 1) return "scales must be float32 constants";
@@ -61,6 +92,15 @@ Step build_qlinear_add(BuildContext& ctx) {
   p.hi = static_cast<int32_t>(node.attr_int("output_max", p.y_signed ? 127 : 255));
   const int64_t n = numel(*node.output(0));
   const int32_t a = node.input_index(0), b = node.input_index(3), out = ctx.output;
+  const tsr_tensor& y = *node.output(0);
+  if (dims(*node.input(0)) != dims(y) || dims(*node.input(3)) != dims(y)) {
+    const std::vector<int64_t> ys = dims(y), as = broadcast_strides(*node.input(0), y),
+                               bs = broadcast_strides(*node.input(3), y);
+    return [=](std::vector<float*>& v) {
+      broadcast_add(reinterpret_cast<const uint8_t*>(v[a]), reinterpret_cast<const uint8_t*>(v[b]),
+                    ys, as, bs, p, reinterpret_cast<uint8_t*>(v[out]));
+    };
+  }
   return [p, n, a, b, out](std::vector<float*>& v) {
     const auto* x0 = reinterpret_cast<const uint8_t*>(v[a]);
     const auto* x1 = reinterpret_cast<const uint8_t*>(v[b]);
