@@ -17,7 +17,9 @@ const std::set<std::string> kTaken = {
     "Pointwise1x1HardSwish", "MatMulTanh", "MatMulGeluErfChain", "ConvHardSwish",
     "SqueezeExcitation", "ReduceMeanSpatial", "ReduceMeanLastAxis", "ReduceMaxMiddleAxis",
     "ReduceSumAll", "ChannelShuffle", "TransposeToChannelsLast", "SliceSteps", "SplitChannels",
-    "ExpandRows"};
+    "ExpandRows", "GatherIndexMatrixAxis1", "GatherFlatIndices", "GatherClassToken",
+    "PadReflect", "PadConstant", "CastFloatToFloat",
+    "Resize2x_nearest", "Resize2x_linear", "ResizeAlignCornersSizes"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 
