@@ -91,7 +91,6 @@ const std::vector<Schedule>& all_schedules() {
       {"copy.strided_store", "strided.cl", "strided_store_f32", {{"wg_x", kWgX, false}}},
       {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
       {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},
-      {"eltwise.buffer.binary", "binary.cl", "binary_strided_f32", {{"wg_x", kWgX, false}}},
       {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
       {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
       // threads_per_row work-items share a row (a power of two), rows_per_group rows a group.
@@ -131,6 +130,7 @@ const Schedule& schedule(const std::string& id) {
   for (const Schedule& s : all_schedules()) {
     if (id == s.id) return s;
   }
+  if (const Schedule* shared = opencl::SharedSchedules::find(id)) return *shared;
   throw Error("adreno: unknown schedule '" + id + "'");
 }
 

@@ -2,6 +2,7 @@
 #include "schedules.hpp"
 
 #include "tessera/error.hpp"
+#include "tessera_opencl/lowering.hpp"
 
 namespace tessera::mali {
 
@@ -134,6 +135,7 @@ const Schedule& schedule(const std::string& id) {
   for (const Schedule& s : all_schedules()) {
     if (id == s.id) return s;
   }
+  if (const Schedule* shared = opencl::SharedSchedules::find(id)) return *shared;
   throw Error("mali: unknown schedule '" + id + "'");
 }
 

@@ -114,23 +114,7 @@ std::string check_binary(const NodeView& node, const Device& device) {
 
 void lower_binary(Lowering& lw, const NodeView& node, int32_t index, BinaryOp op) {
   if (node.output(0).rank > 4) {
-    const opencl::support::Broadcast4 b =
-        *opencl::support::coalesce_broadcast(node.input(0), node.input(1), node.output(0));
-    const int64_t n = plugin::tensor_numel(node.output(0));
-    const Config config = lw.config_for("eltwise.buffer.binary", n);
-    opencl::Kernel k = lw.kernel(config);
-    k.args()
-        .buffer(lw.buffer(node.input_index(0)))
-        .buffer(lw.buffer(node.input_index(1)))
-        .buffer(lw.buffer(node.output_index(0)))
-        .i32x4(to_i32(b.dims[0], node), to_i32(b.dims[1], node), to_i32(b.dims[2], node),
-               to_i32(b.dims[3], node))
-        .i32x4(to_i32(b.sa[0], node), to_i32(b.sa[1], node), to_i32(b.sa[2], node),
-               to_i32(b.sa[3], node))
-        .i32x4(to_i32(b.sb[0], node), to_i32(b.sb[1], node), to_i32(b.sb[2], node),
-               to_i32(b.sb[3], node))
-        .i32(static_cast<int32_t>(op));
-    lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+    opencl::lower_binary_strided(lw, node, index, static_cast<opencl::BinaryCode>(op));
     return;
   }
   const tsr_tensor& a = node.input(0);

@@ -1,7 +1,8 @@
 // Shared by the OpenCL plugins (embedded in each next to its own kernels; core OpenCL C only).
 // y = a op b over row-major buffers with broadcasting: the output seen as 4 dims `d`, each
 // operand's element at dot(coordinates, its strides) (0 along its broadcast dims; see
-// coalesce_broadcast in tessera_opencl/op_registry.hpp). op: 0 add, 1 sub, 2 mul, 3 div.
+// coalesce_broadcast in tessera_opencl/op_registry.hpp). op: 0 add, 1 sub, 2 mul, 3 div, 4 pow,
+// 5 max, 6 min.
 __kernel void binary_strided_f32(__global const float* a, __global const float* b,
                                  __global float* y, int4 d, int4 sa, int4 sb, int op) {
   const int i = get_global_id(0);
@@ -10,5 +11,14 @@ __kernel void binary_strided_f32(__global const float* a, __global const float* 
   const int c0 = i / (d.w * d.z * d.y);
   const float x = a[c0 * sa.x + c1 * sa.y + c2 * sa.z + c3 * sa.w];
   const float z = b[c0 * sb.x + c1 * sb.y + c2 * sb.z + c3 * sb.w];
-  y[i] = op == 0 ? x + z : op == 1 ? x - z : op == 2 ? x * z : x / z;
+  switch (op) {
+    case 0: y[i] = x + z; break;
+    case 1: y[i] = x - z; break;
+    case 2: y[i] = x * z; break;
+    case 3: y[i] = x / z; break;
+    // pow(x, 2) is exported LayerNorm's square; pown keeps it exact for whole exponents.
+    case 4: y[i] = z == rint(z) && fabs(z) < 65536.0f ? pown(x, (int)z) : pow(x, z); break;
+    case 5: y[i] = fmax(x, z); break;
+    default: y[i] = fmin(x, z); break;
+  }
 }

@@ -15,3 +15,60 @@ __kernel void reduce_rows_f32(__global const float* x, __global float* y, int ro
   for (int j = 0; j < cols; ++j) acc += p[j];
   y[r] = op == 1 ? acc / (float)cols : acc;
 }
+
+// A reduction over any set of axes of a tensor of rank <= 8: one work-item per output element.
+// `out_dims` are the input's dims with the reduced ones 1, `red_dims` the reduced dims (1 for the
+// kept ones), `strides` the input's row-major strides; `count` = product of red_dims.
+// op: 0 sum, 1 mean, 2 max, 3 min, 4 product, 5 sum of squares, 6 L1 (sum of |x|),
+// 7 log-sum-exp.
+__kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_out, int count,
+                              int8 out_dims, int8 red_dims, int8 strides, int op) {
+  const int o = get_global_id(0);
+  if (o >= n_out) return;
+  const int od[8] = {out_dims.s0, out_dims.s1, out_dims.s2, out_dims.s3,
+                     out_dims.s4, out_dims.s5, out_dims.s6, out_dims.s7};
+  const int rd[8] = {red_dims.s0, red_dims.s1, red_dims.s2, red_dims.s3,
+                     red_dims.s4, red_dims.s5, red_dims.s6, red_dims.s7};
+  const int st[8] = {strides.s0, strides.s1, strides.s2, strides.s3,
+                     strides.s4, strides.s5, strides.s6, strides.s7};
+  size_t base = 0;
+  int rest = o;
+  for (int d = 7; d >= 0; --d) {
+    base += (size_t)(rest % od[d]) * st[d];
+    rest /= od[d];
+  }
+  float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
+  float peak = -INFINITY;
+  if (op == 7) {
+    for (int r = 0; r < count; ++r) {
+      size_t at = base;
+      int k = r;
+      for (int d = 7; d >= 0; --d) {
+        at += (size_t)(k % rd[d]) * st[d];
+        k /= rd[d];
+      }
+      peak = fmax(peak, x[at]);
+    }
+  }
+  for (int r = 0; r < count; ++r) {
+    size_t at = base;
+    int k = r;
+    for (int d = 7; d >= 0; --d) {
+      at += (size_t)(k % rd[d]) * st[d];
+      k /= rd[d];
+    }
+    const float v = x[at];
+    switch (op) {
+      case 2: acc = fmax(acc, v); break;
+      case 3: acc = fmin(acc, v); break;
+      case 4: acc *= v; break;
+      case 5: acc += v * v; break;
+      case 6: acc += fabs(v); break;
+      case 7: acc += exp(v - peak); break;
+      default: acc += v; break;
+    }
+  }
+  if (op == 1) acc /= (float)count;
+  if (op == 7) acc = peak + log(acc);
+  y[o] = acc;
+}

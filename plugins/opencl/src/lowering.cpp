@@ -60,6 +60,24 @@ SharedOps::TuningRegistrar::TuningRegistrar(const char* op_type, TuningOptionsFn
   shared_tunings()[op_type] = fn;
 }
 
+std::map<std::string, const Schedule*>& shared_schedules() {
+  static std::map<std::string, const Schedule*> table;
+  return table;
+}
+
+const Schedule* SharedSchedules::find(const std::string& id) {
+  const auto it = shared_schedules().find(id);
+  return it == shared_schedules().end() ? nullptr : it->second;
+}
+
+SharedSchedules::Registrar::Registrar(const Schedule& schedule) {
+  shared_schedules()[schedule.id] = &schedule;
+}
+
+Knob wg_x_knob() {
+  return {"wg_x", {0, 4, 8, 16, 32, 64}, false};
+}
+
 // ---- forced knobs ----
 
 std::string check_knob_option(const std::vector<Schedule>& schedules, const char* plugin,

@@ -243,16 +243,45 @@ struct SharedOps {
   };
 };
 
-// The op of `op_type` in the plugin's Registry, else in SharedOps; nullptr when neither has it.
+// The schedules of the ops in plugins/opencl/ops, each described once in its op file and
+// registered there (TESSERA_OPENCL_SCHEDULE); a plugin's schedule lookup falls back to them.
+struct SharedSchedules {
+  // nullptr when no shared op registered `id`.
+  static const Schedule* find(const std::string& id);
+  struct Registrar {
+    explicit Registrar(const Schedule& schedule);
+  };
+};
+// A wg_x knob with the candidates the shared schedules use (0 = driver's choice).
+Knob wg_x_knob();
+
+// The lowering that runs a node: the plugin's own op of its type when that accepts the node
+// (its storage-specific kernels), else the shared op when that does.
+struct SelectedOp {
+  const OpLowering* lowering = nullptr;
+  TuningOptionsFn tuning = nullptr;
+  bool known = false;  // some table has the op type
+  std::string reason;  // why neither accepts the node (each table's reason)
+};
 template <class Registry>
-const OpLowering* find_op(const std::string& op_type) {
-  if (const OpLowering* op = Registry::find_lowering(op_type)) return op;
-  return SharedOps::find_lowering(op_type);
-}
-template <class Registry>
-TuningOptionsFn find_tuning(const std::string& op_type) {
-  if (Registry::find_lowering(op_type)) return Registry::find_tuning(op_type);
-  return SharedOps::find_tuning(op_type);
+SelectedOp select_op(const NodeView& node, const Device& device) {
+  SelectedOp out;
+  const std::string type = node.op_type();
+  const OpLowering* candidates[2] = {Registry::find_lowering(type), SharedOps::find_lowering(type)};
+  const TuningOptionsFn tunings[2] = {Registry::find_tuning(type), SharedOps::find_tuning(type)};
+  for (int i = 0; i < 2; ++i) {
+    if (!candidates[i]) continue;
+    out.known = true;
+    const std::string reason = candidates[i]->check(node, device);
+    if (reason.empty()) {
+      out.lowering = candidates[i];
+      out.tuning = tunings[i];
+      return out;
+    }
+    out.reason += (out.reason.empty() ? "" : "; ") + reason;
+  }
+  if (!out.known) out.reason = "no kernel for op '" + type + "'";
+  return out;
 }
 
 }  // namespace tessera::opencl
@@ -263,6 +292,10 @@ TuningOptionsFn find_tuning(const std::string& op_type) {
 #define TESSERA_OPENCL_OP(op_type, check_fn, lower_fn)                            \
   static const ::tessera::opencl::SharedOps::LoweringRegistrar TSR_OPENCL_CONCAT( \
       opencl_op_, __LINE__)(::tessera::opencl::OpLowering{op_type, check_fn, lower_fn, nullptr})
+// Registers `schedule` (a Schedule with static storage) as a shared schedule.
+#define TESSERA_OPENCL_SCHEDULE(schedule)                                                        \
+  static const ::tessera::opencl::SharedSchedules::Registrar TSR_OPENCL_CONCAT(opencl_schedule_, \
+                                                                               __LINE__)(schedule)
 #define TESSERA_OPENCL_TUNABLE(op_type, fn)                                     \
   static const ::tessera::opencl::SharedOps::TuningRegistrar TSR_OPENCL_CONCAT( \
       opencl_tunable_, __LINE__)(op_type, fn)

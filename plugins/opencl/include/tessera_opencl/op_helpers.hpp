@@ -44,6 +44,72 @@ StoragePlan follow_input0(const NodeView& node, const Lowering& lowering);
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const support::StridedCopy& copy, int32_t output = 0);
 
+// ---- element-wise and reductions on NCHW buffers of any rank (the generic kernels every
+// plugin has; a plugin's own ops run the storage-specific ones first) ----
+
+// Codes of unary_any_f32 (kernels/unary.cl).
+enum class UnaryCode : int32_t {
+  kSqrt = 0,
+  kReciprocal = 1,
+  kExp = 2,
+  kLog = 3,
+  kNeg = 4,
+  kAbs = 5,
+  kFloor = 6,
+  kCeil = 7,
+  kSoftplus = 8,
+  kElu = 9,
+  kSin = 10,
+  kCos = 11,
+  kTanh = 12,
+  kLeakyRelu = 13,
+  kSign = 14,
+  kRound = 15,
+  kSelu = 16,
+  kCelu = 17,
+  kSoftsign = 18,
+  kGelu = 19,
+  kGeluTanh = 20,
+  kMish = 21,
+  kThresholdedRelu = 22
+};
+// One float input and output of the same element count.
+std::string check_unary_any(const NodeView& node, const Device& device);
+// y = f(x) with f's parameters `a` and `b` (alpha, gamma, ...).
+void lower_unary_any(Lowering& lw, const NodeView& node, int32_t index, UnaryCode code,
+                     float a = 0.0f, float b = 0.0f);
+
+// Codes of binary_strided_f32 (kernels/binary.cl).
+enum class BinaryCode : int32_t {
+  kAdd = 0,
+  kSub = 1,
+  kMul = 2,
+  kDiv = 3,
+  kPow = 4,
+  kMax = 5,
+  kMin = 6
+};
+// Two float inputs broadcasting (numpy rules) to the output in at most 4 dims once contiguous
+// dims merge.
+std::string check_binary_strided(const NodeView& node, const Device& device);
+void lower_binary_strided(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code);
+
+// Codes of reduce_axes_f32 (kernels/reduce.cl).
+enum class ReduceCode : int32_t {
+  kSum = 0,
+  kMean = 1,
+  kMax = 2,
+  kMin = 3,
+  kProd = 4,
+  kSumSquare = 5,
+  kL1 = 6,
+  kLogSumExp = 7
+};
+// A Reduce* node over constant axes (attribute or input; every axis when absent unless
+// noop_with_empty_axes) of a float tensor of rank <= 8.
+std::string check_reduce_axes(const NodeView& node, const Device& device);
+void lower_reduce_axes(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code);
+
 }  // namespace tessera::opencl
 
 // An op of plugins/opencl/ops whose NCHW4c storage follows `rule` (tessera_opencl/lowering.hpp).

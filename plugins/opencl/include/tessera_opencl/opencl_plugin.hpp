@@ -136,15 +136,10 @@ class OpenClPlugin : public plugin::Plugin {
       const DeviceInfo* d = device_at(device);
       if (!d) return plugin::Support::no(prefixed(no_device(device)));
       NodeView view(region.raw(), node.index());
-      const auto* op = find_op<typename Traits::Registry>(view.op_type());
-      if (!op) {
-        return plugin::Support::no(std::string(Traits::kName) + " has no kernel for op '" +
-                                   view.op_type() + "'");
-      }
-      const std::string reason = op->check(view, Traits::device(*d));
-      if (!reason.empty()) {
-        return plugin::Support::no(std::string(Traits::kName) + " " + view.op_type() + ": " +
-                                   reason);
+      const SelectedOp op = select_op<typename Traits::Registry>(view, Traits::device(*d));
+      if (!op.lowering) {
+        return plugin::Support::no(std::string(Traits::kName) +
+                                   (op.known ? " " + view.op_type() + ": " : " has ") + op.reason);
       }
       tsr_support raw{};
       raw.struct_size = sizeof(raw);
@@ -182,11 +177,9 @@ class OpenClPlugin : public plugin::Plugin {
     const auto& dev = Traits::device(*d);
     for (int32_t i = 0; i < raw.num_nodes; ++i) {
       NodeView view(raw, i);
-      const auto* op = find_op<typename Traits::Registry>(view.op_type());
-      const std::string reason =
-          op ? op->check(view, dev) : "no kernel for op '" + view.op_type() + "'";
-      if (!reason.empty()) {
-        throw plugin::Failure(TSR_UNSUPPORTED, prefixed(view.describe() + ": " + reason));
+      const SelectedOp op = select_op<typename Traits::Registry>(view, dev);
+      if (!op.lowering) {
+        throw plugin::Failure(TSR_UNSUPPORTED, prefixed(view.describe() + ": " + op.reason));
       }
     }
     try {
@@ -216,9 +209,8 @@ class OpenClPlugin : public plugin::Plugin {
     NodeView view(region.raw(), node.index());
     const auto& dev = Traits::device(*d);
     std::vector<Config> configs;
-    const auto* op = find_op<typename Traits::Registry>(view.op_type());
-    const auto fn = find_tuning<typename Traits::Registry>(view.op_type());
-    if (op && fn && op->check(view, dev).empty()) configs = fn(view, dev);
+    const SelectedOp op = select_op<typename Traits::Registry>(view, dev);
+    if (op.lowering && op.tuning) configs = op.tuning(view, dev);
     plugin::NodeTuning tuning;
     tuning.workload_key = workload_key(view, Traits::kLayoutKey);
     tuning.flops = node_flops(view);
@@ -328,7 +320,8 @@ class OpenClPlugin : public plugin::Plugin {
         NodeView view(region, i);
         lowering.current_node = view.name();
         try {
-          const OpLowering* op = find_op<typename Traits::Registry>(view.op_type());
+          const OpLowering* op =
+              select_op<typename Traits::Registry>(view, lowering.op_device()).lowering;
           lowering.begin_node(view, i, op->rule);
           if (!lowering.fused(i)) op->lower(lowering, view, i);
         } catch (const ClError& e) {

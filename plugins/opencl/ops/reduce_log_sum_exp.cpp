@@ -1,0 +1,14 @@
+// ReduceLogSumExp: log(sum(e^x)), shifted by the maximum over any constant axes of a float tensor
+// of rank <= 8, one work-item per output (kernels/reduce.cl), for every OpenCL plugin.
+#include "tessera_opencl/op_helpers.hpp"
+
+namespace tessera::opencl {
+namespace {
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_reduce_axes(lw, node, index, ReduceCode::kLogSumExp);
+}
+
+}  // namespace
+TESSERA_OPENCL_OP("ReduceLogSumExp", check_reduce_axes, lower);
+}  // namespace tessera::opencl
