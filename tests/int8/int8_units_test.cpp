@@ -181,6 +181,10 @@ const ConvCase kConvCases[] = {
     {"depthwise_s1", 12, 11, 17, 12, 3, 1, 1, 1, 12, DType::kUInt8, DType::kUInt8, true, true, true},
     {"depthwise_s2_s8", 10, 16, 15, 10, 3, 2, 1, 1, 10, DType::kInt8, DType::kInt8, true, true, false},
     {"depthwise_k5", 7, 13, 13, 7, 5, 2, 2, 1, 7, DType::kUInt8, DType::kUInt8, true, false, true},
+    // Rows wider than a 16-byte vector: the phase copies' overlapping last vectors.
+    {"wide_k3s2_s8", 4, 9, 45, 8, 3, 2, 1, 1, 1, DType::kInt8, DType::kUInt8, true, true, false},
+    {"wide_depthwise_s2", 6, 7, 70, 6, 3, 2, 1, 1, 6, DType::kUInt8, DType::kUInt8, true, true, true},
+    {"wide_depthwise_s1_s8", 5, 6, 37, 5, 3, 1, 1, 1, 5, DType::kInt8, DType::kInt8, true, true, true},
 };
 
 class Int8Conv : public ::testing::TestWithParam<ConvCase> {};

@@ -76,27 +76,44 @@ void DepthwisePlane(const Int8DepthwisePlane* pp, const Int8Requant* rq, int32_t
 }
 
 void CopyFlip(const uint8_t* src, int64_t stride, int64_t n, uint8_t flip, uint8_t* dst) {
-  int64_t j = 0;
+  if (stride == 1 && flip == 0) {
+    std::copy(src, src + n, dst);
+    return;
+  }
   // 16 bytes at a time: the rows are short (7 to 113 bytes), and a 64-byte vector would leave
-  // most of them to the scalar loop.
+  // most of them to the scalar loop. A row's last vector overlaps the one before (writing the
+  // same bytes again) instead of a scalar tail.
+  int64_t j = 0;
   if (stride == 1) {
     const hn::CappedTag<uint8_t, 16> d;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d));
     const auto f = hn::Set(d, flip);
-    for (; j + lanes <= n; j += lanes) hn::StoreU(hn::Xor(hn::LoadU(d, src + j), f), d, dst + j);
+    if (n >= lanes) {
+      for (; j + lanes <= n; j += lanes) {
+        hn::StoreU(hn::Xor(hn::LoadU(d, src + j), f), d, dst + j);
+      }
+      if (j < n) hn::StoreU(hn::Xor(hn::LoadU(d, src + n - lanes), f), d, dst + n - lanes);
+      return;
+    }
   } else if (stride == 2) {
-    // Pairs of bytes as 16-bit lanes: the low byte is the even one. The last element is left to
-    // the scalar loop, so no pair reads past it.
+    // Pairs of bytes as 16-bit lanes: the low byte is the even one. A vector at j reads the odd
+    // byte after element j + lanes - 1, so vectors end before the last element, which the scalar
+    // loop copies: nothing past it is read.
     const hn::CappedTag<uint16_t, 16> d16;
     const hn::Rebind<int16_t, decltype(d16)> di16;
     const hn::Rebind<uint8_t, decltype(d16)> d8;
     const int64_t lanes = static_cast<int64_t>(hn::Lanes(d16));
     const auto low = hn::Set(d16, 0xFF);
     const auto f = hn::Set(d8, flip);
-    for (; j + lanes < n; j += lanes) {
-      const auto pairs = hn::LoadU(d16, reinterpret_cast<const uint16_t*>(src + 2 * j));
-      const auto even = hn::DemoteTo(d8, hn::BitCast(di16, hn::And(pairs, low)));
-      hn::StoreU(hn::Xor(even, f), d8, dst + j);
+    const auto pairs_at = [&](int64_t at) {
+      const auto pairs = hn::LoadU(d16, reinterpret_cast<const uint16_t*>(src + 2 * at));
+      hn::StoreU(hn::Xor(hn::DemoteTo(d8, hn::BitCast(di16, hn::And(pairs, low))), f), d8,
+                 dst + at);
+    };
+    if (n > lanes) {
+      for (; j + lanes < n; j += lanes) pairs_at(j);
+      if (j < n - 1) pairs_at(n - 1 - lanes);
+      j = n - 1;
     }
   }
   for (; j < n; ++j) dst[j] = static_cast<uint8_t>(src[j * stride] ^ flip);
