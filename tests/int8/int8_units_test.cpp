@@ -14,6 +14,7 @@
 #include <random>
 
 #include "graph_builder.hpp"
+#include "tessera/package.hpp"
 #include "tessera/passes.hpp"
 #include "tessera/reference_runner.hpp"
 #include "tessera/session.hpp"
@@ -358,6 +359,19 @@ TEST(Int8Quantize, CpuMatchesReferenceOnEveryTarget) {
     }
     hwy::SetSupportedTargetsForTest(0);
   }
+}
+
+// A package of a plan with units (the replaced nodes' values kept as float32) reads back and
+// runs with the same bytes.
+TEST(Int8Units, PackageOfUnitsRunsTheSame) {
+  const QdqConv q = qdq_conv(kConvCases[2], 9);
+  Session session(prepared(q.graph), options_for("cpu"));
+  const Tensor want = session.run({{"x", q.x}})[0];
+  const std::string bytes = serialize_package(package_from_session(session));
+  const Package package = parse_package(reinterpret_cast<const uint8_t*>(bytes.data()),
+                                        bytes.size(), "units.tsp");
+  Session again(package, options_for("cpu"));
+  expect_same_bytes(again.run({{"x", q.x}})[0], want, "from the package");
 }
 
 // A DequantizeLinear or QuantizeLinear with a bad scale fails naming the node.

@@ -93,10 +93,29 @@ class UnitFinder {
     }
     g_.nodes = std::move(out);
     g_.remove_dead_nodes();
+    mark_orphans();
     return made;
   }
 
  private:
+  // The values of the nodes the units replaced stay in the value list without a producer, and
+  // shape inference never reaches them: they are float32 (dequantized data and what the float
+  // ops made of it), which a package records like any other value.
+  void mark_orphans() {
+    std::vector<bool> produced(g_.values.size(), false);
+    for (const Node& n : g_.nodes) {
+      for (ValueId o : n.outputs) {
+        if (o != kNoValue) produced[static_cast<size_t>(o)] = true;
+      }
+    }
+    for (size_t v = 0; v < producer_.size(); ++v) {
+      Value& value = g_.values[v];
+      if (producer_[v] >= 0 && !produced[v] && value.dtype == DType::kUndefined) {
+        value.dtype = DType::kFloat32;
+      }
+    }
+  }
+
   // Values a subgraph reads by name from the outer graph count as read.
   void count_outer_reads(const Graph& sub) {
     for (const Node& n : sub.nodes) {
