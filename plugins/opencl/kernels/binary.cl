@@ -2,7 +2,7 @@
 // y = a op b over row-major buffers with broadcasting: the output seen as 4 dims `d`, each
 // operand's element at dot(coordinates, its strides) (0 along its broadcast dims; see
 // coalesce_broadcast in tessera_opencl/op_registry.hpp). op: 0 add, 1 sub, 2 mul, 3 div, 4 pow,
-// 5 max, 6 min.
+// 5 max, 6 min, 7 PRelu (b the slope).
 __kernel void binary_strided_f32(__global const float* a, __global const float* b,
                                  __global float* y, int4 d, int4 sa, int4 sb, int op) {
   const int i = get_global_id(0);
@@ -19,6 +19,7 @@ __kernel void binary_strided_f32(__global const float* a, __global const float* 
     // pow(x, 2) is exported LayerNorm's square; pown keeps it exact for whole exponents.
     case 4: y[i] = z == rint(z) && fabs(z) < 65536.0f ? pown(x, (int)z) : pow(x, z); break;
     case 5: y[i] = fmax(x, z); break;
+    case 7: y[i] = x >= 0.0f ? x : x * z; break;
     default: y[i] = fmin(x, z); break;
   }
 }

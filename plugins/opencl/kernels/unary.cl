@@ -34,6 +34,13 @@ __kernel void unary_any_f32(__global const float* x, __global float* y, int n, i
       break;
     case 21: r = v * tanh(v > 20.0f ? v : log1p(exp(v))); break;  // Mish
     case 22: r = v > a ? v : 0.0f; break;                          // ThresholdedRelu
+    case 23: r = tan(v); break;
+    case 24: r = atan(v); break;
+    case 25: r = v < -a ? v + b : v > a ? v - b : 0.0f; break;  // Shrink (lambd, bias)
+    case 26: r = asin(v); break;
+    case 27: r = acos(v); break;
+    case 28: r = sinh(v); break;
+    case 29: r = cosh(v); break;
     default: r = v; break;
   }
   y[i] = r;

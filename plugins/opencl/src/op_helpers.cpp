@@ -161,9 +161,13 @@ std::string check_reduce_axes(const NodeView& node, const Device& device) {
 }
 
 void lower_reduce_axes(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code) {
-  const tsr_tensor& x = node.input(0);
   std::string why;
-  const std::vector<int64_t> axes = *reduce_axes_of(node, &why);
+  lower_reduce_over(lw, node, index, code, *reduce_axes_of(node, &why));
+}
+
+void lower_reduce_over(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code,
+                       const std::vector<int64_t>& axes) {
+  const tsr_tensor& x = node.input(0);
   std::array<int32_t, 8> out_dims{1, 1, 1, 1, 1, 1, 1, 1};
   std::array<int32_t, 8> red_dims{1, 1, 1, 1, 1, 1, 1, 1};
   std::array<int32_t, 8> strides{0, 0, 0, 0, 0, 0, 0, 0};

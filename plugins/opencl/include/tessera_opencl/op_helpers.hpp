@@ -71,7 +71,14 @@ enum class UnaryCode : int32_t {
   kGelu = 19,
   kGeluTanh = 20,
   kMish = 21,
-  kThresholdedRelu = 22
+  kThresholdedRelu = 22,
+  kTan = 23,
+  kAtan = 24,
+  kShrink = 25,
+  kAsin = 26,
+  kAcos = 27,
+  kSinh = 28,
+  kCosh = 29
 };
 // One float input and output of the same element count.
 std::string check_unary_any(const NodeView& node, const Device& device);
@@ -87,7 +94,8 @@ enum class BinaryCode : int32_t {
   kDiv = 3,
   kPow = 4,
   kMax = 5,
-  kMin = 6
+  kMin = 6,
+  kPRelu = 7
 };
 // Two float inputs broadcasting (numpy rules) to the output in at most 4 dims once contiguous
 // dims merge.
@@ -109,6 +117,9 @@ enum class ReduceCode : int32_t {
 // noop_with_empty_axes) of a float tensor of rank <= 8.
 std::string check_reduce_axes(const NodeView& node, const Device& device);
 void lower_reduce_axes(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code);
+// The same over `axes` (sorted, non-negative) of input 0, whatever the node's attributes.
+void lower_reduce_over(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code,
+                       const std::vector<int64_t>& axes);
 
 }  // namespace tessera::opencl
 
