@@ -258,6 +258,7 @@ PhysicalDevice Instance::describe(VkPhysicalDevice handle, size_t index) const {
   for (uint32_t i = 0; i < families; ++i) {
     if ((queues[i].queueFlags & VK_QUEUE_COMPUTE_BIT) && d.compute_queue_family < 0) {
       d.compute_queue_family = static_cast<int32_t>(i);
+      d.timestamp_bits = queues[i].timestampValidBits;
     }
   }
   VkPhysicalDeviceMemoryProperties memory{};

@@ -58,6 +58,7 @@ struct PhysicalDevice {
   uint32_t max_storage_buffers_per_stage = 0;
   uint32_t max_specialization_bytes = 0;  // not a Vulkan limit: spec data is unbounded
   float timestamp_period_ns = 0;
+  uint32_t timestamp_bits = 0;  // of the compute queue family; 0: no timestamps
   bool storage_16bit = false;    // storageBuffer16BitAccess
   bool storage_8bit = false;     // storageBuffer8BitAccess
   bool shader_float16 = false;   // shaderFloat16

@@ -141,6 +141,16 @@ const Buffer& Lowering::dummy() {
   return *dummy_;
 }
 
+int32_t Lowering::producer(int32_t id) const {
+  for (int32_t n = 0; n < region_.num_nodes(); ++n) {
+    const NodeView node = region_.node(n);
+    for (int32_t i = 0; i < node.num_outputs(); ++i) {
+      if (node.output_index(i) == id) return n;
+    }
+  }
+  return -1;
+}
+
 void Lowering::alias(int32_t out, int32_t in) { values_[out] = const_cast<Buffer*>(&buffer(in)); }
 
 void Lowering::dispatch(const NodeView& node, const Kernel& kernel,
@@ -264,6 +274,17 @@ void Lowering::record() {
   VkCommandBuffer cb = compiled_->commands_;
   VkCommandBufferBeginInfo begin{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
   check(vk.vkBeginCommandBuffer(cb, &begin), "vkBeginCommandBuffer");
+  const uint32_t num_queries = static_cast<uint32_t>(dispatches_.size() + 1);
+  const bool timed = options_.profile && device_->physical().timestamp_bits > 0 &&
+                     device_->physical().timestamp_period_ns > 0 && !dispatches_.empty();
+  if (timed) {
+    VkQueryPoolCreateInfo info{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+    info.queryType = VK_QUERY_TYPE_TIMESTAMP;
+    info.queryCount = num_queries;
+    check(vk.vkCreateQueryPool(dev, &info, nullptr, &compiled_->queries_), "vkCreateQueryPool");
+    vk.vkCmdResetQueryPool(cb, compiled_->queries_, 0, num_queries);
+  }
+  compiled_->num_nodes_ = region_.num_nodes();
   for (int32_t i = 0; i < region_.num_inputs(); ++i) {
     const Buffer* dst = values_.at(region_.input_index(i));
     const VkBufferCopy copy{0, 0, compiled_->input_bytes_[static_cast<size_t>(i)]};
@@ -279,6 +300,10 @@ void Lowering::record() {
   // or writes what one since then read.
   std::set<const Buffer*> written;
   std::set<const Buffer*> read;
+  if (timed) {
+    vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, compiled_->queries_, 0);
+  }
+  uint32_t query = 1;
   for (Dispatch& d : dispatches_) {
     bool hazard = false;
     for (const Buffer* b : d.reads) hazard |= written.count(b) != 0;
@@ -316,6 +341,11 @@ void Lowering::record() {
     vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.layout, 0, 1, &d.set,
                                0, nullptr);
     vk.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+    if (timed) {
+      vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, compiled_->queries_,
+                             query++);
+      compiled_->dispatch_nodes_.push_back(d.node);
+    }
   }
   global_barrier(vk, cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
@@ -345,6 +375,7 @@ CompiledRegion::~CompiledRegion() {
     vk.vkFreeCommandBuffers(dev, device_->command_pool(), 1, &commands_);
   }
   if (descriptor_pool_ != VK_NULL_HANDLE) vk.vkDestroyDescriptorPool(dev, descriptor_pool_, nullptr);
+  if (queries_ != VK_NULL_HANDLE) vk.vkDestroyQueryPool(dev, queries_, nullptr);
   buffers_.clear();
 }
 
@@ -374,7 +405,25 @@ void CompiledRegion::execute(const void* const* inputs, void* const* outputs) {
   for (size_t i = 0; i < output_staging_.size(); ++i) {
     std::memcpy(outputs[i], output_staging_[i]->mapped, output_bytes_[i]);
   }
+  if (queries_ != VK_NULL_HANDLE) read_profile();
   device_->instance().check_validation(what);
+}
+
+void CompiledRegion::read_profile() {
+  const PhysicalDevice& phys = device_->physical();
+  std::vector<uint64_t> ticks(dispatch_nodes_.size() + 1);
+  const VkResult r = device_->vk().vkGetQueryPoolResults(
+      device_->handle(), queries_, 0, static_cast<uint32_t>(ticks.size()),
+      ticks.size() * sizeof(uint64_t), ticks.data(), sizeof(uint64_t),
+      VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT);
+  profile_us_.assign(static_cast<size_t>(num_nodes_), 0.0);
+  if (r != VK_SUCCESS) return;
+  const uint64_t mask = phys.timestamp_bits >= 64 ? ~0ull : (1ull << phys.timestamp_bits) - 1;
+  for (size_t i = 0; i < dispatch_nodes_.size(); ++i) {
+    const uint64_t delta = (ticks[i + 1] - ticks[i]) & mask;
+    profile_us_[static_cast<size_t>(dispatch_nodes_[i])] +=
+        static_cast<double>(delta) * phys.timestamp_period_ns / 1000.0;
+  }
 }
 
 }  // namespace tessera::vulkan

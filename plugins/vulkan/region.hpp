@@ -66,6 +66,9 @@ class CompiledRegion : public plugin::CompiledRegion {
   explicit CompiledRegion(std::shared_ptr<Device> device) : device_(std::move(device)) {}
   ~CompiledRegion() override;
   void execute(const void* const* inputs, void* const* outputs) override;
+  // Per-node device times of the last run from timestamps around each dispatch (when the
+  // compile asked for profiling and the queue has timestamps); a fused node reads 0.
+  std::vector<double> last_profile() override { return profile_us_; }
 
  private:
   friend class Lowering;
@@ -81,6 +84,13 @@ class CompiledRegion : public plugin::CompiledRegion {
   VkCommandBuffer commands_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   std::string first_node_;  // names the region in run-time errors
+  // Timestamps: one before the first dispatch and one after each; dispatch_nodes_[i] is the
+  // region node of dispatch i.
+  VkQueryPool queries_ = VK_NULL_HANDLE;
+  std::vector<int32_t> dispatch_nodes_;
+  int32_t num_nodes_ = 0;
+  std::vector<double> profile_us_;
+  void read_profile();
 };
 
 class Lowering {
@@ -111,6 +121,8 @@ class Lowering {
   bool fused(int32_t index) const { return fused_.count(index) != 0; }
   // The one node reading value `id`, or -1 (several, none, or a region output).
   int32_t sole_reader(int32_t id) const { return readers_.sole_reader(id); }
+  // The region node writing value `id`, or -1 (a region input or a constant).
+  int32_t producer(int32_t id) const;
 
   // Records the command buffer and uploads the constants.
   std::unique_ptr<CompiledRegion> finish();

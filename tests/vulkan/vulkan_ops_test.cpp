@@ -62,6 +62,30 @@ std::vector<OpCase> cases() {
                                     {"strides", V{2, 1}}}),
                              true, "Relu");
                }});
+  // A residual Add in the conv's epilogue (the shortcut is computed first), then its Relu.
+  c.push_back({"ConvResidualAddRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 8, 9, 7})
+                     .constant("w", random_tensor({8, 8, 3, 3}, 5))
+                     .constant("b", random_tensor({8}, 6))
+                     .node("Relu", {"x"}, {"shortcut"})
+                     .node("Conv", {"x", "w", "b"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1}}}))
+                     .node("Add", {"shortcut", "c"}, {"s"})
+                     .node("Relu", {"s"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
+  // The shortcut is computed after the conv: the Add runs on its own.
+  c.push_back({"ConvResidualLaterBranch", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 4, 6, 6})
+                     .constant("w", random_tensor({4, 4, 1, 1}, 8))
+                     .node("Conv", {"x", "w"}, {"c"})
+                     .node("Sigmoid", {"x"}, {"shortcut"})
+                     .node("Add", {"c", "shortcut"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"GemmTransBBias", [] {
                  return GraphBuilder()
                      .input("x", {3, 70})

@@ -36,10 +36,31 @@ Geometry geometry(const NodeView& node) {
           pads[1],    dilations[0], dilations[1], node.attr_int("group", 1)};
 }
 
+// When the conv's only reader is an Add of a same-shaped value computed before the conv (a
+// residual connection), the Add runs in the conv's epilogue: fuses it, returns the other value
+// and sets `out` to the Add's output; otherwise -1.
+int32_t fuse_residual(Lowering& lowering, const NodeView& node, int32_t& out) {
+  const int32_t reader = lowering.sole_reader(node.output_index(0));
+  if (reader < 0) return -1;
+  const NodeView add = lowering.region().node(reader);
+  if (add.op_type() != "Add" || add.num_inputs() != 2 || !float_only(add).empty()) return -1;
+  const int32_t conv_out = node.output_index(0);
+  const int32_t other = add.input_index(0) == conv_out ? add.input_index(1) : add.input_index(0);
+  if (other == conv_out || other < 0 || lowering.producer(other) > node.index()) return -1;
+  const tsr_tensor& o = lowering.region().value(other);
+  if (o.dtype != TSR_DTYPE_FLOAT32 || shape_of(o) != shape_of(*node.output(0))) return -1;
+  lowering.fuse(reader);
+  out = add.output_index(0);
+  return other;
+}
+
 void lower(Lowering& lowering, const NodeView& node) {
   const Geometry g = geometry(node);
   int32_t out = node.output_index(0);
-  const Activation act = fuse_activation(lowering, node, out);
+  const int32_t residual = fuse_residual(lowering, node, out);
+  const Activation act = residual >= 0
+                             ? fuse_activation(lowering, lowering.region().node(lowering.producer(out)), out)
+                             : fuse_activation(lowering, node, out);
   const bool has_bias = node.input(2) != nullptr;
   const Buffer& x = lowering.buffer(node.input_index(0));
   const Buffer& w = lowering.buffer(node.input_index(1));
@@ -48,8 +69,8 @@ void lower(Lowering& lowering, const NodeView& node) {
   auto n32 = [&node](int64_t v) { return narrow(v, node, "a shape"); };
   const std::vector<int32_t> window = {n32(g.kh), n32(g.kw), n32(g.sh), n32(g.sw),
                                        n32(g.ph), n32(g.pw), n32(g.dh), n32(g.dw)};
-  const std::vector<int32_t> epilogue = {has_bias ? 1 : 0, 0, act.code, float_bits(act.a),
-                                         float_bits(act.b)};
+  const std::vector<int32_t> epilogue = {has_bias ? 1 : 0, residual >= 0 ? 1 : 0, act.code,
+                                         float_bits(act.a), float_bits(act.b)};
   Kernel k;
   if (g.group == g.c && g.c > 1) {
     k = linear_kernel("conv2d_depthwise", g.n * g.k * g.oh * g.ow, 64,
@@ -68,7 +89,8 @@ void lower(Lowering& lowering, const NodeView& node) {
     k.groups[2] = static_cast<uint32_t>(g.n * g.group);
   }
   k.constants.insert(k.constants.end(), epilogue.begin(), epilogue.end());
-  lowering.dispatch(node, k, {&x, &w, &bias, &lowering.dummy()}, {&y});
+  const Buffer& res = residual >= 0 ? lowering.buffer(residual) : lowering.dummy();
+  lowering.dispatch(node, k, {&x, &w, &bias, &res}, {&y});
 }
 
 }  // namespace
