@@ -283,34 +283,45 @@ Tensor run_unfused(const Graph& graph, const std::map<std::string, Tensor>& in) 
   return values.at(unfused.find_value("y"));
 }
 
-// DQ(a), DQ(b) -> Add [-> Relu] -> Q: the unit gives the bytes of the unfused float graph.
-TEST(Int8Add, UnitGivesTheFloatGraphsBytesOnCpu) {
-  for (bool relu : {false, true}) {
-    for (DType t : {DType::kUInt8, DType::kInt8}) {
-      // b broadcast along H when relu (every case of each kind of step runs).
-      const Shape b_shape = relu ? Shape{1, 6, 1, 13} : Shape{1, 6, 9, 13};
-      GraphBuilder g(13);
-      g.input("a", {1, 6, 9, 13}, t).input("b", b_shape, t)
-          .constant("as", scalar_f(0.031f)).constant("az", scalar_q(t, 9))
-          .constant("bs", scalar_f(0.017f)).constant("bz", scalar_q(t, 2))
-          .constant("ys", scalar_f(0.043f)).constant("yz", scalar_q(t, t == DType::kInt8 ? -20 : 70))
-          .node("DequantizeLinear", {"a", "as", "az"}, {"af"})
-          .node("DequantizeLinear", {"b", "bs", "bz"}, {"bf"})
-          .node("Add", {"af", "bf"}, {"sum"}, {}, "add");
-      if (relu) g.node("Relu", {"sum"}, {"r"});
-      g.node("QuantizeLinear", {relu ? "r" : "sum", "ys", "yz"}, {"y"}).output("y");
-      const Graph graph = g.build();
-      const int lo = t == DType::kInt8 ? -128 : 0, hi = t == DType::kInt8 ? 127 : 255;
-      const auto bytes = [&](const Shape& shape, uint32_t seed) {
-        return t == DType::kInt8 ? random_bytes<int8_t>(shape, seed, lo, hi)
-                                 : random_bytes<uint8_t>(shape, seed, lo, hi);
-      };
-      const std::map<std::string, Tensor> in = {{"a", bytes({1, 6, 9, 13}, 1)},
-                                                 {"b", bytes(b_shape, 2)}};
-      expect_same_bytes(run_on(graph, "cpu", in), run_unfused(graph, in), relu ? "add+relu" : "add");
+// DQ(a), DQ(b) -> Add/Mul [-> Relu] -> Q: the unit gives the bytes of the unfused float graph,
+// for inputs of one shape, one input per channel (either side) and other broadcasts.
+class Int8Binary : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Int8Binary, UnitGivesTheFloatGraphsBytesOnCpu) {
+  const std::string op = GetParam();
+  const Shape full = {1, 6, 9, 13};
+  const std::pair<Shape, Shape> shapes[] = {
+      {full, full}, {full, {1, 6, 1, 1}}, {{1, 6, 1, 1}, full}, {full, {1, 6, 1, 13}}};
+  for (const auto& [a_shape, b_shape] : shapes) {
+    for (bool relu : {false, true}) {
+      for (DType t : {DType::kUInt8, DType::kInt8}) {
+        GraphBuilder g(13);
+        g.input("a", a_shape, t).input("b", b_shape, t)
+            .constant("as", scalar_f(0.031f)).constant("az", scalar_q(t, 9))
+            .constant("bs", scalar_f(0.017f)).constant("bz", scalar_q(t, 2))
+            .constant("ys", scalar_f(op == "Mul" ? 0.011f : 0.043f))
+            .constant("yz", scalar_q(t, t == DType::kInt8 ? -20 : 70))
+            .node("DequantizeLinear", {"a", "as", "az"}, {"af"})
+            .node("DequantizeLinear", {"b", "bs", "bz"}, {"bf"})
+            .node(op, {"af", "bf"}, {"sum"}, {}, "binary");
+        if (relu) g.node("Relu", {"sum"}, {"r"});
+        g.node("QuantizeLinear", {relu ? "r" : "sum", "ys", "yz"}, {"y"}).output("y");
+        const Graph graph = g.build();
+        const int lo = t == DType::kInt8 ? -128 : 0, hi = t == DType::kInt8 ? 127 : 255;
+        const auto bytes = [&](const Shape& shape, uint32_t seed) {
+          return t == DType::kInt8 ? random_bytes<int8_t>(shape, seed, lo, hi)
+                                   : random_bytes<uint8_t>(shape, seed, lo, hi);
+        };
+        const std::map<std::string, Tensor> in = {{"a", bytes(a_shape, 1)},
+                                                   {"b", bytes(b_shape, 2)}};
+        expect_same_bytes(run_on(graph, "cpu", in), run_unfused(graph, in),
+                          op + " " + shape_str(a_shape) + " " + shape_str(b_shape));
+      }
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Ops, Int8Binary, ::testing::Values("Add", "Mul"));
 
 // DQ -> MaxPool -> Q of equal parameters becomes MaxPool on int8, with the unfused graph's bytes;
 // unequal parameters keep the float pool.

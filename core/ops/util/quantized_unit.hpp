@@ -29,9 +29,10 @@ namespace tessera::ops {
 
 inline constexpr const char* kQLinearConvUnit = "TesseraQLinearConv";
 inline constexpr const char* kQLinearMatMulUnit = "TesseraQLinearMatMul";
-// DequantizeLinear(a), DequantizeLinear(b) -> Add -> [Relu/Clip ->] QuantizeLinear
-// (tessera_q_linear_add.cpp has its inputs and its arithmetic).
+// DequantizeLinear(a), DequantizeLinear(b) -> Add / Mul -> [Relu/Clip ->] QuantizeLinear
+// (tessera_q_linear_add.cpp, tessera_q_linear_mul.cpp; QBinaryParams below).
 inline constexpr const char* kQLinearAddUnit = "TesseraQLinearAdd";
+inline constexpr const char* kQLinearMulUnit = "TesseraQLinearMul";
 
 enum QUnitInput : size_t {
   kQX = 0, kQXScale, kQXZero, kQW, kQWScale, kQWZero, kQYScale, kQYZero, kQBias, kQUnitInputs
@@ -148,6 +149,61 @@ inline void store_quant(Tensor& y, int64_t i, int32_t value) {
   } else {
     y.data<uint8_t>()[i] = static_cast<uint8_t>(value);
   }
+}
+
+// The binary units' inputs (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+// y_zero_point; one element each) and output_min/output_max, checked; failures name the node.
+enum QBinaryInput : size_t {
+  kQA = 0, kQAScale, kQAZero, kQB, kQBScale, kQBZero, kQBinYScale, kQBinYZero, kQBinaryInputs
+};
+
+struct QBinaryParams {
+  float sa = 1, sb = 1, sy = 1;
+  int32_t za = 0, zb = 0, zy = 0;
+  int32_t lo = 0, hi = 255;  // output_min, output_max
+};
+
+inline QBinaryParams binary_unit_params(const InferContext& ctx) {
+  ctx.expect_inputs(kQBinaryInputs, kQBinaryInputs);
+  for (size_t i : {kQA, kQB, kQAZero, kQBZero, kQBinYZero}) {
+    ctx.expect_dtype(i, {DType::kUInt8, DType::kInt8});
+  }
+  for (size_t i : {kQAScale, kQBScale, kQBinYScale}) ctx.expect_dtype(i, {DType::kFloat32});
+  if (ctx.input(kQAZero).dtype != ctx.input(kQA).dtype ||
+      ctx.input(kQBZero).dtype != ctx.input(kQB).dtype) {
+    ctx.fail("a zero point's dtype must be its input's");
+  }
+  QBinaryParams p;
+  float* scales[] = {&p.sa, &p.sb, &p.sy};
+  const size_t scale_inputs[] = {kQAScale, kQBScale, kQBinYScale};
+  for (size_t i = 0; i < 3; ++i) {
+    const Tensor& s = ctx.constant_input(scale_inputs[i]);
+    if (s.numel() != 1) ctx.fail("scales must have one element");
+    const std::string why = bad_scale(s);
+    if (!why.empty()) ctx.fail(why);
+    *scales[i] = s.data<float>()[0];
+  }
+  int32_t* zeros[] = {&p.za, &p.zb, &p.zy};
+  const size_t zero_inputs[] = {kQAZero, kQBZero, kQBinYZero};
+  for (size_t i = 0; i < 3; ++i) {
+    const Tensor& z = ctx.constant_input(zero_inputs[i]);
+    if (z.numel() != 1) ctx.fail("zero points must have one element");
+    *zeros[i] = quant_element(z, 0);
+  }
+  const DType y = ctx.input(kQBinYZero).dtype;
+  p.lo = static_cast<int32_t>(ctx.node.attrs.get_int("output_min", qtype_min(y)));
+  p.hi = static_cast<int32_t>(ctx.node.attrs.get_int("output_max", qtype_max(y)));
+  if (p.lo < qtype_min(y) || p.hi > qtype_max(y) || p.lo > p.hi) {
+    ctx.fail("output_min/output_max must be an ordered range of " + std::string(dtype_name(y)));
+  }
+  return p;
+}
+
+// The quantized result of the float value v = op(DQ(a), DQ(b)): saturate(nearbyint(v / sy) + zy).
+inline int32_t quantize_binary(float v, const QBinaryParams& p) {
+  const float q = std::nearbyint(v / p.sy) + static_cast<float>(p.zy);
+  return static_cast<int32_t>(
+      std::min(std::max(q, static_cast<float>(p.lo)), static_cast<float>(p.hi)));
 }
 
 }  // namespace tessera::ops

@@ -1,5 +1,5 @@
-// Int8 units: DequantizeLinear -> Conv/MatMul/Gemm/Add [-> Relu/Clip] -> QuantizeLinear as one
-// TesseraQLinearConv / TesseraQLinearMatMul / TesseraQLinearAdd node
+// Int8 units: DequantizeLinear -> Conv/MatMul/Gemm/Add/Mul [-> Relu/Clip] -> QuantizeLinear as one
+// TesseraQLinearConv / TesseraQLinearMatMul / TesseraQLinearAdd / TesseraQLinearMul node
 // (core/ops/util/quantized_unit.hpp), so a plugin runs the unit on int8 data with int32 sums
 // instead of dequantizing into float and back. It runs before constants fold (folding would turn
 // the int8 weights into float ones); a unit whose parts do not all fit (a non-constant scale, a
@@ -294,7 +294,7 @@ namespace {
 
 // The unit of n (a Conv, MatMul or Gemm), and the QuantizeLinear it replaces.
 std::optional<std::pair<const Node*, Node>> UnitFinder::match_unit(const Node& n) const {
-  if (n.op_type == "Add") return add_unit(n);
+  if (n.op_type == "Add" || n.op_type == "Mul") return add_unit(n);
   if (n.op_type == "MaxPool") return int8_max_pool(n);
   if (n.op_type != "Conv" && n.op_type != "MatMul" && n.op_type != "Gemm") return std::nullopt;
   if (n.inputs.size() < 2 || n.outputs.size() != 1 || n.outputs[0] == kNoValue) return std::nullopt;
@@ -314,7 +314,7 @@ std::optional<std::pair<const Node*, Node>> UnitFinder::match_unit(const Node& n
   return std::make_pair(q, std::move(*unit));
 }
 
-// An Add of two dequantized activations, quantized again.
+// An Add or Mul of two dequantized activations, quantized again.
 std::optional<std::pair<const Node*, Node>> UnitFinder::add_unit(const Node& n) const {
   if (n.inputs.size() != 2 || n.outputs.size() != 1 || n.outputs[0] == kNoValue) {
     return std::nullopt;
@@ -328,7 +328,7 @@ std::optional<std::pair<const Node*, Node>> UnitFinder::add_unit(const Node& n) 
   if (q == nullptr) return std::nullopt;
   const ValueId y_scale = unit.inputs[0], y_zero = unit.inputs[1];
   unit.name = n.name;
-  unit.op_type = ops::kQLinearAddUnit;
+  unit.op_type = n.op_type == "Add" ? ops::kQLinearAddUnit : ops::kQLinearMulUnit;
   unit.inputs = {a->data, a->scale, a->zero, b->data, b->scale, b->zero, y_scale, y_zero};
   unit.outputs = {q->outputs[0]};
   return std::make_pair(q, std::move(unit));

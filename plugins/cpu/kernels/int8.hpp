@@ -82,6 +82,8 @@ struct Int8AddParams {
   int32_t za = 0, zb = 0, zy = 0;
   int32_t lo = 0, hi = 255;
   bool a_signed = false, b_signed = false, y_signed = false;
+  bool mul = false;       // the Mul unit: float(a - za) * sa * (float(b - zb) * sb)
+  bool b_scalar = false;  // b is one element for all n (a per-channel broadcast, plane by plane)
 };
 void int8_add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams& p, uint8_t* y);
 // QuantizeLinear (core's quantize_linear.cpp): y = saturate(nearbyint(x / scale) + zero) into

@@ -1,7 +1,7 @@
-// Elementwise int8 kernels (kernels/int8.hpp): the int8 Add unit and QuantizeLinear from float,
-// vectors widened to int32 and float, with exactly the float operations of core's reference
-// kernels (divisions by the output scale, not multiplications by its inverse), so the bytes match
-// on every target.
+// Elementwise int8 kernels (kernels/int8.hpp): the int8 Add and Mul units and QuantizeLinear from
+// float, vectors widened to int32 and float, with exactly the float operations of core's
+// reference kernels (divisions by the output scale, not multiplications by its inverse), so the
+// bytes match on every target.
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "kernels/int8_elementwise.cpp"
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
@@ -30,7 +30,8 @@ HWY_INLINE hn::Vec<D32> LoadBytes(D32 d, const uint8_t* p, bool is_signed) {
 int32_t AddOne(int32_t a, int32_t b, const Int8AddParams& p) {
   const float da = static_cast<float>(a - p.za) * p.sa;
   const float db = static_cast<float>(b - p.zb) * p.sb;
-  const float v = std::min(std::max((da + db) / p.sy, static_cast<float>(p.lo - p.zy)),
+  const float v = std::min(std::max((p.mul ? da * db : da + db) / p.sy,
+                                    static_cast<float>(p.lo - p.zy)),
                             static_cast<float>(p.hi - p.zy));
   return static_cast<int32_t>(std::nearbyint(v)) + p.zy;
 }
@@ -44,11 +45,14 @@ void Int8Add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams*
   const auto sa = hn::Set(df, p.sa), sb = hn::Set(df, p.sb), sy = hn::Set(df, p.sy);
   const auto lo = hn::Set(df, static_cast<float>(p.lo - p.zy));
   const auto hi = hn::Set(df, static_cast<float>(p.hi - p.zy));
+  const int32_t b0 = p.b_signed ? static_cast<int8_t>(b[0]) : b[0];
+  const auto b_one = hn::Set(d, b0);
   int64_t i = 0;
   for (; i + lanes <= n; i += lanes) {
     const auto da = hn::Mul(hn::ConvertTo(df, hn::Sub(LoadBytes(d, a + i, p.a_signed), za)), sa);
-    const auto db = hn::Mul(hn::ConvertTo(df, hn::Sub(LoadBytes(d, b + i, p.b_signed), zb)), sb);
-    const auto v = hn::Min(hn::Max(hn::Div(hn::Add(da, db), sy), lo), hi);
+    const auto bv = p.b_scalar ? b_one : LoadBytes(d, b + i, p.b_signed);
+    const auto db = hn::Mul(hn::ConvertTo(df, hn::Sub(bv, zb)), sb);
+    const auto v = hn::Min(hn::Max(hn::Div(p.mul ? hn::Mul(da, db) : hn::Add(da, db), sy), lo), hi);
     const auto r = hn::Add(hn::NearestInt(v), zy);
     if (p.y_signed) {
       const hn::Rebind<int8_t, decltype(d)> d8;
@@ -60,7 +64,8 @@ void Int8Add(const uint8_t* a, const uint8_t* b, int64_t n, const Int8AddParams*
   }
   for (; i < n; ++i) {
     const int32_t av = p.a_signed ? static_cast<int8_t>(a[i]) : a[i];
-    const int32_t bv = p.b_signed ? static_cast<int8_t>(b[i]) : b[i];
+    const int64_t bi = p.b_scalar ? 0 : i;
+    const int32_t bv = p.b_signed ? static_cast<int8_t>(b[bi]) : b[bi];
     y[i] = static_cast<uint8_t>(AddOne(av, bv, p));
   }
 }

@@ -93,6 +93,7 @@ const std::vector<OpEntry>& op_table() {
       {"TesseraQLinearConv", query_qlinear_conv, build_qlinear_conv},
       {"TesseraQLinearMatMul", query_qlinear_matmul, build_qlinear_matmul},
       {"TesseraQLinearAdd", query_qlinear_add, build_qlinear_add},
+      {"TesseraQLinearMul", query_qlinear_add, build_qlinear_add},
       {"Equal", query_compare, build_compare},
       {"Less", query_compare, build_compare},
       {"Greater", query_compare, build_compare},

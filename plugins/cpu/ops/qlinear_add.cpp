@@ -1,12 +1,14 @@
-// TesseraQLinearAdd (core's int8 Add unit) on int8/uint8 tensors: inputs of the output's shape (a
-// residual Add) in one pass of kernels/int8.hpp's int8_add, in parallel chunks; broadcast inputs
-// element by element through the same kernel.
+// TesseraQLinearAdd and TesseraQLinearMul (core's int8 Add and Mul units) on int8/uint8 tensors:
+// inputs of the output's shape (a residual Add) in one pass of kernels/int8.hpp's int8_add, in
+// parallel chunks; one input per channel (a squeeze-excitation scale) plane by plane with that
+// value broadcast; any other broadcast element by element through the same kernel.
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "ops/int8_unit.hpp"
@@ -76,9 +78,11 @@ std::string query_qlinear_add(const RegionView& region, const NodeView& node) {
   return "";
 }
 
-Step build_qlinear_add(BuildContext& ctx) {
-  const NodeView& node = ctx.node;
+namespace {
+
+Int8AddParams binary_params(const NodeView& node) {
   Int8AddParams p;
+  p.mul = node.op_type() == "TesseraQLinearMul";
   p.sa = constant_f32(node.input(1))[0];
   p.sb = constant_f32(node.input(4))[0];
   p.sy = constant_f32(node.input(6))[0];
@@ -90,10 +94,53 @@ Step build_qlinear_add(BuildContext& ctx) {
   p.y_signed = node.output(0)->dtype == TSR_DTYPE_INT8;
   p.lo = static_cast<int32_t>(node.attr_int("output_min", p.y_signed ? -128 : 0));
   p.hi = static_cast<int32_t>(node.attr_int("output_max", p.y_signed ? 127 : 255));
+  return p;
+}
+
+// Whether `small` is one value per (batch or 1, channel) of the rank-4 y: a squeeze-excitation
+// scale [N, C, 1, 1].
+bool per_channel(const tsr_tensor& small, const tsr_tensor& y) {
+  return y.rank == 4 && small.rank == 4 && (small.dims[0] == 1 || small.dims[0] == y.dims[0]) &&
+         small.dims[1] == y.dims[1] && small.dims[2] == 1 && small.dims[3] == 1;
+}
+
+// The step over planes: each (n, c) plane of `full` with the one value of `small` (a and b swapped
+// in p when a is the small one: both ops commute exactly in float).
+Step per_channel_step(Int8AddParams p, const tsr_tensor& small, const tsr_tensor& y, int32_t full,
+                      int32_t one, int32_t out) {
+  p.b_scalar = true;
+  const int64_t n = y.dims[0], c = y.dims[1], plane = y.dims[2] * y.dims[3];
+  const bool batched = small.dims[0] != 1;
+  return [=](std::vector<float*>& v) {
+    const auto* x = reinterpret_cast<const uint8_t*>(v[full]);
+    const auto* s = reinterpret_cast<const uint8_t*>(v[one]);
+    auto* out_bytes = reinterpret_cast<uint8_t*>(v[out]);
+    tbb::parallel_for(int64_t{0}, n * c, [&](int64_t nc) {
+      const int64_t k = batched ? nc : nc % c;
+      int8_add(x + nc * plane, s + k, plane, p, out_bytes + nc * plane);
+    });
+  };
+}
+
+}  // namespace
+
+Step build_qlinear_add(BuildContext& ctx) {
+  const NodeView& node = ctx.node;
+  Int8AddParams p = binary_params(node);
   const int64_t n = numel(*node.output(0));
   const int32_t a = node.input_index(0), b = node.input_index(3), out = ctx.output;
   const tsr_tensor& y = *node.output(0);
-  if (dims(*node.input(0)) != dims(y) || dims(*node.input(3)) != dims(y)) {
+  const bool a_full = dims(*node.input(0)) == dims(y), b_full = dims(*node.input(3)) == dims(y);
+  if (a_full && !b_full && per_channel(*node.input(3), y)) {
+    return per_channel_step(p, *node.input(3), y, a, b, out);
+  }
+  if (b_full && !a_full && per_channel(*node.input(0), y)) {
+    std::swap(p.sa, p.sb);
+    std::swap(p.za, p.zb);
+    std::swap(p.a_signed, p.b_signed);
+    return per_channel_step(p, *node.input(0), y, b, a, out);
+  }
+  if (!a_full || !b_full) {
     const std::vector<int64_t> ys = dims(y), as = broadcast_strides(*node.input(0), y),
                                bs = broadcast_strides(*node.input(3), y);
     return [=](std::vector<float*>& v) {
