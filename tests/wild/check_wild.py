@@ -281,6 +281,53 @@ def loop_recurrence():
                  [helper.make_opsetid("", 13)])
 
 
+def gpu_gaps():
+    """The op kinds that kept exported CNNs and ViTs off the GPU plugins: nearest upsampling (a
+    YOLO/FPN neck), LayerNorm as opset-13 exporters decompose it (ReduceMean, Pow, Sqrt), a mean
+    over channels (LeViT), InstanceNorm (MobileViT-v2), a BatchNorm1d after a Linear layer
+    (rank 2), Identity, PRelu. On a GPU plugin every node must stay on it."""
+    w = lambda *s: (RNG.randn(*s) * 0.3).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        helper.make_node("PRelu", ["c1", "slope"], ["p1"]),
+        helper.make_node("Resize", ["p1", "", "scales"], ["up"], mode="nearest"),
+        helper.make_node("Identity", ["up"], ["up_id"]),
+        helper.make_node("Concat", ["up_id", "x"], ["cat"], axis=1),
+        helper.make_node("InstanceNormalization", ["cat", "in_scale", "in_bias"], ["inorm"]),
+        helper.make_node("ReduceMean", ["inorm"], ["chan_mean"], axes=[1], keepdims=1),
+        helper.make_node("Mul", ["inorm", "chan_mean"], ["gated"]),
+        # Tokens [1, H*W, C] and LayerNorm as exported at opset 13.
+        helper.make_node("Reshape", ["gated", "tok_shape"], ["tok_c"]),
+        helper.make_node("Transpose", ["tok_c"], ["tok"], perm=[0, 2, 1]),
+        helper.make_node("ReduceMean", ["tok"], ["mu"], axes=[-1], keepdims=1),
+        helper.make_node("Sub", ["tok", "mu"], ["d"]),
+        helper.make_node("Pow", ["d", "two"], ["d2"]),
+        helper.make_node("ReduceMean", ["d2"], ["var"], axes=[-1], keepdims=1),
+        helper.make_node("Add", ["var", "eps"], ["var_eps"]),
+        helper.make_node("Sqrt", ["var_eps"], ["std"]),
+        helper.make_node("Div", ["d", "std"], ["normed"]),
+        helper.make_node("Mul", ["normed", "ln_scale"], ["scaled"]),
+        helper.make_node("Add", ["scaled", "ln_bias"], ["ln"]),
+        helper.make_node("ReduceMean", ["ln"], ["pooled"], axes=[1], keepdims=0),
+        helper.make_node("Gemm", ["pooled", "fc_w", "fc_b"], ["fc"], transB=1),
+        helper.make_node("BatchNormalization", ["fc", "bn_s", "bn_b", "bn_m", "bn_v"], ["bn"]),
+        helper.make_node("Sigmoid", ["bn"], ["y"]),
+    ]
+    c = 11
+    inits = [init("w1", w(8, 3, 3, 3)), init("slope", np.abs(w(8, 1, 1)) + 0.1),
+             init("scales", np.array([1, 1, 2, 2], np.float32)),
+             init("in_scale", w(c) + 1.0), init("in_bias", w(c)),
+             init("tok_shape", np.array([1, c, 16 * 16], np.int64)),
+             init("two", np.array(2.0, np.float32)), init("eps", np.array(1e-5, np.float32)),
+             init("ln_scale", w(c) + 1.0), init("ln_bias", w(c)),
+             init("fc_w", w(10, c)), init("fc_b", w(10)),
+             init("bn_s", w(10) + 1.0), init("bn_b", w(10)), init("bn_m", w(10)),
+             init("bn_v", np.abs(w(10)) + 0.5)]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10])], inits,
+                 [helper.make_opsetid("", 13)])
+
+
 def saver(make_model):
     def make(dir):
         path = os.path.join(dir, "model.onnx")
@@ -301,13 +348,18 @@ CASES = {
     "open_hw_minus_one": (saver(open_hw), "open_hw", "float"),
     "detector_nms": (saver(detector_nms), "detector", "float"),
     "loop_recurrence": (saver(loop_recurrence), "recurrence", "float"),
+    "gpu_gaps": (saver(gpu_gaps), "small_image", "float"),
 }
+# Cases whose every node a GPU target (mali, adreno) must run itself.
+ALL_ON_GPU = {"gpu_gaps"}
 
 
 def feeds(kind):
     r = np.random.RandomState(11)
     if kind == "image":
         return [{"x": r.rand(1, 3, 32, 32).astype(np.float32)} for _ in range(3)]
+    if kind == "small_image":
+        return [{"x": r.randn(1, 3, 16, 16).astype(np.float32)} for _ in range(2)]
     if kind == "transformer":
         return [{"x": r.randn(1, 6, 16).astype(np.float32),
                  "flat_in": r.randn(4, 16).astype(np.float32)}]
@@ -374,6 +426,11 @@ def check(name, tessera, targets):
             want = session.run(None, feed)
             report = run_tessera(tessera, path, feed, targets, dir)
             placed = " ".join(f"{k}={v}" for k, v in sorted(report["nodes_by_plugin"].items()))
+            gpu = targets.split(":")[0] if targets else ""
+            if name in ALL_ON_GPU and gpu in ("mali", "adreno") and \
+                    set(report["nodes_by_plugin"]) != {gpu}:
+                print(f"FAIL {name}: nodes left {gpu}: {placed}")
+                ok = False
             for o, ref in zip(outputs, want):
                 got = np.load(os.path.join(dir, "out", f"{o}.npy"))
                 good, text = compare(kind, ref, got)
