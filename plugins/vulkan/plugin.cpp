@@ -181,9 +181,20 @@ class VulkanPlugin : public plugin::Plugin {
     const ScheduleDesc* s = schedule_for(std::string(node.op_type()), depthwise);
     if (s == nullptr) return tuning;
     tuning.workload_key = workload_key(node);
+    // The heuristic's tile for this node's GEMM (M x N: output channels per group x pixels, or
+    // the product's rows x columns).
+    const tsr_tensor* y = node.output(0);
+    int64_t m = 1, n = 1;
+    if (y != nullptr && y->rank >= 2) {
+      const bool conv = node.op_type() == "Conv";
+      m = conv ? y->dims[1] / std::max<int64_t>(node.attr_int("group", 1), 1) : y->dims[y->rank - 2];
+      n = conv && y->rank == 4 ? y->dims[2] * y->dims[3] : y->dims[y->rank - 1];
+    }
     plugin::Schedule schedule;
     schedule.name = s->name;
-    for (const KnobDesc& k : s->knobs) schedule.knobs.push_back({k.name, k.values, 64});
+    for (const KnobDesc& k : s->knobs) {
+      schedule.knobs.push_back({k.name, k.values, gemm_tile(nullptr, s->name, m, n)});
+    }
     tuning.schedules.push_back(std::move(schedule));
     return tuning;
   }

@@ -36,6 +36,7 @@ TEST_F(ShippedFamilies, AllDescriptorsLoad) {
                        "adreno-5xx", "adreno-6xx", "adreno-7xx", "cortex-a53", "cortex-a55",
                        "cortex-a76", "cortex-a78", "cortex-x1", "mali-bifrost", "mali-midgard",
                        "mali-valhall", "nvidia-opencl", "pocl-cpu", "reference-naive",
+                       "vulkan-adreno", "vulkan-lavapipe", "vulkan-mali", "vulkan-nvidia",
                        "x86-64-cpu"));
 }
 

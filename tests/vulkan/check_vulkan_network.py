@@ -2,9 +2,9 @@
 """Checks one real-model corpus network on `--targets vulkan:any` alone against ONNX Runtime.
 
 Exports the network (tools/real_models/export.py, cached), runs it with `tessera run --targets
-vulkan:any` (no other target: every node must land on vulkan) on a seeded input of batch 1 and,
-unless --batch1-only, of batch 2 (the corpus is exported with an open batch, so Tessera plans
-again), runs ONNX Runtime on the same inputs, and checks max|tessera - ort| <= rtol * max|ort|
+vulkan:any[validation=on]` (the Khronos validation layer on, any message fails the run; no other
+target: every node must land on vulkan) on a seeded input of batch 1 and, unless --batch1-only,
+of batch 2 (the corpus is exported with an open batch, so Tessera plans again), runs ONNX Runtime on the same inputs, and checks max|tessera - ort| <= rtol * max|ort|
 (tests/zoo/compare_with_ort.py's check). Prints the max absolute and relative error per output.
 
 Exit status: 0 passed, 1 failed, 77 skipped (no python with torch, no onnxruntime, or no usable
@@ -26,7 +26,8 @@ sys.path.insert(0, os.path.join(ROOT, "tests", "zoo"))
 import corpus  # noqa: E402
 
 SKIP = 77
-TARGET = "vulkan:any"
+# The Khronos validation layer is on: any message it reports fails the run.
+TARGET = "vulkan:any[validation=on]"
 
 
 def run(cmd):
