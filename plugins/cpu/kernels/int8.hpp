@@ -109,8 +109,10 @@ struct Int8DepthwisePlane {
   float multiplier = 1.0f;
   int32_t offset = 0;
 };
-// acc: kInt8DepthwiseChunk int32 of scratch.
+// acc: kInt8DepthwiseChunk + kInt8DepthwiseRound int32 of scratch; the phases need
+// kInt8DepthwiseRound bytes of slack past the last plane (sums run in whole 16-lane vectors).
 constexpr int64_t kInt8DepthwiseChunk = 2048;
+constexpr int64_t kInt8DepthwiseRound = 16;
 void int8_depthwise_plane(const Int8DepthwisePlane& p, const Int8Requant& rq, int32_t* acc,
                           uint8_t* y);
 

@@ -47,12 +47,20 @@ void DepthwisePlane(const Int8DepthwisePlane* pp, const Int8Requant* rq, int32_t
                     uint8_t* y) {
   const Int8DepthwisePlane& p = *pp;
   const int64_t taps = p.kh * p.kw;
-  std::vector<const uint8_t*> base(static_cast<size_t>(taps)), src(static_cast<size_t>(taps));
-  std::vector<int32_t> w(static_cast<size_t>(taps));
+  // Windows up to 8x8 keep their tap tables on the stack: a plane of a 7x7 map is ~50 outputs,
+  // and heap tables per plane cost as much as its sums.
+  constexpr int64_t kStackTaps = 64;
+  const uint8_t* stack_ptrs[2 * kStackTaps];
+  int32_t stack_w[kStackTaps];
+  std::vector<const uint8_t*> heap_ptrs(taps > kStackTaps ? static_cast<size_t>(2 * taps) : 0);
+  std::vector<int32_t> heap_w(taps > kStackTaps ? static_cast<size_t>(taps) : 0);
+  const uint8_t** base = taps > kStackTaps ? heap_ptrs.data() : stack_ptrs;
+  const uint8_t** src = base + taps;
+  int32_t* w = taps > kStackTaps ? heap_w.data() : stack_w;
   int32_t weight_sum = 0;
   for (int64_t ky = 0; ky < p.kh; ++ky) {
     for (int64_t kx = 0; kx < p.kw; ++kx) {
-      const size_t t = static_cast<size_t>(ky * p.kw + kx);
+      const int64_t t = ky * p.kw + kx;
       const uint8_t* phase = p.phases + ((ky % p.s) * p.s + (kx % p.s)) * p.plane;
       base[t] = phase + (ky / p.s) * p.dil_h * p.wq + (kx / p.s) * p.dil_w;
       w[t] = p.weights[t];
@@ -61,12 +69,15 @@ void DepthwisePlane(const Int8DepthwisePlane* pp, const Int8Requant* rq, int32_t
   }
   const int32_t offset = p.offset - p.zero * weight_sum;
   const int64_t total = p.oh * p.wq;
-  uint8_t bytes[kInt8DepthwiseChunk];
+  uint8_t bytes[kInt8DepthwiseChunk + kInt8DepthwiseRound];
   for (int64_t j0 = 0; j0 < total; j0 += kInt8DepthwiseChunk) {
     const int64_t n = std::min(kInt8DepthwiseChunk, total - j0);
-    for (size_t t = 0; t < src.size(); ++t) src[t] = base[t] + j0;
-    SumTaps(src.data(), w.data(), taps, n, acc);
-    int8_requantize_row(acc, n, p.multiplier, offset, *rq, bytes);
+    // Whole vectors past the end (small planes are mostly tail otherwise): the phase buffer's
+    // slack holds what the extra lanes read, and their bytes are not copied out.
+    const int64_t n_whole = (n + kInt8DepthwiseRound - 1) / kInt8DepthwiseRound * kInt8DepthwiseRound;
+    for (int64_t t = 0; t < taps; ++t) src[t] = base[t] + j0;
+    SumTaps(src, w, taps, n_whole, acc);
+    int8_requantize_row(acc, n_whole, p.multiplier, offset, *rq, bytes);
     // Output row oy holds flat positions oy * wq .. oy * wq + ow.
     for (int64_t oy = j0 / p.wq; oy * p.wq < j0 + n; ++oy) {
       const int64_t a = std::max(oy * p.wq, j0), b = std::min(oy * p.wq + p.ow, j0 + n);

@@ -130,21 +130,13 @@ Phases phase_geometry(const ConvGeometry& g) {
   return p;
 }
 
-Phases phase_image(const QConv& q, const uint8_t* image, std::vector<uint8_t>* buffer) {
+// The phase planes of channel c of `image` into `out` (laid out as p says).
+void phase_channel(const QConv& q, const uint8_t* image, const Phases& p, int64_t c,
+                   uint8_t* out) {
   const ConvGeometry& g = q.g;
-  Phases p = phase_geometry(g);
   const int64_t hq = p.plane / p.wq;
-  if (p.s == 1 && g.kh == 1 && g.kw == 1 && hq == g.h && p.wq == g.w && g.pt == 0 && g.pl == 0 &&
-      !q.p.x_signed) {
-    p.data = image;
-    return p;
-  }
-  // Slack: the last panel of the last plane reads up to a panel and a window row past its end.
-  const int64_t planes = g.c * p.s * p.s, slack = p.wq * (g.kh + 1) + 2 * kI8NR;
-  buffer->resize(static_cast<size_t>(planes * p.plane + slack));
   const uint8_t flip = q.p.x_signed ? 0x80 : 0;
   const auto pad = static_cast<uint8_t>(q.p.x_zero_unsigned);
-  uint8_t* out = buffer->data();
   // Phase rows i read input rows iy = py + s * i - pt; those in [i0, i1) are inside. Columns j
   // read ix = px + s * j - pl; those in [j0, j1) are inside.
   const auto inside = [&](int64_t phase, int64_t pad_before, int64_t extent, int64_t count,
@@ -153,21 +145,48 @@ Phases phase_image(const QConv& q, const uint8_t* image, std::vector<uint8_t>* b
     *lo = std::min(count, first <= 0 ? 0 : (first + p.s - 1) / p.s);
     *hi = std::max(*lo, last < 0 ? 0 : std::min(count, last / p.s + 1));
   };
-  tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
-    for (int64_t phase = 0; phase < p.s * p.s; ++phase) {
-      const int64_t py = phase / p.s, px = phase % p.s;
-      uint8_t* dst = out + (c * p.s * p.s + phase) * p.plane;
-      std::memset(dst, pad, static_cast<size_t>(p.plane));
-      int64_t i0, i1, j0, j1;
-      inside(py, g.pt, g.h, hq, &i0, &i1);
-      inside(px, g.pl, g.w, p.wq, &j0, &j1);
-      if (i1 <= i0 || j1 <= j0) continue;
-      const uint8_t* src = image + (c * g.h + py + p.s * i0 - g.pt) * g.w + px - g.pl + p.s * j0;
-      int8_copy_flip_rows(src, p.s * g.w, i1 - i0, p.s, j1 - j0, flip, dst + i0 * p.wq + j0, p.wq);
-    }
-  });
-  std::memset(out + planes * p.plane, pad, static_cast<size_t>(slack));
-  p.data = out;
+  for (int64_t phase = 0; phase < p.s * p.s; ++phase) {
+    const int64_t py = phase / p.s, px = phase % p.s;
+    uint8_t* dst = out + (c * p.s * p.s + phase) * p.plane;
+    std::memset(dst, pad, static_cast<size_t>(p.plane));
+    int64_t i0, i1, j0, j1;
+    inside(py, g.pt, g.h, hq, &i0, &i1);
+    inside(px, g.pl, g.w, p.wq, &j0, &j1);
+    if (i1 <= i0 || j1 <= j0) continue;
+    const uint8_t* src = image + (c * g.h + py + p.s * i0 - g.pt) * g.w + px - g.pl + p.s * j0;
+    int8_copy_flip_rows(src, p.s * g.w, i1 - i0, p.s, j1 - j0, flip, dst + i0 * p.wq + j0, p.wq);
+  }
+}
+
+// The phases' geometry with data pointing at `buffer`, sized for every channel plus slack; or
+// at the image itself when it needs neither padding nor the int8 shift (1x1 stride 1), with
+// `copy` false.
+Phases phase_buffer(const QConv& q, const uint8_t* image, std::vector<uint8_t>* buffer,
+                    bool* copy) {
+  const ConvGeometry& g = q.g;
+  Phases p = phase_geometry(g);
+  *copy = !(p.s == 1 && g.kh == 1 && g.kw == 1 && p.plane / p.wq == g.h && p.wq == g.w &&
+            g.pt == 0 && g.pl == 0 && !q.p.x_signed);
+  if (!*copy) {
+    p.data = image;
+    return p;
+  }
+  // Slack: the last panel of the last plane reads up to a panel and a window row past its end.
+  const int64_t planes = g.c * p.s * p.s, slack = p.wq * (g.kh + 1) + 2 * kI8NR;
+  buffer->resize(static_cast<size_t>(planes * p.plane + slack));
+  std::memset(buffer->data() + planes * p.plane, q.p.x_zero_unsigned, static_cast<size_t>(slack));
+  p.data = buffer->data();
+  return p;
+}
+
+// The phases of image `image` (all channels).
+Phases phase_image(const QConv& q, const uint8_t* image, std::vector<uint8_t>* buffer) {
+  bool copy = false;
+  const Phases p = phase_buffer(q, image, buffer, &copy);
+  if (copy) {
+    tbb::parallel_for(int64_t{0}, q.g.c,
+                      [&](int64_t c) { phase_channel(q, image, p, c, buffer->data()); });
+  }
   return p;
 }
 
@@ -270,6 +289,8 @@ void depthwise_plane(const QConv& q, const T* x, uint8_t* y, int64_t c) {
 void depthwise_image(const QConv& q, const uint8_t* x, uint8_t* y, int64_t b,
                      std::vector<uint8_t>* phases) {
   const ConvGeometry& g = q.g;
+  // Every phase first: a plane's sums read whole vectors past its end, into the next channel's
+  // phases (or the slack), which must not be written at the same time.
   const Phases src = phase_image(q, x + b * g.c * g.h * g.w, phases);
   tbb::parallel_for(int64_t{0}, g.c, [&](int64_t c) {
     Int8DepthwisePlane p;
@@ -287,7 +308,8 @@ void depthwise_image(const QConv& q, const uint8_t* x, uint8_t* y, int64_t b,
     p.zero = q.p.x_zero_unsigned;
     p.multiplier = q.p.multiplier[static_cast<size_t>(c)];
     p.offset = q.p.bias[static_cast<size_t>(c)];
-    auto* acc = reinterpret_cast<int32_t*>(thread_scratch<AccTag>(kInt8DepthwiseChunk));
+    auto* acc = reinterpret_cast<int32_t*>(
+        thread_scratch<AccTag>(kInt8DepthwiseChunk + kInt8DepthwiseRound));
     int8_depthwise_plane(p, q.p.rq, acc, y + (b * g.c + c) * g.oh * g.ow);
   });
 }
