@@ -51,6 +51,14 @@ struct Traits {
   using Config = opencl::support::Config;
   using Registry = clml::Registry;
 
+  static auto select(const NodeView& view, const Device& device) {
+    return opencl::support::select_in<Registry>(view, device);
+  }
+  static void lower_node(Lowering& lowering, const OpLowering& op, const NodeView& view,
+                         int32_t index) {
+    op.lower(lowering, view, index);
+  }
+
   static bool is_native(const opencl::DeviceInfo& d) { return d.has_extension("cl_qcom_ml_ops"); }
 
   static std::string claim(const opencl::DeviceInfo& d, size_t index, const std::string& sel) {

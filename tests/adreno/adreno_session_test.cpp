@@ -1,5 +1,5 @@
 // The adreno plugin through the real plugin host and Session: a Conv-Relu-Pool graph on
-// adreno:any (PoCL in CI), with a Softplus falling back to the reference plugin; outputs match
+// adreno:any (PoCL in CI), with a Hardmax falling back to the reference plugin; outputs match
 // tessera::run_reference.
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
                 .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
                 .node("Relu", {"c"}, {"r"}, {}, "relu")
                 .node("MaxPool", {"r"}, {"p"}, pool, "pool")
-                .node("Softplus", {"p"}, {"y"}, {}, "softplus")
+                .node("Hardmax", {"p"}, {"y"}, {}, "hardmax")
                 .output("y")
                 .build();
   const Graph reference_graph = g;
@@ -47,7 +47,7 @@ TEST(AdrenoSession, ConvReluPoolMatchesReference) {
   EXPECT_EQ(placed["conv"], "adreno") << reasons;
   EXPECT_EQ(placed["relu"], "adreno") << reasons;
   EXPECT_EQ(placed["pool"], "adreno") << reasons;
-  EXPECT_EQ(placed["softplus"], "reference") << reasons;
+  EXPECT_EQ(placed["hardmax"], "reference") << reasons;
   const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 6, 16, 16}, 3)}};
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(reference_graph, inputs);

@@ -35,8 +35,9 @@ int64_t bytes_of(const Tensor& t) {
   return static_cast<int64_t>(t.nbytes());
 }
 
-// adreno -> mali -> adreno: LeakyRelu has a mali kernel and no adreno one, so the graph splits into
-// three regions; the two values between them never leave the device.
+// adreno -> mali -> adreno: a Sigmoid on a rank-5 view has a mali kernel (NCHW buffers of any
+// rank) and no adreno one (the texture layout is 4-D, and no shared op covers Sigmoid), so the
+// graph splits into three regions; the two values between them never leave the device.
 TEST(DeviceResident, SplitAcrossTwoOpenClPluginsCopiesOnlyInputsAndOutputs) {
   if (!any_image_device()) {
     TESSERA_SKIP_WITHOUT("an OpenCL device with image support") << "probe found none";
@@ -46,8 +47,12 @@ TEST(DeviceResident, SplitAcrossTwoOpenClPluginsCopiesOnlyInputsAndOutputs) {
                 .input("x", {1, 8, 12, 12})
                 .constant("w1", random_tensor({8, 8, 3, 3}, 1, -0.3f, 0.3f))
                 .constant("w2", random_tensor({8, 8, 3, 3}, 2, -0.3f, 0.3f))
+                .constant("five_d", Tensor::from_vector<int64_t>({5}, {1, 2, 4, 12, 12}))
+                .constant("four_d", Tensor::from_vector<int64_t>({4}, {1, 8, 12, 12}))
                 .node("Conv", {"x", "w1"}, {"c1"}, pad, "conv1")
-                .node("LeakyRelu", {"c1"}, {"s"}, {}, "leaky")
+                .node("Reshape", {"c1", "five_d"}, {"c5"}, {}, "to5d")
+                .node("Sigmoid", {"c5"}, {"s5"}, {}, "sigmoid")
+                .node("Reshape", {"s5", "four_d"}, {"s"}, {}, "to4d")
                 .node("Conv", {"s", "w2"}, {"y"}, pad, "conv2")
                 .output("y")
                 .build();
@@ -56,7 +61,7 @@ TEST(DeviceResident, SplitAcrossTwoOpenClPluginsCopiesOnlyInputsAndOutputs) {
   std::string reasons;
   std::map<std::string, std::string> placed = placements(session, &reasons);
   ASSERT_EQ(placed["conv1"], "adreno") << reasons;
-  ASSERT_EQ(placed["leaky"], "mali") << reasons;
+  ASSERT_EQ(placed["sigmoid"], "mali") << reasons;
   ASSERT_EQ(placed["conv2"], "adreno") << reasons;
   const ExecutionPlan& plan = session.plan();
   EXPECT_EQ(plan.regions.size(), 3u);
@@ -89,7 +94,7 @@ TEST(DeviceResident, ValueWithAHostReaderStaysInHostMemory) {
                 .constant("w", random_tensor({4, 4, 3, 3}, 4, -0.3f, 0.3f))
                 .node("Conv", {"x", "w"}, {"c"}, pad, "conv")
                 .node("Sigmoid", {"c"}, {"s"}, {}, "sigmoid")
-                .node("Softplus", {"c"}, {"t"}, {}, "softplus")
+                .node("Hardmax", {"c"}, {"t"}, {}, "hardmax")
                 .node("Add", {"s", "t"}, {"y"}, {}, "add")
                 .output("y")
                 .build();
@@ -98,13 +103,13 @@ TEST(DeviceResident, ValueWithAHostReaderStaysInHostMemory) {
                   opencl_test::session_options({"adreno:any", "mali:any", "reference"}, "adreno"));
   std::string reasons;
   std::map<std::string, std::string> placed = placements(session, &reasons);
-  ASSERT_EQ(placed["softplus"], "reference") << reasons;
+  ASSERT_EQ(placed["hardmax"], "reference") << reasons;
   const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 10, 10}, 5)}};
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(reference_graph, inputs);
   ASSERT_EQ(got.size(), 1u);
   opencl_test::expect_all_near(got[0], want[0], 1e-4f);
-  // c has a host reader (softplus) and t is the reference's output: both in host memory. s stays on
+  // c has a host reader (hardmax) and t is the reference's output: both in host memory. s stays on
   // the device only when add runs on an OpenCL plugin.
   const int expected_device = placed["add"] == "reference" ? 0 : 1;
   EXPECT_EQ(session.plan().device_values, expected_device) << reasons;

@@ -1,5 +1,5 @@
 // The mali plugin through the real plugin host and Session: a graph partly run on mali:any (PoCL
-// in CI), the rest (Tanh) falling back to the reference plugin; outputs match the reference run.
+// in CI), the rest (Hardmax) falling back to the reference plugin; outputs match the reference run.
 // A named mali target without a device is an error, or skipped with allow_fallback.
 #include <gtest/gtest.h>
 
@@ -18,7 +18,8 @@ namespace {
 using opencl_test::random_tensor;
 
 TEST(MaliSession, MixedGraphMatchesReference) {
-  if (opencl::probe_devices().devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
+  if (opencl::probe_devices().devices.empty())
+    TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
   const Attributes conv = opencl_test::attrs({{"pads", opencl_test::Ints{1, 1, 1, 1}}});
   const Attributes pool = opencl_test::pool_2x2_stride2();
   Graph g = test::GraphBuilder()
@@ -27,7 +28,7 @@ TEST(MaliSession, MixedGraphMatchesReference) {
                 .constant("b", random_tensor({32}, 2))
                 .node("Conv", {"x", "w", "b"}, {"c"}, conv, "conv")
                 .node("Relu", {"c"}, {"r"}, {}, "relu")
-                .node("Tanh", {"r"}, {"t"}, {}, "tanh")
+                .node("Hardmax", {"r"}, {"t"}, {}, "hardmax")
                 .node("MaxPool", {"t"}, {"p"}, pool, "pool")
                 .node("Softmax", {"p"}, {"y"}, {}, "softmax")
                 .output("y")
@@ -35,15 +36,15 @@ TEST(MaliSession, MixedGraphMatchesReference) {
   const Graph reference_graph = g;
   const SessionOptions options = opencl_test::session_options({"mali:any", "reference"}, "opencl");
   Session session(std::move(g), options);
-  bool conv_on_mali = false, tanh_on_reference = false;
+  bool conv_on_mali = false, hardmax_on_reference = false;
   for (const NodePlacement& p : session.plan().nodes) {
     if (p.node == "conv") conv_on_mali = p.plugin == "mali";
-    if (p.node == "tanh") tanh_on_reference = p.plugin == "reference";
+    if (p.node == "hardmax") hardmax_on_reference = p.plugin == "reference";
   }
   std::string reasons;
   for (const NodePlacement& p : session.plan().nodes) reasons += p.node + ": " + p.reason + "\n";
   EXPECT_TRUE(conv_on_mali) << reasons;
-  EXPECT_TRUE(tanh_on_reference);
+  EXPECT_TRUE(hardmax_on_reference);
   const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 16, 32, 32}, 3)}};
   const std::vector<Tensor> got = session.run(inputs);
   const std::vector<Tensor> want = run_reference(reference_graph, inputs);
@@ -56,7 +57,8 @@ TEST(MaliSession, MixedGraphMatchesReference) {
 // why (not a warning followed by the whole graph on the reference kernels); with allow_fallback
 // it is skipped with that reason as a warning and the graph runs on the next target.
 TEST(MaliSession, NamedTargetWithoutDeviceIsAnErrorUnlessFallbackAllowed) {
-  if (opencl::probe_devices().devices.empty()) TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
+  if (opencl::probe_devices().devices.empty())
+    TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
   const auto graph = [] {
     return test::GraphBuilder()
         .input("x", {1, 4, 8, 8})
@@ -109,8 +111,8 @@ TEST(MaliSession, DigitSelectorIsADeviceIndex) {
     const std::map<std::string, Tensor> inputs = {{"x", random_tensor({1, 4, 8, 8}, 6)}};
     opencl_test::expect_all_near(session.run(inputs)[0], run_reference(g, inputs)[0], 0.0f);
   }
-  for (const std::string& selector : std::vector<std::string>{
-           std::to_string(count), "5", "99999999999999999999999"}) {
+  for (const std::string& selector :
+       std::vector<std::string>{std::to_string(count), "5", "99999999999999999999999"}) {
     try {
       Session session(g, opencl_test::session_options({"mali:" + selector}, "opencl"));
       ADD_FAILURE() << "selector '" << selector << "' matched a device";

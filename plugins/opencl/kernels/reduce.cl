@@ -16,6 +16,15 @@ __kernel void reduce_rows_f32(__global const float* x, __global float* y, int ro
   y[r] = op == 1 ? acc / (float)cols : acc;
 }
 
+// The input offset of the r-th reduced element from `base`: r decomposed over the reduced dims.
+inline size_t tsr_reduced_offset(size_t base, int r, const int* rd, const int* st) {
+  for (int d = 7; d >= 0; --d) {
+    base += (size_t)(r % rd[d]) * st[d];
+    r /= rd[d];
+  }
+  return base;
+}
+
 // A reduction over any set of axes of a tensor of rank <= 8: one work-item per output element.
 // `out_dims` are the input's dims with the reduced ones 1, `red_dims` the reduced dims (1 for the
 // kept ones), `strides` the input's row-major strides; `count` = product of red_dims.
@@ -40,24 +49,10 @@ __kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_
   float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
   float peak = -INFINITY;
   if (op == 7) {
-    for (int r = 0; r < count; ++r) {
-      size_t at = base;
-      int k = r;
-      for (int d = 7; d >= 0; --d) {
-        at += (size_t)(k % rd[d]) * st[d];
-        k /= rd[d];
-      }
-      peak = fmax(peak, x[at]);
-    }
+    for (int r = 0; r < count; ++r) peak = fmax(peak, x[tsr_reduced_offset(base, r, rd, st)]);
   }
   for (int r = 0; r < count; ++r) {
-    size_t at = base;
-    int k = r;
-    for (int d = 7; d >= 0; --d) {
-      at += (size_t)(k % rd[d]) * st[d];
-      k /= rd[d];
-    }
-    const float v = x[at];
+    const float v = x[tsr_reduced_offset(base, r, rd, st)];
     switch (op) {
       case 2: acc = fmax(acc, v); break;
       case 3: acc = fmin(acc, v); break;

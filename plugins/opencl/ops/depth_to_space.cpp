@@ -28,12 +28,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const std::array<int64_t, 6> strides = {
       x.dims[1] * h * w,    (dcr ? 1 : b * b) * h * w, w, (dcr ? b * c : b) * h * w, 1,
       (dcr ? c : 1) * h * w};
-  support::StridedCopy copy;
-  for (size_t d = 0; d < 6; ++d) {
-    copy.dims[d] = to_i32(dims[d], node);
-    copy.strides[d] = to_i32(strides[d], node);
-  }
-  lower_strided_copy(lw, node, index, copy);
+  lower_strided_copy(lw, node, index, strided_copy_6d(node, dims, strides));
 }
 
 }  // namespace

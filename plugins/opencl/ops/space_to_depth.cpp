@@ -24,12 +24,7 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const int64_t c = x.dims[1], hb = x.dims[2], wb = x.dims[3];
   const std::array<int64_t, 6> dims = {x.dims[0], b, b, c, hb / b, wb / b};
   const std::array<int64_t, 6> strides = {c * hb * wb, wb, 1, hb * wb, b * wb, b};
-  support::StridedCopy copy;
-  for (size_t d = 0; d < 6; ++d) {
-    copy.dims[d] = to_i32(dims[d], node);
-    copy.strides[d] = to_i32(strides[d], node);
-  }
-  lower_strided_copy(lw, node, index, copy);
+  lower_strided_copy(lw, node, index, strided_copy_6d(node, dims, strides));
 }
 
 }  // namespace

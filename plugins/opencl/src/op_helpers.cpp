@@ -61,6 +61,16 @@ void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
   lw.add_1d_step(index, std::move(k), n, config);
 }
 
+support::StridedCopy strided_copy_6d(const NodeView& node, const std::array<int64_t, 6>& dims,
+                                     const std::array<int64_t, 6>& strides) {
+  support::StridedCopy copy;
+  for (size_t d = 0; d < 6; ++d) {
+    copy.dims[d] = to_i32(dims[d], node);
+    copy.strides[d] = to_i32(strides[d], node);
+  }
+  return copy;
+}
+
 }  // namespace tessera::opencl
 
 namespace tessera::opencl {

@@ -231,6 +231,8 @@ struct OpLowering {
 // The ops written once (plugins/opencl/ops), shared by every OpenCL plugin. Defined in
 // libtessera-opencl, not in this header, so every plugin sees the one table its op files fill.
 struct SharedOps {
+  using Op = OpLowering;
+  using Tuning = TuningOptionsFn;
   static const OpLowering* find_lowering(const std::string& op_type);
   static TuningOptionsFn find_tuning(const std::string& op_type);
   // Every op type of the table (tests list them).
@@ -257,31 +259,18 @@ Knob wg_x_knob();
 
 // The lowering that runs a node: the plugin's own op of its type when that accepts the node
 // (its storage-specific kernels), else the shared op when that does.
-struct SelectedOp {
-  const OpLowering* lowering = nullptr;
-  TuningOptionsFn tuning = nullptr;
-  bool known = false;  // some table has the op type
-  std::string reason;  // why neither accepts the node (each table's reason)
-};
 template <class Registry>
-SelectedOp select_op(const NodeView& node, const Device& device) {
-  SelectedOp out;
-  const std::string type = node.op_type();
-  const OpLowering* candidates[2] = {Registry::find_lowering(type), SharedOps::find_lowering(type)};
-  const TuningOptionsFn tunings[2] = {Registry::find_tuning(type), SharedOps::find_tuning(type)};
-  for (int i = 0; i < 2; ++i) {
-    if (!candidates[i]) continue;
-    out.known = true;
-    const std::string reason = candidates[i]->check(node, device);
-    if (reason.empty()) {
-      out.lowering = candidates[i];
-      out.tuning = tunings[i];
-      return out;
-    }
-    out.reason += (out.reason.empty() ? "" : "; ") + reason;
-  }
-  if (!out.known) out.reason = "no kernel for op '" + type + "'";
-  return out;
+support::SelectedOp<OpLowering, TuningOptionsFn> select_op(const NodeView& node,
+                                                           const Device& device) {
+  return support::select_in<Registry, SharedOps>(node, device);
+}
+
+// Lowers node `index` with `op`: its storage rule applied first, nothing when an earlier node's
+// kernel computes it (Lowering::fuse).
+inline void lower_node(Lowering& lowering, const OpLowering& op, const NodeView& node,
+                       int32_t index) {
+  lowering.begin_node(node, index, op.rule);
+  if (!lowering.fused(index)) op.lower(lowering, node, index);
 }
 
 }  // namespace tessera::opencl

@@ -2,6 +2,7 @@
 // buffer aliases, the strided copy and the storage rule of ops that keep their input's storage.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -43,6 +44,10 @@ StoragePlan follow_input0(const NodeView& node, const Lowering& lowering);
 // computes `copy` for Transpose, Slice, Split, Expand and Gather), on NCHW buffers.
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const support::StridedCopy& copy, int32_t output = 0);
+
+// A strided copy of the output seen as 6-D `dims`, reading the input at `strides` per axis.
+support::StridedCopy strided_copy_6d(const NodeView& node, const std::array<int64_t, 6>& dims,
+                                     const std::array<int64_t, 6>& strides);
 
 // ---- element-wise and reductions on NCHW buffers of any rank (the generic kernels every
 // plugin has; a plugin's own ops run the storage-specific ones first) ----

@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -28,6 +29,8 @@ namespace tessera::opencl::support {
 // Tag type keeps the plugins' tables apart.
 template <class OpLoweringT, class TuningFnT, class Tag>
 struct OpRegistry {
+  using Op = OpLoweringT;
+  using Tuning = TuningFnT;
   static std::map<std::string, OpLoweringT>& lowerings() {
     static std::map<std::string, OpLoweringT> table;
     return table;
@@ -53,6 +56,38 @@ struct OpRegistry {
     TuningRegistrar(const char* op_type, TuningFnT fn) { tunings()[op_type] = fn; }
   };
 };
+
+// The lowering that runs a node, from the first of a plugin's tables whose op of the node's type
+// accepts it (OpenClPlugin asks Traits::select for it).
+template <class OpT, class TuningT>
+struct SelectedOp {
+  const OpT* lowering = nullptr;
+  TuningT tuning = nullptr;
+  bool known = false;  // some table has the op type
+  std::string reason;  // why none accepts the node (each table's reason)
+};
+
+// Tries `Registries` in order: the first whose op of the node's type accepts the node runs it.
+template <class... Registries, class DeviceT>
+auto select_in(const NodeView& node, const DeviceT& device) {
+  using First = std::tuple_element_t<0, std::tuple<Registries...>>;
+  SelectedOp<typename First::Op, typename First::Tuning> out;
+  const std::string type = node.op_type();
+  auto try_one = [&](const auto* op, auto tuning) {
+    if (out.lowering || !op) return;
+    out.known = true;
+    const std::string reason = op->check(node, device);
+    if (reason.empty()) {
+      out.lowering = op;
+      out.tuning = tuning;
+      return;
+    }
+    out.reason += (out.reason.empty() ? "" : "; ") + reason;
+  };
+  (try_one(Registries::find_lowering(type), Registries::find_tuning(type)), ...);
+  if (!out.known) out.reason = "no kernel for op '" + type + "'";
+  return out;
+}
 
 // The config core requested for node `index` if it is one of `options` with valid knob values,
 // else options[0] (the heuristic's).
@@ -265,12 +300,12 @@ std::optional<Broadcast4> coalesce_broadcast(const tsr_tensor& a, const tsr_tens
 // and choose_config (the requested config, else the heuristic's).
 #define TESSERA_OPENCL_OP_REGISTRY(LoweringT, TuningFnT, Tag)                         \
   using Registry = ::tessera::opencl::support::OpRegistry<LoweringT, TuningFnT, Tag>; \
-  using OpLoweringRegistrar = Registry::LoweringRegistrar;                       \
-  using TuningRegistrar = Registry::TuningRegistrar;                             \
-  inline const LoweringT* find_lowering(const std::string& op_type) {            \
-    return Registry::find_lowering(op_type);                                     \
-  }                                                                              \
-  inline TuningFnT find_tuning(const std::string& op_type) {                     \
-    return Registry::find_tuning(op_type);                                       \
-  }                                                                              \
+  using OpLoweringRegistrar = Registry::LoweringRegistrar;                            \
+  using TuningRegistrar = Registry::TuningRegistrar;                                  \
+  inline const LoweringT* find_lowering(const std::string& op_type) {                 \
+    return Registry::find_lowering(op_type);                                          \
+  }                                                                                   \
+  inline TuningFnT find_tuning(const std::string& op_type) {                          \
+    return Registry::find_tuning(op_type);                                            \
+  }                                                                                   \
   using ::tessera::opencl::support::choose_config

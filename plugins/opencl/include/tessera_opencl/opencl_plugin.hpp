@@ -74,9 +74,13 @@ class OpenClRegion : public plugin::CompiledRegion {
 //   kWrapAllLowerErrors                  every error of an op's lower() is a build failure,
 //                                        instead of only ClErrors keeping their code
 //   kOutOfResourcesIsOom                 CL_OUT_OF_RESOURCES while compiling is out-of-memory
-//   ProgramPool, Registry                 the plugin's programs and its own ops (looked up
-//                                        before the shared ops of plugins/opencl/ops)
-//   flavor()                             its Flavor (name, schedules, default knob values)
+//   ProgramPool                          the plugin's programs
+//   select(view, device)                 the op that runs a node (support::select_in over the
+//                                        plugin's tables; mali and adreno: select_op, their
+//                                        own ops before the shared ops of plugins/opencl/ops)
+//   make_lowering(region, context, pool, options)  the Lowering of a region for the precision
+//                                        and target options
+//   lower_node(lowering, op, view, index)  lowers one node
 //   is_native(d), claim(d, index, selector)  own device?; "" when the index-th probed device is
 //                                        usable under selector, else why
 //   device(d)                            the Device OpLowering::check and tuning functions take
@@ -85,7 +89,6 @@ class OpenClRegion : public plugin::CompiledRegion {
 //   check_option(name, value)            "" when the target option is known and its value
 //                                        valid, else why not (naming the option and what is
 //                                        allowed)
-//   lowering_options(options)            the LoweringOptions of the precision and target options
 //   fuses_after_conv(op_type)            whether a Conv's kernel computes an activation of this
 //                                        op that alone reads its output
 template <class Traits>
@@ -136,7 +139,7 @@ class OpenClPlugin : public plugin::Plugin {
       const DeviceInfo* d = device_at(device);
       if (!d) return plugin::Support::no(prefixed(no_device(device)));
       NodeView view(region.raw(), node.index());
-      const SelectedOp op = select_op<typename Traits::Registry>(view, Traits::device(*d));
+      const auto op = Traits::select(view, Traits::device(*d));
       if (!op.lowering) {
         return plugin::Support::no(std::string(Traits::kName) +
                                    (op.known ? " " + view.op_type() + ": " : " has ") + op.reason);
@@ -177,7 +180,7 @@ class OpenClPlugin : public plugin::Plugin {
     const auto& dev = Traits::device(*d);
     for (int32_t i = 0; i < raw.num_nodes; ++i) {
       NodeView view(raw, i);
-      const SelectedOp op = select_op<typename Traits::Registry>(view, dev);
+      const auto op = Traits::select(view, dev);
       if (!op.lowering) {
         throw plugin::Failure(TSR_UNSUPPORTED, prefixed(view.describe() + ": " + op.reason));
       }
@@ -208,13 +211,13 @@ class OpenClPlugin : public plugin::Plugin {
     if (!d) throw plugin::Failure(TSR_INVALID_ARGUMENT, prefixed(no_device(device)));
     NodeView view(region.raw(), node.index());
     const auto& dev = Traits::device(*d);
-    std::vector<Config> configs;
-    const SelectedOp op = select_op<typename Traits::Registry>(view, dev);
+    std::vector<typename Traits::Config> configs;
+    const auto op = Traits::select(view, dev);
     if (op.lowering && op.tuning) configs = op.tuning(view, dev);
     plugin::NodeTuning tuning;
     tuning.workload_key = workload_key(view, Traits::kLayoutKey);
     tuning.flops = node_flops(view);
-    for (const Config& config : configs) {
+    for (const typename Traits::Config& config : configs) {
       plugin::Schedule schedule;
       schedule.name = config.schedule->id;
       const auto& knobs = config.schedule->knobs;
@@ -312,18 +315,16 @@ class OpenClPlugin : public plugin::Plugin {
   static auto lower_region(const tsr_region& region, const plugin::CompileOptions& options,
                            DeviceRuntime& runtime) {
     try {
-      Lowering lowering(region, runtime.context, runtime.pool, Traits::flavor(),
-                        Traits::lowering_options(options));
+      auto lowering = Traits::make_lowering(region, runtime.context, runtime.pool, options);
+      const auto dev = Traits::device(runtime.context->device());
       lowering.requests = requested_configs(options.node_configs);
       lowering.record_sources = !options.dump_dir.empty();
       for (int32_t i = 0; i < region.num_nodes; ++i) {
         NodeView view(region, i);
         lowering.current_node = view.name();
         try {
-          const OpLowering* op =
-              select_op<typename Traits::Registry>(view, lowering.op_device()).lowering;
-          lowering.begin_node(view, i, op->rule);
-          if (!lowering.fused(i)) op->lower(lowering, view, i);
+          const auto op = Traits::select(view, dev);
+          Traits::lower_node(lowering, *op.lowering, view, i);
         } catch (const ClError& e) {
           throw ClError(Traits::kWrapAllLowerErrors ? CL_BUILD_PROGRAM_FAILURE : e.code(),
                         view.describe() + ": " + e.what());
