@@ -202,11 +202,10 @@ class VulkanPlugin : public plugin::Plugin {
   std::unique_ptr<plugin::CompiledRegion> compile(const std::string& device,
                                                   const RegionView& region,
                                                   const plugin::CompileOptions& options) override {
-    if (options.precision != "fp32") {
-      throw Failure(TSR_UNSUPPORTED, "vulkan: precision '" + options.precision +
-                                         "' is not implemented (fp32 only)");
-    }
     std::shared_ptr<Device> dev = device_for(device);
+    const std::string problem =
+        precision_problem(dev->physical(), parse_precision(options.precision));
+    if (!problem.empty()) throw Failure(TSR_UNSUPPORTED, "vulkan: " + problem);
     if (!options.cache_dir.empty()) {
       dev->use_pipeline_cache_file(options.cache_dir + "/vulkan-" + cache_key(*dev) + ".bin");
     }

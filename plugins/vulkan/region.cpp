@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "ops/op.hpp"
+
 namespace tessera::vulkan {
 
 using plugin::Failure;
@@ -17,6 +19,65 @@ void global_barrier(const DeviceFunctions& vk, VkCommandBuffer cb, VkAccessFlags
   barrier.srcAccessMask = src_access;
   barrier.dstAccessMask = dst_access;
   vk.vkCmdPipelineBarrier(cb, src_stage, dst_stage, 0, 1, &barrier, 0, nullptr, 0, nullptr);
+}
+}  // namespace
+
+Precision parse_precision(const std::string& name) {
+  if (name == "fp32") return Precision::kFp32;
+  if (name == "fp16-acc32") return Precision::kHalfStore;
+  if (name == "fp16") return Precision::kHalf;
+  throw Failure(TSR_UNSUPPORTED,
+                "precision '" + name + "' is not implemented (fp32, fp16-acc32, fp16)");
+}
+
+std::string precision_problem(const PhysicalDevice& device, Precision precision) {
+  if (precision == Precision::kFp32) return "";
+  // The half variants load, store and convert float16_t (and compute with it in fp16).
+  if (!device.storage_16bit || !device.shader_float16) {
+    return "fp16 needs storageBuffer16BitAccess and shaderFloat16, which " + device.name +
+           " lacks";
+  }
+  return "";
+}
+
+uint16_t to_half(float value) {
+  uint32_t x = 0;
+  std::memcpy(&x, &value, sizeof(x));
+  const uint32_t sign = (x >> 16) & 0x8000u;
+  uint32_t mantissa = x & 0x7fffffu;
+  const int32_t exponent = static_cast<int32_t>((x >> 23) & 0xffu);
+  if (exponent == 0xff) return static_cast<uint16_t>(sign | 0x7c00u | (mantissa ? 0x200u : 0u));
+  const int32_t e = exponent - 127 + 15;
+  if (e >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
+  if (e <= 0) {  // a half subnormal, or zero
+    if (e < -10) return static_cast<uint16_t>(sign);
+    mantissa |= 0x800000u;
+    const uint32_t shift = static_cast<uint32_t>(14 - e);
+    uint32_t half = mantissa >> shift;
+    const uint32_t rest = mantissa & ((1u << shift) - 1);
+    const uint32_t middle = 1u << (shift - 1);
+    if (rest > middle || (rest == middle && (half & 1u))) ++half;
+    return static_cast<uint16_t>(sign | half);
+  }
+  uint32_t half = (static_cast<uint32_t>(e) << 10) | (mantissa >> 13);
+  const uint32_t rest = mantissa & 0x1fffu;
+  if (rest > 0x1000u || (rest == 0x1000u && (half & 1u))) ++half;  // a carry rounds up to inf
+  return static_cast<uint16_t>(sign | half);
+}
+
+namespace {
+// `bytes` of float32 values in the region's storage type.
+std::vector<unsigned char> stored(const void* data, size_t bytes, Precision precision) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  if (precision == Precision::kFp32) return std::vector<unsigned char>(p, p + bytes);
+  std::vector<unsigned char> out(bytes / 2);
+  for (size_t i = 0; i < bytes / 4; ++i) {
+    float f = 0.0f;
+    std::memcpy(&f, p + i * 4, 4);
+    const uint16_t h = to_half(f);
+    std::memcpy(out.data() + i * 2, &h, 2);
+  }
+  return out;
 }
 }  // namespace
 
@@ -97,7 +158,16 @@ Lowering::Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines,
       region_(region),
       options_(options),
       readers_(region),
-      compiled_(std::make_unique<CompiledRegion>(device_)) {}
+      compiled_(std::make_unique<CompiledRegion>(device_)) {
+  precision_ = parse_precision(options.precision);
+  const std::string problem = precision_problem(device_->physical(), precision_);
+  if (!problem.empty()) throw Failure(TSR_UNSUPPORTED, problem);
+}
+
+size_t Lowering::stored_bytes(const tsr_tensor& t) const {
+  const size_t bytes = plugin::tensor_nbytes(t);
+  return precision_ == Precision::kFp32 ? bytes : bytes / 2;
+}
 
 const Buffer& Lowering::buffer(int32_t id) {
   auto found = values_.find(id);
@@ -107,7 +177,7 @@ const Buffer& Lowering::buffer(int32_t id) {
     throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) +
                                        "' is not float32; the vulkan plugin keeps float32 only");
   }
-  const size_t bytes = plugin::tensor_nbytes(t);
+  const size_t bytes = stored_bytes(t);
   if (bytes > device_->physical().max_storage_buffer_range) {
     throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) + "' (" +
                                        std::to_string(bytes) +
@@ -118,8 +188,7 @@ const Buffer& Lowering::buffer(int32_t id) {
   Buffer* b = compiled_->buffers_.back().get();
   values_[id] = b;
   if (t.data != nullptr) {
-    const auto* p = static_cast<const unsigned char*>(t.data);
-    uploads_.emplace_back(b, std::vector<unsigned char>(p, p + bytes));
+    uploads_.emplace_back(b, stored(t.data, plugin::tensor_nbytes(t), precision_));
   }
   return *b;
 }
@@ -151,6 +220,12 @@ int32_t Lowering::producer(int32_t id) const {
   return -1;
 }
 
+const Buffer& Lowering::constant_floats(const std::vector<float>& values) {
+  const std::vector<unsigned char> data =
+      stored(values.data(), values.size() * sizeof(float), precision_);
+  return constant(data.data(), data.size());
+}
+
 void Lowering::alias(int32_t out, int32_t in) { values_[out] = const_cast<Buffer*>(&buffer(in)); }
 
 void Lowering::dispatch(const NodeView& node, const Kernel& kernel,
@@ -165,16 +240,48 @@ void Lowering::dispatch(const NodeView& node, const Kernel& kernel,
                                          " exceed the device's maxComputeWorkGroupCount");
     }
   }
+  dispatches_.push_back(make_dispatch(node.index(), kernel, std::move(reads), std::move(writes)));
+}
+
+Dispatch Lowering::make_dispatch(int32_t node, const Kernel& kernel,
+                                 std::vector<const Buffer*> reads,
+                                 std::vector<const Buffer*> writes) {
+  Kernel variant = kernel;
+  if (precision_ == Precision::kHalfStore) variant.shader += "_f16";
+  if (precision_ == Precision::kHalf) variant.shader += "_f16m";
   Dispatch d;
-  d.node = node.index();
+  d.node = node;
   const uint32_t bindings = static_cast<uint32_t>(reads.size() + writes.size());
-  d.pipeline = pipelines_.get(kernel, bindings, current_);
+  d.pipeline = pipelines_.get(variant, bindings, current_);
   for (int i = 0; i < 3; ++i) d.groups[i] = kernel.groups[i];
   d.reads = std::move(reads);
   d.writes = std::move(writes);
   bindings_needed_ += static_cast<int32_t>(bindings);
   ++sets_needed_;
-  dispatches_.push_back(std::move(d));
+  return d;
+}
+
+void Lowering::add_conversions() {
+  if (precision_ == Precision::kFp32) return;
+  auto convert = [&](const tsr_tensor& t, const Buffer& source32, const Buffer& source,
+                     const Buffer& target32, const Buffer& target, bool to_store) {
+    const int64_t count = plugin::tensor_numel(t);
+    const Kernel k = linear_kernel("convert", count, 64,
+                                   {static_cast<int32_t>(count), to_store ? 1 : 0});
+    return make_dispatch(-1, k, {&source32, &source}, {&target32, &target});
+  };
+  for (int32_t i = 0; i < region_.num_inputs(); ++i) {
+    const int32_t id = region_.input_index(i);
+    input_conversions_.push_back(convert(region_.value(id),
+                                         *compiled_->input_staging_[static_cast<size_t>(i)],
+                                         dummy(), dummy(), *values_.at(id), true));
+  }
+  for (int32_t i = 0; i < region_.num_outputs(); ++i) {
+    const int32_t id = region_.output_index(i);
+    output_conversions_.push_back(convert(region_.value(id), dummy(), *values_.at(id),
+                                          *compiled_->output_staging_[static_cast<size_t>(i)],
+                                          dummy(), false));
+  }
 }
 
 void Lowering::upload_constants() {
@@ -242,11 +349,40 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     compiled_->output_bytes_.push_back(bytes);
   }
   compiled_->first_node_ = region_.num_nodes() > 0 ? region_.node(0).describe() : "empty region";
+  add_conversions();
   upload_constants();
   record();
   device_->save_pipeline_cache();
   device_->instance().check_validation("compiling the region of " + compiled_->first_node_);
   return std::move(compiled_);
+}
+
+void Lowering::record_dispatch(VkCommandBuffer cb, Dispatch& d) {
+  const DeviceFunctions& vk = device_->vk();
+  const VkDevice dev = device_->handle();
+  VkDescriptorSetAllocateInfo set_alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  set_alloc.descriptorPool = compiled_->descriptor_pool_;
+  set_alloc.descriptorSetCount = 1;
+  set_alloc.pSetLayouts = &d.pipeline.set_layout;
+  check(vk.vkAllocateDescriptorSets(dev, &set_alloc, &d.set), "vkAllocateDescriptorSets");
+  std::vector<const Buffer*> all = d.reads;
+  all.insert(all.end(), d.writes.begin(), d.writes.end());
+  std::vector<VkDescriptorBufferInfo> infos(all.size());
+  std::vector<VkWriteDescriptorSet> writes(all.size());
+  for (size_t k = 0; k < all.size(); ++k) {
+    infos[k] = {all[k]->handle, 0, VK_WHOLE_SIZE};
+    writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    writes[k].dstSet = d.set;
+    writes[k].dstBinding = static_cast<uint32_t>(k);
+    writes[k].descriptorCount = 1;
+    writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    writes[k].pBufferInfo = &infos[k];
+  }
+  vk.vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
+  vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.pipeline);
+  vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.layout, 0, 1, &d.set,
+                             0, nullptr);
+  vk.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
 }
 
 void Lowering::record() {
@@ -285,81 +421,58 @@ void Lowering::record() {
     vk.vkCmdResetQueryPool(cb, compiled_->queries_, 0, num_queries);
   }
   compiled_->num_nodes_ = region_.num_nodes();
-  for (int32_t i = 0; i < region_.num_inputs(); ++i) {
-    const Buffer* dst = values_.at(region_.input_index(i));
+  const bool half = precision_ != Precision::kFp32;
+  constexpr VkAccessFlags kShaderRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+  constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  constexpr VkPipelineStageFlags kTransfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
+  // Inputs in: copied (fp32) or converted to half.
+  for (int32_t i = 0; i < region_.num_inputs() && !half; ++i) {
     const VkBufferCopy copy{0, 0, compiled_->input_bytes_[static_cast<size_t>(i)]};
-    if (copy.size > 0) {
-      vk.vkCmdCopyBuffer(cb, compiled_->input_staging_[static_cast<size_t>(i)]->handle,
-                         dst->handle, 1, &copy);
-    }
+    if (copy.size == 0) continue;
+    vk.vkCmdCopyBuffer(cb, compiled_->input_staging_[static_cast<size_t>(i)]->handle,
+                       values_.at(region_.input_index(i))->handle, 1, &copy);
   }
-  global_barrier(vk, cb, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  for (Dispatch& d : input_conversions_) record_dispatch(cb, d);
+  global_barrier(vk, cb, half ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_TRANSFER_WRITE_BIT,
+                 half ? kCompute : kTransfer, kShaderRw, kCompute);
+  if (timed) vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, compiled_->queries_, 0);
   // A barrier only where a dispatch reads or writes what a dispatch since the last barrier wrote,
   // or writes what one since then read.
   std::set<const Buffer*> written;
   std::set<const Buffer*> read;
-  if (timed) {
-    vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, compiled_->queries_, 0);
-  }
   uint32_t query = 1;
   for (Dispatch& d : dispatches_) {
     bool hazard = false;
     for (const Buffer* b : d.reads) hazard |= written.count(b) != 0;
     for (const Buffer* b : d.writes) hazard |= written.count(b) != 0 || read.count(b) != 0;
     if (hazard) {
-      global_barrier(vk, cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+      global_barrier(vk, cb, kShaderRw, kCompute, kShaderRw, kCompute);
       written.clear();
       read.clear();
     }
     for (const Buffer* b : d.reads) read.insert(b);
     for (const Buffer* b : d.writes) written.insert(b);
-    VkDescriptorSetAllocateInfo set_alloc{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
-    set_alloc.descriptorPool = compiled_->descriptor_pool_;
-    set_alloc.descriptorSetCount = 1;
-    set_alloc.pSetLayouts = &d.pipeline.set_layout;
-    check(vk.vkAllocateDescriptorSets(dev, &set_alloc, &d.set), "vkAllocateDescriptorSets");
-    std::vector<const Buffer*> all = d.reads;
-    all.insert(all.end(), d.writes.begin(), d.writes.end());
-    std::vector<VkDescriptorBufferInfo> infos(all.size());
-    std::vector<VkWriteDescriptorSet> writes(all.size());
-    for (size_t k = 0; k < all.size(); ++k) {
-      infos[k] = {all[k]->handle, 0, VK_WHOLE_SIZE};
-      writes[k] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
-      writes[k].dstSet = d.set;
-      writes[k].dstBinding = static_cast<uint32_t>(k);
-      writes[k].descriptorCount = 1;
-      writes[k].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      writes[k].pBufferInfo = &infos[k];
-    }
-    vk.vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
-    vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.pipeline);
-    vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.layout, 0, 1, &d.set,
-                               0, nullptr);
-    vk.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
+    record_dispatch(cb, d);
     if (timed) {
       vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, compiled_->queries_,
                              query++);
       compiled_->dispatch_nodes_.push_back(d.node);
     }
   }
-  global_barrier(vk, cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_TRANSFER_READ_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT);
-  for (int32_t i = 0; i < region_.num_outputs(); ++i) {
-    const Buffer* src = values_.at(region_.output_index(i));
+  // Outputs out: copied (fp32) or converted from half, then made visible to the host.
+  global_barrier(vk, cb, kShaderRw, kCompute,
+                 half ? VK_ACCESS_SHADER_READ_BIT : VK_ACCESS_TRANSFER_READ_BIT,
+                 half ? kCompute : kTransfer);
+  for (int32_t i = 0; i < region_.num_outputs() && !half; ++i) {
     const VkBufferCopy copy{0, 0, compiled_->output_bytes_[static_cast<size_t>(i)]};
-    if (copy.size > 0) {
-      vk.vkCmdCopyBuffer(cb, src->handle, compiled_->output_staging_[static_cast<size_t>(i)]->handle,
-                         1, &copy);
-    }
+    if (copy.size == 0) continue;
+    vk.vkCmdCopyBuffer(cb, values_.at(region_.output_index(i))->handle,
+                       compiled_->output_staging_[static_cast<size_t>(i)]->handle, 1, &copy);
   }
-  global_barrier(vk, cb, VK_ACCESS_TRANSFER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+  for (Dispatch& d : output_conversions_) record_dispatch(cb, d);
+  global_barrier(vk, cb, half ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_TRANSFER_WRITE_BIT,
+                 half ? kCompute : kTransfer, VK_ACCESS_HOST_READ_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT);
   check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 
@@ -420,6 +533,7 @@ void CompiledRegion::read_profile() {
   if (r != VK_SUCCESS) return;
   const uint64_t mask = phys.timestamp_bits >= 64 ? ~0ull : (1ull << phys.timestamp_bits) - 1;
   for (size_t i = 0; i < dispatch_nodes_.size(); ++i) {
+    if (dispatch_nodes_[i] < 0) continue;
     const uint64_t delta = (ticks[i + 1] - ticks[i]) & mask;
     profile_us_[static_cast<size_t>(dispatch_nodes_[i])] +=
         static_cast<double>(delta) * phys.timestamp_period_ns / 1000.0;

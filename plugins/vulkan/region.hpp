@@ -2,9 +2,10 @@
 // buffer per value (constants uploaded once at compile; Reshape-like ops alias their input), a
 // pipeline per (shader, specialization constants), a descriptor set per dispatch. finish()
 // records the region's one command buffer (copy inputs in, dispatches with a barrier wherever a
-// dispatch touches what an earlier one wrote, copy outputs out); CompiledRegion::execute copies
-// the host inputs into staging memory, submits that command buffer again and copies the outputs
-// back. Nothing is recorded or created per run.
+// dispatch touches what an earlier one wrote, copy outputs out; in half precision the copies are
+// conversions from and to float32); CompiledRegion::execute copies the host inputs into staging
+// memory, submits that command buffer again and copies the outputs back. Nothing is recorded or
+// created per run.
 #pragma once
 
 #include <cstdint>
@@ -93,6 +94,19 @@ class CompiledRegion : public plugin::CompiledRegion {
   void read_profile();
 };
 
+// How a region stores and computes its float values (CompileOptions::precision).
+enum class Precision {
+  kFp32,       // "fp32"
+  kHalfStore,  // "fp16-acc32": half buffers, float arithmetic
+  kHalf,       // "fp16": half buffers, half products and sums in conv and matmul
+};
+// The precision `name` names, or throws Failure(TSR_UNSUPPORTED) naming the choices.
+Precision parse_precision(const std::string& name);
+// Why `device` cannot run `precision`, or "".
+std::string precision_problem(const PhysicalDevice& device, Precision precision);
+// IEEE half of `value`, rounded to nearest even.
+uint16_t to_half(float value);
+
 class Lowering {
  public:
   Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines, const RegionView& region,
@@ -102,8 +116,10 @@ class Lowering {
   Device& device() { return *device_; }
   // The device buffer of value `id` (made on first use; constants are uploaded at finish()).
   const Buffer& buffer(int32_t id);
-  // A device buffer holding `data` (folded weights, converted indices), uploaded at finish().
+  // A device buffer holding `data` as it is (converted indices), uploaded at finish().
   const Buffer& constant(const void* data, size_t bytes);
+  // A device buffer of float values in the region's storage type (folded weights).
+  const Buffer& constant_floats(const std::vector<float>& values);
   // A 4-byte buffer bound where a shader's optional operand is absent.
   const Buffer& dummy();
   // The config core chose for node `node` (a pack, the tuner), or nullptr.
@@ -130,6 +146,13 @@ class Lowering {
  private:
   void upload_constants();
   void record();
+  void record_dispatch(VkCommandBuffer cb, Dispatch& d);
+  Dispatch make_dispatch(int32_t node, const Kernel& kernel, std::vector<const Buffer*> reads,
+                         std::vector<const Buffer*> writes);
+  // Half regions: conversions of the inputs from and outputs to float32 staging.
+  void add_conversions();
+  // Bytes of `t`'s values in this region's storage.
+  size_t stored_bytes(const tsr_tensor& t) const;
 
   std::shared_ptr<Device> device_;
   PipelineSet& pipelines_;
@@ -140,6 +163,9 @@ class Lowering {
   std::map<int32_t, Buffer*> values_;
   std::vector<std::pair<Buffer*, std::vector<unsigned char>>> uploads_;
   std::vector<Dispatch> dispatches_;
+  std::vector<Dispatch> input_conversions_;
+  std::vector<Dispatch> output_conversions_;
+  Precision precision_ = Precision::kFp32;
   std::set<int32_t> fused_;
   std::unique_ptr<CompiledRegion> compiled_;
   int32_t sets_needed_ = 0;

@@ -11,6 +11,7 @@ Exit status: 0 passed, 1 failed, 77 skipped (no python with torch, no onnxruntim
 Vulkan device: `tessera info` lists why).
 
 Usage: check_vulkan_network.py --tessera BIN NAME [--rtol R] [--batch1-only]
+                               [--precision fp32|fp16-acc32|fp16]
 """
 import argparse
 import os
@@ -47,7 +48,7 @@ def vulkan_usable(tessera):
     return False, "; ".join(reasons) or "the vulkan plugin is not loaded"
 
 
-def run_batch(tessera, name, model, session, batch, rtol, work):
+def run_batch(tessera, name, model, session, batch, rtol, work, precision):
     import numpy as np
     from compare_with_ort import compare
     spec = session.get_inputs()[0]
@@ -57,7 +58,7 @@ def run_batch(tessera, name, model, session, batch, rtol, work):
     np.save(input_path, data)
     out_dir = os.path.join(work, f"b{batch}")
     cmd = [tessera, "run", model, "--targets", TARGET, "--input", f"{spec.name}={input_path}",
-           "--output-dir", out_dir, "--repeat", "1", "--force"]
+           "--output-dir", out_dir, "--repeat", "1", "--force", "--precision", precision]
     ours_run, tessera_s = run(cmd)
     if ours_run.returncode != 0:
         print(f"vulkan-real-models {name}: `{' '.join(cmd)}` failed:\n{ours_run.stdout[-3000:]}"
@@ -78,7 +79,7 @@ def run_batch(tessera, name, model, session, batch, rtol, work):
     return ok
 
 
-def check(tessera, name, rtol, batch1_only):
+def check(tessera, name, rtol, batch1_only, precision):
     if name not in corpus.names():
         print(f"vulkan-real-models {name}: not a corpus network (export.py --list)")
         return 1
@@ -105,7 +106,7 @@ def check(tessera, name, rtol, batch1_only):
     try:
         session = ort_session(model)
         for batch in (1,) if batch1_only else (1, 2):
-            ok = run_batch(tessera, name, model, session, batch, rtol, work) and ok
+            ok = run_batch(tessera, name, model, session, batch, rtol, work, precision) and ok
     finally:
         if ok:
             shutil.rmtree(work, ignore_errors=True)
@@ -120,8 +121,9 @@ def main():
     ap.add_argument("--tessera", required=True)
     ap.add_argument("--rtol", type=float, default=1e-4)
     ap.add_argument("--batch1-only", action="store_true")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "fp16-acc32", "fp16"])
     args = ap.parse_args()
-    return check(args.tessera, args.name, args.rtol, args.batch1_only)
+    return check(args.tessera, args.name, args.rtol, args.batch1_only, args.precision)
 
 
 if __name__ == "__main__":

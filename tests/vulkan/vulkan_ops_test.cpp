@@ -4,7 +4,10 @@
 // pooling variants, and a launch larger than one dispatch row of work-groups. Each runs on
 // 'vulkan:any' alone with the validation layer on and is compared with tessera::run_reference.
 #include <cmath>
+#include <algorithm>
 #include <functional>
+#include <map>
+#include <tuple>
 
 #include "vulkan_test_util.hpp"
 
@@ -241,6 +244,79 @@ INSTANTIATE_TEST_SUITE_P(vulkan, VulkanOpsTest, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<OpCase>& info) {
                            return info.param.name;
                          });
+
+// max |a - b| over every element of every output.
+float max_difference(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
+  float m = 0.0f;
+  for (size_t o = 0; o < a.size(); ++o) {
+    for (int64_t i = 0; i < a[o].numel(); ++i) {
+      m = std::max(m, std::fabs(a[o].data<float>()[i] - b[o].data<float>()[i]));
+    }
+  }
+  return m;
+}
+
+float max_magnitude(const std::vector<Tensor>& a) {
+  float m = 0.0f;
+  for (const Tensor& t : a) {
+    for (int64_t i = 0; i < t.numel(); ++i) m = std::max(m, std::fabs(t.data<float>()[i]));
+  }
+  return m;
+}
+
+std::vector<Tensor> run_vulkan(const Graph& graph, const std::map<std::string, Tensor>& inputs,
+                               const std::string& precision) {
+  SessionOptions options = vulkan_options();
+  options.precision = precision;
+  Session session(graph, options, vulkan_host());
+  return session.run(inputs);
+}
+
+// The same cases in half storage with fp32 arithmetic (fp16-acc32) and with half products and
+// sums in conv and matmul (fp16): within 1% (fp16-acc32) or 4% (fp16) of the outputs' largest
+// magnitude from the reference kernels' fp32 results (half has an 11-bit significand).
+class VulkanHalfTest : public ::testing::TestWithParam<std::tuple<OpCase, std::string>> {};
+
+TEST_P(VulkanHalfTest, WithinHalfPrecisionOfTheReference) {
+  TESSERA_REQUIRE_VULKAN();
+  const auto& [c, precision] = GetParam();
+  const Graph graph = c.build();
+  const auto inputs = random_inputs(graph, 7);
+  const std::vector<Tensor> got = run_vulkan(graph, inputs, precision);
+  const std::vector<Tensor> want = run_reference(graph, inputs);
+  const float tolerance = precision == "fp16" ? 0.04f : 0.01f;
+  EXPECT_LE(max_difference(got, want), tolerance * (1.0f + max_magnitude(want)))
+      << c.name << " at " << precision;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    vulkan, VulkanHalfTest,
+    ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values("fp16-acc32", "fp16")),
+    [](const ::testing::TestParamInfo<std::tuple<OpCase, std::string>>& info) {
+      std::string p = std::get<1>(info.param);
+      for (char& ch : p) ch = ch == '-' ? '_' : ch;
+      return std::get<0>(info.param).name + "_" + p;
+    });
+
+// fp16 accumulates a long dot product in half, fp16-acc32 in float: on K = 4096 (normal inputs,
+// sums of magnitude ~64) the fp16 result is measurably further from the fp32 reference.
+TEST(VulkanHalfPrecision, Fp16ArithmeticDiffersFromFp32Accumulation) {
+  TESSERA_REQUIRE_VULKAN();
+  const Graph graph = GraphBuilder()
+                          .input("a", {8, 4096})
+                          .input("b", {4096, 8})
+                          .node("MatMul", {"a", "b"}, {"y"})
+                          .output("y")
+                          .build();
+  const auto inputs = random_inputs(graph, 1);
+  const std::vector<Tensor> want = run_reference(graph, inputs);
+  const float acc32 = max_difference(run_vulkan(graph, inputs, "fp16-acc32"), want);
+  const float fp16 = max_difference(run_vulkan(graph, inputs, "fp16"), want);
+  const float scale = max_magnitude(want);
+  EXPECT_LE(acc32, 2e-3f * scale);
+  EXPECT_GT(fp16, 2.0f * acc32) << "fp16 " << fp16 << ", fp16-acc32 " << acc32;
+  EXPECT_LE(fp16, 0.05f * scale) << "fp16 " << fp16 << ", fp16-acc32 " << acc32;
+}
 
 }  // namespace
 }  // namespace tessera::test

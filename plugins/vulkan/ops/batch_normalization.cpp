@@ -41,8 +41,8 @@ void lower(Lowering& lowering, const NodeView& node) {
                            {narrow(count, node, "element count"), narrow(channels, node, "C"),
                             narrow(inner, node, "plane"), act.code, float_bits(act.a),
                             float_bits(act.b)});
-  const Buffer& sc = lowering.constant(scale.data(), scale.size() * sizeof(float));
-  const Buffer& sh = lowering.constant(shift.data(), shift.size() * sizeof(float));
+  const Buffer& sc = lowering.constant_floats(scale);
+  const Buffer& sh = lowering.constant_floats(shift);
   lowering.dispatch(node, k, {&lowering.buffer(node.input_index(0)), &sc, &sh},
                     {&lowering.buffer(out)});
 }

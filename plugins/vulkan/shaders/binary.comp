@@ -3,6 +3,7 @@
 // Epilogue: an activation.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "activation.glsl"
 #include "common.glsl"
 
@@ -31,9 +32,9 @@ layout(constant_id = 19) const int ACT = 0;
 layout(constant_id = 20) const int ACT_A = 0;
 layout(constant_id = 21) const int ACT_B = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer InA { float a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer InB { float b[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer InA { STORE a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer InB { STORE b[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Output { STORE y[]; };
 
 void main() {
   const uint o = linear_id();
@@ -45,8 +46,8 @@ void main() {
   const int i2 = r % D2; r /= D2;
   const int i1 = r % D1; r /= D1;
   const int i0 = r;
-  const float x = a[i0 * A0 + i1 * A1 + i2 * A2 + i3 * A3 + i4 * A4 + i5 * A5];
-  const float z = b[i0 * B0 + i1 * B1 + i2 * B2 + i3 * B3 + i4 * B4 + i5 * B5];
+  const float x = float(a[i0 * A0 + i1 * A1 + i2 * A2 + i3 * A3 + i4 * A4 + i5 * A5]);
+  const float z = float(b[i0 * B0 + i1 * B1 + i2 * B2 + i3 * B3 + i4 * B4 + i5 * B5]);
   float v;
   if (OP == 0) v = x + z;
   else if (OP == 1) v = x - z;
@@ -64,5 +65,5 @@ void main() {
     } else v = pow(x, z);
   }
   else v = x >= 0.0 ? x : x * z;
-  y[o] = activate(ACT, v, intBitsToFloat(ACT_A), intBitsToFloat(ACT_B));
+  y[o] = STORE(activate(ACT, v, intBitsToFloat(ACT_A), intBitsToFloat(ACT_B)));
 }

@@ -2,6 +2,7 @@
 // shift folded from the statistics at compile time), then an activation.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "activation.glsl"
 #include "common.glsl"
 
@@ -14,14 +15,15 @@ layout(constant_id = 3) const int ACT = 0;
 layout(constant_id = 4) const int ACT_A = 0;
 layout(constant_id = 5) const int ACT_B = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Scale { float scale[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Shift { float shift[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Scale { STORE scale[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Shift { STORE shift[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORE y[]; };
 
 void main() {
   const uint o = linear_id();
   if (o >= uint(COUNT)) return;
   const int c = (int(o) / INNER) % C;
-  y[o] = activate(ACT, x[o] * scale[c] + shift[c], intBitsToFloat(ACT_A), intBitsToFloat(ACT_B));
+  const float v = float(x[o]) * float(scale[c]) + float(shift[c]);
+  y[o] = STORE(activate(ACT, v, intBitsToFloat(ACT_A), intBitsToFloat(ACT_B)));
 }

@@ -2,6 +2,7 @@
 // invocation per output element, the KH x KW window read directly. Epilogue as conv2d_gemm.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "activation.glsl"
 #include "common.glsl"
 
@@ -28,11 +29,11 @@ layout(constant_id = 17) const int ACT = 0;
 layout(constant_id = 18) const int ACT_A = 0;
 layout(constant_id = 19) const int ACT_B = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weight { float w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Residual { float residual[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Weight { STORE w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { STORE bias[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Residual { STORE residual[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Output { STORE y[]; };
 
 void main() {
   const uint o = linear_id();
@@ -43,16 +44,17 @@ void main() {
   const int n = int(o) / (OW * OH * K);
   const int c = k / (K / C);
   const int x_base = (n * C + c) * H * W;
-  float acc = HAS_BIAS != 0 ? bias[k] : 0.0;
+  MATH acc = MATH(HAS_BIAS != 0 ? float(bias[k]) : 0.0);
   for (int kh = 0; kh < KH; ++kh) {
     const int ih = oh * SH - PH + kh * DH;
     if (ih < 0 || ih >= H) continue;
     for (int kw = 0; kw < KW; ++kw) {
       const int iw = ow * SW - PW + kw * DW;
       if (iw < 0 || iw >= W) continue;
-      acc += x[x_base + ih * W + iw] * w[(k * KH + kh) * KW + kw];
+      acc += MATH(x[x_base + ih * W + iw]) * MATH(w[(k * KH + kh) * KW + kw]);
     }
   }
-  if (HAS_RESIDUAL != 0) acc += residual[o];
-  y[o] = activate(ACT, acc, intBitsToFloat(ACT_A), intBitsToFloat(ACT_B));
+  float v = float(acc);
+  if (HAS_RESIDUAL != 0) v += float(residual[o]);
+  y[o] = STORE(activate(ACT, v, intBitsToFloat(ACT_A), intBitsToFloat(ACT_B)));
 }

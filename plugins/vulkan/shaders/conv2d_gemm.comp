@@ -6,6 +6,7 @@
 // activation. Shapes and the tile are specialization constants.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "activation.glsl"
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
@@ -32,16 +33,16 @@ layout(constant_id = 18) const int ACT = 0;
 layout(constant_id = 19) const int ACT_A = 0;  // float bits
 layout(constant_id = 20) const int ACT_B = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Weight { float w[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) readonly buffer Residual { float residual[]; };
-layout(std430, set = 0, binding = 4) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Weight { STORE w[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { STORE bias[]; };
+layout(std430, set = 0, binding = 3) readonly buffer Residual { STORE residual[]; };
+layout(std430, set = 0, binding = 4) writeonly buffer Output { STORE y[]; };
 
 const int TK = 16;
 const int R = TILE / 16;  // outputs per invocation along each side
-shared float tile_w[TK][TILE];
-shared float tile_x[TK][TILE];
+shared MATH tile_w[TK][TILE];
+shared MATH tile_x[TK][TILE];
 
 void main() {
   const int CG = C / GROUPS;
@@ -58,9 +59,9 @@ void main() {
   const int x_base = (n * C + g * CG) * H * W;
   const int w_base = g * KG * KDIM;
 
-  float acc[4][4];
+  MATH acc[4][4];
   for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
+    for (int j = 0; j < 4; ++j) acc[i][j] = MATH(0.0);
 
   for (int k0 = 0; k0 < KDIM; k0 += TK) {
     // Weights: TK x TILE, read along k (contiguous in memory).
@@ -69,7 +70,7 @@ void main() {
       const int mm = e / TK;
       const int k = k0 + kk;
       const int m = m0 + mm;
-      tile_w[kk][mm] = (k < KDIM && m < KG) ? w[w_base + m * KDIM + k] : 0.0;
+      tile_w[kk][mm] = MATH((k < KDIM && m < KG) ? float(w[w_base + m * KDIM + k]) : 0.0);
     }
     // Input patches: TK x TILE, read along the pixels.
     for (int e = tid; e < TK * TILE; e += 256) {
@@ -83,14 +84,14 @@ void main() {
         const int r = k % (KH * KW);
         const int ih = (p / OW) * SH - PH + (r / KW) * DH;
         const int iw = (p % OW) * SW - PW + (r % KW) * DW;
-        if (ih >= 0 && ih < H && iw >= 0 && iw < W) v = x[x_base + (c * H + ih) * W + iw];
+        if (ih >= 0 && ih < H && iw >= 0 && iw < W) v = float(x[x_base + (c * H + ih) * W + iw]);
       }
-      tile_x[kk][pp] = v;
+      tile_x[kk][pp] = MATH(v);
     }
     barrier();
     for (int kk = 0; kk < TK; ++kk) {
-      float a[4];
-      float b[4];
+      MATH a[4];
+      MATH b[4];
       for (int i = 0; i < R; ++i) a[i] = tile_w[kk][ty + 16 * i];
       for (int j = 0; j < R; ++j) b[j] = tile_x[kk][tx + 16 * j];
       for (int i = 0; i < R; ++i)
@@ -105,14 +106,14 @@ void main() {
     const int m = m0 + ty + 16 * i;
     if (m >= KG) continue;
     const int channel = g * KG + m;
-    const float b = HAS_BIAS != 0 ? bias[channel] : 0.0;
+    const float b = HAS_BIAS != 0 ? float(bias[channel]) : 0.0;
     for (int j = 0; j < R; ++j) {
       const int p = p0 + tx + 16 * j;
       if (p >= P) continue;
       const int o = (n * K + channel) * P + p;
-      float v = acc[i][j] + b;
-      if (HAS_RESIDUAL != 0) v += residual[o];
-      y[o] = activate(ACT, v, act_a, act_b);
+      float v = float(acc[i][j]) + b;
+      if (HAS_RESIDUAL != 0) v += float(residual[o]);
+      y[o] = STORE(activate(ACT, v, act_a, act_b));
     }
   }
 }

@@ -2,6 +2,7 @@
 // rank-6 index over D0..D5 and copies src[SRC_OFFSET + sum i*S] to dst[DST_OFFSET + sum i*T].
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -27,8 +28,8 @@ layout(constant_id = 17) const int T5 = 0;
 layout(constant_id = 18) const int SRC_OFFSET = 0;
 layout(constant_id = 19) const int DST_OFFSET = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORE y[]; };
 
 void main() {
   const uint o = linear_id();

@@ -3,6 +3,7 @@
 // x[o][index[i]][r] (indices made non-negative at compile time).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -12,9 +13,9 @@ layout(constant_id = 1) const int AXIS = 1;
 layout(constant_id = 2) const int COUNT = 1;
 layout(constant_id = 3) const int INNER = 1;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Indices { int index[]; };
-layout(std430, set = 0, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 2) writeonly buffer Output { STORE y[]; };
 
 void main() {
   const uint o = linear_id();

@@ -1,6 +1,8 @@
 // LayerNormalization over the trailing LEN elements of each of ROWS rows (ops/layer_norm.cpp):
 // a work-group of 64 per row; the mean, then the variance around it, accumulated in fp32.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -9,10 +11,10 @@ layout(constant_id = 1) const int LEN = 1;
 layout(constant_id = 2) const int EPSILON = 0;  // float bits
 layout(constant_id = 3) const int HAS_BIAS = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) readonly buffer Scale { float scale[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Bias { float bias[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) readonly buffer Scale { STORE scale[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Bias { STORE bias[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORE y[]; };
 
 shared float partial[64];
 
@@ -35,19 +37,19 @@ void main() {
   const int base = row * LEN;
   float sum = 0.0;
   if (live)
-    for (int i = t; i < LEN; i += 64) sum += x[base + i];
+    for (int i = t; i < LEN; i += 64) sum += float(x[base + i]);
   const float mean = row_sum(sum, t) / float(LEN);
   float sq = 0.0;
   if (live)
     for (int i = t; i < LEN; i += 64) {
-      const float d = x[base + i] - mean;
+      const float d = float(x[base + i]) - mean;
       sq += d * d;
     }
   const float inv = inversesqrt(row_sum(sq, t) / float(LEN) + intBitsToFloat(EPSILON));
   if (!live) return;
   for (int i = t; i < LEN; i += 64) {
-    float v = (x[base + i] - mean) * inv * scale[i];
-    if (HAS_BIAS != 0) v += bias[i];
-    y[base + i] = v;
+    float v = (float(x[base + i]) - mean) * inv * float(scale[i]);
+    if (HAS_BIAS != 0) v += float(bias[i]);
+    y[base + i] = STORE(v);
   }
 }

@@ -5,6 +5,7 @@
 // broadcasting on either level. Tiling as conv2d_gemm: 16 x 16 invocations per TILE x TILE block.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "activation.glsl"
 
 layout(local_size_x = 16, local_size_y = 16, local_size_z = 1) in;
@@ -31,15 +32,15 @@ layout(constant_id = 18) const int ACT = 0;
 layout(constant_id = 19) const int ACT_A = 0;
 layout(constant_id = 20) const int ACT_B = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer A { float a[]; };
-layout(std430, set = 0, binding = 1) readonly buffer B { float b[]; };
-layout(std430, set = 0, binding = 2) readonly buffer Cin { float cin[]; };
-layout(std430, set = 0, binding = 3) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer A { STORE a[]; };
+layout(std430, set = 0, binding = 1) readonly buffer B { STORE b[]; };
+layout(std430, set = 0, binding = 2) readonly buffer Cin { STORE cin[]; };
+layout(std430, set = 0, binding = 3) writeonly buffer Output { STORE y[]; };
 
 const int TK = 16;
 const int R = TILE / 16;
-shared float tile_a[TK][TILE];
-shared float tile_b[TK][TILE];
+shared MATH tile_a[TK][TILE];
+shared MATH tile_b[TK][TILE];
 
 void main() {
   const int z = int(gl_WorkGroupID.z);
@@ -53,9 +54,9 @@ void main() {
   const int ty = int(gl_LocalInvocationID.y);
   const int tid = ty * 16 + tx;
 
-  float acc[4][4];
+  MATH acc[4][4];
   for (int i = 0; i < 4; ++i)
-    for (int j = 0; j < 4; ++j) acc[i][j] = 0.0;
+    for (int j = 0; j < 4; ++j) acc[i][j] = MATH(0.0);
 
   for (int k0 = 0; k0 < KDIM; k0 += TK) {
     for (int e = tid; e < TK * TILE; e += 256) {
@@ -64,19 +65,19 @@ void main() {
       const int mm = A_K == 1 ? e / TK : e % TILE;
       const int k = k0 + kk;
       const int m = m0 + mm;
-      tile_a[kk][mm] = (k < KDIM && m < M) ? a[a_base + m * A_M + k * A_K] : 0.0;
+      tile_a[kk][mm] = MATH((k < KDIM && m < M) ? float(a[a_base + m * A_M + k * A_K]) : 0.0);
     }
     for (int e = tid; e < TK * TILE; e += 256) {
       const int nn = B_N == 1 ? e % TILE : e / TK;
       const int kk = B_N == 1 ? e / TILE : e % TK;
       const int k = k0 + kk;
       const int n = n0 + nn;
-      tile_b[kk][nn] = (k < KDIM && n < N) ? b[b_base + k * B_K + n * B_N] : 0.0;
+      tile_b[kk][nn] = MATH((k < KDIM && n < N) ? float(b[b_base + k * B_K + n * B_N]) : 0.0);
     }
     barrier();
     for (int kk = 0; kk < TK; ++kk) {
-      float av[4];
-      float bv[4];
+      MATH av[4];
+      MATH bv[4];
       for (int i = 0; i < R; ++i) av[i] = tile_a[kk][ty + 16 * i];
       for (int j = 0; j < R; ++j) bv[j] = tile_b[kk][tx + 16 * j];
       for (int i = 0; i < R; ++i)
@@ -95,9 +96,9 @@ void main() {
     for (int j = 0; j < R; ++j) {
       const int n = n0 + tx + 16 * j;
       if (n >= N) continue;
-      float v = alpha * acc[i][j];
-      if (HAS_C != 0) v += beta * cin[m * C_M + n * C_N];
-      y[(z * M + m) * N + n] = activate(ACT, v, act_a, act_b);
+      float v = alpha * float(acc[i][j]);
+      if (HAS_C != 0) v += beta * float(cin[m * C_M + n * C_N]);
+      y[(z * M + m) * N + n] = STORE(activate(ACT, v, act_a, act_b));
     }
   }
 }

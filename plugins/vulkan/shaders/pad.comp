@@ -3,6 +3,7 @@
 // edge (edge).
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -28,8 +29,8 @@ layout(constant_id = 17) const int P3 = 0;
 layout(constant_id = 18) const int P4 = 0;
 layout(constant_id = 19) const int P5 = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORE y[]; };
 
 // The input index along one axis, or -1 outside it (constant mode).
 int source(int o, int pad, int len) {
@@ -60,7 +61,7 @@ void main() {
   const int i4 = source(o4, P4, I4);
   const int i5 = source(o5, P5, I5);
   if (min(min(min(i0, i1), min(i2, i3)), min(i4, i5)) < 0) {
-    y[o] = intBitsToFloat(VALUE);
+    y[o] = STORE(intBitsToFloat(VALUE));
     return;
   }
   y[o] = x[((((i0 * I1 + i1) * I2 + i2) * I3 + i3) * I4 + i4) * I5 + i5];

@@ -2,6 +2,7 @@
 // output element; the output size (ceil_mode included) comes from the graph.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -24,8 +25,8 @@ layout(constant_id = 14) const int COUNT_PAD = 0;  // average: divide by the pad
 layout(constant_id = 15) const int PH_END = 0;     // end pads (the padded window's extent)
 layout(constant_id = 16) const int PW_END = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORE y[]; };
 
 void main() {
   const uint o = linear_id();
@@ -42,7 +43,7 @@ void main() {
     for (int kw = 0; kw < KW; ++kw) {
       const int iw = ow * SW - PW + kw * DW;
       if (iw < 0 || iw >= W) continue;
-      const float v = x[base + ih * W + iw];
+      const float v = float(x[base + ih * W + iw]);
       acc = IS_MAX != 0 ? max(acc, v) : acc + v;
       ++count;
     }
@@ -58,5 +59,5 @@ void main() {
     }
     acc = count > 0 ? acc / float(count) : 0.0;
   }
-  y[o] = acc;
+  y[o] = STORE(acc);
 }

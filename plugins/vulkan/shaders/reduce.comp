@@ -3,6 +3,7 @@
 // accumulated in fp32.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -13,8 +14,8 @@ layout(constant_id = 1) const int OUTER = 1;
 layout(constant_id = 2) const int LEN = 1;
 layout(constant_id = 3) const int INNER = 1;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORE y[]; };
 
 shared float partial[64];
 
@@ -44,7 +45,7 @@ void main() {
   if (OP == 7) {
     float m = -3.402823466e38;
     if (live)
-      for (int i = t; i < LEN; i += 64) m = max(m, x[base + i * INNER]);
+      for (int i = t; i < LEN; i += 64) m = max(m, float(x[base + i * INNER]));
     partial[t] = m;
     barrier();
     for (int s = 32; s > 0; s >>= 1) {
@@ -57,7 +58,7 @@ void main() {
   float acc = start();
   if (live) {
     for (int i = t; i < LEN; i += 64) {
-      float v = x[base + i * INNER];
+      float v = float(x[base + i * INNER]);
       if (OP == 4) v = abs(v);
       if (OP == 5 || OP == 6) v = v * v;
       if (OP == 7) v = exp(v - shift);
@@ -76,6 +77,6 @@ void main() {
     if (OP == 5) r = sqrt(r);
     if (OP == 7) r = log(r) + shift;
     if (OP == 9) r = log(r);
-    y[out_index] = r;
+    y[out_index] = STORE(r);
   }
 }

@@ -2,6 +2,7 @@
 // coordinate transformation modes; one invocation per output element.
 #version 450
 #extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 #include "common.glsl"
 
 layout(local_size_x = 64) in;
@@ -19,8 +20,8 @@ layout(constant_id = 8) const int COORD = 0;
 // 0 round_prefer_floor, 1 round_prefer_ceil, 2 floor, 3 ceil
 layout(constant_id = 9) const int NEAREST = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORE y[]; };
 
 float source(int o, int out_len, int in_len, float scale) {
   if (COORD == 0) return (float(o) + 0.5) / scale - 0.5;
@@ -58,7 +59,7 @@ void main() {
   const int w1 = min(w0 + 1, W - 1);
   const float fh = ch - float(h0);
   const float fw = cw - float(w0);
-  const float top = mix(x[base + h0 * W + w0], x[base + h0 * W + w1], fw);
-  const float bottom = mix(x[base + h1 * W + w0], x[base + h1 * W + w1], fw);
-  y[o] = mix(top, bottom, fh);
+  const float top = mix(float(x[base + h0 * W + w0]), float(x[base + h0 * W + w1]), fw);
+  const float bottom = mix(float(x[base + h1 * W + w0]), float(x[base + h1 * W + w1]), fw);
+  y[o] = STORE(mix(top, bottom, fh));
 }

@@ -1,6 +1,8 @@
 // Softmax / LogSoftmax over the middle axis of [OUTER, LEN, INNER] (ops/softmax.cpp): a
 // work-group of 64 per row: the maximum, the sum of exponentials, then the outputs.
 #version 450
+#extension GL_GOOGLE_include_directive : require
+#include "storage.glsl"
 
 layout(local_size_x = 64) in;
 
@@ -9,8 +11,8 @@ layout(constant_id = 1) const int LEN = 1;
 layout(constant_id = 2) const int INNER = 1;
 layout(constant_id = 3) const int LOG = 0;
 
-layout(std430, set = 0, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, set = 0, binding = 1) writeonly buffer Output { float y[]; };
+layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
+layout(std430, set = 0, binding = 1) writeonly buffer Output { STORE y[]; };
 
 shared float partial[64];
 
@@ -21,7 +23,7 @@ void main() {
   const int base = (row / INNER) * LEN * INNER + row % INNER;
   float m = -3.402823466e38;
   if (live)
-    for (int i = t; i < LEN; i += 64) m = max(m, x[base + i * INNER]);
+    for (int i = t; i < LEN; i += 64) m = max(m, float(x[base + i * INNER]));
   partial[t] = m;
   barrier();
   for (int s = 32; s > 0; s >>= 1) {
@@ -32,7 +34,7 @@ void main() {
   barrier();
   float sum = 0.0;
   if (live)
-    for (int i = t; i < LEN; i += 64) sum += exp(x[base + i * INNER] - m);
+    for (int i = t; i < LEN; i += 64) sum += exp(float(x[base + i * INNER]) - m);
   partial[t] = sum;
   barrier();
   for (int s = 32; s > 0; s >>= 1) {
@@ -43,7 +45,7 @@ void main() {
   if (!live) return;
   const float log_sum = log(sum);
   for (int i = t; i < LEN; i += 64) {
-    const float v = x[base + i * INNER] - m;
-    y[base + i * INNER] = LOG != 0 ? v - log_sum : exp(v) / sum;
+    const float v = float(x[base + i * INNER]) - m;
+    y[base + i * INNER] = STORE(LOG != 0 ? v - log_sum : exp(v) / sum);
   }
 }
