@@ -18,25 +18,11 @@
 #include "tessera/error.hpp"
 #include "tessera/farm.hpp"
 #include "tessera/file_util.hpp"
+#include "tessera/json.hpp"
 #include "tessera/tuner.hpp"
 
 namespace tessera::tune {
 namespace {
-
-std::string json_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 // A minimal reader for the flat records this file writes: "key": "string" | number | true |
 // false | {knobs}.
@@ -62,8 +48,12 @@ class JsonCursor {
     if (!eat('"')) throw Error("expected string");
     std::string out;
     while (i_ < s_.size() && s_[i_] != '"') {
-      if (s_[i_] == '\\' && i_ + 1 < s_.size()) ++i_;
-      out += s_[i_++];
+      if (s_[i_] != '\\') {
+        out += s_[i_++];
+        continue;
+      }
+      ++i_;
+      if (!json_unescape_at(s_, i_, out)) throw Error("malformed escape in a string");
     }
     if (!eat('"')) throw Error("unterminated string");
     return out;
@@ -126,18 +116,17 @@ bool is_default_config(const TuneTask& task, const std::string& schedule,
 std::string to_json_line(const LogRecord& r) {
   std::ostringstream o;
   o.precision(12);  // times in whole ns (the worker rounds them) read back exactly below 1e9 us
-  o << "{\"workload\": \"" << json_escape(r.workload) << "\", \"plugin\": \""
-    << json_escape(r.plugin) << "\", \"device\": \"" << json_escape(r.device)
-    << "\", \"schedule\": \"" << json_escape(r.schedule) << "\", \"knobs\": {";
+  o << "{\"workload\": " << json_string(r.workload) << ", \"plugin\": " << json_string(r.plugin)
+    << ", \"device\": " << json_string(r.device) << ", \"schedule\": " << json_string(r.schedule)
+    << ", \"knobs\": {";
   for (size_t i = 0; i < r.knobs.size(); ++i) {
-    o << (i ? ", " : "") << "\"" << json_escape(r.knobs[i].first) << "\": " << r.knobs[i].second;
+    o << (i ? ", " : "") << json_string(r.knobs[i].first) << ": " << r.knobs[i].second;
   }
-  o << "}, \"status\": \"" << json_escape(r.status) << "\", \"median_us\": " << r.median_us
-    << ", \"error\": \"" << json_escape(r.error) << "\", \"timestamp\": \""
-    << json_escape(r.timestamp) << "\"";
-  if (!r.driver.empty()) o << ", \"driver\": \"" << json_escape(r.driver) << "\"";
-  if (!r.command.empty()) o << ", \"command\": \"" << json_escape(r.command) << "\"";
-  if (!r.stage.empty()) o << ", \"stage\": \"" << json_escape(r.stage) << "\"";
+  o << "}, \"status\": " << json_string(r.status) << ", \"median_us\": " << r.median_us
+    << ", \"error\": " << json_string(r.error) << ", \"timestamp\": " << json_string(r.timestamp);
+  if (!r.driver.empty()) o << ", \"driver\": " << json_string(r.driver);
+  if (!r.command.empty()) o << ", \"command\": " << json_string(r.command);
+  if (!r.stage.empty()) o << ", \"stage\": " << json_string(r.stage);
   if (r.weight > 0) o << ", \"weight\": " << r.weight;
   if (r.is_default) o << ", \"default\": true";
   o << "}";

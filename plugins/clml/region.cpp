@@ -1,6 +1,8 @@
 // The clml plugin's regions (region.hpp).
 #include "region.hpp"
 
+#include "tessera/json.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,22 +61,7 @@ uint16_t to_half_bits(float f) {
   return static_cast<uint16_t>(sign | half);
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+using tessera::json_string;  // tessera/json.hpp
 
 std::string json_dims(const std::array<cl_uint, 4>& d) {
   return "[" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +

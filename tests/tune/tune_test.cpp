@@ -197,6 +197,23 @@ LogRecord conv_trial(int64_t mc, double us) {
                    ""};
 }
 
+// Names with quotes, backslashes, newlines, tabs and other control characters (an error text
+// from a driver, a device name with a quote) come back from the log's JSON unchanged: the writer
+// escapes them as tessera/json.hpp does and the reader decodes every escape it writes.
+TEST(TuneLog, EscapedTextSurvivesTheLog) {
+  LogRecord r = conv_trial(8, 1.0);
+  r.device = "dev \"quoted\" \\ path";
+  r.status = "error";
+  r.error = "line one\nline two\ttab \x01\x1f end";
+  const std::string line = to_json_line(r);
+  EXPECT_EQ(line.find('\n'), std::string::npos);  // one record per line
+  const auto parsed = parse_log_line(line);
+  ASSERT_TRUE(parsed);
+  EXPECT_EQ(parsed->device, r.device);
+  EXPECT_EQ(parsed->error, r.error);
+  EXPECT_FALSE(parse_log_line("{\"workload\": \"bad \\q escape\"}"));
+}
+
 // Finalists measured again ("verify" records) decide: a config whose single search trial was the
 // fastest loses to one whose median over the rounds is lower; workloads without verify records
 // keep their fastest trial. The stage survives the log's JSON.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "tessera/error.hpp"
+#include "tessera/json.hpp"
 #include "tessera/tensor.hpp"
 
 namespace tessera::cli {
@@ -63,8 +64,7 @@ void apply_memory_limit_option(const Args& args);
 // The option name every model-loading command adds to its value options.
 constexpr const char* kMemoryLimitOption = "memory-limit";
 
-// `s` as a JSON string literal, quotes included (for the commands' --json output).
-std::string json_string(const std::string& s);
+using tessera::json_string;  // tessera/json.hpp
 // ["a", "b"]: a JSON array of string literals.
 std::string json_string_list(const std::vector<std::string>& items);
 // [1, 3, 224]: a JSON array of integers (shapes, class indices).
