@@ -32,14 +32,22 @@ VKAPI_ATTR VkBool32 VKAPI_CALL on_validation_message(
 
 std::string vendor_name(uint32_t vendor_id) {
   switch (vendor_id) {
-    case 0x10DE: return "NVIDIA";
-    case 0x13B5: return "ARM";
-    case 0x5143: return "Qualcomm";
-    case 0x1002: return "AMD";
-    case 0x8086: return "Intel";
-    case 0x1010: return "Imagination";
-    case 0x144D: return "Samsung";
-    case 0x10005: return "Mesa";
+    case 0x10DE:
+      return "NVIDIA";
+    case 0x13B5:
+      return "ARM";
+    case 0x5143:
+      return "Qualcomm";
+    case 0x1002:
+      return "AMD";
+    case 0x8086:
+      return "Intel";
+    case 0x1010:
+      return "Imagination";
+    case 0x144D:
+      return "Samsung";
+    case 0x10005:
+      return "Mesa";
     default: {
       char text[16];
       std::snprintf(text, sizeof(text), "0x%04x", vendor_id);
@@ -145,7 +153,8 @@ void Instance::create_instance() {
     std::vector<VkLayerProperties> found(count);
     loader_.vkEnumerateInstanceLayerProperties(&count, found.data());
     bool present = false;
-    for (const VkLayerProperties& l : found) present |= std::strcmp(l.layerName, kValidationLayer) == 0;
+    for (const VkLayerProperties& l : found)
+      present |= std::strcmp(l.layerName, kValidationLayer) == 0;
     if (!present) {
       throw Failure(TSR_UNSUPPORTED, std::string("option validation=on: the layer ") +
                                          kValidationLayer +
@@ -200,7 +209,8 @@ PhysicalDevice Instance::describe(VkPhysicalDevice handle, size_t index) const {
   const bool v13 = base.apiVersion >= VK_API_VERSION_1_3;
 
   // Properties: subgroup (1.1), driver (1.2 or VK_KHR_driver_properties).
-  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupProperties subgroup{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
   VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
   props.pNext = &subgroup;
@@ -226,7 +236,8 @@ PhysicalDevice Instance::describe(VkPhysicalDevice handle, size_t index) const {
   d.timestamp_period_ns = l.timestampPeriod;
 
   // Features: chain only the structs this device knows (validation checks that).
-  VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures s16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   VkPhysicalDevice8BitStorageFeatures s8{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES};
   VkPhysicalDeviceShaderFloat16Int8Features f16{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
@@ -273,8 +284,10 @@ PhysicalDevice Instance::describe(VkPhysicalDevice handle, size_t index) const {
   } else if (base.apiVersion < VK_API_VERSION_1_1) {
     d.unusable_reason = "Vulkan " + version_text(base.apiVersion) + "; the plugin needs 1.1";
   } else if (l.maxComputeWorkGroupInvocations < 256 || l.maxComputeSharedMemorySize < 16384) {
-    d.unusable_reason = "compute limits below what the shaders use (256 invocations, 16 KiB "
-                        "shared memory): " + d.limits();
+    d.unusable_reason =
+        "compute limits below what the shaders use (256 invocations, 16 KiB "
+        "shared memory): " +
+        d.limits();
   }
   return d;
 }
@@ -315,10 +328,10 @@ Buffer::Buffer(Device& d, uint64_t size, bool host_visible, const std::string& w
   VkMemoryAllocateInfo alloc{VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO};
   alloc.allocationSize = req.size;
   alloc.memoryTypeIndex =
-      host_visible ? device.memory_type(req.memoryTypeBits,
-                                        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT |
-                                            VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
-                                        VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+      host_visible ? device.memory_type(
+                         req.memoryTypeBits,
+                         VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT,
+                         VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
                    : device.memory_type(req.memoryTypeBits, 0, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
   const VkResult got = vk.vkAllocateMemory(device.handle(), &alloc, nullptr, &memory);
   if (got != VK_SUCCESS) {
@@ -350,7 +363,8 @@ Device::Device(Instance& instance, const PhysicalDevice& physical)
   queue.queueCount = 1;
   queue.pQueuePriorities = &priority;
   // Enable the 16-bit features the fp16 shaders use, where the device has them.
-  VkPhysicalDevice16BitStorageFeatures s16{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
+  VkPhysicalDevice16BitStorageFeatures s16{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_16BIT_STORAGE_FEATURES};
   s16.storageBuffer16BitAccess = physical.storage_16bit ? VK_TRUE : VK_FALSE;
   VkPhysicalDeviceShaderFloat16Int8Features f16{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES};
@@ -384,7 +398,8 @@ Device::~Device() {
   if (device_ == VK_NULL_HANDLE) return;
   vk_.vkDeviceWaitIdle(device_);
   for (auto& [name, module] : shaders_) vk_.vkDestroyShaderModule(device_, module, nullptr);
-  if (pipeline_cache_ != VK_NULL_HANDLE) vk_.vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
+  if (pipeline_cache_ != VK_NULL_HANDLE)
+    vk_.vkDestroyPipelineCache(device_, pipeline_cache_, nullptr);
   if (command_pool_ != VK_NULL_HANDLE) vk_.vkDestroyCommandPool(device_, command_pool_, nullptr);
   vk_.vkDestroyDevice(device_, nullptr);
 }

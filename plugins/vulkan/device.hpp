@@ -59,10 +59,10 @@ struct PhysicalDevice {
   uint32_t max_specialization_bytes = 0;  // not a Vulkan limit: spec data is unbounded
   float timestamp_period_ns = 0;
   uint32_t timestamp_bits = 0;  // of the compute queue family; 0: no timestamps
-  bool storage_16bit = false;    // storageBuffer16BitAccess
-  bool storage_8bit = false;     // storageBuffer8BitAccess
-  bool shader_float16 = false;   // shaderFloat16
-  bool shader_int8 = false;      // shaderInt8
+  bool storage_16bit = false;   // storageBuffer16BitAccess
+  bool storage_8bit = false;    // storageBuffer8BitAccess
+  bool shader_float16 = false;  // shaderFloat16
+  bool shader_int8 = false;     // shaderInt8
   bool integer_dot_product = false;
   bool cooperative_matrix = false;     // VK_KHR_cooperative_matrix
   bool cooperative_matrix_nv = false;  // VK_NV_cooperative_matrix

@@ -53,10 +53,14 @@ std::string selector_reason(const PhysicalDevice& d, const std::string& selector
 
 int32_t score_of(const PhysicalDevice& d) {
   switch (d.type) {
-    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return 100;
-    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return 90;
-    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 50;
-    default: return 10;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+      return 100;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+      return 90;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+      return 50;
+    default:
+      return 10;
   }
 }
 
@@ -91,15 +95,19 @@ class VulkanPlugin : public plugin::Plugin {
     for (const plugin::TargetOption& o : options) {
       if (o.name == "validation") {
         if (o.value != "on" && o.value != "off") {
-          throw Failure(TSR_INVALID_ARGUMENT, "option 'validation' = '" + o.value +
-                                                  "': use 'on' or 'off'");
+          throw Failure(TSR_INVALID_ARGUMENT,
+                        "option 'validation' = '" + o.value + "': use 'on' or 'off'");
         }
         options_.validation = o.value == "on";
       } else if (o.name == "inject_fault") {
-        if (o.value == "none") options_.fault = Fault::kNone;
-        else if (o.value == "alloc") options_.fault = Fault::kAlloc;
-        else if (o.value == "pipeline") options_.fault = Fault::kPipeline;
-        else if (o.value == "submit") options_.fault = Fault::kSubmit;
+        if (o.value == "none")
+          options_.fault = Fault::kNone;
+        else if (o.value == "alloc")
+          options_.fault = Fault::kAlloc;
+        else if (o.value == "pipeline")
+          options_.fault = Fault::kPipeline;
+        else if (o.value == "submit")
+          options_.fault = Fault::kSubmit;
         else {
           throw Failure(TSR_INVALID_ARGUMENT, "option 'inject_fault' = '" + o.value +
                                                   "': use none, alloc, pipeline or submit");
@@ -147,7 +155,8 @@ class VulkanPlugin : public plugin::Plugin {
   plugin::Support query(const std::string& device, const RegionView& region,
                         const NodeView& node) override {
     (void)region;
-    if (claimed_.count(device) == 0) return plugin::Support::no("device '" + device + "' not probed");
+    if (claimed_.count(device) == 0)
+      return plugin::Support::no("device '" + device + "' not probed");
     const Op* op = find_op(std::string(node.op_type()));
     if (op == nullptr) {
       return plugin::Support::no("op " + std::string(node.op_type()) + " not implemented");
@@ -187,7 +196,8 @@ class VulkanPlugin : public plugin::Plugin {
     int64_t m = 1, n = 1;
     if (y != nullptr && y->rank >= 2) {
       const bool conv = node.op_type() == "Conv";
-      m = conv ? y->dims[1] / std::max<int64_t>(node.attr_int("group", 1), 1) : y->dims[y->rank - 2];
+      m = conv ? y->dims[1] / std::max<int64_t>(node.attr_int("group", 1), 1)
+               : y->dims[y->rank - 2];
       n = conv && y->rank == 4 ? y->dims[2] * y->dims[3] : y->dims[y->rank - 1];
     }
     plugin::Schedule schedule;
@@ -258,8 +268,8 @@ class VulkanPlugin : public plugin::Plugin {
 
   static std::string cache_key(const Device& dev) {
     // Device, driver and shaders: another of any of them makes another file.
-    const std::string text = dev.physical().name + "|" + dev.physical().driver + "|" +
-                             std::to_string(shaders_hash());
+    const std::string text =
+        dev.physical().name + "|" + dev.physical().driver + "|" + std::to_string(shaders_hash());
     uint64_t h = 1469598103934665603ull;
     for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
     char out[17];

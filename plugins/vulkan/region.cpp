@@ -10,7 +10,9 @@ namespace tessera::vulkan {
 using plugin::Failure;
 
 namespace {
-std::string value_name(const tsr_tensor& t) { return t.name ? t.name : "?"; }
+std::string value_name(const tsr_tensor& t) {
+  return t.name ? t.name : "?";
+}
 
 void global_barrier(const DeviceFunctions& vk, VkCommandBuffer cb, VkAccessFlags src_access,
                     VkPipelineStageFlags src_stage, VkAccessFlags dst_access,
@@ -34,8 +36,7 @@ std::string precision_problem(const PhysicalDevice& device, Precision precision)
   if (precision == Precision::kFp32) return "";
   // The half variants load, store and convert float16_t (and compute with it in fp16).
   if (!device.storage_16bit || !device.shader_float16) {
-    return "fp16 needs storageBuffer16BitAccess and shaderFloat16, which " + device.name +
-           " lacks";
+    return "fp16 needs storageBuffer16BitAccess and shaderFloat16, which " + device.name + " lacks";
   }
   return "";
 }
@@ -151,8 +152,8 @@ Pipeline PipelineSet::get(const Kernel& kernel, uint32_t bindings, const std::st
 
 // ---- Lowering ----
 
-Lowering::Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines,
-                   const RegionView& region, const plugin::CompileOptions& options)
+Lowering::Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines, const RegionView& region,
+                   const plugin::CompileOptions& options)
     : device_(std::move(device)),
       pipelines_(pipelines),
       region_(region),
@@ -183,8 +184,8 @@ const Buffer& Lowering::buffer(int32_t id) {
                                        std::to_string(bytes) +
                                        " bytes) exceeds maxStorageBufferRange");
   }
-  compiled_->buffers_.push_back(
-      std::make_unique<Buffer>(*device_, bytes, false, current_ + " value '" + value_name(t) + "'"));
+  compiled_->buffers_.push_back(std::make_unique<Buffer>(
+      *device_, bytes, false, current_ + " value '" + value_name(t) + "'"));
   Buffer* b = compiled_->buffers_.back().get();
   values_[id] = b;
   if (t.data != nullptr) {
@@ -226,7 +227,9 @@ const Buffer& Lowering::constant_floats(const std::vector<float>& values) {
   return constant(data.data(), data.size());
 }
 
-void Lowering::alias(int32_t out, int32_t in) { values_[out] = const_cast<Buffer*>(&buffer(in)); }
+void Lowering::alias(int32_t out, int32_t in) {
+  values_[out] = const_cast<Buffer*>(&buffer(in));
+}
 
 void Lowering::dispatch(const NodeView& node, const Kernel& kernel,
                         std::vector<const Buffer*> reads, std::vector<const Buffer*> writes) {
@@ -266,8 +269,8 @@ void Lowering::add_conversions() {
   auto convert = [&](const tsr_tensor& t, const Buffer& source32, const Buffer& source,
                      const Buffer& target32, const Buffer& target, bool to_store) {
     const int64_t count = plugin::tensor_numel(t);
-    const Kernel k = linear_kernel("convert", count, 64,
-                                   {static_cast<int32_t>(count), to_store ? 1 : 0});
+    const Kernel k =
+        linear_kernel("convert", count, 64, {static_cast<int32_t>(count), to_store ? 1 : 0});
     return make_dispatch(-1, k, {&source32, &source}, {&target32, &target});
   };
   for (int32_t i = 0; i < region_.num_inputs(); ++i) {
@@ -344,7 +347,8 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     const int32_t id = region_.output_index(i);
     const size_t bytes = plugin::tensor_nbytes(region_.value(id));
     buffer(id);
-    compiled_->buffers_.push_back(std::make_unique<Buffer>(*device_, bytes, true, "output staging"));
+    compiled_->buffers_.push_back(
+        std::make_unique<Buffer>(*device_, bytes, true, "output staging"));
     compiled_->output_staging_.push_back(compiled_->buffers_.back().get());
     compiled_->output_bytes_.push_back(bytes);
   }
@@ -380,8 +384,8 @@ void Lowering::record_dispatch(VkCommandBuffer cb, Dispatch& d) {
   }
   vk.vkUpdateDescriptorSets(dev, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
   vk.vkCmdBindPipeline(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.pipeline);
-  vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.layout, 0, 1, &d.set,
-                             0, nullptr);
+  vk.vkCmdBindDescriptorSets(cb, VK_PIPELINE_BIND_POINT_COMPUTE, d.pipeline.layout, 0, 1, &d.set, 0,
+                             nullptr);
   vk.vkCmdDispatch(cb, d.groups[0], d.groups[1], d.groups[2]);
 }
 
@@ -471,8 +475,7 @@ void Lowering::record() {
   }
   for (Dispatch& d : output_conversions_) record_dispatch(cb, d);
   global_barrier(vk, cb, half ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_TRANSFER_WRITE_BIT,
-                 half ? kCompute : kTransfer, VK_ACCESS_HOST_READ_BIT,
-                 VK_PIPELINE_STAGE_HOST_BIT);
+                 half ? kCompute : kTransfer, VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
   check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 
@@ -487,7 +490,8 @@ CompiledRegion::~CompiledRegion() {
     std::lock_guard<std::mutex> lock(device_->pool_mutex());
     vk.vkFreeCommandBuffers(dev, device_->command_pool(), 1, &commands_);
   }
-  if (descriptor_pool_ != VK_NULL_HANDLE) vk.vkDestroyDescriptorPool(dev, descriptor_pool_, nullptr);
+  if (descriptor_pool_ != VK_NULL_HANDLE)
+    vk.vkDestroyDescriptorPool(dev, descriptor_pool_, nullptr);
   if (queries_ != VK_NULL_HANDLE) vk.vkDestroyQueryPool(dev, queries_, nullptr);
   buffers_.clear();
 }

@@ -58,10 +58,10 @@ Loader::~Loader() {
 }
 
 void InstanceFunctions::load(const Loader& loader, VkInstance instance) {
-#define TESSERA_VK_LOAD_INSTANCE(name)                                                        \
-  name = reinterpret_cast<PFN_##name>(loader.get_instance_proc(instance, #name));            \
-  if (name == nullptr) {                                                                     \
-    throw plugin::Failure(TSR_ERROR, "the Vulkan loader has no instance function " #name);   \
+#define TESSERA_VK_LOAD_INSTANCE(name)                                                     \
+  name = reinterpret_cast<PFN_##name>(loader.get_instance_proc(instance, #name));          \
+  if (name == nullptr) {                                                                   \
+    throw plugin::Failure(TSR_ERROR, "the Vulkan loader has no instance function " #name); \
   }
   TESSERA_VK_INSTANCE_FUNCTIONS(TESSERA_VK_LOAD_INSTANCE)
 #undef TESSERA_VK_LOAD_INSTANCE
@@ -73,10 +73,10 @@ void InstanceFunctions::load(const Loader& loader, VkInstance instance) {
 }
 
 void DeviceFunctions::load(const InstanceFunctions& vki, VkDevice device) {
-#define TESSERA_VK_LOAD_DEVICE(name)                                                       \
-  name = reinterpret_cast<PFN_##name>(vki.vkGetDeviceProcAddr(device, #name));             \
-  if (name == nullptr) {                                                                   \
-    throw plugin::Failure(TSR_ERROR, "the Vulkan driver has no device function " #name);   \
+#define TESSERA_VK_LOAD_DEVICE(name)                                                     \
+  name = reinterpret_cast<PFN_##name>(vki.vkGetDeviceProcAddr(device, #name));           \
+  if (name == nullptr) {                                                                 \
+    throw plugin::Failure(TSR_ERROR, "the Vulkan driver has no device function " #name); \
   }
   TESSERA_VK_DEVICE_FUNCTIONS(TESSERA_VK_LOAD_DEVICE)
 #undef TESSERA_VK_LOAD_DEVICE
@@ -84,25 +84,44 @@ void DeviceFunctions::load(const InstanceFunctions& vki, VkDevice device) {
 
 const char* result_name(VkResult result) {
   switch (result) {
-    case VK_SUCCESS: return "VK_SUCCESS";
-    case VK_NOT_READY: return "VK_NOT_READY";
-    case VK_TIMEOUT: return "VK_TIMEOUT";
-    case VK_INCOMPLETE: return "VK_INCOMPLETE";
-    case VK_ERROR_OUT_OF_HOST_MEMORY: return "VK_ERROR_OUT_OF_HOST_MEMORY";
-    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
-    case VK_ERROR_INITIALIZATION_FAILED: return "VK_ERROR_INITIALIZATION_FAILED";
-    case VK_ERROR_DEVICE_LOST: return "VK_ERROR_DEVICE_LOST";
-    case VK_ERROR_MEMORY_MAP_FAILED: return "VK_ERROR_MEMORY_MAP_FAILED";
-    case VK_ERROR_LAYER_NOT_PRESENT: return "VK_ERROR_LAYER_NOT_PRESENT";
-    case VK_ERROR_EXTENSION_NOT_PRESENT: return "VK_ERROR_EXTENSION_NOT_PRESENT";
-    case VK_ERROR_FEATURE_NOT_PRESENT: return "VK_ERROR_FEATURE_NOT_PRESENT";
-    case VK_ERROR_INCOMPATIBLE_DRIVER: return "VK_ERROR_INCOMPATIBLE_DRIVER";
-    case VK_ERROR_TOO_MANY_OBJECTS: return "VK_ERROR_TOO_MANY_OBJECTS";
-    case VK_ERROR_FORMAT_NOT_SUPPORTED: return "VK_ERROR_FORMAT_NOT_SUPPORTED";
-    case VK_ERROR_FRAGMENTED_POOL: return "VK_ERROR_FRAGMENTED_POOL";
-    case VK_ERROR_OUT_OF_POOL_MEMORY: return "VK_ERROR_OUT_OF_POOL_MEMORY";
-    case VK_ERROR_INVALID_SHADER_NV: return "VK_ERROR_INVALID_SHADER_NV";
-    default: return "VK_ERROR_UNKNOWN";
+    case VK_SUCCESS:
+      return "VK_SUCCESS";
+    case VK_NOT_READY:
+      return "VK_NOT_READY";
+    case VK_TIMEOUT:
+      return "VK_TIMEOUT";
+    case VK_INCOMPLETE:
+      return "VK_INCOMPLETE";
+    case VK_ERROR_OUT_OF_HOST_MEMORY:
+      return "VK_ERROR_OUT_OF_HOST_MEMORY";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+      return "VK_ERROR_OUT_OF_DEVICE_MEMORY";
+    case VK_ERROR_INITIALIZATION_FAILED:
+      return "VK_ERROR_INITIALIZATION_FAILED";
+    case VK_ERROR_DEVICE_LOST:
+      return "VK_ERROR_DEVICE_LOST";
+    case VK_ERROR_MEMORY_MAP_FAILED:
+      return "VK_ERROR_MEMORY_MAP_FAILED";
+    case VK_ERROR_LAYER_NOT_PRESENT:
+      return "VK_ERROR_LAYER_NOT_PRESENT";
+    case VK_ERROR_EXTENSION_NOT_PRESENT:
+      return "VK_ERROR_EXTENSION_NOT_PRESENT";
+    case VK_ERROR_FEATURE_NOT_PRESENT:
+      return "VK_ERROR_FEATURE_NOT_PRESENT";
+    case VK_ERROR_INCOMPATIBLE_DRIVER:
+      return "VK_ERROR_INCOMPATIBLE_DRIVER";
+    case VK_ERROR_TOO_MANY_OBJECTS:
+      return "VK_ERROR_TOO_MANY_OBJECTS";
+    case VK_ERROR_FORMAT_NOT_SUPPORTED:
+      return "VK_ERROR_FORMAT_NOT_SUPPORTED";
+    case VK_ERROR_FRAGMENTED_POOL:
+      return "VK_ERROR_FRAGMENTED_POOL";
+    case VK_ERROR_OUT_OF_POOL_MEMORY:
+      return "VK_ERROR_OUT_OF_POOL_MEMORY";
+    case VK_ERROR_INVALID_SHADER_NV:
+      return "VK_ERROR_INVALID_SHADER_NV";
+    default:
+      return "VK_ERROR_UNKNOWN";
   }
 }
 

@@ -12,9 +12,9 @@
 namespace tessera::vulkan {
 
 // Global functions (no instance needed).
-#define TESSERA_VK_GLOBAL_FUNCTIONS(X) \
-  X(vkCreateInstance)                  \
-  X(vkEnumerateInstanceLayerProperties) \
+#define TESSERA_VK_GLOBAL_FUNCTIONS(X)      \
+  X(vkCreateInstance)                       \
+  X(vkEnumerateInstanceLayerProperties)     \
   X(vkEnumerateInstanceExtensionProperties) \
   X(vkEnumerateInstanceVersion)
 
@@ -32,54 +32,54 @@ namespace tessera::vulkan {
   X(vkGetDeviceProcAddr)
 
 // Device-level functions.
-#define TESSERA_VK_DEVICE_FUNCTIONS(X)  \
-  X(vkDestroyDevice)                    \
-  X(vkGetDeviceQueue)                   \
-  X(vkDeviceWaitIdle)                   \
-  X(vkCreateBuffer)                     \
-  X(vkDestroyBuffer)                    \
-  X(vkGetBufferMemoryRequirements)      \
-  X(vkAllocateMemory)                   \
-  X(vkFreeMemory)                       \
-  X(vkBindBufferMemory)                 \
-  X(vkMapMemory)                        \
-  X(vkUnmapMemory)                      \
-  X(vkCreateShaderModule)               \
-  X(vkDestroyShaderModule)              \
-  X(vkCreateDescriptorSetLayout)        \
-  X(vkDestroyDescriptorSetLayout)       \
-  X(vkCreatePipelineLayout)             \
-  X(vkDestroyPipelineLayout)            \
-  X(vkCreatePipelineCache)              \
-  X(vkDestroyPipelineCache)             \
-  X(vkGetPipelineCacheData)             \
-  X(vkCreateComputePipelines)           \
-  X(vkDestroyPipeline)                  \
-  X(vkCreateDescriptorPool)             \
-  X(vkDestroyDescriptorPool)            \
-  X(vkAllocateDescriptorSets)           \
-  X(vkUpdateDescriptorSets)             \
-  X(vkCreateCommandPool)                \
-  X(vkDestroyCommandPool)               \
-  X(vkAllocateCommandBuffers)           \
-  X(vkFreeCommandBuffers)               \
-  X(vkBeginCommandBuffer)               \
-  X(vkEndCommandBuffer)                 \
-  X(vkCmdBindPipeline)                  \
-  X(vkCmdBindDescriptorSets)            \
-  X(vkCmdDispatch)                      \
-  X(vkCmdPipelineBarrier)               \
-  X(vkCmdCopyBuffer)                    \
-  X(vkCmdFillBuffer)                    \
-  X(vkCmdResetQueryPool)                \
-  X(vkCmdWriteTimestamp)                \
-  X(vkCreateQueryPool)                  \
-  X(vkDestroyQueryPool)                 \
-  X(vkGetQueryPoolResults)              \
-  X(vkCreateFence)                      \
-  X(vkDestroyFence)                     \
-  X(vkResetFences)                      \
-  X(vkWaitForFences)                    \
+#define TESSERA_VK_DEVICE_FUNCTIONS(X) \
+  X(vkDestroyDevice)                   \
+  X(vkGetDeviceQueue)                  \
+  X(vkDeviceWaitIdle)                  \
+  X(vkCreateBuffer)                    \
+  X(vkDestroyBuffer)                   \
+  X(vkGetBufferMemoryRequirements)     \
+  X(vkAllocateMemory)                  \
+  X(vkFreeMemory)                      \
+  X(vkBindBufferMemory)                \
+  X(vkMapMemory)                       \
+  X(vkUnmapMemory)                     \
+  X(vkCreateShaderModule)              \
+  X(vkDestroyShaderModule)             \
+  X(vkCreateDescriptorSetLayout)       \
+  X(vkDestroyDescriptorSetLayout)      \
+  X(vkCreatePipelineLayout)            \
+  X(vkDestroyPipelineLayout)           \
+  X(vkCreatePipelineCache)             \
+  X(vkDestroyPipelineCache)            \
+  X(vkGetPipelineCacheData)            \
+  X(vkCreateComputePipelines)          \
+  X(vkDestroyPipeline)                 \
+  X(vkCreateDescriptorPool)            \
+  X(vkDestroyDescriptorPool)           \
+  X(vkAllocateDescriptorSets)          \
+  X(vkUpdateDescriptorSets)            \
+  X(vkCreateCommandPool)               \
+  X(vkDestroyCommandPool)              \
+  X(vkAllocateCommandBuffers)          \
+  X(vkFreeCommandBuffers)              \
+  X(vkBeginCommandBuffer)              \
+  X(vkEndCommandBuffer)                \
+  X(vkCmdBindPipeline)                 \
+  X(vkCmdBindDescriptorSets)           \
+  X(vkCmdDispatch)                     \
+  X(vkCmdPipelineBarrier)              \
+  X(vkCmdCopyBuffer)                   \
+  X(vkCmdFillBuffer)                   \
+  X(vkCmdResetQueryPool)               \
+  X(vkCmdWriteTimestamp)               \
+  X(vkCreateQueryPool)                 \
+  X(vkDestroyQueryPool)                \
+  X(vkGetQueryPoolResults)             \
+  X(vkCreateFence)                     \
+  X(vkDestroyFence)                    \
+  X(vkResetFences)                     \
+  X(vkWaitForFences)                   \
   X(vkQueueSubmit)
 
 #define TESSERA_VK_DECLARE(name) PFN_##name name = nullptr;

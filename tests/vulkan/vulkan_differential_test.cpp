@@ -11,15 +11,40 @@ namespace tessera::test {
 namespace {
 
 // Cases built only from ops the vulkan plugin implements.
-const std::set<std::string> kTaken = {
-    "UnaryHardSwish", "SubBroadcastRow", "DivPerChannel", "MulBothBroadcast", "MaxBroadcast",
-    "MinSameShape", "PowSquare", "PRelu", "ConvSiLU", "SiLUAlone", "DepthwiseSiLU",
-    "Pointwise1x1HardSwish", "MatMulTanh", "MatMulGeluErfChain", "ConvHardSwish",
-    "SqueezeExcitation", "ReduceMeanSpatial", "ReduceMeanLastAxis", "ReduceMaxMiddleAxis",
-    "ReduceSumAll", "ChannelShuffle", "TransposeToChannelsLast", "SliceSteps", "SplitChannels",
-    "ExpandRows", "GatherIndexMatrixAxis1", "GatherFlatIndices", "GatherClassToken",
-    "PadReflect", "PadConstant", "CastFloatToFloat",
-    "Resize2x_nearest", "Resize2x_linear", "ResizeAlignCornersSizes"};
+const std::set<std::string> kTaken = {"UnaryHardSwish",
+                                      "SubBroadcastRow",
+                                      "DivPerChannel",
+                                      "MulBothBroadcast",
+                                      "MaxBroadcast",
+                                      "MinSameShape",
+                                      "PowSquare",
+                                      "PRelu",
+                                      "ConvSiLU",
+                                      "SiLUAlone",
+                                      "DepthwiseSiLU",
+                                      "Pointwise1x1HardSwish",
+                                      "MatMulTanh",
+                                      "MatMulGeluErfChain",
+                                      "ConvHardSwish",
+                                      "SqueezeExcitation",
+                                      "ReduceMeanSpatial",
+                                      "ReduceMeanLastAxis",
+                                      "ReduceMaxMiddleAxis",
+                                      "ReduceSumAll",
+                                      "ChannelShuffle",
+                                      "TransposeToChannelsLast",
+                                      "SliceSteps",
+                                      "SplitChannels",
+                                      "ExpandRows",
+                                      "GatherIndexMatrixAxis1",
+                                      "GatherFlatIndices",
+                                      "GatherClassToken",
+                                      "PadReflect",
+                                      "PadConstant",
+                                      "CastFloatToFloat",
+                                      "Resize2x_nearest",
+                                      "Resize2x_linear",
+                                      "ResizeAlignCornersSizes"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 

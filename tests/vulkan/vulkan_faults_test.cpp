@@ -57,8 +57,7 @@ TEST_P(VulkanFaultTest, ErrorNamesTheNodeAndTheProcessGoesOn) {
   expect_healthy_afterwards();
 }
 
-INSTANTIATE_TEST_SUITE_P(vulkan, VulkanFaultTest,
-                         ::testing::Values("alloc", "pipeline", "submit"));
+INSTANTIATE_TEST_SUITE_P(vulkan, VulkanFaultTest, ::testing::Values("alloc", "pipeline", "submit"));
 
 TEST(VulkanFaultTest, CompileFailureFallsBackToTheNextTarget) {
   TESSERA_REQUIRE_VULKAN();

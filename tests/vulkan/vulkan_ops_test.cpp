@@ -3,8 +3,8 @@
 // pads, depthwise channel multipliers, fused epilogues, transposed and batch-broadcast operands,
 // pooling variants, and a launch larger than one dispatch row of work-groups. Each runs on
 // 'vulkan:any' alone with the validation layer on and is compared with tessera::run_reference.
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <map>
 #include <tuple>
@@ -42,10 +42,10 @@ std::vector<OpCase> cases() {
                  return conv({1, 5, 13, 11}, {70, 5, 3, 3}, attrs({{"pads", V{1, 1, 1, 1}}}), true);
                }});
   c.push_back({"ConvStrideDilationAsymmetricPads", [] {
-                 return conv({2, 6, 17, 15}, {9, 6, 3, 3},
-                             attrs({{"pads", V{0, 1, 2, 1}}, {"strides", V{2, 2}},
-                                    {"dilations", V{2, 1}}}),
-                             true, "Relu");
+                 return conv(
+                     {2, 6, 17, 15}, {9, 6, 3, 3},
+                     attrs({{"pads", V{0, 1, 2, 1}}, {"strides", V{2, 2}}, {"dilations", V{2, 1}}}),
+                     true, "Relu");
                }});
   c.push_back({"ConvGrouped", [] {
                  return conv({1, 8, 9, 9}, {12, 4, 3, 3},
@@ -60,10 +60,10 @@ std::vector<OpCase> cases() {
                              "Sigmoid");
                }});
   c.push_back({"DepthwiseMultiplier2", [] {
-                 return conv({1, 6, 10, 9}, {12, 1, 5, 5},
-                             attrs({{"pads", V{2, 2, 2, 2}}, {"group", int64_t{6}},
-                                    {"strides", V{2, 1}}}),
-                             true, "Relu");
+                 return conv(
+                     {1, 6, 10, 9}, {12, 1, 5, 5},
+                     attrs({{"pads", V{2, 2, 2, 2}}, {"group", int64_t{6}}, {"strides", V{2, 1}}}),
+                     true, "Relu");
                }});
   // A residual Add in the conv's epilogue (the shortcut is computed first), then its Relu.
   c.push_back({"ConvResidualAddRelu", [] {
@@ -128,8 +128,10 @@ std::vector<OpCase> cases() {
                  return GraphBuilder()
                      .input("x", {1, 4, 15, 14})
                      .node("MaxPool", {"x"}, {"y"},
-                           attrs({{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}},
-                                  {"pads", V{1, 1, 1, 1}}, {"ceil_mode", int64_t{1}}}))
+                           attrs({{"kernel_shape", V{3, 3}},
+                                  {"strides", V{2, 2}},
+                                  {"pads", V{1, 1, 1, 1}},
+                                  {"ceil_mode", int64_t{1}}}))
                      .output("y")
                      .build();
                }});
@@ -138,7 +140,8 @@ std::vector<OpCase> cases() {
                    return GraphBuilder()
                        .input("x", {2, 3, 9, 8})
                        .node("AveragePool", {"x"}, {"y"},
-                             attrs({{"kernel_shape", V{3, 3}}, {"strides", V{2, 2}},
+                             attrs({{"kernel_shape", V{3, 3}},
+                                    {"strides", V{2, 2}},
                                     {"pads", V{1, 1, 1, 1}},
                                     {"count_include_pad", include}}))
                        .output("y")
@@ -206,7 +209,9 @@ std::vector<OpCase> cases() {
 class VulkanOpsTest : public ::testing::TestWithParam<OpCase> {};
 
 // gtest prints a parameter it cannot format as its bytes: name the case instead.
-void PrintTo(const OpCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const OpCase& c, std::ostream* os) {
+  *os << c.name;
+}
 
 TEST_P(VulkanOpsTest, MatchesReference) {
   TESSERA_REQUIRE_VULKAN();
@@ -289,14 +294,14 @@ TEST_P(VulkanHalfTest, WithinHalfPrecisionOfTheReference) {
       << c.name << " at " << precision;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    vulkan, VulkanHalfTest,
-    ::testing::Combine(::testing::ValuesIn(cases()), ::testing::Values("fp16-acc32", "fp16")),
-    [](const ::testing::TestParamInfo<std::tuple<OpCase, std::string>>& info) {
-      std::string p = std::get<1>(info.param);
-      for (char& ch : p) ch = ch == '-' ? '_' : ch;
-      return std::get<0>(info.param).name + "_" + p;
-    });
+INSTANTIATE_TEST_SUITE_P(vulkan, VulkanHalfTest,
+                         ::testing::Combine(::testing::ValuesIn(cases()),
+                                            ::testing::Values("fp16-acc32", "fp16")),
+                         [](const ::testing::TestParamInfo<std::tuple<OpCase, std::string>>& info) {
+                           std::string p = std::get<1>(info.param);
+                           for (char& ch : p) ch = ch == '-' ? '_' : ch;
+                           return std::get<0>(info.param).name + "_" + p;
+                         });
 
 // fp16 accumulates a long dot product in half, fp16-acc32 in float: on K = 4096 (normal inputs,
 // sums of magnitude ~64) the fp16 result is measurably further from the fp32 reference.

@@ -21,9 +21,8 @@ inline const char* kVulkanTarget = "vulkan:any";
 
 // Session options with 'vulkan:any' first (validation on, plus `extra` target options), then
 // `fallback` targets.
-inline SessionOptions vulkan_options(
-    std::vector<std::string> fallback = {},
-    std::vector<std::pair<std::string, std::string>> extra = {}) {
+inline SessionOptions vulkan_options(std::vector<std::string> fallback = {},
+                                     std::vector<std::pair<std::string, std::string>> extra = {}) {
   SessionOptions options;
   options.targets = {kVulkanTarget};
   options.targets.insert(options.targets.end(), fallback.begin(), fallback.end());
@@ -55,13 +54,12 @@ inline std::string vulkan_unusable() {
   return why;
 }
 
-#define TESSERA_REQUIRE_VULKAN()                                          \
-  do {                                                                     \
-    const std::string why_unusable = ::tessera::test::vulkan_unusable();   \
-    if (!why_unusable.empty()) {                                           \
-      TESSERA_SKIP_WITHOUT("a Vulkan device (lavapipe: mesa-vulkan-drivers)") \
-          << why_unusable;                                                 \
-    }                                                                      \
+#define TESSERA_REQUIRE_VULKAN()                                                               \
+  do {                                                                                         \
+    const std::string why_unusable = ::tessera::test::vulkan_unusable();                       \
+    if (!why_unusable.empty()) {                                                               \
+      TESSERA_SKIP_WITHOUT("a Vulkan device (lavapipe: mesa-vulkan-drivers)") << why_unusable; \
+    }                                                                                          \
   } while (0)
 
 }  // namespace tessera::test

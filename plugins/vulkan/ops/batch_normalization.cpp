@@ -37,10 +37,10 @@ void lower(Lowering& lowering, const NodeView& node) {
   const Activation act = fuse_activation(lowering, node, out);
   const int64_t count = plugin::tensor_numel(x);
   const int64_t inner = channels == 0 ? 0 : count / x.dims[0] / channels;
-  Kernel k = linear_kernel("channel_affine", count, 64,
-                           {narrow(count, node, "element count"), narrow(channels, node, "C"),
-                            narrow(inner, node, "plane"), act.code, float_bits(act.a),
-                            float_bits(act.b)});
+  Kernel k =
+      linear_kernel("channel_affine", count, 64,
+                    {narrow(count, node, "element count"), narrow(channels, node, "C"),
+                     narrow(inner, node, "plane"), act.code, float_bits(act.a), float_bits(act.b)});
   const Buffer& sc = lowering.constant_floats(scale);
   const Buffer& sh = lowering.constant_floats(shift);
   lowering.dispatch(node, k, {&lowering.buffer(node.input_index(0)), &sc, &sh},

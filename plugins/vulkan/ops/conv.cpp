@@ -31,9 +31,10 @@ Geometry geometry(const NodeView& node) {
   const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
   const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
   const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
-  return {x.dims[0],  x.dims[1],  x.dims[2], x.dims[3], w.dims[0],    y.dims[2],
-          y.dims[3],  w.dims[2],  w.dims[3], strides[0], strides[1],  pads[0],
-          pads[1],    dilations[0], dilations[1], node.attr_int("group", 1)};
+  return {x.dims[0], x.dims[1],    x.dims[2],    x.dims[3],
+          w.dims[0], y.dims[2],    y.dims[3],    w.dims[2],
+          w.dims[3], strides[0],   strides[1],   pads[0],
+          pads[1],   dilations[0], dilations[1], node.attr_int("group", 1)};
 }
 
 // When the conv's only reader is an Add of a same-shaped value computed before the conv (a
@@ -58,9 +59,9 @@ void lower(Lowering& lowering, const NodeView& node) {
   const Geometry g = geometry(node);
   int32_t out = node.output_index(0);
   const int32_t residual = fuse_residual(lowering, node, out);
-  const Activation act = residual >= 0
-                             ? fuse_activation(lowering, lowering.region().node(lowering.producer(out)), out)
-                             : fuse_activation(lowering, node, out);
+  const Activation act =
+      residual >= 0 ? fuse_activation(lowering, lowering.region().node(lowering.producer(out)), out)
+                    : fuse_activation(lowering, node, out);
   const bool has_bias = node.input(2) != nullptr;
   const Buffer& x = lowering.buffer(node.input_index(0));
   const Buffer& w = lowering.buffer(node.input_index(1));

@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_binary(lowering, node, BinaryOp::kDiv); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_binary(lowering, node, BinaryOp::kDiv);
+}
 
 }  // namespace
 

@@ -45,7 +45,8 @@ void lower_binary(Lowering& lowering, const NodeView& node, BinaryOp op) {
   const std::vector<int64_t> sa = broadcast_strides(shape_of(*node.input(0)), out_shape);
   const std::vector<int64_t> sb = broadcast_strides(shape_of(*node.input(1)), out_shape);
   int32_t out = node.output_index(0);
-  const Activation act = op == BinaryOp::kPRelu ? Activation{} : fuse_activation(lowering, node, out);
+  const Activation act =
+      op == BinaryOp::kPRelu ? Activation{} : fuse_activation(lowering, node, out);
   std::vector<int32_t> c = {static_cast<int32_t>(op)};
   for (const auto& v : {rank6(out_shape, 1, node), rank6(sa, 0, node), rank6(sb, 0, node)}) {
     c.insert(c.end(), v.begin(), v.end());
@@ -57,16 +58,17 @@ void lower_binary(Lowering& lowering, const NodeView& node, BinaryOp op) {
                     {&lowering.buffer(out)});
 }
 
-std::string check_unary(const NodeView& node) { return float_only(node); }
+std::string check_unary(const NodeView& node) {
+  return float_only(node);
+}
 
 void lower_unary(Lowering& lowering, const NodeView& node, int32_t code, float a, float b) {
   const int64_t count = plugin::tensor_numel(*node.output(0));
-  lowering.dispatch(node,
-                    linear_kernel("unary", count, 64,
-                                  {narrow(count, node, "element count"), code, float_bits(a),
-                                   float_bits(b)}),
-                    {&lowering.buffer(node.input_index(0))},
-                    {&lowering.buffer(node.output_index(0))});
+  lowering.dispatch(
+      node,
+      linear_kernel("unary", count, 64,
+                    {narrow(count, node, "element count"), code, float_bits(a), float_bits(b)}),
+      {&lowering.buffer(node.input_index(0))}, {&lowering.buffer(node.output_index(0))});
 }
 
 void strided_copy(Lowering& lowering, const NodeView& node, const Buffer& src, const Buffer& dst,
@@ -78,8 +80,8 @@ void strided_copy(Lowering& lowering, const NodeView& node, const Buffer& src, c
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
   std::vector<int32_t> c;
-  for (const auto& v : {rank6(dims, 1, node), rank6(src_strides, 0, node),
-                        rank6(dst_strides, 0, node)}) {
+  for (const auto& v :
+       {rank6(dims, 1, node), rank6(src_strides, 0, node), rank6(dst_strides, 0, node)}) {
     c.insert(c.end(), v.begin(), v.end());
   }
   c.push_back(narrow(src_offset, node, "source offset"));

@@ -8,7 +8,16 @@
 namespace tessera::vulkan {
 
 // Binary op codes of shaders/binary.comp.
-enum class BinaryOp { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3, kMax = 4, kMin = 5, kPow = 6, kPRelu = 7 };
+enum class BinaryOp {
+  kAdd = 0,
+  kSub = 1,
+  kMul = 2,
+  kDiv = 3,
+  kMax = 4,
+  kMin = 5,
+  kPow = 6,
+  kPRelu = 7
+};
 
 // "" when a binary node broadcasts within rank 6 on float32, else why not.
 std::string check_binary(const NodeView& node);

@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_unary(lowering, node, 8, node.attr_float("alpha", 1.0f), 0.0f); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_unary(lowering, node, 8, node.attr_float("alpha", 1.0f), 0.0f);
+}
 
 }  // namespace
 

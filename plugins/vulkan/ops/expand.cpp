@@ -13,8 +13,8 @@ void lower(Lowering& lowering, const NodeView& node) {
   const std::vector<int64_t> out_shape = shape_of(*node.output(0));
   strided_copy(lowering, node, lowering.buffer(node.input_index(0)),
                lowering.buffer(node.output_index(0)), out_shape,
-               broadcast_strides(shape_of(*node.input(0)), out_shape), 0,
-               dense_strides(out_shape), 0);
+               broadcast_strides(shape_of(*node.input(0)), out_shape), 0, dense_strides(out_shape),
+               0);
 }
 
 }  // namespace

@@ -27,10 +27,9 @@ void lower(Lowering& lowering, const NodeView& node) {
   std::vector<int32_t> indices;
   for (int64_t v : constant_ints(node, 1, {})) {
     if (v < -dim || v >= dim) {
-      throw plugin::Failure(TSR_INVALID_ARGUMENT, node.describe() + ": index " +
-                                                      std::to_string(v) + " is outside [-" +
-                                                      std::to_string(dim) + ", " +
-                                                      std::to_string(dim) + ")");
+      throw plugin::Failure(TSR_INVALID_ARGUMENT, node.describe() + ": index " + std::to_string(v) +
+                                                      " is outside [-" + std::to_string(dim) +
+                                                      ", " + std::to_string(dim) + ")");
     }
     indices.push_back(static_cast<int32_t>(v < 0 ? v + dim : v));
   }

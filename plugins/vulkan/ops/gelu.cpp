@@ -9,7 +9,9 @@ std::string check(const NodeView& node) {
   return check_unary(node);
 }
 
-void lower(Lowering& lowering, const NodeView& node) { lower_unary(lowering, node, 19); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_unary(lowering, node, 19);
+}
 
 }  // namespace
 

@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_unary(lowering, node, 4, node.attr_float("alpha", 0.2f), node.attr_float("beta", 0.5f)); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_unary(lowering, node, 4, node.attr_float("alpha", 0.2f), node.attr_float("beta", 0.5f));
+}
 
 }  // namespace
 

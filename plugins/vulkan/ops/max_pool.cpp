@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_pool(lowering, node, true); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_pool(lowering, node, true);
+}
 
 }  // namespace
 

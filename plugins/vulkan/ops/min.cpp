@@ -9,7 +9,9 @@ std::string check(const NodeView& node) {
   return check_binary(node);
 }
 
-void lower(Lowering& lowering, const NodeView& node) { lower_binary(lowering, node, BinaryOp::kMin); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_binary(lowering, node, BinaryOp::kMin);
+}
 
 }  // namespace
 

@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_unary(lowering, node, 12); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_unary(lowering, node, 12);
+}
 
 }  // namespace
 

@@ -15,9 +15,13 @@ std::vector<Op>& table() {
 }
 }  // namespace
 
-OpRegistration::OpRegistration(const Op& op) { table().push_back(op); }
+OpRegistration::OpRegistration(const Op& op) {
+  table().push_back(op);
+}
 
-const std::vector<Op>& ops() { return table(); }
+const std::vector<Op>& ops() {
+  return table();
+}
 
 const Op* find_op(const std::string& op_type) {
   for (const Op& op : table()) {
@@ -26,7 +30,9 @@ const Op* find_op(const std::string& op_type) {
   return nullptr;
 }
 
-std::vector<int64_t> shape_of(const tsr_tensor& t) { return plugin::tensor_shape(t); }
+std::vector<int64_t> shape_of(const tsr_tensor& t) {
+  return plugin::tensor_shape(t);
+}
 
 std::string float_only(const NodeView& node) {
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
@@ -122,8 +128,8 @@ std::vector<int64_t> constant_ints(const NodeView& node, int32_t i,
   const tsr_tensor* t = node.input(i);
   if (t == nullptr) return fallback;
   if (t->data == nullptr) {
-    throw Failure(TSR_UNSUPPORTED, node.describe() + ": input " + std::to_string(i) +
-                                       " must be a constant");
+    throw Failure(TSR_UNSUPPORTED,
+                  node.describe() + ": input " + std::to_string(i) + " must be a constant");
   }
   const int64_t n = plugin::tensor_numel(*t);
   std::vector<int64_t> out(static_cast<size_t>(n));
@@ -133,8 +139,8 @@ std::vector<int64_t> constant_ints(const NodeView& node, int32_t i,
     } else if (t->dtype == TSR_DTYPE_INT32) {
       out[static_cast<size_t>(k)] = static_cast<const int32_t*>(t->data)[k];
     } else {
-      throw Failure(TSR_UNSUPPORTED, node.describe() + ": input " + std::to_string(i) +
-                                         " must hold integers");
+      throw Failure(TSR_UNSUPPORTED,
+                    node.describe() + ": input " + std::to_string(i) + " must hold integers");
     }
   }
   return out;

@@ -17,8 +17,8 @@ std::string check(const NodeView& node) {
   const std::string mode = node.attr_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge") return "mode '" + mode + "'";
   if (node.input(1) != nullptr && node.input(1)->data == nullptr) return "non-constant pads";
-  if (node.input(2) != nullptr && (node.input(2)->data == nullptr ||
-                                   node.input(2)->dtype != TSR_DTYPE_FLOAT32)) {
+  if (node.input(2) != nullptr &&
+      (node.input(2)->data == nullptr || node.input(2)->dtype != TSR_DTYPE_FLOAT32)) {
     return "a non-constant pad value";
   }
   if (node.input(3) != nullptr) return "the axes input";

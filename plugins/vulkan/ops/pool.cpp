@@ -22,13 +22,23 @@ void lower_pool(Lowering& lowering, const NodeView& node, bool is_max) {
   const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
   auto n32 = [&node](int64_t v) { return narrow(v, node, "a shape"); };
   const int64_t planes = x.dims[0] * x.dims[1];
-  const std::vector<int32_t> c = {n32(planes),     n32(x.dims[2]),  n32(x.dims[3]),
-                                  n32(y.dims[2]),  n32(y.dims[3]),  n32(kernel[0]),
-                                  n32(kernel[1]),  n32(strides[0]), n32(strides[1]),
-                                  n32(pads[0]),    n32(pads[1]),    n32(dilations[0]),
-                                  n32(dilations[1]), is_max ? 1 : 0,
+  const std::vector<int32_t> c = {n32(planes),
+                                  n32(x.dims[2]),
+                                  n32(x.dims[3]),
+                                  n32(y.dims[2]),
+                                  n32(y.dims[3]),
+                                  n32(kernel[0]),
+                                  n32(kernel[1]),
+                                  n32(strides[0]),
+                                  n32(strides[1]),
+                                  n32(pads[0]),
+                                  n32(pads[1]),
+                                  n32(dilations[0]),
+                                  n32(dilations[1]),
+                                  is_max ? 1 : 0,
                                   static_cast<int32_t>(node.attr_int("count_include_pad", 0)),
-                                  n32(pads[2]),    n32(pads[3])};
+                                  n32(pads[2]),
+                                  n32(pads[3])};
   lowering.dispatch(node, linear_kernel("pool2d", planes * y.dims[2] * y.dims[3], 64, c),
                     {&lowering.buffer(node.input_index(0))},
                     {&lowering.buffer(node.output_index(0))});

@@ -8,8 +8,16 @@ namespace tessera::vulkan {
 
 // Op codes of shaders/reduce.comp.
 enum class ReduceOp {
-  kSum = 0, kMean = 1, kMax = 2, kMin = 3, kL1 = 4, kL2 = 5, kSumSquare = 6, kLogSumExp = 7,
-  kProd = 8, kLogSum = 9
+  kSum = 0,
+  kMean = 1,
+  kMax = 2,
+  kMin = 3,
+  kL1 = 4,
+  kL2 = 5,
+  kSumSquare = 6,
+  kLogSumExp = 7,
+  kProd = 8,
+  kLogSum = 9
 };
 
 std::string check_reduce(const NodeView& node);

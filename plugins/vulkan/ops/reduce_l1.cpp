@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_reduce(lowering, node, ReduceOp::kL1); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_reduce(lowering, node, ReduceOp::kL1);
+}
 
 }  // namespace
 

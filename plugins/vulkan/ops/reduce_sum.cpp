@@ -4,7 +4,9 @@
 namespace tessera::vulkan {
 namespace {
 
-void lower(Lowering& lowering, const NodeView& node) { lower_reduce(lowering, node, ReduceOp::kSum); }
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_reduce(lowering, node, ReduceOp::kSum);
+}
 
 }  // namespace
 

@@ -56,19 +56,21 @@ void lower(Lowering& lowering, const NodeView& node) {
   const tsr_tensor& x = *node.input(0);
   const tsr_tensor& y = *node.output(0);
   const std::vector<float> scales = scales_of(node);
-  const float scale_h = scales.size() == 4 ? scales[2]
-                                           : static_cast<float>(y.dims[2]) / static_cast<float>(x.dims[2]);
-  const float scale_w = scales.size() == 4 ? scales[3]
-                                           : static_cast<float>(y.dims[3]) / static_cast<float>(x.dims[3]);
+  const float scale_h = scales.size() == 4
+                            ? scales[2]
+                            : static_cast<float>(y.dims[2]) / static_cast<float>(x.dims[2]);
+  const float scale_w = scales.size() == 4
+                            ? scales[3]
+                            : static_cast<float>(y.dims[3]) / static_cast<float>(x.dims[3]);
   auto n32 = [&node](int64_t v) { return narrow(v, node, "a shape"); };
   const int64_t planes = x.dims[0] * x.dims[1];
-  Kernel k = linear_kernel(
-      "resize", planes * y.dims[2] * y.dims[3], 64,
-      {n32(planes), n32(x.dims[2]), n32(x.dims[3]), n32(y.dims[2]), n32(y.dims[3]),
-       float_bits(scale_h), float_bits(scale_w),
-       node.attr_string("mode", "nearest") == "linear" ? 1 : 0,
-       coord_mode(node.attr_string("coordinate_transformation_mode", "half_pixel")),
-       nearest_mode(node.attr_string("nearest_mode", "round_prefer_floor"))});
+  Kernel k =
+      linear_kernel("resize", planes * y.dims[2] * y.dims[3], 64,
+                    {n32(planes), n32(x.dims[2]), n32(x.dims[3]), n32(y.dims[2]), n32(y.dims[3]),
+                     float_bits(scale_h), float_bits(scale_w),
+                     node.attr_string("mode", "nearest") == "linear" ? 1 : 0,
+                     coord_mode(node.attr_string("coordinate_transformation_mode", "half_pixel")),
+                     nearest_mode(node.attr_string("nearest_mode", "round_prefer_floor"))});
   lowering.dispatch(node, k, {&lowering.buffer(node.input_index(0))},
                     {&lowering.buffer(node.output_index(0))});
 }

@@ -22,7 +22,8 @@ void lower(Lowering& lowering, const NodeView& node) {
   const std::vector<int64_t> in_shape = shape_of(*node.input(0));
   const int64_t rank = static_cast<int64_t>(in_shape.size());
   const bool legacy = node.num_inputs() == 1;  // opset < 10: attributes
-  const std::vector<int64_t> starts = legacy ? node.attr_ints("starts", {}) : constant_ints(node, 1, {});
+  const std::vector<int64_t> starts =
+      legacy ? node.attr_ints("starts", {}) : constant_ints(node, 1, {});
   std::vector<int64_t> axes = legacy ? node.attr_ints("axes", {}) : constant_ints(node, 3, {});
   if (axes.empty()) {
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
@@ -38,7 +39,8 @@ void lower(Lowering& lowering, const NodeView& node) {
     const int64_t dim = in_shape[static_cast<size_t>(a)];
     int64_t start = starts[i] < 0 ? starts[i] + dim : starts[i];
     // ONNX clamps starts to [0, dim] for positive steps and [0, dim - 1] for negative ones.
-    start = steps[i] > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, 0, dim - 1);
+    start =
+        steps[i] > 0 ? std::clamp<int64_t>(start, 0, dim) : std::clamp<int64_t>(start, 0, dim - 1);
     offset += start * in_strides[static_cast<size_t>(a)];
     src[static_cast<size_t>(a)] = in_strides[static_cast<size_t>(a)] * steps[i];
   }

@@ -4,7 +4,9 @@
 
 namespace tessera::vulkan {
 
-std::string check_softmax(const NodeView& node) { return float_only(node); }
+std::string check_softmax(const NodeView& node) {
+  return float_only(node);
+}
 
 void lower_softmax(Lowering& lowering, const NodeView& node, bool log) {
   const tsr_tensor& x = *node.input(0);
@@ -13,9 +15,12 @@ void lower_softmax(Lowering& lowering, const NodeView& node, bool log) {
   if (axis < 0) axis += x.rank;
   int64_t outer = 1, len = 1, inner = 1;
   for (int32_t i = 0; i < x.rank; ++i) {
-    if (i < axis) outer *= x.dims[i];
-    else if (i == axis || legacy) len *= x.dims[i];
-    else inner *= x.dims[i];
+    if (i < axis)
+      outer *= x.dims[i];
+    else if (i == axis || legacy)
+      len *= x.dims[i];
+    else
+      inner *= x.dims[i];
   }
   Kernel k = linear_kernel("softmax", outer * inner, 1,
                            {narrow(outer, node, "outer size"), narrow(len, node, "axis size"),

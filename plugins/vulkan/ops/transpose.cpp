@@ -20,8 +20,8 @@ void lower(Lowering& lowering, const NodeView& node) {
   std::vector<int64_t> src(perm.size());
   for (size_t i = 0; i < perm.size(); ++i) src[i] = in_strides[static_cast<size_t>(perm[i])];
   strided_copy(lowering, node, lowering.buffer(node.input_index(0)),
-               lowering.buffer(node.output_index(0)), out_shape, src, 0,
-               dense_strides(out_shape), 0);
+               lowering.buffer(node.output_index(0)), out_shape, src, 0, dense_strides(out_shape),
+               0);
 }
 
 }  // namespace
