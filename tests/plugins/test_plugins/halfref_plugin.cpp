@@ -6,12 +6,18 @@
 // "<name> destroyed" to it when it is destroyed, so tests can see when (and how often) core
 // destroys instances. Target options: `record`
 // (an absolute file path) makes each compile append "threads=N record=PATH" to that file, so tests
-// can see what reached the plugin; any other option is refused.
+// can see what reached the plugin; `rendezvous` (an absolute directory) makes each run of a region
+// leave a file named after the plugin there and then wait until another plugin's file is there
+// too (at most 60 s, then the run fails), so a test can see that two regions run at once whatever
+// the machine's speed; any other option is refused.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tessera/plugin.hpp"
@@ -22,7 +28,8 @@ using namespace tessera::plugin;
 
 class HalfRegion : public CompiledRegion {
  public:
-  explicit HalfRegion(const RegionView& region) {
+  HalfRegion(const RegionView& region, std::string rendezvous)
+      : rendezvous_(std::move(rendezvous)) {
     values_.resize(static_cast<size_t>(region.num_values()));
     for (int32_t v = 0; v < region.num_values(); ++v) {
       const tsr_tensor& t = region.value(v);
@@ -45,6 +52,7 @@ class HalfRegion : public CompiledRegion {
   }
 
   void execute(const void* const* inputs, void* const* outputs) override {
+    if (!rendezvous_.empty()) meet();
     for (size_t i = 0; i < inputs_.size(); ++i) {
       auto& v = values_[static_cast<size_t>(inputs_[i])];
       std::memcpy(v.data(), inputs[i], v.size() * sizeof(float));
@@ -63,6 +71,21 @@ class HalfRegion : public CompiledRegion {
   }
 
  private:
+  // Leaves this plugin's mark in the rendezvous directory, then waits for another plugin's.
+  void meet() {
+    namespace fs = std::filesystem;
+    if (FILE* f = std::fopen((rendezvous_ + "/" + HALFREF_NAME).c_str(), "w")) std::fclose(f);
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      for (const fs::directory_entry& e : fs::directory_iterator(rendezvous_)) {
+        if (e.path().filename() != HALFREF_NAME) return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    throw Failure(TSR_ERROR, std::string(HALFREF_NAME) +
+                                 ": no other plugin's region ran while this one waited 60 s");
+  }
+
   struct Step {
     bool is_add;
     int32_t a, b, out;
@@ -70,6 +93,7 @@ class HalfRegion : public CompiledRegion {
   std::vector<std::vector<float>> values_;
   std::vector<Step> steps_;
   std::vector<int32_t> inputs_, outputs_;
+  std::string rendezvous_;
 };
 
 bool same_shape(const tsr_tensor& a, const tsr_tensor& b) {
@@ -120,12 +144,13 @@ class HalfRefPlugin : public Plugin {
 
   void check_options(const std::vector<TargetOption>& options) override {
     for (const TargetOption& o : options) {
-      if (o.name != "record") {
-        throw Failure(TSR_INVALID_ARGUMENT, "unknown option '" + o.name + "' (known: record)");
+      if (o.name != "record" && o.name != "rendezvous") {
+        throw Failure(TSR_INVALID_ARGUMENT,
+                      "unknown option '" + o.name + "' (known: record, rendezvous)");
       }
       if (o.value.empty() || o.value[0] != '/') {
         throw Failure(TSR_INVALID_ARGUMENT,
-                      "option 'record' must be an absolute path, got '" + o.value + "'");
+                      "option '" + o.name + "' must be an absolute path, got '" + o.value + "'");
       }
     }
   }
@@ -140,7 +165,7 @@ class HalfRefPlugin : public Plugin {
       }
     }
     ++compiled_;
-    return std::make_unique<HalfRegion>(region);
+    return std::make_unique<HalfRegion>(region, options.option("rendezvous", ""));
   }
 
  private:
