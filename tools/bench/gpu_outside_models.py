@@ -14,7 +14,7 @@ For each (network, target) it prints the nodes the target ran out of all, the la
 Runtime's CPU provider (and PyTorch eager CUDA where torch sees a GPU), all from this run.
 
 Usage: gpu_outside_models.py --tessera BIN [--targets mali:any,adreno:any] [--repeat 20]
-                             [--workdir DIR] [--models NAME,...]
+                             [--workdir DIR] [--models NAME,...] [--torchvision NAME,...]
 Exit 1 when a run fails or an output differs by more than 1e-3 of max |ref|.
 """
 import argparse
@@ -46,14 +46,16 @@ def fpn_nearest(torch):
     return Fpn(), 160
 
 
-def networks(torch):
+def networks(torch, torchvision_names=()):
     import torchvision
 
-    out = {
+    out = {name: (lambda n=name: (getattr(torchvision.models, n)(), 224))
+           for name in torchvision_names}
+    out.update({
         "fpn_nearest": lambda: fpn_nearest(torch),
         "vit_b_16_op13": lambda: (torchvision.models.vit_b_16(), 224),
         "mobilenet_v3_small": lambda: (torchvision.models.mobilenet_v3_small(), 224),
-    }
+    })
     try:
         import timm
 
@@ -100,14 +102,19 @@ def main():
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--workdir")
     ap.add_argument("--models", default="")
+    ap.add_argument("--torchvision", default="",
+                    help="also these torchvision classifiers (e.g. resnet18,mobilenet_v2)")
     args = ap.parse_args()
     import onnxruntime as ort
     import torch
 
     work = args.workdir or tempfile.mkdtemp(prefix="gpu-outside-")
     os.makedirs(work, exist_ok=True)
-    nets = networks(torch)
-    names = [n for n in (args.models.split(",") if args.models else nets) if n]
+    extra = [n for n in args.torchvision.split(",") if n]
+    nets = networks(torch, extra)
+    wanted = args.models.split(",") if args.models else list(nets)
+    names = [n for n in wanted + extra if n in nets and n not in extra] + extra
+    names = list(dict.fromkeys(names))
     print("| network | target | nodes on target | max error / max ref | tessera ms | "
           "ORT CPU ms | torch CUDA ms |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
