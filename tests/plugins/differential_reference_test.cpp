@@ -68,7 +68,7 @@ const std::map<std::string, OrtResult>& ort_values() {
         const std::string name = test.substr(test.rfind('/') + 1);
         const DifferentialCase* c = find_differential_case(name);
         if (c == nullptr) continue;
-        OrtCase oc{name, c->build(), {}};
+        OrtCase oc{name, c->onnx ? c->onnx() : c->build(), {}};
         oc.inputs = case_inputs(oc.graph);
         cases.push_back(std::move(oc));
       }

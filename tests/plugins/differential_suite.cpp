@@ -36,6 +36,35 @@ Tensor scalar(float v) {
   return Tensor::from_vector<float>({}, {v});
 }
 
+// A QDQ conv block as an ONNX file has it (ONNX Runtime's oracle input): the input's
+// QuantizeLinear / DequantizeLinear, weights stored as int8 with per-channel scales, the conv and
+// Relu, then the activation's pair.
+Graph qdq_conv_block() {
+  using V = std::vector<int64_t>;
+  std::vector<int8_t> w(8 * 3 * 3 * 3);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>((i * 37) % 255 - 127);
+  Graph g =
+      GraphBuilder()
+          .input("x", {1, 3, 9, 9})
+          .constant("sx", scalar(0.01f))
+          .constant("zx", Tensor::from_vector<uint8_t>({}, {128}))
+          .constant("wq", Tensor::from_vector<int8_t>({8, 3, 3, 3}, w))
+          .constant("sw", Tensor::from_vector<float>({8}, {0.01f, 0.002f, 0.005f, 0.02f,
+                                                           0.007f, 0.004f, 0.012f, 0.003f}))
+          .constant("sy", scalar(0.02f))
+          .constant("zy", Tensor::from_vector<uint8_t>({}, {0}))
+          .node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"})
+          .node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"})
+          .node("DequantizeLinear", {"wq", "sw"}, {"wd"}, attrs({{"axis", int64_t{0}}}))
+          .node("Conv", {"xd", "wd"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1}}}))
+          .node("Relu", {"c"}, {"r"})
+          .node("QuantizeLinear", {"r", "sy", "zy"}, {"rq"})
+          .node("DequantizeLinear", {"rq", "sy", "zy"}, {"y"})
+          .output("y")
+          .build();
+  return g;
+}
+
 Graph prepared(Graph g) {
   prepare_graph(g);
   return g;
@@ -781,32 +810,11 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
   c.push_back(
       {"QdqConvBlock",
        [] {
-         std::vector<int8_t> w(8 * 3 * 3 * 3);
-         for (size_t i = 0; i < w.size(); ++i) w[i] = static_cast<int8_t>((i * 37) % 255 - 127);
-         Graph g =
-             GraphBuilder()
-                 .input("x", {1, 3, 9, 9})
-                 .constant("sx", scalar(0.01f))
-                 .constant("zx", Tensor::from_vector<uint8_t>({}, {128}))
-                 .constant("wq", Tensor::from_vector<int8_t>({8, 3, 3, 3}, w))
-                 .constant("sw", Tensor::from_vector<float>({8}, {0.01f, 0.002f, 0.005f, 0.02f,
-                                                                  0.007f, 0.004f, 0.012f, 0.003f}))
-                 .constant("sy", scalar(0.02f))
-                 .constant("zy", Tensor::from_vector<uint8_t>({}, {0}))
-                 .node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"})
-                 .node("DequantizeLinear", {"xq", "sx", "zx"}, {"xd"})
-                 .node("DequantizeLinear", {"wq", "sw"}, {"wd"}, attrs({{"axis", int64_t{0}}}))
-                 .node("Conv", {"xd", "wd"}, {"c"}, attrs({{"pads", V{1, 1, 1, 1}}}))
-                 .node("Relu", {"c"}, {"r"})
-                 .node("QuantizeLinear", {"r", "sy", "zy"}, {"rq"})
-                 .node("DequantizeLinear", {"rq", "sy", "zy"}, {"y"})
-                 .output("y")
-                 .build();
-         // As an imported model is: the weights' DequantizeLinear folded into float32.
-         prepare_graph(g);
+         Graph g = qdq_conv_block();
+         prepare_graph(g);  // as an imported model is: one int8 unit where a plugin takes it
          return g;
        },
-       0.02});
+       0.02, qdq_conv_block});
   // LRN across channels: AlexNet's (size 5, alpha 1e-4, beta 0.75, bias 2) over ragged planes, and
   // an even window (2 channels before, 1 after) with a larger alpha so the scaling matters.
   c.push_back(

@@ -24,6 +24,9 @@ struct DifferentialCase {
   std::string name;
   std::function<Graph()> build;
   double tolerance = 1e-5;  // float32: |got - want| <= tol * (1 + |want|); integers exact
+  // The graph as an ONNX file has it, for ONNX Runtime, where `build` prepares it as an import
+  // does (prepare_graph may fuse nodes into Tessera's own, e.g. int8 units); empty: `build`.
+  std::function<Graph()> onnx;
 };
 
 const std::vector<DifferentialCase>& differential_cases();

@@ -80,7 +80,8 @@ int cmd_keygen(int argc, char** argv) {
         "usage: tessera keygen -o|--output NAME [--force]\n"
         "Writes an ed25519 key pair: NAME.key (the secret key, readable by you only; keep it\n"
         "off the devices) and NAME.pub (the public key, for a deployment's trusted_keys: or\n"
-        "--trusted-key). Existing files are only replaced with --force.\n",
+        "the trusted-key option of run, bench and compile). Existing files are only\n"
+        "replaced with --force.\n",
         args.flag("help"));
   }
   const std::string name = args.get("output");
