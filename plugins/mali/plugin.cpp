@@ -22,7 +22,7 @@ namespace {
 
 using opencl::support::contains_ci;
 
-struct Traits {
+struct Traits : opencl::LoweringTraits<Traits, mali::Registry, mali::flavor> {
   static constexpr const char* kName = "mali";
   static constexpr int32_t kLayout = TSR_LAYOUT_NCHW;
   static constexpr const char* kLayoutKey = "nchw";
@@ -30,21 +30,6 @@ struct Traits {
   static constexpr bool kOutOfResourcesIsOom = false;
 
   using ProgramPool = mali::ProgramPool;
-  using Config = opencl::Config;
-
-  static const opencl::Flavor& flavor() { return mali::flavor(); }
-  static auto select(const NodeView& view, const opencl::Device& device) {
-    return opencl::select_op<mali::Registry>(view, device);
-  }
-  static opencl::Lowering make_lowering(const tsr_region& region,
-                                        std::shared_ptr<opencl::Context> context, ProgramPool& pool,
-                                        const plugin::CompileOptions& options) {
-    return opencl::Lowering(region, std::move(context), pool, flavor(), lowering_options(options));
-  }
-  static void lower_node(opencl::Lowering& lowering, const opencl::OpLowering& op,
-                         const NodeView& view, int32_t index) {
-    opencl::lower_node(lowering, op, view, index);
-  }
 
   static bool is_native(const opencl::DeviceInfo& d) {
     return contains_ci(d.name, "mali") || contains_ci(d.vendor, "mali");

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "../op.hpp"
+#include "broadcast.hpp"
 
 namespace tessera::ops {
 
@@ -35,7 +36,16 @@ inline constexpr const char* kQLinearAddUnit = "TesseraQLinearAdd";
 inline constexpr const char* kQLinearMulUnit = "TesseraQLinearMul";
 
 enum QUnitInput : size_t {
-  kQX = 0, kQXScale, kQXZero, kQW, kQWScale, kQWZero, kQYScale, kQYZero, kQBias, kQUnitInputs
+  kQX = 0,
+  kQXScale,
+  kQXZero,
+  kQW,
+  kQWScale,
+  kQWZero,
+  kQYScale,
+  kQYZero,
+  kQBias,
+  kQUnitInputs
 };
 
 // Why `scale` (one of a unit's or a DequantizeLinear's/QuantizeLinear's scales) cannot be used,
@@ -51,8 +61,12 @@ inline std::string bad_scale(const Tensor& scale) {
   return "";
 }
 
-inline int32_t qtype_min(DType t) { return t == DType::kInt8 ? -128 : 0; }
-inline int32_t qtype_max(DType t) { return t == DType::kInt8 ? 127 : 255; }
+inline int32_t qtype_min(DType t) {
+  return t == DType::kInt8 ? -128 : 0;
+}
+inline int32_t qtype_max(DType t) {
+  return t == DType::kInt8 ? 127 : 255;
+}
 
 // Element i of an int8/uint8/int32 tensor as int32.
 inline int32_t quant_element(const Tensor& t, int64_t i) {
@@ -76,9 +90,9 @@ struct Requant {
 struct UnitParams {
   DType x_type = DType::kUInt8, w_type = DType::kInt8, y_type = DType::kUInt8;
   int32_t x_zero = 0;
-  std::vector<int32_t> w_zero;  // one per output channel (repeated when per tensor)
-  std::vector<int32_t> bias;    // one per output channel, zeros when absent
-  std::vector<Requant> requant; // one per output channel
+  std::vector<int32_t> w_zero;   // one per output channel (repeated when per tensor)
+  std::vector<int32_t> bias;     // one per output channel, zeros when absent
+  std::vector<Requant> requant;  // one per output channel
 };
 
 // Checks a unit's inputs for `channels` output channels and returns its parameters; every
@@ -154,7 +168,15 @@ inline void store_quant(Tensor& y, int64_t i, int32_t value) {
 // The binary units' inputs (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
 // y_zero_point; one element each) and output_min/output_max, checked; failures name the node.
 enum QBinaryInput : size_t {
-  kQA = 0, kQAScale, kQAZero, kQB, kQBScale, kQBZero, kQBinYScale, kQBinYZero, kQBinaryInputs
+  kQA = 0,
+  kQAScale,
+  kQAZero,
+  kQB,
+  kQBScale,
+  kQBZero,
+  kQBinYScale,
+  kQBinYZero,
+  kQBinaryInputs
 };
 
 struct QBinaryParams {
@@ -204,6 +226,31 @@ inline int32_t quantize_binary(float v, const QBinaryParams& p) {
   const float q = std::nearbyint(v / p.sy) + static_cast<float>(p.zy);
   return static_cast<int32_t>(
       std::min(std::max(q, static_cast<float>(p.lo)), static_cast<float>(p.hi)));
+}
+
+// Shape inference of TesseraQLinearAdd/Mul: the output zero point's type, the inputs' numpy
+// broadcast shape.
+inline void infer_binary_unit(InferContext& ctx) {
+  binary_unit_params(ctx);
+  ctx.outputs.at(0) = {ctx.input(kQBinYZero).dtype,
+                       broadcast_shapes(ctx.input(kQA).shape, ctx.input(kQB).shape, ctx.where)};
+}
+
+// y = quantized combine(dequantized a, dequantized b) per element, broadcast: the float steps of
+// the DequantizeLinear -> Add/Mul -> QuantizeLinear ops a binary unit replaces.
+template <class Combine>
+void compute_binary_unit(ComputeContext& ctx, Combine combine) {
+  const InferContext ictx = context_of_constants(ctx);
+  const QBinaryParams p = binary_unit_params(ictx);
+  const Tensor& a = ctx.input(kQA);
+  const Tensor& b = ctx.input(kQB);
+  Tensor& y = ctx.outputs[0];
+  const BroadcastIndexer ai(a.shape(), y.shape()), bi(b.shape(), y.shape());
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    const float da = static_cast<float>(quant_element(a, ai.offset(i)) - p.za) * p.sa;
+    const float db = static_cast<float>(quant_element(b, bi.offset(i)) - p.zb) * p.sb;
+    store_quant(y, i, quantize_binary(combine(da, db), p));
+  }
 }
 
 }  // namespace tessera::ops

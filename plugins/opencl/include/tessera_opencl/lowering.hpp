@@ -273,6 +273,27 @@ inline void lower_node(Lowering& lowering, const OpLowering& op, const NodeView&
   if (!lowering.fused(index)) op.lower(lowering, node, index);
 }
 
+// The OpenClPlugin Traits members every plugin that compiles with the shared Lowering has alike.
+// A plugin's Traits derives from it, naming itself (for its lowering_options), its own op table
+// and its Flavor.
+template <class Traits, class Registry, const Flavor& (*kFlavor)()>
+struct LoweringTraits {
+  using Config = opencl::Config;
+  static const Flavor& flavor() { return kFlavor(); }
+  static support::SelectedOp<OpLowering, TuningOptionsFn> select(const NodeView& view,
+                                                                 const Device& device) {
+    return select_op<Registry>(view, device);
+  }
+  static Lowering make_lowering(const tsr_region& region, std::shared_ptr<Context> context,
+                                support::ProgramPool& pool, const plugin::CompileOptions& options) {
+    return Lowering(region, std::move(context), pool, flavor(), Traits::lowering_options(options));
+  }
+  static void lower_node(Lowering& lowering, const OpLowering& op, const NodeView& view,
+                         int32_t index) {
+    opencl::lower_node(lowering, op, view, index);
+  }
+};
+
 }  // namespace tessera::opencl
 
 #define TSR_OPENCL_CONCAT_INNER(a, b) a##b
