@@ -261,7 +261,12 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"RootIsAList", "- a\n- b\n", "1:1: (top level)", "a map of keys"},
         BadCase{"MalformedFlow", "zoo: a\ntargets: [cpu, mali\nprecision: fp16\n",
                 "3:", "malformed YAML"},
-        BadCase{"MalformedIndent", "zoo: a\ntargets:\n  - cpu\n bad: 1\n", "4:", "malformed YAML"}),
+        BadCase{"MalformedIndent", "zoo: a\ntargets:\n  - cpu\n bad: 1\n", "4:", "malformed YAML"},
+        // yaml-cpp would read the first document and drop the rest without a word.
+        BadCase{"SecondDocument", "zoo: a\n---\nprecision: fp16\n", "2:1:",
+                "a second YAML document starts here"},
+        BadCase{"DirectiveAfterContent", "zoo: a\n%precision: fp16\n", "2:",
+                "a line starting with '%'"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return std::string(info.param.name); });
 
 TEST(DeployConfigPathological, TenThousandFlowLevelsIsAnErrorNotACrash) {

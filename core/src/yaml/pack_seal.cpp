@@ -100,7 +100,8 @@ std::string seal_pack_text(const std::string& text, const std::string& file,
   std::string sealed = join(lines);
   // What is written must load, with the same content and the signatures given.
   const Pack back = parse_pack(sealed, file);
-  if (pack_content_digest(back) != digest || back.signatures.size() != signatures.size()) {
+  if (pack_content_digest(back) != digest || back.sha256 != to_hex(digest) ||
+      back.signatures.size() != signatures.size()) {
     throw Error(file + ": the sealed pack does not read back with the same content");
   }
   return sealed;

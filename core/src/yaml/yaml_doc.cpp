@@ -1,6 +1,8 @@
 // Guarded YAML loading and strict typed map reading with file:line:col + key-path errors.
 #include "yaml/yaml_doc.hpp"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
@@ -196,6 +198,72 @@ void prescan_depth(const std::string& text, const std::string& file, int max_dep
   }
 }
 
+// Counts the documents of a stream and keeps where the second starts; the bodies are ignored.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  int documents = 0;
+  YAML::Mark second;
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents == 2) second = mark;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// A config or pack is one YAML document. yaml-cpp's Load reads the first and drops the rest
+// without a word (a second `---` document, or a `%` directive line after the content, which
+// ends the document), so a key the user wrote there would be ignored. Refused instead, with
+// the line.
+YAML::Node load_one_document(const std::string& text, const std::string& file) {
+  bool content_seen = false;
+  size_t line = 1;
+  for (size_t start = 0; start < text.size(); ++line) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    const char c = text[start];
+    if (c == '%' && content_seen) {
+      throw Error(file + ":" + std::to_string(line) +
+                  ": a line starting with '%' (a YAML directive) after the document's content; "
+                  "YAML would end the document there and drop what follows. A config or pack "
+                  "is one document: remove the '%' or put the line under a key");
+    }
+    if (c != '%' && c != '#' && c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+      content_seen = true;
+    }
+    start = end + 1;
+  }
+  YAML::Node root;
+  try {
+    root = YAML::Load(text);
+    if (root.IsNull()) return root;  // nothing read: the caller says what it expected
+    // At most two documents are read: on some malformed streams yaml-cpp yields empty
+    // documents without end (YAML::LoadAll never returns there).
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    DocumentCounter counter;
+    while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
+    }
+    if (counter.documents > 1) {
+      throw Error(position(file, counter.second) +
+                  ": a second YAML document starts here ('---' or a '%' directive ends the "
+                  "first); a config or pack is one document, and what follows the first would "
+                  "be ignored");
+    }
+  } catch (const YAML::Exception& e) {
+    throw Error(position(file, e.mark) + ": malformed YAML: " + e.msg);
+  }
+  return root;
+}
+
 // Walks the node graph once with bounded recursion. yaml-cpp represents an alias as the same
 // node object reached again, so a billion-laughs file is small in memory but explodes for any
 // recursive consumer; counting visits (not distinct nodes) catches it. `path` holds the key path
@@ -273,11 +341,7 @@ YamlDoc load_yaml_text(const std::string& text, const std::string& file, const Y
   prescan_depth(text, file, limits.max_depth);
   YamlDoc doc;
   doc.file = file;
-  try {
-    doc.root = YAML::Load(text);
-  } catch (const YAML::Exception& e) {
-    throw Error(position(file, e.mark) + ": malformed YAML: " + e.msg);
-  }
+  doc.root = load_one_document(text, file);
   size_t visited = 0;
   std::vector<std::string> path;
   walk_guard(doc.root, file, limits, path, visited);
