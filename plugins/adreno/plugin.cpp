@@ -20,8 +20,6 @@
 namespace tessera::adreno {
 namespace {
 
-using opencl::support::contains_ci;
-
 struct Traits : opencl::LoweringTraits<Traits, adreno::Registry, adreno::flavor> {
   static constexpr const char* kName = "adreno";
   static constexpr int32_t kLayout = TSR_LAYOUT_IMAGE2D;
@@ -29,21 +27,19 @@ struct Traits : opencl::LoweringTraits<Traits, adreno::Registry, adreno::flavor>
   static constexpr bool kWrapAllLowerErrors = false;
   static constexpr bool kOutOfResourcesIsOom = true;
 
+  static constexpr const char* kFamilyMarks[] = {"adreno", "qualcomm"};
+  static constexpr const char* kNotNativeHint =
+      "not a Qualcomm Adreno device; use the target 'adreno:any' to run the texture kernels on it";
+
   using ProgramPool = adreno::ProgramPool;
 
-  static bool is_native(const opencl::DeviceInfo& d) {
-    return contains_ci(d.name, "adreno") || contains_ci(d.vendor, "qualcomm");
-  }
-
+  // The texture kernels need image2d support of a usable size, on top of the family check.
   static std::string claim(const opencl::DeviceInfo& d, size_t index, const std::string& sel) {
     if (!d.image_support) {
       return "device has no OpenCL image support (CL_DEVICE_IMAGE_SUPPORT is false); the adreno "
              "kernels read activations through image2d textures";
     }
-    const std::string reason = opencl::support::selector_reason(
-        d, index, sel, is_native(d),
-        "not a Qualcomm Adreno device; use the target 'adreno:any' to run the texture kernels on "
-        "it");
+    const std::string reason = LoweringTraits::claim(d, index, sel);
     if (!reason.empty()) return reason;
     const ImageLimits limits = image_limits(d);
     if (limits.max_width <= 0 || limits.max_height <= 0) return "device reports no image2d size";

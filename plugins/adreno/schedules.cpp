@@ -87,41 +87,7 @@ const std::vector<Schedule>& all_schedules() {
        "resize_bilinear_image",
        {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
       {"layout.concat_channels", "layout.cl", "concat_channels", {{"wg_x", kWgX, false}}},
-      {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
-      {"copy.strided_store", "strided.cl", "strided_store_f32", {{"wg_x", kWgX, false}}},
-      {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
-      {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},
-      {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
-      {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
-      // threads_per_row work-items share a row (a power of two), rows_per_group rows a group.
-      {"layer_norm.group",
-       "layer_norm.cl",
-       "layer_norm_group_f32",
-       {{"threads_per_row", {8, 16, 32, 64, 128, 256}, false},
-        {"rows_per_group", {1, 2, 4, 8}, false}}},
-      {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
-      // rows_per_item x cols_per_item: the output tile of a work-item.
-      {"matmul.batched",
-       "matmul.cl",
-       "gemm_batched_f32",
-       {{"wg_x", kWgX, false},
-        {"wg_y", kWgY, false},
-        {"rows_per_item", {1, 2, 4, 8}, true, "MM_ROWS"},
-        {"cols_per_item", {1, 2, 4, 8}, true, "MM_COLS"}}},
       {"gemm.buffer", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", kWgY, false}}},
-      // The reduction split k_split ways in the work-group (local dimension 2); wg_x 0: 64 /
-      // k_split work-items along N.
-      {"gemm.split",
-       "matmul.cl",
-       "gemm_split_f32",
-       {{"wg_x", kWgX, false}, {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
-      // A (group_side * per_item)^2 tile per work-group through __local memory, k_tile deep.
-      {"matmul.tiled",
-       "matmul.cl",
-       "gemm_tiled_f32",
-       {{"group_side", {4, 8, 16}, true, "MT_WG"},
-        {"per_item", {1, 2, 4}, true, "MT_R"},
-        {"k_tile", {8, 16, 32}, true, "MT_K"}}},
   };
   return schedules;
 }
@@ -135,7 +101,10 @@ const Schedule& schedule(const std::string& id) {
 }
 
 std::string check_knob_option(const std::string& name, const std::string& value) {
-  return opencl::check_knob_option(all_schedules(), "adreno", name, value);
+  // The shared ops run on adreno too, so their knobs may be forced as well.
+  std::vector<Schedule> schedules = all_schedules();
+  for (const Schedule& s : opencl::SharedSchedules::all()) schedules.push_back(s);
+  return opencl::check_knob_option(schedules, "adreno", name, value);
 }
 
 Config default_config(const std::string& schedule_id, const opencl::DeviceInfo& device,

@@ -20,8 +20,6 @@
 namespace tessera::mali {
 namespace {
 
-using opencl::support::contains_ci;
-
 struct Traits : opencl::LoweringTraits<Traits, mali::Registry, mali::flavor> {
   static constexpr const char* kName = "mali";
   static constexpr int32_t kLayout = TSR_LAYOUT_NCHW;
@@ -29,17 +27,11 @@ struct Traits : opencl::LoweringTraits<Traits, mali::Registry, mali::flavor> {
   static constexpr bool kWrapAllLowerErrors = true;
   static constexpr bool kOutOfResourcesIsOom = false;
 
+  static constexpr const char* kFamilyMarks[] = {"mali"};
+  static constexpr const char* kNotNativeHint =
+      "not an ARM Mali device; use the target 'mali:any' to run mali kernels on it";
+
   using ProgramPool = mali::ProgramPool;
-
-  static bool is_native(const opencl::DeviceInfo& d) {
-    return contains_ci(d.name, "mali") || contains_ci(d.vendor, "mali");
-  }
-
-  static std::string claim(const opencl::DeviceInfo& d, size_t index, const std::string& sel) {
-    return opencl::support::selector_reason(
-        d, index, sel, is_native(d),
-        "not an ARM Mali device; use the target 'mali:any' to run mali kernels on it");
-  }
 
   static opencl::Device device(const opencl::DeviceInfo& d) { return {d, flavor(), {}}; }
 

@@ -93,39 +93,6 @@ const std::vector<Schedule>& all_schedules() {
       {"pool2d.direct", "pool.cl", "pool2d_f32", {{"wg_x", kWgX, false}}},
       {"pool.global_avg", "pool.cl", "global_avg_pool_f32", {{"wg_x", kWgX, false}, kVec}},
       {"gemm.naive", "gemm.cl", "gemm_f32", {{"wg_x", kWgX, false}, {"wg_y", {1, 2, 4, 8}, false}}},
-      // The reduction split k_split ways in the work-group (local dimension 2); wg_x 0: 64 /
-      // k_split work-items along N.
-      {"gemm.split",
-       "matmul.cl",
-       "gemm_split_f32",
-       {{"wg_x", kWgX, false}, {"k_split", {1, 2, 4, 8, 16, 32}, false}}},
-      {"softmax.rows", "softmax.cl", "softmax_rows_f32", {{"wg_x", kWgX, false}}},
-      {"layer_norm.rows", "layer_norm.cl", "layer_norm_rows_f32", {{"wg_x", kWgX, false}}},
-      // threads_per_row work-items share a row (a power of two), rows_per_group rows a group.
-      {"layer_norm.group",
-       "layer_norm.cl",
-       "layer_norm_group_f32",
-       {{"threads_per_row", {8, 16, 32, 64, 128, 256}, false},
-        {"rows_per_group", {1, 2, 4, 8}, false}}},
-      {"copy.strided", "strided.cl", "strided_copy_f32", {{"wg_x", kWgX, false}}},
-      {"pad.strided", "pad.cl", "pad_f32", {{"wg_x", kWgX, false}}},
-      {"gather.rows", "gather.cl", "gather_f32", {{"wg_x", kWgX, false}}},
-      {"reduce.rows", "reduce.cl", "reduce_rows_f32", {{"wg_x", kWgX, false}}},
-      // rows_per_item x cols_per_item: the output tile of a work-item.
-      {"matmul.batched",
-       "matmul.cl",
-       "gemm_batched_f32",
-       {{"wg_x", kWgX, false},
-        {"wg_y", {1, 2, 4, 8}, false},
-        {"rows_per_item", {1, 2, 4, 8}, true, "MM_ROWS"},
-        {"cols_per_item", {1, 2, 4, 8}, true, "MM_COLS"}}},
-      // A (group_side * per_item)^2 tile per work-group through __local memory, k_tile deep.
-      {"matmul.tiled",
-       "matmul.cl",
-       "gemm_tiled_f32",
-       {{"group_side", {4, 8, 16}, true, "MT_WG"},
-        {"per_item", {1, 2, 4}, true, "MT_R"},
-        {"k_tile", {8, 16, 32}, true, "MT_K"}}},
       {"resize.bilinear", "pool.cl", "resize_bilinear_f32", {{"wg_x", kWgX, false}}},
   };
   return schedules;

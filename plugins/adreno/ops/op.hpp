@@ -10,19 +10,11 @@
 
 namespace tessera::adreno {
 
-using opencl::OpLowering;
-using opencl::TuningOptionsFn;
+// The adreno op table: the texture kernels.
+TESSERA_OPENCL_LOWERING_OPS(AdrenoOpsTag);
 
-// The adreno op tables (looked up before the shared ops of plugins/opencl/ops), their lookups
-// and choose_config: tessera_opencl/op_registry.hpp.
-struct AdrenoOpsTag;
-TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, AdrenoOpsTag);
-
-#define TSR_ADRENO_CONCAT_INNER(a, b) a##b
-#define TSR_ADRENO_CONCAT(a, b) TSR_ADRENO_CONCAT_INNER(a, b)
-#define TESSERA_ADRENO_OP(op_type, check_fn, lower_fn)                   \
-  static const ::tessera::adreno::OpLoweringRegistrar TSR_ADRENO_CONCAT( \
-      adreno_op_, __LINE__)(::tessera::adreno::OpLowering{op_type, check_fn, lower_fn, nullptr})
+#define TESSERA_ADRENO_OP(op_type, check_fn, lower_fn) \
+  TESSERA_OPENCL_PLUGIN_OP(adreno, op_type, check_fn, lower_fn, nullptr)
 
 // ---- helpers shared by the op files ----
 

@@ -29,11 +29,8 @@ using TuningOptionsFn = std::vector<opencl::support::Config> (*)(const NodeView&
 struct ClmlOpsTag;
 TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, ClmlOpsTag);
 
-#define TSR_CLML_CONCAT_INNER(a, b) a##b
-#define TSR_CLML_CONCAT(a, b) TSR_CLML_CONCAT_INNER(a, b)
-#define TESSERA_CLML_OP(op_type, check_fn, lower_fn)                 \
-  static const ::tessera::clml::OpLoweringRegistrar TSR_CLML_CONCAT( \
-      clml_op_, __LINE__)(::tessera::clml::OpLowering{op_type, check_fn, lower_fn})
+#define TESSERA_CLML_OP(op_type, check_fn, lower_fn) \
+  TESSERA_OPENCL_PLUGIN_OP(clml, op_type, check_fn, lower_fn)
 
 // ---- helpers shared by the op files (shared.cpp) ----
 

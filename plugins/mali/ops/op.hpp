@@ -11,27 +11,16 @@
 
 namespace tessera::mali {
 
-using opencl::OpLowering;
+// The mali op table: the NCHW and NCHW4c buffer kernels.
+TESSERA_OPENCL_LOWERING_OPS(MaliOpsTag);
 using opencl::stored_numel;
-using opencl::TuningOptionsFn;
 
-// The mali op tables (looked up before the shared ops of plugins/opencl/ops), their lookups and
-// choose_config: tessera_opencl/op_registry.hpp.
-struct MaliOpsTag;
-TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, MaliOpsTag);
-
-#define TSR_MALI_CONCAT_INNER(a, b) a##b
-#define TSR_MALI_CONCAT(a, b) TSR_MALI_CONCAT_INNER(a, b)
 #define TESSERA_MALI_OP(op_type, check_fn, lower_fn) \
-  TESSERA_MALI_OP_WITH_LAYOUT(op_type, check_fn, lower_fn, nullptr)
+  TESSERA_OPENCL_PLUGIN_OP(mali, op_type, check_fn, lower_fn, nullptr)
 // An op with NCHW4c kernels: `rule` is its StorageRule.
 #define TESSERA_MALI_OP_WITH_LAYOUT(op_type, check_fn, lower_fn, rule) \
-  static const ::tessera::mali::OpLoweringRegistrar TSR_MALI_CONCAT(   \
-      mali_op_, __LINE__)(::tessera::mali::OpLowering{op_type, check_fn, lower_fn, rule})
-
-#define TESSERA_MALI_TUNABLE(op_type, fn)                                                         \
-  static const ::tessera::mali::TuningRegistrar TSR_MALI_CONCAT(mali_tunable_, __LINE__)(op_type, \
-                                                                                         fn)
+  TESSERA_OPENCL_PLUGIN_OP(mali, op_type, check_fn, lower_fn, rule)
+#define TESSERA_MALI_TUNABLE(op_type, fn) TESSERA_OPENCL_PLUGIN_TUNABLE(mali, op_type, fn)
 
 // ---- helpers shared by the op files ----
 

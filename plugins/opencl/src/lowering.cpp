@@ -70,12 +70,18 @@ const Schedule* SharedSchedules::find(const std::string& id) {
   return it == shared_schedules().end() ? nullptr : it->second;
 }
 
+std::vector<Schedule> SharedSchedules::all() {
+  std::vector<Schedule> out;
+  for (const auto& [id, schedule] : shared_schedules()) out.push_back(*schedule);
+  return out;
+}
+
 SharedSchedules::Registrar::Registrar(const Schedule& schedule) {
   shared_schedules()[schedule.id] = &schedule;
 }
 
 Knob wg_x_knob() {
-  return {"wg_x", {0, 4, 8, 16, 32, 64}, false};
+  return {"wg_x", {0, 4, 8, 16, 32, 64, 128}, false};
 }
 
 // ---- forced knobs ----

@@ -250,6 +250,8 @@ struct SharedOps {
 struct SharedSchedules {
   // nullptr when no shared op registered `id`.
   static const Schedule* find(const std::string& id);
+  // Every shared schedule, by id.
+  static std::vector<Schedule> all();
   struct Registrar {
     explicit Registrar(const Schedule& schedule);
   };
@@ -280,6 +282,20 @@ template <class Traits, class Registry, const Flavor& (*kFlavor)()>
 struct LoweringTraits {
   using Config = opencl::Config;
   static const Flavor& flavor() { return kFlavor(); }
+  // The plugin's own GPU family: its device name or vendor contains one of Traits::kFamilyMarks
+  // (case-insensitive).
+  static bool is_native(const DeviceInfo& d) {
+    for (const char* mark : Traits::kFamilyMarks) {
+      if (support::contains_ci(d.name, mark) || support::contains_ci(d.vendor, mark)) return true;
+    }
+    return false;
+  }
+  // "" when the selector takes the index-th probed device; Traits::kNotNativeHint says how to
+  // run the plugin's kernels on a device of another family.
+  static std::string claim(const DeviceInfo& d, size_t index, const std::string& selector) {
+    return support::selector_reason(d, index, selector, Traits::is_native(d),
+                                    Traits::kNotNativeHint);
+  }
   static support::SelectedOp<OpLowering, TuningOptionsFn> select(const NodeView& view,
                                                                  const Device& device) {
     return select_op<Registry>(view, device);
@@ -296,8 +312,13 @@ struct LoweringTraits {
 
 }  // namespace tessera::opencl
 
-#define TSR_OPENCL_CONCAT_INNER(a, b) a##b
-#define TSR_OPENCL_CONCAT(a, b) TSR_OPENCL_CONCAT_INNER(a, b)
+// Declares, in an OpenCL plugin's namespace, its own op table over the shared Lowering (looked
+// up before the shared ops: select_op), with OpLowering and TuningOptionsFn in scope.
+#define TESSERA_OPENCL_LOWERING_OPS(Tag)       \
+  using ::tessera::opencl::OpLowering;         \
+  using ::tessera::opencl::TuningOptionsFn;    \
+  struct Tag;                                  \
+  TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, Tag)
 // Registers an op of plugins/opencl/ops (every OpenCL plugin runs it).
 #define TESSERA_OPENCL_OP(op_type, check_fn, lower_fn)                            \
   static const ::tessera::opencl::SharedOps::LoweringRegistrar TSR_OPENCL_CONCAT( \

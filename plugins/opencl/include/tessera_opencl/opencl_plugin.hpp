@@ -23,14 +23,6 @@
 
 namespace tessera::opencl::support {
 
-// "" when device `d`, the `index`-th the plugin probed, may be used under `selector`, else why
-// not: the default selector takes only the plugin's own devices (`native`; `not_native` says why
-// not), "any" takes every device, the device's id (`tessera info` shows it) only that device, a
-// selector of digits only the device of that index ("0" must not match a name containing a
-// zero), any other selector a device whose name contains it.
-std::string selector_reason(const DeviceInfo& d, size_t index, const std::string& selector,
-                            bool native, const char* not_native);
-
 // tsr_support::reason = `text` (truncated to the field).
 void write_reason(tsr_support* support, const std::string& text);
 
