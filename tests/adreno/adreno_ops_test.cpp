@@ -276,6 +276,20 @@ TEST_F(AdrenoOpsTest, LayerNormGroupEveryConfig) {
                        attrs({{"axis", int64_t{1}}, {"epsilon", 1e-3f}})}});
 }
 
+// InstanceNormalization with a work-group per (n, c) plane at every threads_per_group: planes
+// shorter and longer than the group, rank 3 and 4, a batch of 2.
+TEST_F(AdrenoOpsTest, InstanceNormSplitEveryConfig) {
+  check_every_config("InstanceNormalization", "norm.group.split", "group_norm_split_f32",
+                     {{{{random_tensor({1, 3, 5, 7}, 95)},
+                        {random_tensor({3}, 96), true},
+                        {random_tensor({3}, 97), true}},
+                       {}},
+                      {{{random_tensor({2, 4, 301}, 98)},
+                        {random_tensor({4}, 99), true},
+                        {random_tensor({4}, 100), true}},
+                       attrs({{"epsilon", 1e-3f}})}});
+}
+
 // The __local-tiled MatMul at every group side, per-item tile and k_tile, over partial tiles
 // and a K that no k_tile divides.
 TEST_F(AdrenoOpsTest, MatMulLocalTilesEveryConfig) {

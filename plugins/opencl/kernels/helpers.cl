@@ -89,3 +89,19 @@ inline tsr_bilinear_taps tsr_bilinear(int oh, int ow, int in_h, int in_w, int ou
   t.fx = sx - (float)t.x0;
   return t;
 }
+
+// The sum of `v` over the local_size(0) work-items of one row of the work-group (local id 1),
+// through `row` (__local, local_size(0) floats, a power of two). Every work-item of the group
+// must call it (it holds barriers).
+inline float tsr_row_sum(float v, __local float* row) {
+  const int t = get_local_id(0);
+  row[t] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int step = get_local_size(0) / 2; step > 0; step /= 2) {
+    if (t < step) row[t] += row[t + step];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float sum = row[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // row[] is written again by the next call
+  return sum;
+}

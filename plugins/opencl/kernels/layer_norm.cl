@@ -29,19 +29,6 @@ __kernel void layer_norm_rows_f32(__global const float* x, __global const float*
 // through `part` (__local, local_size(0) * local_size(1) floats). For rows too few or too long
 // for one work-item each (swin_t's [3136, 96] rows left an H100 idle for 300 us).
 // local_size(0) is a power of two. Global (threads per row, rows rounded up to the group).
-inline float tsr_row_sum(float v, __local float* row) {
-  const int t = get_local_id(0);
-  row[t] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int step = get_local_size(0) / 2; step > 0; step /= 2) {
-    if (t < step) row[t] += row[t + step];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float sum = row[0];
-  barrier(CLK_LOCAL_MEM_FENCE);  // row[] is written again by the next call
-  return sum;
-}
-
 __kernel void layer_norm_group_f32(__global const float* x, __global const float* scale,
                                    __global const float* bias, __global float* y, int rows,
                                    int cols, float eps, int has_bias, __local float* part) {

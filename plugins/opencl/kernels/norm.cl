@@ -26,6 +26,35 @@ __kernel void group_norm_f32(__global const float* x, __global const float* scal
   }
 }
 
+// The same with a work-group of local_size(0) work-items (a power of two) per group, one group
+// per global id 1: they stride through the group together and combine their sums through
+// `part` (__local, local_size(0) floats). For groups too long or too few for one work-item each
+// (MobileViT-v2's 1 x 4096-element groups left all but one work-item of a GPU idle).
+__kernel void group_norm_split_f32(__global const float* x, __global const float* scale,
+                                   __global const float* bias, __global float* y, int groups_total,
+                                   int groups, int per_group, int inner, float epsilon,
+                                   __local float* part) {
+  const int t = get_local_id(0), threads = get_local_size(0);
+  const int g = get_global_id(1);
+  const size_t len = (size_t)per_group * inner;
+  __global const float* xg = x + (size_t)g * len;
+  float sum = 0.0f;
+  for (size_t j = t; j < len; j += threads) sum += xg[j];
+  const float mean = tsr_row_sum(sum, part) / (float)len;
+  float sq = 0.0f;
+  for (size_t j = t; j < len; j += threads) {
+    const float d = xg[j] - mean;
+    sq += d * d;
+  }
+  const float inv = rsqrt(tsr_row_sum(sq, part) / (float)len + epsilon);
+  __global float* yg = y + (size_t)g * len;
+  const int c0 = (g % groups) * per_group;
+  for (size_t j = t; j < len; j += threads) {
+    const int c = c0 + (int)(j / inner);
+    yg[j] = (xg[j] - mean) * inv * scale[c] + bias[c];
+  }
+}
+
 // y = x * scale[c] + shift[c] over a buffer viewed as (outer, channels, inner): BatchNormalization
 // folded, on tensors of any rank >= 2 (channel axis 1).
 __kernel void channel_affine_any_f32(__global const float* x, __global const float* scale,

@@ -12,6 +12,11 @@ namespace tessera::opencl {
 // and 2) are constants of `params` values each; else the reason.
 std::string check_group_norm(const NodeView& node, const Device& device, int64_t params);
 
+// The configs worth measuring for `groups` groups of input 0: a work-group per group on GPUs
+// first, else a work-item per group first.
+std::vector<Config> group_norm_options(const NodeView& node, const Device& device,
+                                       int64_t groups);
+
 // Normalises groups of `per_group` channels of input 0 with per-channel `scale` and `bias`.
 void lower_group_norm(Lowering& lw, const NodeView& node, int32_t index, int64_t groups,
                       const std::vector<float>& scale, const std::vector<float>& bias);

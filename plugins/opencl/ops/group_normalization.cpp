@@ -35,6 +35,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
   lower_group_norm(lw, node, index, groups, scale, bias);
 }
 
+std::vector<Config> options(const NodeView& node, const Device& device) {
+  return group_norm_options(node, device, node.attr_int("num_groups", 1));
+}
+
 }  // namespace
 TESSERA_OPENCL_OP("GroupNormalization", check, lower);
+TESSERA_OPENCL_TUNABLE("GroupNormalization", options);
 }  // namespace tessera::opencl

@@ -19,6 +19,11 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
                    std::vector<float>(b, b + channels));
 }
 
+std::vector<Config> options(const NodeView& node, const Device& device) {
+  return group_norm_options(node, device, node.input(0).dims[1]);
+}
+
 }  // namespace
 TESSERA_OPENCL_OP("InstanceNormalization", check, lower);
+TESSERA_OPENCL_TUNABLE("InstanceNormalization", options);
 }  // namespace tessera::opencl
