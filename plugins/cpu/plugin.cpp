@@ -14,6 +14,7 @@
 #include <optional>
 #include <sstream>
 
+#include "fusion.hpp"
 #include "microarchitecture.hpp"
 #include "region.hpp"
 
@@ -186,23 +187,13 @@ class CpuPlugin : public tessera::plugin::Plugin {
     return s;
   }
 
-  // Answers over a subgraph that price the epilogues region.cpp fuses: a Relu or Clip that alone
-  // reads the output of a node whose kernel clamps its result (Conv, Gemm, MatMul,
-  // BatchNormalization, GlobalAveragePool), and a BatchNormalization that alone reads a Conv's
-  // output (folded into its weights), run inside that node's kernel. The other fusions (SiLU,
-  // squeeze-excitation, pooled stems) are left to the per-node estimates.
+  // Answers over a subgraph with the nodes compile would absorb into another node's step (the
+  // one plan of fusion.cpp: folded BN, epilogue Adds and clamps, pooled stems, pointwise ops,
+  // SiLU/GELU, squeeze-excitation, LayerNorm2d, QDQ pairs) priced at 0 us.
   std::vector<Support> query_subgraph(const std::string& device,
                                       const RegionView& region) override {
     std::vector<Support> answers = Plugin::query_subgraph(device, region);
-    tessera::plugin::mark_fused_readers(
-        region, answers, [&](const NodeView& producer, const NodeView& reader) {
-          const std::string_view op = producer.op_type();
-          const bool clamps = op == "Conv" || op == "Gemm" || op == "MatMul" ||
-                              op == "BatchNormalization" || op == "GlobalAveragePool";
-          tessera::cpu::Activation act;
-          return clamps && (tessera::cpu::activation_of(region, reader, &act) ||
-                            (op == "Conv" && reader.op_type() == "BatchNormalization"));
-        });
+    tessera::cpu::price_fusions(region, answers);
     return answers;
   }
 

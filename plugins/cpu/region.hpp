@@ -13,6 +13,8 @@
 
 namespace tessera::cpu {
 
+struct Fusion;
+
 class CpuRegion : public plugin::CompiledRegion {
  public:
   // Throws plugin::Failure(TSR_UNSUPPORTED / TSR_COMPILE_FAILED) naming the node when it cannot
@@ -28,9 +30,22 @@ class CpuRegion : public plugin::CompiledRegion {
   const std::vector<std::string>& notes() const { return notes_; }
 
  private:
+  // Compile, in the constructor's order: the arena, core's buffers (region inputs and outputs;
+  // returns which values they are), one step per kept node of the fusion plan (returns the
+  // values each step touches), then every other value's buffer.
+  void start_arena(int32_t threads);
+  std::vector<bool> bind_io(const RegionView& region);
+  std::vector<std::vector<int32_t>> build_steps(const RegionView& region, int32_t threads,
+                                                const std::vector<plugin::NodeConfig>& configs,
+                                                const std::vector<bool>& external,
+                                                std::vector<int32_t>* aliases);
+  std::vector<int32_t> build_step(const Fusion& fusion, const OpEntry& entry, BuildContext& ctx);
+  void place_values(const RegionView& region, const std::vector<std::vector<int32_t>>& step_values,
+                    const std::vector<bool>& external, const std::vector<int32_t>& aliases);
+
   std::unique_ptr<tbb::task_arena> arena_;
   std::vector<float*> values_;  // per value: constant or owned scratch pointer
-  std::vector<float> memory_;   // intermediates, placed by liveness (see the constructor)
+  std::vector<float> memory_;   // intermediates, placed by liveness (place_values)
   std::vector<Step> steps_;
   std::vector<int32_t> step_node_;  // node index of each step
   std::vector<double> profile_;     // microseconds per node

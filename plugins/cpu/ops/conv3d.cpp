@@ -2,7 +2,7 @@
 // Each output depth slice is one packed GEMM per group over the 2-D im2col panels of the (input
 // channel, depth tap) planes it reads: K = (c, kd, ky, kx), N = OH x OW, and a depth tap that
 // falls in padding packs zero rows. The slices' GEMMs run in parallel with each other, and the
-// BatchNormalization, residual Add, Relu/Clip and post op region.cpp fuses into a Conv run in
+// BatchNormalization, residual Add, Relu/Clip and post op fusion.cpp fuses into a Conv run in
 // the GEMM epilogue as they do for 2-D convs.
 #include <tbb/parallel_for.h>
 

@@ -1,7 +1,7 @@
 // LayerNormalization (opset 17) on float32 as one kernel per row: mean, variance, normalise,
 // scale and bias over the trailing axes from `axis`, rows in parallel. Exported LayerNorm2d
 // (Transpose to NHWC -> LayerNormalization over the last axis [-> Transpose back]) runs as one
-// pass over the NCHW tensor (region.cpp fuses the chain; build_channel_layer_norm).
+// pass over the NCHW tensor (fusion.cpp fuses the chain; build_channel_layer_norm).
 #include <tbb/parallel_for.h>
 
 #include "ops/loops.hpp"

@@ -65,7 +65,7 @@ Step build_matmul(BuildContext& ctx) {
   const int64_t mr = tile_rows(config), nr = blocking.nr;
   const int32_t ia = node.input_index(0), ib = node.input_index(1), out = ctx.output;
   const Activation act = ctx.act;
-  // A fused bias Add (per column) and residual Add (laid out like the output), region.cpp.
+  // A fused bias Add (per column) and residual Add (laid out like the output), fusion.cpp.
   const float* col_bias = ctx.col_bias;
   const int32_t res = ctx.residual;
   const std::shared_ptr<const UnaryFn> post = take_post(ctx);

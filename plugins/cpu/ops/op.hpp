@@ -84,7 +84,7 @@ bool channel_layer_norm_fusable(const RegionView& region, const NodeView& transp
                                 const NodeView& ln);
 Step build_channel_layer_norm(BuildContext& ctx);
 
-// A squeeze-excitation block the pool node starts (squeeze_excite.cpp; region.cpp finds it):
+// A squeeze-excitation block the pool node starts (squeeze_excite.cpp; fusion.cpp finds it):
 // fc1 and fc2 are its 1x1 convs, act1 the activation between them (a clamp or a pointwise op),
 // gate the Sigmoid / HardSigmoid before the Mul onto the pooled tensor.
 struct SqueezeExcite {

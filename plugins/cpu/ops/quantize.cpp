@@ -2,7 +2,7 @@
 // with constant scales and zero points, per tensor or per axis: the activations of a QDQ model
 // (ONNX Runtime's quantize_static writes one; its weights' DequantizeLinear folds at load). A
 // QuantizeLinear whose only reader is the matching DequantizeLinear is a fake quantization in
-// float, which region.cpp runs as a post op of the pair's producer (quant_pair_fn).
+// float, which fusion.cpp makes a post op of the pair's producer (quant_pair_fn).
 #include <tbb/parallel_for.h>
 
 #include <algorithm>

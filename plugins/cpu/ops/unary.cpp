@@ -2,7 +2,7 @@
 // Exp, Log, Sqrt, Reciprocal, Abs, Neg, Floor, Ceil, LeakyRelu, Elu, Selu, Softplus, Mish, Sin,
 // Cos, Tan, Atan, Sign, Round, Softsign, Celu, ThresholdedRelu, Shrink): one
 // table maps each op and its attributes to a UnaryFn, which runs alone here or fused after its
-// producer (region.cpp). A Sigmoid whose only reader multiplies it with the Sigmoid's own input
+// producer (fusion.cpp). A Sigmoid whose only reader multiplies it with the Sigmoid's own input
 // is SiLU and runs as one pass.
 #include "kernels/elementwise.hpp"
 #include "ops/op.hpp"
