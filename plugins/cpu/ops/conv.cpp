@@ -329,7 +329,7 @@ bool conv_depthwise_fusable(const NodeView& conv, const NodeView& depthwise) {
 
 namespace {
 
-// A conv fused with the depthwise conv after it (region.cpp): ctx.dw and its folded
+// A conv fused with the depthwise conv after it (fusion.cpp): ctx.dw and its folded
 // BatchNormalization and activation.
 Step build_conv_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batch,
                           const FoldedWeights& conv) {
@@ -358,180 +358,201 @@ Step build_conv_depthwise(BuildContext& ctx, const ConvGeometry& g, int64_t batc
 
 }  // namespace
 
-Step build_conv(BuildContext& ctx) {
-  if (is_conv3d(ctx.node)) return build_conv3d(ctx);
-  const ConvAttrs attrs = conv_attrs(ctx.node);
-  const ConvGeometry g = attrs.g;
-  const int64_t batch = attrs.batch;
-  const int64_t k_per_group = (g.c / g.group) * g.kh * g.kw;
-  const int64_t oc_per_group = g.oc / g.group;
-  const FoldedWeights folded = fold_weights(ctx.node, ctx.bn, attrs);
-  if (ctx.dw != nullptr) return build_conv_depthwise(ctx, g, batch, folded);
-  const std::shared_ptr<std::vector<float>> weights = folded.weights, bias = folded.bias;
-  const Activation act = ctx.act;
-  const int32_t in = ctx.node.input_index(0);
-  const int32_t out = ctx.output;
-  // A fused residual Add (region.cpp): y = act(conv(x) + bias + v[res]), v[res] shaped like y.
-  const int32_t res = ctx.residual;
-  const int64_t out_plane = g.oc * g.oh * g.ow;
-  auto residual = [=](const std::vector<float*>& v, int64_t n) -> const float* {
-    return res >= 0 ? v[res] + n * out_plane : nullptr;
-  };
-  // The step of a schedule whose kernel takes a whole epilogue: conv(x, e, y) once per image of
-  // the batch, e holding the bias, the clamp, the fused post op and that image's residual.
-  auto per_image = [&](auto conv) -> Step {
-    const std::shared_ptr<const UnaryFn> post = take_post(ctx);
-    return [=](std::vector<float*>& v) {
-      Epilogue e = bias_clamp(bias->data(), act);
-      e.post = post.get();
-      for (int64_t n = 0; n < batch; ++n) {
-        e.residual = residual(v, n);
-        conv(v[in] + n * g.c * g.h * g.w, e, v[out] + n * out_plane);
-      }
-    };
-  };
+namespace {
 
-  if (is_depthwise(g)) {
-    choose_config(ctx, Config{&schedule("conv2d.nchw.depthwise_direct"), {}});
-    // The depthwise kernels have no residual input: it is added in a second pass, and a post op
-    // then runs after that pass (in region.cpp).
-    const float inf = std::numeric_limits<float>::infinity();
-    const std::shared_ptr<const UnaryFn> post = res >= 0 ? nullptr : take_post(ctx);
-    return [=](std::vector<float*>& v) {
-      for (int64_t n = 0; n < batch; ++n) {
-        float* y = v[out] + n * out_plane;
-        depthwise_conv(v[in] + n * g.c * g.h * g.w, weights->data(), bias->data(), g,
-                       res >= 0 ? -inf : act.lo, res >= 0 ? inf : act.hi, y, post.get());
-        if (res >= 0) add_clamp(y, residual(v, n), y, out_plane, act.lo, act.hi);
-      }
-    };
+// What every 2-D conv schedule's step needs: the geometry, the weights and bias with a fused BN
+// folded in, and the epilogue's activation and residual (a fused residual Add, fusion.cpp:
+// y = act(conv(x) + bias + v[res]), v[res] shaped like y).
+struct ConvStep {
+  ConvGeometry g;
+  int64_t batch, k_per_group, oc_per_group, out_plane;
+  std::shared_ptr<std::vector<float>> weights, bias;
+  Activation act;
+  int32_t in, out, res;
+
+  // Image n of the input and the output, and of the residual (nullptr without one).
+  const float* x(const std::vector<float*>& v, int64_t n) const {
+    return v[in] + n * g.c * g.h * g.w;
   }
+  float* y(const std::vector<float*>& v, int64_t n) const { return v[out] + n * out_plane; }
+  const float* residual(const std::vector<float*>& v, int64_t n) const {
+    return res >= 0 ? v[res] + n * out_plane : nullptr;
+  }
+};
 
-  const int64_t cols = g.oh * g.ow;
-  const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
-                      g.oh == g.h && g.ow == g.w;
-  // The heuristic's schedule, or the other one where a node config names it.
+// The step of a schedule whose kernel takes a whole epilogue: conv(x, e, y) once per image of
+// the batch, e holding the bias, the clamp, the fused post op and that image's residual.
+template <class Conv>
+Step per_image(BuildContext& ctx, const ConvStep& c, Conv conv) {
+  const std::shared_ptr<const UnaryFn> post = take_post(ctx);
+  return [=](std::vector<float*>& v) {
+    Epilogue e = bias_clamp(c.bias->data(), c.act);
+    e.post = post.get();
+    for (int64_t n = 0; n < c.batch; ++n) {
+      e.residual = c.residual(v, n);
+      conv(c.x(v, n), e, c.y(v, n));
+    }
+  };
+}
+
+Step depthwise_step(BuildContext& ctx, const ConvStep& c) {
+  choose_config(ctx, Config{&schedule("conv2d.nchw.depthwise_direct"), {}});
+  // The depthwise kernels have no residual input: it is added in a second pass, and a post op
+  // then runs after that pass (in region.cpp).
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::shared_ptr<const UnaryFn> post = c.res >= 0 ? nullptr : take_post(ctx);
+  return [=](std::vector<float*>& v) {
+    for (int64_t n = 0; n < c.batch; ++n) {
+      float* y = c.y(v, n);
+      depthwise_conv(c.x(v, n), c.weights->data(), c.bias->data(), c.g,
+                     c.res >= 0 ? -inf : c.act.lo, c.res >= 0 ? inf : c.act.hi, y, post.get());
+      if (c.res >= 0) add_clamp(y, c.residual(v, n), y, c.out_plane, c.act.lo, c.act.hi);
+    }
+  };
+}
+
+// The heuristic's schedule, or the other one where a node config names it (phase planes when a
+// MaxPool is fused: the schedule that computes whole rows).
+Config choose_conv_config(BuildContext& ctx, const ConvGeometry& g, bool direct) {
   const std::vector<Config> configs = conv_configs(g, ctx.threads);
   Config heuristic = configs.front();
   for (const Config& c : configs) {
     if (ctx.config != nullptr && ctx.config->schedule == c.schedule->id) heuristic = c;
   }
   if (ctx.pool != nullptr) {
-    // Fused with the MaxPool after it: phase planes are the schedule that computes whole rows.
     for (const Config& c : configs) {
       if (std::string(c.schedule->id) == "conv2d.nchw.phase_gemm") heuristic = c;
     }
   }
-  const Config config = choose_config(ctx, heuristic, direct ? "conv2d 1x1 as " : "");
-  if (std::string(config.schedule->id) == "conv2d.nchw.gconv3x3_direct") {
-    auto packed = std::make_shared<GconvWeights>();
-    f32_gconv2d_chw_3x3_pack(weights->data(), g, packed.get());
-    return per_image([=](const float* x, const Epilogue& e, float* y) {
-      f32_gconv2d_chw_3x3(x, g, *packed, e, y);
-    });
-  }
-  if (std::string(config.schedule->id) == "conv2d.nchw.flat_gemm") {
-    auto packed = std::make_shared<FlatConvWeights>();
-    flat_gemm_conv_pack(weights->data(), g, config.get("mc"), tile_rows(config), packed.get());
-    const int64_t nc = config.get("nc"), nr = config.get("tile_cols");
-    return per_image([=](const float* x, const Epilogue& e, float* y) {
-      flat_gemm_conv(x, g, *packed, e, nc, nr, y);
-    });
-  }
-  if (std::string(config.schedule->id) == "conv2d.nchw.winograd") {
-    auto u = std::make_shared<WinogradWeights>();
-    winograd_weights(weights->data(), g.oc, g.c, config.get("tile_rows"), u.get());
-    const WinogradBlocking wb{config.get("tiles"), config.get("tile_cols")};
-    return [=](std::vector<float*>& v) {
-      for (int64_t n = 0; n < batch; ++n) {
-        winograd_conv(v[in] + n * g.c * g.h * g.w, g, *u, bias->data(), residual(v, n), act.lo,
-                      act.hi, wb, v[out] + n * g.oc * cols);
-      }
-    };
-  }
-  if (std::string(config.schedule->id) == "conv2d.nchw.phase_gemm" && g.group > 1) {
-    // Group by group on phase planes (prefer_grouped_phase). With groups enough to keep every
-    // thread busy (regnet's later stages: 55 groups on a 7x7 map) each group is one task run
-    // entirely on its thread, so its phase planes stay in that thread's scratch; otherwise the
-    // groups run one after another, each parallel over its rows (two parallel loops per group
-    // had cost more than the 8x72 GEMMs themselves on the small maps).
-    const ConvGeometry one = group_geometry(g);
-    auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      pack_a(weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
-             k_per_group, 1, &(*packed)[static_cast<size_t>(grp)], tile_rows(config));
+  return choose_config(ctx, heuristic, direct ? "conv2d 1x1 as " : "");
+}
+
+Step gconv_step(BuildContext& ctx, const ConvStep& c) {
+  auto packed = std::make_shared<GconvWeights>();
+  f32_gconv2d_chw_3x3_pack(c.weights->data(), c.g, packed.get());
+  const ConvGeometry g = c.g;
+  return per_image(ctx, c, [=](const float* x, const Epilogue& e, float* y) {
+    f32_gconv2d_chw_3x3(x, g, *packed, e, y);
+  });
+}
+
+Step flat_gemm_step(BuildContext& ctx, const ConvStep& c, const Config& config) {
+  auto packed = std::make_shared<FlatConvWeights>();
+  flat_gemm_conv_pack(c.weights->data(), c.g, config.get("mc"), tile_rows(config), packed.get());
+  const int64_t nc = config.get("nc"), nr = config.get("tile_cols");
+  const ConvGeometry g = c.g;
+  return per_image(ctx, c, [=](const float* x, const Epilogue& e, float* y) {
+    flat_gemm_conv(x, g, *packed, e, nc, nr, y);
+  });
+}
+
+Step winograd_step(const ConvStep& c, const Config& config) {
+  auto u = std::make_shared<WinogradWeights>();
+  winograd_weights(c.weights->data(), c.g.oc, c.g.c, config.get("tile_rows"), u.get());
+  const WinogradBlocking wb{config.get("tiles"), config.get("tile_cols")};
+  return [=](std::vector<float*>& v) {
+    for (int64_t n = 0; n < c.batch; ++n) {
+      winograd_conv(c.x(v, n), c.g, *u, c.bias->data(), c.residual(v, n), c.act.lo, c.act.hi, wb,
+                    c.y(v, n));
     }
-    const int64_t nr = config.get("tile_cols");
-    const std::shared_ptr<const UnaryFn> post = take_post(ctx);
-    return [=](std::vector<float*>& v) {
-      const bool by_group = g.group >= 2 * tbb::this_task_arena::max_concurrency();
-      for (int64_t n = 0; n < batch; ++n) {
-        const float* x = v[in] + n * g.c * g.h * g.w;
-        float* y = v[out] + n * g.oc * cols;
-        auto run_group = [&](int64_t grp) {
-          Epilogue e = bias_clamp(bias->data() + grp * oc_per_group, act);
-          e.post = post.get();
-          e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
-          phase_gemm_conv(x + grp * one.c * g.h * g.w, one, (*packed)[static_cast<size_t>(grp)], e,
-                          nr, y + grp * oc_per_group * cols, !by_group);
-        };
-        if (by_group) {
-          tbb::parallel_for(int64_t{0}, g.group, run_group);
-        } else {
-          for (int64_t grp = 0; grp < g.group; ++grp) run_group(grp);
-        }
-      }
-    };
-  }
-  if (std::string(config.schedule->id) == "conv2d.nchw.phase_gemm") {
-    auto a = std::make_shared<PackedMatrix>();
-    pack_a(weights->data(), g.oc, k_per_group, k_per_group, 1, a.get(), tile_rows(config));
-    const int64_t nr = config.get("tile_cols");
-    if (ctx.pool != nullptr) {
-      const ConvGeometry pg = image_pool_geometry(*ctx.pool);
-      const int64_t pooled = g.oc * pg.oh * pg.ow;
-      return [=](std::vector<float*>& v) {
-        const Epilogue e = bias_clamp(bias->data(), act);
-        for (int64_t n = 0; n < batch; ++n) {
-          phase_gemm_conv_pool(v[in] + n * g.c * g.h * g.w, g, *a, e, nr, pg, v[out] + n * pooled);
-        }
-      };
-    }
-    return per_image(
-        [=](const float* x, const Epilogue& e, float* y) { phase_gemm_conv(x, g, *a, e, nr, y); });
-  }
-  const GemmBlocking blocking = gemm_blocking(config);
-  const int64_t nr = blocking.nr;
-  if (g.dilated() && tap_regions_apply(g)) {
-    auto plan = std::make_shared<TapRegionPlan>(plan_tap_regions(g));
-    if (plan->live_share < kTapRegionsBelowLiveShare) {
-      ctx.notes->push_back(std::string(ctx.node.name()) + ": dilated conv as " +
-                           std::to_string(plan->taps.size()) + " tap GEMMs (" +
-                           std::to_string(static_cast<int>(plan->live_share * 100 + 0.5)) +
-                           "% of taps read the input)");
-      auto a = std::make_shared<std::vector<PackedMatrix>>(
-          pack_tap_weights(weights->data(), g, *plan, tile_rows(config)));
-      const std::shared_ptr<const UnaryFn> post = take_post(ctx);
-      return [=](std::vector<float*>& v) {
-        for (int64_t n = 0; n < batch; ++n) {
-          float* y = v[out] + n * out_plane;
-          tap_region_conv(v[in] + n * g.c * g.h * g.w, g, *plan, *a, bias->data(), blocking, y);
-          if (res >= 0) {
-            add_clamp(y, residual(v, n), y, out_plane, act.lo, act.hi);
-          } else if (act.lo > -std::numeric_limits<float>::infinity() ||
-                     act.hi < std::numeric_limits<float>::infinity()) {
-            clamp_inplace(y, out_plane, act.lo, act.hi);
-          }
-          if (post != nullptr) unary_parallel(*post, y, y, out_plane);
-        }
-      };
-    }
-  }
-  // One packed A per group (tile_rows-row panels): rows = output channels of the group,
-  // K = (c, ky, kx).
+  };
+}
+
+// Group by group on phase planes (prefer_grouped_phase). With groups enough to keep every
+// thread busy (regnet's later stages: 55 groups on a 7x7 map) each group is one task run
+// entirely on its thread, so its phase planes stay in that thread's scratch; otherwise the
+// groups run one after another, each parallel over its rows (two parallel loops per group
+// had cost more than the 8x72 GEMMs themselves on the small maps).
+Step grouped_phase_step(BuildContext& ctx, const ConvStep& c, const Config& config) {
+  const ConvGeometry g = c.g, one = group_geometry(g);
   auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
   for (int64_t grp = 0; grp < g.group; ++grp) {
-    pack_a(weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
+    pack_a(c.weights->data() + grp * c.oc_per_group * c.k_per_group, c.oc_per_group, c.k_per_group,
+           c.k_per_group, 1, &(*packed)[static_cast<size_t>(grp)], tile_rows(config));
+  }
+  const int64_t nr = config.get("tile_cols"), cols = g.oh * g.ow;
+  const std::shared_ptr<const UnaryFn> post = take_post(ctx);
+  return [=](std::vector<float*>& v) {
+    const bool by_group = g.group >= 2 * tbb::this_task_arena::max_concurrency();
+    for (int64_t n = 0; n < c.batch; ++n) {
+      const float* x = c.x(v, n);
+      float* y = c.y(v, n);
+      auto run_group = [&](int64_t grp) {
+        Epilogue e = bias_clamp(c.bias->data() + grp * c.oc_per_group, c.act);
+        e.post = post.get();
+        e.residual = c.res >= 0 ? c.residual(v, n) + grp * c.oc_per_group * cols : nullptr;
+        phase_gemm_conv(x + grp * one.c * g.h * g.w, one, (*packed)[static_cast<size_t>(grp)], e,
+                        nr, y + grp * c.oc_per_group * cols, !by_group);
+      };
+      if (by_group) {
+        tbb::parallel_for(int64_t{0}, g.group, run_group);
+      } else {
+        for (int64_t grp = 0; grp < g.group; ++grp) run_group(grp);
+      }
+    }
+  };
+}
+
+// Phase planes, group 1; with a fused MaxPool the conv's rows are pooled while in cache.
+Step phase_step(BuildContext& ctx, const ConvStep& c, const Config& config) {
+  auto a = std::make_shared<PackedMatrix>();
+  pack_a(c.weights->data(), c.g.oc, c.k_per_group, c.k_per_group, 1, a.get(), tile_rows(config));
+  const int64_t nr = config.get("tile_cols");
+  const ConvGeometry g = c.g;
+  if (ctx.pool != nullptr) {
+    const ConvGeometry pg = image_pool_geometry(*ctx.pool);
+    const int64_t pooled = g.oc * pg.oh * pg.ow;
+    return [=](std::vector<float*>& v) {
+      const Epilogue e = bias_clamp(c.bias->data(), c.act);
+      for (int64_t n = 0; n < c.batch; ++n) {
+        phase_gemm_conv_pool(c.x(v, n), g, *a, e, nr, pg, v[c.out] + n * pooled);
+      }
+    };
+  }
+  return per_image(ctx, c, [=](const float* x, const Epilogue& e, float* y) {
+    phase_gemm_conv(x, g, *a, e, nr, y);
+  });
+}
+
+// A dilated conv whose taps mostly read padding as one GEMM per live tap region; an empty Step
+// where that does not apply or would not pay.
+Step tap_region_step(BuildContext& ctx, const ConvStep& c, const Config& config,
+                     const GemmBlocking& blocking) {
+  const ConvGeometry g = c.g;
+  if (!g.dilated() || !tap_regions_apply(g)) return {};
+  auto plan = std::make_shared<TapRegionPlan>(plan_tap_regions(g));
+  if (plan->live_share >= kTapRegionsBelowLiveShare) return {};
+  ctx.notes->push_back(std::string(ctx.node.name()) + ": dilated conv as " +
+                       std::to_string(plan->taps.size()) + " tap GEMMs (" +
+                       std::to_string(static_cast<int>(plan->live_share * 100 + 0.5)) +
+                       "% of taps read the input)");
+  auto a = std::make_shared<std::vector<PackedMatrix>>(
+      pack_tap_weights(c.weights->data(), g, *plan, tile_rows(config)));
+  const std::shared_ptr<const UnaryFn> post = take_post(ctx);
+  return [=](std::vector<float*>& v) {
+    for (int64_t n = 0; n < c.batch; ++n) {
+      float* y = c.y(v, n);
+      tap_region_conv(c.x(v, n), g, *plan, *a, c.bias->data(), blocking, y);
+      if (c.res >= 0) {
+        add_clamp(y, c.residual(v, n), y, c.out_plane, c.act.lo, c.act.hi);
+      } else if (c.act.lo > -std::numeric_limits<float>::infinity() ||
+                 c.act.hi < std::numeric_limits<float>::infinity()) {
+        clamp_inplace(y, c.out_plane, c.act.lo, c.act.hi);
+      }
+      if (post != nullptr) unary_parallel(*post, y, y, c.out_plane);
+    }
+  };
+}
+
+// The packed GEMM over im2col panels (1x1 stride 1: the input read in place as B), one packed A
+// per group (tile_rows-row panels): rows = output channels of the group, K = (c, ky, kx).
+Step im2col_step(BuildContext& ctx, const ConvStep& c, const Config& config,
+                 const GemmBlocking& blocking, bool direct) {
+  const ConvGeometry g = c.g;
+  const int64_t k_per_group = c.k_per_group, oc_per_group = c.oc_per_group;
+  auto packed = std::make_shared<std::vector<PackedMatrix>>(static_cast<size_t>(g.group));
+  for (int64_t grp = 0; grp < g.group; ++grp) {
+    pack_a(c.weights->data() + grp * oc_per_group * k_per_group, oc_per_group, k_per_group,
            k_per_group, 1, &(*packed)[static_cast<size_t>(grp)], tile_rows(config));
   }
   const std::shared_ptr<const UnaryFn> post = take_post(ctx);
@@ -545,11 +566,12 @@ Step build_conv(BuildContext& ctx) {
     ctx.notes->push_back(std::string(ctx.node.name()) +
                          ": groups run in parallel, B packed by panel (b_whole off)");
   }
+  const int64_t nr = blocking.nr, cols = g.oh * g.ow;
   return [=](std::vector<float*>& v) {
     const int64_t cpg = g.c / g.group;
-    for (int64_t n = 0; n < batch; ++n) {
-      const float* x = v[in] + n * g.c * g.h * g.w;
-      float* y = v[out] + n * g.oc * cols;
+    for (int64_t n = 0; n < c.batch; ++n) {
+      const float* x = c.x(v, n);
+      float* y = c.y(v, n);
       tbb::parallel_for(int64_t{0}, g.group, [&](int64_t grp) {
         PanelPacker pack;
         const float* b = direct ? x + grp * cpg * cols : nullptr;
@@ -562,14 +584,48 @@ Step build_conv(BuildContext& ctx) {
             im2col_panel(x, g, grp * cpg, cpg, j0, panel, nr);
           };
         }
-        Epilogue e = bias_clamp(bias->data() + grp * oc_per_group, act);
+        Epilogue e = bias_clamp(c.bias->data() + grp * oc_per_group, c.act);
         e.post = post.get();
-        e.residual = res >= 0 ? residual(v, n) + grp * oc_per_group * cols : nullptr;
+        e.residual = c.res >= 0 ? c.residual(v, n) + grp * oc_per_group * cols : nullptr;
         sgemm_panels((*packed)[static_cast<size_t>(grp)], cols, pack, y + grp * oc_per_group * cols,
                      cols, e, group_blocking, b, cols);
       });
     }
   };
+}
+
+}  // namespace
+
+Step build_conv(BuildContext& ctx) {
+  if (is_conv3d(ctx.node)) return build_conv3d(ctx);
+  const ConvAttrs attrs = conv_attrs(ctx.node);
+  const ConvGeometry g = attrs.g;
+  const FoldedWeights folded = fold_weights(ctx.node, ctx.bn, attrs);
+  if (ctx.dw != nullptr) return build_conv_depthwise(ctx, g, attrs.batch, folded);
+  const ConvStep c{g,
+                   attrs.batch,
+                   (g.c / g.group) * g.kh * g.kw,
+                   g.oc / g.group,
+                   g.oc * g.oh * g.ow,
+                   folded.weights,
+                   folded.bias,
+                   ctx.act,
+                   ctx.node.input_index(0),
+                   ctx.output,
+                   ctx.residual};
+  if (is_depthwise(g)) return depthwise_step(ctx, c);
+  const bool direct = g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 &&
+                      g.oh == g.h && g.ow == g.w;
+  const Config config = choose_conv_config(ctx, g, direct);
+  const std::string id = config.schedule->id;
+  if (id == "conv2d.nchw.gconv3x3_direct") return gconv_step(ctx, c);
+  if (id == "conv2d.nchw.flat_gemm") return flat_gemm_step(ctx, c, config);
+  if (id == "conv2d.nchw.winograd") return winograd_step(c, config);
+  if (id == "conv2d.nchw.phase_gemm" && g.group > 1) return grouped_phase_step(ctx, c, config);
+  if (id == "conv2d.nchw.phase_gemm") return phase_step(ctx, c, config);
+  const GemmBlocking blocking = gemm_blocking(config);
+  if (Step taps = tap_region_step(ctx, c, config, blocking)) return taps;
+  return im2col_step(ctx, c, config, blocking, direct);
 }
 
 }  // namespace tessera::cpu
