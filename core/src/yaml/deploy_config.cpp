@@ -153,6 +153,39 @@ void check_registered_op(const MapReader& m, const std::string& key, size_t inde
                       "matched exactly); the closest registered op type is '" + closest + "'");
 }
 
+// `mixed_precision:`: the lists (each op type a registered one, on one list at most) over the
+// defaults, for a deployment whose precision is reduced.
+MixedPrecisionSettings parse_mixed_precision(const MapReader& m, Precision precision) {
+  MixedPrecisionSettings mp;
+  mp.enabled = m.boolean("enabled", true);
+  if (m.has("accuracy_budget")) {
+    mp.accuracy_budget = m.number("accuracy_budget", 0.0, 1e-12, 1e6);
+  }
+  if (mp.enabled && precision == Precision::kFp32) {
+    m.fail("enabled",
+           "mixed precision keeps some nodes in fp32 and runs the rest in the deployment's "
+           "precision, which is fp32: set precision: fp16 or fp16-acc32, or enabled: false");
+  }
+  const std::pair<const char*, MixedPrecisionClass> lists[] = {
+      {"always", MixedPrecisionClass::kAlways},
+      {"follow", MixedPrecisionClass::kFollow},
+      {"never", MixedPrecisionClass::kNever}};
+  std::map<std::string, std::string> seen;  // op type -> the list that named it
+  for (const auto& [key, cls] : lists) {
+    const std::vector<std::string> ops = m.str_list(key);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const std::string& op = ops[i];
+      check_registered_op(m, key, i, op);
+      const auto [it, fresh] = seen.emplace(op, key);
+      if (!fresh) {
+        m.fail(key, "op type '" + op + "' is on both '" + it->second + "' and '" + key + "'");
+      }
+      mp.overrides[op] = cls;
+    }
+  }
+  return mp;
+}
+
 // `trusted_keys:`: each a key ("ed25519:<hex>") or a .pub file (relative to the YAML file's
 // directory), checked now so a typo fails here, not at the first package; returned as key texts.
 std::vector<std::string> parse_trusted_keys(const MapReader& root, const fs::path& base_dir) {
@@ -287,34 +320,10 @@ DeployConfig parse_deploy_config(const std::string& text, const std::string& pat
   if (root.has("cache_dir")) cfg.cache_dir = resolve(base_dir, root.str("cache_dir", ""));
 
   if (root.has("mixed_precision")) {
-    MapReader m(file, root.map("mixed_precision"), "mixed_precision",
-                {"enabled", "always", "follow", "never", "accuracy_budget"});
-    cfg.mixed_precision.enabled = m.boolean("enabled", true);
-    if (m.has("accuracy_budget")) {
-      cfg.mixed_precision.accuracy_budget = m.number("accuracy_budget", 0.0, 1e-12, 1e6);
-    }
-    if (cfg.mixed_precision.enabled && cfg.precision == Precision::kFp32) {
-      m.fail("enabled",
-             "mixed precision keeps some nodes in fp32 and runs the rest in the deployment's "
-             "precision, which is fp32: set precision: fp16 or fp16-acc32, or enabled: false");
-    }
-    const std::pair<const char*, MixedPrecisionClass> lists[] = {
-        {"always", MixedPrecisionClass::kAlways},
-        {"follow", MixedPrecisionClass::kFollow},
-        {"never", MixedPrecisionClass::kNever}};
-    std::map<std::string, std::string> seen;  // op type -> the list that named it
-    for (const auto& [key, cls] : lists) {
-      const std::vector<std::string> ops = m.str_list(key);
-      for (size_t i = 0; i < ops.size(); ++i) {
-        const std::string& op = ops[i];
-        check_registered_op(m, key, i, op);
-        const auto [it, fresh] = seen.emplace(op, key);
-        if (!fresh) {
-          m.fail(key, "op type '" + op + "' is on both '" + it->second + "' and '" + key + "'");
-        }
-        cfg.mixed_precision.overrides[op] = cls;
-      }
-    }
+    cfg.mixed_precision = parse_mixed_precision(
+        MapReader(file, root.map("mixed_precision"), "mixed_precision",
+                  {"enabled", "always", "follow", "never", "accuracy_budget"}),
+        cfg.precision);
   }
 
   if (root.has("partition")) {
