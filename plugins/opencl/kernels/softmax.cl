@@ -16,3 +16,23 @@ __kernel void softmax_rows_f32(__global const float* x, __global float* y, int r
   const float inv = 1.0f / sum;
   for (int j = 0; j < cols; ++j) yp[j] *= inv;
 }
+
+// Softmax along a middle axis (opset 13 on axis 1 of an attention map or a segmentation head):
+// the input viewed as (outer, len, inner), one work-item per (outer, inner) column walking its
+// `len` elements `inner` apart.
+__kernel void softmax_axis_f32(__global const float* x, __global float* y, int outer, int len,
+                               int inner) {
+  const int i = get_global_id(0);
+  if (i >= outer * inner) return;
+  const size_t base = (size_t)(i / inner) * len * inner + i % inner;
+  float mx = -INFINITY;
+  for (int j = 0; j < len; ++j) mx = fmax(mx, x[base + (size_t)j * inner]);
+  float sum = 0.0f;
+  for (int j = 0; j < len; ++j) {
+    const float e = exp(x[base + (size_t)j * inner] - mx);
+    y[base + (size_t)j * inner] = e;
+    sum += e;
+  }
+  const float inv = 1.0f / sum;
+  for (int j = 0; j < len; ++j) y[base + (size_t)j * inner] *= inv;
+}
