@@ -184,6 +184,11 @@ TEST_F(CApi, BadArgumentsFailWithAMessageNamingThem) {
   EXPECT_EQ(tessera_session_create(model_.c_str(), &bad, &s), TESSERA_FAILED);
   EXPECT_NE(std::string(tessera_last_error()).find("nosuchplugin"), std::string::npos)
       << tessera_last_error();
+  // Core names the option; the C caller reads the field it sets.
+  bad.targets = "cpu[";
+  EXPECT_EQ(tessera_session_create(model_.c_str(), &bad, &s), TESSERA_FAILED);
+  EXPECT_STREQ(tessera_last_error(),
+               "tessera_session_create: options.targets entry 'cpu[': '[' has no closing ']'");
 
   ASSERT_EQ(tessera_session_create(model_.c_str(), &options_, &s), TESSERA_OK)
       << tessera_last_error();

@@ -50,9 +50,11 @@ TEST(CmdPack, MergeWritesFasterEntriesAndNeedsForceToReplace) {
   EXPECT_DOUBLE_EQ(m.entries[2].time_us, 7.5);
 
   const std::string before = read_file(out, "file", kMaxYamlFileBytes);
-  EXPECT_THAT(error_of([&] {
-                run_pack({"merge", "-o", out, fixture("merge_a.yaml")});
-              }),
+  const std::string refused = error_of([&] {
+    run_pack({"merge", "-o", out, fixture("merge_a.yaml")});
+  });
+  // As report_error prints it: the option written as the command's flag.
+  EXPECT_THAT(spell_options(refused, Frontend::kCli),
               HasSubstr("'" + out + "' already exists; pass --force"));
   EXPECT_EQ(read_file(out, "file", kMaxYamlFileBytes), before);
   ASSERT_EQ(run_pack({"merge", "--force", "-o", out, fixture("merge_a.yaml")}), 0);

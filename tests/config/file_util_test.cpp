@@ -34,7 +34,7 @@ TEST(WriteFileAtomic, WritesAndReplacesOnlyWithOverwrite) {
   EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), big);
   const std::string msg = error_of([&] { write_file_atomic(path, "new", false); });
   EXPECT_EQ(msg, "output file '" + path +
-                     "' already exists; pass --force to replace it (nothing was written)");
+                     "' already exists; pass `overwrite` to replace it (nothing was written)");
   EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), big);
   write_file_atomic(path, "new", true);
   EXPECT_EQ(read_file(path, "file", kMaxYamlFileBytes), "new");

@@ -363,7 +363,7 @@ TEST(PackMerge, WrittenPackReloadsAndIsNotOverwrittenWithoutForce) {
   EXPECT_EQ(back.measured.when, "2026-11-23");
   const std::string before = read_file(out, "file", kMaxYamlFileBytes);
   EXPECT_THAT(error_of([&] { write_file_atomic(out, "other", false); }),
-              HasSubstr("'" + out + "' already exists; pass --force"));
+              HasSubstr("'" + out + "' already exists; pass `overwrite`"));
   EXPECT_EQ(read_file(out, "file", kMaxYamlFileBytes), before);
 }
 

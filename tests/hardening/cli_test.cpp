@@ -192,6 +192,12 @@ TEST(CliErrors, UsageErrorsGoToStderr) {
   }
 }
 
+// Options a core error names are the command's flags.
+TEST(CliErrors, CoreErrorsNameTheFlags) {
+  expect_refused("tune missing.onnx --targets 'cpu['",
+                 "tessera tune: error: --targets entry 'cpu[': '[' has no closing ']'\n");
+}
+
 // With --json a failing command prints exactly one object, {"error": MESSAGE}, on stdout and the
 // message on stderr, and exits non-zero: a script parsing stdout gets JSON either way.
 TEST(CliErrors, JsonErrorsAreOneObjectOnStdout) {

@@ -241,7 +241,7 @@ TEST_F(PackSessionTest, PackFileForAnotherDeviceIsIgnoredWithWarning) {
   const DevicePackPlan& p = s->plan().packs[0];
   EXPECT_EQ(p.level, "none");
   EXPECT_EQ(p.pack_file, "");
-  EXPECT_THAT(p.reason, HasSubstr("only the --pack files"));
+  EXPECT_THAT(p.reason, HasSubstr("only the given pack files"));
   ASSERT_FALSE(p.warnings.empty());
   EXPECT_THAT(p.warnings[0], HasSubstr(other.string()));
   EXPECT_THAT(p.warnings[0], HasSubstr("Mali-G78"));

@@ -344,24 +344,22 @@ def test_precision_default_targets_do_not_honour_is_an_error_or_a_warning(mixed,
         assert all(np.array_equal(g, w) for g, w in zip(s.run(None, feed), want))
 
 
-def test_flag_names_become_keywords():
-    # Core's hints as core/src writes them, and what Python callers read.
+def test_option_names_become_keywords():
+    # Core's option names as core/src writes them, and what Python callers read.
     words = tessera._tessera._python_words
-    assert words("another target (partition.allow_fallback: true, --allow-fallback)") == \
-        "another target (allow_fallback=True)"
-    assert words("x (partition.allow_fallback is false, so no other target is tried; "
-                 "--allow-fallback or partition.allow_fallback: true moves it to the next "
-                 "target)") == ("x (allow_fallback is False, so no other target is tried; "
-                                "allow_fallback=True moves it to the next target)")
-    assert words("m.tsp: does not fit (--replan, or SessionOptions::replan_package, plans its "
-                 "graph again)") == "m.tsp: does not fit (replan=True plans its graph again)"
-    assert words("'p.tsp' already exists; pass --force to replace it") == \
+    assert words("another target (`allow_fallback`)") == "another target (allow_fallback=True)"
+    assert words("x (no other target is tried without `allow_fallback`, which moves it to the "
+                 "next target)") == ("x (no other target is tried without allow_fallback=True, "
+                                     "which moves it to the next target)")
+    assert words("m.tsp: does not fit (`replan_package` plans its graph again)") == \
+        "m.tsp: does not fit (replan=True plans its graph again)"
+    assert words("'p.tsp' already exists; pass `overwrite` to replace it") == \
         "'p.tsp' already exists; pass overwrite=True to replace it"
-    assert words("--targets entry 'cpu[': '[' has no closing ']'") == \
+    assert words("`targets` entry 'cpu[': '[' has no closing ']'") == \
         "targets= entry 'cpu[': '[' has no closing ']'"
-    assert words("give it with --input-shape x=1,3") == "give it with input_shapes= x=1,3"
-    # Longer flags and words that only contain a flag stay as they are.
-    assert words("--forced --targets-file --pack p.yaml") == "--forced --targets-file --pack p.yaml"
+    # Options Python has no keyword for, other quoted text and flags stay as they are.
+    assert words("raise it with `set_memory_limit`; see `tessera info`; --force `overwrite2`") == \
+        "raise it with `set_memory_limit`; see `tessera info`; --force `overwrite2`"
 
 
 def test_core_messages_name_python_keywords(mixed, tmp_path):

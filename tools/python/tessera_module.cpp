@@ -9,8 +9,8 @@
 // before the session copies it into its own buffers); outputs are numpy arrays over the tensors
 // the session returned, without a copy. The GIL is released while a model runs, so Python threads
 // may run one session at once (Session is thread-safe). tessera::Error becomes tessera.Error (a
-// RuntimeError) with Tessera's message, which names the file, node or input, with the command
-// line's flags in it written as this module's keywords.
+// RuntimeError) with Tessera's message, which names the file, node or input, with the options in
+// it written as this module's keywords.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/map.h>
@@ -46,52 +46,9 @@ using InputShapes = std::optional<std::map<std::string, std::vector<int64_t>>>;
 // The bound the C API and `tessera bench --threads` put on a thread count.
 constexpr int64_t kMaxThreads = 1024;
 
-// ---- Messages: the command line's words as this module's keywords ----
-
-// Core writes its hints for the command line and deployment files; each phrase here is what a
-// Python caller passes instead. Whole phrases come before the bare flags they contain.
-struct FlagKeyword {
-  const char* flag;
-  const char* keyword;
-};
-constexpr FlagKeyword kFlagKeywords[] = {
-    {"partition.allow_fallback: true, --allow-fallback", "allow_fallback=True"},
-    {"--allow-fallback or partition.allow_fallback: true", "allow_fallback=True"},
-    {"partition.allow_fallback is false", "allow_fallback is False"},
-    {"--replan, or SessionOptions::replan_package,", "replan=True"},
-    {"--targets entry", "targets= entry"},
-    {"--allow-fallback", "allow_fallback=True"},
-    {"--replan", "replan=True"},
-    {"--input-shape", "input_shapes="},
-    {"--force", "overwrite=True"},
-    {"--precision", "precision="},
-    {"--threads", "threads="},
-    {"--targets", "targets="},
-};
-
-bool is_flag_char(char c) {
-  return (c >= 'a' && c <= 'z') || c == '-' || c == '_';
-}
-
-// `text` with every `from` that stands alone (not part of a longer flag) replaced by `to`.
-std::string replace_phrase(const std::string& text, const std::string& from,
-                           const std::string& to) {
-  std::string out;
-  size_t start = 0;
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + 1)) {
-    const size_t end = at + from.size();
-    if (end < text.size() && is_flag_char(from.back()) && is_flag_char(text[end])) continue;
-    out += text.substr(start, at - start) + to;
-    start = end;
-    at = end - 1;
-  }
-  return out + text.substr(start);
-}
-
+// A core message with the options it names as this module's keywords (tessera/error.hpp).
 std::string python_words(const std::string& message) {
-  std::string out = message;
-  for (const FlagKeyword& f : kFlagKeywords) out = replace_phrase(out, f.flag, f.keyword);
-  return out;
+  return tessera::spell_options(message, tessera::Frontend::kPython);
 }
 
 // ---- Arguments ----
@@ -699,7 +656,7 @@ NB_MODULE(_tessera, m) {
       },
       error.ptr());
   m.def("version", [] { return std::string(TESSERA_VERSION); });
-  m.def("_python_words", &python_words, "A core message with its flags as keywords (for tests).");
+  m.def("_python_words", &python_words, "A core message with its options as keywords (for tests).");
   m.def("compile", &compile, nb::arg("model"), nb::arg("output"), nb::arg("targets") = nb::none(),
         nb::arg("precision") = nb::none(), nb::arg("overwrite") = false,
         nb::arg("input_shapes") = nb::none(), nb::arg("allow_fallback") = false,

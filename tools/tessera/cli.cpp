@@ -177,7 +177,8 @@ bool json_output() {
   return g_json_output;
 }
 
-int report_error(const std::string& command, const std::string& message) {
+int report_error(const std::string& command, const std::string& core_message) {
+  const std::string message = spell_options(core_message, Frontend::kCli);
   std::fprintf(stderr, "tessera %s: error: %s\n", command.c_str(), message.c_str());
   if (g_json_output) std::printf("{\"error\": %s}\n", json_string(message).c_str());
   return 1;

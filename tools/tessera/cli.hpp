@@ -43,8 +43,8 @@ class Args {
 // True when the command line being run asked for --json (set by Args).
 bool json_output();
 // A command that failed: "tessera COMMAND: error: MESSAGE" on stderr and, with --json, one object
-// {"error": MESSAGE} on stdout, so that a script reading stdout gets JSON either way. Returns 1,
-// the exit code.
+// {"error": MESSAGE} on stdout, so that a script reading stdout gets JSON either way; the options
+// MESSAGE names are written as this command's flags (spell_options). Returns 1, the exit code.
 int report_error(const std::string& command, const std::string& message);
 // A command called wrongly, once its usage went to stderr: with --json, {"error": PROBLEM} on
 // stdout. Returns 2, the exit code of a usage error.

@@ -22,6 +22,18 @@ class UnsupportedError : public Error {
   explicit UnsupportedError(const std::string& message) : Error(message) {}
 };
 
+// Options named in messages. A message that tells the caller which option would help names it
+// by its API name in backticks: "pass `overwrite` to replace it", "(`allow_fallback`)", the
+// SessionOptions field or function parameter, so the message as thrown reads right for a C++
+// caller. A front end shows its own spelling where it prints an error: spell_options(message,
+// Frontend::kCli) writes the `tessera` flag (--force, --allow-fallback), kPython the keyword
+// (overwrite=True, allow_fallback=True), kC the tessera_session_options field
+// (options.allow_fallback). Names a front end has no spelling for (a C caller writes no files)
+// and other text in backticks (`tessera info`) stay as they are. The names, one table:
+// core/src/config/option_spelling.cpp.
+enum class Frontend { kCli, kPython, kC };
+std::string spell_options(const std::string& message, Frontend frontend);
+
 // `text` with control characters written as \xNN: names taken from a user's file go into
 // messages through this, so a new line or a NUL in a name cannot break the message apart.
 inline std::string escaped(const std::string& text) {

@@ -78,7 +78,8 @@ std::string read_file(const std::string& path, const char* what, int64_t max_byt
 // a partial file: a temporary file in the same directory is written, fsync'ed and renamed over
 // `path` (rename is atomic within one file system), then the directory is fsync'ed.
 // Refuses to replace an existing `path` unless `overwrite`; that error names the path and says to
-// pass --force. On any failure the temporary file is removed and tessera::Error is thrown.
+// pass `overwrite` (spelled as the front end's option: tessera/error.hpp). On any failure the
+// temporary file is removed and tessera::Error is thrown.
 // The temporary is created by mkstemp (O_EXCL, a fresh unpredictable name), so a planted symlink
 // is never followed.
 void write_file_atomic(const std::string& path, const std::string& bytes, bool overwrite);

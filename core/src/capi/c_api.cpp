@@ -49,8 +49,9 @@ auto onnx_importer() {
 
 thread_local std::string g_last_error;
 
+// The options a message names are written as tessera_session_options fields (spell_options).
 tessera_status fail(const std::string& message) {
-  g_last_error = message;
+  g_last_error = tessera::spell_options(message, tessera::Frontend::kC);
   return TESSERA_FAILED;
 }
 

@@ -25,12 +25,12 @@ std::vector<std::pair<std::string, std::string>> parse_entry_options(const std::
     const size_t eq = item.find('=');
     const std::string name = trimmed(item.substr(0, eq));
     if (eq == std::string::npos || name.empty()) {
-      throw Error("--targets entry '" + entry + "': option '" + item +
+      throw Error("`targets` entry '" + entry + "': option '" + item +
                   "' is not name=value (e.g. mali:any[layout=nchw])");
     }
     for (const auto& [seen, value] : out) {
       if (seen == name)
-        throw Error("--targets entry '" + entry + "': option '" + name + "' is given twice");
+        throw Error("`targets` entry '" + entry + "': option '" + name + "' is given twice");
     }
     out.emplace_back(name, trimmed(item.substr(eq + 1)));
   }
@@ -60,14 +60,14 @@ std::vector<TargetListEntry> parse_target_entries(const std::string& list) {
     if (bracket != std::string::npos) {
       const size_t close = entry.find(']', bracket);
       if (close == std::string::npos) {
-        throw Error("--targets entry '" + entry + "': '[' has no closing ']'");
+        throw Error("`targets` entry '" + entry + "': '[' has no closing ']'");
       }
       if (close + 1 != entry.size()) {
-        throw Error("--targets entry '" + entry + "': text after the options' ']'");
+        throw Error("`targets` entry '" + entry + "': text after the options' ']'");
       }
       e.options = parse_entry_options(entry.substr(bracket + 1, close - bracket - 1), entry);
     }
-    if (e.spec.empty()) throw Error("--targets entry '" + entry + "' names no plugin");
+    if (e.spec.empty()) throw Error("`targets` entry '" + entry + "' names no plugin");
     out.push_back(std::move(e));
   }
   return out;

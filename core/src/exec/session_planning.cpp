@@ -46,7 +46,7 @@ std::vector<Target> resolve_targets(const PluginHost& host, const SessionOptions
       if (named && !options.allow_fallback) {
         throw Error("target '" + spec + "' cannot run: " + why +
                     ". Name only targets this machine has, or allow falling back to the next "
-                    "target (partition.allow_fallback: true, --allow-fallback)");
+                    "target (`allow_fallback`)");
       }
       plan.warnings.push_back("target '" + spec + "' skipped: " + why);
     };
@@ -197,7 +197,7 @@ void Session::Impl::resolve_packs() {
     const bool used = std::any_of(targets.begin(), targets.end(),
                                   [&](const Target& t) { return t.plugin->name() == p.plugin; });
     if (!used) {
-      base_plan.warnings.push_back("--pack " + p.file + " is for plugin '" + p.plugin +
+      base_plan.warnings.push_back("pack file " + p.file + " is for plugin '" + p.plugin +
                                    "', which is not among the targets; ignored");
     }
   }
@@ -316,8 +316,7 @@ Session::Impl::Compiled Session::Impl::compile_regions(const Graph& graph,
                                    e.what();
         if (!options.targets.empty() && !options.allow_fallback) {
           throw Error(region +
-                      " (partition.allow_fallback is false, so no other target is "
-                      "tried; --allow-fallback or partition.allow_fallback: true "
+                      " (no other target is tried without `allow_fallback`, which "
                       "moves it to the next target)");
         }
         plan.warnings.push_back(region + "; falling back to the next target");
@@ -625,8 +624,7 @@ bool Session::Impl::adopt_package(const Package& package) {
     for (const std::string& r : reasons) why += (why.empty() ? "" : "; ") + r;
     if (!options.replan_package) {
       throw Error(package.file + ": the package does not fit here: " + why +
-                  " (--replan, or SessionOptions::replan_package, plans its graph again for the "
-                  "devices here)");
+                  " (`replan_package` plans its graph again for the devices here)");
     }
     base_plan.warnings.push_back("package " + package.file + " planned again: " + why);
     return false;

@@ -184,7 +184,7 @@ void write_file_atomic(const std::string& path, std::initializer_list<std::strin
     if (S_ISDIR(existing.st_mode)) throw Error("output path '" + path + "' is a directory");
     if (!overwrite) {
       throw Error("output file '" + path +
-                  "' already exists; pass --force to replace it (nothing was written)");
+                  "' already exists; pass `overwrite` to replace it (nothing was written)");
     }
   }
   // mkstemp needs a writable template ending in XXXXXX; same directory keeps rename atomic.
@@ -213,7 +213,7 @@ void write_file_atomic(const std::string& path, std::initializer_list<std::strin
     if (::link(tmpl.c_str(), path.c_str()) != 0) {
       if (errno == EEXIST) {
         throw Error("output file '" + path +
-                    "' already exists; pass --force to replace it (nothing was written)");
+                    "' already exists; pass `overwrite` to replace it (nothing was written)");
       }
       // File systems without hard links: fall back to rename.
       if (::rename(tmpl.c_str(), path.c_str()) != 0) {

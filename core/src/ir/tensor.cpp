@@ -123,7 +123,7 @@ void check_memory_limit(int64_t bytes, const std::string& what) {
     const bool is_default = g_memory_limit.load(std::memory_order_relaxed) == 0;
     throw Error(what + " needs " + bytes_str(bytes) + ", more than the memory limit of " +
                 bytes_str(limit) + (is_default ? " (physical memory)" : "") +
-                "; nothing was allocated (raise the limit with --memory-limit)");
+                "; nothing was allocated (raise the limit with `set_memory_limit`)");
   }
 }
 

@@ -85,10 +85,12 @@ PackSources pack_sources_for(const SessionOptions& options) {
   PackSources sources;
   sources.mode = PackMode::kNone;
   if (options.pack_mode == PackMode::kFiles) {
-    throw Error("packs: --pack files were given, but libtessera-runtime reads no YAML: " +
-                load_importer_library() +
-                " (install libtessera beside it, or compile the model to a package with its "
-                "packs)");
+    throw Error(
+        "packs: pack files were given (`pack_files`), but libtessera-runtime reads no "
+        "YAML: " +
+        load_importer_library() +
+        " (install libtessera beside it, or compile the model to a package with its "
+        "packs)");
   }
   if (options.pack_mode == PackMode::kAuto) {
     sources.warnings.push_back("packs: libtessera-runtime reads no YAML packs (" +
@@ -109,9 +111,7 @@ DevicePacks select_device_packs(const PackSources& sources, const std::string& t
   plan.level = pack_level_name(PackLevel::kNone);
   if (sources.mode == PackMode::kNone) {
     plan.family_reason = "not matched (packs disabled)";
-    plan.reason =
-        "packs disabled (--no-packs or packs: {mode: none}); using the schedules' default "
-        "heuristics";
+    plan.reason = "packs disabled (pack mode none); using the schedules' default heuristics";
     return out;
   }
   const DeviceIdentity identity{device.vendor, device.name, device.driver_version,
@@ -152,7 +152,7 @@ DevicePacks select_device_packs(const PackSources& sources, const std::string& t
   plan.level = pack_level_name(selection.level);
   plan.reason = selection.reason;
   if (sources.mode == PackMode::kFiles && !selection.pack) {
-    plan.reason += " (only the --pack files were considered)";
+    plan.reason += " (only the given pack files were considered)";
   }
   if (selection.pack) {
     plan.pack_file = selection.pack->file;
