@@ -44,7 +44,14 @@ const std::set<std::string> kTaken = {"UnaryHardSwish",
                                       "CastFloatToFloat",
                                       "Resize2x_nearest",
                                       "Resize2x_linear",
-                                      "ResizeAlignCornersSizes"};
+                                      "ResizeAlignCornersSizes",
+                                      "ConvTransposeStride2OutputPadding",
+                                      "ConvTransposeUpsample2x2",
+                                      "ConvTransposeGroupsDilated",
+                                      "ConvTransposeOutputShape",
+                                      "ConvTransposeSameUpper",
+                                      "ConvTransposeRuntimeWeights",
+                                      "ConvTranspose1D"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 

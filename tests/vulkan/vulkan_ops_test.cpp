@@ -155,6 +155,22 @@ std::vector<OpCase> cases() {
                      .output("y")
                      .build();
                }});
+  // output_shape beyond what the taps reach (negative begin pads, which core leaves to the
+  // plugin), groups, dilation, bias and a Relu in the epilogue.
+  c.push_back({"ConvTransposeOutputShapeBeyondFullRelu", [] {
+                 return GraphBuilder()
+                     .input("x", {1, 4, 3, 5})
+                     .constant("w", random_tensor({4, 3, 3, 2}, 13))
+                     .constant("b", random_tensor({6}, 14))
+                     .node("ConvTranspose", {"x", "w", "b"}, {"c"},
+                           attrs({{"group", int64_t{2}},
+                                  {"strides", V{2, 3}},
+                                  {"dilations", V{1, 2}},
+                                  {"output_shape", V{9, 18}}}))
+                     .node("Relu", {"c"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"SoftmaxAxis1", [] {
                  return GraphBuilder()
                      .input("x", {2, 300, 3})
