@@ -328,6 +328,26 @@ def gpu_gaps():
                  [helper.make_opsetid("", 13)])
 
 
+def gpu_decoder():
+    """A segmentation-style decoder of the kinds that used to leave the GPU plugins: a strided
+    ConvTranspose upsampling (output_padding, groups of 1), a softmax over channels (axis 1 at
+    opset 13) and a Tile of the class map. On a GPU plugin every node must stay on it."""
+    w = lambda *s: (RNG.randn(*s) * 0.3).astype(np.float32)
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c1"], pads=[1, 1, 1, 1]),
+        helper.make_node("Relu", ["c1"], ["r1"]),
+        helper.make_node("ConvTranspose", ["r1", "wt", "bt"], ["up"], strides=[2, 2],
+                         pads=[1, 1, 1, 1], output_padding=[1, 1]),
+        helper.make_node("Softmax", ["up"], ["prob"], axis=1),
+        helper.make_node("Tile", ["prob", "reps"], ["y"]),
+    ]
+    inits = [init("w1", w(6, 3, 3, 3)), init("wt", w(6, 5, 3, 3)), init("bt", w(5)),
+             init("reps", np.array([1, 1, 1, 2], np.int64))]
+    return model(nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 16, 16])],
+                 [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 5, 32, 64])], inits,
+                 [helper.make_opsetid("", 13)])
+
+
 def saver(make_model):
     def make(dir):
         path = os.path.join(dir, "model.onnx")
@@ -349,9 +369,10 @@ CASES = {
     "detector_nms": (saver(detector_nms), "detector", "float"),
     "loop_recurrence": (saver(loop_recurrence), "recurrence", "float"),
     "gpu_gaps": (saver(gpu_gaps), "small_image", "float"),
+    "gpu_decoder": (saver(gpu_decoder), "small_image", "float"),
 }
 # Cases whose every node a GPU target (mali, adreno) must run itself.
-ALL_ON_GPU = {"gpu_gaps"}
+ALL_ON_GPU = {"gpu_gaps", "gpu_decoder"}
 
 
 def feeds(kind):
