@@ -51,7 +51,9 @@ const std::set<std::string> kTaken = {"UnaryHardSwish",
                                       "ConvTransposeOutputShape",
                                       "ConvTransposeSameUpper",
                                       "ConvTransposeRuntimeWeights",
-                                      "ConvTranspose1D"};
+                                      "ConvTranspose1D",
+                                      "TileEveryAxis",
+                                      "TileRows"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 

@@ -171,6 +171,15 @@ std::vector<OpCase> cases() {
                      .output("y")
                      .build();
                }});
+  // Rank 5, repeats on four axes: ten axes to walk, six once neighbours are merged.
+  c.push_back({"TileRank5Merged", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 1, 4, 5})
+                     .constant("r", Tensor::from_vector({5}, std::vector<int64_t>{1, 2, 3, 1, 2}))
+                     .node("Tile", {"x", "r"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"SoftmaxAxis1", [] {
                  return GraphBuilder()
                      .input("x", {2, 300, 3})
