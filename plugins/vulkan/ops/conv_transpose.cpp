@@ -26,8 +26,8 @@ int64_t begin_pad(const NodeView& node, int32_t i, int32_t spatial) {
   const int64_t stride = node.attr_ints("strides", std::vector<int64_t>(spatial, 1))[i];
   const int64_t dilation = node.attr_ints("dilations", std::vector<int64_t>(spatial, 1))[i];
   const int64_t out_pad = node.attr_ints("output_padding", std::vector<int64_t>(spatial, 0))[i];
-  const int64_t total = stride * (x.dims[2 + i] - 1) + out_pad +
-                        (w.dims[2 + i] - 1) * dilation + 1 - node.output(0)->dims[2 + i];
+  const int64_t total = stride * (x.dims[2 + i] - 1) + out_pad + (w.dims[2 + i] - 1) * dilation +
+                        1 - node.output(0)->dims[2 + i];
   return auto_pad == "SAME_UPPER" ? floor_half(total) : total - floor_half(total);
 }
 
@@ -41,7 +41,8 @@ std::string check(const NodeView& node) {
   if (w->rank != x->rank) return "weight rank differs from the input's";
   const int64_t group = node.attr_int("group", 1);
   if (group <= 0 || x->dims[1] % group != 0 || w->dims[0] != x->dims[1]) return "bad group";
-  if (node.output(0)->dims[1] != w->dims[1] * group) return "output channels not weight dim 1 x group";
+  if (node.output(0)->dims[1] != w->dims[1] * group)
+    return "output channels not weight dim 1 x group";
   for (const char* a : {"strides", "dilations"}) {
     for (int64_t v : node.attr_ints(a, {})) {
       if (v <= 0) return std::string(a) + " must be positive";
@@ -55,14 +56,15 @@ void lower(Lowering& lowering, const NodeView& node) {
   const tsr_tensor& w = *node.input(1);
   const tsr_tensor& y = *node.output(0);
   const int32_t spatial = x.rank - 2;
-  const std::vector<int64_t> strides =
-      node.attr_ints("strides", std::vector<int64_t>(spatial, 1));
+  const std::vector<int64_t> strides = node.attr_ints("strides", std::vector<int64_t>(spatial, 1));
   const std::vector<int64_t> dilations =
       node.attr_ints("dilations", std::vector<int64_t>(spatial, 1));
   auto n32 = [&node](int64_t v) { return narrow(v, node, "a shape"); };
   // Spatial axis k of 2 (H, W): 1-D runs as 2-D with H = 1 and H's stride, dilation, pad the
   // identity (`one`).
-  auto hw = [&](int32_t k, int64_t v, int64_t one) { return n32(spatial == 1 && k == 0 ? one : v); };
+  auto hw = [&](int32_t k, int64_t v, int64_t one) {
+    return n32(spatial == 1 && k == 0 ? one : v);
+  };
   auto axis = [&](int32_t k) { return spatial == 1 ? 0 : k; };
   std::vector<int32_t> c = {n32(x.dims[0]), n32(x.dims[1])};
   for (int32_t k = 0; k < 2; ++k) c.push_back(hw(k, x.dims[2 + axis(k)], 1));

@@ -69,8 +69,8 @@ void lower(Lowering& lowering, const NodeView& node) {
       dst += static_cast<int64_t>(r % w.dims[i]) * w.dst[i];
     }
     strided_copy(lowering, node, lowering.buffer(node.input_index(0)),
-                 lowering.buffer(node.output_index(0)), tail(w.dims), tail(w.src), src,
-                 tail(w.dst), dst);
+                 lowering.buffer(node.output_index(0)), tail(w.dims), tail(w.src), src, tail(w.dst),
+                 dst);
   }
 }
 
