@@ -53,7 +53,16 @@ const std::set<std::string> kTaken = {"UnaryHardSwish",
                                       "ConvTransposeRuntimeWeights",
                                       "ConvTranspose1D",
                                       "TileEveryAxis",
-                                      "TileRows"};
+                                      "TileRows",
+                                      "UnarySelu",
+                                      "UnaryTan",
+                                      "UnaryAtan",
+                                      "UnarySign",
+                                      "UnaryRound",
+                                      "UnarySoftsign",
+                                      "UnaryCelu",
+                                      "UnaryThresholdedRelu",
+                                      "UnaryShrink"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 

@@ -28,6 +28,15 @@ const int ACT_SILU = 21;
 const int ACT_MISH = 22;
 const int ACT_SIN = 23;
 const int ACT_COS = 24;
+const int ACT_SELU = 25;
+const int ACT_TAN = 26;
+const int ACT_ATAN = 27;
+const int ACT_SIGN = 28;
+const int ACT_ROUND = 29;
+const int ACT_SOFTSIGN = 30;
+const int ACT_CELU = 31;
+const int ACT_THRESHOLDED_RELU = 32;
+const int ACT_SHRINK = 33;
 
 // Abramowitz and Stegun 7.1.26 refined: |error| < 1.5e-7.
 float erf_approx(float x) {
@@ -69,6 +78,15 @@ float activate(int code, float x, float a, float b) {
   if (code == ACT_MISH) return x * tanh(clamp(softplus(x), -15.0, 15.0));
   if (code == ACT_SIN) return sin(x);
   if (code == ACT_COS) return cos(x);
+  if (code == ACT_SELU) return x > 0.0 ? b * x : b * a * (exp(x) - 1.0);
+  if (code == ACT_TAN) return tan(x);
+  if (code == ACT_ATAN) return atan(x);
+  if (code == ACT_SIGN) return sign(x);
+  if (code == ACT_ROUND) return roundEven(x);
+  if (code == ACT_SOFTSIGN) return x / (1.0 + abs(x));
+  if (code == ACT_CELU) return max(x, 0.0) + min(a * (exp(x / a) - 1.0), 0.0);
+  if (code == ACT_THRESHOLDED_RELU) return x > a ? x : 0.0;
+  if (code == ACT_SHRINK) return x < -a ? x + b : (x > a ? x - b : 0.0);
   return x;
 }
 
