@@ -8,8 +8,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "graph_builder.hpp"
+#include "tessera/onnx_import.hpp"
 #include "tessera/plugin_host.hpp"
 #include "tessera/session.hpp"
 
@@ -280,6 +282,57 @@ TEST(PluginHost, ControlCharactersInAQueryReasonAreEscapedInThePlan) {
   // The node still runs, on the reference kernels: sigmoid(0) = 0.5.
   const std::vector<Tensor> y = s.run({{"x", Tensor::from_vector<float>({4}, {0, 0, 0, 0})}});
   EXPECT_EQ(y[0].to_float_vector(), std::vector<float>(4, 0.5f));
+}
+
+// The output of `command` (stdout), asserting it exits 0.
+std::string command_output(const std::string& command) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  EXPECT_NE(pipe, nullptr) << command;
+  if (pipe == nullptr) return "";
+  std::string out;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) out.append(buffer, n);
+  EXPECT_EQ(::pclose(pipe), 0) << command << "\n" << out;
+  return out;
+}
+
+// `tessera plan` sums up why nodes are not on the first target: one line per distinct reason it
+// gave, with the count and the op types, and the counts add up to the nodes placed elsewhere
+// (halfref runs only Relu and same-shape Add, so squeezenet's other ops go to the reference).
+TEST(PluginHost, PlanSumsUpWhyNodesAreNotOnTheFirstTarget) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("tessera-why-not-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string model = (dir / "squeezenet.onnx").string();
+  command_output(std::string(TESSERA_CLI) + " zoo squeezenet_v1.1 -o " + model + " --force");
+  const std::string plan = std::string("env -u TESSERA_PLUGIN_PATH ") + TESSERA_CLI + " plan " +
+                           model + " --targets halfref,reference --no-packs --plugin-dir " +
+                           TESSERA_TEST_PLUGIN_GOOD_DIR;
+  const std::string text = command_output(plan);
+  // The oracle: the session's own placement of the same model.
+  auto host = std::make_shared<const PluginHost>(
+      only({TESSERA_TEST_PLUGIN_GOOD_DIR, TESSERA_PLUGIN_BUILD_DIR}));
+  SessionOptions o;
+  o.targets = {"halfref", "reference"};
+  o.pack_mode = PackMode::kNone;
+  Session s(import_onnx_file(model), o, host);
+  std::map<std::string, int> elsewhere;  // op type -> nodes not on halfref
+  int total = 0;
+  for (const NodePlacement& n : s.plan().nodes) {
+    if (n.plugin == "halfref") continue;
+    ++elsewhere[n.op_type];
+    ++total;
+  }
+  ASSERT_GT(total, 0);
+  EXPECT_NE(text.find("not on halfref (the first target): " + std::to_string(total) + " of " +
+                      std::to_string(s.plan().nodes.size()) + " node(s)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find(std::to_string(elsewhere["Conv"]) +
+                      "  unsupported: op Conv not implemented [Conv]\n"),
+            std::string::npos)
+      << text;
+  std::filesystem::remove_all(dir);
 }
 
 // `tessera info` over the controls and broken folders: the plugin's texts, the refused ESC name

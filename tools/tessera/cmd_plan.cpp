@@ -3,8 +3,10 @@
 // device uses (level and reason) and where each node's schedule config comes from, the regions,
 // and any fallback warnings, without running the model; optionally the OpenCL C sources the plan
 // builds and each CLML subgraph as JSON (both through the compile's dump directory).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string>
 #include <system_error>
@@ -20,10 +22,82 @@
 namespace tessera::cli {
 namespace {
 
+// Why nodes are not on the first target (the one the user put first, usually the GPU): one group
+// per distinct reason that target gave, with the count and the op types, so that what keeps a
+// model off the GPU reads as a short list instead of a scan of every node's line.
+struct WhyNotGroup {
+  std::string reason;
+  int nodes = 0;
+  std::set<std::string> ops;
+};
+struct WhyNotFirst {
+  std::string target;  // "" when the plan has one target or every node is on the first
+  int nodes = 0;
+  std::vector<WhyNotGroup> groups;  // most nodes first
+};
+
+WhyNotFirst why_not_first(const ExecutionPlan& plan) {
+  WhyNotFirst out;
+  if (plan.targets.size() < 2) return out;
+  const std::string first = plan.targets.front().substr(0, plan.targets.front().find(" -> "));
+  std::map<std::string, WhyNotGroup> by_reason;
+  for (const NodePlacement& n : plan.nodes) {
+    if (n.target == first) continue;
+    // The reason starts with the first target's verdict: "mali:any: <why> -> next: ...".
+    std::string why = n.reason.substr(0, n.reason.find(" -> "));
+    if (why.rfind(first + ": ", 0) == 0) why = why.substr(first.size() + 2);
+    if (why.find("but this island") != std::string::npos) {
+      why = "supported, but its island was merged back: with the boundary transfers it costs "
+            "more there than on the next target";
+    }
+    WhyNotGroup& g = by_reason[why];
+    g.reason = why;
+    ++g.nodes;
+    g.ops.insert(n.op_type);
+    ++out.nodes;
+  }
+  if (out.nodes == 0) return out;
+  out.target = first;
+  for (auto& [why, g] : by_reason) out.groups.push_back(std::move(g));
+  std::stable_sort(out.groups.begin(), out.groups.end(),
+                   [](const WhyNotGroup& a, const WhyNotGroup& b) { return a.nodes > b.nodes; });
+  return out;
+}
+
+std::string ops_text(const std::set<std::string>& ops) {
+  std::string text;
+  for (const std::string& op : ops) text += (text.empty() ? "" : ", ") + op;
+  return text;
+}
+
+void print_why_not_first(const ExecutionPlan& plan) {
+  const WhyNotFirst w = why_not_first(plan);
+  if (w.target.empty()) return;
+  std::printf("not on %s (the first target): %d of %zu node(s)\n", w.target.c_str(), w.nodes,
+              plan.nodes.size());
+  for (const WhyNotGroup& g : w.groups) {
+    std::printf("  %4d  %s [%s]\n", g.nodes, g.reason.c_str(), ops_text(g.ops).c_str());
+  }
+}
+
+std::string why_not_first_json(const ExecutionPlan& plan) {
+  const WhyNotFirst w = why_not_first(plan);
+  std::string groups;
+  for (const WhyNotGroup& g : w.groups) {
+    std::string ops;
+    for (const std::string& op : g.ops) ops += (ops.empty() ? "" : ", ") + json_string(op);
+    groups += std::string(groups.empty() ? "" : ", ") + "{\"reason\": " + json_string(g.reason) +
+              ", \"nodes\": " + std::to_string(g.nodes) + ", \"ops\": [" + ops + "]}";
+  }
+  return "\"not_on_first_target\": {\"target\": " + json_string(w.target) +
+         ", \"nodes\": " + std::to_string(w.nodes) + ", \"reasons\": [" + groups + "]}";
+}
+
 // One JSON object: the plan's summary (plan_json_members) and "nodes", one object per node on
 // a line of its own (so a line-oriented tool can pick a node out).
 void print_json(const ExecutionPlan& plan, const std::string& model, const std::string& precision) {
-  std::printf("{%s,\n\"nodes\": [\n", plan_json_members(plan, model, precision).c_str());
+  std::printf("{%s, %s,\n\"nodes\": [\n", plan_json_members(plan, model, precision).c_str(),
+              why_not_first_json(plan).c_str());
   for (size_t i = 0; i < plan.nodes.size(); ++i) {
     const NodePlacement& n = plan.nodes[i];
     std::printf(
@@ -76,6 +150,7 @@ void print_table(const ExecutionPlan& plan) {
       plan.boundary_values, plan.buffers, plan.buffer_bytes, plan.device_values,
       plan.device_buffers, plan.device_buffer_bytes);
   std::printf("nodes by plugin: %s\n", nodes_per_plugin_text(plan).c_str());
+  print_why_not_first(plan);
   for (const std::string& w : plan.warnings) std::printf("warning: %s\n", w.c_str());
 }
 
