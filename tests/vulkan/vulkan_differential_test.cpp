@@ -62,7 +62,11 @@ const std::set<std::string> kTaken = {"UnaryHardSwish",
                                       "UnarySoftsign",
                                       "UnaryCelu",
                                       "UnaryThresholdedRelu",
-                                      "UnaryShrink"};
+                                      "UnaryShrink",
+                                      "DepthToSpaceDCR",
+                                      "DepthToSpaceCRD",
+                                      "DepthToSpaceBlock3",
+                                      "SpaceToDepth"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 
