@@ -66,7 +66,11 @@ const std::set<std::string> kTaken = {"UnaryHardSwish",
                                       "DepthToSpaceDCR",
                                       "DepthToSpaceCRD",
                                       "DepthToSpaceBlock3",
-                                      "SpaceToDepth"};
+                                      "SpaceToDepth",
+                                      "InstanceNorm",
+                                      "InstanceNorm1D",
+                                      "GroupNormPerGroupScale",
+                                      "GroupNormPerChannelScale"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 

@@ -1,5 +1,7 @@
 // LayerNormalization over the trailing LEN elements of each of ROWS rows (ops/layer_norm.cpp):
 // a work-group of 64 per row; the mean, then the variance around it, accumulated in fp32.
+// Instance and group norms (ops/norm.cpp) read scale and bias per channel instead: element e of
+// the tensor takes index (e / SCALE_PERIOD) % SCALE_COUNT (SCALE_PERIOD 0: index i in the row).
 #version 450
 #extension GL_GOOGLE_include_directive : require
 #include "storage.glsl"
@@ -10,6 +12,8 @@ layout(constant_id = 0) const int ROWS = 1;
 layout(constant_id = 1) const int LEN = 1;
 layout(constant_id = 2) const int EPSILON = 0;  // float bits
 layout(constant_id = 3) const int HAS_BIAS = 0;
+layout(constant_id = 4) const int SCALE_PERIOD = 0;
+layout(constant_id = 5) const int SCALE_COUNT = 1;
 
 layout(std430, set = 0, binding = 0) readonly buffer Input { STORE x[]; };
 layout(std430, set = 0, binding = 1) readonly buffer Scale { STORE scale[]; };
@@ -48,8 +52,9 @@ void main() {
   const float inv = inversesqrt(row_sum(sq, t) / float(LEN) + intBitsToFloat(EPSILON));
   if (!live) return;
   for (int i = t; i < LEN; i += 64) {
-    float v = (float(x[base + i]) - mean) * inv * float(scale[i]);
-    if (HAS_BIAS != 0) v += float(bias[i]);
+    const int p = SCALE_PERIOD == 0 ? i : ((base + i) / SCALE_PERIOD) % SCALE_COUNT;
+    float v = (float(x[base + i]) - mean) * inv * float(scale[p]);
+    if (HAS_BIAS != 0) v += float(bias[p]);
     y[base + i] = STORE(v);
   }
 }
