@@ -79,12 +79,12 @@ void check_dump(const std::string& plugin) {
   options.pack_mode = PackMode::kNone;
   options.dump_kernels_dir = dir.string();
 
-  // The embedded sources are the files of plugins/<plugin>/kernels.
-  const fs::path kernels = fs::path(TESSERA_SOURCE_DIR) / "plugins" / plugin / "kernels";
-  // Every program starts with the plugin's common.cl and the shared helpers.cl.
+  // The embedded sources are the files of plugins/opencl/kernels/<the plugin's storage>.
+  const fs::path all_kernels = fs::path(TESSERA_SOURCE_DIR) / "plugins" / "opencl" / "kernels";
+  const fs::path kernels = all_kernels / (plugin == "mali" ? "buffer" : "image");
+  // Every program starts with the storage's common.cl and the shared helpers.cl.
   const std::string common =
-      slurp(kernels / "common.cl") +
-      slurp(fs::path(TESSERA_SOURCE_DIR) / "plugins" / "opencl" / "kernels" / "helpers.cl");
+      slurp(kernels / "common.cl") + slurp(all_kernels / "common" / "helpers.cl");
   ASSERT_FALSE(common.empty());
   std::map<std::string, std::string> bodies;
   for (const auto& e : fs::directory_iterator(kernels)) {

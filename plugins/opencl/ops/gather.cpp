@@ -1,6 +1,6 @@
 // Gather with constant indices along an axis, on NCHW: one index (how
 // exporters pick q, k and v out of one tensor) is the shared strided copy; index tensors of any
-// shape (dynamo's as_strided) use the shared gather kernel (plugins/opencl/kernels/gather.cl).
+// shape (dynamo's as_strided) use the shared gather kernel (plugins/opencl/kernels/common/gather.cl).
 #include "tessera_opencl/op_helpers.hpp"
 
 namespace tessera::opencl {

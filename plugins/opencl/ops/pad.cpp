@@ -1,5 +1,5 @@
 // Pad: constant pads (and axes), modes constant, reflect and edge, rank <= 6,
-// on NCHW (plugins/opencl/kernels/pad.cl, shared with adreno).
+// on NCHW (plugins/opencl/kernels/common/pad.cl, shared with adreno).
 #include "tessera_opencl/op_helpers.hpp"
 
 namespace tessera::opencl {

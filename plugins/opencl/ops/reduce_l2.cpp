@@ -1,5 +1,5 @@
 // ReduceL2 over the trailing axes (F.normalize's norm): one work-item per
-// contiguous row (plugins/opencl/kernels/reduce.cl, shared with adreno), on NCHW.
+// contiguous row (plugins/opencl/kernels/common/reduce.cl, shared with adreno), on NCHW.
 #include "tessera_opencl/op_helpers.hpp"
 
 namespace tessera::opencl {

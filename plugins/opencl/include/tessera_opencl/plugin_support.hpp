@@ -285,7 +285,7 @@ class ProgramPool {
   const Program& get(Context& context, const std::string& file, const std::string& options);
 
   // What get() builds for kernels/<file>: common.cl, the shared helpers.cl where the plugin
-  // embeds it (plugins/opencl/kernels), then the file.
+  // embeds it (plugins/opencl/kernels/common), then the file.
   std::string source(const std::string& file) const;
 
  private:
