@@ -290,6 +290,21 @@ TEST_F(AdrenoOpsTest, InstanceNormSplitEveryConfig) {
                        attrs({{"epsilon", 1e-3f}})}});
 }
 
+// InstanceNormalization with each plane split into `parts` chunks (their statistics combined in
+// a second step) at every threads_per_group and parts: planes shorter than the chunks, planes no
+// chunk count divides, a batch of 2.
+TEST_F(AdrenoOpsTest, InstanceNormChunkedEveryConfig) {
+  check_every_config("InstanceNormalization", "norm.group.parts", "group_norm_partial_f32",
+                     {{{{random_tensor({1, 2, 5, 7}, 101)},
+                        {random_tensor({2}, 102), true},
+                        {random_tensor({2}, 103), true}},
+                       {}},
+                      {{{random_tensor({2, 3, 1001}, 104)},
+                        {random_tensor({3}, 105), true},
+                        {random_tensor({3}, 106), true}},
+                       attrs({{"epsilon", 1e-3f}})}});
+}
+
 // The __local-tiled MatMul at every group side, per-item tile and k_tile, over partial tiles
 // and a K that no k_tile divides.
 TEST_F(AdrenoOpsTest, MatMulLocalTilesEveryConfig) {

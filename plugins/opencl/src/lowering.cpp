@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "tessera/checked_math.hpp"
 #include "tessera/error.hpp"
 
 namespace tessera::opencl {
@@ -361,6 +362,13 @@ cl_mem Lowering::constant_buffer(const std::vector<float>& values) {
   if (!values.empty()) {
     context_->write_and_wait(*buf, values.data(), values.size() * sizeof(float));
   }
+  compiled_->buffers.push_back(buf);
+  return buf->get();
+}
+
+cl_mem Lowering::scratch_buffer(int64_t floats) {
+  const int64_t bytes = checked_mul(std::max<int64_t>(floats, 1), 4, "scratch buffer bytes");
+  auto buf = std::make_shared<Buffer>(*context_, static_cast<size_t>(bytes));
   compiled_->buffers.push_back(buf);
   return buf->get();
 }

@@ -145,6 +145,9 @@ class Lowering {
   void alias(int32_t out, int32_t in);
   // Host floats uploaded once into memory the region owns (folded weights, BN scale/shift).
   cl_mem constant_buffer(const std::vector<float>& values);
+  // Device memory of `floats` floats the region owns, for partial results one step writes and a
+  // later step of the same node reads (its content between runs is undefined).
+  cl_mem scratch_buffer(int64_t floats);
   // A constant float image of `width` x `height` RGBA texels.
   cl_mem constant_image(int64_t width, int64_t height, const std::vector<float>& rgba);
 

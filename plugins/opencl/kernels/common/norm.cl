@@ -55,6 +55,62 @@ __kernel void group_norm_split_f32(__global const float* x, __global const float
   }
 }
 
+// Groups too long for one work-group (MobileViT-v2: one group of 65,536 elements per image),
+// in two steps. group_norm_partial_f32: work-group (p, g) of local_size(0) work-items takes
+// chunk p of `parts` of group g and writes its count, mean and sum of squared deviations
+// (about its own mean) to stats[(g * parts + p) * 3 ...]. Global (threads, parts, groups_total).
+__kernel void group_norm_partial_f32(__global const float* x, __global float* stats, int len,
+                                     __local float* part) {
+  const int t = get_local_id(0), threads = get_local_size(0);
+  const int p = get_global_id(1), parts = get_global_size(1), g = get_global_id(2);
+  const int chunk = (len + parts - 1) / parts;
+  const int start = min(p * chunk, len), end = min(start + chunk, len);
+  __global const float* xg = x + (size_t)g * len;
+  float sum = 0.0f;
+  for (int j = start + t; j < end; j += threads) sum += xg[j];
+  const int count = end - start;
+  const float chunk_sum = tsr_row_sum(sum, part);
+  const float mean = count > 0 ? chunk_sum / (float)count : 0.0f;
+  float sq = 0.0f;
+  for (int j = start + t; j < end; j += threads) {
+    const float d = xg[j] - mean;
+    sq += d * d;
+  }
+  const float m2 = tsr_row_sum(sq, part);
+  if (t == 0) {
+    __global float* s = stats + ((size_t)g * parts + p) * 3;
+    s[0] = (float)count;
+    s[1] = mean;
+    s[2] = m2;
+  }
+}
+
+// The second step, one work-item per element: the chunks' statistics of the element's group
+// combined (Chan et al.'s pairwise update), then normalised, scaled and shifted per channel.
+__kernel void group_norm_apply_f32(__global const float* x, __global const float* stats,
+                                   __global const float* scale, __global const float* bias,
+                                   __global float* y, int n, int parts, int groups, int per_group,
+                                   int inner, float epsilon) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int len = per_group * inner;
+  const int g = i / len, j = i % len;
+  __global const float* s = stats + (size_t)g * parts * 3;
+  float count = 0.0f, mean = 0.0f, m2 = 0.0f;
+  for (int p = 0; p < parts; ++p) {
+    const float nb = s[p * 3];
+    if (nb == 0.0f) continue;
+    const float total = count + nb;
+    const float delta = s[p * 3 + 1] - mean;
+    mean += delta * nb / total;
+    m2 += s[p * 3 + 2] + delta * delta * count * nb / total;
+    count = total;
+  }
+  const float inv = rsqrt(m2 / (float)len + epsilon);
+  const int c = (g % groups) * per_group + j / inner;
+  y[i] = (x[i] - mean) * inv * scale[c] + bias[c];
+}
+
 // y = x * scale[c] + shift[c] over a buffer viewed as (outer, channels, inner): BatchNormalization
 // folded, on tensors of any rank >= 2 (channel axis 1).
 __kernel void channel_affine_any_f32(__global const float* x, __global const float* scale,
