@@ -38,7 +38,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_util import median_ms, ort_cpu_session, run_json
 
 # (class, in channels, out channels, input H=W, kernel, stride, group); pads keep "same".
 SHAPES = [
@@ -122,31 +123,14 @@ def build(s, model_path, input_path, seed):
 
 def ort_worker(model, input_path, threads, repeat, warmup, save_output):
     import numpy as np
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    # Graph optimisations stay at ORT's default, ORT_ENABLE_ALL.
+    sess = ort_cpu_session(model, threads)
     feeds = {"X": np.load(input_path)}
     for _ in range(max(1, warmup)):
         out = sess.run(None, feeds)
     if save_output:
         np.save(save_output, out[0])
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        sess.run(None, feeds)
-        times.append((time.perf_counter() - t) * 1e3)
-    print(json.dumps({"median_ms": statistics.median(times)}))
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    print(json.dumps({"median_ms": median_ms(lambda: sess.run(None, feeds), repeat)}))
 
 
 def check_outputs(tessera, model, input_path, ort_out, outdir, threads):

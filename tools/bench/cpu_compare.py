@@ -23,41 +23,23 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_util import ort_cpu_session, run_json, timed_ms
 
 
 def ort_worker(model, threads, repeat, warmup):
     import numpy as np
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    sess = ort_cpu_session(model, threads)
     feeds = {}
     rng = np.random.default_rng(0)
     for i in sess.get_inputs():
         # Open dims (a symbolic batch) run at 1, as Tessera plans them first.
         feeds[i.name] = rng.standard_normal(
             [d if isinstance(d, int) else 1 for d in i.shape]).astype(np.float32)
-    for _ in range(warmup):
-        sess.run(None, feeds)
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        sess.run(None, feeds)
-        times.append((time.perf_counter() - t) * 1e3)
-    times.sort()
+    times = timed_ms(lambda: sess.run(None, feeds), repeat, warmup)
     print(json.dumps({"median_ms": statistics.median(times),
                       "p90_ms": times[min(len(times) - 1, int(0.9 * (len(times) - 1) + 0.5))],
                       "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0}))
-
-
-def run_json(cmd):
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 def combine(rounds):

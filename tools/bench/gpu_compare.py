@@ -14,11 +14,12 @@ import argparse
 import os
 import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from bench_util import median_ms, ort_cpu_session, torch_cuda_ms
 
 TORCHVISION = {"mobilenet_v2": "mobilenet_v2", "resnet-18": "resnet18", "resnet-50": "resnet50",
                "resnet-34": "resnet34", "vgg-16": "vgg16_bn", "squeezenet_v1.1": "squeezenet1_1",
@@ -43,19 +44,10 @@ def tessera_run(tessera, model, target, repeat, cache_dir):
 
 def ort_cpu(model, repeat, threads):
     import numpy as np
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    sess = ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
+    sess = ort_cpu_session(model, threads)
     inp = sess.get_inputs()[0]
     x = np.random.default_rng(0).standard_normal(inp.shape).astype(np.float32)
-    sess.run(None, {inp.name: x})
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        sess.run(None, {inp.name: x})
-        times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times)
+    return median_ms(lambda: sess.run(None, {inp.name: x}), repeat, warmup=1)
 
 
 def torch_cuda(name, repeat, size):
@@ -66,17 +58,7 @@ def torch_cuda(name, repeat, size):
     kwargs = {"aux_logits": False, "init_weights": True} if name == "inception_v3" else {}
     model = getattr(torchvision.models, TORCHVISION[name])(weights=None, **kwargs).eval().cuda()
     x = torch.randn(1, 3, size, size, device="cuda")
-    with torch.no_grad():
-        for _ in range(5):
-            model(x)
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(repeat):
-            t = time.perf_counter()
-            model(x)
-            torch.cuda.synchronize()
-            times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times)
+    return torch_cuda_ms(torch, model, x, repeat, warmup=5)
 
 
 def main():

@@ -20,13 +20,13 @@ Exit 1 when a run fails or an output differs by more than 1e-3 of max |ref|.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
+
+from bench_util import median_ms, ort_cpu_session, torch_cuda_ms
 
 
 def fpn_nearest(torch):
@@ -77,22 +77,11 @@ def export(torch, make, path):
     return model, size
 
 
-def torch_cuda_ms(torch, model, size, repeat):
+def cuda_ms(torch, model, size, repeat):
     if not torch.cuda.is_available():
         return None
-    m = model.cuda()
     x = torch.randn(1, 3, size, size, device="cuda")
-    with torch.no_grad():
-        for _ in range(3):
-            m(x)
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(repeat):
-            start = time.perf_counter()
-            m(x)
-            torch.cuda.synchronize()
-            times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+    return torch_cuda_ms(torch, model.cuda(), x, repeat, warmup=3)
 
 
 def main():
@@ -105,7 +94,6 @@ def main():
     ap.add_argument("--torchvision", default="",
                     help="also these torchvision classifiers (e.g. resnet18,mobilenet_v2)")
     args = ap.parse_args()
-    import onnxruntime as ort
     import torch
 
     work = args.workdir or tempfile.mkdtemp(prefix="gpu-outside-")
@@ -124,14 +112,10 @@ def main():
         model, size = export(torch, nets[name], path)
         x = np.random.RandomState(0).rand(1, 3, size, size).astype(np.float32)
         np.save(os.path.join(work, name + ".x.npy"), x)
-        session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+        session = ort_cpu_session(path)
         ref = session.run(None, {"x": x})
-        ort_times = []
-        for _ in range(args.repeat):
-            start = time.perf_counter()
-            session.run(None, {"x": x})
-            ort_times.append((time.perf_counter() - start) * 1e3)
-        cuda_ms = torch_cuda_ms(torch, model, size, args.repeat)
+        ort_ms = median_ms(lambda: session.run(None, {"x": x}), args.repeat)
+        torch_ms = cuda_ms(torch, model, size, args.repeat)
         for target in args.targets.split(","):
             out_dir = os.path.join(work, f"out-{name}-{target.replace(':', '_')}")
             run = subprocess.run(
@@ -151,9 +135,9 @@ def main():
             failed = failed or err > 1e-3
             placed = report["nodes_by_plugin"]
             on = placed.get(target.split(":")[0], 0)
-            cuda = f"{cuda_ms:.2f}" if cuda_ms is not None else "-"
+            cuda = f"{torch_ms:.2f}" if torch_ms is not None else "-"
             print(f"| {name} | {target} | {on}/{sum(placed.values())} | {err:.1e} | "
-                  f"{report['latency_ms']['median']:.2f} | {statistics.median(ort_times):.2f} | "
+                  f"{report['latency_ms']['median']:.2f} | {ort_ms:.2f} | "
                   f"{cuda} |", flush=True)
     return 1 if failed else 0
 

@@ -20,7 +20,8 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from bench_util import median_ms, ort_cpu_session
 
 
 def image_like(shape, seed):
@@ -34,37 +35,21 @@ def image_like(shape, seed):
     return x.astype(np.float32)
 
 
-def ort_session(model, threads):
-    import onnxruntime as ort
-    opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads
-    opts.inter_op_num_threads = 1
-    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    return ort.InferenceSession(model, opts, providers=["CPUExecutionProvider"])
-
-
 def input_of(sess):
     i = sess.get_inputs()[0]
     return i.name, [d if isinstance(d, int) else 1 for d in i.shape]
 
 
 def ort_worker(model, threads, repeat, warmup):
-    sess = ort_session(model, threads)
+    sess = ort_cpu_session(model, threads)
     name, shape = input_of(sess)
     feeds = {name: image_like(shape, 0)}
-    for _ in range(warmup):
-        sess.run(None, feeds)
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        sess.run(None, feeds)
-        times.append((time.perf_counter() - t) * 1e3)
-    print(json.dumps({"median_ms": statistics.median(times)}))
+    print(json.dumps({"median_ms": median_ms(lambda: sess.run(None, feeds), repeat, warmup)}))
 
 
 def tessera_ms(tessera, model, threads, repeat, workdir):
     import numpy as np
-    sess = ort_session(model, 1)
+    sess = ort_cpu_session(model, 1)
     name, shape = input_of(sess)
     path = os.path.join(workdir, "bench_input.npy")
     np.save(path, image_like(shape, 0))
@@ -99,7 +84,7 @@ def units(tessera, model):
 
 def agreement(tessera, model, count, workdir):
     import numpy as np
-    sess = ort_session(model, 2)
+    sess = ort_cpu_session(model, 2)
     name, shape = input_of(sess)
     cosines, same_top1 = [], 0
     for seed in range(1, count + 1):
