@@ -105,3 +105,20 @@ inline float tsr_row_sum(float v, __local float* row) {
   barrier(CLK_LOCAL_MEM_FENCE);  // row[] is written again by the next call
   return sum;
 }
+
+// The mean of x[0..n) and the sum of squared deviations about it (two passes, so no catastrophic
+// cancellation), by the local_size(0) work-items of one row of the work-group through `row`
+// (see tsr_row_sum: every work-item of the group must call it). (0, 0) for n = 0.
+inline float2 tsr_row_mean_m2(__global const float* x, size_t n, __local float* row) {
+  const size_t t = get_local_id(0), threads = get_local_size(0);
+  float sum = 0.0f;
+  for (size_t j = t; j < n; j += threads) sum += x[j];
+  const float total = tsr_row_sum(sum, row);
+  const float mean = n > 0 ? total / (float)n : 0.0f;
+  float sq = 0.0f;
+  for (size_t j = t; j < n; j += threads) {
+    const float d = x[j] - mean;
+    sq += d * d;
+  }
+  return (float2)(mean, tsr_row_sum(sq, row));
+}

@@ -37,15 +37,9 @@ __kernel void layer_norm_group_f32(__global const float* x, __global const float
   __local float* row = part + get_local_id(1) * threads;
   // No early return: every work-item reaches the barriers; rows past the end read the last row.
   __global const float* xp = x + (size_t)min(r, rows - 1) * cols;
-  float sum = 0.0f;
-  for (int j = t; j < cols; j += threads) sum += xp[j];
-  const float mean = tsr_row_sum(sum, row) / (float)cols;
-  float sq = 0.0f;
-  for (int j = t; j < cols; j += threads) {
-    const float d = xp[j] - mean;
-    sq += d * d;
-  }
-  const float inv = 1.0f / sqrt(tsr_row_sum(sq, row) / (float)cols + eps);
+  const float2 moments = tsr_row_mean_m2(xp, cols, row);
+  const float mean = moments.x;
+  const float inv = 1.0f / sqrt(moments.y / (float)cols + eps);
   if (r >= rows) return;
   __global float* yp = y + (size_t)r * cols;
   for (int j = t; j < cols; j += threads) {

@@ -38,15 +38,9 @@ __kernel void group_norm_split_f32(__global const float* x, __global const float
   const int g = get_global_id(1);
   const size_t len = (size_t)per_group * inner;
   __global const float* xg = x + (size_t)g * len;
-  float sum = 0.0f;
-  for (size_t j = t; j < len; j += threads) sum += xg[j];
-  const float mean = tsr_row_sum(sum, part) / (float)len;
-  float sq = 0.0f;
-  for (size_t j = t; j < len; j += threads) {
-    const float d = xg[j] - mean;
-    sq += d * d;
-  }
-  const float inv = rsqrt(tsr_row_sum(sq, part) / (float)len + epsilon);
+  const float2 moments = tsr_row_mean_m2(xg, len, part);
+  const float mean = moments.x;
+  const float inv = rsqrt(moments.y / (float)len + epsilon);
   __global float* yg = y + (size_t)g * len;
   const int c0 = (g % groups) * per_group;
   for (size_t j = t; j < len; j += threads) {
@@ -61,27 +55,16 @@ __kernel void group_norm_split_f32(__global const float* x, __global const float
 // (about its own mean) to stats[(g * parts + p) * 3 ...]. Global (threads, parts, groups_total).
 __kernel void group_norm_partial_f32(__global const float* x, __global float* stats, int len,
                                      __local float* part) {
-  const int t = get_local_id(0), threads = get_local_size(0);
   const int p = get_global_id(1), parts = get_global_size(1), g = get_global_id(2);
   const int chunk = (len + parts - 1) / parts;
   const int start = min(p * chunk, len), end = min(start + chunk, len);
-  __global const float* xg = x + (size_t)g * len;
-  float sum = 0.0f;
-  for (int j = start + t; j < end; j += threads) sum += xg[j];
   const int count = end - start;
-  const float chunk_sum = tsr_row_sum(sum, part);
-  const float mean = count > 0 ? chunk_sum / (float)count : 0.0f;
-  float sq = 0.0f;
-  for (int j = start + t; j < end; j += threads) {
-    const float d = xg[j] - mean;
-    sq += d * d;
-  }
-  const float m2 = tsr_row_sum(sq, part);
-  if (t == 0) {
+  const float2 moments = tsr_row_mean_m2(x + (size_t)g * len + start, count, part);
+  if (get_local_id(0) == 0) {
     __global float* s = stats + ((size_t)g * parts + p) * 3;
     s[0] = (float)count;
-    s[1] = mean;
-    s[2] = m2;
+    s[1] = moments.x;
+    s[2] = moments.y;
   }
 }
 
