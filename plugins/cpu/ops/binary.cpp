@@ -1,7 +1,8 @@
-// Broadcasting arithmetic: Add, Sub, Mul, Div, Min, Max, Pow, PRelu and the variadic Sum and
-// Mean. Shapes are planned once (ops/loops.hpp) into merged loops and an inner run, so a
-// squeeze-excitation Mul ([N,C,1,1] x [N,C,H,W]) runs H*W-long runs against one scale, and a
-// per-channel bias runs like a same-shape Add. A Relu/Clip after the op runs in the same pass.
+// Broadcasting arithmetic on float32: Add, Sub, Mul, Div, Min, Max, Pow, PRelu and the variadic
+// Sum and Mean (integer operands go to binary_int.cpp). Shapes are planned once (ops/loops.hpp)
+// into merged loops and an inner run, so a squeeze-excitation Mul ([N,C,1,1] x [N,C,H,W]) runs
+// H*W-long runs against one scale, and a per-channel bias runs like a same-shape Add. A Relu/Clip
+// after the op runs in the same pass.
 #include <memory>
 
 #include "kernels/elementwise.hpp"
@@ -38,7 +39,7 @@ struct Stage {
 std::string query_binary(const RegionView& region, const NodeView& node) {
   BinaryOp op;
   if (!binary_op_of(node.op_type(), &op)) return "not a broadcasting arithmetic op";
-  if (is_int8_binary(node)) return query_binary_int8(region, node);
+  if (is_int_binary(node)) return query_binary_int(region, node);
   const tsr_tensor* y = node.output(0);
   if (!is_f32(y)) return "only float32 is implemented";
   std::vector<std::vector<int64_t>> shapes;
@@ -64,7 +65,7 @@ bool same_shape_add(const NodeView& node) {
 
 Step build_binary(BuildContext& ctx) {
   const NodeView& node = ctx.node;
-  if (is_int8_binary(node)) return build_binary_int8(ctx);
+  if (is_int_binary(node)) return build_binary_int(ctx);
   BinaryOp op = BinaryOp::kAdd;
   binary_op_of(node.op_type(), &op);
   const std::vector<int64_t> out_dims = dims(*node.output(0));

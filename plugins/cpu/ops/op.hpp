@@ -167,11 +167,12 @@ Step build_matmul(BuildContext&);
 // Broadcasting arithmetic (binary.cpp): Add, Sub, Mul, Div, Min, Max, Pow, PRelu, Sum, Mean.
 std::string query_binary(const RegionView&, const NodeView&);
 Step build_binary(BuildContext&);
-// The same ops on int8/uint8 (binary_int8.cpp): Add, Sub, Mul, Div, Min, Max with wrap-around and
-// truncating division; query_binary and build_binary hand such nodes to these.
-bool is_int8_binary(const NodeView& node);
-std::string query_binary_int8(const RegionView&, const NodeView&);
-Step build_binary_int8(BuildContext&);
+// The same ops on int8/uint8/int32/int64 (binary_int.cpp): Add, Sub, Mul, Div, Min, Max with
+// wrap-around and truncating division, Min/Max of any input count; query_binary and build_binary
+// hand such nodes to these.
+bool is_int_binary(const NodeView& node);
+std::string query_binary_int(const RegionView&, const NodeView&);
+Step build_binary_int(BuildContext&);
 // A two-input float32 Add whose inputs and output share one shape (a residual Add).
 bool same_shape_add(const NodeView& node);
 // Pointwise activations and math (unary.cpp); unary_fn_of maps a node to its function (Relu and
@@ -284,7 +285,8 @@ Step build_recurrent(BuildContext&);
 // ScatterND with constant indices, reduction none (scatter_nd.cpp).
 std::string query_scatter_nd(const RegionView&, const NodeView&);
 Step build_scatter_nd(BuildContext&);
-// Index-producing ops: ArgMax and ArgMin (arg_max.cpp), TopK (top_k.cpp); int64 outputs.
+// Index-producing ops: ArgMax and ArgMin (arg_max.cpp; float32/int32/int64 in), TopK (top_k.cpp);
+// int64 outputs.
 std::string query_arg_max(const RegionView&, const NodeView&);
 Step build_arg_max(BuildContext&);
 std::string query_top_k(const RegionView&, const NodeView&);
