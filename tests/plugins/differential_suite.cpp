@@ -1374,6 +1374,99 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                                      {"keepdims", int64_t{0}},
                                      {"select_last_index", int64_t{1}}}));
                }});
+  // Values that are not float32 on a device: an attention mask as transformers exports it
+  // (int64 [batch, seq] -> [batch, 1, 1, seq] -> float -> (1 - m) * -10000 added to the scores).
+  c.push_back({"AttentionMaskInt64", [] {
+                 return GraphBuilder()
+                     .input("scores", {2, 3, 6, 6})
+                     .input("mask", {2, 6}, DType::kInt64)
+                     .constant("axes", ints({1, 2}))
+                     .constant("one", scalar(1.0f))
+                     .constant("big", scalar(-10000.0f))
+                     .node("Unsqueeze", {"mask", "axes"}, {"m4"})
+                     .node("Cast", {"m4"}, {"mf"}, attrs({{"to", int64_t{1}}}))
+                     .node("Sub", {"one", "mf"}, {"inv"})
+                     .node("Mul", {"inv", "big"}, {"bias"})
+                     .node("Add", {"scores", "bias"}, {"s"})
+                     .node("Softmax", {"s"}, {"y"}, attrs({{"axis", int64_t{-1}}}))
+                     .output("y")
+                     .build();
+               }});
+  // int64 and int32 arithmetic with broadcasting (index math, shape arithmetic on data),
+  // integer comparisons, Where on integers, copies of int64 (Transpose, Slice, Expand), and
+  // casts between integer types and to bool.
+  c.push_back({"IntegerArithmeticCompareWhere", [] {
+                 return GraphBuilder()
+                     .input("a", {3, 1, 5}, DType::kInt64)
+                     .input("b", {4, 1}, DType::kInt64)
+                     .input("i", {3, 4, 5}, DType::kInt32)
+                     .constant("three", Tensor::from_vector<int64_t>({}, {3}))
+                     .constant("perm_starts", ints({1}))
+                     .constant("perm_ends", ints({4}))
+                     .constant("slice_axes", ints({2}))
+                     .constant("shape", ints({2, 3, 4, 5}))
+                     .node("Add", {"a", "b"}, {"s"})
+                     .node("Mul", {"s", "b"}, {"p"})
+                     .node("Sub", {"p", "a"}, {"d"})
+                     .node("Div", {"d", "three"}, {"q"})
+                     .node("Max", {"q", "a"}, {"mx"})
+                     .node("Min", {"mx", "b"}, {"mn"})
+                     .node("Greater", {"mn", "three"}, {"gt"})
+                     .node("Where", {"gt", "mn", "q"}, {"w"})
+                     .node("Transpose", {"w"}, {"t"},
+                           attrs({{"perm", std::vector<int64_t>{2, 0, 1}}}))
+                     .node("Slice", {"t", "perm_starts", "perm_ends", "slice_axes"}, {"sl"})
+                     .node("Expand", {"w", "shape"}, {"e"})
+                     .node("Cast", {"i"}, {"i64"}, attrs({{"to", int64_t{7}}}))
+                     .node("Equal", {"i64", "w"}, {"eq"})
+                     .node("Cast", {"w"}, {"w32"}, attrs({{"to", int64_t{6}}}))
+                     .node("Sub", {"i", "w32"}, {"di"})
+                     .node("LessOrEqual", {"di", "i"}, {"le"})
+                     .node("Cast", {"q"}, {"qb"}, attrs({{"to", int64_t{9}}}))
+                     .output("sl")
+                     .output("e")
+                     .output("eq")
+                     .output("di")
+                     .output("le")
+                     .output("qb")
+                     .build();
+               }});
+  // Casts from float: toward zero (values out of the target's range are undefined in ONNX and
+  // differ between ONNX Runtime builds, so none are here), to bool, and back.
+  c.push_back({"CastFloatToIntegersAndBool", [] {
+                 return GraphBuilder()
+                     .input("x", {4, 7})
+                     .constant("scale", scalar(1000.0f))
+                     .node("Mul", {"x", "scale"}, {"big"})
+                     .node("Cast", {"x"}, {"i64"}, attrs({{"to", int64_t{7}}}))
+                     .node("Cast", {"big"}, {"i32"}, attrs({{"to", int64_t{6}}}))
+                     .node("Cast", {"x"}, {"b"}, attrs({{"to", int64_t{9}}}))
+                     .node("Not", {"b"}, {"nb"})
+                     .node("Cast", {"nb"}, {"f"}, attrs({{"to", int64_t{1}}}))
+                     .node("Cast", {"i64"}, {"back"}, attrs({{"to", int64_t{1}}}))
+                     .output("i64")
+                     .output("i32")
+                     .output("f")
+                     .output("back")
+                     .build();
+               }});
+  // A CTC greedy decode as OCR recognizers end: ArgMax over classes, the blank compared away.
+  c.push_back({"CtcGreedyArgMaxInt", [] {
+                 return GraphBuilder()
+                     .input("logits", {2, 9, 6})
+                     .input("ids", {2, 9}, DType::kInt32)
+                     .constant("blank", Tensor::from_vector<int64_t>({}, {0}))
+                     .node("ArgMax", {"logits"}, {"best"},
+                           attrs({{"axis", int64_t{2}}, {"keepdims", int64_t{0}}}))
+                     .node("Equal", {"best", "blank"}, {"is_blank"})
+                     .node("Not", {"is_blank"}, {"keep"})
+                     .node("ArgMin", {"ids"}, {"low"},
+                           attrs({{"axis", int64_t{1}}, {"select_last_index", int64_t{1}}}))
+                     .output("best")
+                     .output("keep")
+                     .output("low")
+                     .build();
+               }});
   c.push_back({"TopKLargestLastAxis", [] {
                  return GraphBuilder()
                      .input("x", {3, 11})

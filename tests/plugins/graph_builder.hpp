@@ -98,7 +98,19 @@ Tensor random_int_tensor(Shape shape, uint32_t seed) {
   return Tensor::from_vector(std::move(shape), values);
 }
 
-// Random data for every graph input: normal floats, or integers over the dtype's range.
+// Seeded integers in [lo, hi]: indices, masks and shape arithmetic, where ties and repeats
+// matter more than range (int64 / int32 products stay far from overflow).
+template <typename T>
+Tensor small_int_tensor(Shape shape, uint32_t seed, int lo, int hi) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int> dist(lo, hi);
+  std::vector<T> values(static_cast<size_t>(shape_numel(shape)));
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<T>(dist(rng));
+  return Tensor::from_vector(std::move(shape), values);
+}
+
+// Random data for every graph input: normal floats, 8-bit integers over the dtype's range,
+// small int64 / int32 values, or bools.
 inline std::map<std::string, Tensor> random_inputs(const Graph& g, uint32_t seed = 1) {
   std::map<std::string, Tensor> inputs;
   for (ValueId id : g.inputs) {
@@ -107,6 +119,12 @@ inline std::map<std::string, Tensor> random_inputs(const Graph& g, uint32_t seed
       inputs[v.name] = random_int_tensor<uint8_t>(v.shape, seed++);
     } else if (v.dtype == DType::kInt8) {
       inputs[v.name] = random_int_tensor<int8_t>(v.shape, seed++);
+    } else if (v.dtype == DType::kInt64) {
+      inputs[v.name] = small_int_tensor<int64_t>(v.shape, seed++, -9, 9);
+    } else if (v.dtype == DType::kInt32) {
+      inputs[v.name] = small_int_tensor<int32_t>(v.shape, seed++, -9, 9);
+    } else if (v.dtype == DType::kBool) {
+      inputs[v.name] = small_int_tensor<bool>(v.shape, seed++, 0, 1);
     } else {
       inputs[v.name] = random_tensor(v.shape, seed++);
     }

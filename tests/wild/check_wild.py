@@ -348,6 +348,50 @@ def gpu_decoder():
                  [helper.make_opsetid("", 13)])
 
 
+def gpu_masks():
+    """The non-float32 values of transformer and OCR models, which used to bounce activations
+    through the host around each node: an int64 attention mask turned into an additive bias
+    (Unsqueeze, Cast, Sub, Mul), padded positions zeroed with Equal and Where, and a CTC-style
+    greedy decode (ArgMax to int64, compared with the blank). On a GPU plugin every node must
+    stay on it."""
+    w = lambda *s: (RNG.randn(*s) * 0.3).astype(np.float32)
+    nodes = [
+        helper.make_node("MatMul", ["x", "wq"], ["q"]),
+        helper.make_node("MatMul", ["x", "wk"], ["k"]),
+        helper.make_node("Transpose", ["k"], ["kt"], perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "kt"], ["qk"]),
+        helper.make_node("Div", ["qk", "root_d"], ["scores"]),
+        helper.make_node("Unsqueeze", ["mask", "axis1"], ["mask3"]),
+        helper.make_node("Cast", ["mask3"], ["maskf"], to=TensorProto.FLOAT),
+        helper.make_node("Sub", ["one", "maskf"], ["inv"]),
+        helper.make_node("Mul", ["inv", "big"], ["bias"]),
+        helper.make_node("Add", ["scores", "bias"], ["biased"]),
+        helper.make_node("Softmax", ["biased"], ["attn"], axis=-1),
+        helper.make_node("MatMul", ["attn", "x"], ["ctx"]),
+        helper.make_node("Equal", ["mask", "zero_i"], ["pad"]),
+        helper.make_node("Unsqueeze", ["pad", "axis2"], ["pad3"]),
+        helper.make_node("Where", ["pad3", "zero_f", "ctx"], ["kept"]),
+        helper.make_node("MatMul", ["kept", "wc"], ["logits"]),
+        helper.make_node("ArgMax", ["logits"], ["ids"], axis=2, keepdims=0),
+        helper.make_node("Greater", ["ids", "zero_i"], ["not_blank"]),
+        helper.make_node("And", ["not_blank", "valid"], ["emit"]),
+    ]
+    d = 16
+    inits = [init("wq", w(d, d)), init("wk", w(d, d)), init("wc", w(d, 5)),
+             init("root_d", np.array(4.0, np.float32)), init("axis1", np.array([1], np.int64)),
+             init("axis2", np.array([2], np.int64)), init("one", np.array(1.0, np.float32)),
+             init("big", np.array(-10000.0, np.float32)), init("zero_i", np.array(0, np.int64)),
+             init("zero_f", np.array(0.0, np.float32))]
+    return model(nodes,
+                 [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6, d]),
+                  helper.make_tensor_value_info("mask", TensorProto.INT64, [2, 6]),
+                  helper.make_tensor_value_info("valid", TensorProto.BOOL, [2, 6])],
+                 [helper.make_tensor_value_info("logits", TensorProto.FLOAT, [2, 6, 5]),
+                  helper.make_tensor_value_info("ids", TensorProto.INT64, [2, 6]),
+                  helper.make_tensor_value_info("emit", TensorProto.BOOL, [2, 6])], inits,
+                 [helper.make_opsetid("", 13)])
+
+
 def saver(make_model):
     def make(dir):
         path = os.path.join(dir, "model.onnx")
@@ -370,9 +414,10 @@ CASES = {
     "loop_recurrence": (saver(loop_recurrence), "recurrence", "float"),
     "gpu_gaps": (saver(gpu_gaps), "small_image", "float"),
     "gpu_decoder": (saver(gpu_decoder), "small_image", "float"),
+    "gpu_masks": (saver(gpu_masks), "masked_tokens", "float"),
 }
 # Cases whose every node a GPU target (mali, adreno) must run itself.
-ALL_ON_GPU = {"gpu_gaps", "gpu_decoder"}
+ALL_ON_GPU = {"gpu_gaps", "gpu_decoder", "gpu_masks"}
 
 
 def feeds(kind):
@@ -381,6 +426,11 @@ def feeds(kind):
         return [{"x": r.rand(1, 3, 32, 32).astype(np.float32)} for _ in range(3)]
     if kind == "small_image":
         return [{"x": r.randn(1, 3, 16, 16).astype(np.float32)} for _ in range(2)]
+    if kind == "masked_tokens":
+        mask = np.ones((2, 6), np.int64)
+        mask[1, 4:] = 0  # the second sequence is two tokens shorter
+        return [{"x": r.randn(2, 6, 16).astype(np.float32), "mask": mask,
+                 "valid": r.rand(2, 6) > 0.3}]
     if kind == "transformer":
         return [{"x": r.randn(1, 6, 16).astype(np.float32),
                  "flat_in": r.randn(4, 16).astype(np.float32)}]

@@ -51,7 +51,6 @@ std::string needs(const void* fn, const char* call) {
   return fn ? "" : std::string("this CLML driver's interface table has no ") + call;
 }
 
-
 std::string check_data_io(const NodeView& node) {
   if (!node.has_input(0)) return "input 0 missing";
   if (node.num_outputs() < 1 || node.output_index(0) < 0) return "output 0 is missing";
@@ -244,6 +243,7 @@ std::string check_reshape(const NodeView& node, const Device& device) {
   if (!r.empty()) return r;
   r = opencl::support::check_alias(node);
   if (!r.empty()) return r;
+  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
   if (node.input(0).rank > 4 || node.output(0).rank > 4) return "rank > 4 (CLML tensors are 4-D)";
   return "";
 }

@@ -51,10 +51,8 @@ std::optional<TileWalk> tile_walk(const NodeView& node, std::string* why) {
   return walk;
 }
 
-std::string check(const NodeView& node, const Device& device) {
+std::string check(const NodeView& node, const Device&) {
   if (node.num_inputs() != 2 || !node.has_input(1)) return "expects input and repeats";
-  const std::string r = check_float_data_io(node, device.flavor.name);
-  if (!r.empty()) return r;
   const std::string s = support::check_strided_io(node);
   if (!s.empty()) return s;
   if (plugin::tensor_numel(node.output(0)) > INT_MAX) {

@@ -140,6 +140,16 @@ bool same_bytes_in_nchw4c(const tsr_tensor& t) {
   return t.rank == 4 && t.dims[2] * t.dims[3] == 1 && t.dims[1] % 4 == 0;
 }
 
+size_t element_bytes(const tsr_tensor& t) {
+  const size_t size = plugin::dtype_size(t.dtype);
+  // float16 values stay on the host: no kernel here reads or writes half buffers.
+  if (size == 0 || t.dtype == TSR_DTYPE_FLOAT16) {
+    throw Error("value '" + std::string(t.name ? t.name : "?") + "' has dtype " +
+                std::to_string(t.dtype) + ", which OpenCL device memory does not hold");
+  }
+  return size;
+}
+
 int64_t stored_numel(const tsr_tensor& t, Storage storage) {
   if (storage == Storage::kImage) return 0;
   if (storage == Storage::kNchw || t.rank != 4) return plugin::tensor_numel(t);
@@ -194,7 +204,10 @@ void Lowering::begin_node(const NodeView& node, int32_t index, StorageRule rule)
     const int32_t id = node.output_index(i);
     if (id < 0) continue;
     producer_[id] = index;
-    if (plan.output != Storage::kNchw && node.output(i).rank == 4) storage_[id] = plan.output;
+    if (plan.output != Storage::kNchw && node.output(i).rank == 4 &&
+        node.output(i).dtype == TSR_DTYPE_FLOAT32) {
+      storage_[id] = plan.output;
+    }
   }
 }
 
@@ -223,7 +236,10 @@ void Lowering::fuse(int32_t index, Storage storage) {
     const int32_t id = node.outputs[i];
     if (id < 0) continue;
     producer_[id] = index;
-    if (storage != Storage::kNchw && region_.values[id].rank == 4) storage_[id] = storage;
+    if (storage != Storage::kNchw && region_.values[id].rank == 4 &&
+        region_.values[id].dtype == TSR_DTYPE_FLOAT32) {
+      storage_[id] = storage;
+    }
   }
 }
 
@@ -233,9 +249,12 @@ const Lowering::Held& Lowering::own(int32_t id) {
   const auto found = held.find(s);
   if (found != held.end()) return found->second;
   const tsr_tensor& t = region_.values[id];
-  if (t.dtype != TSR_DTYPE_FLOAT32) {
+  // Masks, indices and shape arithmetic (bool, int32, int64, ...) live in plain row-major
+  // buffers; only float32 activations take the plugin's image or NCHW4c storage.
+  const size_t elem = element_bytes(t);
+  if (t.dtype != TSR_DTYPE_FLOAT32 && s != Storage::kNchw) {
     throw Error(std::string(flavor_.name) + ": value '" + value_name(id) +
-                "' is not float32; only float32 values live in device memory");
+                "' is not float32; it lives in a row-major buffer, not an image or NCHW4c");
   }
   Held h;
   if (s == Storage::kImage) {
@@ -250,7 +269,8 @@ const Lowering::Held& Lowering::own(int32_t id) {
       throw Error(std::string(flavor_.name) + ": value '" + value_name(id) +
                   "' is too large for 32-bit kernel indexing");
     }
-    const size_t bytes = static_cast<size_t>(stored_numel(t, s)) * sizeof(float);
+    const size_t bytes = static_cast<size_t>(
+        checked_mul(stored_numel(t, s), static_cast<int64_t>(elem), "device buffer bytes"));
     h.buffer = std::make_shared<Buffer>(*context_, std::max<size_t>(bytes, 4));
     // Only constants and region inputs (always NCHW) carry host data.
     if (t.data && bytes) context_->write(*h.buffer, t.data, bytes);
@@ -431,8 +451,7 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
   for (int32_t i = 0; i < region_.num_inputs; ++i) {
     const int32_t id = region_.inputs[i];
     compiled_->inputs.push_back(own(id).buffer);
-    compiled_->input_bytes.push_back(static_cast<size_t>(plugin::tensor_numel(region_.values[id])) *
-                                     4);
+    compiled_->input_bytes.push_back(plugin::tensor_nbytes(region_.values[id]));
   }
   for (int32_t i = 0; i < region_.num_outputs; ++i) {
     const int32_t id = region_.outputs[i];
@@ -440,8 +459,7 @@ std::unique_ptr<CompiledRegion> Lowering::finish() {
     const auto producer = producer_.find(id);
     read_as(id, Storage::kNchw, producer == producer_.end() ? 0 : producer->second);
     compiled_->outputs.push_back(held_.at(id).at(Storage::kNchw).buffer);
-    compiled_->output_bytes.push_back(
-        static_cast<size_t>(plugin::tensor_numel(region_.values[id])) * 4);
+    compiled_->output_bytes.push_back(plugin::tensor_nbytes(region_.values[id]));
   }
   for (auto& [id, held] : held_) {
     for (auto& [storage, h] : held) {

@@ -51,11 +51,23 @@ StoragePlan follow_input0(const NodeView& node, const Lowering& lowering) {
   return {Storage::kNchw4c, {0}};
 }
 
+std::string element_defines(const tsr_tensor& t) {
+  if (t.dtype == TSR_DTYPE_FLOAT32) return "";
+  switch (element_bytes(t)) {
+    case 1:
+      return "-DTSR_ELEM=uchar";
+    case 4:
+      return "-DTSR_ELEM=uint";
+    default:
+      return "-DTSR_ELEM=ulong";
+  }
+}
+
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const support::StridedCopy& copy, int32_t output) {
   const int64_t n = plugin::tensor_numel(node.output(output));
   const Config config = lw.config_for("copy.strided", n);
-  Kernel k = lw.kernel(config);
+  Kernel k = lw.kernel(config, element_defines(node.output(output)));
   support::bind_strided_copy(k, lw.buffer(node.input_index(0)),
                              lw.buffer(node.output_index(output)), to_i32(n, node), copy);
   lw.add_1d_step(index, std::move(k), n, config);
@@ -83,6 +95,78 @@ const Schedule kReduceAxes{"reduce.axes", "reduce.cl", "reduce_axes_f32", {wg_x_
 TESSERA_OPENCL_SCHEDULE(kUnaryAny);
 TESSERA_OPENCL_SCHEDULE(kBinaryStrided);
 TESSERA_OPENCL_SCHEDULE(kReduceAxes);
+const Schedule kBinaryInt{
+    "eltwise.buffer.binary_int", "binary.cl", "binary_strided_int", {wg_x_knob()}};
+const Schedule kCompare{"compare.strided", "compare.cl", "compare_strided", {wg_x_knob()}};
+const Schedule kArgReduce{"reduce.arg", "arg_reduce.cl", "arg_reduce", {wg_x_knob()}};
+TESSERA_OPENCL_SCHEDULE(kBinaryInt);
+TESSERA_OPENCL_SCHEDULE(kCompare);
+TESSERA_OPENCL_SCHEDULE(kArgReduce);
+
+bool is_int_dtype(int32_t dtype) {
+  return dtype == TSR_DTYPE_INT64 || dtype == TSR_DTYPE_INT32;
+}
+
+// Add, Sub, Mul, Div, Max or Min of int64 / int32 operands.
+bool is_integer_arithmetic(const NodeView& node) {
+  static const char* const kOps[] = {"Add", "Sub", "Mul", "Div", "Max", "Min"};
+  const std::string op = node.op_type();
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps) &&
+         is_int_dtype(node.input(0).dtype);
+}
+
+// check_broadcast_operands, and every input of input 0's dtype; `same_out`: the output's too.
+std::string check_walk2(const NodeView& node, bool same_out) {
+  const std::string r = check_broadcast_operands(node);
+  if (!r.empty()) return r;
+  for (int32_t i = 1; i < node.num_inputs(); ++i) {
+    if (node.input(i).dtype != node.input(0).dtype) return "inputs differ in dtype";
+  }
+  if (same_out && node.output(0).dtype != node.input(0).dtype) {
+    return "output 0's dtype differs from the inputs'";
+  }
+  return "";
+}
+
+std::string check_integer_arithmetic(const NodeView& node) {
+  const std::string r = check_walk2(node, true);
+  if (!r.empty()) return r;
+  if (!is_int_dtype(node.output(0).dtype)) return "output 0 is not int64 or int32";
+  if (node.op_type() != "Div") return "";
+  // A kernel cannot stop on a zero divisor the way core's Div does (an error naming the node),
+  // so only a constant divisor with no zero runs here.
+  const tsr_tensor& b = node.input(1);
+  if (b.data == nullptr) return "an integer divisor known only at run time may be zero";
+  for (int64_t i = 0; i < plugin::tensor_numel(b); ++i) {
+    const int64_t v = b.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(b.data)[i]
+                                                 : static_cast<const int32_t*>(b.data)[i];
+    if (v == 0) return "an integer division by zero";
+  }
+  return "";
+}
+
+// y[i] = f(a, b) over the output's 6-slot walk (kernels whose arguments are a, b, y, n, od, sa,
+// sb, code): binary_strided_int and compare_strided. One input: b is a.
+void lower_walk2(Lowering& lw, const NodeView& node, int32_t index, const Schedule& schedule,
+                 const std::string& defines, int32_t code) {
+  const tsr_tensor& y = node.output(0);
+  const int64_t n = plugin::tensor_numel(y);
+  const int32_t second = node.num_inputs() > 1 ? 1 : 0;
+  const support::StridedCopy wa = broadcast_walk(node, node.input(0), y);
+  const support::StridedCopy wb = broadcast_walk(node, node.input(second), y);
+  const Config config = lw.config_for(schedule.id, n);
+  Kernel k = lw.kernel(config, defines);
+  k.args()
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.input_index(second)))
+      .buffer(lw.buffer(node.output_index(0)))
+      .i32(to_i32(n, node))
+      .i32x8(wa.dims)
+      .i32x8(wa.strides)
+      .i32x8(wb.strides)
+      .i32(code);
+  lw.add_1d_step(index, std::move(k), n, config);
+}
 
 constexpr int kMaxReduceRank = 8;
 
@@ -130,6 +214,7 @@ std::string check_binary_strided(const NodeView& node, const Device& device) {
   if (node.num_inputs() != 2 || !node.has_input(0) || !node.has_input(1)) {
     return "expects exactly 2 inputs";
   }
+  if (is_integer_arithmetic(node)) return check_integer_arithmetic(node);
   const std::string r = check_float_io(node, device.flavor.name);
   if (!r.empty()) return r;
   if (node.output(0).rank > 6) return "output rank above 6";
@@ -139,6 +224,12 @@ std::string check_binary_strided(const NodeView& node, const Device& device) {
 }
 
 void lower_binary_strided(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code) {
+  if (is_integer_arithmetic(node)) {
+    lower_walk2(lw, node, index, kBinaryInt,
+                std::string("-DTSR_INT=") + opencl_c_type(node.input(0).dtype),
+                static_cast<int32_t>(code));
+    return;
+  }
   const support::Broadcast4 b =
       *support::coalesce_broadcast(node.input(0), node.input(1), node.output(0));
   const int64_t n = plugin::tensor_numel(node.output(0));
@@ -204,6 +295,121 @@ void lower_reduce_over(Lowering& lw, const NodeView& node, int32_t index, Reduce
       .i32x8(strides)
       .i32(static_cast<int32_t>(code));
   lw.add_1d_step(index, std::move(k), n_out, config);
+}
+
+const char* opencl_c_type(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_FLOAT32:
+      return "float";
+    case TSR_DTYPE_INT64:
+      return "long";
+    case TSR_DTYPE_INT32:
+      return "int";
+    case TSR_DTYPE_INT8:
+      return "char";
+    case TSR_DTYPE_UINT8:
+    case TSR_DTYPE_BOOL:
+      return "uchar";
+    default:
+      throw Error("dtype " + std::to_string(dtype) + " has no OpenCL C type here");
+  }
+}
+
+std::string check_broadcast_operands(const NodeView& node) {
+  if (node.num_outputs() < 1 || node.output_index(0) < 0) return "output 0 missing";
+  for (int32_t i = 1; i < node.num_outputs(); ++i) {
+    if (node.output_index(i) >= 0) return "optional output " + std::to_string(i) + " unsupported";
+  }
+  const tsr_tensor& y = node.output(0);
+  std::string r = support::check_data_tensor(y, "output 0");
+  if (!r.empty()) return r;
+  if (y.rank > support::kMaxStridedRank) return "output rank above 6";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    const std::string what = "input " + std::to_string(i);
+    if (!node.has_input(i)) return what + " missing";
+    const tsr_tensor& x = node.input(i);
+    r = support::check_data_tensor(x, what);
+    if (!r.empty()) return r;
+    if (x.rank > y.rank) return what + " has a higher rank than the output";
+    for (int32_t d = 0; d < x.rank; ++d) {
+      const int64_t xd = x.dims[d], yd = y.dims[y.rank - x.rank + d];
+      if (xd != yd && xd != 1) return what + " does not broadcast to the output";
+    }
+  }
+  return "";
+}
+
+support::StridedCopy broadcast_walk(const NodeView& node, const tsr_tensor& in,
+                                    const tsr_tensor& out) {
+  const auto strides = support::row_major_strides(in);
+  support::StridedCopy c;
+  for (int32_t d = 0; d < out.rank; ++d) {
+    const size_t slot = static_cast<size_t>(support::kMaxStridedRank - out.rank + d);
+    c.dims[slot] = to_i32(out.dims[d], node);
+    const int32_t xd = d - (out.rank - in.rank);
+    c.strides[slot] =
+        xd >= 0 && in.dims[xd] != 1 ? to_i32(strides[static_cast<size_t>(xd)], node) : 0;
+  }
+  return c;
+}
+
+std::string check_compare(const NodeView& node, const Device&) {
+  const std::string op = node.op_type();
+  const bool logical = op == "And" || op == "Or" || op == "Xor" || op == "Not";
+  const int32_t inputs = op == "Not" ? 1 : 2;
+  if (node.num_inputs() != inputs) return "expects " + std::to_string(inputs) + " inputs";
+  const std::string r = check_walk2(node, false);
+  if (!r.empty()) return r;
+  if (node.output(0).dtype != TSR_DTYPE_BOOL) return "output 0 is not bool";
+  const int32_t dtype = node.input(0).dtype;
+  if (logical) return dtype == TSR_DTYPE_BOOL ? "" : "inputs are not bool";
+  const bool ordered = dtype == TSR_DTYPE_FLOAT32 || is_int_dtype(dtype);
+  if (ordered || (op == "Equal" && dtype == TSR_DTYPE_BOOL)) return "";
+  return "inputs are not float32, int64 or int32";
+}
+
+void lower_compare(Lowering& lw, const NodeView& node, int32_t index, CompareCode code) {
+  lower_walk2(lw, node, index, kCompare,
+              std::string("-DTSR_T=") + opencl_c_type(node.input(0).dtype),
+              static_cast<int32_t>(code));
+}
+
+std::string check_arg_reduce(const NodeView& node, const Device&) {
+  if (!node.has_input(0) || node.num_outputs() != 1 || node.output_index(0) < 0) {
+    return "input 0 or output 0 missing";
+  }
+  const tsr_tensor& x = node.input(0);
+  std::string r = support::check_data_tensor(x, "input 0");
+  if (!r.empty()) return r;
+  if (x.dtype != TSR_DTYPE_FLOAT32 && !is_int_dtype(x.dtype)) {
+    return "input 0 is not float32, int64 or int32";
+  }
+  if (node.output(0).dtype != TSR_DTYPE_INT64) return "output 0 is not int64";
+  const int64_t axis = node.attr_int("axis", 0);
+  if (x.rank < 1 || axis < -x.rank || axis >= x.rank) return "axis out of range";
+  if (x.dims[axis < 0 ? axis + x.rank : axis] == 0) return "an empty axis has no extreme";
+  return "";
+}
+
+void lower_arg_reduce(Lowering& lw, const NodeView& node, int32_t index, bool is_max) {
+  const tsr_tensor& x = node.input(0);
+  int64_t axis = node.attr_int("axis", 0);
+  if (axis < 0) axis += x.rank;
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
+  for (int64_t d = axis + 1; d < x.rank; ++d) inner *= x.dims[d];
+  const int64_t n = outer * inner;
+  const Config config = lw.config_for(kArgReduce.id, n);
+  Kernel k = lw.kernel(config, std::string("-DTSR_T=") + opencl_c_type(x.dtype));
+  k.args()
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
+      .i32(to_i32(outer, node))
+      .i32(to_i32(x.dims[axis], node))
+      .i32(to_i32(inner, node))
+      .i32(is_max ? 0 : 1)
+      .i32(node.attr_int("select_last_index", 0) != 0 ? 1 : 0);
+  lw.add_1d_step(index, std::move(k), n, config);
 }
 
 }  // namespace tessera::opencl

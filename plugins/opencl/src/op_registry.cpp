@@ -11,14 +11,7 @@ namespace tessera::opencl::support {
 std::string check_float_tensor(const tsr_tensor& t, const std::string& what,
                                const char* float_only) {
   if (t.dtype != TSR_DTYPE_FLOAT32) return what + " is not float32 " + float_only;
-  if (t.rank < 0 || t.rank > TESSERA_MAX_RANK) return what + " has an unknown rank";
-  for (int32_t d = 0; d < t.rank; ++d) {
-    if (t.dims[d] < 0) return what + " has an unknown dim";
-  }
-  if (plugin::tensor_numel(t) > INT_MAX / 2) {
-    return what + " is too large for 32-bit kernel indexing";
-  }
-  return "";
+  return check_data_tensor(t, what);
 }
 
 std::string check_float_inputs(const NodeView& node, const char* float_only) {

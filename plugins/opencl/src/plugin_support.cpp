@@ -90,17 +90,40 @@ Window2d pool_window_2d(const NodeView& node) {
   return window_2d(node, {kernel.at(0), kernel.at(1)});
 }
 
+std::string check_data_tensor(const tsr_tensor& t, const std::string& what) {
+  switch (t.dtype) {
+    case TSR_DTYPE_FLOAT32:
+    case TSR_DTYPE_INT64:
+    case TSR_DTYPE_INT32:
+    case TSR_DTYPE_INT8:
+    case TSR_DTYPE_UINT8:
+    case TSR_DTYPE_BOOL:
+      break;
+    default:
+      return what + " has dtype " + std::to_string(t.dtype) + ", which device memory does not hold";
+  }
+  if (t.rank < 0 || t.rank > TESSERA_MAX_RANK) return what + " has an unknown rank";
+  for (int32_t d = 0; d < t.rank; ++d) {
+    if (t.dims[d] < 0) return what + " has an unknown dim";
+  }
+  if (plugin::tensor_numel(t) > INT_MAX / 2) {
+    return what + " is too large for 32-bit kernel indexing";
+  }
+  return "";
+}
+
 std::string check_alias(const NodeView& node) {
   if (!node.has_input(0)) return "input 0 missing";
-  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
+  std::string r = check_data_tensor(node.input(0), "input 0");
+  if (!r.empty()) return r;
   for (int32_t i = 1; i < node.num_outputs(); ++i) {
     if (node.output_index(i) >= 0) {
       return "optional output " + std::to_string(i) + " is not supported";
     }
   }
-  if (node.output_index(0) < 0 || node.output(0).dtype != TSR_DTYPE_FLOAT32) {
-    return "output 0 is not float32";
-  }
+  if (node.output_index(0) < 0) return "output 0 missing";
+  // The output shares the input's bytes: a Cast aliases only when it changes nothing.
+  if (node.output(0).dtype != node.input(0).dtype) return "output 0's dtype differs from input 0's";
   if (plugin::tensor_numel(node.output(0)) != plugin::tensor_numel(node.input(0))) {
     return "output and input element counts differ";
   }

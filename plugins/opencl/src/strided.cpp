@@ -18,10 +18,11 @@ std::string check_strided_io(const NodeView& node) {
   if (!node.has_input(0) || node.num_outputs() < 1 || node.output_index(0) < 0) {
     return "input 0 or output 0 missing";
   }
-  std::string r = check_float_tensor(node.input(0), "input 0", "");
+  std::string r = check_data_tensor(node.input(0), "input 0");
   if (!r.empty()) return r;
-  r = check_float_tensor(node.output(0), "output 0", "");
+  r = check_data_tensor(node.output(0), "output 0");
   if (!r.empty()) return r;
+  if (node.output(0).dtype != node.input(0).dtype) return "output 0's dtype differs from input 0's";
   const int32_t rank = node.input(0).rank;
   if (rank < 1 || rank > kMaxStridedRank) {
     return "rank " + std::to_string(rank) + " (1 to " + std::to_string(kMaxStridedRank) +
@@ -185,7 +186,7 @@ std::string check_split(const NodeView& node) {
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
     if (node.output_index(i) < 0) return "output " + std::to_string(i) + " is missing";
     const tsr_tensor& y = node.output(i);
-    if (y.dtype != TSR_DTYPE_FLOAT32 || y.rank != x.rank) return "outputs must match the input";
+    if (y.dtype != x.dtype || y.rank != x.rank) return "outputs must match the input";
     total += y.dims[axis];
   }
   if (total != x.dims[axis]) return "the outputs' sizes do not add up to the input's";
@@ -380,6 +381,8 @@ std::optional<PadCopy> pad_copy(const NodeView& node, std::string* why) {
 std::string check_pad(const NodeView& node) {
   const std::string r = check_strided_io(node);
   if (!r.empty()) return r;
+  // The pad value is a float kernel argument.
+  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
   if (plugin::tensor_numel(node.output(0)) > INT_MAX) {
     return "more elements than 32-bit kernel indexing";
   }
@@ -454,6 +457,8 @@ std::string check_gather_indices(const NodeView& node) {
   const int64_t axis = split_axis(node);
   const tsr_tensor& x = node.input(0);
   if (axis < 0 || axis >= x.rank) return "axis out of range";
+  // gather.cl reads and writes float32 (a single index is the any-dtype strided copy).
+  if (x.dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32 (indices of any shape)";
   if (!node.has_input(1) || !node.input(1).data) return "indices must be a constant";
   const tsr_tensor& t = node.input(1);
   if (t.dtype != TSR_DTYPE_INT64 && t.dtype != TSR_DTYPE_INT32) {

@@ -90,6 +90,9 @@ struct LoweringOptions {
 bool same_bytes_in_nchw4c(const tsr_tensor& t);
 // Elements of `t`'s buffer in `storage` (NCHW4c pads C up to a multiple of 4; images: 0).
 int64_t stored_numel(const tsr_tensor& t, Storage storage);
+// Bytes per element of a value that device memory may hold (float32, int64, int32, int8, uint8,
+// bool); throws naming the value for any other dtype.
+size_t element_bytes(const tsr_tensor& t);
 
 class Lowering;
 
@@ -317,10 +320,10 @@ struct LoweringTraits {
 
 // Declares, in an OpenCL plugin's namespace, its own op table over the shared Lowering (looked
 // up before the shared ops: select_op), with OpLowering and TuningOptionsFn in scope.
-#define TESSERA_OPENCL_LOWERING_OPS(Tag)       \
-  using ::tessera::opencl::OpLowering;         \
-  using ::tessera::opencl::TuningOptionsFn;    \
-  struct Tag;                                  \
+#define TESSERA_OPENCL_LOWERING_OPS(Tag)    \
+  using ::tessera::opencl::OpLowering;      \
+  using ::tessera::opencl::TuningOptionsFn; \
+  struct Tag;                               \
   TESSERA_OPENCL_OP_REGISTRY(OpLowering, TuningOptionsFn, Tag)
 // Registers an op of plugins/opencl/ops (every OpenCL plugin runs it).
 #define TESSERA_OPENCL_OP(op_type, check_fn, lower_fn)                            \

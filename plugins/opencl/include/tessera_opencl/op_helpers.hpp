@@ -40,8 +40,14 @@ void lower_alias(Lowering& lw, const NodeView& node, int32_t index);
 // keeps it; the other inputs are read as NCHW).
 StoragePlan follow_input0(const NodeView& node, const Lowering& lowering);
 
+// The build defines of a kernel that moves elements of `t`'s dtype without reading them
+// (TSR_ELEM of kernels/common/strided.cl): empty for float32, else an unsigned type of the
+// element's size.
+std::string element_defines(const tsr_tensor& t);
+
 // Output `output` = input 0 read with strides (kernels/strided.cl; tessera_opencl/strided.hpp
-// computes `copy` for Transpose, Slice, Split, Expand and Gather), on NCHW buffers.
+// computes `copy` for Transpose, Slice, Split, Expand and Gather), on NCHW buffers, any dtype
+// device memory holds.
 void lower_strided_copy(Lowering& lw, const NodeView& node, int32_t index,
                         const support::StridedCopy& copy, int32_t output = 0);
 
@@ -103,9 +109,46 @@ enum class BinaryCode : int32_t {
   kPRelu = 7
 };
 // Two float inputs broadcasting (numpy rules) to the output in at most 4 dims once contiguous
-// dims merge.
+// dims merge; for Add, Sub, Mul, Div, Max and Min also two int64 or int32 inputs of rank <= 6
+// (shape and index arithmetic, kernels/binary.cl binary_strided_int).
 std::string check_binary_strided(const NodeView& node, const Device& device);
 void lower_binary_strided(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code);
+
+// ---- values that are not float32: masks, indices, shape arithmetic ----
+
+// The OpenCL C type of a dtype device memory holds (float, long, int, char, uchar for bool and
+// uint8); throws for any other.
+const char* opencl_c_type(int32_t dtype);
+
+// "" when output 0 and every input have dtypes device memory holds, the output rank <= 6 and
+// each input broadcasts to it (numpy rules); no optional outputs.
+std::string check_broadcast_operands(const NodeView& node);
+
+// `in` read at the coordinates of `out` (numpy broadcasting, `in` right-aligned, stride 0 along
+// its size-1 axes), in the 6 slots of a strided copy; out's rank <= 6.
+support::StridedCopy broadcast_walk(const NodeView& node, const tsr_tensor& in,
+                                    const tsr_tensor& out);
+
+// Codes of compare_strided (kernels/compare.cl).
+enum class CompareCode : int32_t {
+  kEqual = 0,
+  kLess = 1,
+  kLessOrEqual = 2,
+  kGreater = 3,
+  kGreaterOrEqual = 4,
+  kAnd = 5,
+  kOr = 6,
+  kXor = 7,
+  kNot = 8
+};
+// A comparison of two operands of one dtype (float32, int64, int32, bool for Equal), or a
+// logical op of bool operands (Not: one), to a bool output of rank <= 6.
+std::string check_compare(const NodeView& node, const Device& device);
+void lower_compare(Lowering& lw, const NodeView& node, int32_t index, CompareCode code);
+
+// ArgMax / ArgMin of a float32, int64 or int32 tensor along one axis, to int64.
+std::string check_arg_reduce(const NodeView& node, const Device& device);
+void lower_arg_reduce(Lowering& lw, const NodeView& node, int32_t index, bool is_max);
 
 // Codes of reduce_axes_f32 (kernels/reduce.cl).
 enum class ReduceCode : int32_t {

@@ -314,11 +314,9 @@ std::optional<Broadcast4> coalesce_broadcast(const tsr_tensor& a, const tsr_tens
 #define TSR_OPENCL_CONCAT(a, b) TSR_OPENCL_CONCAT_INNER(a, b)
 // Registers an op in the table TESSERA_OPENCL_OP_REGISTRY declared in namespace tessera::`ns`:
 // the arguments are the fields of that namespace's OpLowering.
-#define TESSERA_OPENCL_PLUGIN_OP(ns, ...)                                       \
-  static const ::tessera::ns::OpLoweringRegistrar TSR_OPENCL_CONCAT(tsr_op_, \
-                                                                    __LINE__)( \
-      ::tessera::ns::OpLowering{__VA_ARGS__})
+#define TESSERA_OPENCL_PLUGIN_OP(ns, ...)                            \
+  static const ::tessera::ns::OpLoweringRegistrar TSR_OPENCL_CONCAT( \
+      tsr_op_, __LINE__)(::tessera::ns::OpLowering{__VA_ARGS__})
 // Registers the tuning function `fn` (the configs worth measuring) of `op_type` there.
-#define TESSERA_OPENCL_PLUGIN_TUNABLE(ns, op_type, fn)                                \
-  static const ::tessera::ns::TuningRegistrar TSR_OPENCL_CONCAT(tsr_tunable_, __LINE__)( \
-      op_type, fn)
+#define TESSERA_OPENCL_PLUGIN_TUNABLE(ns, op_type, fn) \
+  static const ::tessera::ns::TuningRegistrar TSR_OPENCL_CONCAT(tsr_tunable_, __LINE__)(op_type, fn)

@@ -100,8 +100,14 @@ Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel);
 // A pooling node's window: the kernel from its kernel_shape attribute.
 Window2d pool_window_2d(const NodeView& node);
 
+// "" when `t` (called `what`) has a dtype device memory holds (float32, int64, int32, int8,
+// uint8, bool), a known shape and few enough elements for 32-bit kernel indexing; else the
+// reason. The checks of ops that move or compare elements without float arithmetic.
+std::string check_data_tensor(const tsr_tensor& t, const std::string& what);
+
 // "" when `node` can share its input's buffer as its output (Reshape, Flatten, Identity,
-// Dropout without a mask): float32 in and out, the same element count, no optional outputs.
+// Dropout without a mask, a Cast to the same dtype): one dtype device memory holds in and out,
+// the same element count, no optional outputs.
 std::string check_alias(const NodeView& node);
 
 // ---- schedules: kernel variants with knob spaces, described once as data ----

@@ -23,3 +23,27 @@ __kernel void binary_strided_f32(__global const float* a, __global const float* 
     default: y[i] = fmin(x, z); break;
   }
 }
+
+// y = a op b over integers (shape arithmetic, index math): TSR_INT is long (default) or int, the
+// operands broadcast to the output `od` (s0..s5) through their strides. op: 0 add, 1 sub, 2 mul,
+// 3 div (toward zero, as C and ONNX Runtime; lowest / -1 wraps; the divisor is a constant with
+// no zero, op_helpers.cpp checks, and the guard only keeps a device from faulting), 5 max, 6 min.
+#ifndef TSR_INT
+#define TSR_INT long
+#endif
+__kernel void binary_strided_int(__global const TSR_INT* a, __global const TSR_INT* b,
+                                 __global TSR_INT* y, int n, int8 od, int8 sa, int8 sb, int op) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int8 c = tsr_coords6(i, od);
+  const TSR_INT x = a[tsr_dot6(c, sa)];
+  const TSR_INT z = b[tsr_dot6(c, sb)];
+  switch (op) {
+    case 0: y[i] = x + z; break;
+    case 1: y[i] = x - z; break;
+    case 2: y[i] = x * z; break;
+    case 3: y[i] = z == 0 ? 0 : z == -1 ? -x : x / z; break;
+    case 5: y[i] = max(x, z); break;
+    default: y[i] = min(x, z); break;
+  }
+}

@@ -122,3 +122,30 @@ inline float2 tsr_row_mean_m2(__global const float* x, size_t n, __local float* 
   }
   return (float2)(mean, tsr_row_sum(sq, row));
 }
+
+// Coordinates (s0..s5) of element i of a row-major walk over `dims` (s0..s5; s6, s7 unused).
+inline int8 tsr_coords6(int i, int8 dims) {
+  int8 c = (int8)(0);
+  c.s5 = i % dims.s5;
+  i /= dims.s5;
+  c.s4 = i % dims.s4;
+  i /= dims.s4;
+  c.s3 = i % dims.s3;
+  i /= dims.s3;
+  c.s2 = i % dims.s2;
+  i /= dims.s2;
+  c.s1 = i % dims.s1;
+  c.s0 = i / dims.s1;
+  return c;
+}
+
+// The offset of coordinates `c` when each axis moves by `steps`.
+inline int tsr_dot6(int8 c, int8 steps) {
+  return c.s0 * steps.s0 + c.s1 * steps.s1 + c.s2 * steps.s2 + c.s3 * steps.s3 +
+         c.s4 * steps.s4 + c.s5 * steps.s5;
+}
+
+// The offset of element i of a walk over `dims` when each axis moves by `steps`.
+inline int tsr_walk6(int i, int8 dims, int8 steps) {
+  return tsr_dot6(tsr_coords6(i, dims), steps);
+}

@@ -1,0 +1,14 @@
+// Equal: a == b over float32, int64, int32 or bool operands, to a bool output, the operands
+// broadcast to it (kernels/compare.cl), for every OpenCL plugin.
+#include "tessera_opencl/op_helpers.hpp"
+
+namespace tessera::opencl {
+namespace {
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_compare(lw, node, index, CompareCode::kEqual);
+}
+
+}  // namespace
+TESSERA_OPENCL_OP("Equal", check_compare, lower);
+}  // namespace tessera::opencl

@@ -1,0 +1,14 @@
+// Or: a or b over bool operands, to a bool output, the operands broadcast to it
+// (kernels/compare.cl), for every OpenCL plugin.
+#include "tessera_opencl/op_helpers.hpp"
+
+namespace tessera::opencl {
+namespace {
+
+void lower(Lowering& lw, const NodeView& node, int32_t index) {
+  lower_compare(lw, node, index, CompareCode::kOr);
+}
+
+}  // namespace
+TESSERA_OPENCL_OP("Or", check_compare, lower);
+}  // namespace tessera::opencl
