@@ -13,7 +13,8 @@ namespace tessera::mali {
 
 ConvGeometry conv_geometry(const NodeView& node) {
   const tsr_tensor& w = node.input(1);
-  const opencl::support::Window2d window = opencl::support::window_2d(node, {w.dims[2], w.dims[3]});
+  const std::array<int64_t, 4> w4 = opencl::support::nchw_dims(w);
+  const opencl::support::Window2d window = opencl::support::window_2d(node, {w4[2], w4[3]});
   ConvGeometry g;
   g.group = node.attr_int("group", 1);
   g.s = window.strides;
@@ -35,10 +36,10 @@ bool is_pointwise(const ConvGeometry& g) {
 
 Config conv_default_config(const NodeView& node, const Device& device, const char* id) {
   const std::string s = id;
-  const tsr_tensor& y = node.output(0);
+  const std::array<int64_t, 4> y = opencl::support::nchw_dims(node.output(0));
   // The 1x1 kernels walk H*W as one row.
   const bool flat = s == "conv2d.nchw.1x1" || s == "conv2d.nchw4c.1x1";
-  const int64_t width = flat ? y.dims[2] * y.dims[3] : y.dims[3];
+  const int64_t width = flat ? y[2] * y[3] : y[3];
   // Outputs per work-item: 4 amortises each weight load over a float4-wide strip; narrow outputs
   // get 1 so no lane idles (2 for the 3x3 tile, whose row reuse needs two columns). Few values
   // keep the number of programs a model builds small.

@@ -126,28 +126,32 @@ FusedActivation fuse_activation(Lowering& lw, const NodeView& node, bool keep_ze
 std::string check_pool(const NodeView& node, const Device&) {
   std::string r = check_float_io(node);
   if (!r.empty()) return r;
-  if (node.input(0).rank != 4) return "only 2-D pooling (rank-4 NCHW input) is implemented";
+  const int32_t rank = node.input(0).rank;
+  if (rank != 3 && rank != 4) {
+    return "only 1-D and 2-D pooling (rank-3 NCL or rank-4 NCHW input) is implemented";
+  }
   return "";
 }
 
 void lower_pool(Lowering& lw, const NodeView& node, int32_t index, int32_t mode) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& y = node.output(0);
+  // NCHW dims, a 1-D pool's as height 1.
+  const std::array<int64_t, 4> x = opencl::support::nchw_dims(node.input(0));
+  const std::array<int64_t, 4> y = opencl::support::nchw_dims(node.output(0));
   const auto [k, s, d, p] = opencl::support::pool_window_2d(node);
   const int32_t include_pad = static_cast<int32_t>(node.attr_int("count_include_pad", 0));
   // NCHW4c: the same kernel shape over channel blocks, one float4 per work-item.
   const bool c4 = writes_nchw4c(lw, node);
-  const int64_t channels = c4 ? (x.dims[1] + 3) / 4 : x.dims[1];
-  const int64_t n = y.dims[0] * channels * y.dims[2] * y.dims[3];
+  const int64_t channels = c4 ? (x[1] + 3) / 4 : x[1];
+  const int64_t n = y[0] * channels * y[2] * y[3];
   const Config config = lw.config_for(c4 ? "pool2d.nchw4c" : "pool2d.direct", n);
   opencl::Kernel kern = lw.kernel(config);
   kern.args()
       .buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.buffer(node.output_index(0)))
-      .i32x4(to_i32(x.dims[0], node), to_i32(channels, node), to_i32(x.dims[2], node),
-             to_i32(x.dims[3], node))
-      .i32x4(to_i32(y.dims[0], node), to_i32(channels, node), to_i32(y.dims[2], node),
-             to_i32(y.dims[3], node))
+      .i32x4(to_i32(x[0], node), to_i32(channels, node), to_i32(x[2], node),
+             to_i32(x[3], node))
+      .i32x4(to_i32(y[0], node), to_i32(channels, node), to_i32(y[2], node),
+             to_i32(y[3], node))
       .i32x4(to_i32(k[0], node), to_i32(k[1], node), mode, include_pad)
       .i32x4(to_i32(s[0], node), to_i32(s[1], node), to_i32(p[0], node), to_i32(p[1], node))
       .i32x4(to_i32(d[0], node), to_i32(d[1], node), to_i32(p[2], node), to_i32(p[3], node));

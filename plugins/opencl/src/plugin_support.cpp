@@ -71,11 +71,22 @@ void write_message(tsr_message message, const std::string& text) {
 }
 
 Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel) {
-  const std::vector<int64_t> strides = node.attr_ints("strides", {1, 1});
-  const std::vector<int64_t> dilations = node.attr_ints("dilations", {1, 1});
-  const std::vector<int64_t> pads = node.attr_ints("pads", {0, 0, 0, 0});
+  // A 1-D window (rank-3 input) is the 2-D one of height 1: no stride, dilation or pad there.
+  const bool one_d = node.has_input(0) && node.input(0).rank == 3;
+  std::vector<int64_t> strides = node.attr_ints("strides", one_d ? std::vector<int64_t>{1}
+                                                                 : std::vector<int64_t>{1, 1});
+  std::vector<int64_t> dilations = node.attr_ints(
+      "dilations", one_d ? std::vector<int64_t>{1} : std::vector<int64_t>{1, 1});
+  std::vector<int64_t> pads = node.attr_ints(
+      "pads", one_d ? std::vector<int64_t>{0, 0} : std::vector<int64_t>{0, 0, 0, 0});
+  if (one_d && strides.size() == 1 && dilations.size() == 1 && pads.size() == 2) {
+    strides.insert(strides.begin(), 1);
+    dilations.insert(dilations.begin(), 1);
+    pads = {0, pads[0], 0, pads[1]};
+  }
   if (strides.size() != 2 || dilations.size() != 2 || pads.size() != 4) {
-    throw Error(node.describe() + ": strides, dilations and pads must describe a 2-D window");
+    throw Error(node.describe() + ": strides, dilations and pads must describe a 1-D or 2-D " +
+                "window");
   }
   Window2d w;
   w.kernel = kernel;
@@ -87,7 +98,14 @@ Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel) {
 
 Window2d pool_window_2d(const NodeView& node) {
   const std::vector<int64_t> kernel = node.attr_ints("kernel_shape", {});
+  if (kernel.size() == 1) return window_2d(node, {1, kernel[0]});
   return window_2d(node, {kernel.at(0), kernel.at(1)});
+}
+
+std::array<int64_t, 4> nchw_dims(const tsr_tensor& t) {
+  if (t.rank == 3) return {t.dims[0], t.dims[1], 1, t.dims[2]};
+  if (t.rank != 4) throw Error("nchw_dims: rank " + std::to_string(t.rank) + " is not 3 or 4");
+  return {t.dims[0], t.dims[1], t.dims[2], t.dims[3]};
 }
 
 std::string check_data_tensor(const tsr_tensor& t, const std::string& what) {

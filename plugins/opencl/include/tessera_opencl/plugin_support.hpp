@@ -95,10 +95,16 @@ struct Window2d {
   std::array<int64_t, 4> pads;  // top, left, bottom, right
 };
 
+// A node with a rank-3 input (a 1-D window) gets the 2-D window of height 1: its strides,
+// dilations and pads with a height axis of 1 / 0 in front (pass kernel {1, K}).
 Window2d window_2d(const NodeView& node, const std::array<int64_t, 2>& kernel);
 
-// A pooling node's window: the kernel from its kernel_shape attribute.
+// A pooling node's window: the kernel from its kernel_shape attribute (1-D: height 1).
 Window2d pool_window_2d(const NodeView& node);
+
+// NCHW dims of a rank-4 tensor, or of a rank-3 [N, C, L] one as [N, C, 1, L] (the same bytes):
+// the geometry under which 1-D convs and pools run the 2-D buffer kernels.
+std::array<int64_t, 4> nchw_dims(const tsr_tensor& t);
 
 // "" when `t` (called `what`) has a dtype device memory holds (float32, int64, int32, int8,
 // uint8, bool), a known shape and few enough elements for 32-bit kernel indexing; else the
