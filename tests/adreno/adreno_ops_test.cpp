@@ -305,6 +305,29 @@ TEST_F(AdrenoOpsTest, InstanceNormChunkedEveryConfig) {
                        attrs({{"epsilon", 1e-3f}})}});
 }
 
+// Reductions with a work-group per output at every thread count: a long innermost axis no count
+// divides (ReduceSum, axes as an input), outer and inner axes at once (ReduceMax), fewer
+// elements than threads (ReduceLogSumExp) and a product.
+TEST_F(AdrenoOpsTest, ReduceAxesGroupEveryConfig) {
+  check_every_config("ReduceSum", "reduce.axes.group", "reduce_axes_group_f32",
+                     {{{{random_tensor({2, 3, 1001}, 111)},
+                        {Tensor::from_vector<int64_t>({1}, {-1}), true}},
+                       {}}});
+  check_every_config("ReduceMax", "reduce.axes.group", "reduce_axes_group_f32",
+                     {{{{random_tensor({3, 5, 7, 2}, 112)}},
+                       attrs({{"axes", std::vector<int64_t>{0, 2}}})}});
+  check_every_config("ReduceLogSumExp", "reduce.axes.group", "reduce_axes_group_f32",
+                     {{{{random_tensor({4, 9}, 113)}},
+                       attrs({{"axes", std::vector<int64_t>{1}}, {"keepdims", int64_t{0}}})}});
+  std::vector<float> near_one(80);  // a product of 40 that stays far from 0 and overflow
+  for (size_t i = 0; i < near_one.size(); ++i) {
+    near_one[i] = 0.9f + 0.006f * static_cast<float>(i % 37);
+  }
+  check_every_config("ReduceProd", "reduce.axes.group", "reduce_axes_group_f32",
+                     {{{{Tensor::from_vector<float>({2, 40}, near_one)}},
+                       attrs({{"axes", std::vector<int64_t>{1}}})}});
+}
+
 // The __local-tiled MatMul at every group side, per-item tile and k_tile, over partial tiles
 // and a K that no k_tile divides.
 TEST_F(AdrenoOpsTest, MatMulLocalTilesEveryConfig) {

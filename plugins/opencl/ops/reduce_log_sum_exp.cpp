@@ -11,4 +11,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_OPENCL_OP("ReduceLogSumExp", check_reduce_axes, lower);
+TESSERA_OPENCL_TUNABLE("ReduceLogSumExp", reduce_axes_options);
 }  // namespace tessera::opencl

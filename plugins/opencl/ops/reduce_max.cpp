@@ -11,4 +11,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_OPENCL_OP("ReduceMax", check_reduce_axes, lower);
+TESSERA_OPENCL_TUNABLE("ReduceMax", reduce_axes_options);
 }  // namespace tessera::opencl

@@ -12,4 +12,5 @@ void lower(Lowering& lw, const NodeView& node, int32_t index) {
 
 }  // namespace
 TESSERA_OPENCL_OP("ReduceMean", check_reduce_axes, lower);
+TESSERA_OPENCL_TUNABLE("ReduceMean", reduce_axes_options);
 }  // namespace tessera::opencl

@@ -6,6 +6,8 @@
 #include <optional>
 #include <vector>
 
+#include "tessera/checked_math.hpp"
+
 namespace tessera::opencl {
 
 std::string check_float_io(const NodeView& node, const char* plugin) {
@@ -95,6 +97,12 @@ const Schedule kReduceAxes{"reduce.axes", "reduce.cl", "reduce_axes_f32", {wg_x_
 TESSERA_OPENCL_SCHEDULE(kUnaryAny);
 TESSERA_OPENCL_SCHEDULE(kBinaryStrided);
 TESSERA_OPENCL_SCHEDULE(kReduceAxes);
+// `threads` work-items (a power of two) per output.
+const Schedule kReduceAxesGroup{"reduce.axes.group",
+                                "reduce.cl",
+                                "reduce_axes_group_f32",
+                                {{"threads", {32, 64, 128, 256}, false}}};
+TESSERA_OPENCL_SCHEDULE(kReduceAxesGroup);
 const Schedule kBinaryInt{
     "eltwise.buffer.binary_int", "binary.cl", "binary_strided_int", {wg_x_knob()}};
 const Schedule kCompare{"compare.strided", "compare.cl", "compare_strided", {wg_x_knob()}};
@@ -261,6 +269,31 @@ std::string check_reduce_axes(const NodeView& node, const Device& device) {
   return support::check_float_tensor(x, "input 0", "");
 }
 
+std::vector<Config> reduce_axes_options(const NodeView& node, const Device& device) {
+  std::string why;
+  const auto axes = reduce_axes_of(node, &why);
+  return axes ? reduce_over_options(node, device, *axes)
+              : std::vector<Config>{device.config(kReduceAxes.id, 1)};
+}
+
+std::vector<Config> reduce_over_options(const NodeView& node, const Device& device,
+                                        const std::vector<int64_t>& axes) {
+  const tsr_tensor& x = node.input(0);
+  int64_t count = 1;
+  for (int64_t a : axes) count *= x.dims[a];
+  const int64_t n_out = count == 0 ? 0 : plugin::tensor_numel(x) / count;
+  const Config per_item = device.config(kReduceAxes.id, n_out);
+  if (n_out == 0 || count == 0) return {per_item};  // an empty launch has no work-group shape
+  int32_t threads = 32;
+  while (threads < 256 && threads * 8 < count) threads *= 2;
+  const Config group = device.config(kReduceAxesGroup.id, n_out, {{"threads", threads}});
+  // A GPU wants many work-items busy: a work-group per output when the outputs are too few to
+  // fill it and each folds enough elements; a CPU device gains nothing from it.
+  const bool few = n_out * 256 < support::busy_work_items(device.info);
+  if (device.info.kind == "gpu" && few && count >= 256) return {group, per_item};
+  return {per_item, group};
+}
+
 void lower_reduce_axes(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code) {
   std::string why;
   lower_reduce_over(lw, node, index, code, *reduce_axes_of(node, &why));
@@ -283,10 +316,11 @@ void lower_reduce_over(Lowering& lw, const NodeView& node, int32_t index, Reduce
     if (reduced) count *= x.dims[d];
   }
   const int64_t n_out = plugin::tensor_numel(node.output(0));
-  const Config config = lw.config_for(kReduceAxes.id, n_out);
+  const Config config =
+      choose_config(lw, index, lw.forced(reduce_over_options(node, lw.op_device(), axes)));
   Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.buffer(node.input_index(0)))
+  KernelArgs args = k.args();
+  args.buffer(lw.buffer(node.input_index(0)))
       .buffer(lw.buffer(node.output_index(0)))
       .i32(to_i32(n_out, node))
       .i32(to_i32(count, node))
@@ -294,6 +328,14 @@ void lower_reduce_over(Lowering& lw, const NodeView& node, int32_t index, Reduce
       .i32x8(red_dims)
       .i32x8(strides)
       .i32(static_cast<int32_t>(code));
+  if (std::string(config.schedule->id) == kReduceAxesGroup.id) {
+    const int64_t threads = config.get("threads");
+    args.local(static_cast<size_t>(threads) * sizeof(float));
+    lw.add_step(index, std::move(k),
+                {static_cast<size_t>(checked_mul(n_out, threads, "reduction work-items"))},
+                {static_cast<size_t>(threads)}, config);
+    return;
+  }
   lw.add_1d_step(index, std::move(k), n_out, config);
 }
 

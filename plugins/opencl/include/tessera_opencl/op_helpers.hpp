@@ -165,6 +165,12 @@ enum class ReduceCode : int32_t {
 // noop_with_empty_axes) of a float tensor of rank <= 8.
 std::string check_reduce_axes(const NodeView& node, const Device& device);
 void lower_reduce_axes(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code);
+// The schedules of such a node, the default first: one work-item per output (reduce.axes), or a
+// work-group per output (reduce.axes.group) first on a GPU when the outputs are too few to fill
+// it and each folds at least 256 elements.
+std::vector<Config> reduce_axes_options(const NodeView& node, const Device& device);
+std::vector<Config> reduce_over_options(const NodeView& node, const Device& device,
+                                        const std::vector<int64_t>& axes);
 // The same over `axes` (sorted, non-negative) of input 0, whatever the node's attributes.
 void lower_reduce_over(Lowering& lw, const NodeView& node, int32_t index, ReduceCode code,
                        const std::vector<int64_t>& axes);

@@ -67,3 +67,71 @@ __kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_
   if (op == 7) acc = peak + log(acc);
   y[o] = acc;
 }
+
+// `v` of every work-item of the work-group combined (kind 0 sum, 1 max, 2 min, 3 product)
+// through `part` (__local, local_size(0) floats, a power of two); every work-item gets the result
+// and must call it (it holds barriers).
+inline float tsr_group_fold(float v, __local float* part, int kind) {
+  const int t = get_local_id(0);
+  part[t] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int step = get_local_size(0) / 2; step > 0; step /= 2) {
+    if (t < step) {
+      const float a = part[t], b = part[t + step];
+      part[t] = kind == 1 ? fmax(a, b) : kind == 2 ? fmin(a, b) : kind == 3 ? a * b : a + b;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float r = part[0];
+  barrier(CLK_LOCAL_MEM_FENCE);  // part[] is written again by the next call
+  return r;
+}
+
+// reduce_axes_f32 with a work-group per output (a few outputs of long reductions, which one
+// work-item each would leave a GPU idle, e.g. a linear attention's sum over its tokens): work-item
+// t folds reduced elements t, t + local_size(0), ... (consecutive work-items read consecutive
+// elements when the reduced axes are the innermost), then the group combines its partials.
+// Global size n_out * local_size(0); `part`: local_size(0) floats.
+__kernel void reduce_axes_group_f32(__global const float* x, __global float* y, int n_out,
+                                    int count, int8 out_dims, int8 red_dims, int8 strides, int op,
+                                    __local float* part) {
+  const int o = get_group_id(0);
+  const int t = get_local_id(0), threads = get_local_size(0);
+  const int od[8] = {out_dims.s0, out_dims.s1, out_dims.s2, out_dims.s3,
+                     out_dims.s4, out_dims.s5, out_dims.s6, out_dims.s7};
+  const int rd[8] = {red_dims.s0, red_dims.s1, red_dims.s2, red_dims.s3,
+                     red_dims.s4, red_dims.s5, red_dims.s6, red_dims.s7};
+  const int st[8] = {strides.s0, strides.s1, strides.s2, strides.s3,
+                     strides.s4, strides.s5, strides.s6, strides.s7};
+  size_t base = 0;
+  int rest = o;
+  for (int d = 7; d >= 0; --d) {
+    base += (size_t)(rest % od[d]) * st[d];
+    rest /= od[d];
+  }
+  float peak = -INFINITY;
+  if (op == 7) {
+    for (int r = t; r < count; r += threads) {
+      peak = fmax(peak, x[tsr_reduced_offset(base, r, rd, st)]);
+    }
+    peak = tsr_group_fold(peak, part, 1);
+  }
+  float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
+  for (int r = t; r < count; r += threads) {
+    const float v = x[tsr_reduced_offset(base, r, rd, st)];
+    switch (op) {
+      case 2: acc = fmax(acc, v); break;
+      case 3: acc = fmin(acc, v); break;
+      case 4: acc *= v; break;
+      case 5: acc += v * v; break;
+      case 6: acc += fabs(v); break;
+      case 7: acc += exp(v - peak); break;
+      default: acc += v; break;
+    }
+  }
+  acc = tsr_group_fold(acc, part, op == 2 ? 1 : op == 3 ? 2 : op == 4 ? 3 : 0);
+  if (t != 0) return;
+  if (op == 1) acc /= (float)count;
+  if (op == 7) acc = peak + log(acc);
+  y[o] = acc;
+}
