@@ -24,10 +24,7 @@ const std::vector<Schedule>& all_schedules() {
   // them within the device's limit); work-group sizes are bounded by the device and kernel
   // maxima in default_wg_x() and fit_launch().
   static const std::vector<Schedule> schedules = {
-      {"conv2d.nchw.direct",
-       "conv.cl",
-       "conv2d_direct_f32",
-       {{"wg_x", kWgX, false}, {"outputs_per_item", {1, 2, 4, 8}, true, "OPW"}, kUnroll}},
+      // conv2d.nchw.direct is shared (plugins/opencl/ops/conv.cpp).
       {"conv2d.nchw.1x1",
        "conv.cl",
        "conv2d_1x1_f32",

@@ -1,11 +1,5 @@
-// Shared helpers prepended to every mali kernel source: fused activations.
-// act: 0 none, 1 relu, 2 clip(a, b), 3 leaky relu (slope a).
-inline float tsr_activate(float v, int act, float a, float b) {
-  if (act == 1) return fmax(v, 0.0f);
-  if (act == 2) return fmin(fmax(v, a), b);
-  if (act == 3) return v >= 0.0f ? v : a * v;
-  return v;
-}
+// Shared helpers prepended to every mali kernel source: fused activations on NCHW4c blocks
+// (tsr_activate, for one float, and TSR_FOR_UNROLLED are in common/helpers.cl).
 
 // NCHW4c (see layout.cl): four channels per float4. Padded lanes of a block hold zeros; kernels
 // that could make them non-zero (an activation with f(0) != 0) clear the lanes of channels
@@ -21,29 +15,6 @@ inline float4 tsr_mask4(float4 v, int first_channel, int channels) {
   if (left >= 4) return v;
   return (float4)(v.x, left > 1 ? v.y : 0.0f, left > 2 ? v.z : 0.0f, 0.0f);
 }
-
-// Build-time knob "unroll" of the conv schedules: TSR_FOR_UNROLLED(n, BODY) runs BODY(i) for
-// i = 0 .. n-1, UNROLL bodies per trip of the main loop (written out, not left to a pragma some
-// compilers ignore) and the remainder one at a time. BODY is a function-like macro whose
-// expansion is a block.
-#ifndef UNROLL
-#define UNROLL 1
-#endif
-#if UNROLL == 1
-#define TSR_UNROLLED(BODY, i) BODY(i)
-#elif UNROLL == 2
-#define TSR_UNROLLED(BODY, i) BODY(i) BODY((i) + 1)
-#elif UNROLL == 4
-#define TSR_UNROLLED(BODY, i) BODY(i) BODY((i) + 1) BODY((i) + 2) BODY((i) + 3)
-#else
-#error "UNROLL must be 1, 2 or 4"
-#endif
-#define TSR_FOR_UNROLLED(n, BODY)                                               \
-  {                                                                             \
-    int tsr_i = 0;                                                              \
-    for (; tsr_i + UNROLL <= (n); tsr_i += UNROLL) { TSR_UNROLLED(BODY, tsr_i) } \
-    for (; tsr_i < (n); ++tsr_i) { BODY(tsr_i) }                                \
-  }
 
 // Build-time knob "vec" of the element-wise, copy and pool kernels: floats a work-item handles
 // as one vector (floatv, loaded and stored with vloadn / vstoren; VEC 1 is plain float).

@@ -149,3 +149,34 @@ inline int tsr_dot6(int8 c, int8 steps) {
 inline int tsr_walk6(int i, int8 dims, int8 steps) {
   return tsr_dot6(tsr_coords6(i, dims), steps);
 }
+
+// A fused activation: act 0 none, 1 relu, 2 clip(a, b), 3 leaky relu (slope a).
+inline float tsr_activate(float v, int act, float a, float b) {
+  if (act == 1) return fmax(v, 0.0f);
+  if (act == 2) return fmin(fmax(v, a), b);
+  if (act == 3) return v >= 0.0f ? v : a * v;
+  return v;
+}
+
+// Build-time knob "unroll" of the conv schedules: TSR_FOR_UNROLLED(n, BODY) runs BODY(i) for
+// i = 0 .. n-1, UNROLL bodies per trip of the main loop (written out, not left to a pragma some
+// compilers ignore) and the remainder one at a time. BODY is a function-like macro whose
+// expansion is a block.
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+#if UNROLL == 1
+#define TSR_UNROLLED(BODY, i) BODY(i)
+#elif UNROLL == 2
+#define TSR_UNROLLED(BODY, i) BODY(i) BODY((i) + 1)
+#elif UNROLL == 4
+#define TSR_UNROLLED(BODY, i) BODY(i) BODY((i) + 1) BODY((i) + 2) BODY((i) + 3)
+#else
+#error "UNROLL must be 1, 2 or 4"
+#endif
+#define TSR_FOR_UNROLLED(n, BODY)                                               \
+  {                                                                             \
+    int tsr_i = 0;                                                              \
+    for (; tsr_i + UNROLL <= (n); tsr_i += UNROLL) { TSR_UNROLLED(BODY, tsr_i) } \
+    for (; tsr_i < (n); ++tsr_i) { BODY(tsr_i) }                                \
+  }
