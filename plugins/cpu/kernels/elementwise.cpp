@@ -598,8 +598,10 @@ HWY_ATTR void SoftmaxRun(const float* x, float* y, int64_t n, bool log) {
           for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - mx);
           return s;
         }());
-    const VF shift = hn::Set(d, mx + lse);
-    MapRun(x, y, n, [&](VF v) { return hn::Sub(v, shift); });
+    // (x - max) - lse: max + lse would round lse's digits away beside a large max (inputs near
+    // 1e4 lost 2e-4).
+    const VF vlse = hn::Set(d, lse);
+    MapRun(x, y, n, [&](VF v) { return hn::Sub(hn::Sub(v, vmx), vlse); });
     return;
   }
   // e^(x - max) stored and summed in one pass; x - max <= 0, where the activations' exp is
