@@ -1467,6 +1467,39 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .output("low")
                      .build();
                }});
+  // LogSoftmax over the last axis (a CTC head) and a middle one, with a large offset whose
+  // log-sum-exp must not round the result away.
+  c.push_back({"LogSoftmaxLastAndMiddleAxis", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 5, 7})
+                     .constant("offset", scalar(5000.0f))
+                     .node("Add", {"x", "offset"}, {"big"})
+                     .node("LogSoftmax", {"big"}, {"last"}, attrs({{"axis", int64_t{-1}}}))
+                     .node("LogSoftmax", {"x"}, {"middle"}, attrs({{"axis", int64_t{1}}}))
+                     .output("last")
+                     .output("middle")
+                     .build();
+               }});
+  // Sum, Mean, Max and Min of three broadcasting inputs, and of one.
+  c.push_back({"VariadicSumMeanMaxMin", [] {
+                 return GraphBuilder()
+                     .input("a", {2, 3, 4})
+                     .input("b", {3, 1})
+                     .input("c", {4})
+                     .node("Sum", {"a", "b", "c"}, {"s"})
+                     .node("Mean", {"a", "b", "c"}, {"m"})
+                     .node("Max", {"c", "a", "b"}, {"mx"})
+                     .node("Min", {"a", "b", "c"}, {"mn"})
+                     .node("Sum", {"b"}, {"s1"})
+                     .node("Mean", {"a", "a"}, {"m2"})
+                     .output("s")
+                     .output("m")
+                     .output("mx")
+                     .output("mn")
+                     .output("s1")
+                     .output("m2")
+                     .build();
+               }});
   c.push_back({"TopKLargestLastAxis", [] {
                  return GraphBuilder()
                      .input("x", {3, 11})

@@ -1,15 +1,15 @@
-// Max of two inputs. Two inputs broadcasting to the output (numpy rules, up to 4
-// dims after merging contiguous ones), on NCHW buffers (kernels/binary.cl), for every OpenCL
-// plugin.
+// Max of any number of inputs broadcasting to the output (numpy rules; two inputs: float32,
+// int64 or int32), folded into it one input at a time on NCHW buffers (kernels/binary.cl), for
+// every OpenCL plugin.
 #include "tessera_opencl/op_helpers.hpp"
 
 namespace tessera::opencl {
 namespace {
 
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
-  lower_binary_strided(lw, node, index, BinaryCode::kMax);
+  lower_variadic(lw, node, index, BinaryCode::kMax);
 }
 
 }  // namespace
-TESSERA_OPENCL_OP("Max", check_binary_strided, lower);
+TESSERA_OPENCL_OP("Max", check_variadic, lower);
 }  // namespace tessera::opencl

@@ -231,6 +231,78 @@ std::string check_binary_strided(const NodeView& node, const Device& device) {
              : "a broadcast that needs more than 4 dims after merging contiguous ones";
 }
 
+namespace {
+
+// y = a op b over float buffers, a and b broadcasting to node's output 0 (`y`).
+void add_binary_step(Lowering& lw, const NodeView& node, int32_t index, cl_mem a,
+                     const tsr_tensor& ta, cl_mem b, const tsr_tensor& tb, BinaryCode code) {
+  const tsr_tensor& y = node.output(0);
+  const support::Broadcast4 bc = *support::coalesce_broadcast(ta, tb, y);
+  const int64_t n = plugin::tensor_numel(y);
+  const Config config = lw.config_for(kBinaryStrided.id, n);
+  Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(a)
+      .buffer(b)
+      .buffer(lw.buffer(node.output_index(0)))
+      .i32x4(to_i32(bc.dims[0], node), to_i32(bc.dims[1], node), to_i32(bc.dims[2], node),
+             to_i32(bc.dims[3], node))
+      .i32x4(to_i32(bc.sa[0], node), to_i32(bc.sa[1], node), to_i32(bc.sa[2], node),
+             to_i32(bc.sa[3], node))
+      .i32x4(to_i32(bc.sb[0], node), to_i32(bc.sb[1], node), to_i32(bc.sb[2], node),
+             to_i32(bc.sb[3], node))
+      .i32(static_cast<int32_t>(code));
+  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+}
+
+}  // namespace
+
+std::string check_variadic(const NodeView& node, const Device& device) {
+  if (node.num_inputs() == 2 && node.op_type() != "Mean") return check_binary_strided(node, device);
+  if (node.num_inputs() < 1) return "no inputs";
+  const std::string r = check_float_io(node, device.flavor.name);
+  if (!r.empty()) return r;
+  const tsr_tensor& y = node.output(0);
+  if (y.rank > 6) return "output rank above 6";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (!node.has_input(i)) return "input " + std::to_string(i) + " missing";
+    if (!support::coalesce_broadcast(y, node.input(i), y)) {
+      return "input " + std::to_string(i) + ": a broadcast that needs more than 4 dims";
+    }
+  }
+  const int32_t second = node.num_inputs() > 1 ? 1 : 0;
+  if (!support::coalesce_broadcast(node.input(0), node.input(second), y)) {
+    return "inputs 0 and 1: a broadcast that needs more than 4 dims";
+  }
+  return "";
+}
+
+void lower_variadic(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code) {
+  const bool mean = node.op_type() == "Mean";
+  if (node.num_inputs() == 2 && !mean) {
+    lower_binary_strided(lw, node, index, code);
+    return;
+  }
+  const tsr_tensor& y = node.output(0);
+  const cl_mem out = lw.buffer(node.output_index(0));
+  // The first step writes the output (a lone input as max(x, x), which is x whatever the op);
+  // each later input folds into it in place, element i read before it is written.
+  const int32_t second = node.num_inputs() > 1 ? 1 : 0;
+  const BinaryCode first = node.num_inputs() == 1 ? BinaryCode::kMax : code;
+  add_binary_step(lw, node, index, lw.buffer(node.input_index(0)), node.input(0),
+                  lw.buffer(node.input_index(second)), node.input(second), first);
+  for (int32_t i = 2; i < node.num_inputs(); ++i) {
+    add_binary_step(lw, node, index, out, y, lw.buffer(node.input_index(i)), node.input(i), code);
+  }
+  if (mean && node.num_inputs() > 1) {
+    tsr_tensor scalar{};
+    scalar.dtype = TSR_DTYPE_FLOAT32;
+    scalar.rank = 0;
+    const float inv = 1.0f / static_cast<float>(node.num_inputs());
+    add_binary_step(lw, node, index, out, y, lw.constant_buffer({inv}), scalar, BinaryCode::kMul);
+  }
+}
+
 void lower_binary_strided(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code) {
   if (is_integer_arithmetic(node)) {
     lower_walk2(lw, node, index, kBinaryInt,
@@ -238,23 +310,8 @@ void lower_binary_strided(Lowering& lw, const NodeView& node, int32_t index, Bin
                 static_cast<int32_t>(code));
     return;
   }
-  const support::Broadcast4 b =
-      *support::coalesce_broadcast(node.input(0), node.input(1), node.output(0));
-  const int64_t n = plugin::tensor_numel(node.output(0));
-  const Config config = lw.config_for(kBinaryStrided.id, n);
-  Kernel k = lw.kernel(config);
-  k.args()
-      .buffer(lw.buffer(node.input_index(0)))
-      .buffer(lw.buffer(node.input_index(1)))
-      .buffer(lw.buffer(node.output_index(0)))
-      .i32x4(to_i32(b.dims[0], node), to_i32(b.dims[1], node), to_i32(b.dims[2], node),
-             to_i32(b.dims[3], node))
-      .i32x4(to_i32(b.sa[0], node), to_i32(b.sa[1], node), to_i32(b.sa[2], node),
-             to_i32(b.sa[3], node))
-      .i32x4(to_i32(b.sb[0], node), to_i32(b.sb[1], node), to_i32(b.sb[2], node),
-             to_i32(b.sb[3], node))
-      .i32(static_cast<int32_t>(code));
-  lw.add_step(index, std::move(k), {static_cast<size_t>(std::max<int64_t>(n, 1))}, config);
+  add_binary_step(lw, node, index, lw.buffer(node.input_index(0)), node.input(0),
+                  lw.buffer(node.input_index(1)), node.input(1), code);
 }
 
 std::string check_reduce_axes(const NodeView& node, const Device& device) {

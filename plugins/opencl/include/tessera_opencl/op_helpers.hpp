@@ -113,6 +113,11 @@ enum class BinaryCode : int32_t {
 // (shape and index arithmetic, kernels/binary.cl binary_strided_int).
 std::string check_binary_strided(const NodeView& node, const Device& device);
 void lower_binary_strided(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code);
+// Sum, Mean, Max and Min of any number of float inputs broadcasting to the output (two inputs of
+// Sum, Max and Min: check_binary_strided's rules, integers included): `code` folds the inputs
+// into the output one by one; Mean then scales by 1 / count.
+std::string check_variadic(const NodeView& node, const Device& device);
+void lower_variadic(Lowering& lw, const NodeView& node, int32_t index, BinaryCode code);
 
 // ---- values that are not float32: masks, indices, shape arithmetic ----
 
