@@ -86,6 +86,7 @@ std::string PhysicalDevice::features() const {
   if (shader_float16) f += " fp16";
   if (storage_8bit) f += " storage8";
   if (shader_int8) f += " int8";
+  if (shader_int64) f += " int64";
   if (integer_dot_product) f += " int_dot";
   if (cooperative_matrix) f += " coopmat";
   if (cooperative_matrix_nv) f += " coopmat_nv";
@@ -258,6 +259,7 @@ PhysicalDevice Instance::describe(VkPhysicalDevice handle, size_t index) const {
   d.storage_8bit = s8.storageBuffer8BitAccess;
   d.shader_float16 = f16.shaderFloat16;
   d.shader_int8 = f16.shaderInt8;
+  d.shader_int64 = features.features.shaderInt64;
   d.integer_dot_product = dot.shaderIntegerDotProduct;
   d.cooperative_matrix = d.has_extension("VK_KHR_cooperative_matrix");
   d.cooperative_matrix_nv = d.has_extension("VK_NV_cooperative_matrix");
@@ -377,6 +379,11 @@ Device::Device(Instance& instance, const PhysicalDevice& physical)
     s16.pNext = &f16;
     if (!v12) extensions.push_back(VK_KHR_SHADER_FLOAT16_INT8_EXTENSION_NAME);
   }
+  // shaderInt64 where the device has it: the shaders of non-float values (typed.glsl) compute in
+  // int64_t; without it those ops are refused (ops/typed.cpp).
+  VkPhysicalDeviceFeatures enabled{};
+  enabled.shaderInt64 = physical.shader_int64 ? VK_TRUE : VK_FALSE;
+  info.pEnabledFeatures = &enabled;
   info.queueCreateInfoCount = 1;
   info.pQueueCreateInfos = &queue;
   info.enabledExtensionCount = static_cast<uint32_t>(extensions.size());

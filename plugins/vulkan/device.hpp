@@ -63,6 +63,7 @@ struct PhysicalDevice {
   bool storage_8bit = false;    // storageBuffer8BitAccess
   bool shader_float16 = false;  // shaderFloat16
   bool shader_int8 = false;     // shaderInt8
+  bool shader_int64 = false;    // shaderInt64: the value shaders (cast, compare, ...) use int64_t
   bool integer_dot_product = false;
   bool cooperative_matrix = false;     // VK_KHR_cooperative_matrix
   bool cooperative_matrix_nv = false;  // VK_NV_cooperative_matrix

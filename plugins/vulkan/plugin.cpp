@@ -18,6 +18,7 @@
 
 #include "device.hpp"
 #include "ops/op.hpp"
+#include "ops/typed.hpp"
 #include "region.hpp"
 #include "schedules.hpp"
 #include "shaders.hpp"
@@ -163,6 +164,11 @@ class VulkanPlugin : public plugin::Plugin {
     }
     const std::string why = op->check(node);
     if (!why.empty()) return plugin::Support::no(why);
+    const PhysicalDevice* physical = instance().find(device);
+    if (needs_int64(node) && physical != nullptr && !physical->shader_int64) {
+      return plugin::Support::no("needs shaderInt64 (its shader computes in int64_t), which " +
+                                 physical->name + " lacks");
+    }
     int64_t elements = 0;
     for (int32_t i = 0; i < node.num_outputs(); ++i) {
       if (node.output(i) != nullptr) elements += plugin::tensor_numel(*node.output(i));

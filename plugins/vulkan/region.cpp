@@ -1,6 +1,7 @@
 // Lowering (buffers, pipelines, dispatches, the recorded command buffer) and execution.
 #include "region.hpp"
 
+#include <cstdint>
 #include <cstring>
 
 #include "ops/op.hpp"
@@ -165,18 +166,66 @@ Lowering::Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines, const
   if (!problem.empty()) throw Failure(TSR_UNSUPPORTED, problem);
 }
 
+size_t element_bytes(int32_t dtype) {
+  switch (dtype) {
+    case TSR_DTYPE_FLOAT32:
+    case TSR_DTYPE_INT32:
+      return 4;
+    case TSR_DTYPE_INT64:
+      return 8;
+    case TSR_DTYPE_INT8:
+    case TSR_DTYPE_UINT8:
+    case TSR_DTYPE_BOOL:
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+int32_t Lowering::type_code(const tsr_tensor& t) const {
+  switch (t.dtype) {
+    case TSR_DTYPE_FLOAT32:
+      return static_cast<int32_t>(precision_ == Precision::kFp32 ? TypeCode::kF32 : TypeCode::kF16);
+    case TSR_DTYPE_INT64:
+      return static_cast<int32_t>(TypeCode::kI64);
+    case TSR_DTYPE_INT32:
+      return static_cast<int32_t>(TypeCode::kI32);
+    case TSR_DTYPE_INT8:
+      return static_cast<int32_t>(TypeCode::kI8);
+    case TSR_DTYPE_UINT8:
+      return static_cast<int32_t>(TypeCode::kU8);
+    case TSR_DTYPE_BOOL:
+      return static_cast<int32_t>(TypeCode::kBool);
+    default:
+      throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) +
+                                         "' has a dtype the vulkan plugin does not keep");
+  }
+}
+
 size_t Lowering::stored_bytes(const tsr_tensor& t) const {
-  const size_t bytes = plugin::tensor_nbytes(t);
-  return precision_ == Precision::kFp32 ? bytes : bytes / 2;
+  if (t.dtype == TSR_DTYPE_FLOAT32) {
+    const size_t bytes = plugin::tensor_nbytes(t);
+    return precision_ == Precision::kFp32 ? bytes : bytes / 2;
+  }
+  // Elements packed, rounded up to whole words (typed.glsl's uint view). numel * 8 + 3 must
+  // not wrap: a wrapped size would make a small buffer that shaders index past.
+  const size_t per = element_bytes(t.dtype);
+  const int64_t numel = plugin::tensor_numel(t);
+  if (numel < 0 || static_cast<uint64_t>(numel) > (SIZE_MAX - 3) / per) {
+    throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) +
+                                       "' is too large for a device buffer");
+  }
+  return (static_cast<size_t>(numel) * per + 3) / 4 * 4;
 }
 
 const Buffer& Lowering::buffer(int32_t id) {
   auto found = values_.find(id);
   if (found != values_.end()) return *found->second;
   const tsr_tensor& t = region_.value(id);
-  if (t.dtype != TSR_DTYPE_FLOAT32) {
-    throw Failure(TSR_UNSUPPORTED, current_ + ": value '" + value_name(t) +
-                                       "' is not float32; the vulkan plugin keeps float32 only");
+  if (element_bytes(t.dtype) == 0) {
+    throw Failure(TSR_UNSUPPORTED,
+                  current_ + ": value '" + value_name(t) +
+                      "' is not float32, int64, int32, int8, uint8 or bool (kept on the device)");
   }
   const size_t bytes = stored_bytes(t);
   if (bytes > device_->physical().max_storage_buffer_range) {
@@ -189,7 +238,9 @@ const Buffer& Lowering::buffer(int32_t id) {
   Buffer* b = compiled_->buffers_.back().get();
   values_[id] = b;
   if (t.data != nullptr) {
-    uploads_.emplace_back(b, stored(t.data, plugin::tensor_nbytes(t), precision_));
+    // Only float values change representation (half regions); the rest upload as they are.
+    const Precision as = t.dtype == TSR_DTYPE_FLOAT32 ? precision_ : Precision::kFp32;
+    uploads_.emplace_back(b, stored(t.data, plugin::tensor_nbytes(t), as));
   }
   return *b;
 }
@@ -273,14 +324,17 @@ void Lowering::add_conversions() {
         linear_kernel("convert", count, 64, {static_cast<int32_t>(count), to_store ? 1 : 0});
     return make_dispatch(-1, k, {&source32, &source}, {&target32, &target});
   };
+  // Non-float values have the same bytes in every precision: record() copies them.
   for (int32_t i = 0; i < region_.num_inputs(); ++i) {
     const int32_t id = region_.input_index(i);
+    if (region_.value(id).dtype != TSR_DTYPE_FLOAT32) continue;
     input_conversions_.push_back(convert(region_.value(id),
                                          *compiled_->input_staging_[static_cast<size_t>(i)],
                                          dummy(), dummy(), *values_.at(id), true));
   }
   for (int32_t i = 0; i < region_.num_outputs(); ++i) {
     const int32_t id = region_.output_index(i);
+    if (region_.value(id).dtype != TSR_DTYPE_FLOAT32) continue;
     output_conversions_.push_back(convert(region_.value(id), dummy(), *values_.at(id),
                                           *compiled_->output_staging_[static_cast<size_t>(i)],
                                           dummy(), false));
@@ -429,16 +483,23 @@ void Lowering::record() {
   constexpr VkAccessFlags kShaderRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
   constexpr VkPipelineStageFlags kCompute = VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   constexpr VkPipelineStageFlags kTransfer = VK_PIPELINE_STAGE_TRANSFER_BIT;
-  // Inputs in: copied (fp32) or converted to half.
-  for (int32_t i = 0; i < region_.num_inputs() && !half; ++i) {
+  // Inputs in: copied (fp32, and non-float values in every precision) or converted to half.
+  auto converted = [&](int32_t id) {
+    return half && region_.value(id).dtype == TSR_DTYPE_FLOAT32;
+  };
+  for (int32_t i = 0; i < region_.num_inputs(); ++i) {
+    if (converted(region_.input_index(i))) continue;
     const VkBufferCopy copy{0, 0, compiled_->input_bytes_[static_cast<size_t>(i)]};
     if (copy.size == 0) continue;
     vk.vkCmdCopyBuffer(cb, compiled_->input_staging_[static_cast<size_t>(i)]->handle,
                        values_.at(region_.input_index(i))->handle, 1, &copy);
   }
   for (Dispatch& d : input_conversions_) record_dispatch(cb, d);
-  global_barrier(vk, cb, half ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_TRANSFER_WRITE_BIT,
-                 half ? kCompute : kTransfer, kShaderRw, kCompute);
+  // (Half regions may have both copies and conversions: the barriers name both.)
+  global_barrier(vk, cb,
+                 half ? VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                      : VK_ACCESS_TRANSFER_WRITE_BIT,
+                 half ? kCompute | kTransfer : kTransfer, kShaderRw, kCompute);
   if (timed) vk.vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, compiled_->queries_, 0);
   // A barrier only where a dispatch reads or writes what a dispatch since the last barrier wrote,
   // or writes what one since then read.
@@ -465,17 +526,22 @@ void Lowering::record() {
   }
   // Outputs out: copied (fp32) or converted from half, then made visible to the host.
   global_barrier(vk, cb, kShaderRw, kCompute,
-                 half ? VK_ACCESS_SHADER_READ_BIT : VK_ACCESS_TRANSFER_READ_BIT,
-                 half ? kCompute : kTransfer);
-  for (int32_t i = 0; i < region_.num_outputs() && !half; ++i) {
+                 half ? VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT
+                      : VK_ACCESS_TRANSFER_READ_BIT,
+                 half ? kCompute | kTransfer : kTransfer);
+  for (int32_t i = 0; i < region_.num_outputs(); ++i) {
+    if (converted(region_.output_index(i))) continue;
     const VkBufferCopy copy{0, 0, compiled_->output_bytes_[static_cast<size_t>(i)]};
     if (copy.size == 0) continue;
     vk.vkCmdCopyBuffer(cb, values_.at(region_.output_index(i))->handle,
                        compiled_->output_staging_[static_cast<size_t>(i)]->handle, 1, &copy);
   }
   for (Dispatch& d : output_conversions_) record_dispatch(cb, d);
-  global_barrier(vk, cb, half ? VK_ACCESS_SHADER_WRITE_BIT : VK_ACCESS_TRANSFER_WRITE_BIT,
-                 half ? kCompute : kTransfer, VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
+  global_barrier(vk, cb,
+                 half ? VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
+                      : VK_ACCESS_TRANSFER_WRITE_BIT,
+                 half ? kCompute | kTransfer : kTransfer, VK_ACCESS_HOST_READ_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT);
   check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 

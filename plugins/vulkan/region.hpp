@@ -107,6 +107,24 @@ std::string precision_problem(const PhysicalDevice& device, Precision precision)
 // IEEE half of `value`, rounded to nearest even.
 uint16_t to_half(float value);
 
+// Bytes per element of a value of `dtype` in device memory: float32 (4, or 2 in half regions,
+// which Lowering::stored_bytes applies), int64 (8), int32 (4), int8, uint8 and bool (1); 0 for
+// a dtype the plugin does not keep on the device. Integer and bool buffers hold their elements
+// packed as on the host and rounded up to whole 32-bit words (shaders/typed.glsl reads and
+// writes them as uint words, so no 8-bit storage feature is needed).
+size_t element_bytes(int32_t dtype);
+
+// Element type codes of shaders/typed.glsl (a specialization constant per operand).
+enum class TypeCode : int32_t {
+  kF32 = 0,
+  kF16 = 1,  // a float32 value of a half region
+  kI64 = 2,
+  kI32 = 3,
+  kI8 = 4,
+  kU8 = 5,
+  kBool = 6
+};
+
 class Lowering {
  public:
   Lowering(std::shared_ptr<Device> device, PipelineSet& pipelines, const RegionView& region,
@@ -120,6 +138,8 @@ class Lowering {
   const Buffer& constant(const void* data, size_t bytes);
   // A device buffer of float values in the region's storage type (folded weights).
   const Buffer& constant_floats(const std::vector<float>& values);
+  // The typed.glsl code of value `t` in this region's storage (float32 is kF16 in half regions).
+  int32_t type_code(const tsr_tensor& t) const;
   // A 4-byte buffer bound where a shader's optional operand is absent.
   const Buffer& dummy();
   // The config core chose for node `node` (a pack, the tuner), or nullptr.

@@ -1,15 +1,17 @@
-// Concat: one strided copy per input into its slice of the output.
+// Concat: one strided copy per input into its slice of the output (any dtype kept on the device:
+// elements narrower than a word are written with atomics, so slices sharing a word are safe).
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
-  const std::string f = float_only(node);
+  const std::string f = check_movable(node);
   if (!f.empty()) return f;
   for (int32_t i = 0; i < node.num_inputs(); ++i) {
-    if (node.input(i) == nullptr || node.input(i)->dtype != TSR_DTYPE_FLOAT32) {
-      return "every input must be float32";
+    if (node.input(i) == nullptr || node.input(i)->dtype != node.output(0)->dtype) {
+      return "every input must have the output's dtype";
     }
   }
   if (node.output(0)->rank > 6) return "rank above 6";

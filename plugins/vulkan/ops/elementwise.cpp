@@ -1,20 +1,21 @@
 // Element-wise and strided-copy lowering shared by the op files.
 #include "ops/elementwise.hpp"
 
+#include "ops/typed.hpp"
+
 namespace tessera::vulkan {
 
 using plugin::Failure;
 
 namespace {
 constexpr size_t kMaxRank = 6;
+}  // namespace
 
-// `v` padded at the front with `fill` to rank 6.
 std::vector<int32_t> rank6(const std::vector<int64_t>& v, int64_t fill, const NodeView& node) {
   std::vector<int32_t> out(kMaxRank - v.size(), static_cast<int32_t>(fill));
   for (int64_t x : v) out.push_back(narrow(x, node, "a dimension or stride"));
   return out;
 }
-}  // namespace
 
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);
@@ -32,6 +33,11 @@ std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape,
 }
 
 std::string check_binary(const NodeView& node) {
+  // Integer operands take the int64 path (ops/typed.cpp); Pow and PRelu stay float-only.
+  const tsr_tensor* y = node.output(0);
+  if (y != nullptr && y->dtype != TSR_DTYPE_FLOAT32 && integer_binary_op(node) >= 0) {
+    return check_integer_binary(node);
+  }
   const std::string f = float_only(node);
   if (!f.empty()) return f;
   if (node.num_inputs() != 2 || node.input(1) == nullptr) return "needs two inputs";
@@ -41,6 +47,10 @@ std::string check_binary(const NodeView& node) {
 }
 
 void lower_binary(Lowering& lowering, const NodeView& node, BinaryOp op) {
+  if (node.output(0)->dtype != TSR_DTYPE_FLOAT32) {
+    lower_integer_binary(lowering, node);
+    return;
+  }
   const std::vector<int64_t> out_shape = shape_of(*node.output(0));
   const std::vector<int64_t> sa = broadcast_strides(shape_of(*node.input(0)), out_shape);
   const std::vector<int64_t> sb = broadcast_strides(shape_of(*node.input(1)), out_shape);
@@ -86,6 +96,14 @@ void strided_copy(Lowering& lowering, const NodeView& node, const Buffer& src, c
   }
   c.push_back(narrow(src_offset, node, "source offset"));
   c.push_back(narrow(dst_offset, node, "destination offset"));
+  // float32 keeps its STORE-typed copy (half in half regions); other dtypes move raw elements
+  // of their size (copy_raw.comp).
+  const int32_t dtype = node.output(0)->dtype;
+  if (dtype != TSR_DTYPE_FLOAT32) {
+    c.push_back(static_cast<int32_t>(element_bytes(dtype)));
+    lowering.dispatch(node, linear_kernel("copy_raw", count, 64, std::move(c)), {&src}, {&dst});
+    return;
+  }
   lowering.dispatch(node, linear_kernel("copy_strided", count, 64, std::move(c)), {&src}, {&dst});
 }
 

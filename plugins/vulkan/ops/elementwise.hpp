@@ -30,13 +30,17 @@ std::string check_unary(const NodeView& node);
 void lower_unary(Lowering& lowering, const NodeView& node, int32_t code, float a = 0.0f,
                  float b = 0.0f);
 
+// `v` (a shape or strides of rank <= 6) padded at the front with `fill` to rank 6, as the
+// shaders' specialization constants.
+std::vector<int32_t> rank6(const std::vector<int64_t>& v, int64_t fill, const NodeView& node);
 // Row-major strides of `shape`.
 std::vector<int64_t> dense_strides(const std::vector<int64_t>& shape);
 // Strides reading a tensor of `shape` broadcast to `out` (rank(out) >= rank(shape), aligned at
 // the right; 0 along broadcast dimensions).
 std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape,
                                        const std::vector<int64_t>& out);
-// A strided copy (shaders/copy_strided.comp) of `dims` (rank <= 6) from `src` to `dst`.
+// A strided copy (shaders/copy_strided.comp; copy_raw.comp when output 0 is not float32) of
+// `dims` (rank <= 6) from `src` to `dst`.
 void strided_copy(Lowering& lowering, const NodeView& node, const Buffer& src, const Buffer& dst,
                   const std::vector<int64_t>& dims, const std::vector<int64_t>& src_strides,
                   int64_t src_offset, const std::vector<int64_t>& dst_strides, int64_t dst_offset);

@@ -1,12 +1,14 @@
-// Expand: the input broadcast to the output shape by a strided copy (stride 0 where it repeats).
+// Expand: the input broadcast to the output shape by a strided copy (stride 0 where it repeats);
+// any dtype kept on the device.
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
   if (node.output(0)->rank > 6) return "rank above 6";
-  return float_only(node);
+  return check_movable(node);
 }
 
 void lower(Lowering& lowering, const NodeView& node) {

@@ -1,5 +1,6 @@
-// Flatten: the same bytes under another shape; the output shares the input's buffer.
-#include "ops/op.hpp"
+// Flatten: the same bytes under another shape; the output shares the input's buffer
+// (any dtype kept on the device).
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
@@ -10,6 +11,6 @@ void lower(Lowering& lowering, const NodeView& node) {
 
 }  // namespace
 
-TESSERA_VULKAN_OP(Flatten, float_only, lower);
+TESSERA_VULKAN_OP(Flatten, check_movable, lower);
 
 }  // namespace tessera::vulkan

@@ -1,12 +1,13 @@
-// Gather of float32 data along one axis with constant integer indices (shaders/gather.comp);
-// indices are checked and made non-negative at compile time.
-#include "ops/op.hpp"
+// Gather along one axis with constant integer indices (shaders/gather.comp for float32,
+// gather_raw.comp moving raw elements of the other dtypes kept on the device); indices are
+// checked and made non-negative at compile time.
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
-  const std::string f = float_only(node);
+  const std::string f = check_movable(node);
   if (!f.empty()) return f;
   const tsr_tensor* idx = node.input(1);
   if (idx == nullptr || idx->data == nullptr) return "indices must be a constant";
@@ -35,9 +36,11 @@ void lower(Lowering& lowering, const NodeView& node) {
   }
   const int64_t count = static_cast<int64_t>(indices.size());
   if (indices.empty()) indices.push_back(0);
-  Kernel k = linear_kernel("gather", outer * count * inner, 64,
+  const bool raw = x.dtype != TSR_DTYPE_FLOAT32;
+  Kernel k = linear_kernel(raw ? "gather_raw" : "gather", outer * count * inner, 64,
                            {narrow(outer, node, "outer size"), narrow(dim, node, "axis size"),
                             narrow(count, node, "index count"), narrow(inner, node, "inner size")});
+  if (raw) k.constants.push_back(static_cast<int32_t>(element_bytes(x.dtype)));
   lowering.dispatch(node, k,
                     {&lowering.buffer(node.input_index(0)),
                      &lowering.constant(indices.data(), indices.size() * sizeof(int32_t))},

@@ -1,13 +1,15 @@
-// Slice with constant starts/ends/axes/steps (negative steps included) as a strided copy.
+// Slice with constant starts/ends/axes/steps (negative steps included) as a strided copy
+// (any dtype kept on the device).
 #include <algorithm>
 
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
-  const std::string f = float_only(node);
+  const std::string f = check_movable(node);
   if (!f.empty()) return f;
   if (node.input(0)->rank > 6) return "rank above 6";
   for (int32_t i = 1; i < node.num_inputs(); ++i) {

@@ -1,12 +1,14 @@
-// Transpose as a strided copy: the output walked in order, the input through permuted strides.
+// Transpose as a strided copy: the output walked in order, the input through permuted strides
+// (any dtype kept on the device).
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
   if (node.input(0)->rank > 6) return "rank above 6";
-  return float_only(node);
+  return check_movable(node);
 }
 
 void lower(Lowering& lowering, const NodeView& node) {

@@ -1,0 +1,19 @@
+// Or: a || b of bools with broadcasting, a bool output (shaders/compare.comp via ops/typed.cpp).
+#include "ops/typed.hpp"
+
+namespace tessera::vulkan {
+namespace {
+
+std::string check(const NodeView& node) {
+  return check_compare(node, CompareOp::kOr);
+}
+
+void lower(Lowering& lowering, const NodeView& node) {
+  lower_compare(lowering, node, CompareOp::kOr);
+}
+
+}  // namespace
+
+TESSERA_VULKAN_OP(Or, check, lower);
+
+}  // namespace tessera::vulkan
