@@ -53,6 +53,37 @@ TEST(MaliSession, MixedGraphMatchesReference) {
   opencl_test::expect_all_near(got[0], want[0], 1e-4f);
 }
 
+// An embedding lookup whose token ids are a graph input runs on mali; an id outside the table
+// (here 50 of 40 rows) cannot be caught before the kernel reads it, so the kernel flags it and
+// the run fails naming the node, as core's Gather does, and the session runs again afterwards.
+TEST(MaliSession, RuntimeGatherIndexOutOfRangeFailsNamingTheNode) {
+  if (opencl::probe_devices().devices.empty())
+    TESSERA_SKIP_WITHOUT("an OpenCL device") << "probe found none";
+  Graph g = test::GraphBuilder()
+                .input("ids", {2, 3}, DType::kInt64)
+                .constant("table", random_tensor({40, 8}, 4))
+                .node("Gather", {"table", "ids"}, {"y"}, {}, "embed")
+                .output("y")
+                .build();
+  const Graph reference_graph = g;
+  Session session(std::move(g), opencl_test::session_options({"mali:any"}, "opencl"));
+  ASSERT_EQ(session.plan().nodes.at(0).plugin, "mali");
+  const std::map<std::string, Tensor> good = {
+      {"ids", Tensor::from_vector<int64_t>({2, 3}, {0, 39, -1, -40, 7, 12})}};
+  const std::vector<Tensor> got = session.run(good);
+  const std::vector<Tensor> want = run_reference(reference_graph, good);
+  ASSERT_EQ(got.size(), 1u);
+  opencl_test::expect_all_near(got[0], want[0], 0.0f);
+  try {
+    session.run({{"ids", Tensor::from_vector<int64_t>({2, 3}, {0, 1, 2, 50, 4, 5})}});
+    FAIL() << "an id of 50 into a 40-row table ran";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node 'embed' (Gather)"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("outside [-40, 40)"), std::string::npos) << e.what();
+  }
+  opencl_test::expect_all_near(session.run(good).at(0), want[0], 0.0f);
+}
+
 // A target the user named whose selector matches no device is an error naming the target and
 // why (not a warning followed by the whole graph on the reference kernels); with allow_fallback
 // it is skipped with that reason as a warning and the graph runs on the next target.

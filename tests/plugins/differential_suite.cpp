@@ -1500,6 +1500,24 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .output("m2")
                      .build();
                }});
+  // Gathers whose indices are computed at run time: an embedding lookup with token ids as an
+  // input (negative ids count from the end), rows picked by an ArgMax, and an int64 table.
+  c.push_back({"GatherRuntimeIndices", [] {
+                 return GraphBuilder()
+                     .input("ids", {2, 7}, DType::kInt64)
+                     .input("scores", {3, 6})
+                     .input("codes", {12, 3}, DType::kInt64)
+                     .constant("table", random_tensor({20, 8}, 97))
+                     .node("Gather", {"table", "ids"}, {"emb"})
+                     .node("ArgMax", {"scores"}, {"best"},
+                           attrs({{"axis", int64_t{1}}, {"keepdims", int64_t{0}}}))
+                     .node("Gather", {"scores", "best"}, {"cols"}, attrs({{"axis", int64_t{1}}}))
+                     .node("Gather", {"codes", "ids"}, {"picked"})
+                     .output("emb")
+                     .output("cols")
+                     .output("picked")
+                     .build();
+               }});
   c.push_back({"TopKLargestLastAxis", [] {
                  return GraphBuilder()
                      .input("x", {3, 11})

@@ -393,6 +393,12 @@ cl_mem Lowering::scratch_buffer(int64_t floats) {
   return buf->get();
 }
 
+cl_mem Lowering::check_flag(int32_t node, const std::string& what) {
+  auto flag = std::make_shared<Buffer>(*context_, sizeof(int32_t));
+  compiled_->checks.push_back({node, flag, what});
+  return flag->get();
+}
+
 cl_mem Lowering::constant_image(int64_t width, int64_t height, const std::vector<float>& rgba) {
   auto img = std::make_shared<Image>(*context_, width, height, /*half=*/false, rgba.data());
   compiled_->images.push_back(img);

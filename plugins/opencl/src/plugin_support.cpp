@@ -395,6 +395,8 @@ void CompiledSteps::execute(const tsr_io* in, const tsr_io* out) {
       }
     }
     phase = 1;
+    static const int32_t kClear = 0;  // static: the write may complete after this returns
+    for (const Check& c : checks) context->write(*c.flag, &kClear, sizeof(kClear));
     std::vector<Event> events;
     if (profile) events.reserve(steps.size());
     for (at = 0; at < steps.size(); ++at) {
@@ -416,6 +418,11 @@ void CompiledSteps::execute(const tsr_io* in, const tsr_io* out) {
     }
     phase = 3;
     context->finish();
+    for (const Check& c : checks) {
+      int32_t set = 0;
+      context->read(*c.flag, &set, sizeof(set));
+      if (set != 0) throw Error(label(c.node) + ": " + c.what);
+    }
     if (profile) {
       last_times_us.assign(static_cast<size_t>(num_nodes), 0.0);
       for (size_t i = 0; i < steps.size(); ++i) {

@@ -151,6 +151,10 @@ class Lowering {
   // Device memory of `floats` floats the region owns, for partial results one step writes and a
   // later step of the same node reads (its content between runs is undefined).
   cl_mem scratch_buffer(int64_t floats);
+  // One int of device memory a kernel of node `node` sets to non-zero when its input breaks a
+  // rule it can check only on the device (a run-time index out of range): cleared before every
+  // run, read after it, and a set flag fails the run with "<node>: <what>".
+  cl_mem check_flag(int32_t node, const std::string& what);
   // A constant float image of `width` x `height` RGBA texels.
   cl_mem constant_image(int64_t width, int64_t height, const std::vector<float>& rgba);
 

@@ -258,6 +258,14 @@ class CompiledSteps {
   std::vector<std::shared_ptr<Buffer>> outputs;  // per region output
   std::vector<size_t> output_bytes;
   std::vector<Step> steps;
+  // Conditions kernels report through a flag (an index out of range, ...): each flag is cleared
+  // before the launches and read after them; a set flag fails the run naming the node.
+  struct Check {
+    int32_t node;
+    std::shared_ptr<Buffer> flag;  // one int
+    std::string what;
+  };
+  std::vector<Check> checks;
   std::vector<double> last_times_us;  // per node; empty unless `profile`
   // Time each launch with an event (tsr_compile_options.profile). Off, a run enqueues its
   // launches with no event and no host work between them.

@@ -9,3 +9,30 @@ __kernel void gather_f32(__global const float* x, __global const float* idx, __g
   const int k = i % inner, j = (i / inner) % n_idx, o = i / (inner * n_idx);
   y[i] = x[((size_t)o * axis_dim + (int)idx[j]) * inner + k];
 }
+
+// Gather whose indices are computed at run time (token ids into an embedding table, the rows a
+// TopK or ArgMax picked), of any dtype: TSR_ELEM is the element's type by size (float default,
+// uint, ulong, uchar), TSR_IDX the indices' (long or int). The same views as gather_f32; a
+// negative index counts from the end, and one outside [-axis_dim, axis_dim) sets *bad (the run
+// then fails naming the node) and reads as 0.
+#ifndef TSR_ELEM
+#define TSR_ELEM float
+#endif
+#ifndef TSR_IDX
+#define TSR_IDX long
+#endif
+__kernel void gather_indexed(__global const TSR_ELEM* x, __global const TSR_IDX* idx,
+                             __global TSR_ELEM* y, int outer, int axis_dim, int inner, int n_idx,
+                             __global int* bad) {
+  const int i = get_global_id(0);
+  if (i >= outer * n_idx * inner) return;
+  const int k = i % inner, j = (i / inner) % n_idx, o = i / (inner * n_idx);
+  long v = (long)idx[j];
+  if (v < 0) v += axis_dim;
+  if (v < 0 || v >= axis_dim) {
+    *bad = 1;
+    y[i] = (TSR_ELEM)0;
+    return;
+  }
+  y[i] = x[((size_t)o * axis_dim + (size_t)v) * inner + k];
+}
