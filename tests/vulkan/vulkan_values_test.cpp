@@ -241,6 +241,41 @@ std::vector<ValueCase> cases() {
                                 (int64_t{1} << 32) + 7, 8, -9, 10, -(int64_t{1} << 50), 12})},
              {"m", Tensor::from_vector<bool>({3, 1}, {true, false, true})}};
        }});
+  // The other strided copies of 1- and 8-byte elements: Split, Tile, DepthToSpace, SpaceToDepth.
+  c.push_back(
+      {"SplitTileAndSpaceMovesOfIntegers",
+       [] {
+         return GraphBuilder()
+             .input("s", {7}, DType::kInt8)
+             .input("m", {2, 3}, DType::kBool)
+             .input("a", {1, 4, 2, 3}, DType::kInt64)
+             .input("u", {1, 2, 4, 2}, DType::kUInt8)
+             .constant("parts", Tensor::from_vector<int64_t>({2}, {3, 4}))
+             .constant("reps", Tensor::from_vector<int64_t>({2}, {3, 2}))
+             .node("Split", {"s", "parts"}, {"s0", "s1"}, attrs({{"axis", int64_t{0}}}))
+             .node("Tile", {"m", "reps"}, {"mt"})
+             .node("DepthToSpace", {"a"}, {"ad"}, attrs({{"blocksize", int64_t{2}}}))
+             .node("SpaceToDepth", {"u"}, {"us"}, attrs({{"blocksize", int64_t{2}}}))
+             .output("s0")
+             .output("s1")
+             .output("mt")
+             .output("ad")
+             .output("us")
+             .build();
+       },
+       [] {
+         std::vector<int64_t> a(24);
+         for (size_t i = 0; i < a.size(); ++i) {
+           a[i] = (static_cast<int64_t>(i) << 36) - static_cast<int64_t>(i) * 3;
+         }
+         std::vector<uint8_t> u(16);
+         for (size_t i = 0; i < u.size(); ++i) u[i] = static_cast<uint8_t>(250 + i);
+         return std::map<std::string, Tensor>{
+             {"s", Tensor::from_vector<int8_t>({7}, {-128, -1, 0, 1, 127, -7, 9})},
+             {"m", Tensor::from_vector<bool>({2, 3}, {true, false, false, true, true, false})},
+             {"a", Tensor::from_vector<int64_t>({1, 4, 2, 3}, a)},
+             {"u", Tensor::from_vector<uint8_t>({1, 2, 4, 2}, u)}};
+       }});
   // A half region keeps integers and bools as they are: only float values are half.
   c.push_back(
       {"HalfRegionKeepsIntegers",

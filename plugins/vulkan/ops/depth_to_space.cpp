@@ -1,12 +1,14 @@
 // DepthToSpace (DCR and CRD) as a strided copy: the output (N, C', H*b, W*b) walked as
-// (N, C', H, b, W, b) reading the input's channel as (b, b, C') for DCR or (C', b, b) for CRD.
+// (N, C', H, b, W, b) reading the input's channel as (b, b, C') for DCR or (C', b, b) for CRD
+// (any dtype kept on the device).
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
-  const std::string f = float_only(node);
+  const std::string f = check_movable(node);
   if (!f.empty()) return f;
   const int64_t b = node.attr_int("blocksize", 0);
   const tsr_tensor& x = *node.input(0);

@@ -98,7 +98,7 @@ void strided_copy(Lowering& lowering, const NodeView& node, const Buffer& src, c
   c.push_back(narrow(dst_offset, node, "destination offset"));
   // float32 keeps its STORE-typed copy (half in half regions); other dtypes move raw elements
   // of their size (copy_raw.comp).
-  const int32_t dtype = node.output(0)->dtype;
+  const int32_t dtype = node.input(0)->dtype;  // the data: input 0 of every op copying
   if (dtype != TSR_DTYPE_FLOAT32) {
     c.push_back(static_cast<int32_t>(element_bytes(dtype)));
     lowering.dispatch(node, linear_kernel("copy_raw", count, 64, std::move(c)), {&src}, {&dst});

@@ -39,7 +39,7 @@ std::vector<int64_t> dense_strides(const std::vector<int64_t>& shape);
 // the right; 0 along broadcast dimensions).
 std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& shape,
                                        const std::vector<int64_t>& out);
-// A strided copy (shaders/copy_strided.comp; copy_raw.comp when output 0 is not float32) of
+// A strided copy (shaders/copy_strided.comp; copy_raw.comp when input 0 is not float32) of
 // `dims` (rank <= 6) from `src` to `dst`.
 void strided_copy(Lowering& lowering, const NodeView& node, const Buffer& src, const Buffer& dst,
                   const std::vector<int64_t>& dims, const std::vector<int64_t>& src_strides,

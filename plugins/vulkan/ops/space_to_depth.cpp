@@ -1,6 +1,8 @@
 // SpaceToDepth as a strided copy: the output (N, b*b*C, H/b, W/b) walked as (N, b, b, C, H/b,
-// W/b) reading the input (N, C, H, W) with H and W split into (H/b, b) and (W/b, b).
+// W/b) reading the input (N, C, H, W) with H and W split into (H/b, b) and (W/b, b)
+// (any dtype kept on the device).
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
@@ -11,7 +13,7 @@ std::string check(const NodeView& node) {
   if (x.rank != 4 || b <= 0 || x.dims[2] % b != 0 || x.dims[3] % b != 0) {
     return "needs NCHW with H and W divisible by the block size";
   }
-  return float_only(node);
+  return check_movable(node);
 }
 
 void lower(Lowering& lowering, const NodeView& node) {

@@ -1,12 +1,18 @@
-// Split: one strided copy per output from its slice of the input.
+// Split: one strided copy per output from its slice of the input (any dtype kept on the device).
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
 
 std::string check(const NodeView& node) {
   if (node.input(0)->rank > 6) return "rank above 6";
-  return float_only(node);
+  for (int32_t i = 1; i < node.num_outputs(); ++i) {
+    if (node.output(i) != nullptr && node.output(i)->dtype != node.input(0)->dtype) {
+      return "an output of another dtype";
+    }
+  }
+  return check_movable(node);
 }
 
 void lower(Lowering& lowering, const NodeView& node) {

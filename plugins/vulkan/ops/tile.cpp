@@ -1,8 +1,9 @@
 // Tile as a strided copy: each output axis of size r * d (r = its repeats, read from the shapes)
 // is walked as two axes (r, d) reading input strides (0, s); axes of size 1 are dropped and
-// neighbours that walk both buffers contiguously merged. shaders/copy_strided.comp walks 6 axes:
+// neighbours that walk both buffers contiguously merged (any dtype kept on the device). shaders/copy_strided.comp walks 6 axes:
 // the axes before the last 6 are walked here, one dispatch per index (at most kMaxDispatches).
 #include "ops/elementwise.hpp"
+#include "ops/typed.hpp"
 
 namespace tessera::vulkan {
 namespace {
@@ -39,7 +40,7 @@ Walk walk(const NodeView& node) {
 }
 
 std::string check(const NodeView& node) {
-  const std::string f = float_only(node);
+  const std::string f = check_movable(node);
   if (!f.empty()) return f;
   const tsr_tensor& x = *node.input(0);
   const tsr_tensor& y = *node.output(0);

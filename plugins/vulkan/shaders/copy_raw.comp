@@ -1,4 +1,5 @@
-// copy_strided.comp for values that are not float32 (ops/elementwise.cpp strided_copy): the
+// copy_strided.comp for values that are not float32 (ops/elementwise.cpp strided_copy: Transpose,
+// Slice, Concat, Split, Expand, Tile, DepthToSpace, SpaceToDepth): the
 // same rank-6 walk, elements of ESIZE bytes moved as raw bits (typed.glsl), so int64, int32,
 // int8, uint8 and bool share one shader and no int64 arithmetic is needed.
 #version 450
