@@ -1518,6 +1518,29 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .output("picked")
                      .build();
                }});
+  // IsNaN and IsInf of values that hold both (log of negatives, division by zero), and Trilu
+  // of float, int64 and bool tensors with k shifting the diagonal either way (Trilu: opset 14).
+  c.push_back({"IsNaNIsInfTrilu", [] {
+                 return GraphBuilder(14)
+                     .input("x", {2, 4, 5})
+                     .input("ids", {3, 6}, DType::kInt64)
+                     .constant("zero", scalar(0.0f))
+                     .constant("one", Tensor::from_vector<int64_t>({}, {1}))
+                     .constant("minus_two", Tensor::from_vector<int64_t>({}, {-2}))
+                     .node("Log", {"x"}, {"log"})
+                     .node("Div", {"x", "zero"}, {"inf"})
+                     .node("IsNaN", {"log"}, {"nan_mask"})
+                     .node("IsInf", {"inf"}, {"pos_inf"}, attrs({{"detect_negative", int64_t{0}}}))
+                     .node("Trilu", {"x", "one"}, {"upper"})
+                     .node("Trilu", {"ids", "minus_two"}, {"lower"}, attrs({{"upper", int64_t{0}}}))
+                     .node("Trilu", {"nan_mask"}, {"mask_upper"})
+                     .output("nan_mask")
+                     .output("pos_inf")
+                     .output("upper")
+                     .output("lower")
+                     .output("mask_upper")
+                     .build();
+               }});
   c.push_back({"TopKLargestLastAxis", [] {
                  return GraphBuilder()
                      .input("x", {3, 11})

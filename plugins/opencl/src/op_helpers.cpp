@@ -109,6 +109,9 @@ const Schedule kCompare{"compare.strided", "compare.cl", "compare_strided", {wg_
 const Schedule kArgReduce{"reduce.arg", "arg_reduce.cl", "arg_reduce", {wg_x_knob()}};
 TESSERA_OPENCL_SCHEDULE(kBinaryInt);
 TESSERA_OPENCL_SCHEDULE(kCompare);
+// IsNaN / IsInf (ops/is_nan.cpp, ops/is_inf.cpp).
+const Schedule kClassify{"classify", "compare.cl", "classify_f32", {wg_x_knob()}};
+TESSERA_OPENCL_SCHEDULE(kClassify);
 TESSERA_OPENCL_SCHEDULE(kArgReduce);
 
 bool is_int_dtype(int32_t dtype) {

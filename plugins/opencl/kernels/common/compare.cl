@@ -30,3 +30,14 @@ __kernel void compare_strided(__global const TSR_T* a, __global const TSR_T* b,
   }
   y[i] = (uchar)r;
 }
+
+// IsNaN (op 0) and IsInf (op 1, +inf when `pos`, -inf when `neg`) of float32 values, to bool.
+// Built without fast-math options, so isnan / isinf see NaN and infinities.
+__kernel void classify_f32(__global const float* x, __global uchar* y, int n, int op, int pos,
+                           int neg) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const float v = x[i];
+  const int r = op == 0 ? isnan(v) : (isinf(v) && ((v > 0.0f && pos) || (v < 0.0f && neg)));
+  y[i] = (uchar)(r != 0);
+}

@@ -38,3 +38,15 @@ __kernel void where_strided(__global const uchar* cond, __global const TSR_ELEM*
   const int8 c = tsr_coords6(i, od);
   y[i] = cond[tsr_dot6(c, sc)] ? a[tsr_dot6(c, sa)] : b[tsr_dot6(c, sb)];
 }
+
+// Trilu: the upper (upper = 1) or lower triangle of each rows x cols matrix of the last two dims,
+// other elements 0; upper keeps col - row >= k, lower col - row <= k. Moves elements without
+// reading them, so it is built per element size like the copies.
+__kernel void trilu_any(__global const TSR_ELEM* x, __global TSR_ELEM* y, int n, int rows,
+                        int cols, int k, int upper) {
+  const int i = get_global_id(0);
+  if (i >= n) return;
+  const int c = i % cols, r = (i / cols) % rows;
+  const bool keep = upper ? c - r >= k : c - r <= k;
+  y[i] = keep ? x[i] : (TSR_ELEM)0;
+}
