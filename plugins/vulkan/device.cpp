@@ -259,7 +259,7 @@ PhysicalDevice Instance::describe(VkPhysicalDevice handle, size_t index) const {
   d.storage_8bit = s8.storageBuffer8BitAccess;
   d.shader_float16 = f16.shaderFloat16;
   d.shader_int8 = f16.shaderInt8;
-  d.shader_int64 = features.features.shaderInt64;
+  d.shader_int64 = features.features.shaderInt64 && options_.shader_int64;
   d.integer_dot_product = dot.shaderIntegerDotProduct;
   d.cooperative_matrix = d.has_extension("VK_KHR_cooperative_matrix");
   d.cooperative_matrix_nv = d.has_extension("VK_NV_cooperative_matrix");

@@ -23,6 +23,9 @@ enum class Fault { kNone, kAlloc, kPipeline, kSubmit };
 struct Options {
   bool validation = false;  // enable VK_LAYER_KHRONOS_validation; any message fails the call
   Fault fault = Fault::kNone;
+  // false (target option `shader_int64=off`): devices are used as if they lacked shaderInt64, so
+  // tests see the ops whose shaders compute in int64_t refused with the reason on any device.
+  bool shader_int64 = true;
 };
 
 // Messages of the validation layer, collected by the debug messenger.

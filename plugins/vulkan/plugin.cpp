@@ -113,11 +113,17 @@ class VulkanPlugin : public plugin::Plugin {
           throw Failure(TSR_INVALID_ARGUMENT, "option 'inject_fault' = '" + o.value +
                                                   "': use none, alloc, pipeline or submit");
         }
+      } else if (o.name == "shader_int64") {
+        if (o.value != "auto" && o.value != "off") {
+          throw Failure(TSR_INVALID_ARGUMENT,
+                        "option 'shader_int64' = '" + o.value + "': use 'auto' or 'off'");
+        }
+        options_.shader_int64 = o.value == "auto";
       } else {
         throw Failure(TSR_INVALID_ARGUMENT,
                       "unknown option '" + o.name +
-                          "'; the vulkan plugin takes 'validation' (on, off) and 'inject_fault' "
-                          "(none, alloc, pipeline, submit)");
+                          "'; the vulkan plugin takes 'validation' (on, off), 'inject_fault' "
+                          "(none, alloc, pipeline, submit) and 'shader_int64' (auto, off)");
       }
     }
   }
