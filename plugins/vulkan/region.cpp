@@ -254,6 +254,14 @@ const Buffer& Lowering::constant(const void* data, size_t bytes) {
   return *b;
 }
 
+const Buffer& Lowering::check_flag(const NodeView& node, const std::string& what) {
+  compiled_->buffers_.push_back(
+      std::make_unique<Buffer>(*device_, 4, true, node.describe() + " check flag"));
+  Buffer* b = compiled_->buffers_.back().get();
+  compiled_->checks_.push_back({b, node.describe() + ": " + what});
+  return *b;
+}
+
 const Buffer& Lowering::dummy() {
   if (dummy_ == nullptr) {
     compiled_->buffers_.push_back(std::make_unique<Buffer>(*device_, 4, false, "unused operand"));
@@ -537,11 +545,9 @@ void Lowering::record() {
                        compiled_->output_staging_[static_cast<size_t>(i)]->handle, 1, &copy);
   }
   for (Dispatch& d : output_conversions_) record_dispatch(cb, d);
-  global_barrier(vk, cb,
-                 half ? VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT
-                      : VK_ACCESS_TRANSFER_WRITE_BIT,
-                 half ? kCompute | kTransfer : kTransfer, VK_ACCESS_HOST_READ_BIT,
-                 VK_PIPELINE_STAGE_HOST_BIT);
+  // Shader writes too: the check flags (Lowering::check_flag) are read by the host.
+  global_barrier(vk, cb, VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 kCompute | kTransfer, VK_ACCESS_HOST_READ_BIT, VK_PIPELINE_STAGE_HOST_BIT);
   check(vk.vkEndCommandBuffer(cb), "vkEndCommandBuffer");
 }
 
@@ -583,8 +589,15 @@ void CompiledRegion::execute(const void* const* inputs, void* const* outputs) {
   for (size_t i = 0; i < input_staging_.size(); ++i) {
     std::memcpy(input_staging_[i]->mapped, inputs[i], input_bytes_[i]);
   }
+  // Host-coherent memory: the clear is visible to the submission that follows.
+  for (const Check& c : checks_) std::memset(c.flag->mapped, 0, 4);
   const std::string what = "running the vulkan region of " + first_node_;
   submit_and_wait(what);
+  for (const Check& c : checks_) {
+    uint32_t set = 0;
+    std::memcpy(&set, c.flag->mapped, 4);
+    if (set != 0) throw Failure(TSR_INVALID_ARGUMENT, c.what);
+  }
   for (size_t i = 0; i < output_staging_.size(); ++i) {
     std::memcpy(outputs[i], output_staging_[i]->mapped, output_bytes_[i]);
   }

@@ -85,6 +85,11 @@ class CompiledRegion : public plugin::CompiledRegion {
   VkCommandBuffer commands_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   std::string first_node_;  // names the region in run-time errors
+  struct Check {
+    Buffer* flag;
+    std::string what;  // "<node>: <why>"
+  };
+  std::vector<Check> checks_;  // Lowering::check_flag
   // Timestamps: one before the first dispatch and one after each; dispatch_nodes_[i] is the
   // region node of dispatch i.
   VkQueryPool queries_ = VK_NULL_HANDLE;
@@ -140,6 +145,11 @@ class Lowering {
   const Buffer& constant_floats(const std::vector<float>& values);
   // The typed.glsl code of value `t` in this region's storage (float32 is kF16 in half regions).
   int32_t type_code(const tsr_tensor& t) const;
+  // A 4-byte flag a shader of node `node` sets (nonzero) when the run must fail with `what`
+  // (an index it read is out of range: nothing can refuse it before the kernel reads it). The
+  // flag is host-visible memory, cleared before every run and read after it: a set flag fails
+  // that run naming the node, and the next run starts clean.
+  const Buffer& check_flag(const NodeView& node, const std::string& what);
   // A 4-byte buffer bound where a shader's optional operand is absent.
   const Buffer& dummy();
   // The config core chose for node `node` (a pack, the tuner), or nullptr.

@@ -90,7 +90,8 @@ const std::set<std::string> kAllTaken = {"IntegerArithmeticCompareWhere",
                                          "ArgMaxMiddleAxis",
                                          "ArgMinMiddleAxisLastIndex",
                                          "ArgMinLastAxis",
-                                         "ArgMaxLastAxisNoKeepdims"};
+                                         "ArgMaxLastAxisNoKeepdims",
+                                         "GatherRuntimeIndices"};
 
 class VulkanDifferentialTest : public ::testing::TestWithParam<std::string> {};
 

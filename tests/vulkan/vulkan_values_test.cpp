@@ -276,6 +276,39 @@ std::vector<ValueCase> cases() {
              {"a", Tensor::from_vector<int64_t>({1, 4, 2, 3}, a)},
              {"u", Tensor::from_vector<uint8_t>({1, 2, 4, 2}, u)}};
        }});
+  // Gather with indices computed at run time (negative ones count from the end), of tables of
+  // every dtype, along the first and an inner axis.
+  c.push_back(
+      {"GatherRuntimeIndicesOfEveryDtype",
+       [] {
+         return GraphBuilder()
+             .input("ids", {2, 3}, DType::kInt64)
+             .input("ids32", {4}, DType::kInt32)
+             .input("f", {5, 3})
+             .input("a", {5, 2}, DType::kInt64)
+             .input("m", {5}, DType::kBool)
+             .input("s", {2, 5}, DType::kInt8)
+             .node("Gather", {"f", "ids"}, {"gf"})
+             .node("Gather", {"a", "ids"}, {"ga"})
+             .node("Gather", {"m", "ids32"}, {"gm"})
+             .node("Gather", {"s", "ids32"}, {"gs"}, attrs({{"axis", int64_t{1}}}))
+             .output("gf")
+             .output("ga")
+             .output("gm")
+             .output("gs")
+             .build();
+       },
+       [] {
+         return std::map<std::string, Tensor>{
+             {"ids", Tensor::from_vector<int64_t>({2, 3}, {0, -1, 4, -5, 2, 2})},
+             {"ids32", Tensor::from_vector<int32_t>({4}, {-2, 0, 3, 1})},
+             {"f", Tensor::from_vector<float>({5, 3},
+                                              {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15})},
+             {"a", Tensor::from_vector<int64_t>(
+                       {5, 2}, {kI64Min, 1, 2, kI64Max, int64_t{1} << 40, 5, 6, -7, 8, 9})},
+             {"m", Tensor::from_vector<bool>({5}, {true, false, false, true, true})},
+             {"s", Tensor::from_vector<int8_t>({2, 5}, {-128, 1, 2, 3, 127, 5, 6, 7, 8, -9})}};
+       }});
   // A half region keeps integers and bools as they are: only float values are half.
   c.push_back(
       {"HalfRegionKeepsIntegers",
@@ -290,11 +323,13 @@ std::vector<ValueCase> cases() {
              .node("Add", {"a", "am"}, {"sum"})
              .node("Cast", {"lt"}, {"ltf"}, to(DType::kFloat32))
              .node("Cast", {"x"}, {"xi"}, to(DType::kInt32))
+             .node("Gather", {"z", "am"}, {"zg"}, attrs({{"axis", int64_t{1}}}))
              .output("lt")
              .output("mn")
              .output("sum")
              .output("ltf")
              .output("xi")
+             .output("zg")
              .build();
        },
        [] {
@@ -349,6 +384,36 @@ INSTANTIATE_TEST_SUITE_P(vulkan, VulkanValuesTest, ::testing::ValuesIn(cases()),
                          [](const ::testing::TestParamInfo<ValueCase>& info) {
                            return info.param.name;
                          });
+
+// An index outside [-d, d) read at run time fails that run naming the node, as core's Gather
+// does; the next run of the same session with good indices succeeds.
+TEST(VulkanValuesRuns, OutOfRangeRuntimeIndexFailsTheRun) {
+  TESSERA_REQUIRE_VULKAN();
+  const Graph graph = GraphBuilder()
+                          .input("ids", {3}, DType::kInt64)
+                          .input("table", {4, 2})
+                          .node("Gather", {"table", "ids"}, {"y"}, {}, "embed")
+                          .output("y")
+                          .build();
+  Session session(graph, vulkan_options(), vulkan_host());
+  auto inputs = random_inputs(graph, 2);
+  for (int64_t bad : {int64_t{4}, int64_t{-5}, int64_t{1} << 32}) {
+    inputs["ids"] = Tensor::from_vector<int64_t>({3}, {0, bad, 1});
+    std::string error;
+    try {
+      session.run(inputs);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    EXPECT_NE(error.find("embed"), std::string::npos) << bad << ": " << error;
+    EXPECT_NE(error.find("outside [-4, 4)"), std::string::npos) << bad << ": " << error;
+  }
+  inputs["ids"] = Tensor::from_vector<int64_t>({3}, {3, -4, 1});
+  const std::vector<Tensor> got = session.run(inputs);
+  const std::vector<Tensor> want = run_reference(graph, inputs);
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(std::memcmp(got[0].raw(), want[0].raw(), want[0].nbytes()), 0);
+}
 
 }  // namespace
 }  // namespace tessera::test
