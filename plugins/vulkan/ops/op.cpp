@@ -38,7 +38,7 @@ std::string float_only(const NodeView& node) {
   for (int32_t i = 0; i < node.num_outputs(); ++i) {
     const tsr_tensor* t = node.output(i);
     if (t != nullptr && t->dtype != TSR_DTYPE_FLOAT32) {
-      return "output " + std::to_string(i) + " is not float32 (the vulkan plugin keeps float32)";
+      return "output " + std::to_string(i) + " is not float32 (a float32-only vulkan kernel)";
     }
   }
   const tsr_tensor* x = node.input(0);

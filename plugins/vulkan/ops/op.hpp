@@ -33,7 +33,8 @@ struct OpRegistration {
 
 // Shape of a tensor.
 std::vector<int64_t> shape_of(const tsr_tensor& t);
-// "" when input/output `t` is float32, else why not (naming the node's input).
+// "" when input 0 and the outputs are float32, else why not: the float kernels (conv, pools,
+// norms, activations...). Other dtypes kept on the device go through ops/typed.hpp's checks.
 std::string float_only(const NodeView& node);
 // Work-groups of `size` invocations covering `count` items, in x and y when x alone is too
 // many (shaders/common.glsl's linear_id() undoes it).
