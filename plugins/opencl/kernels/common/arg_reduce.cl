@@ -34,3 +34,35 @@ __kernel void arg_reduce(__global const TSR_T* x, __global long* y, int outer, i
   }
   y[i] = (long)at;
 }
+
+// Whether element a (at index ia) comes before b (at ib) in TopK's order: larger first
+// (`largest`) or smaller first, a NaN above every number (first when largest, last otherwise),
+// equal values in index order. x != x only for a NaN (integers never).
+inline bool tsr_topk_before(TSR_T a, int ia, TSR_T b, int ib, int largest) {
+  const bool an = a != a, bn = b != b;
+  if (an || bn) return an && bn ? ia < ib : (an == (largest != 0));
+  if (a == b) return ia < ib;
+  return largest ? a > b : a < b;
+}
+
+// TopK along one axis, the input seen as [outer, n, inner]: one work-item per input element
+// counts the elements that come before it (stopping at k); one with fewer than k before it is
+// output number `rank` of its column. O(n) per element, no sort and no shared state, which suits
+// the few hundred to few thousand candidates of detection heads and decoders (the plugin bounds
+// n). Values keep the input's type; indices are int64.
+__kernel void top_k_rank(__global const TSR_T* x, __global TSR_T* values, __global long* indices,
+                         int outer, int n, int inner, int k, int largest) {
+  const int g = get_global_id(0);
+  if (g >= outer * n * inner) return;
+  const int r = g % inner, i = (g / inner) % n, o = g / (inner * n);
+  __global const TSR_T* col = x + (size_t)o * n * inner + r;
+  const TSR_T v = col[(size_t)i * inner];
+  int rank = 0;
+  for (int j = 0; j < n && rank < k; ++j) {
+    if (j != i && tsr_topk_before(col[(size_t)j * inner], j, v, i, largest)) ++rank;
+  }
+  if (rank >= k) return;
+  const size_t at = ((size_t)o * k + rank) * inner + r;
+  values[at] = v;
+  indices[at] = (long)i;
+}
