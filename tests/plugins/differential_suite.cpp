@@ -1563,6 +1563,29 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .output("si")
                      .build();
                }});
+  // Position ids as transformers exports them (CumSum of an int64 mask, times the mask), a
+  // reverse exclusive float CumSum, and GatherElements picking with TopK's indices and with
+  // run-time int64 ids (negative ones count from the end).
+  c.push_back({"CumSumGatherElements", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 10, 5})  // 10 rows: the random ids lie in [-9, 9]
+                     .input("mask", {2, 9}, DType::kInt64)
+                     .input("ids", {3, 2, 5}, DType::kInt64)
+                     .constant("axis1", Tensor::from_vector<int64_t>({}, {1}))
+                     .constant("k3", ints({3}))
+                     .node("CumSum", {"mask", "axis1"}, {"cum"})
+                     .node("Mul", {"cum", "mask"}, {"pos"})
+                     .node("CumSum", {"x", "axis1"}, {"rev"},
+                           attrs({{"exclusive", int64_t{1}}, {"reverse", int64_t{1}}}))
+                     .node("TopK", {"x", "k3"}, {"tv", "ti"}, attrs({{"axis", int64_t{1}}}))
+                     .node("GatherElements", {"x", "ti"}, {"picked"}, attrs({{"axis", int64_t{1}}}))
+                     .node("GatherElements", {"x", "ids"}, {"by_id"}, attrs({{"axis", int64_t{1}}}))
+                     .output("pos")
+                     .output("rev")
+                     .output("picked")
+                     .output("by_id")
+                     .build();
+               }});
   c.push_back({"TopKLargestLastAxis", [] {
                  return GraphBuilder()
                      .input("x", {3, 11})

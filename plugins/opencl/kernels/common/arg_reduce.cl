@@ -66,3 +66,25 @@ __kernel void top_k_rank(__global const TSR_T* x, __global TSR_T* values, __glob
   values[at] = v;
   indices[at] = (long)i;
 }
+
+// CumSum along one axis, the input seen as [outer, n, inner]: one work-item per column adds its
+// n elements in order (`exclusive` leaves each element out of its own sum, `reverse` runs from
+// the end). TSR_T as above; integer sums wrap (two's complement on every OpenCL device).
+__kernel void cum_sum(__global const TSR_T* x, __global TSR_T* y, int outer, int n, int inner,
+                      int exclusive, int reverse) {
+  const int g = get_global_id(0);
+  if (g >= outer * inner) return;
+  const size_t base = (size_t)(g / inner) * n * inner + g % inner;
+  TSR_T acc = (TSR_T)0;
+  for (int s = 0; s < n; ++s) {
+    const size_t at = base + (size_t)(reverse ? n - 1 - s : s) * inner;
+    const TSR_T v = x[at];
+    if (exclusive) {
+      y[at] = acc;
+      acc += v;
+    } else {
+      acc += v;
+      y[at] = acc;
+    }
+  }
+}
