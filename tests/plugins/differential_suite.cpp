@@ -1586,6 +1586,17 @@ void add_op_set_cases(std::vector<DifferentialCase>* out) {
                      .output("by_id")
                      .build();
                }});
+  // ScatterND as an exported in-place slice assignment writes it: whole planes of a 4-D map
+  // replaced, a negative index among them.
+  c.push_back({"ScatterNDPlanes", [] {
+                 return GraphBuilder()
+                     .input("x", {2, 3, 4, 6})
+                     .input("rows", {2, 4, 6})
+                     .constant("at", Tensor::from_vector<int64_t>({2, 2}, {0, 1, 1, -1}))
+                     .node("ScatterND", {"x", "at", "rows"}, {"y"})
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"TopKLargestLastAxis", [] {
                  return GraphBuilder()
                      .input("x", {3, 11})

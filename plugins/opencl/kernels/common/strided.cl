@@ -50,3 +50,14 @@ __kernel void trilu_any(__global const TSR_ELEM* x, __global TSR_ELEM* y, int n,
   const bool keep = upper ? c - r >= k : c - r <= k;
   y[i] = keep ? x[i] : (TSR_ELEM)0;
 }
+
+// ScatterND's writes (the output already holds a copy of the data): update element u goes to
+// element `within` of slice u / slice_len, which starts at offsets[u / slice_len]. The offsets
+// are the plugin's, computed from constant indices it checked to be in range and distinct, so
+// no two work-items write one element.
+__kernel void scatter_slices(__global const TSR_ELEM* updates, __global const int* offsets,
+                             __global TSR_ELEM* y, int n, int slice_len) {
+  const int u = get_global_id(0);
+  if (u >= n) return;
+  y[offsets[u / slice_len] + u % slice_len] = updates[u];
+}
