@@ -313,6 +313,17 @@ void add_modern_network_cases(std::vector<DifferentialCase>* out) {
                      .output("y")
                      .build();
                }});
+  c.push_back({"ReduceLogSumOuterAndInnerAxes", [] {
+                 return GraphBuilder()
+                     .input("x", {3, 4, 5})
+                     .constant("floor", scalar(0.1f))
+                     .node("Abs", {"x"}, {"a"})
+                     .node("Add", {"a", "floor"}, {"p"})
+                     .node("ReduceLogSum", {"p"}, {"y"},
+                           attrs({{"axes", V{0, 2}}, {"keepdims", int64_t{0}}}))
+                     .output("y")
+                     .build();
+               }});
   c.push_back({"ReduceLogSumExpLarge", [] {
                  return GraphBuilder()
                      .input("x", {3, 5, 8})

@@ -164,7 +164,8 @@ enum class ReduceCode : int32_t {
   kProd = 4,
   kSumSquare = 5,
   kL1 = 6,
-  kLogSumExp = 7
+  kLogSumExp = 7,
+  kLogSum = 8
 };
 // A Reduce* node over constant axes (attribute or input; every axis when absent unless
 // noop_with_empty_axes) of a float tensor of rank <= 8.

@@ -29,7 +29,7 @@ inline size_t tsr_reduced_offset(size_t base, int r, const int* rd, const int* s
 // `out_dims` are the input's dims with the reduced ones 1, `red_dims` the reduced dims (1 for the
 // kept ones), `strides` the input's row-major strides; `count` = product of red_dims.
 // op: 0 sum, 1 mean, 2 max, 3 min, 4 product, 5 sum of squares, 6 L1 (sum of |x|),
-// 7 log-sum-exp.
+// 7 log-sum-exp, 8 log of the sum.
 __kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_out, int count,
                               int8 out_dims, int8 red_dims, int8 strides, int op) {
   const int o = get_global_id(0);
@@ -65,6 +65,7 @@ __kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_
   }
   if (op == 1) acc /= (float)count;
   if (op == 7) acc = peak + log(acc);
+  if (op == 8) acc = log(acc);
   y[o] = acc;
 }
 
@@ -133,5 +134,6 @@ __kernel void reduce_axes_group_f32(__global const float* x, __global float* y, 
   if (t != 0) return;
   if (op == 1) acc /= (float)count;
   if (op == 7) acc = peak + log(acc);
+  if (op == 8) acc = log(acc);
   y[o] = acc;
 }
