@@ -343,6 +343,82 @@ std::vector<ValueCase> cases() {
                                                     6, 7, 8, 9, int64_t{1} << 33, kI64Min})}};
        },
        "fp16-acc32"});
+  // TopK's order (shaders/top_k.comp): NaNs above every number (first when largest, last when
+  // smallest), +-inf, -0 and +0 equal (index order), ties in index order, along a middle axis.
+  c.push_back({"TopKNaNInfSignedZeroTies",
+               [] {
+                 return GraphBuilder()
+                     .input("x", {2, 7, 2})
+                     .constant("k5", Tensor::from_vector<int64_t>({1}, {5}))
+                     .constant("k7", Tensor::from_vector<int64_t>({1}, {7}))
+                     .node("TopK", {"x", "k5"}, {"lv", "li"}, attrs({{"axis", int64_t{1}}}))
+                     .node("TopK", {"x", "k7"}, {"sv", "si"},
+                           attrs({{"axis", int64_t{-2}}, {"largest", int64_t{0}}}))
+                     .output("lv")
+                     .output("li")
+                     .output("sv")
+                     .output("si")
+                     .build();
+               },
+               [] {
+                 return std::map<std::string, Tensor>{
+                     {"x", Tensor::from_vector<float>(
+                               {2, 7, 2}, {1.0f, -0.0f, kNaN, 0.0f,  -kInf, -0.0f, 1.0f,  0.0f,
+                                           kInf, kNaN,  kNaN, 2.0f,  1.0f,  kNaN,  -3.0f, 5.0f,
+                                           5.0f, 5.0f,  kNaN, -kInf, kInf,  kInf,  5.0f,  kNaN,
+                                           -3.0f, 0.0f, 5.0f, -0.0f})}};
+               }});
+  // IsNaN and IsInf (each sign), and Trilu of int8 and bool (elements narrower than a word,
+  // written by neighbouring invocations) with k beyond the matrix either way, and of float32.
+  c.push_back(
+      {"IsNaNIsInfTriluNarrow",
+       [] {
+         GraphBuilder b(14);
+         b.input("x", {2, 3}).input("q", {2, 3, 5}, DType::kInt8).input("m", {5, 3}, DType::kBool);
+         b.constant("k0", Tensor::from_vector<int64_t>({}, {-1}))
+             .constant("k9", Tensor::from_vector<int64_t>({}, {9}))
+             .constant("kneg", Tensor::from_vector<int64_t>({}, {-9}));
+         b.node("IsNaN", {"x"}, {"nan"}).output("nan");
+         b.node("IsInf", {"x"}, {"inf"}).output("inf");
+         b.node("IsInf", {"x"}, {"pos"}, attrs({{"detect_negative", int64_t{0}}})).output("pos");
+         b.node("IsInf", {"x"}, {"neg"}, attrs({{"detect_positive", int64_t{0}}})).output("neg");
+         b.node("Trilu", {"q", "k0"}, {"qu"}).output("qu");
+         b.node("Trilu", {"q"}, {"ql"}, attrs({{"upper", int64_t{0}}})).output("ql");
+         b.node("Trilu", {"m", "k9"}, {"none"}).output("none");
+         b.node("Trilu", {"m", "kneg"}, {"all"}).output("all");
+         b.node("Trilu", {"x", "k0"}, {"xl"}, attrs({{"upper", int64_t{0}}})).output("xl");
+         return b.build();
+       },
+       [] {
+         std::vector<int8_t> q(30);
+         for (size_t i = 0; i < q.size(); ++i) q[i] = static_cast<int8_t>(7 * i - 100);
+         return std::map<std::string, Tensor>{
+             {"x", Tensor::from_vector<float>({2, 3}, {kNaN, kInf, -kInf, 0.0f, -2.5f, kNaN})},
+             {"q", Tensor::from_vector<int8_t>({2, 3, 5}, q)},
+             {"m", Tensor::from_vector<bool>({5, 3}, {true, true, false, true, true, true, false,
+                                                       true, true, true, true, true, false, true,
+                                                       true})}};
+       }});
+  // Sum, Mean, Max and Min of four and of one broadcasting input, values exact in any order
+  // (Mean of four: times 1/4 is exact).
+  c.push_back(
+      {"VariadicFourInputsAndOne",
+       [] {
+         GraphBuilder b;
+         b.input("a", {2, 3}).input("b", {3}).input("c", {2, 1}).input("d", {});
+         for (const char* op : {"Sum", "Mean", "Max", "Min"}) {
+           b.node(op, {"a", "b", "c", "d"}, {op}).output(op);
+         }
+         b.node("Sum", {"c"}, {"one"}).output("one");
+         return b.build();
+       },
+       [] {
+         return std::map<std::string, Tensor>{
+             {"a", Tensor::from_vector<float>({2, 3}, {1.0f, -2.0f, 3.5f, 8.0f, -0.5f, 0.0f})},
+             {"b", Tensor::from_vector<float>({3}, {4.0f, -1.0f, 0.25f})},
+             {"c", Tensor::from_vector<float>({2, 1}, {-6.0f, 2.0f})},
+             {"d", Tensor::from_vector<float>({}, {0.5f})}};
+       }});
   return c;
 }
 

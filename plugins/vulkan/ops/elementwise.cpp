@@ -68,6 +68,61 @@ void lower_binary(Lowering& lowering, const NodeView& node, BinaryOp op) {
                     {&lowering.buffer(out)});
 }
 
+namespace {
+
+// One dispatch of shaders/binary.comp: y = a OP b, a and b of the shapes given, broadcast to
+// y's (node's output 0) shape, no activation.
+void binary_step(Lowering& lowering, const NodeView& node, BinaryOp op, const Buffer& a,
+                 const std::vector<int64_t>& a_shape, const Buffer& b,
+                 const std::vector<int64_t>& b_shape, const Buffer& y) {
+  const std::vector<int64_t> out_shape = shape_of(*node.output(0));
+  std::vector<int32_t> c = {static_cast<int32_t>(op)};
+  for (const auto& v : {rank6(out_shape, 1, node),
+                        rank6(broadcast_strides(a_shape, out_shape), 0, node),
+                        rank6(broadcast_strides(b_shape, out_shape), 0, node)}) {
+    c.insert(c.end(), v.begin(), v.end());
+  }
+  c.insert(c.end(), {0, 0, 0});
+  const int64_t count = plugin::tensor_numel(*node.output(0));
+  lowering.dispatch(node, linear_kernel("binary", count, 64, std::move(c)), {&a, &b}, {&y});
+}
+
+}  // namespace
+
+std::string check_variadic(const NodeView& node) {
+  const std::string f = float_only(node);
+  if (!f.empty()) return f;
+  if (node.num_inputs() < 1) return "needs an input";
+  for (int32_t i = 0; i < node.num_inputs(); ++i) {
+    if (node.input(i) == nullptr) return "input " + std::to_string(i) + " is absent";
+    if (node.input(i)->dtype != TSR_DTYPE_FLOAT32) {
+      return "input " + std::to_string(i) + " is not float32";
+    }
+  }
+  if (node.output(0)->rank > static_cast<int32_t>(kMaxRank)) return "rank above 6";
+  return "";
+}
+
+void lower_variadic(Lowering& lowering, const NodeView& node, BinaryOp op) {
+  const int32_t n = node.num_inputs();
+  const Buffer& y = lowering.buffer(node.output_index(0));
+  const std::vector<int64_t> out_shape = shape_of(*node.output(0));
+  // A lone input is written as max(x, x), which is x (NaN included) whatever the op.
+  const int32_t second = n > 1 ? 1 : 0;
+  binary_step(lowering, node, n > 1 ? op : BinaryOp::kMax, lowering.buffer(node.input_index(0)),
+              shape_of(*node.input(0)), lowering.buffer(node.input_index(second)),
+              shape_of(*node.input(second)), y);
+  for (int32_t i = 2; i < n; ++i) {
+    binary_step(lowering, node, op, y, out_shape, lowering.buffer(node.input_index(i)),
+                shape_of(*node.input(i)), y);
+  }
+  if (node.op_type() == "Mean" && n > 1) {
+    // Times 1/n as the OpenCL plugins; the reference's division differs by at most an ulp.
+    const Buffer& scale = lowering.constant_floats({1.0f / static_cast<float>(n)});
+    binary_step(lowering, node, BinaryOp::kMul, y, out_shape, scale, {}, y);
+  }
+}
+
 std::string check_unary(const NodeView& node) {
   return float_only(node);
 }

@@ -24,6 +24,14 @@ std::string check_binary(const NodeView& node);
 // out = a OP b with broadcasting, then an activation fused from the sole reader when it is one.
 void lower_binary(Lowering& lowering, const NodeView& node, BinaryOp op);
 
+// "" when a Sum/Mean/Max/Min node of any number (>= 1) of float32 inputs broadcasts within rank
+// 6, else why not. Two-input Max/Min of integers go through check_binary instead.
+std::string check_variadic(const NodeView& node);
+// Sum/Mean/Max/Min (`op` kAdd, kAdd, kMax, kMin) of any number of broadcasting inputs: the first
+// pair written to the output, each later input folded into it in place (element i is read and
+// written by the same invocation, and region.cpp puts a barrier between the steps), Mean then
+// scaled by 1/n. No scratch buffer, and the order ((a + b) + c) is core's.
+void lower_variadic(Lowering& lowering, const NodeView& node, BinaryOp op);
 // "" when a unary node is float32, else why not.
 std::string check_unary(const NodeView& node);
 // out = f(x) with activation.glsl's `code` and parameters.
