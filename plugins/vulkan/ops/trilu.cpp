@@ -1,7 +1,7 @@
 // Trilu: the upper or lower triangle of the matrices of the last two axes, any dtype kept on the
 // device (shaders/trilu.comp; causal masks are bool or int64). k must be a constant: it is a
 // specialization constant of the shader.
-#include <climits>
+#include <algorithm>
 
 #include "ops/typed.hpp"
 
