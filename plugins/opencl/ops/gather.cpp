@@ -44,9 +44,7 @@ std::string check(const NodeView& node, const Device&) {
 void lower_runtime_indices(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const int64_t axis = support::split_axis(node);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
-  for (int64_t d = axis + 1; d < x.rank; ++d) inner *= x.dims[d];
+  const auto [outer, inner] = outer_inner(x, axis);
   const int64_t n = plugin::tensor_numel(node.output(0));
   const Config config = lw.config_for(kGatherIndexed.id, n);
   Kernel k = lw.kernel(config, element_defines(x) + " -DTSR_IDX=" +

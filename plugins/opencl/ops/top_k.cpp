@@ -54,9 +54,7 @@ std::string check(const NodeView& node, const Device&) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const int64_t axis = top_k_axis(node), k = top_k_k(node);
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
-  for (int64_t d = axis + 1; d < x.rank; ++d) inner *= x.dims[d];
+  const auto [outer, inner] = outer_inner(x, axis);
   const int64_t n = plugin::tensor_numel(x);
   const int64_t out_elems = outer * k * inner;
   // An output the graph does not read still has a place to go.

@@ -109,7 +109,6 @@ const Schedule kCompare{"compare.strided", "compare.cl", "compare_strided", {wg_
 const Schedule kArgReduce{"reduce.arg", "arg_reduce.cl", "arg_reduce", {wg_x_knob()}};
 TESSERA_OPENCL_SCHEDULE(kBinaryInt);
 TESSERA_OPENCL_SCHEDULE(kCompare);
-// IsNaN / IsInf (ops/is_nan.cpp, ops/is_inf.cpp).
 const Schedule kClassify{"classify", "compare.cl", "classify_f32", {wg_x_knob()}};
 TESSERA_OPENCL_SCHEDULE(kClassify);
 TESSERA_OPENCL_SCHEDULE(kArgReduce);
@@ -497,9 +496,7 @@ void lower_arg_reduce(Lowering& lw, const NodeView& node, int32_t index, bool is
   const tsr_tensor& x = node.input(0);
   int64_t axis = node.attr_int("axis", 0);
   if (axis < 0) axis += x.rank;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
-  for (int64_t d = axis + 1; d < x.rank; ++d) inner *= x.dims[d];
+  const auto [outer, inner] = outer_inner(x, axis);
   const int64_t n = outer * inner;
   const Config config = lw.config_for(kArgReduce.id, n);
   Kernel k = lw.kernel(config, std::string("-DTSR_T=") + opencl_c_type(x.dtype));
@@ -511,6 +508,37 @@ void lower_arg_reduce(Lowering& lw, const NodeView& node, int32_t index, bool is
       .i32(to_i32(inner, node))
       .i32(is_max ? 0 : 1)
       .i32(node.attr_int("select_last_index", 0) != 0 ? 1 : 0);
+  lw.add_1d_step(index, std::move(k), n, config);
+}
+
+std::pair<int64_t, int64_t> outer_inner(const tsr_tensor& t, int64_t axis) {
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= t.dims[d];
+  for (int64_t d = axis + 1; d < t.rank; ++d) inner *= t.dims[d];
+  return {outer, inner};
+}
+
+std::string check_classify(const NodeView& node, const Device&) {
+  if (node.num_inputs() != 1 || !node.has_input(0) || node.num_outputs() != 1 ||
+      node.output_index(0) < 0) {
+    return "expects 1 input and 1 output";
+  }
+  if (node.input(0).dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32";
+  if (node.output(0).dtype != TSR_DTYPE_BOOL) return "output 0 is not bool";
+  return support::check_data_tensor(node.input(0), "input 0");
+}
+
+void lower_classify(Lowering& lw, const NodeView& node, int32_t index, bool is_inf) {
+  const int64_t n = plugin::tensor_numel(node.output(0));
+  const Config config = lw.config_for(kClassify.id, n);
+  Kernel k = lw.kernel(config);
+  k.args()
+      .buffer(lw.buffer(node.input_index(0)))
+      .buffer(lw.buffer(node.output_index(0)))
+      .i32(to_i32(n, node))
+      .i32(is_inf ? 1 : 0)
+      .i32(node.attr_int("detect_positive", 1) != 0 ? 1 : 0)
+      .i32(node.attr_int("detect_negative", 1) != 0 ? 1 : 0);
   lw.add_1d_step(index, std::move(k), n, config);
 }
 

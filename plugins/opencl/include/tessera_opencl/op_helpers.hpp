@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "tessera_opencl/lowering.hpp"
 #include "tessera_opencl/strided.hpp"
@@ -150,6 +151,13 @@ enum class CompareCode : int32_t {
 // logical op of bool operands (Not: one), to a bool output of rank <= 6.
 std::string check_compare(const NodeView& node, const Device& device);
 void lower_compare(Lowering& lw, const NodeView& node, int32_t index, CompareCode code);
+
+// `t` seen as [outer, dims[axis], inner]: the products of the dims before and after `axis`.
+std::pair<int64_t, int64_t> outer_inner(const tsr_tensor& t, int64_t axis);
+
+// IsNaN (is_inf false) or IsInf (detect_positive / detect_negative) of float32, to bool.
+std::string check_classify(const NodeView& node, const Device& device);
+void lower_classify(Lowering& lw, const NodeView& node, int32_t index, bool is_inf);
 
 // ArgMax / ArgMin of a float32, int64 or int32 tensor along one axis, to int64.
 std::string check_arg_reduce(const NodeView& node, const Device& device);

@@ -25,6 +25,36 @@ inline size_t tsr_reduced_offset(size_t base, int r, const int* rd, const int* s
   return base;
 }
 
+// The input offset of output o's first reduced element, and the reduced dims and strides as
+// arrays (rd, st) for tsr_reduced_offset.
+inline size_t tsr_reduce_setup(int o, int8 out_dims, int8 red_dims, int8 strides, int* rd,
+                               int* st) {
+  const int od[8] = {out_dims.s0, out_dims.s1, out_dims.s2, out_dims.s3,
+                     out_dims.s4, out_dims.s5, out_dims.s6, out_dims.s7};
+  vstore8(red_dims, 0, rd);
+  vstore8(strides, 0, st);
+  size_t base = 0;
+  int rest = o;
+  for (int d = 7; d >= 0; --d) {
+    base += (size_t)(rest % od[d]) * st[d];
+    rest /= od[d];
+  }
+  return base;
+}
+
+// acc with v folded in by reduction `op` (the codes of reduce_axes_f32; peak: log-sum-exp's max).
+inline float tsr_reduce_step(float acc, float v, int op, float peak) {
+  switch (op) {
+    case 2: return fmax(acc, v);
+    case 3: return fmin(acc, v);
+    case 4: return acc * v;
+    case 5: return acc + v * v;
+    case 6: return acc + fabs(v);
+    case 7: return acc + exp(v - peak);
+    default: return acc + v;
+  }
+}
+
 // A reduction over any set of axes of a tensor of rank <= 8: one work-item per output element.
 // `out_dims` are the input's dims with the reduced ones 1, `red_dims` the reduced dims (1 for the
 // kept ones), `strides` the input's row-major strides; `count` = product of red_dims.
@@ -34,18 +64,8 @@ __kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_
                               int8 out_dims, int8 red_dims, int8 strides, int op) {
   const int o = get_global_id(0);
   if (o >= n_out) return;
-  const int od[8] = {out_dims.s0, out_dims.s1, out_dims.s2, out_dims.s3,
-                     out_dims.s4, out_dims.s5, out_dims.s6, out_dims.s7};
-  const int rd[8] = {red_dims.s0, red_dims.s1, red_dims.s2, red_dims.s3,
-                     red_dims.s4, red_dims.s5, red_dims.s6, red_dims.s7};
-  const int st[8] = {strides.s0, strides.s1, strides.s2, strides.s3,
-                     strides.s4, strides.s5, strides.s6, strides.s7};
-  size_t base = 0;
-  int rest = o;
-  for (int d = 7; d >= 0; --d) {
-    base += (size_t)(rest % od[d]) * st[d];
-    rest /= od[d];
-  }
+  int rd[8], st[8];
+  const size_t base = tsr_reduce_setup(o, out_dims, red_dims, strides, rd, st);
   float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
   float peak = -INFINITY;
   if (op == 7) {
@@ -53,15 +73,7 @@ __kernel void reduce_axes_f32(__global const float* x, __global float* y, int n_
   }
   for (int r = 0; r < count; ++r) {
     const float v = x[tsr_reduced_offset(base, r, rd, st)];
-    switch (op) {
-      case 2: acc = fmax(acc, v); break;
-      case 3: acc = fmin(acc, v); break;
-      case 4: acc *= v; break;
-      case 5: acc += v * v; break;
-      case 6: acc += fabs(v); break;
-      case 7: acc += exp(v - peak); break;
-      default: acc += v; break;
-    }
+    acc = tsr_reduce_step(acc, v, op, peak);
   }
   if (op == 1) acc /= (float)count;
   if (op == 7) acc = peak + log(acc);
@@ -98,18 +110,8 @@ __kernel void reduce_axes_group_f32(__global const float* x, __global float* y, 
                                     __local float* part) {
   const int o = get_group_id(0);
   const int t = get_local_id(0), threads = get_local_size(0);
-  const int od[8] = {out_dims.s0, out_dims.s1, out_dims.s2, out_dims.s3,
-                     out_dims.s4, out_dims.s5, out_dims.s6, out_dims.s7};
-  const int rd[8] = {red_dims.s0, red_dims.s1, red_dims.s2, red_dims.s3,
-                     red_dims.s4, red_dims.s5, red_dims.s6, red_dims.s7};
-  const int st[8] = {strides.s0, strides.s1, strides.s2, strides.s3,
-                     strides.s4, strides.s5, strides.s6, strides.s7};
-  size_t base = 0;
-  int rest = o;
-  for (int d = 7; d >= 0; --d) {
-    base += (size_t)(rest % od[d]) * st[d];
-    rest /= od[d];
-  }
+  int rd[8], st[8];
+  const size_t base = tsr_reduce_setup(o, out_dims, red_dims, strides, rd, st);
   float peak = -INFINITY;
   if (op == 7) {
     for (int r = t; r < count; r += threads) {
@@ -120,15 +122,7 @@ __kernel void reduce_axes_group_f32(__global const float* x, __global float* y, 
   float acc = op == 2 ? -INFINITY : op == 3 ? INFINITY : op == 4 ? 1.0f : 0.0f;
   for (int r = t; r < count; r += threads) {
     const float v = x[tsr_reduced_offset(base, r, rd, st)];
-    switch (op) {
-      case 2: acc = fmax(acc, v); break;
-      case 3: acc = fmin(acc, v); break;
-      case 4: acc *= v; break;
-      case 5: acc += v * v; break;
-      case 6: acc += fabs(v); break;
-      case 7: acc += exp(v - peak); break;
-      default: acc += v; break;
-    }
+    acc = tsr_reduce_step(acc, v, op, peak);
   }
   acc = tsr_group_fold(acc, part, op == 2 ? 1 : op == 3 ? 2 : op == 4 ? 3 : 0);
   if (t != 0) return;
