@@ -25,9 +25,9 @@ std::string check(const NodeView& node, const Device&) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& y = node.output(0);
   const int64_t n = plugin::tensor_numel(y);
-  const support::StridedCopy wc = broadcast_walk(node, node.input(0), y);
-  const support::StridedCopy wa = broadcast_walk(node, node.input(1), y);
-  const support::StridedCopy wb = broadcast_walk(node, node.input(2), y);
+  const support::StridedCopy wc = support::broadcast_walk(node, node.input(0), y);
+  const support::StridedCopy wa = support::broadcast_walk(node, node.input(1), y);
+  const support::StridedCopy wb = support::broadcast_walk(node, node.input(2), y);
   const Config config = lw.config_for(kWhere.id, n);
   Kernel k = lw.kernel(config, element_defines(y));
   k.args()

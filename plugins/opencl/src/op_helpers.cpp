@@ -162,8 +162,8 @@ void lower_walk2(Lowering& lw, const NodeView& node, int32_t index, const Schedu
   const tsr_tensor& y = node.output(0);
   const int64_t n = plugin::tensor_numel(y);
   const int32_t second = node.num_inputs() > 1 ? 1 : 0;
-  const support::StridedCopy wa = broadcast_walk(node, node.input(0), y);
-  const support::StridedCopy wb = broadcast_walk(node, node.input(second), y);
+  const support::StridedCopy wa = support::broadcast_walk(node, node.input(0), y);
+  const support::StridedCopy wb = support::broadcast_walk(node, node.input(second), y);
   const Config config = lw.config_for(schedule.id, n);
   Kernel k = lw.kernel(config, defines);
   k.args()
@@ -431,27 +431,9 @@ std::string check_broadcast_operands(const NodeView& node) {
     const tsr_tensor& x = node.input(i);
     r = support::check_data_tensor(x, what);
     if (!r.empty()) return r;
-    if (x.rank > y.rank) return what + " has a higher rank than the output";
-    for (int32_t d = 0; d < x.rank; ++d) {
-      const int64_t xd = x.dims[d], yd = y.dims[y.rank - x.rank + d];
-      if (xd != yd && xd != 1) return what + " does not broadcast to the output";
-    }
+    if (!support::broadcasts_to(x, y)) return what + " does not broadcast to the output";
   }
   return "";
-}
-
-support::StridedCopy broadcast_walk(const NodeView& node, const tsr_tensor& in,
-                                    const tsr_tensor& out) {
-  const auto strides = support::row_major_strides(in);
-  support::StridedCopy c;
-  for (int32_t d = 0; d < out.rank; ++d) {
-    const size_t slot = static_cast<size_t>(support::kMaxStridedRank - out.rank + d);
-    c.dims[slot] = to_i32(out.dims[d], node);
-    const int32_t xd = d - (out.rank - in.rank);
-    c.strides[slot] =
-        xd >= 0 && in.dims[xd] != 1 ? to_i32(strides[static_cast<size_t>(xd)], node) : 0;
-  }
-  return c;
 }
 
 std::string check_compare(const NodeView& node, const Device&) {

@@ -1,5 +1,5 @@
 // The schedules of the kernels in plugins/opencl/kernels that several shared ops and helpers
-// launch (strided copies, pads, gathers, row reductions and norms, softmax, matrix products).
+// launch (strided copies, pads, row reductions and norms, softmax, matrix products).
 // Each is described here once for every OpenCL plugin; a schedule one op alone launches is
 // described in that op's file instead.
 #include "tessera_opencl/lowering.hpp"
@@ -16,8 +16,6 @@ const Schedule kStridedStore{"copy.strided_store", "strided.cl", "strided_store_
 TESSERA_OPENCL_SCHEDULE(kStridedStore);
 const Schedule kPad{"pad.strided", "pad.cl", "pad_f32", {wg_x_knob()}};
 TESSERA_OPENCL_SCHEDULE(kPad);
-const Schedule kGather{"gather.rows", "gather.cl", "gather_f32", {wg_x_knob()}};
-TESSERA_OPENCL_SCHEDULE(kGather);
 const Schedule kReduceRows{"reduce.rows", "reduce.cl", "reduce_rows_f32", {wg_x_knob()}};
 TESSERA_OPENCL_SCHEDULE(kReduceRows);
 const Schedule kSoftmax{"softmax.rows", "softmax.cl", "softmax_rows_f32", {wg_x_knob()}};

@@ -280,26 +280,35 @@ std::string check_expand(const NodeView& node) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& y = node.output(0);
   if (y.rank > kMaxStridedRank || x.rank > y.rank) return "rank above 6";
-  for (int32_t d = 0; d < x.rank; ++d) {
-    const int64_t xd = x.dims[d], yd = y.dims[y.rank - x.rank + d];
-    if (xd != yd && xd != 1) return "input does not broadcast to the output";
-  }
+  if (!broadcasts_to(x, y)) return "input does not broadcast to the output";
   if (plugin::tensor_numel(y) > INT_MAX) return "more elements than 32-bit kernel indexing";
   return "";
 }
 
-StridedCopy expand_copy(const NodeView& node) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& y = node.output(0);
-  const auto in = row_major_strides(x);
+bool broadcasts_to(const tsr_tensor& x, const tsr_tensor& y) {
+  if (x.rank > y.rank) return false;
+  for (int32_t d = 0; d < x.rank; ++d) {
+    const int64_t xd = x.dims[d], yd = y.dims[y.rank - x.rank + d];
+    if (xd != yd && xd != 1) return false;
+  }
+  return true;
+}
+
+StridedCopy broadcast_walk(const NodeView& node, const tsr_tensor& in, const tsr_tensor& out) {
+  const auto strides = row_major_strides(in);
   StridedCopy c;
-  for (int32_t d = 0; d < y.rank; ++d) {
-    const size_t slot = static_cast<size_t>(kMaxStridedRank - y.rank + d);
-    c.dims[slot] = to_i32(y.dims[d], node);
-    const int32_t xd = d - (y.rank - x.rank);
-    c.strides[slot] = xd >= 0 && x.dims[xd] != 1 ? to_i32(in[static_cast<size_t>(xd)], node) : 0;
+  for (int32_t d = 0; d < out.rank; ++d) {
+    const size_t slot = static_cast<size_t>(kMaxStridedRank - out.rank + d);
+    c.dims[slot] = to_i32(out.dims[d], node);
+    const int32_t xd = d - (out.rank - in.rank);
+    c.strides[slot] =
+        xd >= 0 && in.dims[xd] != 1 ? to_i32(strides[static_cast<size_t>(xd)], node) : 0;
   }
   return c;
+}
+
+StridedCopy expand_copy(const NodeView& node) {
+  return broadcast_walk(node, node.input(0), node.output(0));
 }
 
 std::optional<PadCopy> pad_copy(const NodeView& node, std::string* why) {
@@ -449,68 +458,6 @@ void bind_pad(const Kernel& k, cl_mem in, cl_mem out, int32_t n, const PadCopy& 
       .i32x8(p.before)
       .i32(p.mode)
       .f32(p.value);
-}
-
-std::string check_gather_indices(const NodeView& node) {
-  const std::string r = check_strided_io(node);
-  if (!r.empty()) return r;
-  const int64_t axis = split_axis(node);
-  const tsr_tensor& x = node.input(0);
-  if (axis < 0 || axis >= x.rank) return "axis out of range";
-  // gather.cl reads and writes float32 (a single index is the any-dtype strided copy).
-  if (x.dtype != TSR_DTYPE_FLOAT32) return "input 0 is not float32 (indices of any shape)";
-  if (!node.has_input(1) || !node.input(1).data) return "indices must be a constant";
-  const tsr_tensor& t = node.input(1);
-  if (t.dtype != TSR_DTYPE_INT64 && t.dtype != TSR_DTYPE_INT32) {
-    return "indices must be int32 or int64";
-  }
-  const int64_t dim = x.dims[axis];
-  if (dim >= (int64_t{1} << 24)) return "an axis of 2^24 or more elements";
-  for (int64_t i = 0; i < plugin::tensor_numel(t); ++i) {
-    const int64_t v = t.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(t.data)[i]
-                                                 : static_cast<const int32_t*>(t.data)[i];
-    if (v < -dim || v >= dim) return "index " + std::to_string(v) + " out of range";
-  }
-  if (plugin::tensor_numel(node.output(0)) > INT_MAX) {
-    return "more elements than 32-bit kernel indexing";
-  }
-  return "";
-}
-
-std::string check_gather_any(const NodeView& node) {
-  return gather_one_index(node) ? check_gather(node) : check_gather_indices(node);
-}
-
-GatherRows gather_rows(const NodeView& node) {
-  const tsr_tensor& x = node.input(0);
-  const tsr_tensor& t = node.input(1);
-  const int64_t axis = split_axis(node);
-  GatherRows g;
-  int64_t outer = 1, inner = 1;
-  for (int64_t d = 0; d < axis; ++d) outer *= x.dims[d];
-  for (int64_t d = axis + 1; d < x.rank; ++d) inner *= x.dims[d];
-  g.outer = to_i32(outer, node);
-  g.inner = to_i32(inner, node);
-  g.axis_dim = to_i32(x.dims[axis], node);
-  g.count = to_i32(plugin::tensor_numel(t), node);
-  for (int64_t i = 0; i < plugin::tensor_numel(t); ++i) {
-    int64_t v = t.dtype == TSR_DTYPE_INT64 ? static_cast<const int64_t*>(t.data)[i]
-                                           : static_cast<const int32_t*>(t.data)[i];
-    if (v < 0) v += x.dims[axis];
-    g.indices.push_back(static_cast<float>(v));
-  }
-  return g;
-}
-
-void bind_gather(const Kernel& k, cl_mem in, cl_mem indices, cl_mem out, const GatherRows& g) {
-  k.args()
-      .buffer(in)
-      .buffer(indices)
-      .buffer(out)
-      .i32(g.outer)
-      .i32(g.axis_dim)
-      .i32(g.inner)
-      .i32(g.count);
 }
 
 }  // namespace tessera::opencl::support

@@ -130,11 +130,6 @@ const char* opencl_c_type(int32_t dtype);
 // each input broadcasts to it (numpy rules); no optional outputs.
 std::string check_broadcast_operands(const NodeView& node);
 
-// `in` read at the coordinates of `out` (numpy broadcasting, `in` right-aligned, stride 0 along
-// its size-1 axes), in the 6 slots of a strided copy; out's rank <= 6.
-support::StridedCopy broadcast_walk(const NodeView& node, const tsr_tensor& in,
-                                    const tsr_tensor& out);
-
 // Codes of compare_strided (kernels/compare.cl).
 enum class CompareCode : int32_t {
   kEqual = 0,

@@ -74,7 +74,7 @@ std::optional<int64_t> gather_index(const NodeView& node, std::string* why);
 
 std::string check_gather(const NodeView& node);
 
-// Whether a Gather has one index (the strided copy) rather than an index tensor (gather_f32).
+// Whether a Gather has one index (the strided copy) rather than an index tensor.
 bool gather_one_index(const NodeView& node);
 
 StridedCopy gather_copy(const NodeView& node);
@@ -84,6 +84,14 @@ StridedCopy gather_copy(const NodeView& node);
 std::string check_expand(const NodeView& node);
 
 StridedCopy expand_copy(const NodeView& node);
+
+// Whether `x` broadcasts to `y` (numpy rules: right-aligned, each dim equal or 1).
+bool broadcasts_to(const tsr_tensor& x, const tsr_tensor& y);
+
+// `in` read at the coordinates of `out` (numpy broadcasting, stride 0 along `in`'s size-1 and
+// missing axes), in the 6 slots of a strided copy; out's rank <= 6. Expand is this walk of
+// input 0; Where, the comparisons and integer arithmetic walk each operand so.
+StridedCopy broadcast_walk(const NodeView& node, const tsr_tensor& in, const tsr_tensor& out);
 
 // pad_f32's arguments (kernels/pad.cl).
 struct PadCopy {
@@ -118,22 +126,5 @@ StridedCopy concat_store(const NodeView& node, int32_t input);
 void bind_strided_copy(const Kernel& k, cl_mem in, cl_mem out, int32_t n, const StridedCopy& c);
 
 void bind_pad(const Kernel& k, cl_mem in, cl_mem out, int32_t n, const PadCopy& p);
-
-// Gather with any constant int32/int64 indices (any shape) along `axis`: gather_f32's view of
-// the input (outer, axis_dim, inner) and the indices made non-negative, as floats. "" / the
-// reason from check_gather_indices.
-struct GatherRows {
-  int32_t outer = 1, axis_dim = 1, inner = 1, count = 0;
-  std::vector<float> indices;
-};
-
-std::string check_gather_indices(const NodeView& node);
-
-// Either form of Gather the GPU plugins run: one index, or a constant index tensor.
-std::string check_gather_any(const NodeView& node);
-
-GatherRows gather_rows(const NodeView& node);
-
-void bind_gather(const Kernel& k, cl_mem in, cl_mem indices, cl_mem out, const GatherRows& g);
 
 }  // namespace tessera::opencl::support

@@ -1,20 +1,10 @@
 // Shared by the OpenCL plugins (embedded in each next to its own kernels; core OpenCL C only).
-// Gather along one axis with constant indices (already made non-negative, passed as floats: the
-// plugins' constant buffers are float, exact for indices below 2^24). The input is viewed as
-// (outer, axis_dim, inner), the output as (outer, n_idx, inner); one work-item per output element.
-__kernel void gather_f32(__global const float* x, __global const float* idx, __global float* y,
-                         int outer, int axis_dim, int inner, int n_idx) {
-  const int i = get_global_id(0);
-  if (i >= outer * n_idx * inner) return;
-  const int k = i % inner, j = (i / inner) % n_idx, o = i / (inner * n_idx);
-  y[i] = x[((size_t)o * axis_dim + (int)idx[j]) * inner + k];
-}
-
-// Gather whose indices are computed at run time (token ids into an embedding table, the rows a
-// TopK or ArgMax picked), of any dtype: TSR_ELEM is the element's type by size (float default,
-// uint, ulong, uchar), TSR_IDX the indices' (long or int). The same views as gather_f32; a
-// negative index counts from the end, and one outside [-axis_dim, axis_dim) sets *bad (the run
-// then fails naming the node) and reads as 0.
+// Gather along one axis with an index tensor (constant, or computed at run time: token ids into
+// an embedding table, the rows a TopK or ArgMax picked), of any dtype: TSR_ELEM is the element's
+// type by size (float default, uint, ulong, uchar), TSR_IDX the indices' (long or int). The
+// input is viewed as (outer, axis_dim, inner), the output as (outer, n_idx, inner); one
+// work-item per output element. A negative index counts from the end, and one outside
+// [-axis_dim, axis_dim) sets *bad (the run then fails naming the node) and reads as 0.
 #ifndef TSR_ELEM
 #define TSR_ELEM float
 #endif
