@@ -76,15 +76,8 @@ std::string check(const NodeView& node, const Device&) {
 void lower(Lowering& lw, const NodeView& node, int32_t index) {
   const tsr_tensor& x = node.input(0);
   const tsr_tensor& up = node.input(2);
-  // The copy: the data walked in its own order (identity strides).
-  std::array<int64_t, 6> dims{1, 1, 1, 1, 1, 1}, strides{};
-  const auto row = support::row_major_strides(x);
-  const size_t pad = dims.size() - static_cast<size_t>(x.rank);
-  for (int32_t d = 0; d < x.rank; ++d) {
-    dims[pad + static_cast<size_t>(d)] = x.dims[d];
-    strides[pad + static_cast<size_t>(d)] = row[static_cast<size_t>(d)];
-  }
-  lower_strided_copy(lw, node, index, strided_copy_6d(node, dims, strides));
+  // The copy: the data walked onto the output, which has its shape (an identity walk).
+  lower_strided_copy(lw, node, index, support::broadcast_walk(node, x, node.output(0)));
   std::string why;
   const std::vector<int64_t> offsets = *slice_offsets(node, &why);
   const int64_t n = plugin::tensor_numel(up);
